@@ -1,0 +1,104 @@
+/**
+ * The database adapter interface, identical to Auth.js's (`@auth/core/adapters`), so any
+ * `@auth/*-adapter` package plugs in unchanged. Every method is optional; a configured flow fails at
+ * boot when the adapter lacks a method it needs.
+ *
+ * @module
+ */
+import type { Account, Awaitable, User } from './types.js'
+
+/** A user as stored by an adapter. */
+export interface AdapterUser extends User {
+  id: string
+  email: string
+  emailVerified: Date | null
+}
+
+/** The kinds of account an adapter stores. */
+export type AdapterAccountType = 'oauth' | 'oidc' | 'email' | 'webauthn'
+
+/** An account (a provider identity linked to a user) as stored by an adapter. */
+export interface AdapterAccount extends Account {
+  userId: string
+  type: AdapterAccountType
+}
+
+/** A database session. */
+export interface AdapterSession {
+  sessionToken: string
+  userId: string
+  expires: Date
+}
+
+/** A single-use e-mail sign-in token; only its hash is stored. */
+export interface VerificationToken {
+  identifier: string
+  expires: Date
+  token: string
+}
+
+/** A WebAuthn authenticator as stored by an adapter. */
+export interface AdapterAuthenticator {
+  credentialID: string
+  userId: string
+  providerAccountId: string
+  counter: number
+  credentialBackedUp: boolean
+  credentialPublicKey: string
+  transports?: string | null
+  credentialDeviceType: string
+}
+
+/** The Auth.js adapter interface. */
+export interface Adapter {
+  createUser?(user: AdapterUser): Awaitable<AdapterUser>
+  getUser?(id: string): Awaitable<AdapterUser | null>
+  getUserByEmail?(email: string): Awaitable<AdapterUser | null>
+  getUserByAccount?(
+    providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
+  ): Awaitable<AdapterUser | null>
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<AdapterUser>
+  deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>
+  linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>
+  unlinkAccount?(
+    providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
+  ): Promise<void> | Awaitable<AdapterAccount | undefined>
+  createSession?(session: {
+    sessionToken: string
+    userId: string
+    expires: Date
+  }): Awaitable<AdapterSession>
+  getSessionAndUser?(
+    sessionToken: string,
+  ): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>
+  updateSession?(
+    session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>,
+  ): Awaitable<AdapterSession | null | undefined>
+  deleteSession?(
+    sessionToken: string,
+  ): Promise<void> | Awaitable<AdapterSession | null | undefined>
+  createVerificationToken?(
+    verificationToken: VerificationToken,
+  ): Awaitable<VerificationToken | null | undefined>
+  useVerificationToken?(params: {
+    identifier: string
+    token: string
+  }): Awaitable<VerificationToken | null>
+  getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>
+  getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>
+  listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>
+  updateAuthenticatorCounter?(
+    credentialID: string,
+    newCounter: number,
+  ): Awaitable<AdapterAuthenticator>
+}
+
+/** Whether `value` is an ISO-8601 date string, for adapters that serialise dates. */
+export function isDate(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  )
+}

@@ -1,0 +1,294 @@
+/**
+ * Turns a user's `AuthConfig` into the frozen, validated `ResolvedConfig` the engine runs on.
+ * Resolution happens once per config object; every request after that reads the cached result.
+ *
+ * @module
+ */
+import { StructError, create } from 'superstruct'
+import type { Adapter } from '../adapters.js'
+import { defaultCookies, mergeCookies, type CookiesOptions } from '../cookies.js'
+import {
+  AuthError,
+  ConfigError,
+  MissingAdapter,
+  MissingAuthorize,
+  MissingSecret,
+} from '../errors.js'
+import type { JWTOptions } from '../jwt.js'
+import { createLogger, type Logger } from '../logger.js'
+import type {
+  AuthConfig,
+  CallbacksOptions,
+  EventCallbacks,
+  PagesOptions,
+  ProviderConfig,
+  ProviderType,
+  Theme,
+} from '../types.js'
+import type { FlowTrace } from '../engine/trace.js'
+import { AuthConfigStruct } from './structs.js'
+
+/** A provider after its `options` were merged over its defaults. */
+export interface ResolvedProvider {
+  readonly id: string
+  readonly name: string
+  readonly type: ProviderType
+  /** The merged provider object, with every provider-specific field. */
+  readonly config: Readonly<ProviderConfig>
+}
+
+/** The session settings after defaults. */
+export interface ResolvedSessionOptions {
+  readonly strategy: 'jwt' | 'database'
+  readonly maxAge: number
+  readonly updateAge: number
+  readonly generateSessionToken: () => string
+}
+
+/** The configuration the engine runs on: validated, defaulted and frozen. */
+export interface ResolvedConfig {
+  /** The user's object: callbacks and events are looked up on it at call time. */
+  readonly source: AuthConfig
+  readonly basePath: string
+  readonly secrets: readonly [string, ...string[]]
+  readonly providers: readonly ResolvedProvider[]
+  readonly providerById: ReadonlyMap<string, ResolvedProvider>
+  readonly session: ResolvedSessionOptions
+  readonly jwt: {
+    readonly secret: string | string[]
+    readonly maxAge: number
+    /** Custom codec from `config.jwt`, if any; the built-in one is used otherwise. */
+    readonly encode?: JWTOptions['encode']
+    readonly decode?: JWTOptions['decode']
+  }
+  readonly pages: Readonly<Partial<PagesOptions>>
+  readonly theme: Readonly<Required<Theme>>
+  readonly trustHost: boolean
+  readonly csrfDisabled: boolean
+  readonly raw: boolean
+  readonly debug: boolean
+  /** Cookie settings for plain-HTTP and HTTPS requests; `useSecureCookies` pins one. */
+  readonly cookies: { readonly plain: CookiesOptions; readonly secure: CookiesOptions }
+  readonly useSecureCookies?: boolean
+  readonly redirectProxyUrl?: string
+  readonly adapter?: Adapter
+  readonly experimental: { readonly enableWebAuthn: boolean }
+  readonly logger: Logger
+  readonly inspect?: (trace: FlowTrace) => void
+}
+
+/** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
+export type Resolution =
+  | { ok: true; config: ResolvedConfig }
+  | { ok: false; error: Error; logger: Logger; source: AuthConfig }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)
+
+/** Deep-merges plain objects (arrays and everything else are replaced), as Auth.js's `merge`. */
+export function mergeDeep<T extends Record<string, unknown>>(
+  target: T,
+  ...sources: (Record<string, unknown> | undefined)[]
+): T {
+  const out: Record<string, unknown> = { ...target }
+  for (const source of sources) {
+    if (!source) continue
+    for (const key of Object.keys(source)) {
+      if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue
+      const value = source[key]
+      const current = out[key]
+      out[key] = isPlainObject(value) && isPlainObject(current) ? mergeDeep(current, value) : value
+    }
+  }
+  return out as T
+}
+
+function normalizeProvider(input: unknown, path: number): ResolvedProvider {
+  const provider = (typeof input === 'function' ? (input as () => unknown)() : input) as
+    | ProviderConfig
+    | undefined
+  if (!isPlainObject(provider)) {
+    throw new ConfigError(`config.providers.${path}: must be a provider object`, ['providers', path])
+  }
+  const { options, ...defaults } = provider as ProviderConfig
+  const merged = mergeDeep(defaults as Record<string, unknown>, options) as ProviderConfig
+  for (const symbolKey of Object.getOwnPropertySymbols(provider)) {
+    ;(merged as unknown as Record<symbol, unknown>)[symbolKey] = (provider as unknown as Record<symbol, unknown>)[symbolKey]
+  }
+  if (options) {
+    for (const symbolKey of Object.getOwnPropertySymbols(options)) {
+      ;(merged as unknown as Record<symbol, unknown>)[symbolKey] = (options as unknown as Record<symbol, unknown>)[symbolKey]
+    }
+  }
+  const { id, type } = merged
+  if (typeof id !== 'string' || !/^[A-Za-z0-9._~-]+$/.test(id)) {
+    throw new ConfigError(
+      `config.providers.${path}.id: must be a non-empty string of letters, digits, ".", "_", "~" or "-"`,
+      ['providers', path, 'id'],
+    )
+  }
+  return Object.freeze({
+    id,
+    name: typeof merged.name === 'string' ? merged.name : id,
+    type,
+    config: Object.freeze(merged),
+  })
+}
+
+function toConfigError(error: StructError): Error {
+  const path = error.path.join('.')
+  if (error.path[0] === 'secret' && error.value === undefined) {
+    return new MissingSecret('Please define a `secret`')
+  }
+  const message =
+    error.type === 'never'
+      ? `config.${path}: unknown option`
+      : error.refinement
+        ? `config.${path}: ${error.message}`
+        : `config.${path}: expected ${error.type}, received ${describe(error.value)}`
+  return new ConfigError(message, error.path, { cause: error })
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value
+}
+
+function checkProviders(providers: readonly ResolvedProvider[]): void {
+  const seen = new Set<string>()
+  for (const [index, provider] of providers.entries()) {
+    if (seen.has(provider.id)) {
+      throw new ConfigError(
+        `config.providers.${index}: a provider with id "${provider.id}" is already configured`,
+        ['providers', index, 'id'],
+      )
+    }
+    seen.add(provider.id)
+    if (provider.type === 'credentials' && typeof provider.config.authorize !== 'function') {
+      throw new MissingAuthorize(
+        'Must define an authorize() handler to use credentials authentication provider',
+      )
+    }
+  }
+}
+
+function resolve(source: AuthConfig): ResolvedConfig {
+  let validated
+  try {
+    validated = create(source, AuthConfigStruct)
+  } catch (error) {
+    throw error instanceof StructError ? toConfigError(error) : error
+  }
+  const logger = createLogger(validated as Parameters<typeof createLogger>[0])
+  const secretInput = validated.secret
+  if (secretInput === undefined || secretInput.length === 0) {
+    throw new MissingSecret('Please define a `secret`')
+  }
+  const secrets = (Array.isArray(secretInput) ? [...secretInput] : [secretInput]) as [
+    string,
+    ...string[],
+  ]
+  const providers = validated.providers.map(normalizeProvider)
+  checkProviders(providers)
+
+  const adapter = validated.adapter as Adapter | undefined
+  const strategy = validated.session.strategy ?? (adapter ? 'database' : 'jwt')
+  if (strategy === 'database' && !adapter) {
+    throw new MissingAdapter('Database session requires an adapter')
+  }
+  const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
+  const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
+  if (validated.debug) logger.warn('debug-enabled')
+
+  return Object.freeze({
+    source,
+    basePath,
+    secrets,
+    providers: Object.freeze(providers),
+    providerById: new Map(providers.map((p) => [p.id, p])),
+    session: Object.freeze({
+      strategy,
+      maxAge: validated.session.maxAge,
+      updateAge: validated.session.updateAge,
+      generateSessionToken:
+        (validated.session.generateSessionToken as (() => string) | undefined) ??
+        (() => crypto.randomUUID()),
+    }),
+    jwt: Object.freeze({
+      secret: validated.jwt?.secret ?? secretInput,
+      maxAge: validated.jwt?.maxAge ?? validated.session.maxAge,
+      encode: validated.jwt?.encode as JWTOptions['encode'] | undefined,
+      decode: validated.jwt?.decode as JWTOptions['decode'] | undefined,
+    }),
+    pages: Object.freeze({ ...validated.pages }),
+    theme: Object.freeze({ ...validated.theme }) as Required<Theme>,
+    trustHost: validated.trustHost === true,
+    csrfDisabled: validated.skipCSRFCheck !== undefined,
+    raw: validated.raw !== undefined,
+    debug: validated.debug,
+    cookies: Object.freeze({
+      plain: mergeCookies(defaultCookies(false), overrides),
+      secure: mergeCookies(defaultCookies(true), overrides),
+    }),
+    useSecureCookies: validated.useSecureCookies,
+    redirectProxyUrl: validated.redirectProxyUrl,
+    adapter,
+    experimental: Object.freeze({ ...validated.experimental }),
+    logger,
+    inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
+  } satisfies ResolvedConfig)
+}
+
+const resolutions = new WeakMap<object, Resolution>()
+
+/**
+ * Validates and freezes `config`, once per config object. Later mutations of the object are not
+ * seen (except callbacks and events, looked up at call time): pass a new object to reconfigure.
+ */
+export function resolveConfig(source: AuthConfig): Resolution {
+  let resolution = resolutions.get(source)
+  if (resolution === undefined) {
+    try {
+      resolution = { ok: true, config: resolve(source) }
+    } catch (error) {
+      const reported =
+        error instanceof AuthError || error instanceof ConfigError
+          ? error
+          : new ConfigError(`config: ${(error as Error).message}`, [], { cause: error })
+      resolution = {
+        ok: false,
+        error: reported,
+        logger: createLogger(source as Parameters<typeof createLogger>[0]),
+        source,
+      }
+    }
+    resolutions.set(source, resolution)
+  }
+  return resolution
+}
+
+/** Throws the configuration error, if any; for integrations that resolve at boot. */
+export function assertConfig(source: AuthConfig): ResolvedConfig {
+  const resolution = resolveConfig(source)
+  if (!resolution.ok) throw resolution.error
+  return resolution.config
+}
+
+/** The cookie settings for a request, by its protocol unless `useSecureCookies` is set. */
+export function cookiesFor(config: ResolvedConfig, url: URL): CookiesOptions {
+  const secure = config.useSecureCookies ?? url.protocol === 'https:'
+  return secure ? config.cookies.secure : config.cookies.plain
+}
+
+/** The callbacks object of the user's config, read at call time. */
+export function callbacksOf(config: ResolvedConfig): CallbacksOptions {
+  return config.source.callbacks ?? {}
+}
+
+/** The events object of the user's config, read at call time. */
+export function eventsOf(config: ResolvedConfig): EventCallbacks {
+  return config.source.events ?? {}
+}

@@ -1,0 +1,166 @@
+/**
+ * The configuration schema. `object()` rejects unknown keys, so a misspelt option fails at boot
+ * instead of being silently ignored.
+ *
+ * @module
+ */
+import {
+  array,
+  boolean,
+  define,
+  defaulted,
+  enums,
+  func,
+  integer,
+  min,
+  object,
+  optional,
+  record,
+  refine,
+  size,
+  string,
+  type,
+  union,
+  unknown,
+  type Infer,
+} from 'superstruct'
+import { raw, skipCSRFCheck } from '../symbols.js'
+
+/** Secrets shorter than this are refused (spec §5.1, §8). */
+export const MIN_SECRET_LENGTH = 32
+
+const Secret = refine(
+  string(),
+  'Secret',
+  (value) =>
+    value.length >= MIN_SECRET_LENGTH ||
+    `must be at least ${MIN_SECRET_LENGTH} characters long (generate one with \`openssl rand -base64 33\`)`,
+)
+
+const BasePath = refine(
+  string(),
+  'BasePath',
+  (value) =>
+    (value.startsWith('/') && !/[?#\s]/.test(value)) ||
+    'must be a path starting with "/" (for example "/auth")',
+)
+
+const PagePath = refine(
+  string(),
+  'PagePath',
+  (value) =>
+    /^(\/(?!\/)|https?:\/\/)/.test(value) || 'must be a path ("/login") or an http(s) URL',
+)
+
+// Theme values are written into CSS and HTML attributes; restricting their alphabet keeps a
+// config value from closing the <style> element (defence in depth: it is escaped as well).
+const CssColor = refine(
+  string(),
+  'CssColor',
+  (value) => /^[#a-zA-Z0-9(),.%\s-]*$/.test(value) || 'must be a CSS colour such as "#346df1"',
+)
+
+const SecondsStruct = min(integer(), 0)
+
+const Marker = <S extends symbol>(name: string, marker: S) =>
+  define<S>(name, (value) => value === marker || `must be the exported \`${name}\` marker`)
+
+/** A cookie override: a name and/or serialisation options. */
+const CookieOverride = object({
+  name: optional(refine(string(), 'CookieName', (v) => /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v) || 'must be a valid cookie name')),
+  options: optional(record(string(), unknown())),
+})
+
+/** A provider as given: an object with at least a `type`, or a function returning one. */
+export const ProviderInput = union([
+  func(),
+  type({
+    type: enums(['oauth', 'oidc', 'email', 'credentials', 'webauthn']),
+  }),
+])
+
+/** The schema of `AuthConfig` (spec §2.13) with the defaults of spec §2.13 and §2.15. */
+export const AuthConfigStruct = object({
+  providers: defaulted(array(ProviderInput), []),
+  secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
+  adapter: optional(type({})),
+  basePath: defaulted(BasePath, '/auth'),
+  callbacks: optional(
+    type({
+      signIn: optional(func()),
+      redirect: optional(func()),
+      session: optional(func()),
+      jwt: optional(func()),
+    }),
+  ),
+  cookies: optional(
+    object({
+      sessionToken: optional(CookieOverride),
+      callbackUrl: optional(CookieOverride),
+      csrfToken: optional(CookieOverride),
+      pkceCodeVerifier: optional(CookieOverride),
+      state: optional(CookieOverride),
+      nonce: optional(CookieOverride),
+      webauthnChallenge: optional(CookieOverride),
+      flowState: optional(CookieOverride),
+    }),
+  ),
+  debug: defaulted(boolean(), false),
+  events: optional(
+    type({
+      signIn: optional(func()),
+      signOut: optional(func()),
+      createUser: optional(func()),
+      updateUser: optional(func()),
+      linkAccount: optional(func()),
+      session: optional(func()),
+    }),
+  ),
+  experimental: defaulted(object({ enableWebAuthn: defaulted(boolean(), false) }), {}),
+  jwt: optional(
+    object({
+      secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
+      maxAge: optional(SecondsStruct),
+      encode: optional(func()),
+      decode: optional(func()),
+    }),
+  ),
+  logger: optional(type({ error: optional(func()), warn: optional(func()), debug: optional(func()) })),
+  pages: defaulted(
+    object({
+      signIn: optional(PagePath),
+      signOut: optional(PagePath),
+      error: optional(PagePath),
+      verifyRequest: optional(PagePath),
+      newUser: optional(PagePath),
+    }),
+    {},
+  ),
+  redirectProxyUrl: optional(string()),
+  session: defaulted(
+    object({
+      strategy: optional(enums(['jwt', 'database'])),
+      maxAge: defaulted(SecondsStruct, 2_592_000),
+      updateAge: defaulted(SecondsStruct, 86_400),
+      generateSessionToken: optional(func()),
+    }),
+    {},
+  ),
+  skipCSRFCheck: optional(Marker('skipCSRFCheck', skipCSRFCheck)),
+  raw: optional(Marker('raw', raw)),
+  theme: defaulted(
+    object({
+      colorScheme: defaulted(enums(['auto', 'dark', 'light']), 'auto'),
+      logo: defaulted(string(), ''),
+      brandColor: defaulted(CssColor, ''),
+      buttonText: defaulted(CssColor, ''),
+    }),
+    {},
+  ),
+  trustHost: optional(boolean()),
+  useSecureCookies: optional(boolean()),
+  inspect: optional(func()),
+})
+
+/** The configuration after defaults were applied. */
+export type ValidatedConfig = Infer<typeof AuthConfigStruct>

@@ -1,0 +1,258 @@
+/**
+ * Cookie names, attributes, parsing, serialisation and the chunking of large session cookies,
+ * byte-compatible with Auth.js so that switching libraries keeps users signed in.
+ *
+ * @module
+ */
+
+/** Attributes of a `Set-Cookie` header. */
+export interface CookieSerializeOptions {
+  domain?: string
+  expires?: Date
+  httpOnly?: boolean
+  maxAge?: number
+  partitioned?: boolean
+  path?: string
+  priority?: 'low' | 'medium' | 'high'
+  sameSite?: boolean | 'lax' | 'strict' | 'none'
+  secure?: boolean
+}
+
+/** A cookie's name and attributes, as configured. */
+export interface CookieOption {
+  name: string
+  options: CookieSerializeOptions
+}
+
+/** A cookie to set (or, with an empty value and `maxAge: 0`, to delete). */
+export interface Cookie extends CookieOption {
+  value: string
+}
+
+/** The cookies Auth.js defines, by key. `flowState` is ours: it carries sealed flows at rest. */
+export interface CookiesOptions {
+  sessionToken: CookieOption
+  callbackUrl: CookieOption
+  csrfToken: CookieOption
+  pkceCodeVerifier: CookieOption
+  state: CookieOption
+  nonce: CookieOption
+  webauthnChallenge: CookieOption
+  flowState: CookieOption
+}
+
+/** Request cookies by name. Created without a prototype, so `__proto__` is an ordinary name. */
+export type RequestCookies = Record<string, string | undefined>
+
+/**
+ * The default cookies. With secure cookies every name gets the `__Secure-` prefix and the CSRF
+ * cookie the stricter `__Host-` prefix, which browsers refuse from subdomains or without HTTPS.
+ */
+export function defaultCookies(useSecureCookies: boolean): CookiesOptions {
+  const prefix = useSecureCookies ? '__Secure-' : ''
+  const base = (): CookieSerializeOptions => ({
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: useSecureCookies,
+  })
+  const fifteenMinutes = 15 * 60
+  return {
+    sessionToken: { name: `${prefix}authjs.session-token`, options: base() },
+    callbackUrl: { name: `${prefix}authjs.callback-url`, options: base() },
+    csrfToken: {
+      name: `${useSecureCookies ? '__Host-' : ''}authjs.csrf-token`,
+      options: base(),
+    },
+    pkceCodeVerifier: {
+      name: `${prefix}authjs.pkce.code_verifier`,
+      options: { ...base(), maxAge: fifteenMinutes },
+    },
+    state: { name: `${prefix}authjs.state`, options: { ...base(), maxAge: fifteenMinutes } },
+    nonce: { name: `${prefix}authjs.nonce`, options: base() },
+    webauthnChallenge: {
+      name: `${prefix}authjs.challenge`,
+      options: { ...base(), maxAge: fifteenMinutes },
+    },
+    flowState: {
+      name: `${prefix}authchart.flow`,
+      options: { ...base(), maxAge: fifteenMinutes },
+    },
+  }
+}
+
+/** Merges `overrides` (partial names and options per key) over `defaults`. */
+export function mergeCookies(
+  defaults: CookiesOptions,
+  overrides: Partial<Record<keyof CookiesOptions, Partial<CookieOption>>> | undefined,
+): CookiesOptions {
+  if (!overrides) return defaults
+  const merged = { ...defaults }
+  for (const key of Object.keys(defaults) as (keyof CookiesOptions)[]) {
+    const override = overrides[key]
+    if (!override) continue
+    merged[key] = {
+      name: override.name ?? defaults[key].name,
+      options: { ...defaults[key].options, ...override.options },
+    }
+  }
+  return merged
+}
+
+function decodeCookieValue(value: string): string {
+  if (!value.includes('%')) return value
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+function trimmed(text: string, start: number, end: number): string {
+  while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
+  while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
+  return text.slice(start, end)
+}
+
+/**
+ * Parses a `Cookie` header. The first occurrence of a name wins, as in the `cookie` package that
+ * Auth.js vendors; values are URI-decoded when they decode cleanly.
+ */
+export function parseCookieHeader(header: string | null): RequestCookies {
+  const cookies: RequestCookies = Object.create(null)
+  if (!header) return cookies
+  let index = 0
+  const length = header.length
+  while (index < length) {
+    const semicolon = header.indexOf(';', index)
+    const end = semicolon === -1 ? length : semicolon
+    const equals = header.indexOf('=', index)
+    if (equals !== -1 && equals < end) {
+      const name = trimmed(header, index, equals)
+      if (name && cookies[name] === undefined) {
+        cookies[name] = decodeCookieValue(trimmed(header, equals + 1, end))
+      }
+    }
+    index = end + 1
+  }
+  return cookies
+}
+
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const COOKIE_VALUE = /^[\u0021\u0023-\u002B\u002D-\u003A\u003C-\u005B\u005D-\u007E]*$/
+const COOKIE_PATH = /^[\u0020-\u003A\u003D-\u007E]*$/
+const COOKIE_DOMAIN =
+  /^([.]?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)([.][a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
+
+/**
+ * Serialises a `Set-Cookie` value with the value URI-encoded, attributes in the order of the
+ * `cookie` package.
+ *
+ * @throws {TypeError} when a name, path or domain would break the header (header injection).
+ */
+export function serializeCookie(cookie: Cookie): string {
+  const { name, options } = cookie
+  if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
+  const value = encodeURIComponent(cookie.value)
+  if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
+  let header = `${name}=${value}`
+  if (options.maxAge !== undefined) {
+    if (!Number.isInteger(options.maxAge)) throw new TypeError(`invalid maxAge for ${name}`)
+    header += `; Max-Age=${options.maxAge}`
+  }
+  if (options.domain) {
+    if (!COOKIE_DOMAIN.test(options.domain)) throw new TypeError(`invalid domain for ${name}`)
+    header += `; Domain=${options.domain}`
+  }
+  if (options.path) {
+    if (!COOKIE_PATH.test(options.path)) throw new TypeError(`invalid path for ${name}`)
+    header += `; Path=${options.path}`
+  }
+  if (options.expires) header += `; Expires=${options.expires.toUTCString()}`
+  if (options.httpOnly) header += '; HttpOnly'
+  if (options.secure) header += '; Secure'
+  if (options.partitioned) header += '; Partitioned'
+  if (options.priority) {
+    header += `; Priority=${options.priority[0]!.toUpperCase()}${options.priority.slice(1)}`
+  }
+  if (options.sameSite) {
+    const sameSite = options.sameSite === true ? 'strict' : options.sameSite
+    header += `; SameSite=${sameSite[0]!.toUpperCase()}${sameSite.slice(1)}`
+  }
+  return header
+}
+
+/** A cookie that deletes `option` in the browser. */
+export function expiredCookie(option: CookieOption, name = option.name): Cookie {
+  return { name, value: '', options: { ...option.options, maxAge: 0 } }
+}
+
+/**
+ * Browsers accept about 4096 bytes per cookie; Auth.js reserves 160 for the name and attributes,
+ * so a session value is split into chunks of 3936 characters.
+ */
+export const SESSION_CHUNK_SIZE = 4096 - 160
+
+/** A session cookie as read from a request: its value and the names of the cookies it came from. */
+export interface ChunkedCookie {
+  value: string
+  names: readonly string[]
+}
+
+function chunkIndex(name: string, base: string): number {
+  if (name === base) return -1
+  const suffix = name.slice(base.length + 1)
+  return /^\d{1,4}$/.test(suffix) ? Number(suffix) : Number.NaN
+}
+
+/**
+ * Reads a possibly chunked cookie: `name` itself, or `name.0`, `name.1`, … concatenated in index
+ * order. Only exact chunk names count: a cookie merely starting with `name` is someone else's.
+ */
+export function readChunkedCookie(cookies: RequestCookies, name: string): ChunkedCookie {
+  const found: { name: string; index: number; value: string }[] = []
+  for (const cookieName in cookies) {
+    if (!cookieName.startsWith(name)) continue
+    const value = cookies[cookieName]
+    if (!value) continue
+    const index = chunkIndex(cookieName, name)
+    if (Number.isNaN(index)) continue
+    found.push({ name: cookieName, index, value })
+  }
+  if (found.length === 1) return { value: found[0]!.value, names: [found[0]!.name] }
+  found.sort((a, b) => a.index - b.index)
+  return { value: found.map((c) => c.value).join(''), names: found.map((c) => c.name) }
+}
+
+/**
+ * The cookies that replace a chunked cookie with `value`: deletions for every previously seen
+ * chunk that is not rewritten, then the new chunk(s). Switching between one and several chunks
+ * therefore never leaves a stale piece behind.
+ */
+export function writeChunkedCookie(
+  option: CookieOption,
+  value: string,
+  expires: Date,
+  previous: readonly string[],
+): Cookie[] {
+  const options = { ...option.options, expires }
+  const count = Math.max(1, Math.ceil(value.length / SESSION_CHUNK_SIZE))
+  const written: Cookie[] =
+    count === 1
+      ? [{ name: option.name, value, options }]
+      : Array.from({ length: count }, (_, i) => ({
+          name: `${option.name}.${i}`,
+          value: value.slice(i * SESSION_CHUNK_SIZE, (i + 1) * SESSION_CHUNK_SIZE),
+          options,
+        }))
+  const writtenNames = new Set(written.map((c) => c.name))
+  const deletions = previous
+    .filter((name) => !writtenNames.has(name))
+    .map((name) => expiredCookie(option, name))
+  return [...deletions, ...written]
+}
+
+/** Deletions for every chunk of a chunked cookie. */
+export function clearChunkedCookie(option: CookieOption, previous: readonly string[]): Cookie[] {
+  return previous.map((name) => expiredCookie(option, name))
+}

@@ -1,0 +1,180 @@
+/**
+ * The interpreter: a small loop of transition → effect → result event until the machine rests.
+ * Machines stay pure (no invoke, no timers); the engine performs every effect and is the only
+ * place I/O happens. A flow is persisted only at rest, never mid-effect.
+ *
+ * @module
+ */
+import {
+  createActor,
+  type AnyActorScope,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventObject,
+} from 'xstate'
+import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
+import type { FlowOutcome } from '../../machines/shared/outcome.js'
+import { FlowStateError } from '../errors.js'
+import type { FlowDefinition } from './flow.js'
+import type { FlowTrace, TraceStep } from './trace.js'
+import { stateLabel, transitionId } from './transitions.js'
+
+/** The most effects one request may run before the flow is declared stuck. */
+export const MAX_EFFECT_HOPS = 32
+
+interface MachineRuntime {
+  scope: AnyActorScope
+  initial: AnyMachineSnapshot
+}
+
+const runtimes = new WeakMap<AnyStateMachine, MachineRuntime>()
+
+/**
+ * One inert actor scope per machine, reused by every transition. xstate's `transition()` builds a
+ * new actor and actor system per call, which measured 3× slower; our machines have no children,
+ * timers or side-effecting actions, so a shared inert scope is never written to.
+ */
+function runtimeOf(machine: AnyStateMachine): MachineRuntime {
+  let runtime = runtimes.get(machine)
+  if (runtime === undefined) {
+    const self = createActor(machine)
+    const noop = () => {}
+    const scope = {
+      self,
+      id: '',
+      sessionId: '',
+      system: self.system,
+      logger: noop,
+      defer: noop,
+      emit: noop,
+      stopChild: noop,
+      actionExecutor: noop,
+    } as unknown as AnyActorScope
+    runtime = { scope, initial: machine.getInitialSnapshot(scope) }
+    runtimes.set(machine, runtime)
+  }
+  return runtime
+}
+
+/** The initial snapshot of a flow's machine (computed once per machine). */
+export function initialSnapshot(machine: AnyStateMachine): AnyMachineSnapshot {
+  return runtimeOf(machine).initial
+}
+
+/** The effect a snapshot asks for, if it is in an effect state. */
+export function pendingEffect(snapshot: AnyMachineSnapshot): string | undefined {
+  for (const tag of snapshot.tags) {
+    if (tag.startsWith(EFFECT_TAG_PREFIX)) return tag.slice(EFFECT_TAG_PREFIX.length)
+  }
+  return undefined
+}
+
+/** The outcome of a snapshot at rest: a final state's output, or a waiting state's `meta.outcome`. */
+export function outcomeOf(snapshot: AnyMachineSnapshot): FlowOutcome | undefined {
+  if (snapshot.status === 'done') return snapshot.output as FlowOutcome
+  if (!snapshot.hasTag(AWAITS_REQUEST)) return undefined
+  for (const meta of Object.values(snapshot.getMeta()) as { outcome?: unknown }[]) {
+    if (typeof meta?.outcome === 'function') {
+      return (meta.outcome as (context: unknown) => FlowOutcome)(snapshot.context)
+    }
+  }
+  return undefined
+}
+
+/** The result of running a flow for one request. */
+export interface FlowRun {
+  snapshot: AnyMachineSnapshot
+  outcome: FlowOutcome
+  /** True when the flow waits for another request and must be sealed. */
+  resting: boolean
+  trace: FlowTrace
+}
+
+/** Options of {@link advance}. */
+export interface AdvanceOptions {
+  /** A reopened snapshot to continue; a new flow starts from the initial state otherwise. */
+  from?: AnyMachineSnapshot
+  /** Record the transition ids taken (costs a lookup per step; only when someone inspects). */
+  traceTransitions?: boolean
+  /** Receives the trace when the run ends, whether it came to rest or failed. */
+  onTrace?: (trace: FlowTrace) => void
+}
+
+/**
+ * Sends `event` to the flow and runs effects until the machine is final or waits for a request.
+ *
+ * @throws {FlowStateError} `ERR_FLOW_EVENT_REJECTED` when a state does not accept the event or an
+ *   effect's result, `ERR_FLOW_LOOP` when the flow does not come to rest within
+ *   {@link MAX_EFFECT_HOPS} effects.
+ */
+export async function advance<Env>(
+  flow: FlowDefinition<AnyStateMachine, Env>,
+  env: Env,
+  event: { type: string; at: number; [key: string]: unknown },
+  options: AdvanceOptions = {},
+): Promise<FlowRun> {
+  const { machine } = flow
+  const { scope, initial } = runtimeOf(machine)
+  const steps: TraceStep[] = []
+  const trace: FlowTrace = {
+    flow: machine.id,
+    version: machine.version ?? '',
+    at: event.at,
+    resumed: options.from !== undefined,
+    steps,
+    status: 'error',
+  }
+  const step = (from: AnyMachineSnapshot, input: EventObject): AnyMachineSnapshot => {
+    const transitions = options.traceTransitions
+      ? machine.getTransitionData(from as never, input as never).map(transitionId)
+      : []
+    const next = machine.transition(from, input, scope) as AnyMachineSnapshot
+    if (next === from || (transitions.length === 0 && options.traceTransitions)) {
+      trace.errorCode = 'ERR_FLOW_EVENT_REJECTED'
+      throw new FlowStateError(
+        'ERR_FLOW_EVENT_REJECTED',
+        `${machine.id}: state "${stateLabel(from.value)}" does not accept "${input.type}"`,
+      )
+    }
+    steps.push({
+      event: input.type,
+      from: stateLabel(from.value),
+      to: stateLabel(next.value),
+      transitions,
+    })
+    return next
+  }
+
+  try {
+    return await run()
+  } finally {
+    options.onTrace?.(trace)
+  }
+
+  async function run(): Promise<FlowRun> {
+  let snapshot = step(options.from ?? initial, event)
+  for (let hop = 0; ; hop++) {
+    const effect = pendingEffect(snapshot)
+    if (effect === undefined) break
+    if (hop === MAX_EFFECT_HOPS) {
+      trace.errorCode = 'ERR_FLOW_LOOP'
+      throw new FlowStateError('ERR_FLOW_LOOP', `${machine.id} did not settle after ${hop} effects`)
+    }
+    const result = await flow.effects[effect]!(snapshot.context, env, event)
+    snapshot = step(snapshot, result)
+  }
+
+  const outcome = outcomeOf(snapshot)
+  if (outcome === undefined) {
+    trace.errorCode = 'ERR_FLOW_LOOP'
+    throw new FlowStateError(
+      'ERR_FLOW_LOOP',
+      `${machine.id} stopped in "${stateLabel(snapshot.value)}", which is neither final nor awaiting a request`,
+    )
+  }
+  const resting = snapshot.status !== 'done'
+  trace.status = resting ? 'resting' : 'done'
+  trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
+  return { snapshot, outcome, resting, trace }
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Sealed envelopes: a flow at rest travels to the browser as `{ id, v, value, context }` inside a
+ * JWE (`dir`, A256GCM) and comes back untrusted. Opening checks, in order: it decrypts with one of
+ * our secrets (tampering), it was sealed for this flow (confused deputy), for this binding (e.g. the
+ * provider), is not expired, was sealed by this version of the machine, names a state that waits
+ * for a request, and its context has the flow's shape.
+ *
+ * @module
+ */
+import { EncryptJWT, base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt } from 'jose'
+import { StructError, create, object, string, unknown as anyValue } from 'superstruct'
+import type { AnyMachineSnapshot, AnyStateMachine, StateValue } from 'xstate'
+import { AWAITS_REQUEST } from '../../machines/shared/events.js'
+import { DerivationCache, hkdfSha256 } from '../crypto.js'
+import { FlowStateError } from '../errors.js'
+import type { FlowDefinition } from './flow.js'
+
+/** Lifetime of a sealed flow: 15 minutes, as Auth.js's check cookies. */
+export const ENVELOPE_MAX_AGE = 15 * 60
+
+/** What is sealed: the machine id and version, its state value and its context. */
+export interface Envelope {
+  id: string
+  v: string
+  value: StateValue
+  context: unknown
+}
+
+const EnvelopeStruct = object({
+  id: string(),
+  v: string(),
+  value: anyValue(),
+  context: anyValue(),
+})
+
+/** Keys and binding for sealing. */
+export interface SealOptions {
+  /** Secrets, newest first; the first seals, any opens. */
+  secrets: readonly string[]
+  /** The cookie that carries the envelope; part of the key derivation, like Auth.js's salts. */
+  cookieName: string
+  /** Epoch seconds: the current time, from the request event. */
+  at: number
+  /** Optional binding (e.g. a provider id); an envelope opens only under the same binding. */
+  binding?: string
+}
+
+interface EnvelopeKey {
+  key: Uint8Array
+  kid: string
+}
+
+const envelopeKeys = new DerivationCache<EnvelopeKey>()
+
+function keyFor(secret: string, cookieName: string): Promise<EnvelopeKey> {
+  return envelopeKeys.get(`${cookieName}\u0000${secret}`, async () => {
+    const key = await hkdfSha256(secret, cookieName, `authchart flow envelope (${cookieName})`, 32)
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
+    return { key, kid }
+  })
+}
+
+/** Seals a resting snapshot of `flow`. */
+export async function sealEnvelope(
+  flow: FlowDefinition<AnyStateMachine, never>,
+  snapshot: AnyMachineSnapshot,
+  options: SealOptions,
+): Promise<string> {
+  const { key, kid } = await keyFor(options.secrets[0]!, options.cookieName)
+  const env: Envelope = {
+    id: flow.machine.id,
+    v: flow.machine.version ?? '',
+    value: snapshot.value,
+    context: snapshot.context,
+  }
+  const jwt = new EncryptJWT({ env })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
+    .setAudience(flow.machine.id)
+    .setIssuedAt(options.at)
+    .setExpirationTime(options.at + ENVELOPE_MAX_AGE)
+  if (options.binding !== undefined) jwt.setSubject(options.binding)
+  return jwt.encrypt(key)
+}
+
+const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message: string, cause?: unknown) =>
+  new FlowStateError(code, message, { cause })
+
+/**
+ * Opens an envelope sealed for `flow` and restores its snapshot.
+ *
+ * @throws {FlowStateError} `ERR_FLOW_STATE_INVALID` when it does not decrypt, belongs to another
+ *   flow or binding, or names a state or context the flow does not have; `ERR_FLOW_STATE_STALE`
+ *   when it expired or was sealed by another version of the machine.
+ */
+export async function openEnvelope(
+  flow: FlowDefinition<AnyStateMachine, never>,
+  sealed: string,
+  options: SealOptions,
+): Promise<AnyMachineSnapshot> {
+  const { machine } = flow
+  let payload
+  try {
+    ;({ payload } = await jwtDecrypt(
+      sealed,
+      async ({ kid }) => {
+        for (const secret of options.secrets) {
+          const candidate = await keyFor(secret, options.cookieName)
+          if (candidate.kid === kid) return candidate.key
+        }
+        throw new Error('sealed with an unknown secret')
+      },
+      {
+        keyManagementAlgorithms: ['dir'],
+        contentEncryptionAlgorithms: ['A256GCM'],
+        currentDate: new Date(options.at * 1000),
+        maxTokenAge: ENVELOPE_MAX_AGE,
+        requiredClaims: ['aud', 'exp', 'iat'],
+      },
+    ))
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) {
+      throw refuse('ERR_FLOW_STATE_STALE', `${machine.id}: sealed flow expired`, error)
+    }
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: sealed flow does not decrypt`, error)
+  }
+  // Audience = machine id: an envelope of another flow must never resume this one.
+  if (payload.aud !== machine.id) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was sealed for "${String(payload.aud)}"`)
+  }
+  if (payload.sub !== options.binding) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope is bound to another provider`)
+  }
+  let env: Envelope
+  try {
+    env = create(payload.env, EnvelopeStruct) as Envelope
+  } catch (error) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope has no flow`, error)
+  }
+  if (env.id !== machine.id) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope holds flow "${env.id}"`)
+  }
+  if (env.v !== (machine.version ?? '')) {
+    throw refuse('ERR_FLOW_STATE_STALE', `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`)
+  }
+  let context
+  try {
+    context = create(env.context, flow.context)
+  } catch (error) {
+    const where = error instanceof StructError ? ` at context.${error.path.join('.')}` : ''
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope context does not fit${where}`, error)
+  }
+  let snapshot: AnyMachineSnapshot
+  try {
+    snapshot = machine.resolveState({ value: env.value, context }) as AnyMachineSnapshot
+  } catch (error) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope names an unknown state`, error)
+  }
+  if (!snapshot.hasTag(AWAITS_REQUEST)) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope state does not await a request`)
+  }
+  return snapshot
+}

@@ -1,0 +1,36 @@
+/**
+ * The per-request context: what effects and handlers may read about the request being served.
+ *
+ * @module
+ */
+import type { ResolvedConfig, ResolvedProvider } from '../config/resolve-config.js'
+import type { ChunkedCookie, Cookie, CookiesOptions } from '../cookies.js'
+import type { Logger } from '../logger.js'
+import type { CsrfState } from './csrf.js'
+import type { ParsedRequest } from './request.js'
+
+/** Everything a handler or an effect knows about the request it serves. */
+export interface RequestContext {
+  readonly config: ResolvedConfig
+  readonly request: ParsedRequest
+  /** The web request as received, for callbacks that take one (`authorize`). */
+  readonly raw: Request
+  /** Cookie names and attributes for this request's protocol. */
+  readonly cookies: CookiesOptions
+  readonly provider?: ResolvedProvider
+  /** Request time, epoch seconds; the same `at` every event of this request carries. */
+  readonly at: number
+  readonly logger: Logger
+  /** `<origin>` of the request URL, the base of redirects. */
+  readonly origin: string
+  /** `<origin><basePath>`. */
+  readonly authUrl: string
+  /** The session cookie as sent, with the names of its chunks. */
+  readonly sessionCookie: ChunkedCookie
+  /** Cookies the response sets, in order. */
+  readonly setCookies: Cookie[]
+  /** CSRF state, when the route uses a token. */
+  csrf?: CsrfState
+  /** The callback URL after the `redirect` callback, when the route uses one. */
+  callbackUrl: string
+}

@@ -1,0 +1,50 @@
+/**
+ * Double-submit CSRF protection, as Auth.js does it: a random token lives in an HttpOnly cookie as
+ * `token|sha256(token + secret)`; a state-changing POST must repeat the token in its body. The hash
+ * proves the cookie was set by us, so an attacker who can plant cookies (a sibling subdomain) still
+ * cannot choose the token; and a cross-site form cannot read the cookie to repeat it.
+ *
+ * @module
+ */
+import { randomHex, sha256Hex, timingSafeEqual } from '../crypto.js'
+
+/** The CSRF state of a request. */
+export interface CsrfState {
+  /** The token to hand to the client (from the cookie, or freshly minted). */
+  token: string
+  /** True when the body repeated the cookie's token on a POST. */
+  verified: boolean
+  /** A new cookie value to set, when the request had no valid one. */
+  cookie?: string
+}
+
+/**
+ * Verifies the CSRF cookie against each secret (so rotating secrets keeps existing tokens valid) and
+ * compares the body's token to it in constant time. Mints a new token when the cookie is missing
+ * or forged. The hash of a new token uses the first secret.
+ */
+export async function readCsrf(
+  cookieValue: string | undefined,
+  secrets: readonly string[],
+  bodyToken: unknown,
+  isPost: boolean,
+): Promise<CsrfState> {
+  if (cookieValue) {
+    const separator = cookieValue.indexOf('|')
+    const token = cookieValue.slice(0, separator)
+    const hash = cookieValue.slice(separator + 1)
+    if (separator > 0 && /^[0-9a-f]{64}$/.test(token)) {
+      // Auth.js hashes with an array secret joined by commas; accept its cookies too.
+      const candidates = secrets.length > 1 ? [...secrets, secrets.join(',')] : secrets
+      for (const secret of candidates) {
+        if (timingSafeEqual(hash, await sha256Hex(`${token}${secret}`))) {
+          const verified = isPost && typeof bodyToken === 'string' && timingSafeEqual(bodyToken, token)
+          return { token, verified }
+        }
+      }
+    }
+  }
+  const token = randomHex(32)
+  const hash = await sha256Hex(`${token}${secrets[0]}`)
+  return { token, verified: false, cookie: `${token}|${hash}` }
+}

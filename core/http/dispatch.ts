@@ -1,0 +1,276 @@
+/**
+ * The one generic dispatcher: find the route, apply its protections (CSRF, callback URL), then run
+ * its flow or handler and turn the flow's outcome into an internal response. It never branches on a
+ * provider's type: the routing table and the charts do.
+ *
+ * @module
+ */
+import { validate } from 'superstruct'
+import type { AnyMachineSnapshot } from 'xstate'
+import type { FlowOutcome } from '../../machines/shared/outcome.js'
+import { cookiesFor, type ResolvedConfig } from '../config/resolve-config.js'
+import {
+  clearChunkedCookie,
+  expiredCookie,
+  readChunkedCookie,
+  SESSION_CHUNK_SIZE,
+  writeChunkedCookie,
+  type Cookie,
+} from '../cookies.js'
+import { advance } from '../engine/advance.js'
+import { openEnvelope, sealEnvelope } from '../engine/envelope.js'
+import type { FlowTrace } from '../engine/trace.js'
+import {
+  FlowStateError,
+  InvalidCallbackUrl,
+  isClientSafeType,
+  kindOfType,
+  MissingCSRF,
+  RequestError,
+  UnknownAction,
+  type ErrorKind,
+  type ErrorType,
+} from '../errors.js'
+import { callback } from '../flows/callbacks.js'
+import type { ResponseInternal } from '../types.js'
+import type { RequestContext } from './context.js'
+import { readCsrf } from './csrf.js'
+import { NO_STORE_HEADERS } from './handlers.js'
+import type { ParsedRequest } from './request.js'
+import { matchRoute, routes, type FlowBinding, type Route } from './routes.js'
+
+/** Whether `url` is a relative path or an absolute http(s) URL. */
+export function isValidCallbackUrl(url: string, origin: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(url, url.startsWith('/') ? origin : undefined).protocol)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Resolves the callback URL from the body, the query or the callback-url cookie, through the
+ * `redirect` callback (which keeps it on our origin by default), and remembers it in the cookie.
+ *
+ * @throws {RequestError} when the request's `callbackUrl` is not a string or not an http(s) URL.
+ */
+async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
+  const { request, cookies, origin } = ctx
+  const param = request.body?.callbackUrl ?? request.query.callbackUrl
+  if (param !== undefined && (typeof param !== 'string' || !isValidCallbackUrl(param, origin))) {
+    ctx.logger.error(new InvalidCallbackUrl(`Invalid callback URL. Received: ${String(param)}`))
+    throw new RequestError('Invalid callbackUrl')
+  }
+  let cookieValue = request.cookies[cookies.callbackUrl.name]
+  if (cookieValue !== undefined && !isValidCallbackUrl(cookieValue, origin)) {
+    // A forged callback-url cookie is ignored rather than trusted or fatal.
+    ctx.logger.error(new InvalidCallbackUrl(`Invalid callback URL cookie. Received: ${cookieValue}`))
+    cookieValue = undefined
+  }
+  const candidate = (param as string | undefined) || cookieValue
+  const resolved = candidate
+    ? await callback(ctx.config, 'redirect')({ url: candidate, baseUrl: origin })
+    : origin
+  ctx.callbackUrl = resolved
+  if (resolved !== request.cookies[cookies.callbackUrl.name]) {
+    ctx.setCookies.push({ ...cookies.callbackUrl, value: resolved })
+  }
+}
+
+/** The name of the cookie that carries a flow at rest. */
+function flowCookieName(ctx: RequestContext, flowId: string): string {
+  return `${ctx.cookies.flowState.name}.${flowId}`
+}
+
+function applySessionChange(ctx: RequestContext, outcome: FlowOutcome): void {
+  const change = outcome.session
+  if (change === undefined) return
+  const option = ctx.cookies.sessionToken
+  if (change.op === 'clear') {
+    ctx.setCookies.push(...clearChunkedCookie(option, ctx.sessionCookie.names))
+    return
+  }
+  const written = writeChunkedCookie(
+    option,
+    change.value,
+    new Date(change.expires * 1000),
+    ctx.sessionCookie.names,
+  )
+  if (change.value.length > SESSION_CHUNK_SIZE) {
+    ctx.logger.debug('CHUNKING_SESSION_COOKIE', {
+      message: 'Session cookie exceeds allowed 4096 bytes.',
+      valueSize: change.value.length,
+    })
+  }
+  ctx.setCookies.push(...written)
+}
+
+/** The redirect for an error: the sign-in or error page with `?error=` (and `code`). */
+export function errorRedirectUrl(
+  config: ResolvedConfig,
+  origin: string,
+  type: ErrorType | 'Configuration',
+  kind: ErrorKind,
+  code?: string,
+): string {
+  const params = new URLSearchParams({
+    error: type !== 'Configuration' && isClientSafeType(type) ? type : 'Configuration',
+  })
+  if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
+  const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
+  const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`
+  const base = /^https?:\/\//.test(path) ? path : `${origin}${path}`
+  return `${base}${base.includes('?') ? '&' : '?'}${params}`
+}
+
+function toInternal(ctx: RequestContext, outcome: FlowOutcome): ResponseInternal {
+  applySessionChange(ctx, outcome)
+  switch (outcome.type) {
+    case 'json':
+      return {
+        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+        headers: {
+          'Content-Type': 'application/json',
+          ...(outcome.cache === 'no-store' ? NO_STORE_HEADERS : {}),
+        },
+        body: outcome.body,
+        cookies: ctx.setCookies,
+      }
+    case 'redirect':
+      return { redirect: outcome.url, cookies: ctx.setCookies }
+    case 'error':
+      return {
+        redirect: errorRedirectUrl(
+          ctx.config,
+          ctx.origin,
+          outcome.error,
+          kindOfType(outcome.error),
+          outcome.code,
+        ),
+        cookies: ctx.setCookies,
+      }
+  }
+}
+
+/** What serving a request produced: the response, and the error it reports, if any. */
+export interface Dispatched {
+  response: ResponseInternal
+  /** Set when a flow ended in an error outcome (raw callers receive it as a thrown AuthError). */
+  failure?: { type: ErrorType; code?: string }
+}
+
+function reportTrace(ctx: RequestContext, trace: FlowTrace): void {
+  try {
+    ctx.config.inspect?.(trace)
+  } catch {
+    // An inspector must never break authentication.
+  }
+}
+
+async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
+  const { request, config, provider } = ctx
+  const input = request.method === 'POST' ? (request.body ?? {}) : request.query
+  const [invalid, params] = validate(input, binding.params, { coerce: true })
+  if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
+  const event = binding.toEvent(ctx, params)
+  const { flow } = binding
+  const cookieName = flowCookieName(ctx, flow.machine.id)
+  const sealing = {
+    secrets: config.secrets,
+    cookieName,
+    at: ctx.at,
+    ...(provider ? { binding: provider.id } : {}),
+  }
+  let from: AnyMachineSnapshot | undefined
+  if (binding.resumes) {
+    const sealed = request.cookies[cookieName]
+    if (!sealed) {
+      throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+    }
+    from = await openEnvelope(flow as never, sealed, sealing)
+  }
+  const run = await advance(flow, ctx, event, {
+    ...(from ? { from } : {}),
+    traceTransitions: config.inspect !== undefined,
+    ...(config.inspect ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) } : {}),
+  })
+  if (run.resting) {
+    const value = await sealEnvelope(flow as never, run.snapshot, sealing)
+    ctx.setCookies.push({ ...ctx.cookies.flowState, name: cookieName, value })
+  } else if (request.cookies[cookieName] !== undefined) {
+    ctx.setCookies.push(expiredCookie(ctx.cookies.flowState, cookieName))
+  }
+  const { outcome } = run
+  return {
+    response: toInternal(ctx, outcome),
+    ...(outcome.type === 'error'
+      ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
+      : {}),
+  }
+}
+
+/** The route serving a parsed request, if any (used by the error handler too). */
+export function routeFor(request: ParsedRequest, config: ResolvedConfig): Route | undefined {
+  const provider = request.providerId ? config.providerById.get(request.providerId) : undefined
+  return matchRoute(routes, request.method, request.action, provider?.type)
+}
+
+/**
+ * Serves a parsed request.
+ *
+ * @throws {AuthError} for the errors Auth.js throws (unknown provider or action, missing CSRF);
+ *   {@link RequestError} for bad input; {@link FlowStateError} for a refused sealed flow.
+ */
+export async function dispatch(
+  raw: Request,
+  request: ParsedRequest,
+  config: ResolvedConfig,
+): Promise<Dispatched> {
+  const origin = request.url.origin
+  let provider
+  if (request.providerId !== undefined) {
+    provider = config.providerById.get(request.providerId)
+    if (!provider) {
+      throw new Error(
+        `Provider with id "${request.providerId}" not found. Available providers: [${config.providers.map((p) => p.id).join(', ')}].`,
+      )
+    }
+  }
+  const route = matchRoute(routes, request.method, request.action, provider?.type)
+  if (!route) throw new UnknownAction(`Cannot handle action: ${request.action}`)
+  const cookies = cookiesFor(config, request.url)
+  const setCookies: Cookie[] = []
+  const ctx: RequestContext = {
+    config,
+    request,
+    raw,
+    cookies,
+    ...(provider ? { provider } : {}),
+    at: Math.floor(Date.now() / 1000),
+    logger: config.logger,
+    origin,
+    authUrl: `${origin}${config.basePath === '/' ? '' : config.basePath}`,
+    sessionCookie: readChunkedCookie(request.cookies, cookies.sessionToken.name),
+    setCookies,
+    callbackUrl: origin,
+  }
+  if (route.csrf || route.csrfToken) {
+    if (config.csrfDisabled) {
+      ctx.csrf = { token: '', verified: true }
+    } else {
+      ctx.csrf = await readCsrf(
+        request.cookies[cookies.csrfToken.name],
+        config.secrets,
+        request.body?.csrfToken,
+        request.method === 'POST',
+      )
+      if (ctx.csrf.cookie) setCookies.push({ ...cookies.csrfToken, value: ctx.csrf.cookie })
+    }
+    if (route.csrf && !ctx.csrf.verified) {
+      throw new MissingCSRF(`CSRF token was missing during an action ${request.action}`)
+    }
+  }
+  if (route.callbackUrl) await resolveCallbackUrl(ctx)
+  if (typeof route.serve === 'function') return { response: await route.serve(ctx) }
+  return runFlow(ctx, route.serve as unknown as FlowBinding<unknown>)
+}

@@ -1,0 +1,158 @@
+/**
+ * Handlers of the routes that are not flows: the provider list, the CSRF token and the built-in
+ * pages (or redirects to the application's own pages).
+ *
+ * @module
+ */
+import { expiredCookie } from '../cookies.js'
+import {
+  renderErrorPage,
+  renderSignInPage,
+  renderSignOutPage,
+  renderVerifyRequestPage,
+  type PageProvider,
+  type RenderedPage,
+} from '../pages/index.js'
+import type { PublicProvider, ResponseInternal } from '../types.js'
+import type { RequestContext } from './context.js'
+
+/** Headers that keep a response out of every cache: it carries per-user data. */
+export const NO_STORE_HEADERS = {
+  'Cache-Control': 'private, no-cache, no-store',
+  Expires: '0',
+  Pragma: 'no-cache',
+} as const
+
+function html(ctx: RequestContext, page: RenderedPage): ResponseInternal {
+  return {
+    status: page.status,
+    headers: { 'Content-Type': 'text/html' },
+    body: page.html,
+    cookies: ctx.setCookies,
+  }
+}
+
+/** Appends `?` or `&` and the parameters to a custom page path. */
+function withQuery(path: string, params: Record<string, string>): string {
+  return `${path}${path.includes('?') ? '&' : '?'}${new URLSearchParams(params)}`
+}
+
+/** The public URLs of every configured provider. */
+export function publicProviders(ctx: RequestContext): PublicProvider[] {
+  return ctx.config.providers.map(({ id, name, type }) => ({
+    id,
+    name,
+    type,
+    signinUrl: `${ctx.authUrl}/signin/${id}`,
+    callbackUrl: `${ctx.authUrl}/callback/${id}`,
+  }))
+}
+
+/** GET /providers: `{ <id>: {id, name, type, signinUrl, callbackUrl} }`. */
+export function respondProviders(ctx: RequestContext): ResponseInternal {
+  const body: Record<string, PublicProvider> = {}
+  for (const provider of publicProviders(ctx)) body[provider.id] = provider
+  return { headers: { 'Content-Type': 'application/json' }, body, cookies: ctx.setCookies }
+}
+
+/** GET /csrf: the token, or 404 (and the cookie cleared) when CSRF checks are disabled. */
+export function respondCsrf(ctx: RequestContext): ResponseInternal {
+  if (ctx.config.csrfDisabled) {
+    ctx.logger.warn('csrf-disabled')
+    return { status: 404, cookies: [...ctx.setCookies, expiredCookie(ctx.cookies.csrfToken)] }
+  }
+  return {
+    headers: { 'Content-Type': 'application/json', ...NO_STORE_HEADERS },
+    body: { csrfToken: ctx.csrf!.token },
+    cookies: ctx.setCookies,
+  }
+}
+
+/** POST /signin without a provider that starts a flow: back to the sign-in page. */
+export function redirectToSignInPage(ctx: RequestContext): ResponseInternal {
+  return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.setCookies }
+}
+
+function pageProviders(ctx: RequestContext): PageProvider[] {
+  const pages: PageProvider[] = []
+  for (const provider of publicProviders(ctx)) {
+    const config = ctx.config.providerById.get(provider.id)!.config
+    const type = provider.type as PageProvider['type']
+    if (type === 'credentials') {
+      if (!config.credentials) continue
+      pages.push({ ...provider, type, credentials: config.credentials as PageProvider['credentials'] })
+    } else if (type === 'webauthn') {
+      if (!config.formFields) continue
+      pages.push({ ...provider, type })
+    } else {
+      pages.push({ ...provider, type, ...(config.style ? { style: config.style as PageProvider['style'] } : {}) })
+    }
+  }
+  return pages
+}
+
+/** GET /signin: the built-in page, or a redirect to `pages.signIn`. */
+export function respondSignInPage(ctx: RequestContext): ResponseInternal {
+  const { pages, theme } = ctx.config
+  const error = ctx.request.query.error
+  if (pages.signIn) {
+    const params: Record<string, string> = { callbackUrl: ctx.callbackUrl || '/' }
+    if (error) params.error = error
+    return { redirect: withQuery(pages.signIn, params), cookies: ctx.setCookies }
+  }
+  return html(
+    ctx,
+    renderSignInPage({
+      theme,
+      providers: pageProviders(ctx),
+      csrfToken: ctx.csrf!.token,
+      callbackUrl: ctx.callbackUrl,
+      ...(ctx.request.query.email ? { email: ctx.request.query.email } : {}),
+      ...(error ? { error } : {}),
+    }),
+  )
+}
+
+/** GET /signout: the built-in page, or a redirect to `pages.signOut`. */
+export function respondSignOutPage(ctx: RequestContext): ResponseInternal {
+  const { pages, theme } = ctx.config
+  if (pages.signOut) return { redirect: pages.signOut, cookies: ctx.setCookies }
+  return html(
+    ctx,
+    renderSignOutPage({ theme, csrfToken: ctx.csrf!.token, actionUrl: `${ctx.authUrl}/signout` }),
+  )
+}
+
+/** GET /verify-request: the built-in page, or a redirect to `pages.verifyRequest`. */
+export function respondVerifyRequestPage(ctx: RequestContext): ResponseInternal {
+  const { pages, theme } = ctx.config
+  if (pages.verifyRequest) {
+    return { redirect: `${pages.verifyRequest}${ctx.request.url.search}`, cookies: ctx.setCookies }
+  }
+  return html(ctx, renderVerifyRequestPage({ theme, url: ctx.request.url }))
+}
+
+/** The error page for `error`: built-in, or a redirect to `pages.error`. */
+export function errorPage(ctx: RequestContext, error: string | undefined): ResponseInternal {
+  const { pages, theme } = ctx.config
+  if (pages.error) {
+    return {
+      redirect: withQuery(pages.error, error === undefined ? {} : { error }),
+      cookies: ctx.setCookies,
+    }
+  }
+  return html(
+    ctx,
+    renderErrorPage({
+      theme,
+      url: ctx.request.url,
+      signInUrl: `${ctx.authUrl}/signin`,
+      ...(error !== undefined ? { error } : {}),
+    }),
+  )
+}
+
+/** GET /error?error=… */
+export function respondErrorPage(ctx: RequestContext): ResponseInternal {
+  return errorPage(ctx, ctx.request.query.error)
+}

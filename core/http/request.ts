@@ -1,0 +1,149 @@
+/**
+ * Turns a web `Request` into the parsed request the router works on: method, action, provider id,
+ * cookies, query and body. Anything malformed or oversized is refused here, before any config,
+ * callback or adapter sees it.
+ *
+ * @module
+ */
+import { ACTIONS_WITH_PROVIDER, isAuthAction } from '../actions.js'
+import { parseCookieHeader, type RequestCookies } from '../cookies.js'
+import { RequestError } from '../errors.js'
+import type { AuthAction } from '../types.js'
+
+/** Largest accepted body: sign-in forms and WebAuthn responses are a few KiB. */
+export const MAX_BODY_BYTES = 64 * 1024
+/** Largest accepted `Cookie` header: 16 session chunks of 4 KiB and change. */
+export const MAX_COOKIE_HEADER_BYTES = 64 * 1024
+/** Largest accepted URL. */
+export const MAX_URL_LENGTH = 8 * 1024
+
+/** A request after parsing. */
+export interface ParsedRequest {
+  readonly url: URL
+  readonly method: 'GET' | 'POST'
+  readonly action: AuthAction
+  readonly providerId?: string
+  readonly headers: Headers
+  readonly cookies: RequestCookies
+  readonly query: Readonly<Record<string, string>>
+  /** The JSON or form body of a POST, as a flat object. */
+  readonly body?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Splits `{basePath}/{action}[/{providerId}]`. Trailing and doubled slashes are tolerated; the
+ * literal provider id `undefined` means none (a client bug Auth.js also forgives).
+ *
+ * @throws {RequestError} when the path is outside `basePath` or names no action.
+ */
+export function parseActionPath(
+  pathname: string,
+  basePath: string,
+): { action: AuthAction; providerId?: string } {
+  const base = basePath === '/' ? '' : basePath
+  if (!pathname.startsWith(`${base}/`)) throw new RequestError(`Cannot parse action at ${pathname}`)
+  const segments = pathname.slice(base.length).split('/').filter(Boolean)
+  const [action, providerId, ...rest] = segments
+  if (action === undefined || rest.length > 0 || !isAuthAction(action)) {
+    throw new RequestError(`Cannot parse action at ${pathname}`)
+  }
+  if (providerId !== undefined && !ACTIONS_WITH_PROVIDER.has(action)) {
+    throw new RequestError(`Cannot parse action at ${pathname}`)
+  }
+  return providerId === undefined || providerId === 'undefined'
+    ? { action }
+    : { action, providerId }
+}
+
+async function readBoundedText(request: Request): Promise<string> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
+    throw new RequestError('Request body too large', 413)
+  }
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw new RequestError('Request body too large', 413)
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new RequestError('Request body is not UTF-8')
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+async function readBody(request: Request): Promise<Record<string, unknown> | undefined> {
+  const contentType = request.headers.get('content-type') ?? ''
+  if (contentType.includes('application/json')) {
+    const text = await readBoundedText(request)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      throw new RequestError('Request body is not valid JSON')
+    }
+    if (!isRecord(parsed)) throw new RequestError('Request body must be a JSON object')
+    return parsed
+  }
+  if (contentType.includes('application/x-www-form-urlencoded')) {
+    const form: Record<string, unknown> = Object.create(null)
+    for (const [key, value] of new URLSearchParams(await readBoundedText(request))) form[key] = value
+    return form
+  }
+  return undefined
+}
+
+/**
+ * Parses a request.
+ *
+ * @throws {RequestError} 400 for a bad method, path or body; 413 for a large body; 431 for a large
+ *   `Cookie` header or URL.
+ */
+export async function parseRequest(request: Request, basePath: string): Promise<ParsedRequest> {
+  if (request.method !== 'GET' && request.method !== 'POST') {
+    throw new RequestError('Only GET and POST requests are supported')
+  }
+  if (request.url.length > MAX_URL_LENGTH) throw new RequestError('URL too long', 431)
+  let url: URL
+  try {
+    url = new URL(request.url)
+  } catch {
+    throw new RequestError('Invalid URL')
+  }
+  const { action, providerId } = parseActionPath(url.pathname, basePath)
+  const cookieHeader = request.headers.get('cookie')
+  if (cookieHeader !== null && cookieHeader.length > MAX_COOKIE_HEADER_BYTES) {
+    throw new RequestError('Cookie header too large', 431)
+  }
+  const query: Record<string, string> = Object.create(null)
+  for (const [key, value] of url.searchParams) query[key] = value
+  const body = request.method === 'POST' ? await readBody(request) : undefined
+  return {
+    url,
+    method: request.method,
+    action,
+    ...(providerId !== undefined ? { providerId } : {}),
+    headers: request.headers,
+    cookies: parseCookieHeader(cookieHeader),
+    query,
+    ...(body !== undefined ? { body } : {}),
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * authchart: authentication as explicit statecharts, a drop-in for Auth.js (`@auth/core`).
+ *
+ * @module
+ */
+export { Auth, toResponse } from './auth.js'
+export { isAuthAction } from './actions.js'
+export { createActionURL, setEnvDefaults } from './env.js'
+export { customFetch, raw, skipCSRFCheck } from './symbols.js'
+export { assertConfig } from './config/resolve-config.js'
+export type { ResolvedConfig } from './config/resolve-config.js'
+export type { FlowTrace, TraceStep } from './engine/trace.js'
+export type {
+  Account,
+  AuthAction,
+  AuthConfig,
+  Awaitable,
+  CallbacksOptions,
+  CommonProviderOptions,
+  CookiesOptions,
+  CredentialInput,
+  CredentialsConfig,
+  DefaultSession,
+  ErrorPageParam,
+  EventCallbacks,
+  PagesOptions,
+  Profile,
+  Provider,
+  ProviderConfig,
+  ProviderType,
+  PublicProvider,
+  ResponseInternal,
+  Session,
+  SignInPageErrorParam,
+  Theme,
+  User,
+} from './types.js'
+export type { JWT } from './jwt.js'
+export type { LoggerInstance, WarningCode } from './logger.js'

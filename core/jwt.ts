@@ -1,0 +1,188 @@
+/**
+ * Session tokens: encrypted JWTs (JWE, `dir` + `A256CBC-HS512`) in the format of Auth.js, so a
+ * cookie written by `@auth/core` opens here and the reverse.
+ *
+ * The key is HKDF-SHA-256 of the secret with the cookie name as salt, so a token minted for one
+ * cookie name cannot be replayed under another. Secrets may be rotated: encode uses the first,
+ * decode tries each (matched by the `kid` thumbprint).
+ *
+ * @module
+ */
+import { EncryptJWT, base64url, calculateJwkThumbprint, jwtDecrypt } from 'jose'
+import { parseCookieHeader, readChunkedCookie, defaultCookies } from './cookies.js'
+import { DerivationCache, hkdfSha256 } from './crypto.js'
+import { MissingSecret } from './errors.js'
+
+/** The default token lifetime: 30 days, in seconds. */
+export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
+
+/** The claims Auth.js puts in a session token by default. */
+export interface DefaultJWT extends Record<string, unknown> {
+  name?: string | null
+  email?: string | null
+  picture?: string | null
+  sub?: string
+  iat?: number
+  exp?: number
+  jti?: string
+}
+
+/** A decoded session token. Extend it through declaration merging to type custom claims. */
+export interface JWT extends Record<string, unknown>, DefaultJWT {}
+
+/** Parameters of {@link encode}. */
+export interface JWTEncodeParams<Payload = JWT> {
+  /** Lifetime in seconds; the `exp` claim is now + `maxAge`. Defaults to 30 days. */
+  maxAge?: number
+  /** Binds the token to its use; the core passes the session cookie name. */
+  salt: string
+  /** One secret, or several for rotation (the first encrypts). */
+  secret: string | string[]
+  token?: Payload
+}
+
+/** Parameters of {@link decode}. */
+export interface JWTDecodeParams {
+  salt: string
+  secret: string | string[]
+  token?: string
+}
+
+/** `config.jwt`: replaces the token lifetime or the codec itself. */
+export interface JWTOptions {
+  secret: string | string[]
+  maxAge: number
+  encode: (params: JWTEncodeParams) => string | Promise<string>
+  decode: (params: JWTDecodeParams) => JWT | null | Promise<JWT | null>
+}
+
+type ContentEncryption = 'A256CBC-HS512' | 'A256GCM'
+
+interface DerivedKey {
+  key: Uint8Array
+  kid: string
+}
+
+const ALG = 'dir'
+const ENC: ContentEncryption = 'A256CBC-HS512'
+const derivedKeys = new DerivationCache<DerivedKey>()
+
+/**
+ * Derives the encryption key and its RFC 7638 thumbprint, memoised per (enc, secret, salt):
+ * HKDF and the thumbprint cost more than the decryption they enable.
+ */
+function deriveKey(enc: string, secret: string, salt: string): Promise<DerivedKey> {
+  const length = enc === 'A256CBC-HS512' ? 64 : enc === 'A256GCM' ? 32 : 0
+  if (length === 0) return Promise.reject(new Error('Unsupported JWT Content Encryption Algorithm'))
+  return derivedKeys.get(`${enc}\u0000${salt}\u0000${secret}`, async () => {
+    const key = await hkdfSha256(secret, salt, `Auth.js Generated Encryption Key (${salt})`, length)
+    const kid = await calculateJwkThumbprint(
+      { kty: 'oct', k: base64url.encode(key) },
+      length === 64 ? 'sha512' : 'sha256',
+    )
+    return { key, kid }
+  })
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000)
+
+/**
+ * Encrypts `token` as a JWE with `iat`, `exp` and a random `jti` added.
+ *
+ * @see RFC 7516 (JWE), RFC 7518 §5.2.5 (A256CBC-HS512), RFC 5869 (HKDF)
+ */
+export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
+  const { token = {}, secret, maxAge = DEFAULT_MAX_AGE, salt } = params
+  const first = Array.isArray(secret) ? secret[0] : secret
+  if (!first) throw new MissingSecret('Must pass `secret` to encode a JWT')
+  const { key, kid } = await deriveKey(ENC, first, salt)
+  return new EncryptJWT(token as Record<string, unknown>)
+    .setProtectedHeader({ alg: ALG, enc: ENC, kid })
+    .setIssuedAt()
+    .setExpirationTime(nowSeconds() + maxAge)
+    .setJti(crypto.randomUUID())
+    .encrypt(key)
+}
+
+/**
+ * Decrypts and validates a token (15 s clock tolerance). Returns `null` for an empty token.
+ *
+ * @throws when the token is malformed, tampered with, expired, or sealed with an unknown secret.
+ */
+export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  const { token, secret, salt } = params
+  if (!token) return null
+  const secrets = Array.isArray(secret) ? secret : [secret]
+  const { payload } = await jwtDecrypt(
+    token,
+    async ({ kid, enc }) => {
+      for (const candidate of secrets) {
+        const derived = await deriveKey(enc, candidate, salt)
+        if (kid === undefined || kid === derived.kid) return derived.key
+      }
+      throw new Error('no matching decryption secret')
+    },
+    {
+      clockTolerance: 15,
+      keyManagementAlgorithms: [ALG],
+      contentEncryptionAlgorithms: [ENC, 'A256GCM'],
+    },
+  )
+  return payload as Payload
+}
+
+/** Parameters of {@link getToken}. */
+export interface GetTokenParams<R extends boolean = false> {
+  req: Request | { headers: Headers | Record<string, string> }
+  secret?: string | string[]
+  salt?: string
+  /** Read the `__Secure-` cookie; by default the plain one. */
+  secureCookie?: boolean
+  cookieName?: string
+  /** Return the raw token string instead of its claims. */
+  raw?: R
+  decode?: JWTOptions['decode']
+  logger?: { debug?: (message: string, metadata?: unknown) => void }
+}
+
+/**
+ * Reads the session token of a request, from the (chunked) session cookie or an
+ * `Authorization: Bearer` header, and decodes it. Invalid tokens give `null`.
+ *
+ * @throws {MissingSecret} when a token is present, `raw` is not set and no secret is given.
+ */
+export async function getToken<R extends boolean = false>(
+  params: GetTokenParams<R>,
+): Promise<R extends true ? string | null : JWT | null>
+export async function getToken(params: GetTokenParams<boolean>): Promise<string | JWT | null> {
+  const {
+    req,
+    secureCookie = false,
+    cookieName = defaultCookies(secureCookie).sessionToken.name,
+    salt = cookieName,
+    secret,
+    raw,
+    decode: decodeToken = decode,
+  } = params
+  if (!req) throw new TypeError('Must pass `req` to getToken()')
+  const headers = req.headers instanceof Headers ? req.headers : new Headers(req.headers)
+  let token = readChunkedCookie(parseCookieHeader(headers.get('cookie')), cookieName).value
+  const authorization = headers.get('authorization')
+  if (!token && authorization?.split(' ')[0] === 'Bearer') {
+    try {
+      token = decodeURIComponent(authorization.split(' ')[1] ?? '')
+    } catch {
+      return null
+    }
+  }
+  if (!token) return null
+  if (raw) return token
+  if (!secret || secret.length === 0) {
+    throw new MissingSecret('Must pass `secret` if not set to JWT getToken()')
+  }
+  try {
+    return await decodeToken({ token, secret, salt })
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The built-in pages (sign in, sign out, verify request, error), rendered as strings. Markup,
+ * texts and statuses follow Auth.js so that applications and their tests see the same pages; the
+ * stylesheet is our own and nothing is loaded from third-party hosts.
+ *
+ * @module
+ */
+import { attributes, cssValue, escapeHtml } from './html.js'
+import { css } from './styles.js'
+
+/** The theme of the pages (spec §2.9), with defaults applied. */
+export interface PageTheme {
+  colorScheme: 'auto' | 'dark' | 'light'
+  logo: string
+  brandColor: string
+  buttonText: string
+}
+
+/** A provider as the sign-in page shows it. */
+export interface PageProvider {
+  id: string
+  name: string
+  type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
+  signinUrl: string
+  callbackUrl: string
+  /** Credentials providers: input name → attributes (`label`, `type`, `placeholder`, …). */
+  credentials?: Record<string, Record<string, unknown>>
+  /** OAuth providers: button look. */
+  style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
+}
+
+/** A rendered page and its HTTP status. */
+export interface RenderedPage {
+  status: number
+  html: string
+}
+
+function shell(title: string, theme: PageTheme, content: string): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="X-UA-Compatible" content="IE=edge"><meta name="viewport" content="width=device-width, initial-scale=1.0"><style>${css}</style><title>${title}</title></head><body class="__next-auth-theme-${escapeHtml(theme.colorScheme)}"><div class="page">${content}</div></body></html>`
+}
+
+function themeStyles(theme: PageTheme): string {
+  let out = ''
+  if (theme.brandColor) out += `<style>:root{--brand-color:${cssValue(theme.brandColor)}}</style>`
+  if (theme.buttonText) out += `<style>:root{--button-text-color:${cssValue(theme.buttonText)}}</style>`
+  return out
+}
+
+function logo(theme: PageTheme): string {
+  return theme.logo ? `<img src="${escapeHtml(theme.logo)}" alt="Logo" class="logo">` : ''
+}
+
+const hiddenCsrf = (csrfToken: string) =>
+  `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">`
+
+const SIGNIN_ERRORS: Record<string, string> = {
+  Signin: 'Try signing in with a different account.',
+  OAuthSignin: 'Try signing in with a different account.',
+  OAuthCallbackError: 'Try signing in with a different account.',
+  OAuthCreateAccount: 'Try signing in with a different account.',
+  EmailCreateAccount: 'Try signing in with a different account.',
+  Callback: 'Try signing in with a different account.',
+  OAuthAccountNotLinked:
+    'To confirm your identity, sign in with the same account you used originally.',
+  EmailSignin: 'The e-mail could not be sent.',
+  CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
+  SessionRequired: 'Please sign in to access this page.',
+}
+
+/** The message the sign-in page shows for an `error` query value. */
+export function signInErrorMessage(error: string): string {
+  return Object.hasOwn(SIGNIN_ERRORS, error) ? SIGNIN_ERRORS[error]! : 'Unable to sign in.'
+}
+
+const isFormProvider = (p: PageProvider) =>
+  p.type === 'email' || p.type === 'credentials' || p.type === 'webauthn'
+const CREDENTIAL_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder', 'value'])
+
+function oauthForm(p: PageProvider, csrfToken: string, callbackUrl?: string): string {
+  const color = cssValue(p.style?.brandColor ?? p.style?.bg ?? '')
+  const style = color ? ` style="--provider-brand-color:${escapeHtml(color)}"` : ''
+  const image = p.style?.logo ? `<img loading="lazy" height="24" src="${escapeHtml(p.style.logo)}">` : ''
+  return (
+    `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
+    (callbackUrl ? `<input type="hidden" name="callbackUrl" value="${escapeHtml(callbackUrl)}">` : '') +
+    `<button type="submit" class="button"${style}><span>Sign in with ${escapeHtml(p.name)}</span>${image}</button></form>`
+  )
+}
+
+function emailForm(p: PageProvider, csrfToken: string, email?: string): string {
+  const inputId = `input-email-for-${escapeHtml(p.id)}-provider`
+  return (
+    `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
+    `<label class="section-header" for="${inputId}">Email</label>` +
+    `<input id="${inputId}" autofocus type="email" name="email" value="${escapeHtml(email ?? '')}" placeholder="email@example.com" required>` +
+    `<button id="submitButton" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
+  )
+}
+
+function credentialsForm(p: PageProvider, csrfToken: string): string {
+  let inputs = ''
+  for (const [key, input] of Object.entries(p.credentials ?? {})) {
+    const inputId = `input-${escapeHtml(key)}-for-${escapeHtml(p.id)}-provider`
+    const label = typeof input.label === 'string' ? input.label : key
+    const type = typeof input.type === 'string' ? input.type : 'text'
+    const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
+    inputs +=
+      `<div><label class="section-header" for="${inputId}">${escapeHtml(label)}</label>` +
+      `<input name="${escapeHtml(key)}" id="${inputId}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${attributes(input, CREDENTIAL_RESERVED)}></div>`
+  }
+  return (
+    `<form action="${escapeHtml(p.callbackUrl)}" method="POST">${hiddenCsrf(csrfToken)}${inputs}` +
+    `<button id="submitButton" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
+  )
+}
+
+/** The sign-in page: one block per provider, an error box when `error` is set. */
+export function renderSignInPage(p: {
+  theme: PageTheme
+  providers: PageProvider[]
+  csrfToken: string
+  callbackUrl?: string
+  email?: string
+  error?: string
+}): RenderedPage {
+  const { providers } = p
+  let blocks = ''
+  providers.forEach((provider, i) => {
+    let block = ''
+    if (provider.type === 'oauth' || provider.type === 'oidc') {
+      block += oauthForm(provider, p.csrfToken, p.callbackUrl)
+    }
+    const previous = providers[i - 1]
+    if (isFormProvider(provider) && previous && !isFormProvider(previous)) block += '<hr>'
+    if (provider.type === 'email') block += emailForm(provider, p.csrfToken, p.email)
+    if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken)
+    if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
+    blocks += `<div class="provider">${block}</div>`
+  })
+  const error = p.error
+    ? `<div class="error"><p>${escapeHtml(signInErrorMessage(p.error))}</p></div>`
+    : ''
+  return {
+    status: 200,
+    html: shell(
+      'Sign In',
+      p.theme,
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>`,
+    ),
+  }
+}
+
+/** The sign-out confirmation page; the form posts back to `actionUrl`. */
+export function renderSignOutPage(p: {
+  theme: PageTheme
+  csrfToken: string
+  actionUrl: string
+}): RenderedPage {
+  return {
+    status: 200,
+    html: shell(
+      'Sign Out',
+      p.theme,
+      `<div class="signout">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Signout</h1><p>Are you sure you want to sign out?</p><form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}<button id="submitButton" type="submit">Sign out</button></form></div></div>`,
+    ),
+  }
+}
+
+/** The "check your email" page shown after a magic link was sent. */
+export function renderVerifyRequestPage(p: { theme: PageTheme; url: URL }): RenderedPage {
+  return {
+    status: 200,
+    html: shell(
+      'Verify Request',
+      p.theme,
+      `<div class="verify-request">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p><p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p></div></div>`,
+    ),
+  }
+}
+
+/** The error page: 500 for Configuration, 403 for AccessDenied and Verification, else 200. */
+export function renderErrorPage(p: {
+  theme: PageTheme
+  error?: string
+  url: URL
+  signInUrl: string
+}): RenderedPage {
+  const signIn = `<a class="button" href="${escapeHtml(p.signInUrl)}">Sign in</a>`
+  const site = `<p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p>`
+  const views: Record<string, { status: number; heading: string; message: string; after?: string }> = {
+    Configuration: {
+      status: 500,
+      heading: 'Server error',
+      message:
+        '<div><p>There is a problem with the server configuration.</p><p>Check the server logs for more information.</p></div>',
+    },
+    AccessDenied: {
+      status: 403,
+      heading: 'Access Denied',
+      message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>`,
+    },
+    Verification: {
+      status: 403,
+      heading: 'Unable to sign in',
+      message:
+        '<div><p>The sign in link is no longer valid.</p><p>It may have been used already or it may have expired.</p></div>',
+      after: signIn,
+    },
+  }
+  const view =
+    p.error !== undefined && Object.hasOwn(views, p.error)
+      ? views[p.error]!
+      : { status: 200, heading: 'Error', message: site }
+  return {
+    status: view.status,
+    html: shell(
+      'Error',
+      p.theme,
+      `<div class="error">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>${view.heading}</h1><div class="message">${view.message}</div>${view.after ?? ''}</div></div>`,
+    ),
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * Public types: the configuration, the callbacks and events, and the data shapes of spec §2.
+ *
+ * @module
+ */
+import type { Adapter, AdapterSession, AdapterUser } from './adapters.js'
+import type { CookieOption, CookieSerializeOptions, Cookie } from './cookies.js'
+import type { JWT, JWTOptions } from './jwt.js'
+import type { LoggerInstance } from './logger.js'
+import type { FlowTrace } from './engine/trace.js'
+import type { raw, skipCSRFCheck } from './symbols.js'
+
+export type { Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | PromiseLike<T>
+
+/** The actions served under `basePath` (spec §4). */
+export type AuthAction =
+  | 'callback'
+  | 'csrf'
+  | 'error'
+  | 'providers'
+  | 'session'
+  | 'signin'
+  | 'signout'
+  | 'verify-request'
+  | 'webauthn-options'
+
+/** The kinds of provider. */
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
+
+/** A user as seen by callbacks (spec §2.2). */
+export interface User {
+  id?: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** The session exposed to clients (spec §2.1). */
+export interface DefaultSession {
+  user?: User
+  /** ISO-8601 date at which the session expires. */
+  expires: string
+}
+
+/** The session exposed to clients; extend through declaration merging. */
+export interface Session extends DefaultSession {}
+
+/** An account: a provider identity with its token-endpoint fields (spec §2.3). */
+export interface Account {
+  provider: string
+  providerAccountId: string
+  type: ProviderType
+  userId?: string
+  access_token?: string
+  refresh_token?: string
+  id_token?: string
+  scope?: string
+  token_type?: Lowercase<string>
+  expires_in?: number
+  /** Absolute expiry of the access token, in seconds since the epoch. */
+  expires_at?: number
+  [key: string]: unknown
+}
+
+/** OpenID Connect standard claims (spec §2.4). */
+export interface Profile {
+  id?: string | null
+  sub?: string | null
+  name?: string | null
+  given_name?: string | null
+  family_name?: string | null
+  middle_name?: string | null
+  nickname?: string | null
+  preferred_username?: string | null
+  profile?: string | null
+  picture?: unknown
+  website?: string | null
+  email?: string | null
+  email_verified?: boolean | null
+  gender?: string | null
+  birthdate?: string | null
+  zoneinfo?: string | null
+  locale?: string | null
+  phone_number?: string | null
+  updated_at?: Date | string | number | null
+  address?: {
+    formatted?: string | null
+    street_address?: string | null
+    locality?: string | null
+    region?: string | null
+    postal_code?: string | null
+    country?: string | null
+  } | null
+  [claim: string]: unknown
+}
+
+/** An entry of `GET /providers` (spec §2.6). */
+export interface PublicProvider {
+  id: string
+  name: string
+  type: string
+  signinUrl: string
+  callbackUrl: string
+}
+
+/** The internal response returned with `raw` (spec §2.7). */
+export interface ResponseInternal<Body = unknown> {
+  status?: number
+  headers?: HeadersInit
+  body?: Body
+  redirect?: string
+  cookies?: Cookie[]
+}
+
+/** Paths of custom pages (spec §2.9). */
+export interface PagesOptions {
+  signIn: string
+  signOut: string
+  error: string
+  verifyRequest: string
+  newUser: string
+}
+
+/** Values of the error page's `error` query parameter. */
+export type ErrorPageParam = 'Configuration' | 'AccessDenied' | 'Verification'
+
+/** Values of the sign-in page's `error` query parameter. */
+export type SignInPageErrorParam =
+  | 'Signin'
+  | 'OAuthSignin'
+  | 'OAuthCallbackError'
+  | 'OAuthCreateAccount'
+  | 'EmailCreateAccount'
+  | 'Callback'
+  | 'OAuthAccountNotLinked'
+  | 'EmailSignin'
+  | 'CredentialsSignin'
+  | 'SessionRequired'
+
+/** Look of the built-in pages (spec §2.9). */
+export interface Theme {
+  colorScheme?: 'auto' | 'dark' | 'light'
+  logo?: string
+  brandColor?: string
+  buttonText?: string
+}
+
+/** Options shared by every provider. */
+export interface CommonProviderOptions {
+  id: string
+  name: string
+  type: ProviderType
+}
+
+/** One input of the built-in credentials form; extra keys become input attributes. */
+export interface CredentialInput {
+  label?: string
+  type?: string
+  placeholder?: string
+  [attribute: string]: unknown
+}
+
+/** A credentials provider: the application checks what the user submitted (spec §5.2). */
+export interface CredentialsConfig<
+  Inputs extends Record<string, CredentialInput> = Record<string, CredentialInput>,
+> extends CommonProviderOptions {
+  type: 'credentials'
+  credentials: Inputs
+  /**
+   * Checks the submitted credentials. Return the user, or `null` to reject; throw a
+   * `CredentialsSignin` (or a subclass with its own `code`) to reject with a code.
+   */
+  authorize: (
+    credentials: Partial<Record<keyof Inputs, unknown>>,
+    request: Request,
+  ) => Awaitable<User | null>
+}
+
+/** Any provider object. Provider kinds beyond credentials are typed by their own modules. */
+export interface ProviderConfig extends CommonProviderOptions {
+  options?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+/** A provider, or a function returning one (Auth.js accepts both). */
+export type Provider = CredentialsConfig | ProviderConfig | (() => CredentialsConfig | ProviderConfig)
+
+/** Parameters of the `signIn` callback. */
+export interface SignInCallbackParams {
+  user: User | AdapterUser
+  account?: Account | null
+  profile?: Profile
+  email?: { verificationRequest?: boolean }
+  credentials?: Record<string, unknown>
+}
+
+/** Parameters of the `jwt` callback. */
+export interface JwtCallbackParams {
+  token: JWT
+  user?: User | AdapterUser
+  account?: Account | null
+  profile?: Profile
+  trigger?: 'signIn' | 'signUp' | 'update'
+  /** @deprecated use `trigger === 'signUp'` */
+  isNewUser?: boolean
+  /** Data sent by the client's `update()`; validate it before use. */
+  session?: unknown
+}
+
+/** Parameters of the `session` callback. */
+export interface SessionCallbackParams {
+  session: Session & Partial<AdapterSession>
+  token: JWT
+  user: AdapterUser
+  newSession?: unknown
+  trigger?: 'update'
+}
+
+/** The callbacks (spec §2.14); all optional and possibly asynchronous. */
+export interface CallbacksOptions {
+  signIn?: (params: SignInCallbackParams) => Awaitable<boolean | string>
+  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
+  session?: (params: SessionCallbackParams) => Awaitable<Session | Record<string, unknown>>
+  jwt?: (params: JwtCallbackParams) => Awaitable<JWT | null>
+}
+
+/** The event handlers (spec §6); errors they throw are logged and swallowed. */
+export interface EventCallbacks {
+  signIn?: (message: {
+    user: User
+    account?: Account | null
+    profile?: Profile
+    isNewUser?: boolean
+  }) => Awaitable<void>
+  signOut?: (
+    message: { session: AdapterSession | null | undefined | void } | { token: JWT | null },
+  ) => Awaitable<void>
+  createUser?: (message: { user: User }) => Awaitable<void>
+  updateUser?: (message: { user: User }) => Awaitable<void>
+  linkAccount?: (message: {
+    user: User | AdapterUser
+    account: Account
+    profile: User | AdapterUser
+  }) => Awaitable<void>
+  session?: (message: { session: Session; token: JWT }) => Awaitable<void>
+}
+
+/** Per-cookie overrides of names and attributes (spec §2.8). */
+export type CookiesOptions = Partial<
+  Record<
+    | 'sessionToken'
+    | 'callbackUrl'
+    | 'csrfToken'
+    | 'pkceCodeVerifier'
+    | 'state'
+    | 'nonce'
+    | 'webauthnChallenge'
+    | 'flowState',
+    Partial<{ name: string; options: CookieSerializeOptions }>
+  >
+>
+
+/** The configuration of {@link Auth} (spec §2.13). */
+export interface AuthConfig {
+  providers: Provider[]
+  /** At least 32 random characters; an array rotates secrets (the first encrypts). */
+  secret?: string | string[]
+  adapter?: Adapter
+  /** Where the handler is mounted. Default `/auth`. */
+  basePath?: string
+  callbacks?: CallbacksOptions
+  cookies?: CookiesOptions
+  debug?: boolean
+  events?: EventCallbacks
+  experimental?: { enableWebAuthn?: boolean }
+  jwt?: Partial<JWTOptions>
+  logger?: Partial<LoggerInstance>
+  pages?: Partial<PagesOptions>
+  redirectProxyUrl?: string
+  session?: {
+    strategy?: 'jwt' | 'database'
+    /** Seconds of idleness after which a session expires. Default 30 days. */
+    maxAge?: number
+    /** Seconds between refreshes of the session's expiry. Default 1 day; 0 refreshes on every read. */
+    updateAge?: number
+    generateSessionToken?: () => string
+  }
+  skipCSRFCheck?: typeof skipCSRFCheck
+  raw?: typeof raw
+  theme?: Theme
+  /** Trust the request's host (and, in integrations, forwarded headers). */
+  trustHost?: boolean
+  useSecureCookies?: boolean
+  /**
+   * Development hook: receives a trace of every flow run (states, event types, transitions taken;
+   * never payloads). The flow inspector and the model-based tests use it.
+   */
+  inspect?: (trace: FlowTrace) => void
+}

@@ -1,0 +1,15 @@
+// `npm run demo`: the demo app on http://localhost:3000 (PORT and HOST override).
+import { createDemoApp, DEMO_USER } from './app.js'
+
+const port = Number(process.env.PORT ?? 3000)
+const host = process.env.HOST ?? 'localhost'
+const app = await createDemoApp({ dataDir: process.env.DEMO_DATA_DIR ?? '.demo-data' })
+await app.listen({ port, host })
+console.log(`authchart demo on http://${host}:${port}`)
+console.log(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}".`)
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    app.close().then(() => process.exit(0))
+  })
+}

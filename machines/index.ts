@@ -1,0 +1,23 @@
+/**
+ * The flow machines: pure xstate charts with no I/O, usable for diagrams, model-based tests and
+ * extension by applications.
+ *
+ * @module
+ */
+export {
+  sessionMachine,
+  SessionContext,
+  SessionPolicy,
+  type SessionEvent,
+  type SessionTag,
+} from './session.machine.js'
+export {
+  credentialsSignInMachine,
+  CredentialsSignInContext,
+  CredentialsPolicy,
+  type CredentialsSignInEvent,
+  type CredentialsSignInTag,
+} from './credentials-signin.machine.js'
+export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
+export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
+export type { FlowOutcome, FlowResponse, SessionCookieChange } from './shared/outcome.js'

@@ -1,0 +1,161 @@
+import { number, object, string } from 'superstruct'
+import { describe, expect, it } from 'vitest'
+import { assign, setup, type AnyMachineSnapshot } from 'xstate'
+import { advance } from '../../core/engine/advance.js'
+import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
+import { defineFlow } from '../../core/engine/flow.js'
+import { FlowStateError } from '../../core/errors.js'
+const SECRET = 'test-secret-that-is-long-enough-for-hkdf-0123456789'
+
+/** A two-step flow that rests between requests, like a second factor after a password. */
+function twoStepMachine(version: string, id = 'two-step') {
+  return setup({
+    types: {} as {
+      context: { user: string; attempts: number }
+      events:
+        | { type: 'step.start'; user: string; at: number }
+        | { type: 'step.finish'; at: number }
+    },
+    actions: {
+      rememberUser: assign(({ event }) => ({ user: event.type === 'step.start' ? event.user : '' })),
+    },
+  }).createMachine({
+    id,
+    version,
+    initial: 'idle',
+    context: { user: '', attempts: 0 },
+    output: ({ event }: { event: { output?: unknown } }) => event.output,
+    states: {
+      idle: { tags: 'awaitsRequest', on: { 'step.start': { target: 'waiting', actions: 'rememberUser' } } },
+      waiting: {
+        tags: 'awaitsRequest',
+        meta: { outcome: () => ({ type: 'redirect', url: '/second-factor' }) },
+        on: { 'step.finish': 'done' },
+      },
+      done: { type: 'final', output: () => ({ type: 'json', body: 'ok' }) },
+    },
+  })
+}
+
+const Context = object({ user: string(), attempts: number() })
+const flowOf = (version = '1', id?: string) =>
+  defineFlow({ machine: twoStepMachine(version, id), context: Context, effects: {} })
+const AT = 1_800_000_000
+const options = { secrets: [SECRET], cookieName: 'authchart.flow.two-step', at: AT }
+
+async function restingSnapshot(flow = flowOf()): Promise<AnyMachineSnapshot> {
+  const run = await advance(flow, {}, { type: 'step.start', user: 'alice', at: AT })
+  expect(run.resting).toBe(true)
+  return run.snapshot
+}
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(FlowStateError)
+  return (error as FlowStateError).code
+}
+
+describe('sealed flow envelopes', () => {
+  it('reopens a resting flow in the same state with the same context', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const reopened = await openEnvelope(flow, sealed, { ...options, at: AT + 60 })
+    expect(reopened.value).toBe('waiting')
+    expect(reopened.context).toEqual({ user: 'alice', attempts: 0 })
+    const run = await advance(flow, {}, { type: 'step.finish', at: AT + 61 }, { from: reopened })
+    expect(run.outcome).toEqual({ type: 'json', body: 'ok' })
+  })
+
+  it('refuses an envelope whose ciphertext was tampered with', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const parts = sealed.split('.')
+    const ciphertext = parts[3]!
+    parts[3] = (ciphertext[0] === 'A' ? 'B' : 'A') + ciphertext.slice(1)
+    expect(await refusal(openEnvelope(flow, parts.join('.'), options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses garbage that is not a JWE at all', async () => {
+    expect(await refusal(openEnvelope(flowOf(), 'not.an.envelope', options))).toBe(
+      'ERR_FLOW_STATE_INVALID',
+    )
+  })
+
+  it('refuses an envelope sealed with a secret it does not know', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), {
+      ...options,
+      secrets: ['another-secret-that-is-also-long-enough-0000'],
+    })
+    expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('opens an envelope sealed with a rotated-out secret that is still listed', async () => {
+    const flow = flowOf()
+    const old = 'the-previous-secret-that-is-long-enough-000000'
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), { ...options, secrets: [old] })
+    const reopened = await openEnvelope(flow, sealed, { ...options, secrets: [SECRET, old] })
+    expect(reopened.value).toBe('waiting')
+  })
+
+  it('refuses an expired envelope as stale', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const later = { ...options, at: AT + ENVELOPE_MAX_AGE + 1 }
+    expect(await refusal(openEnvelope(flow, sealed, later))).toBe('ERR_FLOW_STATE_STALE')
+  })
+
+  it('refuses an envelope sealed by an older version of the machine as stale', async () => {
+    const v1 = flowOf('1')
+    const sealed = await sealEnvelope(v1, await restingSnapshot(v1), options)
+    expect(await refusal(openEnvelope(flowOf('2'), sealed, options))).toBe('ERR_FLOW_STATE_STALE')
+  })
+
+  it('refuses an envelope of another flow (no confused deputy)', async () => {
+    const other = flowOf('1', 'other-flow')
+    const sealed = await sealEnvelope(other, await restingSnapshot(other), options)
+    expect(await refusal(openEnvelope(flowOf(), sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses an envelope bound to another provider', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), { ...options, binding: 'github' })
+    expect(await refusal(openEnvelope(flow, sealed, { ...options, binding: 'google' }))).toBe(
+      'ERR_FLOW_STATE_INVALID',
+    )
+  })
+
+  it('refuses an envelope sealed under another cookie name', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const elsewhere = { ...options, cookieName: 'authchart.flow.other' }
+    expect(await refusal(openEnvelope(flow, sealed, elsewhere))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses a context that does not fit the flow shape', async () => {
+    const flow = flowOf()
+    const snapshot = await restingSnapshot(flow)
+    const misshapen = { ...snapshot, context: { user: 42 } } as unknown as AnyMachineSnapshot
+    const sealed = await sealEnvelope(flow, misshapen, options)
+    expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses an envelope naming a state that does not await a request', async () => {
+    const flow = flowOf()
+    const snapshot = await restingSnapshot(flow)
+    const final = { ...snapshot, value: 'done' } as unknown as AnyMachineSnapshot
+    const sealed = await sealEnvelope(flow, final, options)
+    expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses an envelope naming a state the machine does not have', async () => {
+    const flow = flowOf()
+    const snapshot = await restingSnapshot(flow)
+    const unknownState = { ...snapshot, value: 'nowhere' } as unknown as AnyMachineSnapshot
+    const sealed = await sealEnvelope(flow, unknownState, options)
+    expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+})

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error the demo is plain JavaScript
+import { createDemoApp, DEMO_USER } from '../../demo/app.js'
+import { CookieJar } from '../fixtures/http.js'
+
+let app: FastifyInstance
+let origin: string
+let dataDir: string
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'authchart-demo-'))
+  app = (await createDemoApp({ dataDir })) as FastifyInstance
+  origin = await app.listen({ port: 0, host: '127.0.0.1' })
+})
+
+afterAll(async () => {
+  await app?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function get(path: string, jar?: CookieJar): Promise<Response> {
+  const response = await fetch(`${origin}${path}`, {
+    redirect: 'manual',
+    headers: jar ? { cookie: jar.header() } : {},
+  })
+  jar?.store(response)
+  return response
+}
+
+async function post(path: string, form: Record<string, string>, jar: CookieJar): Promise<Response> {
+  const response = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  })
+  jar.store(response)
+  return response
+}
+
+async function csrfToken(jar: CookieJar): Promise<string> {
+  return ((await (await get('/auth/csrf', jar)).json()) as { csrfToken: string }).csrfToken
+}
+
+describe('the demo over real HTTP', () => {
+  it('lists the credentials provider at GET /auth/providers', async () => {
+    const response = await get('/auth/providers')
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      credentials: {
+        id: 'credentials',
+        name: 'Demo account',
+        type: 'credentials',
+        signinUrl: `${origin}/auth/signin/credentials`,
+        callbackUrl: `${origin}/auth/callback/credentials`,
+      },
+    })
+  })
+
+  it('serves the built-in sign-in page with the demo form', async () => {
+    const response = await get('/auth/signin?callbackUrl=/protected')
+    expect(response.status).toBe(200)
+    const html = await response.text()
+    expect(html).toContain('name="username"')
+    expect(html).toContain(`action="${origin}/auth/callback/credentials"`)
+  })
+
+  it('sends a visitor without a session from the protected page to sign-in', async () => {
+    const response = await get('/protected')
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe('/auth/signin?callbackUrl=%2Fprotected')
+  })
+
+  it('signs the demo user in, shows the session on the protected page, and signs out', async () => {
+    const jar = new CookieJar()
+    const signIn = await post(
+      '/auth/callback/credentials',
+      {
+        username: DEMO_USER.username,
+        password: DEMO_USER.password,
+        csrfToken: await csrfToken(jar),
+        callbackUrl: '/protected',
+      },
+      jar,
+    )
+    expect(signIn.status).toBe(302)
+    expect(signIn.headers.get('location')).toBe(`${origin}/protected`)
+    expect(jar.get('authjs.session-token')).toMatch(/^eyJ/)
+
+    const protectedPage = await get('/protected', jar)
+    expect(protectedPage.status).toBe(200)
+    expect(await protectedPage.text()).toContain('Demo User')
+
+    const signOut = await post('/auth/signout', { csrfToken: await csrfToken(jar) }, jar)
+    expect(signOut.status).toBe(302)
+    expect(jar.get('authjs.session-token')).toBeUndefined()
+    expect((await get('/protected', jar)).status).toBe(302)
+  })
+
+  it('refuses a wrong password with the CredentialsSignin error', async () => {
+    const jar = new CookieJar()
+    const response = await post(
+      '/auth/callback/credentials',
+      { username: DEMO_USER.username, password: 'wrong', csrfToken: await csrfToken(jar) },
+      jar,
+    )
+    expect(response.headers.get('location')).toBe(
+      `${origin}/auth/signin?error=CredentialsSignin&code=credentials`,
+    )
+    expect(jar.get('authjs.session-token')).toBeUndefined()
+  })
+})

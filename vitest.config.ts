@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    // Tests (and the demo they start) run against the sources; the package test checks dist/.
+    alias: [
+      { find: /^authchart$/, replacement: source('./core/index.ts') },
+      { find: /^authchart\/jwt$/, replacement: source('./core/jwt.ts') },
+      { find: /^authchart\/errors$/, replacement: source('./core/errors.ts') },
+      { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
+      { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
+      { find: /^authchart\/providers\/(.+)$/, replacement: source('./providers/$1.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/model-coverage.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+})
