@@ -162,6 +162,8 @@ export async function Auth(
     const response = toResponse(internal)
     const location = response.headers.get('Location')
     if (!wantsJsonRedirect || !location) return response
+    // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
+    if (reported) return Response.json({ url: location })
     return Response.json({ url: location }, { headers: response.headers })
   } catch (error) {
     if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error

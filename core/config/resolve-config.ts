@@ -138,17 +138,19 @@ function normalizeProvider(input: unknown, path: number): ResolvedProvider {
 }
 
 function toConfigError(error: StructError): Error {
-  const path = error.path.join('.')
   if (error.path[0] === 'secret' && error.value === undefined) {
     return new MissingSecret('Please define a `secret`')
   }
+  // A union (e.g. `secret`: string or array) fails as a whole; its refinement says why.
+  const failure = error.failures().find((f) => f.refinement !== undefined) ?? error
+  const path = failure.path.join('.')
   const message =
-    error.type === 'never'
+    failure.type === 'never'
       ? `config.${path}: unknown option`
-      : error.refinement
-        ? `config.${path}: ${error.message}`
-        : `config.${path}: expected ${error.type}, received ${describe(error.value)}`
-  return new ConfigError(message, error.path, { cause: error })
+      : failure.refinement
+        ? `config.${path}: ${failure.message}`
+        : `config.${path}: expected ${failure.type}, received ${describe(failure.value)}`
+  return new ConfigError(message, failure.path, { cause: error })
 }
 
 function describe(value: unknown): string {

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest'
+import {
+  renderErrorPage,
+  renderSignInPage,
+  renderSignOutPage,
+  renderVerifyRequestPage,
+  signInErrorMessage,
+  type PageProvider,
+  type PageTheme,
+} from '../../core/pages/index.js'
+
+const theme: PageTheme = { colorScheme: 'auto', logo: '', brandColor: '', buttonText: '' }
+const url = new URL('https://app.test/auth/error')
+const oauth: PageProvider = {
+  id: 'github',
+  name: 'GitHub',
+  type: 'oauth',
+  signinUrl: 'https://app.test/auth/signin/github',
+  callbackUrl: 'https://app.test/auth/callback/github',
+}
+const credentials: PageProvider = {
+  id: 'credentials',
+  name: 'Credentials',
+  type: 'credentials',
+  signinUrl: 'https://app.test/auth/signin/credentials',
+  callbackUrl: 'https://app.test/auth/callback/credentials',
+  credentials: { username: { label: 'Username', autocomplete: 'username' }, password: { type: 'password' } },
+}
+
+describe('the sign-in page', () => {
+  it('renders one input per configured credential, with its attributes', () => {
+    const { status, html } = renderSignInPage({ theme, providers: [credentials], csrfToken: 't' })
+    expect(status).toBe(200)
+    expect(html).toContain('<title>Sign In</title>')
+    expect(html).toContain('<input name="username" id="input-username-for-credentials-provider" type="text" placeholder="" autocomplete="username">')
+    expect(html).toContain('type="password"')
+    expect(html).toContain('<form action="https://app.test/auth/callback/credentials" method="POST">')
+  })
+
+  it('renders an OAuth button posting the CSRF token and callback URL to the provider sign-in URL', () => {
+    const { html } = renderSignInPage({ theme, providers: [oauth], csrfToken: 'tok', callbackUrl: 'https://app.test/x' })
+    expect(html).toContain('<form action="https://app.test/auth/signin/github" method="POST">')
+    expect(html).toContain('<input type="hidden" name="csrfToken" value="tok">')
+    expect(html).toContain('<input type="hidden" name="callbackUrl" value="https://app.test/x">')
+    expect(html).toContain('Sign in with GitHub')
+  })
+
+  it('separates form providers from buttons with a rule, as Auth.js does', () => {
+    const { html } = renderSignInPage({ theme, providers: [oauth, credentials, oauth], csrfToken: 't' })
+    expect(html.match(/<hr>/g)).toHaveLength(2)
+  })
+
+  it.each([
+    ['OAuthSignin', 'Try signing in with a different account.'],
+    ['OAuthAccountNotLinked', 'To confirm your identity, sign in with the same account you used originally.'],
+    ['EmailSignin', 'The e-mail could not be sent.'],
+    ['CredentialsSignin', 'Sign in failed. Check the details you provided are correct.'],
+    ['SessionRequired', 'Please sign in to access this page.'],
+    ['Whatever', 'Unable to sign in.'],
+    ['toString', 'Unable to sign in.'],
+  ])('shows the message for %s', (error, message) => {
+    expect(signInErrorMessage(error)).toBe(message)
+    expect(renderSignInPage({ theme, providers: [], csrfToken: 't', error }).html).toContain(message)
+  })
+
+  it('escapes provider names, callback URLs and credential attributes (no script injection)', () => {
+    const hostile: PageProvider = {
+      ...credentials,
+      name: '<script>alert(1)</script>',
+      credentials: { '"><script>': { label: '<img src=x onerror=alert(1)>', onfocus: 'alert(1)' } },
+    }
+    const { html } = renderSignInPage({
+      theme,
+      providers: [hostile, { ...oauth, name: '<b>x</b>' }],
+      csrfToken: '"><script>alert(1)</script>',
+      callbackUrl: '"><script>alert(1)</script>',
+      email: '"><script>',
+    })
+    expect(html).not.toMatch(/<script|<img src=x|onfocus=|<b>x/)
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+  })
+
+  it('keeps theme colours from closing the style element', () => {
+    const { html } = renderSignInPage({
+      theme: { ...theme, brandColor: 'red;}</style><script>alert(1)</script>' },
+      providers: [],
+      csrfToken: 't',
+    })
+    expect(html).not.toContain('</style><script>')
+  })
+
+  it('loads nothing from third-party hosts', () => {
+    const { html } = renderSignInPage({ theme, providers: [oauth, credentials], csrfToken: 't' })
+    const urls = html.match(/(?:src|href)="([^"]+)"/g) ?? []
+    expect(urls).toEqual([])
+  })
+})
+
+describe('the other pages', () => {
+  it('renders the sign-out confirmation posting to the given action', () => {
+    const { status, html } = renderSignOutPage({ theme, csrfToken: 't', actionUrl: 'https://app.test/auth/signout' })
+    expect(status).toBe(200)
+    expect(html).toContain('<h1>Signout</h1><p>Are you sure you want to sign out?</p><form action="https://app.test/auth/signout" method="POST">')
+  })
+
+  it('renders the verify-request page with a link to the site', () => {
+    const { html } = renderVerifyRequestPage({ theme, url })
+    expect(html).toContain('<h1>Check your email</h1>')
+    expect(html).toContain('<a class="site" href="https://app.test">app.test</a>')
+  })
+
+  it.each([
+    ['Configuration', 500, 'Server error'],
+    ['AccessDenied', 403, 'Access Denied'],
+    ['Verification', 403, 'Unable to sign in'],
+    [undefined, 200, 'Error'],
+    ['constructor', 200, 'Error'],
+  ])('renders the error page for %s with status %i', (error, status, heading) => {
+    const page = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', ...(error ? { error } : {}) })
+    expect(page.status).toBe(status)
+    expect(page.html).toContain(`<h1>${heading}</h1>`)
+  })
+
+  it('applies the colour scheme, brand colour and logo', () => {
+    const { html } = renderSignOutPage({
+      theme: { colorScheme: 'light', logo: 'https://cdn.test/l.png', brandColor: '#123456', buttonText: '#fff' },
+      csrfToken: 't',
+      actionUrl: '/x',
+    })
+    expect(html).toContain('<body class="__next-auth-theme-light">')
+    expect(html).toContain('<style>:root{--brand-color:#123456}</style>')
+    expect(html).toContain('<style>:root{--button-text-color:#fff}</style>')
+    expect(html).toContain('<img src="https://cdn.test/l.png" alt="Logo" class="logo">')
+  })
+})

@@ -1,0 +1,92 @@
+/**
+ * The published package: `npm run build` emits JavaScript and declarations to dist/, publint finds
+ * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+const root = process.cwd()
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types: string; default: string }>
+}
+
+function node(script: string): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+}
+
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+}, 120_000)
+
+describe('the package', () => {
+  it('points every export at a built file and its declarations', () => {
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'string') continue
+      const files = subpath.includes('*')
+        ? [target.default.replace('*', 'credentials'), target.types.replace('*', 'credentials')]
+        : [target.default, target.types]
+      for (const file of files) expect(existsSync(join(root, file)), `${subpath} → ${file}`).toBe(true)
+    }
+  })
+
+  it('passes publint --strict', () => {
+    const output = execFileSync('npx', ['publint', '--strict'], { cwd: root, encoding: 'utf8' })
+    expect(output).toContain('All good!')
+  })
+
+  it('is importable by plain node under its own name, subpath by subpath', () => {
+    const names = JSON.parse(
+      node(`
+        const modules = {
+          root: await import('authchart'),
+          jwt: await import('authchart/jwt'),
+          errors: await import('authchart/errors'),
+          adapters: await import('authchart/adapters'),
+          machines: await import('authchart/machines'),
+          credentials: await import('authchart/providers/credentials'),
+          fastify: await import('authchart/fastify'),
+        }
+        console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
+      `),
+    ) as Record<string, string[]>
+    expect(names.root).toEqual(
+      expect.arrayContaining(['Auth', 'createActionURL', 'setEnvDefaults', 'isAuthAction', 'skipCSRFCheck', 'raw', 'customFetch']),
+    )
+    expect(names.jwt).toEqual(expect.arrayContaining(['encode', 'decode', 'getToken']))
+    expect(names.errors).toEqual(expect.arrayContaining(['AuthError', 'CredentialsSignin', 'AccessDenied', 'MissingCSRF']))
+    expect(names.adapters).toEqual(['isDate'])
+    expect(names.machines).toEqual(expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine']))
+    expect(names.credentials).toEqual(['default'])
+    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+  })
+
+  it('signs in and reads the session through the built package', () => {
+    const output = node(`
+      import { Auth } from 'authchart'
+      import Credentials from 'authchart/providers/credentials'
+      const config = {
+        secret: 'a-secret-that-is-long-enough-for-the-schema-000',
+        trustHost: true,
+        providers: [Credentials({ authorize: () => ({ id: '1', name: 'Node' }) })],
+      }
+      const origin = 'http://localhost'
+      const csrf = await Auth(new Request(origin + '/auth/csrf'), config)
+      const cookie = csrf.headers.getSetCookie()[0].split(';')[0]
+      const { csrfToken } = await csrf.json()
+      const signIn = await Auth(new Request(origin + '/auth/callback/credentials', {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrfToken }),
+      }), config)
+      const session = signIn.headers.getSetCookie().find((c) => c.startsWith('authjs.session-token=')).split(';')[0]
+      const read = await Auth(new Request(origin + '/auth/session', { headers: { cookie: session } }), config)
+      console.log((await read.json()).user.name)
+    `)
+    expect(output.trim()).toBe('Node')
+  })
+})
