@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { Auth, assertConfig } from '../../core/index.js'
 import { ConfigError } from '../../core/errors.js'
+import type { AuthConfig } from '../../core/types.js'
 import { authRequest, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 
 const CONFIG_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
 
-async function expectConfigurationFailure(config: Parameters<typeof Auth>[1], path = '/auth/session') {
-  const response = await Auth(authRequest({ path }), config as never)
+async function expectConfigurationFailure(config: unknown, path = '/auth/session') {
+  const response = await Auth(authRequest({ path }), config as Omit<AuthConfig, 'raw'>)
   expect(response.status).toBe(500)
   expect(await response.json()).toEqual({ message: CONFIG_MESSAGE })
 }
