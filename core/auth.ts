@@ -17,6 +17,7 @@ import {
 } from './errors.js'
 import { dispatch, errorRedirectUrl, routeFor } from './http/dispatch.js'
 import { parseRequest, type ParsedRequest } from './http/request.js'
+import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import type { raw } from './symbols.js'
@@ -89,12 +90,13 @@ function failure(
   error: unknown,
   request: ParsedRequest,
   config: ResolvedConfig,
+  table: readonly Route[],
   wantsJsonRedirect: boolean,
 ): Response {
   if (error instanceof RequestError) {
     return Response.json('Bad request.', { status: error.status })
   }
-  if (routeFor(request, config)?.failure === 'json-null') {
+  if (routeFor(request, config, table)?.failure === 'json-null') {
     return Response.json(null, { status: 400 })
   }
   const authError = error instanceof AuthError ? error : undefined
@@ -108,8 +110,68 @@ function failure(
   return wantsJsonRedirect ? Response.json({ url }) : redirect(url)
 }
 
+/** The signature of {@link Auth}. */
+export interface AuthHandler {
+  (request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
+  (request: Request, config: Omit<AuthConfig, 'raw'>): Promise<Response>
+}
+
 /**
- * Handles an authentication request.
+ * Builds a handler over a routing table. {@link Auth} is the handler over the built-in routes;
+ * flow extensions and tests add routes of their own.
+ */
+export function createHandler(table: readonly Route[]): AuthHandler {
+  async function handle(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+    const resolution = resolveConfig(config)
+    const logger = resolution.ok ? resolution.config.logger : resolution.logger
+    let parsed: ParsedRequest
+    try {
+      parsed = await parseRequest(
+        request,
+        resolution.ok ? resolution.config.basePath : fallbackBasePath(config),
+      )
+    } catch (error) {
+      logger.error(error instanceof Error ? error : new Error(String(error)))
+      const status = error instanceof RequestError ? error.status : 400
+      return Response.json('Bad request.', { status })
+    }
+    if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
+    const resolved = resolution.config
+    if (!resolved.trustHost) {
+      const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${request.url}`)
+      return configurationFailure(parsed, untrusted, logger, config)
+    }
+
+    const wantsJsonRedirect = request.headers.has('X-Auth-Return-Redirect')
+    try {
+      const { response: internal, failure: reported } = await dispatch(
+        request,
+        parsed,
+        resolved,
+        table,
+      )
+      if (resolved.raw) {
+        if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
+        return internal
+      }
+      const response = toResponse(internal)
+      const location = response.headers.get('Location')
+      if (!wantsJsonRedirect || !location) return response
+      // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
+      if (reported) return Response.json({ url: location })
+      return Response.json({ url: location }, { headers: response.headers })
+    } catch (error) {
+      if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
+      logger.error(error instanceof Error ? error : new Error(String(error)))
+      return failure(error, parsed, resolved, table, wantsJsonRedirect)
+    }
+  }
+  return handle as AuthHandler
+}
+
+/**
+ * Handles an authentication request: a web `Request` and a config in, a web `Response` out
+ * (or the internal response object when `config.raw` is the {@link raw} marker).
  *
  * @example
  * ```ts
@@ -123,51 +185,4 @@ function failure(
  * })
  * ```
  */
-export async function Auth(
-  request: Request,
-  config: AuthConfig & { raw: typeof raw },
-): Promise<ResponseInternal>
-export async function Auth(request: Request, config: Omit<AuthConfig, 'raw'>): Promise<Response>
-export async function Auth(
-  request: Request,
-  config: AuthConfig,
-): Promise<Response | ResponseInternal> {
-  const resolution = resolveConfig(config)
-  const logger = resolution.ok ? resolution.config.logger : resolution.logger
-  let parsed: ParsedRequest
-  try {
-    parsed = await parseRequest(
-      request,
-      resolution.ok ? resolution.config.basePath : fallbackBasePath(config),
-    )
-  } catch (error) {
-    logger.error(error instanceof Error ? error : new Error(String(error)))
-    const status = error instanceof RequestError ? error.status : 400
-    return Response.json('Bad request.', { status })
-  }
-  if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
-  const resolved = resolution.config
-  if (!resolved.trustHost) {
-    const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${request.url}`)
-    return configurationFailure(parsed, untrusted, logger, config)
-  }
-
-  const wantsJsonRedirect = request.headers.has('X-Auth-Return-Redirect')
-  try {
-    const { response: internal, failure: reported } = await dispatch(request, parsed, resolved)
-    if (resolved.raw) {
-      if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-      return internal
-    }
-    const response = toResponse(internal)
-    const location = response.headers.get('Location')
-    if (!wantsJsonRedirect || !location) return response
-    // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
-    if (reported) return Response.json({ url: location })
-    return Response.json({ url: location }, { headers: response.headers })
-  } catch (error) {
-    if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
-    logger.error(error instanceof Error ? error : new Error(String(error)))
-    return failure(error, parsed, resolved, wantsJsonRedirect)
-  }
-}
+export const Auth: AuthHandler = createHandler(routes)

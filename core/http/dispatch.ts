@@ -210,9 +210,13 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
 }
 
 /** The route serving a parsed request, if any (used by the error handler too). */
-export function routeFor(request: ParsedRequest, config: ResolvedConfig): Route | undefined {
+export function routeFor(
+  request: ParsedRequest,
+  config: ResolvedConfig,
+  table: readonly Route[] = routes,
+): Route | undefined {
   const provider = request.providerId ? config.providerById.get(request.providerId) : undefined
-  return matchRoute(routes, request.method, request.action, provider?.type)
+  return matchRoute(table, request.method, request.action, provider?.type)
 }
 
 /**
@@ -225,6 +229,7 @@ export async function dispatch(
   raw: Request,
   request: ParsedRequest,
   config: ResolvedConfig,
+  table: readonly Route[] = routes,
 ): Promise<Dispatched> {
   const origin = request.url.origin
   let provider
@@ -236,7 +241,7 @@ export async function dispatch(
       )
     }
   }
-  const route = matchRoute(routes, request.method, request.action, provider?.type)
+  const route = matchRoute(table, request.method, request.action, provider?.type)
   if (!route) throw new UnknownAction(`Cannot handle action: ${request.action}`)
   const cookies = cookiesFor(config, request.url)
   const setCookies: Cookie[] = []
