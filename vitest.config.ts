@@ -10,6 +10,8 @@ export default defineConfig({
       { find: /^authchart$/, replacement: source('./core/index.ts') },
       { find: /^authchart\/jwt$/, replacement: source('./core/jwt.ts') },
       { find: /^authchart\/errors$/, replacement: source('./core/errors.ts') },
+      { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },
+      { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
       { find: /^authchart\/providers\/(.+)$/, replacement: source('./providers/$1.ts') },

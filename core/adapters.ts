@@ -102,3 +102,4 @@ export function isDate(value: unknown): value is string {
     !Number.isNaN(Date.parse(value))
   )
 }
+

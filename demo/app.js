@@ -3,7 +3,9 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
 import Fastify from 'fastify'
+import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
 
@@ -35,11 +37,20 @@ const page = (title, body) => `<!doctype html><html lang="en"><head><meta charse
 pre{background:#f4f4f5;padding:1rem;border-radius:.5rem;overflow:auto}a{color:#346df1}</style></head>
 <body>${body}</body></html>`
 
-/** Builds the demo app; `dataDir` holds its secret (and, later, its database). */
+/**
+ * Builds the demo app. `dataDir` holds its secret and its embedded PostgreSQL (PGlite) database,
+ * where users and sessions live, so sessions survive restarts.
+ */
 export async function createDemoApp({ dataDir = '.demo-data', logger = false } = {}) {
+  mkdirSync(dataDir, { recursive: true })
+  const db = new PGlite(join(dataDir, 'pglite'))
+  const adapter = PostgresAdapter(db)
+  await adapter.migrate()
   const authConfig = {
     secret: demoSecret(dataDir),
     trustHost: true,
+    // With an adapter, sessions are database sessions (the cookie holds only a session token).
+    adapter,
     providers: [
       Credentials({
         name: 'Demo account',
@@ -56,6 +67,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false } =
   }
 
   const app = Fastify({ logger })
+  app.addHook('onClose', async () => db.close())
   await app.register(fastifyAuth, authConfig)
 
   app.get('/', async (request, reply) => {

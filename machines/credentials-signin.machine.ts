@@ -1,5 +1,7 @@
 /**
  * Credentials sign-in: submit → `authorize` → `signIn` callback → issue a session → `signedIn`.
+ * Under the `database` strategy the session is a real database row (Auth.js silently fails here,
+ * its issues #9636 and #3729): the user returned by `authorize` is found or created first.
  * A rejected attempt ends in `rejected` (CredentialsSignin with its `code`); anything unexpected
  * in `failed` (Configuration). The submitted credentials are forgotten as soon as the `signIn`
  * callback has seen them, so they can never be sealed into a cookie by an extended flow.
@@ -67,6 +69,11 @@ export type CredentialsSignInEvent =
   | EffectResult<'authorize', AuthorizedUser, 'rejected' | 'threw'>
   | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
+  | EffectResult<
+      'createDatabaseSession',
+      { value: string; expires: number; user: Record<string, unknown> },
+      'threw'
+    >
   | EffectDone<'emitSignInEvent', null>
 
 /** Tags: effect states and the resting state. */
@@ -75,6 +82,7 @@ export type CredentialsSignInTag =
   | 'effect.authorize'
   | 'effect.checkSignIn'
   | 'effect.issueSession'
+  | 'effect.createDatabaseSession'
   | 'effect.emitSignInEvent'
 
 const initialContext: CredentialsSignInContext = {
@@ -119,6 +127,7 @@ export const credentialsSignInMachine = setup({
       assertEvent(event, 'authorize.failed')
       return event.reason === 'rejected'
     },
+    isDatabaseStrategy: ({ context }) => context.policy?.strategy === 'database',
     hasSignInRedirect: ({ event }) => {
       assertEvent(event, 'checkSignIn.done')
       return event.output.redirect !== null
@@ -144,7 +153,12 @@ export const credentialsSignInMachine = setup({
     }),
     forgetCredentials: assign({ credentials: null }),
     recordDenial: assign(({ event }) => {
-      assertEvent(event, ['authorize.failed', 'checkSignIn.failed', 'issueSession.failed'])
+      assertEvent(event, [
+        'authorize.failed',
+        'checkSignIn.failed',
+        'issueSession.failed',
+        'createDatabaseSession.failed',
+      ])
       return {
         credentials: null,
         denial: {
@@ -156,6 +170,10 @@ export const credentialsSignInMachine = setup({
     rememberIssuedSession: assign(({ event }) => {
       assertEvent(event, 'issueSession.done')
       return { issued: event.output.value, expires: event.output.expires }
+    }),
+    rememberDatabaseSession: assign(({ event }) => {
+      assertEvent(event, 'createDatabaseSession.done')
+      return { issued: event.output.value, expires: event.output.expires, user: event.output.user }
     }),
   },
 }).createMachine({
@@ -192,6 +210,11 @@ export const credentialsSignInMachine = setup({
             target: 'redirectedBySignIn',
             actions: ['forgetCredentials', 'rememberSignInRedirect'],
           },
+          {
+            guard: 'isDatabaseStrategy',
+            target: 'creatingDatabaseSession',
+            actions: 'forgetCredentials',
+          },
           { target: 'issuingSession', actions: 'forgetCredentials' },
         ],
         'checkSignIn.failed': { target: 'denied', actions: 'recordDenial' },
@@ -203,6 +226,14 @@ export const credentialsSignInMachine = setup({
       on: {
         'issueSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
         'issueSession.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    creatingDatabaseSession: {
+      tags: 'effect.createDatabaseSession',
+      description: 'Finds or creates the user row, then stores a new database session for it.',
+      on: {
+        'createDatabaseSession.done': { target: 'announcingSignIn', actions: 'rememberDatabaseSession' },
+        'createDatabaseSession.failed': { target: 'failed', actions: 'recordDenial' },
       },
     },
     announcingSignIn: {

@@ -1,10 +1,13 @@
 /**
  * Session lifecycle: read (GET /session), update (POST /session) and end (POST /signout) a
- * session, under the `jwt` strategy. Each request starts at `idle` and ends in a final state;
- * the session cookie itself is the persistent state, so nothing is sealed.
+ * session, under the `jwt` or the `database` strategy. Each request starts at `idle` and ends in a
+ * final state; the session cookie (or the database row it names) is the persistent state, so
+ * nothing is sealed.
  *
  * A JWT is re-encrypted only when it changed or `updateAge` has passed since it was issued, so most
  * reads cost a decryption and nothing else (spec §2.15: `updateAge` is how often it is updated).
+ * A database session is extended under the same rule, and its cookie is rewritten exactly when the
+ * row is, so the cookie's expiry always equals the stored one.
  *
  * @module
  */
@@ -48,8 +51,11 @@ export const SessionContext = object({
   reissue: boolean(),
   /** The response body: the `session` callback's result. */
   session: unknown(),
-  /** The newly encrypted token, when one was issued. */
+  /** The cookie value to (re)issue: a new JWT, or the database session token when extended. */
   issued: nullable(string()),
+  /** Database strategy: the stored session's token and the user it belongs to. */
+  sessionToken: nullable(string()),
+  user: nullable(record(string(), unknown())),
 })
 export type SessionContext = Infer<typeof SessionContext>
 
@@ -66,6 +72,15 @@ export type SessionEvent =
   | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
   | EffectDone<'emitSessionEvent', null>
   | EffectDone<'emitSignOutEvent', null>
+  | EffectResult<
+      'getSessionAndUser',
+      { sessionToken: string; expires: number; user: Record<string, unknown> },
+      'missing' | 'notFound' | 'threw'
+    >
+  | EffectResult<'deleteExpiredSession', null, 'threw'>
+  | EffectResult<'extendSession', { expires: number }, 'threw'>
+  | EffectResult<'runDatabaseSessionCallback', { session: unknown }, 'threw'>
+  | EffectResult<'deleteSession', { session: unknown }, 'missing' | 'threw'>
 
 /** Tags: effect states and the resting state. */
 export type SessionTag =
@@ -76,6 +91,11 @@ export type SessionTag =
   | 'effect.encodeSessionToken'
   | 'effect.emitSessionEvent'
   | 'effect.emitSignOutEvent'
+  | 'effect.getSessionAndUser'
+  | 'effect.deleteExpiredSession'
+  | 'effect.extendSession'
+  | 'effect.runDatabaseSessionCallback'
+  | 'effect.deleteSession'
 
 const initialContext: SessionContext = {
   policy: null,
@@ -87,6 +107,8 @@ const initialContext: SessionContext = {
   reissue: false,
   session: null,
   issued: null,
+  sessionToken: null,
+  user: null,
 }
 
 const noSession = (): FlowOutcome => ({ type: 'json', body: null, cache: 'no-store' })
@@ -124,6 +146,28 @@ const tokenIssuedAt = (token: Record<string, unknown> | null): number =>
 export const sessionMachine = setup({
   types: {} as { context: SessionContext; events: SessionEvent; tags: SessionTag },
   guards: {
+    isDatabaseStrategy: ({ event }) => {
+      assertEvent(event, ['session.read', 'session.update', 'session.signOut'])
+      return event.policy.strategy === 'database'
+    },
+    isSessionMissing: ({ event }) => {
+      assertEvent(event, ['getSessionAndUser.failed', 'deleteSession.failed'])
+      return event.reason === 'missing'
+    },
+    isSessionUnknown: ({ event }) => {
+      assertEvent(event, 'getSessionAndUser.failed')
+      return event.reason === 'notFound'
+    },
+    isSessionExpired: ({ event }) => {
+      assertEvent(event, 'getSessionAndUser.done')
+      return event.output.expires < event.at
+    },
+    /** Extend when the row was last extended more than `updateAge` ago (0: on every read). */
+    isExtensionDue: ({ context, event }) => {
+      assertEvent(event, 'getSessionAndUser.done')
+      const { maxAge, updateAge } = context.policy!
+      return event.output.expires - maxAge + updateAge <= event.at
+    },
     isTokenMissing: ({ event }) => {
       assertEvent(event, 'decodeSessionToken.failed')
       return event.reason === 'missing'
@@ -182,6 +226,26 @@ export const sessionMachine = setup({
       assertEvent(event, 'encodeSessionToken.done')
       return { issued: event.output.value }
     }),
+    rememberStoredSession: assign(({ event }) => {
+      assertEvent(event, 'getSessionAndUser.done')
+      return {
+        sessionToken: event.output.sessionToken,
+        expires: event.output.expires,
+        user: event.output.user,
+      }
+    }),
+    rememberExtension: assign(({ context, event }) => {
+      assertEvent(event, 'extendSession.done')
+      return { expires: event.output.expires, issued: context.sessionToken }
+    }),
+    rememberDeletedSession: assign(({ event }) => {
+      assertEvent(event, 'deleteSession.done')
+      return { session: event.output.session }
+    }),
+    rememberDatabaseSession: assign(({ event }) => {
+      assertEvent(event, 'runDatabaseSessionCallback.done')
+      return { session: event.output.session }
+    }),
   },
 }).createMachine({
   id: 'session',
@@ -195,9 +259,77 @@ export const sessionMachine = setup({
       tags: 'awaitsRequest',
       description: 'A request about the session arrives.',
       on: {
-        'session.read': { target: 'decodingToken', actions: 'rememberRequest' },
-        'session.update': { target: 'decodingToken', actions: 'rememberRequest' },
-        'session.signOut': { target: 'decodingTokenToEnd', actions: 'rememberRequest' },
+        'session.read': [
+          { guard: 'isDatabaseStrategy', target: 'lookingUpSession', actions: 'rememberRequest' },
+          { target: 'decodingToken', actions: 'rememberRequest' },
+        ],
+        'session.update': [
+          { guard: 'isDatabaseStrategy', target: 'lookingUpSession', actions: 'rememberRequest' },
+          { target: 'decodingToken', actions: 'rememberRequest' },
+        ],
+        'session.signOut': [
+          { guard: 'isDatabaseStrategy', target: 'deletingSession', actions: 'rememberRequest' },
+          { target: 'decodingTokenToEnd', actions: 'rememberRequest' },
+        ],
+      },
+    },
+    lookingUpSession: {
+      tags: 'effect.getSessionAndUser',
+      description: 'Looks the session token up in the database, with its user.',
+      on: {
+        'getSessionAndUser.done': [
+          { guard: 'isSessionExpired', target: 'deletingExpiredSession' },
+          { guard: 'isExtensionDue', target: 'extendingSession', actions: 'rememberStoredSession' },
+          { target: 'runningDatabaseSessionCallback', actions: 'rememberStoredSession' },
+        ],
+        'getSessionAndUser.failed': [
+          { guard: 'isSessionMissing', target: 'noSession' },
+          { guard: 'isSessionUnknown', target: 'invalidSession' },
+          { target: 'sessionUnavailable' },
+        ],
+      },
+    },
+    deletingExpiredSession: {
+      tags: 'effect.deleteExpiredSession',
+      description: 'Deletes the expired row.',
+      on: {
+        'deleteExpiredSession.done': { target: 'invalidSession' },
+        'deleteExpiredSession.failed': { target: 'invalidSession' },
+      },
+    },
+    extendingSession: {
+      tags: 'effect.extendSession',
+      description: 'Moves the stored expiry to now + maxAge (at most once per updateAge).',
+      on: {
+        'extendSession.done': { target: 'runningDatabaseSessionCallback', actions: 'rememberExtension' },
+        'extendSession.failed': { target: 'sessionUnavailable' },
+      },
+    },
+    runningDatabaseSessionCallback: {
+      tags: 'effect.runDatabaseSessionCallback',
+      description: 'Builds the client-facing session from the stored user through the `session` callback.',
+      on: {
+        'runDatabaseSessionCallback.done': {
+          target: 'announcingSession',
+          actions: 'rememberDatabaseSession',
+        },
+        'runDatabaseSessionCallback.failed': { target: 'sessionUnavailable' },
+      },
+    },
+    sessionUnavailable: {
+      type: 'final',
+      description: 'The database failed: the body is null and the cookie is kept for a retry.',
+      output: noSession,
+    },
+    deletingSession: {
+      tags: 'effect.deleteSession',
+      description: 'Deletes the database session being signed out.',
+      on: {
+        'deleteSession.done': { target: 'announcingSignOut', actions: 'rememberDeletedSession' },
+        'deleteSession.failed': [
+          { guard: 'isSessionMissing', target: 'leftWithoutSession' },
+          { target: 'signedOut' },
+        ],
       },
     },
     decodingToken: {
@@ -280,7 +412,7 @@ export const sessionMachine = setup({
     },
     announcingSignOut: {
       tags: 'effect.emitSignOutEvent',
-      description: 'Fires `events.signOut` with the ended token.',
+      description: 'Fires `events.signOut` with the ended token or database session.',
       on: { 'emitSignOutEvent.done': { target: 'signedOut' } },
     },
     signedOut: {

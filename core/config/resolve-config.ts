@@ -11,11 +11,18 @@ import {
   AuthError,
   ConfigError,
   MissingAdapter,
+  MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
 } from '../errors.js'
 import type { JWTOptions } from '../jwt.js'
 import { createLogger, type Logger } from '../logger.js'
+import {
+  instrumentAdapter,
+  missingMethods,
+  REQUIRED_METHODS,
+  type AdapterMethod,
+} from '../session/adapter.js'
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -193,14 +200,30 @@ function resolve(source: AuthConfig): ResolvedConfig {
     string,
     ...string[],
   ]
-  const providers = validated.providers.map(normalizeProvider)
+  // Validation coerces objects into shallow copies; keep the application's own provider and
+  // adapter objects, whose methods may live on a prototype.
+  const providers = (source.providers ?? []).map(normalizeProvider)
   checkProviders(providers)
 
-  const adapter = validated.adapter as Adapter | undefined
-  const strategy = validated.session.strategy ?? (adapter ? 'database' : 'jwt')
-  if (strategy === 'database' && !adapter) {
+  const given = validated.adapter === undefined ? undefined : source.adapter
+  const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
+  if (strategy === 'database' && !given) {
     throw new MissingAdapter('Database session requires an adapter')
   }
+  if (given) {
+    const required: AdapterMethod[] = []
+    if (strategy === 'database') {
+      required.push(...REQUIRED_METHODS.databaseSessions)
+      if (providers.some((p) => p.type === 'credentials')) {
+        required.push(...REQUIRED_METHODS.credentialsDatabaseSessions)
+      }
+    }
+    const missing = missingMethods(given, [...new Set(required)])
+    if (missing.length > 0) {
+      throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
+    }
+  }
+  const adapter = given ? instrumentAdapter(given, logger) : undefined
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')

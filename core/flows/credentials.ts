@@ -19,6 +19,7 @@ import {
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import { encodeSessionToken } from '../session/token.js'
+import type { AdapterUser } from '../adapters.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -126,6 +127,56 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
           error instanceof AuthError ? error : new CallbackRouteError(error as Error),
         )
         return { type: 'issueSession.failed', reason: 'threw', error: 'CallbackRouteError', at: ctx.at }
+      }
+    },
+
+    async createDatabaseSession(context, ctx) {
+      const adapter = ctx.config.adapter!
+      const user = context.user as User
+      try {
+        let stored =
+          (user.id !== undefined ? await adapter.getUser!(user.id) : null) ??
+          (user.email ? await adapter.getUserByEmail!(user.email) : null)
+        if (!stored) {
+          if (!user.email) {
+            throw new TypeError(
+              'authorize returned a user that is not in the database and has no email to create it with',
+            )
+          }
+          const created: AdapterUser = {
+            id: user.id ?? crypto.randomUUID(),
+            name: user.name ?? null,
+            email: user.email,
+            image: user.image ?? null,
+            emailVerified: null,
+          }
+          stored = await adapter.createUser!(created)
+          await emitEvent(ctx, 'createUser', { user: stored })
+        }
+        const expires = ctx.at + ctx.config.session.maxAge
+        const session = await adapter.createSession!({
+          sessionToken: ctx.config.session.generateSessionToken(),
+          userId: String(stored.id),
+          expires: new Date(expires * 1000),
+        })
+        return {
+          type: 'createDatabaseSession.done',
+          output: {
+            value: session.sessionToken,
+            // The cookie follows the stored row, whatever expiry the adapter kept.
+            expires: Math.floor(new Date(session.expires ?? expires * 1000).getTime() / 1000),
+            user: stored as unknown as Record<string, unknown>,
+          },
+          at: ctx.at,
+        }
+      } catch (error) {
+        ctx.logger.error(error instanceof AuthError ? error : new CallbackRouteError(error as Error))
+        return {
+          type: 'createDatabaseSession.failed',
+          reason: 'threw',
+          error: 'CallbackRouteError',
+          at: ctx.at,
+        }
       }
     },
 

@@ -9,20 +9,24 @@ import {
   sessionMachine,
   type SessionContext as Context,
 } from '../../machines/session.machine.js'
-import { JWTSessionError, SignOutError } from '../errors.js'
+import type { AdapterSession, AdapterUser } from '../adapters.js'
+import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
 
-/** Logs a session failure with the error class Auth.js uses for the request kind. */
+/** Logs a session failure with the error class Auth.js uses for the request kind and strategy. */
 function logSessionFailure(ctx: RequestContext, context: Context, error: unknown): void {
   const cause = error instanceof Error ? error : new Error(String(error))
-  ctx.logger.error(
-    context.request === 'signOut' ? new SignOutError(cause) : new JWTSessionError(cause),
-  )
+  if (context.request === 'signOut') ctx.logger.error(new SignOutError(cause))
+  else if (context.policy?.strategy === 'database') ctx.logger.error(new SessionTokenError(cause))
+  else ctx.logger.error(new JWTSessionError(cause))
 }
+
+const toSeconds = (date: Date | string | number): number =>
+  Math.floor(new Date(date).getTime() / 1000)
 
 const stableJson = (value: unknown): string => {
   try {
@@ -98,16 +102,104 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     },
 
     async emitSessionEvent(context, ctx) {
-      await emitEvent(ctx, 'session', {
-        session: context.session as never,
-        token: context.token as JWT,
-      })
+      // Auth.js passes the token under the jwt strategy and only the session under database.
+      await emitEvent(
+        ctx,
+        'session',
+        (context.policy?.strategy === 'database'
+          ? { session: context.session }
+          : { session: context.session, token: context.token }) as never,
+      )
       return { type: 'emitSessionEvent.done', output: null, at: ctx.at }
     },
 
     async emitSignOutEvent(context, ctx) {
-      await emitEvent(ctx, 'signOut', { token: context.token as JWT })
+      await emitEvent(
+        ctx,
+        'signOut',
+        context.policy?.strategy === 'database'
+          ? { session: context.session as AdapterSession | null | undefined }
+          : { token: context.token as JWT },
+      )
       return { type: 'emitSignOutEvent.done', output: null, at: ctx.at }
+    },
+
+    async getSessionAndUser(context, ctx) {
+      const sessionToken = ctx.sessionCookie.value
+      if (!sessionToken) return { type: 'getSessionAndUser.failed', reason: 'missing', at: ctx.at }
+      try {
+        const found = await ctx.config.adapter!.getSessionAndUser!(sessionToken)
+        if (!found) return { type: 'getSessionAndUser.failed', reason: 'notFound', at: ctx.at }
+        const expires = toSeconds(found.session.expires)
+        if (!Number.isFinite(expires)) throw new TypeError('the stored session has no valid expiry')
+        return {
+          type: 'getSessionAndUser.done',
+          output: { sessionToken, expires, user: found.user as unknown as Record<string, unknown> },
+          at: ctx.at,
+        }
+      } catch (error) {
+        logSessionFailure(ctx, context, error)
+        return { type: 'getSessionAndUser.failed', reason: 'threw', at: ctx.at }
+      }
+    },
+
+    async deleteExpiredSession(context, ctx) {
+      try {
+        await ctx.config.adapter!.deleteSession!(ctx.sessionCookie.value)
+        return { type: 'deleteExpiredSession.done', output: null, at: ctx.at }
+      } catch (error) {
+        logSessionFailure(ctx, context, error)
+        return { type: 'deleteExpiredSession.failed', reason: 'threw', at: ctx.at }
+      }
+    },
+
+    async extendSession(context, ctx) {
+      const expires = ctx.at + context.policy!.maxAge
+      try {
+        const updated = await ctx.config.adapter!.updateSession!({
+          sessionToken: context.sessionToken!,
+          expires: new Date(expires * 1000),
+        })
+        // Adapters may return the row (use its expiry: the cookie must match it) or nothing.
+        const stored = updated?.expires ? toSeconds(updated.expires) : expires
+        return { type: 'extendSession.done', output: { expires: stored }, at: ctx.at }
+      } catch (error) {
+        logSessionFailure(ctx, context, error)
+        return { type: 'extendSession.failed', reason: 'threw', at: ctx.at }
+      }
+    },
+
+    async runDatabaseSessionCallback(context, ctx) {
+      const user = context.user as unknown as AdapterUser
+      const stored = {
+        sessionToken: context.sessionToken!,
+        userId: user.id,
+        expires: new Date(context.expires * 1000),
+      }
+      try {
+        const result = await callback(ctx.config, 'session')({
+          session: { ...stored, user } as never,
+          user,
+          newSession: context.data,
+          ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
+        } as never)
+        return { type: 'runDatabaseSessionCallback.done', output: { session: result }, at: ctx.at }
+      } catch (error) {
+        logSessionFailure(ctx, context, error)
+        return { type: 'runDatabaseSessionCallback.failed', reason: 'threw', at: ctx.at }
+      }
+    },
+
+    async deleteSession(context, ctx) {
+      const sessionToken = ctx.sessionCookie.value
+      if (!sessionToken) return { type: 'deleteSession.failed', reason: 'missing', at: ctx.at }
+      try {
+        const session = await ctx.config.adapter!.deleteSession!(sessionToken)
+        return { type: 'deleteSession.done', output: { session }, at: ctx.at }
+      } catch (error) {
+        logSessionFailure(ctx, context, error)
+        return { type: 'deleteSession.failed', reason: 'threw', at: ctx.at }
+      }
     },
   },
 })

@@ -89,7 +89,8 @@ describe('the demo over real HTTP', () => {
     )
     expect(signIn.status).toBe(302)
     expect(signIn.headers.get('location')).toBe(`${origin}/protected`)
-    expect(jar.get('authjs.session-token')).toMatch(/^eyJ/)
+    // A database session: the cookie holds only the session token.
+    expect(jar.get('authjs.session-token')).toMatch(/^[0-9a-f-]{36}$/)
 
     const protectedPage = await get('/protected', jar)
     expect(protectedPage.status).toBe(200)
@@ -99,6 +100,22 @@ describe('the demo over real HTTP', () => {
     expect(signOut.status).toBe(302)
     expect(jar.get('authjs.session-token')).toBeUndefined()
     expect((await get('/protected', jar)).status).toBe(302)
+  })
+
+  it('keeps users and sessions in PGlite across a restart', async () => {
+    const jar = new CookieJar()
+    await post(
+      '/auth/callback/credentials',
+      { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar) },
+      jar,
+    )
+    expect((await get('/protected', jar)).status).toBe(200)
+    await app.close()
+    app = (await createDemoApp({ dataDir })) as FastifyInstance
+    origin = await app.listen({ port: 0, host: '127.0.0.1' })
+    const afterRestart = await get('/protected', jar)
+    expect(afterRestart.status).toBe(200)
+    expect(await afterRestart.text()).toContain('demo@example.com')
   })
 
   it('refuses a wrong password with the CredentialsSignin error', async () => {

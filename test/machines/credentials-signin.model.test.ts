@@ -3,6 +3,7 @@ import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import { decode } from '../../core/jwt.js'
 import type { AuthConfig } from '../../core/types.js'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { credentialsSignInMachine } from '../../machines/credentials-signin.machine.js'
 import Credentials from '../../providers/credentials.js'
 import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
@@ -10,7 +11,8 @@ import { coverage, drivePath, modelPaths, reportCoverage, type ModelDriver } fro
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const T0 = Math.floor(Date.now() / 1000)
-const policy = { strategy: 'jwt', maxAge: 2_592_000 } as const
+const jwtPolicy = { strategy: 'jwt', maxAge: 2_592_000 } as const
+const dbPolicy = { strategy: 'database', maxAge: 2_592_000 } as const
 const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
 
 class WrongPassword extends CredentialsSignin {
@@ -18,6 +20,9 @@ class WrongPassword extends CredentialsSignin {
 }
 
 interface World {
+  strategy: 'jwt' | 'database'
+  store: MemoryStore
+  databaseDown: boolean
   authorize: 'accepts' | 'returnsNull' | 'rejectsWithCode' | 'throws'
   signIn: 'allows' | 'redirects' | 'refuses' | 'throws'
   jwt: 'identity' | 'revokes' | 'throws'
@@ -31,6 +36,18 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     logger: spyLogger(),
     inspect,
     events: world.events,
+    session: { strategy: world.strategy },
+    ...(world.strategy === 'database'
+      ? {
+          adapter: {
+            ...MemoryAdapter(world.store),
+            createSession: async (session: Parameters<ReturnType<typeof MemoryAdapter>['createSession']>[0]) => {
+              if (world.databaseDown) throw new Error('database unavailable')
+              return MemoryAdapter(world.store).createSession(session)
+            },
+          },
+        }
+      : {}),
     providers: [
       Credentials({
         credentials: { username: {}, password: {} },
@@ -62,14 +79,14 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
 const driver: ModelDriver<World> = {
   machine: credentialsSignInMachine,
   samples: [
-    {
+    ...[jwtPolicy, dbPolicy].map((policy) => ({
       type: 'credentials.submit',
       at: T0,
       providerId: 'credentials',
       credentials: { username: 'alice', password: 'wonderland' },
       callbackUrl: `${ORIGIN}/dashboard`,
       policy,
-    },
+    })),
     { type: 'authorize.done', at: T0, output: { user: ALICE, account } },
     { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'credentials' },
     { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'wrong-password' },
@@ -81,8 +98,15 @@ const driver: ModelDriver<World> = {
     { type: 'issueSession.done', at: T0, output: { value: null, expires: T0 + 2_592_000 } },
     { type: 'issueSession.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
     { type: 'emitSignInEvent.done', at: T0, output: null },
+    {
+      type: 'createDatabaseSession.done',
+      at: T0,
+      output: { value: 'token', expires: T0 + 2_592_000, user: ALICE },
+    },
+    { type: 'createDatabaseSession.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
   ],
   label: (event) => {
+    if (event.policy) return `${event.type} (${event.policy.strategy})`
     if (event.type === 'authorize.failed') {
       return event.reason === 'threw' ? 'authorize throws' : `authorize rejects (code ${event.code})`
     }
@@ -95,6 +119,9 @@ const driver: ModelDriver<World> = {
     return undefined
   },
   world: () => ({
+    strategy: 'jwt',
+    store: createMemoryStore(),
+    databaseDown: false,
     authorize: 'accepts',
     signIn: 'allows',
     jwt: 'identity',
@@ -124,9 +151,14 @@ const driver: ModelDriver<World> = {
       world.jwt = 'throws'
     },
     'emitSignInEvent.done': () => {},
+    'createDatabaseSession.done': () => {},
+    'createDatabaseSession.failed': (world) => {
+      world.databaseDown = true
+    },
   },
   send: {
-    'credentials.submit': async (world, _event, inspect) => {
+    'credentials.submit': async (world, event, inspect) => {
+      world.strategy = event.policy.strategy
       const config = configFor(world, inspect)
       const jar = new CookieJar()
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: jar }), config)
@@ -147,7 +179,13 @@ const driver: ModelDriver<World> = {
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(`${ORIGIN}/dashboard`)
       const cookie = setCookie(response, SESSION_COOKIE)
-      if (world.jwt === 'revokes') {
+      if (world.strategy === 'database') {
+        // A real database session: the cookie holds its token, the row exists, the user too.
+        const stored = world.store.sessions.get(cookie!.value)!
+        expect(stored.userId).toBe(ALICE.id)
+        expect(Date.parse(cookie!.attributes.expires as string)).toBe(stored.expires.getTime())
+        expect(world.store.users.get(ALICE.id)).toMatchObject({ email: ALICE.email })
+      } else if (world.jwt === 'revokes') {
         expect(cookie).toBeUndefined()
       } else {
         const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })

@@ -1,4 +1,6 @@
 import { describe, expect, it, vi, type Mock } from 'vitest'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import type { Adapter } from '../../core/adapters.js'
 import { Auth } from '../../core/index.js'
 import { encode } from '../../core/jwt.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -10,18 +12,43 @@ const SESSION_COOKIE = '__Secure-authjs.session-token'
 const MAX_AGE = 2_592_000
 const UPDATE_AGE = 86_400
 const T0 = Math.floor(Date.now() / 1000)
-const policy = { strategy: 'jwt', maxAge: MAX_AGE, updateAge: UPDATE_AGE } as const
+const jwtPolicy = { strategy: 'jwt', maxAge: MAX_AGE, updateAge: UPDATE_AGE } as const
+const dbPolicy = { strategy: 'database', maxAge: MAX_AGE, updateAge: UPDATE_AGE } as const
 const claims = { name: ALICE.name, email: ALICE.email, picture: ALICE.image, sub: ALICE.id }
 const FRESH = { ...claims, iat: T0, exp: T0 + MAX_AGE }
 const OLD = { ...claims, iat: T0 - 2 * UPDATE_AGE, exp: T0 + MAX_AGE - 2 * UPDATE_AGE }
+/** Stored session expiries: just created, extended two days ago (due), and already expired. */
+const ROW = { fresh: T0 + MAX_AGE, due: T0 + MAX_AGE - 2 * UPDATE_AGE, expired: T0 - 60 }
+const STORED_TOKEN = 'stored-session-token'
+
+type AdapterMethod = 'getSessionAndUser' | 'deleteSession' | 'updateSession'
 
 interface World {
-  cookie: 'none' | 'garbage' | 'fresh' | 'old'
+  strategy: 'jwt' | 'database'
+  cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown'
+  row: keyof typeof ROW
+  failing: Set<AdapterMethod>
   jwt: 'identity' | 'changes' | 'revokes' | 'throws'
   sessionThrows: boolean
   encodeThrows: boolean
   request: 'read' | 'update' | 'signOut'
+  store: MemoryStore
   events: { session: Mock<(message: unknown) => void>; signOut: Mock<(message: unknown) => void> }
+}
+
+/** The memory adapter, with the methods the world says are down throwing. */
+function adapterFor(world: World): Adapter {
+  const adapter = MemoryAdapter(world.store)
+  const failing = (name: AdapterMethod) => (...args: unknown[]) => {
+    if (world.failing.has(name)) throw new Error(`${name}: database unavailable`)
+    return (adapter[name] as (...a: unknown[]) => unknown)(...args)
+  }
+  return {
+    ...adapter,
+    getSessionAndUser: failing('getSessionAndUser') as Adapter['getSessionAndUser'],
+    deleteSession: failing('deleteSession') as Adapter['deleteSession'],
+    updateSession: failing('updateSession') as Adapter['updateSession'],
+  }
 }
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
@@ -32,6 +59,8 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     logger: spyLogger(),
     inspect,
     events: world.events,
+    session: { strategy: world.strategy },
+    ...(world.strategy === 'database' ? { adapter: adapterFor(world) } : {}),
     ...(world.encodeThrows
       ? {
           jwt: {
@@ -55,17 +84,36 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   }
 }
 
-async function sessionCookie(world: World): Promise<Record<string, string>> {
-  if (world.cookie === 'none') return {}
-  if (world.cookie === 'garbage') return { [SESSION_COOKIE]: 'not-a-jwe' }
-  if (world.cookie === 'old') {
+async function jwtCookie(old: boolean): Promise<string> {
+  if (old) {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime((T0 - 2 * UPDATE_AGE) * 1000)
   }
   try {
-    return { [SESSION_COOKIE]: await encode({ token: claims, secret: SECRET, salt: SESSION_COOKIE }) }
+    return await encode({ token: claims, secret: SECRET, salt: SESSION_COOKIE })
   } finally {
     vi.useRealTimers()
+  }
+}
+
+async function sessionCookie(world: World): Promise<Record<string, string>> {
+  switch (world.cookie) {
+    case 'none':
+      return {}
+    case 'garbage':
+      return { [SESSION_COOKIE]: 'not-a-jwe' }
+    case 'unknown':
+      return { [SESSION_COOKIE]: 'a-token-the-database-never-issued' }
+    case 'stored':
+      world.store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+      world.store.sessions.set(STORED_TOKEN, {
+        sessionToken: STORED_TOKEN,
+        userId: ALICE.id,
+        expires: new Date(ROW[world.row] * 1000),
+      })
+      return { [SESSION_COOKIE]: STORED_TOKEN }
+    default:
+      return { [SESSION_COOKIE]: await jwtCookie(world.cookie === 'old') }
   }
 }
 
@@ -76,14 +124,18 @@ async function csrf(config: AuthConfig, jar: CookieJar): Promise<string> {
 }
 
 const reissueExpected = (world: World) =>
-  world.request === 'update' || world.jwt === 'changes' || world.cookie === 'old'
+  world.strategy === 'database'
+    ? world.row === 'due'
+    : world.request === 'update' || world.jwt === 'changes' || world.cookie === 'old'
 
 const driver: ModelDriver<World> = {
   machine: sessionMachine,
   samples: [
-    { type: 'session.read', at: T0, policy },
-    { type: 'session.update', at: T0, policy, data: { name: 'Alice Liddell' } },
-    { type: 'session.signOut', at: T0, policy, callbackUrl: `${ORIGIN}/bye` },
+    ...[jwtPolicy, dbPolicy].flatMap((policy) => [
+      { type: 'session.read', at: T0, policy },
+      { type: 'session.update', at: T0, policy, data: { name: 'Alice Liddell' } },
+      { type: 'session.signOut', at: T0, policy, callbackUrl: `${ORIGIN}/bye` },
+    ]),
     { type: 'decodeSessionToken.done', at: T0, output: { token: FRESH } },
     { type: 'decodeSessionToken.failed', at: T0, reason: 'missing' },
     { type: 'decodeSessionToken.failed', at: T0, reason: 'invalid' },
@@ -98,8 +150,30 @@ const driver: ModelDriver<World> = {
     { type: 'encodeSessionToken.failed', at: T0, reason: 'threw' },
     { type: 'emitSessionEvent.done', at: T0, output: null },
     { type: 'emitSignOutEvent.done', at: T0, output: null },
+    ...Object.values(ROW).map((expires) => ({
+      type: 'getSessionAndUser.done',
+      at: T0,
+      output: { sessionToken: STORED_TOKEN, expires, user: ALICE },
+    })),
+    { type: 'getSessionAndUser.failed', at: T0, reason: 'missing' },
+    { type: 'getSessionAndUser.failed', at: T0, reason: 'notFound' },
+    { type: 'getSessionAndUser.failed', at: T0, reason: 'threw' },
+    { type: 'deleteExpiredSession.done', at: T0, output: null },
+    { type: 'deleteExpiredSession.failed', at: T0, reason: 'threw' },
+    { type: 'extendSession.done', at: T0, output: { expires: T0 + MAX_AGE } },
+    { type: 'extendSession.failed', at: T0, reason: 'threw' },
+    { type: 'runDatabaseSessionCallback.done', at: T0, output: { session: { user: {}, expires: '' } } },
+    { type: 'runDatabaseSessionCallback.failed', at: T0, reason: 'threw' },
+    { type: 'deleteSession.done', at: T0, output: { session: null } },
+    { type: 'deleteSession.failed', at: T0, reason: 'missing' },
+    { type: 'deleteSession.failed', at: T0, reason: 'threw' },
   ],
   label: (event) => {
+    if (event.policy) return `${event.type} (${event.policy.strategy})`
+    if (event.type === 'getSessionAndUser.done') {
+      const row = Object.entries(ROW).find(([, expires]) => expires === event.output.expires)![0]
+      return `a ${row} session is found`
+    }
     if (event.type !== 'runJwtCallback.done') return undefined
     const { token, changed } = event.output
     if (token === null) return 'jwt callback revokes the token'
@@ -107,11 +181,15 @@ const driver: ModelDriver<World> = {
     return token.iat < T0 ? 'jwt callback keeps a token older than updateAge' : 'jwt callback keeps a fresh token'
   },
   world: () => ({
+    strategy: 'jwt',
     cookie: 'none',
+    row: 'fresh',
+    failing: new Set(),
     jwt: 'identity',
     sessionThrows: false,
     encodeThrows: false,
     request: 'read',
+    store: createMemoryStore(),
     events: { session: vi.fn(), signOut: vi.fn() },
   }),
   arrange: {
@@ -140,23 +218,60 @@ const driver: ModelDriver<World> = {
     },
     'emitSessionEvent.done': () => {},
     'emitSignOutEvent.done': () => {},
+    'getSessionAndUser.done': (world, event) => {
+      world.cookie = 'stored'
+      world.row = Object.entries(ROW).find(([, e]) => e === event.output.expires)![0] as World['row']
+    },
+    'getSessionAndUser.failed': (world, event) => {
+      if (event.reason === 'missing') world.cookie = 'none'
+      else if (event.reason === 'notFound') world.cookie = 'unknown'
+      else {
+        world.cookie = 'stored'
+        world.failing.add('getSessionAndUser')
+      }
+    },
+    'deleteExpiredSession.done': () => {},
+    'deleteExpiredSession.failed': (world) => {
+      world.failing.add('deleteSession')
+    },
+    'extendSession.done': () => {},
+    'extendSession.failed': (world) => {
+      world.failing.add('updateSession')
+    },
+    'runDatabaseSessionCallback.done': () => {},
+    'runDatabaseSessionCallback.failed': (world) => {
+      world.sessionThrows = true
+    },
+    'deleteSession.done': (world) => {
+      world.cookie = 'stored'
+    },
+    'deleteSession.failed': (world, event) => {
+      if (event.reason === 'missing') world.cookie = 'none'
+      else {
+        world.cookie = 'stored'
+        world.failing.add('deleteSession')
+      }
+    },
   },
   send: {
-    'session.read': async (world, _event, inspect) => {
+    'session.read': async (world, event, inspect) => {
       world.request = 'read'
+      world.strategy = event.policy.strategy
       const config = configFor(world, inspect)
       return Auth(authRequest({ path: '/auth/session', cookies: await sessionCookie(world) }), config)
     },
     'session.update': async (world, event, inspect) => {
       world.request = 'update'
+      world.strategy = event.policy.strategy
       const config = configFor(world, inspect)
       const jar = new CookieJar(await sessionCookie(world))
       const csrfToken = await csrf(config, jar)
       const data = event.data
       return Auth(authRequest({ path: '/auth/session', json: { csrfToken, data }, cookies: jar }), config)
     },
-    'session.signOut': async (world, _event, inspect) => {
+    'session.signOut': async (world, event, inspect) => {
       world.request = 'signOut'
+      world.strategy = event.policy.strategy
       const config = configFor(world, inspect)
       const jar = new CookieJar(await sessionCookie(world))
       const csrfToken = await csrf(config, jar)
@@ -172,11 +287,17 @@ const driver: ModelDriver<World> = {
       const body = (await response.json()) as { user: { email: string }; expires: string }
       expect(body.user.email).toBe(ALICE.email)
       const cookie = setCookie(response, SESSION_COOKIE)
-      if (reissueExpected(world)) {
+      if (!reissueExpected(world)) {
+        expect(cookie).toBeUndefined()
+      } else if (world.strategy === 'jwt') {
         expect(cookie?.value).toMatch(/^eyJ/)
         expect(Date.parse(body.expires)).toBeGreaterThanOrEqual((T0 + MAX_AGE - 5) * 1000)
       } else {
-        expect(cookie).toBeUndefined()
+        // The cookie is rewritten exactly when the row is, with the row's expiry.
+        const stored = world.store.sessions.get(STORED_TOKEN)!.expires
+        expect(cookie?.value).toBe(STORED_TOKEN)
+        expect(Date.parse(cookie!.attributes.expires as string)).toBe(Math.floor(stored.getTime() / 1000) * 1000)
+        expect(Date.parse(body.expires)).toBe(stored.getTime())
       }
       expect(world.events.session).toHaveBeenCalledTimes(1)
     },
@@ -185,10 +306,19 @@ const driver: ModelDriver<World> = {
       expect(await response.json()).toBeNull()
       expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
     },
-    invalidSession: async (response) => {
+    sessionUnavailable: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toBeNull()
+      // A database outage must not sign the user out: the cookie is kept for the next try.
+      expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    },
+    invalidSession: async (response, world) => {
       expect(response.status).toBe(200)
       expect(await response.json()).toBeNull()
       expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+      if (world.row === 'expired' && !world.failing.has('deleteSession')) {
+        expect(world.store.sessions.has(STORED_TOKEN)).toBe(false)
+      }
     },
     revoked: async (response) => {
       expect(await response.json()).toBeNull()
@@ -198,7 +328,14 @@ const driver: ModelDriver<World> = {
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(`${ORIGIN}/bye`)
       expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
-      expect(world.events.signOut).toHaveBeenCalledTimes(world.cookie === 'garbage' ? 0 : 1)
+      const announced = world.cookie !== 'garbage' && !world.failing.has('deleteSession')
+      expect(world.events.signOut).toHaveBeenCalledTimes(announced ? 1 : 0)
+      if (world.strategy === 'database' && announced) {
+        expect(world.store.sessions.has(STORED_TOKEN)).toBe(false)
+        expect(world.events.signOut).toHaveBeenCalledWith({
+          session: expect.objectContaining({ sessionToken: STORED_TOKEN }),
+        })
+      }
     },
     leftWithoutSession: (response) => {
       expect(response.status).toBe(302)

@@ -25,11 +25,12 @@ beforeAll(() => {
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
+    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory' }
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue
-      const files = subpath.includes('*')
-        ? [target.default.replace('*', 'credentials'), target.types.replace('*', 'credentials')]
-        : [target.default, target.types]
+      const example = wildcardExample[subpath] ?? ''
+      expect(!subpath.includes('*') || example !== '', `an example module for ${subpath}`).toBe(true)
+      const files = [target.default.replace('*', example), target.types.replace('*', example)]
       for (const file of files) expect(existsSync(join(root, file)), `${subpath} → ${file}`).toBe(true)
     }
   })
@@ -47,6 +48,8 @@ describe('the package', () => {
           jwt: await import('authchart/jwt'),
           errors: await import('authchart/errors'),
           adapters: await import('authchart/adapters'),
+          memory: await import('authchart/adapters/memory'),
+          postgres: await import('authchart/adapters/postgres'),
           machines: await import('authchart/machines'),
           credentials: await import('authchart/providers/credentials'),
           fastify: await import('authchart/fastify'),
@@ -60,6 +63,8 @@ describe('the package', () => {
     expect(names.jwt).toEqual(expect.arrayContaining(['encode', 'decode', 'getToken']))
     expect(names.errors).toEqual(expect.arrayContaining(['AuthError', 'CredentialsSignin', 'AccessDenied', 'MissingCSRF']))
     expect(names.adapters).toEqual(['isDate'])
+    expect(names.memory).toEqual(expect.arrayContaining(['MemoryAdapter', 'createMemoryStore']))
+    expect(names.postgres).toEqual(expect.arrayContaining(['PostgresAdapter', 'schema']))
     expect(names.machines).toEqual(expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine']))
     expect(names.credentials).toEqual(['default'])
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))

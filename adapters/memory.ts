@@ -1,0 +1,175 @@
+/**
+ * An in-memory adapter: the reference implementation of the adapter contract, for tests and
+ * prototypes. Data lives in the process and is gone on restart. Every record handed out is a copy,
+ * so callers cannot mutate the store behind its back.
+ *
+ * @module
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from '../core/adapters.js'
+
+const copy = <T extends object>(record: T): T => {
+  const out = { ...record }
+  for (const [key, value] of Object.entries(out)) {
+    if (value instanceof Date) (out as Record<string, unknown>)[key] = new Date(value)
+  }
+  return out
+}
+
+const accountKey = (provider: string, providerAccountId: string) =>
+  `${provider}\u0000${providerAccountId}`
+
+/** The store behind a {@link MemoryAdapter}, for tests that read it directly. */
+export interface MemoryStore {
+  users: Map<string, AdapterUser>
+  accounts: Map<string, AdapterAccount>
+  sessions: Map<string, AdapterSession>
+  verificationTokens: Map<string, VerificationToken>
+  authenticators: Map<string, AdapterAuthenticator>
+}
+
+/** Creates an empty store. */
+export function createMemoryStore(): MemoryStore {
+  return {
+    users: new Map(),
+    accounts: new Map(),
+    sessions: new Map(),
+    verificationTokens: new Map(),
+    authenticators: new Map(),
+  }
+}
+
+/**
+ * Creates an in-memory adapter over `store` (a new, empty one by default).
+ *
+ * @example
+ * ```ts
+ * import { MemoryAdapter } from 'authchart/adapters/memory'
+ * const config = { adapter: MemoryAdapter(), providers, secret, trustHost: true }
+ * ```
+ */
+export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Required<Adapter> {
+  const userByEmail = (email: string) =>
+    [...store.users.values()].find((user) => user.email === email) ?? null
+
+  return {
+    async createUser(user) {
+      const id = user.id ?? crypto.randomUUID()
+      if (store.users.has(id)) throw new Error(`user ${id} already exists`)
+      if (user.email && userByEmail(user.email)) throw new Error('a user with this email exists')
+      const stored = copy({ ...user, id })
+      store.users.set(id, stored)
+      return copy(stored)
+    },
+    async getUser(id) {
+      const user = store.users.get(id)
+      return user ? copy(user) : null
+    },
+    async getUserByEmail(email) {
+      const user = userByEmail(email)
+      return user ? copy(user) : null
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      const account = store.accounts.get(accountKey(provider, providerAccountId))
+      const user = account ? store.users.get(account.userId) : undefined
+      return user ? copy(user) : null
+    },
+    async updateUser(user) {
+      const stored = store.users.get(user.id)
+      if (!stored) throw new Error(`user ${user.id} does not exist`)
+      const updated = copy({ ...stored, ...user })
+      store.users.set(user.id, updated)
+      return copy(updated)
+    },
+    async deleteUser(userId) {
+      const user = store.users.get(userId)
+      if (!user) return null
+      store.users.delete(userId)
+      // Deleting a user deletes everything that belongs to it.
+      for (const [key, session] of store.sessions) if (session.userId === userId) store.sessions.delete(key)
+      for (const [key, account] of store.accounts) if (account.userId === userId) store.accounts.delete(key)
+      for (const [key, a] of store.authenticators) if (a.userId === userId) store.authenticators.delete(key)
+      return copy(user)
+    },
+    async linkAccount(account) {
+      const key = accountKey(account.provider, account.providerAccountId)
+      if (store.accounts.has(key)) throw new Error('this account is already linked')
+      if (!store.users.has(account.userId)) throw new Error(`user ${account.userId} does not exist`)
+      store.accounts.set(key, copy(account))
+      return copy(account)
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      const key = accountKey(provider, providerAccountId)
+      const account = store.accounts.get(key)
+      store.accounts.delete(key)
+      return account ? copy(account) : undefined
+    },
+    async createSession(session) {
+      if (!store.users.has(session.userId)) throw new Error(`user ${session.userId} does not exist`)
+      if (store.sessions.has(session.sessionToken)) throw new Error('session token collision')
+      const stored = copy(session)
+      store.sessions.set(session.sessionToken, stored)
+      return copy(stored)
+    },
+    async getSessionAndUser(sessionToken) {
+      const session = store.sessions.get(sessionToken)
+      const user = session ? store.users.get(session.userId) : undefined
+      return session && user ? { session: copy(session), user: copy(user) } : null
+    },
+    async updateSession(session) {
+      const stored = store.sessions.get(session.sessionToken)
+      if (!stored) return null
+      const updated = copy({ ...stored, ...session })
+      store.sessions.set(session.sessionToken, updated)
+      return copy(updated)
+    },
+    async deleteSession(sessionToken) {
+      const session = store.sessions.get(sessionToken)
+      store.sessions.delete(sessionToken)
+      return session ? copy(session) : null
+    },
+    async createVerificationToken(token) {
+      store.verificationTokens.set(accountKey(token.identifier, token.token), copy(token))
+      return copy(token)
+    },
+    async useVerificationToken({ identifier, token }) {
+      // Single use: the token is removed in the same step that returns it, and only for the
+      // identifier it was issued to.
+      const key = accountKey(identifier, token)
+      const stored = store.verificationTokens.get(key)
+      store.verificationTokens.delete(key)
+      return stored ? copy(stored) : null
+    },
+    async getAccount(providerAccountId, provider) {
+      const account = store.accounts.get(accountKey(provider, providerAccountId))
+      return account ? copy(account) : null
+    },
+    async getAuthenticator(credentialID) {
+      const authenticator = store.authenticators.get(credentialID)
+      return authenticator ? copy(authenticator) : null
+    },
+    async createAuthenticator(authenticator) {
+      if (store.authenticators.has(authenticator.credentialID)) {
+        throw new Error('this credential is already registered')
+      }
+      store.authenticators.set(authenticator.credentialID, copy(authenticator))
+      return copy(authenticator)
+    },
+    async listAuthenticatorsByUserId(userId) {
+      return [...store.authenticators.values()].filter((a) => a.userId === userId).map(copy)
+    },
+    async updateAuthenticatorCounter(credentialID, counter) {
+      const authenticator = store.authenticators.get(credentialID)
+      if (!authenticator) throw new Error(`authenticator ${credentialID} does not exist`)
+      const updated = { ...authenticator, counter }
+      store.authenticators.set(credentialID, updated)
+      return copy(updated)
+    },
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The adapter as the engine calls it: every call debug-logged as `adapter_<method>`, every failure
+ * logged and rethrown as `AdapterError` with the original in `cause.err` (as Auth.js does), so
+ * flows see one error type whatever the database library throws.
+ *
+ * @module
+ */
+import type { Adapter } from '../adapters.js'
+import { AdapterError } from '../errors.js'
+import type { Logger } from '../logger.js'
+
+type Method = (...args: unknown[]) => unknown
+
+/** Every method of the adapter interface; class-based adapters keep theirs on the prototype. */
+const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
+  'createUser',
+  'getUser',
+  'getUserByEmail',
+  'getUserByAccount',
+  'updateUser',
+  'deleteUser',
+  'linkAccount',
+  'unlinkAccount',
+  'createSession',
+  'getSessionAndUser',
+  'updateSession',
+  'deleteSession',
+  'createVerificationToken',
+  'useVerificationToken',
+  'getAccount',
+  'getAuthenticator',
+  'createAuthenticator',
+  'listAuthenticatorsByUserId',
+  'updateAuthenticatorCounter',
+]
+
+/** A wrapped adapter: the methods the application's adapter has, instrumented. */
+export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
+  const wrapped: Record<string, Method> = {}
+  for (const name of ADAPTER_METHODS) {
+    const method = adapter[name] as Method | undefined
+    if (typeof method !== 'function') continue
+    wrapped[name] = async (...args: unknown[]) => {
+      logger.debug(`adapter_${name}`, { args })
+      try {
+        return await method.apply(adapter, args)
+      } catch (error) {
+        const reported = new AdapterError(error as Error)
+        logger.error(reported)
+        throw reported
+      }
+    }
+  }
+  return wrapped as Adapter
+}
+
+/** The adapter methods a configured feature calls; checked at boot (see {@link missingMethods}). */
+export type AdapterMethod = keyof Adapter
+
+/** The methods each feature calls, so a missing one fails at boot rather than mid-sign-in. */
+export const REQUIRED_METHODS = {
+  /** Reading, extending, updating and ending database sessions. */
+  databaseSessions: ['getSessionAndUser', 'updateSession', 'deleteSession'],
+  /** Credentials sign-in that creates a database session (and the user row it points to). */
+  credentialsDatabaseSessions: ['getUser', 'getUserByEmail', 'createUser', 'createSession'],
+} as const satisfies Record<string, readonly AdapterMethod[]>
+
+/** The methods of `required` that `adapter` lacks. */
+export function missingMethods(adapter: Adapter, required: readonly AdapterMethod[]): AdapterMethod[] {
+  return required.filter((method) => typeof adapter[method] !== 'function')
+}

@@ -1,0 +1,240 @@
+/**
+ * The adapter contract: the behaviour of Auth.js's `runBasicTests` (reference §9) plus WebAuthn
+ * methods, the identifier check of `useVerificationToken`, and single use under concurrency. Every
+ * test creates its own records, so tests are independent and may run in any order.
+ *
+ * @module
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from '../../core/adapters.js'
+
+/** Direct readers of the store, bypassing the adapter; `null` when absent. */
+export interface ContractDb {
+  user(id: string): Promise<AdapterUser | null>
+  account(key: { provider: string; providerAccountId: string }): Promise<AdapterAccount | null>
+  session(sessionToken: string): Promise<AdapterSession | null>
+  verificationToken(key: { identifier: string; token: string }): Promise<VerificationToken | null>
+  authenticator(credentialID: string): Promise<AdapterAuthenticator | null>
+}
+
+/** What a store under test provides. */
+export interface ContractSubject {
+  adapter: Required<Adapter>
+  db: ContractDb
+}
+
+/** Dates with whole milliseconds, as every store keeps at least that precision. */
+const inDays = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000)
+
+const hashToken = (token: string) => createHash('sha256').update(`${token}anything`).digest('hex')
+
+function userFixture(): Omit<AdapterUser, 'id'> & { id?: string } {
+  const tag = randomUUID()
+  return {
+    email: `fill-${tag}@murray.test`,
+    image: 'https://img.test/fill.png',
+    name: 'Fill Murray',
+    emailVerified: inDays(0),
+  }
+}
+
+function accountFixture(userId: string): AdapterAccount {
+  return {
+    userId,
+    provider: 'github',
+    providerAccountId: randomUUID(),
+    type: 'oauth',
+    access_token: randomUUID(),
+    expires_at: Math.floor(Date.now() / 1000) + 2_592_000,
+    id_token: randomUUID(),
+    refresh_token: randomUUID(),
+    token_type: 'bearer',
+    scope: 'user',
+    session_state: randomUUID(),
+  }
+}
+
+/** Runs the contract against the store `subject()` returns (once per file). */
+export function adapterContract(name: string, subject: () => ContractSubject): void {
+  async function newUser(): Promise<AdapterUser> {
+    return subject().adapter.createUser(userFixture() as AdapterUser)
+  }
+
+  describe(`adapter contract: ${name}`, () => {
+    it('has every method of the Auth.js adapter interface', () => {
+      const methods = [
+        'createUser', 'getUser', 'getUserByEmail', 'getUserByAccount', 'updateUser', 'deleteUser',
+        'linkAccount', 'unlinkAccount', 'createSession', 'getSessionAndUser', 'updateSession',
+        'deleteSession', 'createVerificationToken', 'useVerificationToken', 'getAccount',
+        'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId',
+        'updateAuthenticatorCounter',
+      ]
+      for (const method of methods) expect(typeof subject().adapter[method as keyof Adapter], method).toBe('function')
+    })
+
+    it('creates a user, storing exactly what it was given plus an id', async () => {
+      const { adapter, db } = subject()
+      const fixture = userFixture()
+      const created = await adapter.createUser(fixture as AdapterUser)
+      expect(created.id).toEqual(expect.any(String))
+      expect(await db.user(created.id)).toEqual({ ...fixture, id: created.id })
+      expect(created).toEqual({ ...fixture, id: created.id })
+    })
+
+    it('keeps the id the core passes to createUser', async () => {
+      const { adapter } = subject()
+      const id = randomUUID()
+      const created = await adapter.createUser({ ...userFixture(), id } as AdapterUser)
+      expect(created.id).toBe(id)
+      expect(await adapter.getUser(id)).toEqual(created)
+    })
+
+    it('finds a user by id and by email, and answers null for unknown ones', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      expect(await adapter.getUser(user.id)).toEqual(user)
+      expect(await adapter.getUser(randomUUID())).toBeNull()
+      expect(await adapter.getUserByEmail(user.email)).toEqual(user)
+      expect(await adapter.getUserByEmail('non-existent@email.test')).toBeNull()
+    })
+
+    it('updates only the given fields of a user', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const returned = await adapter.updateUser({ id: user.id, name: 'Updated Name' })
+      expect(returned).toEqual({ ...user, name: 'Updated Name' })
+      expect(await db.user(user.id)).toEqual({ ...user, name: 'Updated Name' })
+    })
+
+    it('creates a session and returns it with its user', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const session = { sessionToken: randomUUID(), userId: user.id, expires: inDays(7) }
+      expect(await adapter.createSession(session)).toEqual(session)
+      expect(await db.session(session.sessionToken)).toEqual(session)
+      expect(await adapter.getSessionAndUser(session.sessionToken)).toEqual({ session, user })
+      expect(await adapter.getSessionAndUser('invalid-token')).toBeNull()
+    })
+
+    it("updates a session's expiry and answers null for an unknown token", async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
+      const expires = inDays(30)
+      await adapter.updateSession({ sessionToken: session.sessionToken, expires })
+      expect((await db.session(session.sessionToken))?.expires.valueOf()).toBe(expires.valueOf())
+      expect(await adapter.updateSession({ sessionToken: 'unknown', expires })).toBeNull()
+    })
+
+    it('deletes a session', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
+      await adapter.deleteSession(session.sessionToken)
+      expect(await db.session(session.sessionToken)).toBeNull()
+      expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+    })
+
+    it('links an account, finds its user through it, and unlinks it', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const account = accountFixture(user.id)
+      await adapter.linkAccount(account)
+      const key = { provider: account.provider, providerAccountId: account.providerAccountId }
+      const stored = await db.account(key)
+      expect(stored).toEqual({ ...account, id: stored?.id })
+      expect(await adapter.getUserByAccount(key)).toEqual(user)
+      expect(await adapter.getUserByAccount({ provider: 'invalid', providerAccountId: 'invalid' })).toBeNull()
+      expect(await adapter.getAccount(account.providerAccountId, account.provider)).toMatchObject(account)
+      await adapter.unlinkAccount(key)
+      expect(await db.account(key)).toBeNull()
+    })
+
+    it('deletes a user together with its sessions, accounts and authenticators', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
+      const account = accountFixture(user.id)
+      await adapter.linkAccount(account)
+      const credentialID = randomUUID()
+      await adapter.createAuthenticator(authenticatorFixture(user.id, credentialID))
+      await adapter.deleteUser(user.id)
+      expect(await db.user(user.id)).toBeNull()
+      expect(await db.session(session.sessionToken)).toBeNull()
+      expect(await db.account({ provider: account.provider, providerAccountId: account.providerAccountId })).toBeNull()
+      expect(await db.authenticator(credentialID)).toBeNull()
+    })
+
+    it('stores exactly the verification token it is given', async () => {
+      const { adapter, db } = subject()
+      const token = { identifier: `${randomUUID()}@example.test`, token: hashToken(randomUUID()), expires: inDays(1) }
+      await adapter.createVerificationToken(token)
+      expect(await db.verificationToken(token)).toEqual(token)
+    })
+
+    it('hands a verification token out once, then never again', async () => {
+      const { adapter, db } = subject()
+      const token = { identifier: `${randomUUID()}@example.test`, token: hashToken(randomUUID()), expires: inDays(1) }
+      await adapter.createVerificationToken(token)
+      expect(await adapter.useVerificationToken(token)).toEqual(token)
+      expect(await adapter.useVerificationToken(token)).toBeNull()
+      expect(await db.verificationToken(token)).toBeNull()
+    })
+
+    it('refuses a verification token presented for another identifier, and keeps it', async () => {
+      const { adapter } = subject()
+      const token = { identifier: `${randomUUID()}@example.test`, token: hashToken(randomUUID()), expires: inDays(1) }
+      await adapter.createVerificationToken(token)
+      expect(await adapter.useVerificationToken({ identifier: 'mallory@example.test', token: token.token })).toBeNull()
+      expect(await adapter.useVerificationToken(token)).toEqual(token)
+    })
+
+    it('gives a verification token to exactly one of ten concurrent uses', async () => {
+      const { adapter } = subject()
+      const token = { identifier: `${randomUUID()}@example.test`, token: hashToken(randomUUID()), expires: inDays(1) }
+      await adapter.createVerificationToken(token)
+      const results = await Promise.all(Array.from({ length: 10 }, () => adapter.useVerificationToken(token)))
+      expect(results.filter((r) => r !== null)).toHaveLength(1)
+    })
+
+    it('stores, finds, lists and counts WebAuthn authenticators', async () => {
+      const { adapter, db } = subject()
+      const user = await newUser()
+      const credentialID = randomUUID()
+      const authenticator = authenticatorFixture(user.id, credentialID)
+      expect(await adapter.createAuthenticator(authenticator)).toEqual(authenticator)
+      expect(await db.authenticator(credentialID)).toEqual(authenticator)
+      expect(await adapter.getAuthenticator(credentialID)).toEqual(authenticator)
+      expect(await adapter.getAuthenticator(randomUUID())).toBeNull()
+      expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([authenticator])
+      expect(await adapter.listAuthenticatorsByUserId(randomUUID())).toEqual([])
+      expect(await adapter.updateAuthenticatorCounter(credentialID, 42)).toEqual({ ...authenticator, counter: 42 })
+      expect((await db.authenticator(credentialID))?.counter).toBe(42)
+    })
+
+    it('rejects a counter update for an unknown authenticator', async () => {
+      await expect(subject().adapter.updateAuthenticatorCounter(randomUUID(), 1)).rejects.toThrow()
+    })
+  })
+}
+
+function authenticatorFixture(userId: string, credentialID: string): AdapterAuthenticator {
+  return {
+    credentialID,
+    userId,
+    providerAccountId: randomUUID(),
+    credentialPublicKey: Buffer.from(randomUUID()).toString('base64'),
+    counter: 1,
+    credentialDeviceType: 'singleDevice',
+    credentialBackedUp: false,
+    transports: 'internal,hybrid',
+  }
+}

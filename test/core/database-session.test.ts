@@ -1,0 +1,173 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import type { Adapter } from '../../core/adapters.js'
+import { Auth, assertConfig } from '../../core/index.js'
+import { AdapterError } from '../../core/errors.js'
+import { ALICE, authRequest, Client, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
+
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+const good = { username: 'alice', password: 'wonderland' }
+
+function databaseConfig(overrides: Parameters<typeof testConfig>[0] = {}) {
+  const store = createMemoryStore()
+  return { store, config: testConfig({ adapter: MemoryAdapter(store), ...overrides }) }
+}
+
+describe('database sessions', () => {
+  it('defaults to the database strategy when an adapter is configured', () => {
+    expect(assertConfig(databaseConfig().config).session.strategy).toBe('database')
+  })
+
+  it('creates a real database session on credentials sign-in, creating the user row first', async () => {
+    const { store, config } = databaseConfig()
+    const createUser = vi.fn()
+    const client = new Client({ ...config, events: { createUser } })
+    const response = await client.signIn(good)
+    expect(response.headers.get('location')).toBe('https://authchart.test')
+    const token = client.jar.get(SESSION_COOKIE)!
+    expect(token).toMatch(/^[0-9a-f-]{36}$/)
+    expect(store.sessions.get(token)).toMatchObject({ userId: ALICE.id })
+    expect(store.users.get(ALICE.id)).toMatchObject({ email: ALICE.email, emailVerified: null })
+    expect(createUser).toHaveBeenCalledWith({ user: expect.objectContaining({ id: ALICE.id }) })
+    const { body } = await client.session()
+    expect(body).toMatchObject({ user: { name: ALICE.name, email: ALICE.email, image: ALICE.image } })
+  })
+
+  it('signs in an existing user without creating another one', async () => {
+    const { store, config } = databaseConfig()
+    store.users.set('db-1', { id: 'db-1', name: 'Alice (db)', email: ALICE.email, emailVerified: null })
+    const createUser = vi.fn()
+    const client = new Client({ ...config, events: { createUser } })
+    await client.signIn(good)
+    expect(store.users.size).toBe(1)
+    expect(createUser).not.toHaveBeenCalled()
+    expect(store.sessions.get(client.jar.get(SESSION_COOKIE)!)?.userId).toBe('db-1')
+    expect(((await client.session()).body as { user: { name: string } }).user.name).toBe('Alice (db)')
+  })
+
+  it('uses generateSessionToken for new sessions', async () => {
+    const { config } = databaseConfig({ session: { generateSessionToken: () => 'custom-token-1' } })
+    const client = new Client(config)
+    await client.signIn(good)
+    expect(client.jar.get(SESSION_COOKIE)).toBe('custom-token-1')
+  })
+
+  it('deletes the row on sign-out and fires events.signOut with it', async () => {
+    const { store, config } = databaseConfig()
+    const signOut = vi.fn()
+    const client = new Client({ ...config, events: { signOut } })
+    await client.signIn(good)
+    const token = client.jar.get(SESSION_COOKIE)!
+    await client.signOut()
+    expect(store.sessions.has(token)).toBe(false)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(signOut).toHaveBeenCalledWith({ session: expect.objectContaining({ sessionToken: token }) })
+  })
+
+  it('extends the row and rewrites the cookie with the same expiry once updateAge has passed', async () => {
+    const { store, config } = databaseConfig({ session: { updateAge: 0 } })
+    const client = new Client(config)
+    await client.signIn(good)
+    const token = client.jar.get(SESSION_COOKIE)!
+    store.sessions.get(token)!.expires = new Date(Date.now() + 1000 * 60 * 60)
+    const { response, body } = await client.session()
+    const stored = store.sessions.get(token)!.expires
+    expect(stored.getTime()).toBeGreaterThan(Date.now() + 2_591_000_000)
+    const cookie = setCookie(response, SESSION_COOKIE)!
+    expect(Date.parse(cookie.attributes.expires as string)).toBe(stored.getTime())
+    expect((body as { expires: string }).expires).toBe(stored.toISOString())
+  })
+
+  it('leaves row and cookie alone while updateAge has not passed', async () => {
+    const { store, config } = databaseConfig()
+    const client = new Client(config)
+    await client.signIn(good)
+    const token = client.jar.get(SESSION_COOKIE)!
+    const before = store.sessions.get(token)!.expires.getTime()
+    const { response } = await client.session()
+    expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    expect(store.sessions.get(token)!.expires.getTime()).toBe(before)
+  })
+
+  it('deletes an expired session and clears its cookie', async () => {
+    const { store, config } = databaseConfig()
+    const client = new Client(config)
+    await client.signIn(good)
+    const token = client.jar.get(SESSION_COOKIE)!
+    store.sessions.get(token)!.expires = new Date(Date.now() - 1000)
+    const { body } = await client.session()
+    expect(body).toBeNull()
+    expect(store.sessions.has(token)).toBe(false)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+  })
+
+  it('passes the stored user and trigger update to the session callback on POST /session', async () => {
+    const session = vi.fn(({ session }) => session)
+    const { config } = databaseConfig({ callbacks: { session } })
+    const client = new Client(config)
+    await client.signIn(good)
+    const csrfToken = await client.csrfToken()
+    await client.send({ path: '/session', json: { csrfToken, data: { theme: 'dark' } } })
+    expect(session).toHaveBeenLastCalledWith({
+      session: expect.objectContaining({ sessionToken: client.jar.get(SESSION_COOKIE), user: expect.objectContaining({ id: ALICE.id }) }),
+      user: expect.objectContaining({ id: ALICE.id, email: ALICE.email }),
+      newSession: { theme: 'dark' },
+      trigger: 'update',
+    })
+  })
+
+  it('answers null but keeps the cookie when the database is down, logging AdapterError', async () => {
+    const store = createMemoryStore()
+    const adapter: Adapter = {
+      ...MemoryAdapter(store),
+      getSessionAndUser: async () => {
+        throw new Error('ECONNREFUSED 127.0.0.1:5432')
+      },
+    }
+    const config = testConfig({ adapter })
+    const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: 'some-token' } }), config)
+    expect(await response.json()).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    const logged = config.logger.error.mock.calls.map(([e]) => e)
+    expect(logged[0]).toBeInstanceOf(AdapterError)
+    expect(logged[0].cause.err.message).toContain('ECONNREFUSED')
+  })
+
+  it('debug-logs every adapter call as adapter_<method>', async () => {
+    const { config } = databaseConfig({ logger: spyLogger() })
+    await new Client(config).signIn(good)
+    const messages = config.logger.debug.mock.calls.map(([m]) => m)
+    expect(messages).toEqual(expect.arrayContaining(['adapter_getUser', 'adapter_createUser', 'adapter_createSession']))
+  })
+
+  it('refuses at boot an adapter that lacks a method the configured flows call', () => {
+    const { createSession: _, ...adapter } = MemoryAdapter()
+    expect(() => assertConfig(testConfig({ adapter }))).toThrow(
+      'Required adapter methods were missing: createSession',
+    )
+    const { updateSession: __, deleteSession: ___, ...other } = MemoryAdapter()
+    expect(() => assertConfig(testConfig({ adapter: other, providers: [] }))).toThrow(
+      'Required adapter methods were missing: updateSession, deleteSession',
+    )
+  })
+
+  it('accepts an adapter without session methods when sessions are JWTs', () => {
+    expect(assertConfig(testConfig({ adapter: {}, session: { strategy: 'jwt' } })).session.strategy).toBe('jwt')
+  })
+
+  it('accepts class-based adapters whose methods live on the prototype', async () => {
+    const store = createMemoryStore()
+    const memory = MemoryAdapter(store)
+    class ClassAdapter {
+      getUser = undefined
+    }
+    for (const [name, method] of Object.entries(memory)) {
+      Object.defineProperty(ClassAdapter.prototype, name, { value: method })
+    }
+    const adapter = new ClassAdapter()
+    delete (adapter as { getUser?: unknown }).getUser
+    const client = new Client(testConfig({ adapter: adapter as unknown as Adapter }))
+    await client.signIn(good)
+    expect(store.sessions.size).toBe(1)
+  })
+})
