@@ -1,4 +1,4 @@
-import { describe, expect, it, vi, type Mock } from 'vitest'
+import { expect, vi, type Mock } from 'vitest'
 import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import { decode } from '../../core/jwt.js'
@@ -7,7 +7,7 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { credentialsSignInMachine } from '../../machines/credentials-signin.machine.js'
 import Credentials from '../../providers/credentials.js'
 import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
-import { coverage, drivePath, modelPaths, reportCoverage, type ModelDriver } from './harness.js'
+import { describeModel, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const T0 = Math.floor(Date.now() / 1000)
@@ -218,18 +218,4 @@ const driver: ModelDriver<World> = {
   },
 }
 
-const paths = modelPaths(driver as ModelDriver<unknown>)
-const taken: string[] = []
-
-describe('credentials sign-in machine, driven through Auth over HTTP', () => {
-  it.each(paths.map((path) => [path.description, path] as const))('%s', async (_name, path) => {
-    taken.push(...(await drivePath(driver, path)))
-  })
-
-  it('exercises every transition of the credentials sign-in machine', () => {
-    const result = coverage(credentialsSignInMachine, taken)
-    reportCoverage(result)
-    expect(result.missing).toEqual([])
-    expect(result.covered).toBe(result.total)
-  })
-})
+describeModel('credentials sign-in machine', driver)

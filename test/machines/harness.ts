@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type AnyMachineSnapshot,
   type AnyStateMachine,
@@ -165,4 +165,25 @@ export function coverage(machine: AnyStateMachine, taken: Iterable<string>) {
 export function reportCoverage(result: ReturnType<typeof coverage>): void {
   mkdirSync(COVERAGE_DIR, { recursive: true })
   writeFileSync(join(COVERAGE_DIR, `${result.machine}.json`), JSON.stringify(result))
+}
+
+/**
+ * Declares the model-based tests of a machine: one test per generated path, then one asserting
+ * that the paths, driven through `Auth`, took every transition of the machine.
+ */
+export function describeModel<World>(title: string, driver: ModelDriver<World>): void {
+  const paths = modelPaths(driver as ModelDriver<unknown>)
+  const taken: string[] = []
+  describe(`${title}, driven through Auth over HTTP`, () => {
+    it.each(paths.map((path) => [path.description, path] as const))('%s', async (_name, path) => {
+      taken.push(...(await drivePath(driver, path)))
+    })
+
+    it(`exercises every transition of the ${title}`, () => {
+      const result = coverage(driver.machine, taken)
+      reportCoverage(result)
+      expect(result.missing).toEqual([])
+      expect(result.covered).toBe(result.total)
+    })
+  })
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi, type Mock } from 'vitest'
+import { expect, vi, type Mock } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { Auth } from '../../core/index.js'
@@ -6,7 +6,7 @@ import { encode } from '../../core/jwt.js'
 import type { AuthConfig } from '../../core/types.js'
 import { sessionMachine } from '../../machines/session.machine.js'
 import { authRequest, ALICE, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
-import { coverage, drivePath, modelPaths, reportCoverage, type ModelDriver } from './harness.js'
+import { describeModel, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const MAX_AGE = 2_592_000
@@ -345,18 +345,4 @@ const driver: ModelDriver<World> = {
   },
 }
 
-const paths = modelPaths(driver as ModelDriver<unknown>)
-const taken: string[] = []
-
-describe('session machine, driven through Auth over HTTP', () => {
-  it.each(paths.map((path) => [path.description, path] as const))('%s', async (_name, path) => {
-    taken.push(...(await drivePath(driver, path)))
-  })
-
-  it('exercises every transition of the session machine', () => {
-    const result = coverage(sessionMachine, taken)
-    reportCoverage(result)
-    expect(result.missing).toEqual([])
-    expect(result.covered).toBe(result.total)
-  })
-})
+describeModel('session machine', driver)
