@@ -45,19 +45,74 @@ export interface SealOptions {
   binding?: string
 }
 
-interface EnvelopeKey {
+interface SealingKey {
   key: Uint8Array
   kid: string
 }
 
-const envelopeKeys = new DerivationCache<EnvelopeKey>()
+const sealingKeys = new DerivationCache<SealingKey>()
 
-function keyFor(secret: string, cookieName: string): Promise<EnvelopeKey> {
-  return envelopeKeys.get(`${cookieName}\u0000${secret}`, async () => {
-    const key = await hkdfSha256(secret, cookieName, `authchart flow envelope (${cookieName})`, 32)
+/** A 256-bit key per (secret, salt), with its thumbprint to pick it among rotated secrets. */
+function keyFor(secret: string, salt: string): Promise<SealingKey> {
+  return sealingKeys.get(`${salt}\u0000${secret}`, async () => {
+    const key = await hkdfSha256(secret, salt, `authchart flow envelope (${salt})`, 32)
     const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
     return { key, kid }
   })
+}
+
+/**
+ * Decrypts claims sealed by {@link sealEnvelope} or {@link sealValue} under `salt` (trying every
+ * secret) and checks their age against `at`.
+ *
+ * @throws jose's errors: `JWTExpired` when too old, others when forged or foreign.
+ */
+async function openClaims(sealed: string, secrets: readonly string[], salt: string, at: number) {
+  const { payload } = await jwtDecrypt(
+    sealed,
+    async ({ kid }) => {
+      for (const secret of secrets) {
+        const candidate = await keyFor(secret, salt)
+        if (candidate.kid === kid) return candidate.key
+      }
+      throw new Error('sealed with an unknown secret')
+    },
+    {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+      currentDate: new Date(at * 1000),
+      maxTokenAge: ENVELOPE_MAX_AGE,
+      requiredClaims: ['exp', 'iat'],
+    },
+  )
+  return payload
+}
+
+/** Seals a small value (e.g. the origin a redirect-proxied callback returns to) for 15 minutes. */
+export async function sealValue(
+  value: Record<string, unknown>,
+  options: { secrets: readonly string[]; salt: string; at: number },
+): Promise<string> {
+  const { key, kid } = await keyFor(options.secrets[0]!, options.salt)
+  return new EncryptJWT({ value })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
+    .setIssuedAt(options.at)
+    .setExpirationTime(options.at + ENVELOPE_MAX_AGE)
+    .encrypt(key)
+}
+
+/** Opens a value sealed by {@link sealValue}; `null` when forged, foreign or expired. */
+export async function openValue(
+  sealed: string,
+  options: { secrets: readonly string[]; salt: string; at: number },
+): Promise<Record<string, unknown> | null> {
+  try {
+    const payload = await openClaims(sealed, options.secrets, options.salt, options.at)
+    const value = payload.value
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
 }
 
 /** Seals a resting snapshot of `flow`. */
@@ -75,11 +130,28 @@ export async function sealEnvelope(
   }
   const jwt = new EncryptJWT({ env })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
+    .setJti(crypto.randomUUID())
     .setAudience(flow.machine.id)
     .setIssuedAt(options.at)
     .setExpirationTime(options.at + ENVELOPE_MAX_AGE)
   if (options.binding !== undefined) jwt.setSubject(options.binding)
   return jwt.encrypt(key)
+}
+
+/** Envelope ids already resumed in this process, until they would have expired anyway. */
+const consumed = new Map<string, number>()
+const MAX_CONSUMED = 100_000
+
+function consumeOnce(jti: string, expires: number): boolean {
+  if (consumed.has(jti)) return false
+  if (consumed.size >= MAX_CONSUMED) {
+    const now = Date.now() / 1000
+    for (const [id, until] of consumed) if (until < now) consumed.delete(id)
+    // Still full of live ids: drop the oldest rather than grow without bound.
+    if (consumed.size >= MAX_CONSUMED) consumed.delete(consumed.keys().next().value as string)
+  }
+  consumed.set(jti, expires)
+  return true
 }
 
 const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message: string, cause?: unknown) =>
@@ -100,23 +172,7 @@ export async function openEnvelope(
   const { machine } = flow
   let payload
   try {
-    ;({ payload } = await jwtDecrypt(
-      sealed,
-      async ({ kid }) => {
-        for (const secret of options.secrets) {
-          const candidate = await keyFor(secret, options.cookieName)
-          if (candidate.kid === kid) return candidate.key
-        }
-        throw new Error('sealed with an unknown secret')
-      },
-      {
-        keyManagementAlgorithms: ['dir'],
-        contentEncryptionAlgorithms: ['A256GCM'],
-        currentDate: new Date(options.at * 1000),
-        maxTokenAge: ENVELOPE_MAX_AGE,
-        requiredClaims: ['aud', 'exp', 'iat'],
-      },
-    ))
+    payload = await openClaims(sealed, options.secrets, options.cookieName, options.at)
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) {
       throw refuse('ERR_FLOW_STATE_STALE', `${machine.id}: sealed flow expired`, error)
@@ -157,6 +213,11 @@ export async function openEnvelope(
   }
   if (!snapshot.hasTag(AWAITS_REQUEST)) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope state does not await a request`)
+  }
+  // Single use: an envelope resumes its flow once. The cookie is replaced or cleared on every
+  // resume, so only a copy (a replayed callback, a second tab) can arrive twice.
+  if (typeof payload.jti !== 'string' || !consumeOnce(payload.jti, Number(payload.exp))) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
   }
   return snapshot
 }

@@ -10,18 +10,11 @@ import {
   credentialsSignInMachine,
 } from '../../machines/credentials-signin.machine.js'
 import { defineFlow } from '../engine/flow.js'
-import {
-  AccessDenied,
-  AuthError,
-  CallbackRouteError,
-  CredentialsSignin,
-} from '../errors.js'
+import { AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
-import type { JWT } from '../jwt.js'
-import { encodeSessionToken } from '../session/token.js'
+import { askSignIn, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
 import type { AdapterUser } from '../adapters.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
-import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
 
 /** The request `authorize` receives: the callback URL with the original query, headers and body. */
@@ -75,57 +68,32 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
     },
 
     async checkSignIn(context, ctx) {
-      let verdict: boolean | string
-      try {
-        verdict = await callback(ctx.config, 'signIn')({
-          user: context.user as User,
-          account: context.account as unknown as Account,
-          credentials: context.credentials ?? {},
-        })
-      } catch (error) {
-        const reported = error instanceof AuthError ? error : new AccessDenied(error as Error)
-        ctx.logger.error(reported)
-        return {
-          type: 'checkSignIn.failed',
-          reason: 'denied',
-          error: reported.type,
-          ...(reported instanceof CredentialsSignin ? { code: reported.code } : {}),
-          at: ctx.at,
-        }
-      }
-      if (!verdict) {
-        ctx.logger.error(new AccessDenied('AccessDenied'))
-        return { type: 'checkSignIn.failed', reason: 'denied', error: 'AccessDenied', at: ctx.at }
-      }
-      if (typeof verdict !== 'string') {
-        return { type: 'checkSignIn.done', output: { redirect: null }, at: ctx.at }
-      }
-      try {
-        const redirect = await callback(ctx.config, 'redirect')({ url: verdict, baseUrl: ctx.origin })
-        return { type: 'checkSignIn.done', output: { redirect }, at: ctx.at }
-      } catch (error) {
-        ctx.logger.error(new CallbackRouteError(error as Error))
-        return { type: 'checkSignIn.failed', reason: 'denied', error: 'CallbackRouteError', at: ctx.at }
-      }
+      const verdict = await askSignIn(ctx, {
+        user: context.user as User,
+        account: context.account as unknown as Account,
+        credentials: context.credentials ?? {},
+      })
+      return verdict.allowed
+        ? { type: 'checkSignIn.done', output: { redirect: verdict.redirect }, at: ctx.at }
+        : {
+            type: 'checkSignIn.failed',
+            reason: 'denied',
+            error: verdict.error,
+            ...(verdict.code !== undefined ? { code: verdict.code } : {}),
+            at: ctx.at,
+          }
     },
 
     async issueSession(context, ctx) {
-      const user = context.user as User
-      const expires = ctx.at + ctx.config.session.maxAge
       try {
-        const token = await callback(ctx.config, 'jwt')({
-          token: { name: user.name, email: user.email, picture: user.image, sub: user.id },
-          user,
+        const output = await issueJwtSession(ctx, {
+          user: context.user as User,
           account: context.account as unknown as Account,
           isNewUser: false,
-          trigger: 'signIn',
         })
-        const value = token === null ? null : await encodeSessionToken(ctx, token as JWT)
-        return { type: 'issueSession.done', output: { value, expires }, at: ctx.at }
+        return { type: 'issueSession.done', output, at: ctx.at }
       } catch (error) {
-        ctx.logger.error(
-          error instanceof AuthError ? error : new CallbackRouteError(error as Error),
-        )
+        reportFailure(ctx, error)
         return { type: 'issueSession.failed', reason: 'threw', error: 'CallbackRouteError', at: ctx.at }
       }
     },
@@ -153,24 +121,14 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
           stored = await adapter.createUser!(created)
           await emitEvent(ctx, 'createUser', { user: stored })
         }
-        const expires = ctx.at + ctx.config.session.maxAge
-        const session = await adapter.createSession!({
-          sessionToken: ctx.config.session.generateSessionToken(),
-          userId: String(stored.id),
-          expires: new Date(expires * 1000),
-        })
+        const row = await createSessionRow(ctx, String(stored.id))
         return {
           type: 'createDatabaseSession.done',
-          output: {
-            value: session.sessionToken,
-            // The cookie follows the stored row, whatever expiry the adapter kept.
-            expires: Math.floor(new Date(session.expires ?? expires * 1000).getTime() / 1000),
-            user: stored as unknown as Record<string, unknown>,
-          },
+          output: { ...row, user: stored as unknown as Record<string, unknown> },
           at: ctx.at,
         }
       } catch (error) {
-        ctx.logger.error(error instanceof AuthError ? error : new CallbackRouteError(error as Error))
+        reportFailure(ctx, error)
         return {
           type: 'createDatabaseSession.failed',
           reason: 'threw',

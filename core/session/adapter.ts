@@ -20,6 +20,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'updateUser',
   'deleteUser',
   'linkAccount',
+  'updateAccount',
   'unlinkAccount',
   'createSession',
   'getSessionAndUser',

@@ -1,0 +1,110 @@
+/**
+ * The last steps every sign-in flow shares: ask the `signIn` callback, then issue the session, as
+ * an encrypted JWT or as a database row.
+ *
+ * @module
+ */
+import { AccessDenied, AuthError, CallbackRouteError, CredentialsSignin, type ErrorType } from '../errors.js'
+import { callback } from '../flows/callbacks.js'
+import type { RequestContext } from '../http/context.js'
+import type { JWT } from '../jwt.js'
+import type { Account, Profile, SignInCallbackParams, User } from '../types.js'
+import { encodeSessionToken } from './token.js'
+
+/** The `signIn` callback's verdict. */
+export type SignInVerdict =
+  | { allowed: true; redirect: string | null }
+  | { allowed: false; error: ErrorType; code?: string }
+
+/**
+ * Runs the `signIn` callback: `false` → AccessDenied; a thrown AuthError keeps its type; anything
+ * else thrown → AccessDenied; a string → a redirect through the `redirect` callback.
+ */
+export async function askSignIn(ctx: RequestContext, params: SignInCallbackParams): Promise<SignInVerdict> {
+  let verdict: boolean | string
+  try {
+    verdict = await callback(ctx.config, 'signIn')(params)
+  } catch (error) {
+    const reported = error instanceof AuthError ? error : new AccessDenied(error as Error)
+    ctx.logger.error(reported)
+    return {
+      allowed: false,
+      error: reported.type,
+      ...(reported instanceof CredentialsSignin ? { code: reported.code } : {}),
+    }
+  }
+  if (!verdict) {
+    ctx.logger.error(new AccessDenied('AccessDenied'))
+    return { allowed: false, error: 'AccessDenied' }
+  }
+  if (typeof verdict !== 'string') return { allowed: true, redirect: null }
+  try {
+    return {
+      allowed: true,
+      redirect: await callback(ctx.config, 'redirect')({ url: verdict, baseUrl: ctx.origin }),
+    }
+  } catch (error) {
+    ctx.logger.error(new CallbackRouteError(error as Error))
+    return { allowed: false, error: 'CallbackRouteError' }
+  }
+}
+
+/** What a JWT session is issued for. */
+export interface JwtSessionInput {
+  user: User
+  account: Account
+  profile?: Profile
+  isNewUser: boolean
+}
+
+/**
+ * Runs the `jwt` callback (trigger `signIn`, or `signUp` for a new user) on the default token and
+ * encrypts the result; `value` is null when the callback returned null (no session).
+ */
+export async function issueJwtSession(
+  ctx: RequestContext,
+  { user, account, profile, isNewUser }: JwtSessionInput,
+): Promise<{ value: string | null; expires: number }> {
+  const token = await callback(ctx.config, 'jwt')({
+    token: {
+      name: user.name,
+      email: user.email,
+      picture: user.image,
+      sub: user.id === undefined ? undefined : String(user.id),
+    },
+    user,
+    account,
+    ...(profile ? { profile } : {}),
+    isNewUser,
+    trigger: isNewUser ? 'signUp' : 'signIn',
+  })
+  return {
+    value: token === null ? null : await encodeSessionToken(ctx, token as JWT),
+    expires: ctx.at + ctx.config.session.maxAge,
+  }
+}
+
+/** Stores a new database session for `userId`; the cookie will carry its token and expiry. */
+export async function createSessionRow(
+  ctx: RequestContext,
+  userId: string,
+): Promise<{ value: string; expires: number }> {
+  const expires = ctx.at + ctx.config.session.maxAge
+  const session = await ctx.config.adapter!.createSession!({
+    sessionToken: ctx.config.session.generateSessionToken(),
+    userId: String(userId),
+    expires: new Date(expires * 1000),
+  })
+  return {
+    value: session.sessionToken,
+    // The cookie follows the stored row, whatever expiry the adapter kept.
+    expires: Math.floor(new Date(session.expires ?? expires * 1000).getTime() / 1000),
+  }
+}
+
+/** Logs an unexpected failure as Auth.js does (AuthErrors as they are, others wrapped). */
+export function reportFailure(ctx: RequestContext, error: unknown): ErrorType {
+  const reported = error instanceof AuthError ? error : new CallbackRouteError(error as Error)
+  ctx.logger.error(reported)
+  return reported.type
+}
