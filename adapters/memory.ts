@@ -104,6 +104,14 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.accounts.set(key, copy(account))
       return copy(account)
     },
+    async updateAccount(account) {
+      const key = accountKey(account.provider, account.providerAccountId)
+      const stored = store.accounts.get(key)
+      if (!stored) return null
+      const updated = copy({ ...stored, ...account, userId: stored.userId })
+      store.accounts.set(key, updated)
+      return copy(updated)
+    },
     async unlinkAccount({ provider, providerAccountId }) {
       const key = accountKey(provider, providerAccountId)
       const account = store.accounts.get(key)

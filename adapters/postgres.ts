@@ -255,6 +255,19 @@ ${schema(options.tablePrefix)}`
       )
       return toAccount(row!)
     },
+    async updateAccount(account) {
+      const fields = (
+        ['refresh_token', 'access_token', 'expires_at', 'id_token', 'scope', 'session_state', 'token_type'] as const
+      ).filter((f) => f in account)
+      const row = await first(
+        fields.length === 0
+          ? `SELECT ${ACCOUNT} FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`
+          : `UPDATE ${t.accounts} SET ${fields.map((f, i) => `${f} = $${i + 3}`).join(', ')}
+             WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,
+        [account.provider, account.providerAccountId, ...fields.map((f) => account[f] ?? null)],
+      )
+      return row ? toAccount(row) : null
+    },
     async unlinkAccount({ provider, providerAccountId }) {
       const row = await first(
         `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,

@@ -60,6 +60,13 @@ export interface Adapter {
   updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<AdapterUser>
   deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>
   linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>
+  /**
+   * Ours, optional: replaces the stored tokens of a linked account on a repeat sign-in (Auth.js never
+   * updates them, its issues #3599 and #854). Without it the account is unlinked and linked again.
+   */
+  updateAccount?(
+    account: Partial<AdapterAccount> & Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
+  ): Awaitable<AdapterAccount | null | undefined>
   unlinkAccount?(
     providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>

@@ -33,6 +33,7 @@ import type {
   Theme,
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
+import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -42,6 +43,8 @@ export interface ResolvedProvider {
   readonly type: ProviderType
   /** The merged provider object, with every provider-specific field. */
   readonly config: Readonly<ProviderConfig>
+  /** OAuth and OIDC providers: endpoints, checks and mappers, normalised. */
+  readonly oauth?: ResolvedOAuthProvider
 }
 
 /** The session settings after defaults. */
@@ -112,7 +115,7 @@ export function mergeDeep<T extends Record<string, unknown>>(
   return out as T
 }
 
-function normalizeProvider(input: unknown, path: number): ResolvedProvider {
+function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: string): ResolvedProvider {
   const provider = (typeof input === 'function' ? (input as () => unknown)() : input) as
     | ProviderConfig
     | undefined
@@ -136,11 +139,21 @@ function normalizeProvider(input: unknown, path: number): ResolvedProvider {
       ['providers', path, 'id'],
     )
   }
+  const name = typeof merged.name === 'string' ? merged.name : id
+  const isOAuth = type === 'oauth' || type === 'oidc'
   return Object.freeze({
     id,
-    name: typeof merged.name === 'string' ? merged.name : id,
+    name,
     type,
     config: Object.freeze(merged),
+    ...(isOAuth
+      ? {
+          oauth: resolveOAuthProvider(
+            { ...merged, id, name } as unknown as OAuthConfig<Record<string, unknown>>,
+            redirectProxyUrl,
+          ),
+        }
+      : {}),
   })
 }
 
@@ -202,7 +215,9 @@ function resolve(source: AuthConfig): ResolvedConfig {
   ]
   // Validation coerces objects into shallow copies; keep the application's own provider and
   // adapter objects, whose methods may live on a prototype.
-  const providers = (source.providers ?? []).map(normalizeProvider)
+  const providers = (source.providers ?? []).map((provider, index) =>
+    normalizeProvider(provider, index, validated.redirectProxyUrl),
+  )
   checkProviders(providers)
 
   const given = validated.adapter === undefined ? undefined : source.adapter

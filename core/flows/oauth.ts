@@ -1,0 +1,394 @@
+/**
+ * The OAuth 2 / OIDC sign-in flow: the machine and its effects. Every protocol step goes through
+ * oauth4webapi; this module decides what to ask and what a failure means for the user.
+ *
+ * @module
+ */
+import { decodeJwt } from 'jose'
+import * as oauth from 'oauth4webapi'
+import { validate } from 'superstruct'
+import {
+  OAuthSignInContext,
+  oauthSignInMachine,
+  type OAuthSignInContext as Context,
+} from '../../machines/oauth-signin.machine.js'
+import type { AdapterAccount, AdapterUser } from '../adapters.js'
+import { defineFlow } from '../engine/flow.js'
+import { sealValue } from '../engine/envelope.js'
+import {
+  InvalidCheck,
+  OAuthAccountNotLinked,
+  OAuthCallbackError,
+  OAuthProfileParseError,
+} from '../errors.js'
+import type { RequestContext } from '../http/context.js'
+import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
+import {
+  authorizationServer,
+  clientAuthentication,
+  clientOf,
+  requestOptions,
+} from '../oauth/server.js'
+import { decodeSessionToken } from '../session/token.js'
+import { askSignIn, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
+import type { Account, Profile, User } from '../types.js'
+import { emitEvent } from './emit.js'
+
+/** Salt of the sealed `state` a redirect proxy forwards on. */
+export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
+
+/** Parameters a sign-in request may not override: they carry the protocol's guarantees. */
+const PROTECTED_PARAMS = new Set([
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'request',
+  'request_uri',
+])
+
+/** The OAuth description of the request's provider. */
+export function oauthProviderOf(ctx: RequestContext): ResolvedOAuthProvider {
+  return ctx.provider!.oauth!
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Where the provider sends the user back to: our callback, or the redirect proxy's. */
+function redirectUriOf(ctx: RequestContext, provider: ResolvedOAuthProvider): string {
+  return provider.redirectProxyUrl ?? `${ctx.authUrl}/callback/${provider.id}`
+}
+
+async function validatedCallback(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+  context: Context,
+): Promise<URLSearchParams> {
+  const expectedState = provider.checks.has('state') ? (context.state ?? oauth.expectNoState) : oauth.skipStateCheck
+  return oauth.validateAuthResponse(as, clientOf(provider), new URLSearchParams(context.callbackParams), expectedState)
+}
+
+/** The account as the callbacks see it: every token field, plus who it belongs to. */
+function accountOf(provider: ResolvedOAuthProvider, tokens: TokenSet, providerAccountId: string): Account {
+  return { ...tokens, provider: provider.id, type: provider.type, providerAccountId } as Account
+}
+
+/** Refreshes the tokens stored on a linked account (updateAccount, or unlink + link). */
+async function storeAccountTokens(ctx: RequestContext, account: AdapterAccount): Promise<void> {
+  const adapter = ctx.config.adapter!
+  if (adapter.updateAccount) {
+    await adapter.updateAccount(account)
+  } else if (adapter.unlinkAccount && adapter.linkAccount) {
+    await adapter.unlinkAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+    await adapter.linkAccount(account)
+  } else {
+    ctx.logger.debug('adapter cannot update account tokens', { provider: account.provider })
+  }
+}
+
+/** The user the request is signed in as, if any (to link a new account to them). */
+async function currentUser(ctx: RequestContext): Promise<AdapterUser | null> {
+  const { value } = ctx.sessionCookie
+  if (!value) return null
+  const adapter = ctx.config.adapter!
+  try {
+    if (ctx.config.session.strategy === 'jwt') {
+      const token = await decodeSessionToken(ctx, value)
+      return token?.sub ? ((await adapter.getUser?.(token.sub)) ?? null) : null
+    }
+    return (await adapter.getSessionAndUser?.(value))?.user ?? null
+  } catch {
+    // An unreadable session is treated as no session, as Auth.js does.
+    return null
+  }
+}
+
+/** The OAuth sign-in flow definition. */
+export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
+  machine: oauthSignInMachine,
+  context: OAuthSignInContext,
+  effects: {
+    async createAuthorizationRequest(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      try {
+        const as = await authorizationServer(provider)
+        if (!as.authorization_endpoint) {
+          throw new TypeError('Authorization server did not provide an authorization endpoint.')
+        }
+        const url = new URL(as.authorization_endpoint)
+        const redirectUri = redirectUriOf(ctx, provider)
+        const params = url.searchParams
+        params.set('response_type', 'code')
+        params.set('client_id', provider.clientId)
+        params.set('redirect_uri', redirectUri)
+        for (const [key, value] of Object.entries(context.authorizationParams)) {
+          if (!PROTECTED_PARAMS.has(key)) params.set(key, value)
+        }
+        if (!params.has('scope')) params.set('scope', 'openid profile email')
+        let state: string | null = null
+        if (provider.checks.has('state')) {
+          // Behind a redirect proxy, state also says where the proxy must send the callback.
+          state = provider.redirectProxyUrl
+            ? await sealValue(
+                { origin: `${ctx.authUrl}/callback/${provider.id}`, random: oauth.generateRandomState() },
+                { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
+              )
+            : oauth.generateRandomState()
+          params.set('state', state)
+        }
+        let codeVerifier: string | null = null
+        if (provider.checks.has('pkce')) {
+          codeVerifier = oauth.generateRandomCodeVerifier()
+          params.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier))
+          params.set('code_challenge_method', 'S256')
+        }
+        let nonce: string | null = null
+        if (provider.checks.has('nonce')) {
+          nonce = oauth.generateRandomNonce()
+          params.set('nonce', nonce)
+        }
+        return {
+          type: 'createAuthorizationRequest.done',
+          output: { url: url.href, redirectUri, state, codeVerifier, nonce },
+          at: ctx.at,
+        }
+      } catch (error) {
+        return { type: 'createAuthorizationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async validateCallback(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      try {
+        await validatedCallback(provider, await authorizationServer(provider), context)
+        return { type: 'validateCallback.done', output: null, at: ctx.at }
+      } catch (error) {
+        if (error instanceof oauth.AuthorizationResponseError) {
+          const cause = { providerId: provider.id, ...Object.fromEntries(error.cause.entries()) }
+          ctx.logger.error(new OAuthCallbackError('OAuth Provider returned an error', cause))
+          return { type: 'validateCallback.failed', reason: 'providerError', error: 'OAuthCallbackError', at: ctx.at }
+        }
+        ctx.logger.error(new InvalidCheck(error as Error, { provider: provider.id }))
+        return { type: 'validateCallback.failed', reason: 'invalid', error: 'InvalidCheck', at: ctx.at }
+      }
+    },
+
+    async exchangeCode(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      try {
+        const as = await authorizationServer(provider)
+        const client = clientOf(provider)
+        const options = requestOptions(provider, as.token_endpoint)
+        let response = await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          clientAuthentication(provider, as),
+          await validatedCallback(provider, as, context),
+          context.redirectUri,
+          context.codeVerifier ?? oauth.nopkce,
+          options,
+        )
+        if (provider.conformToken) response = (await provider.conformToken(response.clone())) ?? response
+        const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+          expectedNonce: context.nonce ?? oauth.expectNoNonce,
+          requireIdToken: provider.type === 'oidc',
+        })
+        // oauth4webapi checks the ID token's claims and algorithm; we also verify its signature
+        // against the provider's keys, so a token is never trusted on transport security alone.
+        if (tokens.id_token && as.jwks_uri) {
+          await oauth.validateApplicationLevelSignature(as, response, requestOptions(provider, as.jwks_uri))
+        }
+        const set: TokenSet = { ...tokens }
+        if (typeof tokens.expires_in === 'number') set.expires_at = ctx.at + tokens.expires_in
+        return { type: 'exchangeCode.done', output: { tokens: set }, at: ctx.at }
+      } catch (error) {
+        return { type: 'exchangeCode.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async fetchProfile(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      const tokens = context.tokens as TokenSet
+      let raw: unknown
+      try {
+        const as = await authorizationServer(provider)
+        const client = clientOf(provider)
+        if (provider.type === 'oidc') {
+          const claims = decodeJwt(tokens.id_token!)
+          if (provider.idToken) {
+            raw = claims
+          } else {
+            const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
+            raw = await oauth.processUserInfoResponse(as, client, claims.sub!, response)
+          }
+        } else if (provider.userinfoRequest) {
+          raw = await provider.userinfoRequest({ tokens, provider })
+        } else {
+          const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
+          if (!response.ok) throw new TypeError(`userinfo endpoint answered ${response.status}`)
+          raw = await response.json()
+        }
+      } catch (error) {
+        return { type: 'fetchProfile.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+      try {
+        if (!isRecord(raw)) throw new TypeError('the profile is not an object')
+        if (provider.profileSchema) {
+          const [invalid] = validate(raw, provider.profileSchema)
+          if (invalid) throw invalid
+        }
+        const mapped = await provider.profile(raw, tokens)
+        const user: User = {
+          ...mapped,
+          id: crypto.randomUUID(),
+          ...(typeof mapped.email === 'string' ? { email: mapped.email.toLowerCase() } : {}),
+        }
+        const account = accountOf(provider, tokens, mapped.id ?? crypto.randomUUID())
+        return {
+          type: 'fetchProfile.done',
+          output: {
+            profile: raw,
+            user: user as Record<string, unknown>,
+            account: account as Record<string, unknown>,
+          },
+          at: ctx.at,
+        }
+      } catch (error) {
+        ctx.logger.debug('getProfile error details', raw)
+        ctx.logger.error(new OAuthProfileParseError(error as Error, { provider: provider.id }))
+        return { type: 'fetchProfile.failed', reason: 'invalidProfile', error: 'OAuthProfileParseError', at: ctx.at }
+      }
+    },
+
+    async lookUpAccount(context, ctx) {
+      const account = context.account as unknown as Account
+      try {
+        const user = await ctx.config.adapter!.getUserByAccount!({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+        })
+        return {
+          type: 'lookUpAccount.done',
+          output: { user: user as unknown as Record<string, unknown> | null },
+          at: ctx.at,
+        }
+      } catch (error) {
+        return { type: 'lookUpAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async checkSignIn(context, ctx) {
+      const verdict = await askSignIn(ctx, {
+        user: (context.storedUser ?? context.user) as User,
+        account: context.account as unknown as Account,
+        profile: context.profile as Profile,
+      })
+      return verdict.allowed
+        ? { type: 'checkSignIn.done', output: { redirect: verdict.redirect }, at: ctx.at }
+        : {
+            type: 'checkSignIn.failed',
+            reason: 'denied',
+            error: verdict.error,
+            ...(verdict.code !== undefined ? { code: verdict.code } : {}),
+            at: ctx.at,
+          }
+    },
+
+    async linkAccount(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      const adapter = ctx.config.adapter!
+      const account = context.account as unknown as Account
+      const providerUser = context.user as User
+      const stored: AdapterAccount = {
+        ...provider.account(context.tokens as TokenSet),
+        provider: account.provider,
+        type: provider.type,
+        providerAccountId: account.providerAccountId,
+        userId: '',
+      } as AdapterAccount
+      const notLinked = (message: string) => {
+        ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
+        return { type: 'linkAccount.failed' as const, reason: 'notLinked' as const, error: 'OAuthAccountNotLinked' as const, at: ctx.at }
+      }
+      try {
+        const signedIn = await currentUser(ctx)
+        const linked = context.storedUser as unknown as AdapterUser | null
+        let user: AdapterUser
+        let isNewUser = false
+        if (linked) {
+          if (signedIn && String(signedIn.id) !== String(linked.id)) {
+            return notLinked('The account is already associated with another user')
+          }
+          user = linked
+          // A repeat sign-in brings fresh tokens: store them (Auth.js never does, #3599).
+          await storeAccountTokens(ctx, { ...stored, userId: String(linked.id) })
+        } else {
+          const byEmail =
+            !signedIn && providerUser.email ? await adapter.getUserByEmail!(providerUser.email) : null
+          if (signedIn) {
+            user = signedIn
+          } else if (byEmail) {
+            if (!provider.allowDangerousEmailAccountLinking) {
+              return notLinked('Another account already exists with the same e-mail address')
+            }
+            user = byEmail
+          } else {
+            user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
+            await emitEvent(ctx, 'createUser', { user })
+            isNewUser = true
+          }
+          await adapter.linkAccount!({ ...stored, userId: String(user.id) })
+          await emitEvent(ctx, 'linkAccount', { user, account, profile: providerUser })
+        }
+        return {
+          type: 'linkAccount.done',
+          output: {
+            user: user as unknown as Record<string, unknown>,
+            account: { ...account, userId: String(user.id) },
+            isNewUser,
+          },
+          at: ctx.at,
+        }
+      } catch (error) {
+        return { type: 'linkAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async issueSession(context, ctx) {
+      try {
+        const output = await issueJwtSession(ctx, {
+          user: context.user as User,
+          account: context.account as unknown as Account,
+          profile: context.profile as Profile,
+          isNewUser: context.isNewUser,
+        })
+        return { type: 'issueSession.done', output, at: ctx.at }
+      } catch (error) {
+        return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async createDatabaseSession(context, ctx) {
+      try {
+        const output = await createSessionRow(ctx, String((context.user as User).id))
+        return { type: 'createDatabaseSession.done', output: { ...output, user: context.user! }, at: ctx.at }
+      } catch (error) {
+        return { type: 'createDatabaseSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async emitSignInEvent(context, ctx) {
+      await emitEvent(ctx, 'signIn', {
+        user: context.user as User,
+        account: context.account as unknown as Account,
+        profile: context.profile as Profile,
+        isNewUser: context.isNewUser,
+      })
+      return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
+    },
+  },
+})

@@ -1,0 +1,116 @@
+/**
+ * The authorization server as oauth4webapi sees it: metadata from discovery (memoised per issuer)
+ * or from the provider's configured endpoints, the client, its authentication, and the options of
+ * every request to the provider.
+ *
+ * @module
+ */
+import * as oauth from 'oauth4webapi'
+import type { ResolvedOAuthProvider } from './provider.js'
+
+/** Discovery documents are reused this long, then fetched again. */
+export const DISCOVERY_TTL_MS = 60 * 60 * 1000
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * Plain HTTP is allowed only to loopback hosts (a provider running on this machine, as in tests
+ * and the demo); anywhere else tokens would cross the network in clear text.
+ */
+export function isLoopback(url: string | URL): boolean {
+  const { protocol, hostname } = new URL(url)
+  return protocol === 'http:' && LOOPBACK.has(hostname)
+}
+
+/** Options for every oauth4webapi request to `provider`. */
+export function requestOptions(
+  provider: ResolvedOAuthProvider,
+  target: string | URL | undefined,
+): { [oauth.customFetch]?: typeof fetch; [oauth.allowInsecureRequests]?: boolean } {
+  return {
+    ...(provider.fetch ? { [oauth.customFetch]: provider.fetch } : {}),
+    ...(target !== undefined && isLoopback(target) ? { [oauth.allowInsecureRequests]: true } : {}),
+  }
+}
+
+interface CachedServer {
+  server: Promise<oauth.AuthorizationServer>
+  expires: number
+}
+
+const discovered = new Map<string, CachedServer>()
+
+async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(provider.issuer!)
+  const response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  return oauth.processDiscoveryResponse(issuer, response)
+}
+
+/**
+ * The authorization server metadata: discovered from the issuer (cached for an hour, shared by
+ * concurrent requests) and overlaid with the endpoints the provider configures explicitly.
+ */
+export async function authorizationServer(
+  provider: ResolvedOAuthProvider,
+): Promise<oauth.AuthorizationServer> {
+  let metadata: { -readonly [K in keyof oauth.AuthorizationServer]: oauth.AuthorizationServer[K] }
+  if (provider.issuer) {
+    const key = `${provider.issuer}\u0000${provider.fetch ? provider.id : ''}`
+    let cached = discovered.get(key)
+    if (!cached || cached.expires < Date.now()) {
+      cached = { server: discover(provider), expires: Date.now() + DISCOVERY_TTL_MS }
+      // A failed discovery is retried by the next request, not cached.
+      cached.server.catch(() => discovered.delete(key))
+      discovered.set(key, cached)
+    }
+    metadata = { ...(await cached.server) }
+  } else {
+    // Without an issuer there is no discovery; the issuer value is only an identifier here.
+    metadata = { issuer: new URL(provider.authorization ?? provider.token!).origin }
+  }
+  if (provider.authorization) metadata.authorization_endpoint = provider.authorization.href
+  if (provider.token) metadata.token_endpoint = provider.token
+  if (provider.userinfo) metadata.userinfo_endpoint = provider.userinfo
+  return metadata
+}
+
+/** The oauth4webapi client for a provider. */
+export function clientOf(provider: ResolvedOAuthProvider): oauth.Client {
+  return { ...provider.client, client_id: provider.clientId }
+}
+
+/**
+ * The client authentication of the provider's `token_endpoint_auth_method`.
+ *
+ * @throws {TypeError} when the method needs a secret or key that is not configured.
+ */
+export function clientAuthentication(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+): oauth.ClientAuth {
+  const secret = () => {
+    if (!provider.clientSecret) throw new TypeError(`provider "${provider.id}" has no clientSecret`)
+    return provider.clientSecret
+  }
+  switch (provider.client.token_endpoint_auth_method) {
+    case 'client_secret_basic':
+      return oauth.ClientSecretBasic(secret())
+    case 'client_secret_post':
+      return oauth.ClientSecretPost(secret())
+    case 'client_secret_jwt':
+      return oauth.ClientSecretJwt(secret())
+    case 'private_key_jwt': {
+      if (!provider.clientPrivateKey) {
+        throw new TypeError(`provider "${provider.id}" has no clientPrivateKey for private_key_jwt`)
+      }
+      return oauth.PrivateKeyJwt(provider.clientPrivateKey, {
+        [oauth.modifyAssertion](_header, payload) {
+          // Some servers expect the issuer, others the token endpoint: offer both.
+          payload.aud = [as.issuer, as.token_endpoint!]
+        },
+      })
+    }
+    case 'none':
+      return oauth.None()
+  }
+}
