@@ -18,6 +18,14 @@ export {
   type CredentialsSignInEvent,
   type CredentialsSignInTag,
 } from './credentials-signin.machine.js'
+export {
+  oauthSignInMachine,
+  OAuthSignInContext,
+  OAuthPolicy,
+  type AuthorizationRequest,
+  type OAuthSignInEvent,
+  type OAuthSignInTag,
+} from './oauth-signin.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange } from './shared/outcome.js'

@@ -14,7 +14,8 @@ import {
 } from '../../machines/oauth-signin.machine.js'
 import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
-import { sealValue } from '../engine/envelope.js'
+import type { CookieOption } from '../cookies.js'
+import { openValue, sealValue } from '../engine/envelope.js'
 import {
   InvalidCheck,
   OAuthAccountNotLinked,
@@ -31,7 +32,7 @@ import {
 } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
 import { askSignIn, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
-import type { Account, Profile, User } from '../types.js'
+import type { Account, Profile, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
@@ -53,6 +54,47 @@ const PROTECTED_PARAMS = new Set([
 /** The OAuth description of the request's provider. */
 export function oauthProviderOf(ctx: RequestContext): ResolvedOAuthProvider {
   return ctx.provider!.oauth!
+}
+
+/**
+ * The cookie carrying the sealed OAuth flow: the `state` cookie of the config (its name and
+ * options stay overridable through `cookies.state`). It replaces Auth.js's separate state, PKCE
+ * and nonce cookies: all three secrets travel inside the one envelope.
+ */
+export function oauthEnvelopeCookie(ctx: RequestContext): CookieOption {
+  const cookie = ctx.cookies.state
+  if (!ctx.provider?.oauth?.formPost) return cookie
+  // A form_post callback is a cross-site POST: a SameSite=Lax cookie would not come back with it.
+  return { name: cookie.name, options: { ...cookie.options, sameSite: 'none', secure: true } }
+}
+
+/**
+ * When this deployment is the redirect proxy of the request's provider and the callback's `state`
+ * was sealed by another deployment (sharing our secret), sends the browser on to that deployment's
+ * callback with every parameter. Only origins sealed with our secret are followed, so the proxy is
+ * not an open redirect.
+ *
+ * @throws {InvalidCheck} when the state cannot be opened.
+ */
+export async function forwardProxiedCallback(
+  ctx: RequestContext,
+  params: Record<string, string>,
+): Promise<ResponseInternal | undefined> {
+  const provider = oauthProviderOf(ctx)
+  if (!provider.redirectProxyUrl || new URL(provider.redirectProxyUrl).origin !== ctx.origin) {
+    return undefined
+  }
+  if (params.state === undefined) return undefined
+  const state = await openValue(params.state, {
+    secrets: ctx.config.secrets,
+    salt: PROXY_STATE_SALT,
+    at: ctx.at,
+  })
+  if (!state || typeof state.origin !== 'string') {
+    throw new InvalidCheck('State could not be decoded', { provider: provider.id })
+  }
+  if (new URL(state.origin).origin === ctx.origin) return undefined
+  return { redirect: `${state.origin}?${new URLSearchParams(params)}`, cookies: ctx.setCookies }
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -125,8 +167,9 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
         params.set('response_type', 'code')
         params.set('client_id', provider.clientId)
         params.set('redirect_uri', redirectUri)
+        for (const [key, value] of Object.entries(provider.authorizationParams)) params.set(key, value)
         for (const [key, value] of Object.entries(context.authorizationParams)) {
-          if (!PROTECTED_PARAMS.has(key)) params.set(key, value)
+          if (!PROTECTED_PARAMS.has(key) && key !== 'callbackUrl') params.set(key, value)
         }
         if (!params.has('scope')) params.set('scope', 'openid profile email')
         let state: string | null = null

@@ -172,9 +172,17 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   const input = request.method === 'POST' ? (request.body ?? {}) : request.query
   const [invalid, params] = validate(input, binding.params, { coerce: true })
   if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
+  if (binding.intercept) {
+    const answered = await binding.intercept(ctx, params)
+    if (answered) return { response: answered }
+  }
   const event = binding.toEvent(ctx, params)
   const { flow } = binding
-  const cookieName = flowCookieName(ctx, flow.machine.id)
+  const envelopeCookie = binding.envelopeCookie?.(ctx) ?? {
+    ...ctx.cookies.flowState,
+    name: flowCookieName(ctx, flow.machine.id),
+  }
+  const cookieName = envelopeCookie.name
   const sealing = {
     secrets: config.secrets,
     cookieName,
@@ -196,9 +204,9 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   })
   if (run.resting) {
     const value = await sealEnvelope(flow as never, run.snapshot, sealing)
-    ctx.setCookies.push({ ...ctx.cookies.flowState, name: cookieName, value })
+    ctx.setCookies.push({ ...envelopeCookie, value })
   } else if (request.cookies[cookieName] !== undefined) {
-    ctx.setCookies.push(expiredCookie(ctx.cookies.flowState, cookieName))
+    ctx.setCookies.push(expiredCookie(envelopeCookie, cookieName))
   }
   const { outcome } = run
   return {

@@ -8,8 +8,10 @@
  */
 import { optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
+import type { CookieOption } from '../cookies.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
+import { forwardProxiedCallback, oauthEnvelopeCookie, oauthSignInFlow } from '../flows/oauth.js'
 import { sessionFlow } from '../flows/session.js'
 import type { AuthAction, ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -32,6 +34,10 @@ export interface FlowBinding<Params = unknown> {
   toEvent: (ctx: RequestContext, params: Params) => EventObject & { at: number }
   /** Continue the flow sealed in the flow cookie instead of starting a new one. */
   resumes?: boolean
+  /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
+  envelopeCookie?: (ctx: RequestContext) => CookieOption
+  /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
+  intercept?: (ctx: RequestContext, params: Params) => Promise<ResponseInternal | undefined>
 }
 
 /** A plain handler. */
@@ -61,6 +67,45 @@ const route = <P>(
 const SessionUpdateBody = type({ data: optional(unknown()) })
 const AnyBody = record(string(), unknown())
 const NoInput = optional(unknown())
+const StringParams = record(string(), string())
+
+const oauthPolicy = (ctx: RequestContext) => ({
+  strategy: ctx.config.session.strategy,
+  maxAge: ctx.config.session.maxAge,
+  hasAdapter: ctx.config.adapter !== undefined,
+  newUserUrl: ctx.config.pages.newUser ?? null,
+})
+
+/** The query of the sign-in request: extra authorization parameters (`prompt`, `login_hint`, …). */
+const stringQuery = (ctx: RequestContext): Record<string, string> => ({ ...ctx.request.query })
+
+const oauthStart = {
+  flow: oauthSignInFlow,
+  params: AnyBody,
+  envelopeCookie: oauthEnvelopeCookie,
+  toEvent: (ctx: RequestContext) => ({
+    type: 'oauth.start',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    callbackUrl: ctx.callbackUrl,
+    params: stringQuery(ctx),
+    policy: oauthPolicy(ctx),
+  }),
+} satisfies FlowBinding<Record<string, unknown>>
+
+/** The provider's answer: GET with a query, or POST (`response_mode=form_post`) with a form. */
+const oauthCallback = {
+  flow: oauthSignInFlow,
+  params: StringParams,
+  resumes: true,
+  envelopeCookie: oauthEnvelopeCookie,
+  intercept: forwardProxiedCallback,
+  toEvent: (ctx: RequestContext, params: Record<string, string>) => ({
+    type: 'oauth.callback',
+    at: ctx.at,
+    params,
+  }),
+} satisfies FlowBinding<Record<string, string>>
 
 const sessionPolicy = (ctx: RequestContext) => ({
   strategy: ctx.config.session.strategy,
@@ -160,6 +205,13 @@ export const routes: readonly Route[] = [
       }),
     },
   }),
+  ...(['oauth', 'oidc'] as const).flatMap((provider) => [
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: oauthStart }),
+    // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
+    // its state/PKCE/nonce checks are what bind the callback to this browser.
+    route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
+    route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
+  ]),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
 ]

@@ -85,6 +85,8 @@ export interface ResolvedOAuthProvider {
   readonly type: 'oauth' | 'oidc'
   readonly issuer?: string
   readonly authorization?: URL
+  /** `authorization.params`, applied to the configured or discovered authorization endpoint. */
+  readonly authorizationParams: Readonly<Record<string, string>>
   readonly token?: string
   readonly conformToken?: (response: Response) => Awaitable<Response | undefined>
   readonly userinfo?: string
@@ -108,6 +110,16 @@ export interface ResolvedOAuthProvider {
   readonly refreshTokens: boolean
   readonly logout: boolean
   readonly fetch?: typeof fetch
+}
+
+function endpointParams(endpoint: EndpointConfig | undefined): Record<string, string> {
+  if (endpoint === undefined || typeof endpoint === 'string') return {}
+  const params: Record<string, string> = {}
+  for (const [key, value] of Object.entries(endpoint.params ?? {})) {
+    if (value === undefined) continue
+    params[key] = key === 'claims' ? JSON.stringify(value) : String(value)
+  }
+  return params
 }
 
 function endpointUrl(endpoint: EndpointConfig | undefined): URL | undefined {
@@ -182,7 +194,9 @@ export function resolveOAuthProvider(
   }
   const checks = new Set<OAuthCheck>(config.checks ?? ['pkce'])
   const proxy = config.redirectProxyUrl ?? redirectProxyUrl
-  const formPost = authorization?.searchParams.get('response_mode') === 'form_post'
+  const authorizationParams = endpointParams(config.authorization)
+  const formPost =
+    (authorizationParams.response_mode ?? authorization?.searchParams.get('response_mode')) === 'form_post'
   // A redirect proxy needs the state parameter to carry where the callback must go back to.
   if (proxy && !formPost) checks.add('state')
   const privateKey = config.clientPrivateKey
@@ -192,6 +206,7 @@ export function resolveOAuthProvider(
     type: config.type,
     ...(config.issuer ? { issuer: config.issuer } : {}),
     ...(authorization ? { authorization } : {}),
+    authorizationParams,
     ...(token ? { token: token.href } : {}),
     ...(typeof config.token === 'object' && config.token.conform ? { conformToken: config.token.conform } : {}),
     ...(userinfo ? { userinfo: userinfo.href } : {}),
