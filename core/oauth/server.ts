@@ -38,7 +38,9 @@ interface CachedServer {
   expires: number
 }
 
-const discovered = new Map<string, CachedServer>()
+/** Discovery results per fetch implementation (a provider's `customFetch` sees its own). */
+const discovered = new WeakMap<object, Map<string, CachedServer>>()
+const GLOBAL_FETCH = {}
 
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(provider.issuer!)
@@ -55,13 +57,16 @@ export async function authorizationServer(
 ): Promise<oauth.AuthorizationServer> {
   let metadata: { -readonly [K in keyof oauth.AuthorizationServer]: oauth.AuthorizationServer[K] }
   if (provider.issuer) {
-    const key = `${provider.issuer}\u0000${provider.fetch ? provider.id : ''}`
-    let cached = discovered.get(key)
+    const scope = provider.fetch ?? GLOBAL_FETCH
+    let servers = discovered.get(scope)
+    if (!servers) discovered.set(scope, (servers = new Map()))
+    const key = provider.issuer
+    let cached = servers.get(key)
     if (!cached || cached.expires < Date.now()) {
       cached = { server: discover(provider), expires: Date.now() + DISCOVERY_TTL_MS }
       // A failed discovery is retried by the next request, not cached.
-      cached.server.catch(() => discovered.delete(key))
-      discovered.set(key, cached)
+      cached.server.catch(() => servers.delete(key))
+      servers.set(key, cached)
     }
     metadata = { ...(await cached.server) }
   } else {

@@ -49,6 +49,11 @@ export interface ModelDriver<World> {
   >
   /** Final or resting state → what the response must be. */
   expect: Record<string, (response: Response, world: World) => void | Promise<void>>
+  /**
+   * Whether the world can produce `event` in `snapshot` (samples are global; some results only
+   * follow certain earlier ones, e.g. no new user once the account was found linked).
+   */
+  possible?: (snapshot: AnyMachineSnapshot, event: ModelEvent) => boolean
   /** Words for an event sample in test names; defaults to its type (and failure reason). */
   label?: (event: ModelEvent) => string | undefined
 }
@@ -89,7 +94,8 @@ export function modelPaths(driver: ModelDriver<unknown>): ModelPath[] {
   }
   const { machine, samples } = driver
   const model = createTestModel(machine, {
-    events: (snapshot: AnyMachineSnapshot) => samples.filter((e) => snapshot.can(e)) as never,
+    events: (snapshot: AnyMachineSnapshot) =>
+      samples.filter((e) => snapshot.can(e) && (driver.possible?.(snapshot, e) ?? true)) as never,
     serializeState: (snapshot, event) =>
       `${JSON.stringify(snapshot.value)}|${JSON.stringify(snapshot.context)}|${event ? withoutTime(event) : ''}`,
   })
