@@ -9,6 +9,7 @@ import type { JWT, JWTOptions } from './jwt.js'
 import type { LoggerInstance } from './logger.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
+import type { OAuthConfig } from './oauth/provider.js'
 
 export type { Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
 
@@ -185,8 +186,13 @@ export interface ProviderConfig extends CommonProviderOptions {
   [key: string]: unknown
 }
 
+/** A provider of any kind. */
+// An OAuth provider's profile type only matters to its own `profile` mapping.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | ProviderConfig
+
 /** A provider, or a function returning one (Auth.js accepts both). */
-export type Provider = CredentialsConfig | ProviderConfig | (() => CredentialsConfig | ProviderConfig)
+export type Provider = AnyProviderConfig | (() => AnyProviderConfig)
 
 /** Parameters of the `signIn` callback. */
 export interface SignInCallbackParams {

@@ -1,0 +1,26 @@
+/**
+ * A generic OpenID Connect provider: an `issuer` is enough, everything else comes from its
+ * discovery document. The profile is taken from the validated ID token (or from userinfo with
+ * `idToken: false`).
+ *
+ * @module
+ */
+import type { OAuthConfig } from '../core/oauth/provider.js'
+import type { Profile } from '../core/types.js'
+import type { OAuthUserConfig } from './oauth.js'
+
+export type { OAuthUserConfig } from './oauth.js'
+
+/**
+ * Creates an OpenID Connect provider.
+ *
+ * @example
+ * ```ts
+ * OIDC({ id: 'corp', name: 'Corp SSO', issuer: 'https://sso.corp.example', clientId, clientSecret })
+ * ```
+ */
+export default function OIDC<P extends object = Profile>(
+  options: OAuthUserConfig<P> & { id: string; issuer: string },
+): OAuthConfig<P> {
+  return { name: options.id, ...options, type: 'oidc' } as OAuthConfig<P>
+}
