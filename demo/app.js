@@ -8,6 +8,7 @@ import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
+import { createLocalOp } from './local-op.js'
 
 /** The demo user, printed at start. */
 export const DEMO_USER = {
@@ -38,11 +39,14 @@ pre{background:#f4f4f5;padding:1rem;border-radius:.5rem;overflow:auto}a{color:#3
 <body>${body}</body></html>`
 
 /**
- * Builds the demo app. `dataDir` holds its secret and its embedded PostgreSQL (PGlite) database,
- * where users and sessions live, so sessions survive restarts.
+ * Builds the demo app, to be listened on at `host`:`port`. `dataDir` holds its secret and its
+ * embedded PostgreSQL (PGlite) database, where users and sessions live, so sessions survive
+ * restarts. The "Local OP" OpenID Provider is served by the same app at `/op`.
  */
-export async function createDemoApp({ dataDir = '.demo-data', logger = false } = {}) {
+export async function createDemoApp({ dataDir = '.demo-data', logger = false, port = 3000, host = 'localhost' } = {}) {
   mkdirSync(dataDir, { recursive: true })
+  const origins = [...new Set([host, 'localhost', '127.0.0.1'])].map((h) => `http://${h}:${port}`)
+  const localOp = createLocalOp({ issuer: `http://${host}:${port}/op`, origins })
   const db = new PGlite(join(dataDir, 'pglite'))
   const adapter = PostgresAdapter(db)
   await adapter.migrate()
@@ -63,11 +67,28 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false } =
             ? { ...DEMO_USER.user }
             : null,
       }),
+      {
+        id: 'local-op',
+        name: 'Local OP',
+        type: 'oidc',
+        issuer: localOp.issuer,
+        clientId: localOp.client.clientId,
+        clientSecret: localOp.client.clientSecret,
+        checks: ['pkce', 'state', 'nonce'],
+      },
     ],
   }
 
   const app = Fastify({ logger })
   app.addHook('onClose', async () => db.close())
+  // The Local OP reads its own request bodies, so it is served before Fastify parses them.
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.raw.url ?? ''
+    if (url !== '/op' && !url.startsWith('/op/') && !url.startsWith('/op?')) return
+    reply.hijack()
+    await localOp.handle(request.raw, reply.raw)
+    return reply
+  })
   await app.register(fastifyAuth, authConfig)
 
   app.get('/', async (request, reply) => {
@@ -79,7 +100,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false } =
       page(
         'authchart demo',
         `<h1>authchart demo</h1><p>${who}</p><ul>
-<li><a href="/auth/signin?callbackUrl=/protected">Sign in</a> (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>)</li>
+<li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app</li>
 <li><a href="/protected">Protected page</a></li>
 <li><a href="/auth/signout">Sign out</a></li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li></ul>`,

@@ -1,20 +1,38 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error the demo is plain JavaScript
 import { createDemoApp, DEMO_USER } from '../../demo/app.js'
+// @ts-expect-error the demo is plain JavaScript
+import { LOCAL_OP_USER } from '../../demo/local-op.js'
 import { CookieJar } from '../fixtures/http.js'
 
 let app: FastifyInstance
 let origin: string
 let dataDir: string
+let port: number
+
+/** A free loopback port: the demo's in-process OpenID Provider must know its issuer URL up front. */
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port: free } = probe.address() as { port: number }
+  await new Promise((resolve) => probe.close(resolve))
+  return free
+}
+
+async function startDemo(): Promise<void> {
+  app = (await createDemoApp({ dataDir, port, host: '127.0.0.1' })) as FastifyInstance
+  origin = await app.listen({ port, host: '127.0.0.1' })
+}
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'authchart-demo-'))
-  app = (await createDemoApp({ dataDir })) as FastifyInstance
-  origin = await app.listen({ port: 0, host: '127.0.0.1' })
+  port = await freePort()
+  await startDemo()
 })
 
 afterAll(async () => {
@@ -47,7 +65,7 @@ async function csrfToken(jar: CookieJar): Promise<string> {
 }
 
 describe('the demo over real HTTP', () => {
-  it('lists the credentials provider at GET /auth/providers', async () => {
+  it('lists the credentials provider and the Local OP at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -58,7 +76,65 @@ describe('the demo over real HTTP', () => {
         signinUrl: `${origin}/auth/signin/credentials`,
         callbackUrl: `${origin}/auth/callback/credentials`,
       },
+      'local-op': {
+        id: 'local-op',
+        name: 'Local OP',
+        type: 'oidc',
+        signinUrl: `${origin}/auth/signin/local-op`,
+        callbackUrl: `${origin}/auth/callback/local-op`,
+      },
     })
+  })
+
+  /** Follows redirects like a browser until a page answers (or the app's own pages are reached). */
+  async function follow(location: string, jar: CookieJar): Promise<{ url: string; response: Response }> {
+    let url = new URL(location, origin).href
+    for (let hop = 0; hop < 10; hop++) {
+      const response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } })
+      jar.store(response)
+      const next = response.headers.get('location')
+      if (!next) return { url, response }
+      url = new URL(next, url).href
+      if (!new URL(url).pathname.startsWith('/op') && !new URL(url).pathname.startsWith('/auth/')) {
+        return { url, response }
+      }
+    }
+    throw new Error('too many redirects')
+  }
+
+  async function startLocalOpSignIn(jar: CookieJar) {
+    const start = await post('/auth/signin/local-op', { csrfToken: await csrfToken(jar), callbackUrl: '/protected' }, jar)
+    expect(start.status).toBe(302)
+    expect(start.headers.get('location')).toMatch(new RegExp(`^${origin}/op/auth\\?`))
+    const login = await follow(start.headers.get('location')!, jar)
+    expect(login.response.status).toBe(200)
+    const html = await login.response.text()
+    expect(html).toContain(LOCAL_OP_USER.name)
+    return new URL(/action="([^"]+)"/.exec(html)![1]!, origin).pathname
+  }
+
+  it('signs in with the Local OP, offline, through its login page', async () => {
+    const signInPage = await (await get('/auth/signin')).text()
+    expect(signInPage).toContain(`action="${origin}/auth/signin/local-op"`)
+    expect(signInPage).toContain('Local OP')
+
+    const jar = new CookieJar()
+    const interaction = await startLocalOpSignIn(jar)
+    const answer = await post(interaction, { decision: 'accept' }, jar)
+    const landed = await follow(answer.headers.get('location')!, jar)
+    expect(landed.url).toBe(`${origin}/protected`)
+    const protectedPage = await get('/protected', jar)
+    expect(protectedPage.status).toBe(200)
+    expect(await protectedPage.text()).toContain(LOCAL_OP_USER.email)
+  })
+
+  it('returns to sign-in with OAuthCallbackError when the user cancels at the Local OP', async () => {
+    const jar = new CookieJar()
+    const interaction = await startLocalOpSignIn(jar)
+    const answer = await post(interaction, { decision: 'deny' }, jar)
+    const landed = await follow(answer.headers.get('location')!, jar)
+    expect(landed.url).toBe(`${origin}/auth/signin?error=OAuthCallbackError`)
+    expect((await get('/protected', jar)).status).toBe(302)
   })
 
   it('serves the built-in sign-in page with the demo form', async () => {
@@ -111,8 +187,7 @@ describe('the demo over real HTTP', () => {
     )
     expect((await get('/protected', jar)).status).toBe(200)
     await app.close()
-    app = (await createDemoApp({ dataDir })) as FastifyInstance
-    origin = await app.listen({ port: 0, host: '127.0.0.1' })
+    await startDemo()
     const afterRestart = await get('/protected', jar)
     expect(afterRestart.status).toBe(200)
     expect(await afterRestart.text()).toContain('demo@example.com')
