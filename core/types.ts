@@ -44,6 +44,8 @@ export interface DefaultSession {
   user?: User
   /** ISO-8601 date at which the session expires. */
   expires: string
+  /** Set when the built-in refresh of the provider's access token failed: sign in again. */
+  error?: 'RefreshTokenError'
 }
 
 /** The session exposed to clients; extend through declaration merging. */

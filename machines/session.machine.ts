@@ -12,6 +12,7 @@
  * @module
  */
 import {
+  array,
   boolean,
   enums,
   nullable,
@@ -34,6 +35,8 @@ export const SessionPolicy = object({
   maxAge: number(),
   /** Seconds between refreshes of its expiry. */
   updateAge: number(),
+  /** Providers whose expired access tokens are refreshed on the session path (opt-in). */
+  refreshProviders: optional(array(string())),
 })
 export type SessionPolicy = Infer<typeof SessionPolicy>
 
@@ -49,6 +52,8 @@ export const SessionContext = object({
   /** Epoch seconds at which the session expires, as reported to the client. */
   expires: number(),
   reissue: boolean(),
+  /** The token changed before the `jwt` callback ran (its access token was refreshed). */
+  tokenChanged: boolean(),
   /** The response body: the `session` callback's result. */
   session: unknown(),
   /** The cookie value to (re)issue: a new JWT, or the database session token when extended. */
@@ -67,6 +72,7 @@ export type SessionEvent =
   | ({ type: 'session.update'; data?: unknown } & SessionRequest)
   | ({ type: 'session.signOut'; callbackUrl: string } & SessionRequest)
   | EffectResult<'decodeSessionToken', { token: Record<string, unknown> }, 'missing' | 'invalid'>
+  | EffectResult<'refreshAccessToken', { token: Record<string, unknown> }, 'rejected' | 'threw'>
   | EffectResult<'runJwtCallback', { token: Record<string, unknown> | null; changed: boolean }, 'threw'>
   | EffectResult<'runSessionCallback', { session: unknown }, 'threw'>
   | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
@@ -86,6 +92,7 @@ export type SessionEvent =
 export type SessionTag =
   | 'awaitsRequest'
   | 'effect.decodeSessionToken'
+  | 'effect.refreshAccessToken'
   | 'effect.runJwtCallback'
   | 'effect.runSessionCallback'
   | 'effect.encodeSessionToken'
@@ -105,6 +112,7 @@ const initialContext: SessionContext = {
   token: null,
   expires: 0,
   reissue: false,
+  tokenChanged: false,
   session: null,
   issued: null,
   sessionToken: null,
@@ -139,6 +147,22 @@ const leftWithoutSession = ({ context }: { context: SessionContext }): FlowOutco
 
 const tokenExpiry = (token: Record<string, unknown> | null): number | undefined =>
   typeof token?.exp === 'number' ? token.exp : undefined
+/** An access token this close to expiry (seconds) is refreshed already. */
+export const ACCESS_TOKEN_LEEWAY = 30
+
+/** The provider tokens a JWT carries when its provider refreshes them (`token.oauth`). */
+export interface SessionOAuthTokens {
+  provider: string
+  access_token?: string
+  refresh_token?: string
+  expires_at?: number
+}
+
+const oauthTokensOf = (token: Record<string, unknown> | null): SessionOAuthTokens | undefined => {
+  const oauth = token?.oauth
+  return oauth && typeof oauth === 'object' ? (oauth as SessionOAuthTokens) : undefined
+}
+
 const tokenIssuedAt = (token: Record<string, unknown> | null): number =>
   typeof token?.iat === 'number' ? token.iat : 0
 
@@ -180,10 +204,22 @@ export const sessionMachine = setup({
      * Re-encrypt when the client asked for an update, the `jwt` callback changed the token, the
      * token carries no expiry of its own, or `updateAge` has passed since it was issued.
      */
+    isAccessTokenExpired: ({ context, event }) => {
+      assertEvent(event, 'decodeSessionToken.done')
+      const oauth = oauthTokensOf(event.output.token)
+      return (
+        oauth !== undefined &&
+        (context.policy?.refreshProviders ?? []).includes(oauth.provider) &&
+        typeof oauth.refresh_token === 'string' &&
+        typeof oauth.expires_at === 'number' &&
+        oauth.expires_at <= event.at + ACCESS_TOKEN_LEEWAY
+      )
+    },
     isReissueDue: ({ context, event }) => {
       assertEvent(event, 'runJwtCallback.done')
       return (
         context.request === 'update' ||
+        context.tokenChanged ||
         event.output.changed ||
         tokenExpiry(event.output.token) === undefined ||
         event.at >= tokenIssuedAt(event.output.token) + context.policy!.updateAge
@@ -209,6 +245,25 @@ export const sessionMachine = setup({
     rememberToken: assign(({ event }) => {
       assertEvent(event, 'decodeSessionToken.done')
       return { token: event.output.token }
+    }),
+    rememberRefreshedToken: assign(({ event }) => {
+      assertEvent(event, 'refreshAccessToken.done')
+      return { token: event.output.token, tokenChanged: true }
+    }),
+    // The session stays; the application sees `error` and decides. A refresh token the provider
+    // rejected is dropped so it is not replayed on every read; after a network failure it is kept.
+    recordRefreshError: assign(({ context, event }) => {
+      assertEvent(event, 'refreshAccessToken.failed')
+      const oauth = oauthTokensOf(context.token)
+      const { refresh_token: _dropped, ...withoutRefreshToken } = oauth ?? { provider: '' }
+      return {
+        token: {
+          ...context.token,
+          error: 'RefreshTokenError',
+          ...(event.reason === 'rejected' ? { oauth: withoutRefreshToken } : {}),
+        },
+        tokenChanged: true,
+      }
     }),
     scheduleReissue: assign(({ context, event }) => {
       assertEvent(event, 'runJwtCallback.done')
@@ -336,11 +391,23 @@ export const sessionMachine = setup({
       tags: 'effect.decodeSessionToken',
       description: 'Decrypts the session cookie and checks its expiry.',
       on: {
-        'decodeSessionToken.done': { target: 'runningJwtCallback', actions: 'rememberToken' },
+        'decodeSessionToken.done': [
+          { guard: 'isAccessTokenExpired', target: 'refreshingAccessToken', actions: 'rememberToken' },
+          { target: 'runningJwtCallback', actions: 'rememberToken' },
+        ],
         'decodeSessionToken.failed': [
           { guard: 'isTokenMissing', target: 'noSession' },
           { target: 'invalidSession' },
         ],
+      },
+    },
+    refreshingAccessToken: {
+      tags: 'effect.refreshAccessToken',
+      description:
+        "The provider's access token has expired: refresh it once, however many requests arrive with this cookie.",
+      on: {
+        'refreshAccessToken.done': { target: 'runningJwtCallback', actions: 'rememberRefreshedToken' },
+        'refreshAccessToken.failed': { target: 'runningJwtCallback', actions: 'recordRefreshError' },
       },
     },
     runningJwtCallback: {

@@ -31,6 +31,8 @@ export const defaultCallbacks: Required<CallbacksOptions> = {
     return {
       user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
       expires: expires instanceof Date ? expires.toISOString() : (expires as string),
+      // Ours: a failed built-in refresh-token rotation is reported to the client.
+      ...(session.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
     } satisfies Session
   },
   jwt: ({ token }) => token as JWT,

@@ -402,12 +402,27 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
     },
 
     async issueSession(context, ctx) {
+      const provider = oauthProviderOf(ctx)
+      const tokens = context.tokens as TokenSet
       try {
         const output = await issueJwtSession(ctx, {
           user: context.user as User,
           account: context.account as unknown as Account,
           profile: context.profile as Profile,
           isNewUser: context.isNewUser,
+          // Opt-in rotation: the session keeps what it needs to refresh the access token.
+          ...(provider.refreshTokens && tokens.refresh_token
+            ? {
+                claims: {
+                  oauth: {
+                    provider: provider.id,
+                    access_token: tokens.access_token,
+                    refresh_token: tokens.refresh_token,
+                    expires_at: tokens.expires_at,
+                  },
+                },
+              }
+            : {}),
         })
         return { type: 'issueSession.done', output, at: ctx.at }
       } catch (error) {

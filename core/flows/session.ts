@@ -8,11 +8,13 @@ import {
   SessionContext,
   sessionMachine,
   type SessionContext as Context,
+  type SessionOAuthTokens,
 } from '../../machines/session.machine.js'
 import type { AdapterSession, AdapterUser } from '../adapters.js'
 import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
+import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -54,6 +56,21 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       }
     },
 
+    async refreshAccessToken(context, ctx) {
+      const token = context.token as JWT
+      const current = token.oauth as SessionOAuthTokens
+      const provider = ctx.config.providerById.get(current.provider)?.oauth
+      try {
+        if (!provider) throw new RefreshRejected(`provider "${current.provider}" is not configured`)
+        const oauth = await refreshAccessToken(provider, current, ctx.at)
+        return { type: 'refreshAccessToken.done', output: { token: { ...token, oauth } }, at: ctx.at }
+      } catch (error) {
+        ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
+        const reason = error instanceof RefreshRejected ? 'rejected' : 'threw'
+        return { type: 'refreshAccessToken.failed', reason, at: ctx.at }
+      }
+    },
+
     async runJwtCallback(context, ctx) {
       const token = context.token as JWT
       const before = stableJson(token)
@@ -80,6 +97,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const session = {
         user: { name: token.name, email: token.email, image: token.picture as string | undefined },
         expires: new Date(context.expires * 1000).toISOString(),
+        // A failed built-in refresh is reported to the client, as Auth.js's rotation guide does.
+        ...(token.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
       }
       try {
         // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.

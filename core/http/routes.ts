@@ -107,11 +107,27 @@ const oauthCallback = {
   }),
 } satisfies FlowBinding<Record<string, string>>
 
-const sessionPolicy = (ctx: RequestContext) => ({
-  strategy: ctx.config.session.strategy,
-  maxAge: ctx.config.session.maxAge,
-  updateAge: ctx.config.session.updateAge,
-})
+const refreshProvidersOf = new WeakMap<object, string[]>()
+
+/** Ids of the providers whose access tokens are refreshed on the session path. */
+function refreshProviders(ctx: RequestContext): string[] {
+  let ids = refreshProvidersOf.get(ctx.config)
+  if (!ids) {
+    ids = ctx.config.providers.filter((p) => p.oauth?.refreshTokens).map((p) => p.id)
+    refreshProvidersOf.set(ctx.config, ids)
+  }
+  return ids
+}
+
+const sessionPolicy = (ctx: RequestContext) => {
+  const refreshing = refreshProviders(ctx)
+  return {
+    strategy: ctx.config.session.strategy,
+    maxAge: ctx.config.session.maxAge,
+    updateAge: ctx.config.session.updateAge,
+    ...(refreshing.length > 0 ? { refreshProviders: refreshing } : {}),
+  }
+}
 
 /** Every route the handler serves. */
 export const routes: readonly Route[] = [

@@ -55,6 +55,8 @@ export interface JwtSessionInput {
   account: Account
   profile?: Profile
   isNewUser: boolean
+  /** Claims added to the default token before the `jwt` callback (e.g. refreshable tokens). */
+  claims?: Record<string, unknown>
 }
 
 /**
@@ -63,7 +65,7 @@ export interface JwtSessionInput {
  */
 export async function issueJwtSession(
   ctx: RequestContext,
-  { user, account, profile, isNewUser }: JwtSessionInput,
+  { user, account, profile, isNewUser, claims }: JwtSessionInput,
 ): Promise<{ value: string | null; expires: number }> {
   const token = await callback(ctx.config, 'jwt')({
     token: {
@@ -71,6 +73,7 @@ export async function issueJwtSession(
       email: user.email,
       picture: user.image,
       sub: user.id === undefined ? undefined : String(user.id),
+      ...claims,
     },
     user,
     account,

@@ -1,8 +1,10 @@
-import { expect, vi, type Mock } from 'vitest'
+import { afterAll, expect, vi, type Mock } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { Auth } from '../../core/index.js'
-import { encode } from '../../core/jwt.js'
+import { decode, encode } from '../../core/jwt.js'
+import OAuth from '../../providers/oauth.js'
+import { startOAuth2Server } from '../fixtures/oauth2-server.js'
 import type { AuthConfig } from '../../core/types.js'
 import { sessionMachine } from '../../machines/session.machine.js'
 import { authRequest, ALICE, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
@@ -20,12 +22,26 @@ const OLD = { ...claims, iat: T0 - 2 * UPDATE_AGE, exp: T0 + MAX_AGE - 2 * UPDAT
 /** Stored session expiries: just created, extended two days ago (due), and already expired. */
 const ROW = { fresh: T0 + MAX_AGE, due: T0 + MAX_AGE - 2 * UPDATE_AGE, expired: T0 - 60 }
 const STORED_TOKEN = 'stored-session-token'
+/** A provider that opts in to refresh-token rotation, and its token endpoint on loopback. */
+const REFRESHING = 'acme'
+const jwtRefreshPolicy = { ...jwtPolicy, refreshProviders: [REFRESHING] }
+const EXPIRING = { ...FRESH, oauth: { provider: REFRESHING, access_token: 'old', refresh_token: 'r', expires_at: T0 - 10 } }
+const tokenServer = await startOAuth2Server({
+  clientId: 'app',
+  clientSecret: 'app-secret',
+  clientAuth: 'client_secret_basic',
+  authorizePath: '/authorize',
+  tokenPath: '/token',
+  api: {},
+})
+afterAll(() => tokenServer.close())
 
 type AdapterMethod = 'getSessionAndUser' | 'deleteSession' | 'updateSession'
 
 interface World {
   strategy: 'jwt' | 'database'
-  cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown'
+  cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown' | 'expiring'
+  refresh: 'works' | 'rejected'
   row: keyof typeof ROW
   failing: Set<AdapterMethod>
   jwt: 'identity' | 'changes' | 'revokes' | 'throws'
@@ -55,7 +71,20 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
-    providers: [],
+    providers:
+      world.cookie === 'expiring'
+        ? [
+            OAuth({
+              id: REFRESHING,
+              authorization: `${tokenServer.origin}/authorize`,
+              token: `${tokenServer.origin}/token`,
+              userinfo: `${tokenServer.origin}/me`,
+              clientId: 'app',
+              clientSecret: 'app-secret',
+              refreshTokens: true,
+            }),
+          ]
+        : [],
     logger: spyLogger(),
     inspect,
     events: world.events,
@@ -104,6 +133,11 @@ async function sessionCookie(world: World): Promise<Record<string, string>> {
       return { [SESSION_COOKIE]: 'not-a-jwe' }
     case 'unknown':
       return { [SESSION_COOKIE]: 'a-token-the-database-never-issued' }
+    case 'expiring': {
+      const refresh_token = world.refresh === 'works' ? tokenServer.seedRefreshToken() : 'spent-refresh-token'
+      const token = { ...claims, oauth: { ...EXPIRING.oauth, refresh_token } }
+      return { [SESSION_COOKIE]: await encode({ token, secret: SECRET, salt: SESSION_COOKIE }) }
+    }
     case 'stored':
       world.store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
       world.store.sessions.set(STORED_TOKEN, {
@@ -126,7 +160,7 @@ async function csrf(config: AuthConfig, jar: CookieJar): Promise<string> {
 const reissueExpected = (world: World) =>
   world.strategy === 'database'
     ? world.row === 'due'
-    : world.request === 'update' || world.jwt === 'changes' || world.cookie === 'old'
+    : world.request === 'update' || world.jwt === 'changes' || world.cookie === 'old' || world.cookie === 'expiring'
 
 const driver: ModelDriver<World> = {
   machine: sessionMachine,
@@ -136,7 +170,11 @@ const driver: ModelDriver<World> = {
       { type: 'session.update', at: T0, policy, data: { name: 'Alice Liddell' } },
       { type: 'session.signOut', at: T0, policy, callbackUrl: `${ORIGIN}/bye` },
     ]),
+    { type: 'session.read', at: T0, policy: jwtRefreshPolicy },
     { type: 'decodeSessionToken.done', at: T0, output: { token: FRESH } },
+    { type: 'decodeSessionToken.done', at: T0, output: { token: EXPIRING } },
+    { type: 'refreshAccessToken.done', at: T0, output: { token: { ...EXPIRING, oauth: { ...EXPIRING.oauth, access_token: 'new' } } } },
+    { type: 'refreshAccessToken.failed', at: T0, reason: 'rejected' },
     { type: 'decodeSessionToken.failed', at: T0, reason: 'missing' },
     { type: 'decodeSessionToken.failed', at: T0, reason: 'invalid' },
     { type: 'runJwtCallback.done', at: T0, output: { token: FRESH, changed: false } },
@@ -168,8 +206,22 @@ const driver: ModelDriver<World> = {
     { type: 'deleteSession.failed', at: T0, reason: 'missing' },
     { type: 'deleteSession.failed', at: T0, reason: 'threw' },
   ],
+  possible: (snapshot, event) => {
+    // The refreshing policy is explored only along its own branch: an expiring token, then the
+    // happy path (the other outcomes of later effects are the same transitions as without it).
+    const refreshing = snapshot.context.policy?.refreshProviders !== undefined
+    if (event.type === 'decodeSessionToken.done') return (event.output.token === EXPIRING) === refreshing
+    if (!refreshing) return true
+    if (event.type === 'decodeSessionToken.failed') return false
+    if (event.type === 'runJwtCallback.done') return event.output.token === FRESH
+    return !event.type.endsWith('.failed') || event.type === 'refreshAccessToken.failed'
+  },
   label: (event) => {
+    if (event.policy?.refreshProviders) return `${event.type} (jwt, refreshing provider)`
     if (event.policy) return `${event.type} (${event.policy.strategy})`
+    if (event.type === 'decodeSessionToken.done' && event.output.token === EXPIRING) {
+      return 'a token whose access token expired'
+    }
     if (event.type === 'getSessionAndUser.done') {
       const row = Object.entries(ROW).find(([, expires]) => expires === event.output.expires)![0]
       return `a ${row} session is found`
@@ -183,6 +235,7 @@ const driver: ModelDriver<World> = {
   world: () => ({
     strategy: 'jwt',
     cookie: 'none',
+    refresh: 'works',
     row: 'fresh',
     failing: new Set(),
     jwt: 'identity',
@@ -193,8 +246,14 @@ const driver: ModelDriver<World> = {
     events: { session: vi.fn(), signOut: vi.fn() },
   }),
   arrange: {
-    'decodeSessionToken.done': (world) => {
-      world.cookie = 'fresh'
+    'decodeSessionToken.done': (world, event) => {
+      world.cookie = event.output.token === EXPIRING ? 'expiring' : 'fresh'
+    },
+    'refreshAccessToken.done': (world) => {
+      world.refresh = 'works'
+    },
+    'refreshAccessToken.failed': (world) => {
+      world.refresh = 'rejected'
     },
     'decodeSessionToken.failed': (world, event) => {
       world.cookie = event.reason === 'missing' ? 'none' : 'garbage'
@@ -284,9 +343,20 @@ const driver: ModelDriver<World> = {
   expect: {
     active: async (response, world) => {
       expect(response.status).toBe(200)
-      const body = (await response.json()) as { user: { email: string }; expires: string }
+      const body = (await response.json()) as { user: { email: string }; expires: string; error?: string }
       expect(body.user.email).toBe(ALICE.email)
       const cookie = setCookie(response, SESSION_COOKIE)
+      if (world.cookie === 'expiring') {
+        const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
+        const oauth = token!.oauth as { access_token: string; refresh_token?: string }
+        if (world.refresh === 'works') {
+          expect(body.error).toBeUndefined()
+          expect(oauth.access_token).not.toBe('old')
+        } else {
+          expect(body.error).toBe('RefreshTokenError')
+          expect(oauth.refresh_token).toBeUndefined()
+        }
+      }
       if (!reissueExpected(world)) {
         expect(cookie).toBeUndefined()
       } else if (world.strategy === 'jwt') {
