@@ -37,6 +37,8 @@ export const SessionPolicy = object({
   updateAge: number(),
   /** Providers whose expired access tokens are refreshed on the session path (opt-in). */
   refreshProviders: optional(array(string())),
+  /** OIDC providers the user is also signed out of, through their `end_session_endpoint` (opt-in). */
+  logoutProviders: optional(array(string())),
 })
 export type SessionPolicy = Infer<typeof SessionPolicy>
 
@@ -47,6 +49,8 @@ export const SessionContext = object({
   /** Data sent with POST /session, passed to the `jwt` callback. */
   data: optional(unknown()),
   callbackUrl: string(),
+  /** Where sign-out sends the browser instead: the provider's end-session URL (RP-initiated logout). */
+  logoutUrl: nullable(string()),
   /** Claims of the session token. */
   token: nullable(record(string(), unknown())),
   /** Epoch seconds at which the session expires, as reported to the client. */
@@ -78,6 +82,7 @@ export type SessionEvent =
   | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
   | EffectDone<'emitSessionEvent', null>
   | EffectDone<'emitSignOutEvent', null>
+  | EffectResult<'buildProviderLogout', { url: string }, 'threw'>
   | EffectResult<
       'getSessionAndUser',
       { sessionToken: string; expires: number; user: Record<string, unknown> },
@@ -98,6 +103,7 @@ export type SessionTag =
   | 'effect.encodeSessionToken'
   | 'effect.emitSessionEvent'
   | 'effect.emitSignOutEvent'
+  | 'effect.buildProviderLogout'
   | 'effect.getSessionAndUser'
   | 'effect.deleteExpiredSession'
   | 'effect.extendSession'
@@ -109,6 +115,7 @@ const initialContext: SessionContext = {
   request: 'none',
   data: undefined,
   callbackUrl: '',
+  logoutUrl: null,
   token: null,
   expires: 0,
   reissue: false,
@@ -137,7 +144,7 @@ const activeSession = ({ context }: { context: SessionContext }): FlowOutcome =>
 })
 const signedOut = ({ context }: { context: SessionContext }): FlowOutcome => ({
   type: 'redirect',
-  url: context.callbackUrl,
+  url: context.logoutUrl ?? context.callbackUrl,
   session: { op: 'clear' },
 })
 const leftWithoutSession = ({ context }: { context: SessionContext }): FlowOutcome => ({
@@ -156,6 +163,8 @@ export interface SessionOAuthTokens {
   access_token?: string
   refresh_token?: string
   expires_at?: number
+  /** Kept for RP-initiated logout (`id_token_hint`). */
+  id_token?: string
 }
 
 const oauthTokensOf = (token: Record<string, unknown> | null): SessionOAuthTokens | undefined => {
@@ -215,6 +224,14 @@ export const sessionMachine = setup({
         oauth.expires_at <= event.at + ACCESS_TOKEN_LEEWAY
       )
     },
+    isProviderLogoutWanted: ({ context }) => {
+      const oauth = oauthTokensOf(context.token)
+      return (
+        oauth !== undefined &&
+        typeof oauth.id_token === 'string' &&
+        (context.policy?.logoutProviders ?? []).includes(oauth.provider)
+      )
+    },
     isReissueDue: ({ context, event }) => {
       assertEvent(event, 'runJwtCallback.done')
       return (
@@ -245,6 +262,10 @@ export const sessionMachine = setup({
     rememberToken: assign(({ event }) => {
       assertEvent(event, 'decodeSessionToken.done')
       return { token: event.output.token }
+    }),
+    rememberLogoutUrl: assign(({ event }) => {
+      assertEvent(event, 'buildProviderLogout.done')
+      return { logoutUrl: event.output.url }
     }),
     rememberRefreshedToken: assign(({ event }) => {
       assertEvent(event, 'refreshAccessToken.done')
@@ -480,7 +501,21 @@ export const sessionMachine = setup({
     announcingSignOut: {
       tags: 'effect.emitSignOutEvent',
       description: 'Fires `events.signOut` with the ended token or database session.',
-      on: { 'emitSignOutEvent.done': { target: 'signedOut' } },
+      on: {
+        'emitSignOutEvent.done': [
+          { guard: 'isProviderLogoutWanted', target: 'buildingProviderLogout' },
+          { target: 'signedOut' },
+        ],
+      },
+    },
+    buildingProviderLogout: {
+      tags: 'effect.buildProviderLogout',
+      description: "Builds the OIDC provider's end-session URL, so the user leaves the provider too.",
+      on: {
+        'buildProviderLogout.done': { target: 'signedOut', actions: 'rememberLogoutUrl' },
+        // Our session is over either way; only the provider's stays.
+        'buildProviderLogout.failed': { target: 'signedOut' },
+      },
     },
     signedOut: {
       type: 'final',

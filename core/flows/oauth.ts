@@ -149,6 +149,30 @@ async function currentUser(ctx: RequestContext): Promise<AdapterUser | null> {
   }
 }
 
+/**
+ * What a JWT session keeps of the provider's tokens, only for providers that opt in: what it needs
+ * to refresh the access token (`refreshTokens`) and to sign out at the provider (`logout`).
+ */
+function sessionTokenClaims(
+  provider: ResolvedOAuthProvider,
+  tokens: TokenSet,
+): { claims: Record<string, unknown> } | undefined {
+  const refreshing = provider.refreshTokens && typeof tokens.refresh_token === 'string'
+  const loggingOut = provider.logout && typeof tokens.id_token === 'string'
+  if (!refreshing && !loggingOut) return undefined
+  return {
+    claims: {
+      oauth: {
+        provider: provider.id,
+        ...(refreshing
+          ? { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: tokens.expires_at }
+          : {}),
+        ...(loggingOut ? { id_token: tokens.id_token } : {}),
+      },
+    },
+  }
+}
+
 /** The OAuth sign-in flow definition. */
 export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
   machine: oauthSignInMachine,
@@ -410,19 +434,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           account: context.account as unknown as Account,
           profile: context.profile as Profile,
           isNewUser: context.isNewUser,
-          // Opt-in rotation: the session keeps what it needs to refresh the access token.
-          ...(provider.refreshTokens && tokens.refresh_token
-            ? {
-                claims: {
-                  oauth: {
-                    provider: provider.id,
-                    access_token: tokens.access_token,
-                    refresh_token: tokens.refresh_token,
-                    expires_at: tokens.expires_at,
-                  },
-                },
-              }
-            : {}),
+          ...(sessionTokenClaims(provider, tokens) ?? {}),
         })
         return { type: 'issueSession.done', output, at: ctx.at }
       } catch (error) {

@@ -15,6 +15,7 @@ import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
+import { authorizationServer } from '../oauth/server.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -141,6 +142,26 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           : { token: context.token as JWT },
       )
       return { type: 'emitSignOutEvent.done', output: null, at: ctx.at }
+    },
+
+    async buildProviderLogout(context, ctx) {
+      const oauthTokens = (context.token as JWT).oauth as SessionOAuthTokens
+      try {
+        const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
+        if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
+        const as = await authorizationServer(provider)
+        if (!as.end_session_endpoint) {
+          throw new TypeError(`provider "${provider.id}" does not advertise an end_session_endpoint`)
+        }
+        const url = new URL(as.end_session_endpoint)
+        url.searchParams.set('id_token_hint', oauthTokens.id_token!)
+        url.searchParams.set('post_logout_redirect_uri', context.callbackUrl)
+        url.searchParams.set('client_id', provider.clientId)
+        return { type: 'buildProviderLogout.done', output: { url: url.href }, at: ctx.at }
+      } catch (error) {
+        ctx.logger.error(new SignOutError(error as Error))
+        return { type: 'buildProviderLogout.failed', reason: 'threw', at: ctx.at }
+      }
     },
 
     async getSessionAndUser(context, ctx) {

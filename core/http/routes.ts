@@ -107,25 +107,34 @@ const oauthCallback = {
   }),
 } satisfies FlowBinding<Record<string, string>>
 
-const refreshProvidersOf = new WeakMap<object, string[]>()
+interface SessionProviderIds {
+  refresh: string[]
+  logout: string[]
+}
+const sessionProviderIdsOf = new WeakMap<object, SessionProviderIds>()
 
-/** Ids of the providers whose access tokens are refreshed on the session path. */
-function refreshProviders(ctx: RequestContext): string[] {
-  let ids = refreshProvidersOf.get(ctx.config)
+/** Ids of the providers whose tokens the session path refreshes, and those it logs out of. */
+function sessionProviderIds(ctx: RequestContext): SessionProviderIds {
+  let ids = sessionProviderIdsOf.get(ctx.config)
   if (!ids) {
-    ids = ctx.config.providers.filter((p) => p.oauth?.refreshTokens).map((p) => p.id)
-    refreshProvidersOf.set(ctx.config, ids)
+    const { providers } = ctx.config
+    ids = {
+      refresh: providers.filter((p) => p.oauth?.refreshTokens).map((p) => p.id),
+      logout: providers.filter((p) => p.oauth?.logout && p.type === 'oidc').map((p) => p.id),
+    }
+    sessionProviderIdsOf.set(ctx.config, ids)
   }
   return ids
 }
 
 const sessionPolicy = (ctx: RequestContext) => {
-  const refreshing = refreshProviders(ctx)
+  const ids = sessionProviderIds(ctx)
   return {
     strategy: ctx.config.session.strategy,
     maxAge: ctx.config.session.maxAge,
     updateAge: ctx.config.session.updateAge,
-    ...(refreshing.length > 0 ? { refreshProviders: refreshing } : {}),
+    ...(ids.refresh.length > 0 ? { refreshProviders: ids.refresh } : {}),
+    ...(ids.logout.length > 0 ? { logoutProviders: ids.logout } : {}),
   }
 }
 

@@ -1,10 +1,11 @@
 import { afterAll, expect, vi, type Mock } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
-import { Auth } from '../../core/index.js'
+import { Auth, customFetch } from '../../core/index.js'
 import { decode, encode } from '../../core/jwt.js'
 import OAuth from '../../providers/oauth.js'
 import { startOAuth2Server } from '../fixtures/oauth2-server.js'
+import { startOidcProvider } from '../fixtures/oidc-provider.js'
 import type { AuthConfig } from '../../core/types.js'
 import { sessionMachine } from '../../machines/session.machine.js'
 import { authRequest, ALICE, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
@@ -35,13 +36,22 @@ const tokenServer = await startOAuth2Server({
   api: {},
 })
 afterAll(() => tokenServer.close())
+/** An OIDC provider the user is signed out of too (RP-initiated logout), and a real one to do it. */
+const LOGGING_OUT = 'op'
+const jwtLogoutPolicy = { ...jwtPolicy, logoutProviders: [LOGGING_OUT] }
+const ENDING = { ...FRESH, oauth: { provider: LOGGING_OUT, id_token: 'the-id-token' } }
+const op = await startOidcProvider({
+  clients: [{ client_id: LOGGING_OUT, client_secret: 'op-secret', redirect_uris: [`${ORIGIN}/auth/callback/op`], post_logout_redirect_uris: [`${ORIGIN}/bye`] }],
+})
+afterAll(() => op.close())
 
 type AdapterMethod = 'getSessionAndUser' | 'deleteSession' | 'updateSession'
 
 interface World {
   strategy: 'jwt' | 'database'
-  cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown' | 'expiring'
+  cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown' | 'expiring' | 'ending'
   refresh: 'works' | 'rejected'
+  providerLogout: 'works' | 'discoveryFails'
   row: keyof typeof ROW
   failing: Set<AdapterMethod>
   jwt: 'identity' | 'changes' | 'revokes' | 'throws'
@@ -84,7 +94,24 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
               refreshTokens: true,
             }),
           ]
-        : [],
+        : world.cookie === 'ending'
+          ? [
+              {
+                id: LOGGING_OUT,
+                name: 'OP',
+                type: 'oidc' as const,
+                issuer: op.issuer,
+                clientId: LOGGING_OUT,
+                clientSecret: 'op-secret',
+                logout: true,
+                // A fetch of this world's own, so its discovery is not shared with other worlds.
+                [customFetch]: (input: RequestInfo | URL, init?: RequestInit) =>
+                  world.providerLogout === 'discoveryFails'
+                    ? Promise.resolve(new Response('unavailable', { status: 503 }))
+                    : fetch(input, init),
+              },
+            ]
+          : [],
     logger: spyLogger(),
     inspect,
     events: world.events,
@@ -138,6 +165,8 @@ async function sessionCookie(world: World): Promise<Record<string, string>> {
       const token = { ...claims, oauth: { ...EXPIRING.oauth, refresh_token } }
       return { [SESSION_COOKIE]: await encode({ token, secret: SECRET, salt: SESSION_COOKIE }) }
     }
+    case 'ending':
+      return { [SESSION_COOKIE]: await encode({ token: { ...claims, oauth: ENDING.oauth }, secret: SECRET, salt: SESSION_COOKIE }) }
     case 'stored':
       world.store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
       world.store.sessions.set(STORED_TOKEN, {
@@ -171,6 +200,10 @@ const driver: ModelDriver<World> = {
       { type: 'session.signOut', at: T0, policy, callbackUrl: `${ORIGIN}/bye` },
     ]),
     { type: 'session.read', at: T0, policy: jwtRefreshPolicy },
+    { type: 'session.signOut', at: T0, policy: jwtLogoutPolicy, callbackUrl: `${ORIGIN}/bye` },
+    { type: 'decodeSessionToken.done', at: T0, output: { token: ENDING } },
+    { type: 'buildProviderLogout.done', at: T0, output: { url: 'https://op/session/end' } },
+    { type: 'buildProviderLogout.failed', at: T0, reason: 'threw' },
     { type: 'decodeSessionToken.done', at: T0, output: { token: FRESH } },
     { type: 'decodeSessionToken.done', at: T0, output: { token: EXPIRING } },
     { type: 'refreshAccessToken.done', at: T0, output: { token: { ...EXPIRING, oauth: { ...EXPIRING.oauth, access_token: 'new' } } } },
@@ -210,14 +243,22 @@ const driver: ModelDriver<World> = {
     // The refreshing policy is explored only along its own branch: an expiring token, then the
     // happy path (the other outcomes of later effects are the same transitions as without it).
     const refreshing = snapshot.context.policy?.refreshProviders !== undefined
-    if (event.type === 'decodeSessionToken.done') return (event.output.token === EXPIRING) === refreshing
-    if (!refreshing) return true
+    const loggingOut = snapshot.context.policy?.logoutProviders !== undefined
+    if (event.type === 'decodeSessionToken.done') {
+      const { token } = event.output
+      return token === (refreshing ? EXPIRING : loggingOut ? ENDING : FRESH)
+    }
+    if (!refreshing && !loggingOut) return true
     if (event.type === 'decodeSessionToken.failed') return false
     if (event.type === 'runJwtCallback.done') return event.output.token === FRESH
-    return !event.type.endsWith('.failed') || event.type === 'refreshAccessToken.failed'
+    return !event.type.endsWith('.failed') || event.type === 'refreshAccessToken.failed' || event.type === 'buildProviderLogout.failed'
   },
   label: (event) => {
     if (event.policy?.refreshProviders) return `${event.type} (jwt, refreshing provider)`
+    if (event.policy?.logoutProviders) return `${event.type} (jwt, provider with RP-initiated logout)`
+    if (event.type === 'decodeSessionToken.done' && event.output.token === ENDING) {
+      return 'a token from a provider to sign out of'
+    }
     if (event.policy) return `${event.type} (${event.policy.strategy})`
     if (event.type === 'decodeSessionToken.done' && event.output.token === EXPIRING) {
       return 'a token whose access token expired'
@@ -236,6 +277,7 @@ const driver: ModelDriver<World> = {
     strategy: 'jwt',
     cookie: 'none',
     refresh: 'works',
+    providerLogout: 'works',
     row: 'fresh',
     failing: new Set(),
     jwt: 'identity',
@@ -247,7 +289,14 @@ const driver: ModelDriver<World> = {
   }),
   arrange: {
     'decodeSessionToken.done': (world, event) => {
-      world.cookie = event.output.token === EXPIRING ? 'expiring' : 'fresh'
+      const { token } = event.output
+      world.cookie = token === EXPIRING ? 'expiring' : token === ENDING ? 'ending' : 'fresh'
+    },
+    'buildProviderLogout.done': (world) => {
+      world.providerLogout = 'works'
+    },
+    'buildProviderLogout.failed': (world) => {
+      world.providerLogout = 'discoveryFails'
     },
     'refreshAccessToken.done': (world) => {
       world.refresh = 'works'
@@ -396,7 +445,17 @@ const driver: ModelDriver<World> = {
     },
     signedOut: (response, world) => {
       expect(response.status).toBe(302)
-      expect(response.headers.get('location')).toBe(`${ORIGIN}/bye`)
+      if (world.cookie === 'ending' && world.providerLogout === 'works') {
+        const location = new URL(response.headers.get('location')!)
+        expect(`${location.origin}${location.pathname}`).toBe(`${op.issuer}/session/end`)
+        expect(Object.fromEntries(location.searchParams)).toEqual({
+          id_token_hint: 'the-id-token',
+          post_logout_redirect_uri: `${ORIGIN}/bye`,
+          client_id: LOGGING_OUT,
+        })
+      } else {
+        expect(response.headers.get('location')).toBe(`${ORIGIN}/bye`)
+      }
       expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
       const announced = world.cookie !== 'garbage' && !world.failing.has('deleteSession')
       expect(world.events.signOut).toHaveBeenCalledTimes(announced ? 1 : 0)
