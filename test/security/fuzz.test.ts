@@ -9,8 +9,17 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { Auth } from '../../core/index.js'
-import { ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { Auth, customFetch } from '../../core/index.js'
+import GitHub from '../../providers/github.js'
+import { credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+
+/** An OAuth provider too, so callbacks are fuzzed; it never reaches the network. */
+const github = () =>
+  GitHub({
+    clientId: 'id',
+    clientSecret: 'secret',
+    [customFetch]: () => Promise.reject(new Error('no network in the fuzz test')),
+  })
 
 const SEED = 20261122
 const ACTIONS = ['providers', 'session', 'csrf', 'signin', 'signout', 'callback', 'verify-request', 'error', 'webauthn-options']
@@ -67,6 +76,7 @@ const cookieArb = fc.dictionary(
     '__Host-authjs.csrf-token',
     '__Secure-authjs.callback-url',
     '__Secure-authchart.flow.credentials-signin',
+    '__Secure-authjs.state',
     'other',
   ),
   fc.oneof(
@@ -186,8 +196,11 @@ function expectHarmless(response: Response, body: string, request: Request) {
 
 describe('hostile requests', () => {
   it.each([
-    ['JWT sessions', () => testConfig()],
-    ['database sessions', () => testConfig({ adapter: MemoryAdapter(createMemoryStore()) })],
+    ['JWT sessions', () => testConfig({ providers: [credentialsProvider(), github()] })],
+    [
+      'database sessions',
+      () => testConfig({ providers: [credentialsProvider(), github()], adapter: MemoryAdapter(createMemoryStore()) }),
+    ],
   ])(
     'answers 1,200 generated requests with %s without a 5xx, an escaped exception or a session cookie',
     async (_name, makeConfig) => {
