@@ -52,6 +52,12 @@ describe('the package', () => {
           postgres: await import('authchart/adapters/postgres'),
           machines: await import('authchart/machines'),
           credentials: await import('authchart/providers/credentials'),
+          oauth: await import('authchart/providers/oauth'),
+          oidc: await import('authchart/providers/oidc'),
+          github: await import('authchart/providers/github'),
+          google: await import('authchart/providers/google'),
+          twitter: await import('authchart/providers/twitter'),
+          vk: await import('authchart/providers/vk'),
           fastify: await import('authchart/fastify'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
@@ -65,8 +71,13 @@ describe('the package', () => {
     expect(names.adapters).toEqual(['isDate'])
     expect(names.memory).toEqual(expect.arrayContaining(['MemoryAdapter', 'createMemoryStore']))
     expect(names.postgres).toEqual(expect.arrayContaining(['PostgresAdapter', 'schema']))
-    expect(names.machines).toEqual(expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine']))
+    expect(names.machines).toEqual(
+      expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
+    )
     expect(names.credentials).toEqual(['default'])
+    for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
+      expect(names[provider], provider).toContain('default')
+    }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
   })
 
