@@ -22,6 +22,7 @@ import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
+import { INSPECTOR_PATH, inspectorEnabled, respondInspector } from './inspector/index.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -110,6 +111,12 @@ function failure(
   return wantsJsonRedirect ? Response.json({ url }) : redirect(url)
 }
 
+function isInspectorRequest(request: Request, config: ResolvedConfig): boolean {
+  if (request.method !== 'GET') return false
+  const base = config.basePath === '/' ? '' : config.basePath
+  return new URL(request.url).pathname === `${base}${INSPECTOR_PATH}`
+}
+
 /** The signature of {@link Auth}. */
 export interface AuthHandler {
   (request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
@@ -124,6 +131,14 @@ export function createHandler(table: readonly Route[]): AuthHandler {
   async function handle(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
+    if (resolution.ok && resolution.config.inspector && isInspectorRequest(request, resolution.config)) {
+      if (!inspectorEnabled(resolution.config)) {
+        // Flow charts and traces describe the deployment: never served in production.
+        logger.warn('inspector-refused-in-production')
+        return new Response(null, { status: 404 })
+      }
+      return respondInspector(resolution.config)
+    }
     let parsed: ParsedRequest
     try {
       parsed = await parseRequest(

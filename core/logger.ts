@@ -13,6 +13,7 @@ export type WarningCode =
   | 'env-url-basepath-redundant'
   | 'env-url-basepath-mismatch'
   | 'experimental-webauthn'
+  | 'inspector-refused-in-production'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

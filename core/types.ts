@@ -307,4 +307,10 @@ export interface AuthConfig {
    * never payloads). The flow inspector and the model-based tests use it.
    */
   inspect?: (trace: FlowTrace) => void
+  /**
+   * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
+   * transitions recent requests took, and the last `traces` traces; default 50). Refused (404) when
+   * `NODE_ENV` is `production`.
+   */
+  inspector?: boolean | { traces?: number }
 }

@@ -85,6 +85,8 @@ export interface ResolvedConfig {
   readonly experimental: { readonly enableWebAuthn: boolean }
   readonly logger: Logger
   readonly inspect?: (trace: FlowTrace) => void
+  /** The flow inspector's settings, when enabled. */
+  readonly inspector?: { readonly traces: number }
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
@@ -279,6 +281,9 @@ function resolve(source: AuthConfig): ResolvedConfig {
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
+    ...(validated.inspector
+      ? { inspector: Object.freeze({ traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50 }) }
+      : {}),
   } satisfies ResolvedConfig)
 }
 

@@ -160,6 +160,7 @@ export const AuthConfigStruct = object({
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
   inspect: optional(func()),
+  inspector: optional(union([boolean(), object({ traces: optional(size(integer(), 1, 1000)) })])),
 })
 
 /** The configuration after defaults were applied. */

@@ -18,6 +18,7 @@ import {
   type Cookie,
 } from '../cookies.js'
 import { advance } from '../engine/advance.js'
+import { inspectorEnabled, recordTrace } from '../inspector/index.js'
 import { openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import type { FlowTrace } from '../engine/trace.js'
 import {
@@ -160,6 +161,7 @@ export interface Dispatched {
 }
 
 function reportTrace(ctx: RequestContext, trace: FlowTrace): void {
+  recordTrace(ctx.config, ctx.request, trace)
   try {
     ctx.config.inspect?.(trace)
   } catch {
@@ -199,8 +201,10 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   const run = await advance(flow, ctx, event, {
     ...(from ? { from } : {}),
-    traceTransitions: config.inspect !== undefined,
-    ...(config.inspect ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) } : {}),
+    traceTransitions: config.inspect !== undefined || inspectorEnabled(config),
+    ...(config.inspect || inspectorEnabled(config)
+      ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) }
+      : {}),
   })
   if (run.resting) {
     const value = await sealEnvelope(flow as never, run.snapshot, sealing)

@@ -2,7 +2,7 @@
  * The published package: `npm run build` emits JavaScript and declarations to dist/, publint finds
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -104,5 +104,43 @@ describe('the package', () => {
       console.log((await read.json()).user.name)
     `)
     expect(output.trim()).toBe('Node')
+  })
+})
+
+describe('the authchart command line', () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(root, 'dist/visualizations/cli.js'), ...args], { cwd: root, encoding: 'utf8' })
+
+  it('is the package bin, an executable node script', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }
+    expect(pkg.bin.authchart).toBe('./dist/visualizations/cli.js')
+    expect(readFileSync(join(root, pkg.bin.authchart!), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
+  })
+
+  it('lists the built-in flows', () => {
+    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin'])
+  })
+
+  it.each([
+    ['mermaid', 'mmd'],
+    ['svg', 'svg'],
+    ['json', 'json'],
+  ])('prints a flow as %s, identical to the committed diagram', (format, extension) => {
+    const result = cli('diagram', 'oauth-signin', '--format', format)
+    expect(result.status).toBe(0)
+    expect(result.stdout).toBe(readFileSync(join(root, `visualizations/out/oauth-signin.${extension}`), 'utf8'))
+  })
+
+  it('draws a flow as extended by the application (--config)', () => {
+    const result = cli('diagram', 'credentials-signin', '--format', 'mermaid', '--config', 'test/fixtures/extended-flows.mjs')
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
+    expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
+  })
+
+  it('names the known flows when asked for an unknown one', () => {
+    const result = cli('diagram', 'nope')
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin')
   })
 })

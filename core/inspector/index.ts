@@ -1,0 +1,152 @@
+/**
+ * The live flow inspector, for development only: `{basePath}/__flows` shows every configured flow's
+ * chart with the transitions recent requests took (highlighted, with counts) and the last traces
+ * (request → events → effects → outcome).
+ *
+ * Nothing secret can reach it: traces hold event types and state names, never payloads or context
+ * (see `core/engine/trace.ts`), and a request is recorded as its method and route only, never its
+ * query, body, headers or cookies. It is off unless `inspector` is set, and refused (404) whenever
+ * `NODE_ENV` is `production`.
+ *
+ * @module
+ */
+import type { AnyStateMachine } from 'xstate'
+import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../../machines/index.js'
+import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
+import { flowSvg } from '../../visualizations/render.js'
+import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { FlowTrace } from '../engine/trace.js'
+import type { ParsedRequest } from '../http/request.js'
+
+/** The path of the inspector below `basePath`. */
+export const INSPECTOR_PATH = '/__flows'
+
+/** Traces kept by default. */
+export const DEFAULT_INSPECTOR_TRACES = 50
+
+/** A recorded request: only what is safe to show. */
+interface Recorded {
+  at: number
+  request: string
+  trace: FlowTrace
+}
+
+class InspectorStore {
+  readonly recent: Recorded[] = []
+  readonly taken = new Map<string, Map<string, number>>()
+  constructor(readonly limit: number) {}
+
+  record(request: ParsedRequest, trace: FlowTrace): void {
+    const route = `${request.method} /${request.action}${request.providerId ? `/${request.providerId}` : ''}`
+    this.recent.unshift({ at: trace.at, request: route, trace })
+    this.recent.length = Math.min(this.recent.length, this.limit)
+    let counts = this.taken.get(trace.flow)
+    if (!counts) this.taken.set(trace.flow, (counts = new Map()))
+    for (const step of trace.steps) {
+      for (const id of step.transitions) counts.set(id, (counts.get(id) ?? 0) + 1)
+    }
+  }
+}
+
+const stores = new WeakMap<ResolvedConfig, InspectorStore>()
+
+function storeOf(config: ResolvedConfig): InspectorStore {
+  let store = stores.get(config)
+  if (!store) stores.set(config, (store = new InspectorStore(config.inspector?.traces ?? DEFAULT_INSPECTOR_TRACES)))
+  return store
+}
+
+/** Whether the inspector runs: enabled in the config and not in production. */
+export function inspectorEnabled(config: ResolvedConfig): boolean {
+  return config.inspector !== undefined && !isProduction()
+}
+
+function isProduction(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+  return env?.NODE_ENV === 'production'
+}
+
+/** Records a flow run for the inspector (a no-op unless it is enabled). */
+export function recordTrace(config: ResolvedConfig, request: ParsedRequest, trace: FlowTrace): void {
+  if (inspectorEnabled(config)) storeOf(config).record(request, trace)
+}
+
+/** The flows this configuration runs. */
+function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
+  const types = new Set(config.providers.map((p) => p.type))
+  return [
+    sessionMachine,
+    ...(types.has('credentials') ? [credentialsSignInMachine] : []),
+    ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+  ]
+}
+
+const graphs = new WeakMap<AnyStateMachine, FlowGraph>()
+function graphOf(machine: AnyStateMachine): FlowGraph {
+  let graph = graphs.get(machine)
+  if (!graph) graphs.set(machine, (graph = flowGraph(machine)))
+  return graph
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+function traceRow(record: Recorded, graph: FlowGraph | undefined): string {
+  const { trace } = record
+  const effects = new Map((graph?.states ?? []).filter((s) => s.effect).map((s) => [s.id, s.effect!]))
+  const events = trace.steps.map((s) => s.event).filter((e) => !effects.has(e) && !e.endsWith('.done') && !e.endsWith('.failed'))
+  const ran = trace.steps.map((s) => effects.get(s.to)).filter((e): e is string => e !== undefined)
+  const cells = [
+    new Date(record.at * 1000).toISOString().slice(11, 19),
+    record.request,
+    `${trace.flow}${trace.resumed ? ' (resumed)' : ''}`,
+    events.join(' → '),
+    ran.join(' → '),
+    `${trace.steps.at(-1)?.to ?? ''} · ${trace.outcome ?? trace.errorCode ?? trace.status}`,
+  ]
+  return `<tr class="trace">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`
+}
+
+/** Strips the XML prolog and doctype so the SVG can be inlined. */
+const inlineSvg = (svg: string) => svg.slice(svg.indexOf('<svg'))
+
+/** The inspector page. */
+export async function respondInspector(config: ResolvedConfig): Promise<Response> {
+  const store = storeOf(config)
+  const machines = configuredMachines(config)
+  const sections: string[] = []
+  for (const machine of machines) {
+    const graph = graphOf(machine)
+    const taken = store.taken.get(machine.id) ?? new Map<string, number>()
+    const total = [...taken.values()].reduce((a, b) => a + b, 0)
+    const svg = await flowSvg(graph, { taken })
+    sections.push(`<section class="flow" id="flow-${escapeHtml(machine.id)}" data-flow="${escapeHtml(machine.id)}">
+<h2>${escapeHtml(machine.id)} <small>v${escapeHtml(graph.version)} · ${graph.states.length} states · ${graph.transitions.length} transitions · ${taken.size} taken (${total} times)</small></h2>
+${graph.description ? `<p>${escapeHtml(graph.description)}</p>` : ''}
+<div class="chart">${inlineSvg(svg)}</div></section>`)
+  }
+  const byFlow = new Map(machines.map((m) => [m.id, graphOf(m)]))
+  const rows = store.recent.map((r) => traceRow(r, byFlow.get(r.trace.flow))).join('\n')
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>authchart flows</title>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#222}h1{margin:0 0 .25rem}
+h2 small{font-weight:normal;color:#666;font-size:.8em}.chart{overflow:auto;border:1px solid #ddd;border-radius:.5rem;padding:.5rem;background:#fff}
+.legend span{display:inline-block;padding:0 .5rem;margin-right:.5rem;border-radius:.25rem;border:1px solid}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eee;padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:12px}</style></head>
+<body><h1>authchart flows</h1>
+<p>Development only. Charts are generated from the machines; red transitions were taken by recent requests (with counts).
+Traces show event types and states only: no payloads, tokens, cookies or query strings are recorded.</p>
+<p class="legend"><span style="background:#eef3ff;border-color:#346df1">effect</span><span style="background:#fff7e6;border-color:#d48806">awaits a request</span><span style="background:#f0f0f0;border-color:#555">final</span></p>
+${sections.join('\n')}
+<section id="traces"><h2>Last ${store.limit} traces</h2>
+<table><thead><tr><th>time (UTC)</th><th>request</th><th>flow</th><th>events</th><th>effects</th><th>outcome</th></tr></thead>
+<tbody>${rows || '<tr><td colspan="6">No requests yet.</td></tr>'}</tbody></table></section></body></html>`
+  return new Response(html, {
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+      'X-Robots-Tag': 'noindex',
+    },
+  })
+}

@@ -1,0 +1,42 @@
+/**
+ * The charts authchart ships, by flow id, and the files `npm run diagrams` writes for each.
+ *
+ * @module
+ */
+import type { AnyStateMachine } from 'xstate'
+import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../machines/index.js'
+import { flowGraph } from './graph.js'
+import { toMermaid } from './mermaid.js'
+import { flowSvg } from './render.js'
+
+/** The built-in flow machines. */
+export const builtInMachines: readonly AnyStateMachine[] = [
+  sessionMachine,
+  credentialsSignInMachine,
+  oauthSignInMachine,
+]
+
+/** A diagram format. */
+export type DiagramFormat = 'svg' | 'mermaid' | 'json'
+
+/** File extension per format. */
+export const EXTENSIONS: Record<DiagramFormat, string> = { svg: 'svg', mermaid: 'mmd', json: 'json' }
+
+/** Renders one machine's diagram in `format`. */
+export async function diagram(machine: AnyStateMachine, format: DiagramFormat): Promise<string> {
+  const graph = flowGraph(machine)
+  if (format === 'mermaid') return toMermaid(graph)
+  if (format === 'json') return `${JSON.stringify(graph, null, 2)}\n`
+  return flowSvg(graph)
+}
+
+/** Every file of the diagrams of `machines`: name → content. */
+export async function diagramFiles(machines: readonly AnyStateMachine[]): Promise<Map<string, string>> {
+  const files = new Map<string, string>()
+  for (const machine of machines) {
+    for (const format of Object.keys(EXTENSIONS) as DiagramFormat[]) {
+      files.set(`${machine.id}.${EXTENSIONS[format]}`, await diagram(machine, format))
+    }
+  }
+  return files
+}
