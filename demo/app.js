@@ -55,6 +55,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     trustHost: true,
     // With an adapter, sessions are database sessions (the cookie holds only a session token).
     adapter,
+    // The live flow inspector at /auth/__flows (refused when NODE_ENV=production).
+    inspector: true,
     providers: [
       Credentials({
         name: 'Demo account',
@@ -103,7 +105,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
 <li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app</li>
 <li><a href="/protected">Protected page</a></li>
 <li><a href="/auth/signout">Sign out</a></li>
-<li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li></ul>`,
+<li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
+<li><a href="/auth/__flows">Flow inspector</a>: the charts every request runs through, with recent traces (development only)</li></ul>`,
       ),
     )
   })

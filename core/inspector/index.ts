@@ -130,7 +130,7 @@ ${graph.description ? `<p>${escapeHtml(graph.description)}</p>` : ''}
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>authchart flows</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#222}h1{margin:0 0 .25rem}
-h2 small{font-weight:normal;color:#666;font-size:.8em}.chart{overflow:auto;border:1px solid #ddd;border-radius:.5rem;padding:.5rem;background:#fff}
+h2 small{font-weight:normal;color:#666;font-size:.8em}.chart{overflow:auto;border:1px solid #ddd;border-radius:.5rem;padding:.5rem;background:#fff}.chart svg{max-width:100%;height:auto}
 .legend span{display:inline-block;padding:0 .5rem;margin-right:.5rem;border-radius:.25rem;border:1px solid}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eee;padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:12px}</style></head>
 <body><h1>authchart flows</h1>

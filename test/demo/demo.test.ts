@@ -193,6 +193,15 @@ describe('the demo over real HTTP', () => {
     expect(await afterRestart.text()).toContain('demo@example.com')
   })
 
+  it('links to the flow inspector, which draws the flows the demo runs', async () => {
+    const home = await (await get('/')).text()
+    expect(home).toContain('href="/auth/__flows"')
+    const inspector = await get('/auth/__flows')
+    expect(inspector.status).toBe(200)
+    const html = await inspector.text()
+    for (const flow of ['session', 'credentials-signin', 'oauth-signin']) expect(html).toContain(`data-flow="${flow}"`)
+  })
+
   it('refuses a wrong password with the CredentialsSignin error', async () => {
     const jar = new CookieJar()
     const response = await post(
