@@ -5,6 +5,8 @@
  * @module
  */
 
+import { syncCrypto } from './sync-crypto.js'
+
 const encoder = new TextEncoder()
 
 /** Encodes bytes as lowercase hex. */
@@ -19,8 +21,13 @@ export function randomHex(size: number): string {
   return toHex(crypto.getRandomValues(new Uint8Array(size)))
 }
 
-/** SHA-256 of a UTF-8 string, as lowercase hex. */
+/** SHA-256 of a UTF-8 string, as lowercase hex (synchronously where `node:crypto` is available). */
 export async function sha256Hex(message: string): Promise<string> {
+  if (syncCrypto) {
+    const hash = syncCrypto.createHash('sha256')
+    hash.update(message)
+    return hash.digest('hex')
+  }
   return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(message))))
 }
 

@@ -12,6 +12,7 @@ import { EncryptJWT, base64url, calculateJwkThumbprint, jwtDecrypt } from 'jose'
 import { parseCookieHeader, readChunkedCookie, defaultCookies } from './cookies.js'
 import { DerivationCache, hkdfSha256 } from './crypto.js'
 import { MissingSecret } from './errors.js'
+import { encryptCbcHs512, fastJwe, parseCbcHs512 } from './jwe-cbc.js'
 
 /** The default token lifetime: 30 days, in seconds. */
 export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
@@ -96,6 +97,12 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
   const first = Array.isArray(secret) ? secret[0] : secret
   if (!first) throw new MissingSecret('Must pass `secret` to encode a JWT')
   const { key, kid } = await deriveKey(ENC, first, salt)
+  if (fastJwe) {
+    // The same claims, in the same order, as jose's EncryptJWT below writes them.
+    const iat = nowSeconds()
+    const claims = { ...(token as Record<string, unknown>), iat, exp: iat + maxAge, jti: crypto.randomUUID() }
+    return encryptCbcHs512(JSON.stringify(claims), key, kid)
+  }
   return new EncryptJWT(token as Record<string, unknown>)
     .setProtectedHeader({ alg: ALG, enc: ENC, kid })
     .setIssuedAt()
@@ -113,6 +120,16 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
   const { token, secret, salt } = params
   if (!token) return null
   const secrets = Array.isArray(secret) ? secret : [secret]
+  const fast = parseCbcHs512(token)
+  if (fast.handled) {
+    for (const candidate of secrets) {
+      const derived = await deriveKey(ENC, candidate, salt)
+      if (fast.kid === undefined || fast.kid === derived.kid) {
+        return validatedClaims(fast.decrypt(derived.key), nowSeconds()) as Payload
+      }
+    }
+    throw new Error('no matching decryption secret')
+  }
   const { payload } = await jwtDecrypt(
     token,
     async ({ kid, enc }) => {
@@ -123,12 +140,45 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
       throw new Error('no matching decryption secret')
     },
     {
-      clockTolerance: 15,
+      clockTolerance: CLOCK_TOLERANCE,
       keyManagementAlgorithms: [ALG],
       contentEncryptionAlgorithms: [ENC, 'A256GCM'],
     },
   )
   return payload as Payload
+}
+
+/** Seconds of clock skew allowed on `exp` and `nbf`, as Auth.js allows. */
+const CLOCK_TOLERANCE = 15
+
+/**
+ * Parses and checks a decrypted claims set the way jose's `jwtDecrypt` does for `decode`'s
+ * options: a JSON object; `iat`, `nbf`, `exp` numbers when present; not before `nbf`, not after
+ * `exp`, each with 15 s of tolerance.
+ *
+ * @throws {TypeError} when a check fails.
+ */
+function validatedClaims(plaintext: string, now: number): Record<string, unknown> {
+  let claims: unknown
+  try {
+    claims = JSON.parse(plaintext)
+  } catch {
+    throw new TypeError('JWT Claims Set must be a top-level JSON object')
+  }
+  if (!claims || typeof claims !== 'object' || Array.isArray(claims)) {
+    throw new TypeError('JWT Claims Set must be a top-level JSON object')
+  }
+  const set = claims as Record<string, unknown>
+  for (const claim of ['iat', 'nbf', 'exp']) {
+    if (set[claim] !== undefined && typeof set[claim] !== 'number') throw new TypeError(`"${claim}" claim must be a number`)
+  }
+  if (set.nbf !== undefined && (set.nbf as number) > now + CLOCK_TOLERANCE) {
+    throw new TypeError('"nbf" claim timestamp check failed')
+  }
+  if (set.exp !== undefined && (set.exp as number) <= now - CLOCK_TOLERANCE) {
+    throw new TypeError('"exp" claim timestamp check failed')
+  }
+  return set
 }
 
 /** Parameters of {@link getToken}. */

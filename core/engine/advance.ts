@@ -15,6 +15,7 @@ import {
 import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import { FlowStateError } from '../errors.js'
+import { compileMachine, compiledStep, type CompiledMachine, type CompiledState } from './compiled.js'
 import type { FlowDefinition } from './flow.js'
 import type { FlowTrace, TraceStep } from './trace.js'
 import { stateLabel, transitionId } from './transitions.js'
@@ -145,10 +146,65 @@ export async function advance<Env>(
     return next
   }
 
+  const compiledMachine = compileMachine(machine)
   try {
-    return await run()
+    return compiledMachine ? await runCompiled(compiledMachine) : await run()
   } finally {
     options.onTrace?.(trace)
+  }
+
+  /** The same loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
+  async function runCompiled(chart: CompiledMachine): Promise<FlowRun> {
+    const start = options.from ?? initial
+    let state: CompiledState | undefined = chart.states.get(String(start.value))
+    if (!state) {
+      throw new FlowStateError('ERR_FLOW_EVENT_REJECTED', `${machine.id}: unknown state "${stateLabel(start.value)}"`)
+    }
+    let context = start.context as Record<string, unknown>
+    let last: EventObject = event
+    const take = (input: EventObject) => {
+      const result = compiledStep(chart, state!, context, input)
+      if (!result) {
+        trace.errorCode = 'ERR_FLOW_EVENT_REJECTED'
+        throw new FlowStateError(
+          'ERR_FLOW_EVENT_REJECTED',
+          `${machine.id}: state "${state!.key}" does not accept "${input.type}"`,
+        )
+      }
+      steps.push({
+        event: input.type,
+        from: state!.key,
+        to: result.state.key,
+        transitions: options.traceTransitions ? [result.transition] : [],
+      })
+      state = result.state
+      context = result.context
+      last = input
+    }
+    take(event)
+    for (let hop = 0; state.effect !== undefined; hop++) {
+      if (hop === MAX_EFFECT_HOPS) {
+        trace.errorCode = 'ERR_FLOW_LOOP'
+        throw new FlowStateError('ERR_FLOW_LOOP', `${machine.id} did not settle after ${hop} effects`)
+      }
+      take(await flow.effects[state.effect]!(context as never, env, event))
+    }
+    const outcome = (
+      state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
+    ) as FlowOutcome | undefined
+    if (outcome === undefined) {
+      trace.errorCode = 'ERR_FLOW_LOOP'
+      throw new FlowStateError(
+        'ERR_FLOW_LOOP',
+        `${machine.id} stopped in "${state.key}", which is neither final nor awaiting a request`,
+      )
+    }
+    const resting = !state.final
+    trace.status = resting ? 'resting' : 'done'
+    trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
+    // Only the value and context of a snapshot are ever read after a run (to seal it).
+    const snapshot = { value: state.key, context, status: resting ? 'active' : 'done' } as unknown as AnyMachineSnapshot
+    return { snapshot, outcome, resting, trace }
   }
 
   async function run(): Promise<FlowRun> {

@@ -17,12 +17,25 @@ import type { AdapterUser } from '../adapters.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
 
-/** The request `authorize` receives: the callback URL with the original query, headers and body. */
+/**
+ * The request `authorize` receives: the callback URL with the original query, headers and body.
+ * Built only if `authorize` touches it: constructing a web Request costs more than the rest of a
+ * sign-in, and most `authorize` functions never read it.
+ */
 function authorizeRequest(ctx: RequestContext): Request {
-  return new Request(ctx.request.url, {
-    method: ctx.request.method,
-    headers: ctx.request.headers,
-    body: JSON.stringify(ctx.request.body ?? {}),
+  let request: Request | undefined
+  const real = () =>
+    (request ??= new Request(ctx.request.url, {
+      method: ctx.request.method,
+      headers: ctx.request.headers,
+      body: JSON.stringify(ctx.request.body ?? {}),
+    }))
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_target, property) {
+      const value = Reflect.get(real(), property, real())
+      return typeof value === 'function' ? value.bind(real()) : value
+    },
+    has: (_target, property) => property in real(),
   })
 }
 

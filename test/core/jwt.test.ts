@@ -108,3 +108,54 @@ describe('getToken', () => {
     expect(await getToken({ req, secret: SECRET })).toMatchObject(claims)
   })
 })
+
+describe('the synchronous A256CBC-HS512 path (node:crypto) and its jose fallback', () => {
+  const flip = (part: string) => `${part.slice(0, -2)}${part.at(-2) === 'A' ? 'B' : 'A'}${part.at(-1)}`
+  const tamper = (token: string, index: number) =>
+    token
+      .split('.')
+      .map((part, i) => (i === index ? flip(part) : part))
+      .join('.')
+
+  it.each([
+    [2, 'initialisation vector'],
+    [3, 'ciphertext'],
+    [4, 'authentication tag'],
+  ])('refuses a token whose %s was altered (index %i)', async (index) => {
+    const token = await encode({ token: claims, secret: SECRET, salt: SALT })
+    await expect(decode({ token: tamper(token, Number(index)), secret: SECRET, salt: SALT })).rejects.toThrow()
+  })
+
+  it('refuses a token whose protected header was altered (it is authenticated data)', async () => {
+    const token = await encode({ token: claims, secret: SECRET, salt: SALT })
+    const [, ...rest] = token.split('.')
+    const header = Buffer.from(JSON.stringify({ enc: 'A256CBC-HS512', alg: 'dir', kid: decodeProtectedHeader(token).kid })).toString('base64url')
+    await expect(decode({ token: [header, ...rest].join('.'), secret: SECRET, salt: SALT })).rejects.toThrow()
+  })
+
+  it('leaves tokens with other header parameters to jose, which still opens valid ones', async () => {
+    const { EncryptJWT, base64url, calculateJwkThumbprint } = await import('jose')
+    const { hkdf } = await import('node:crypto')
+    const key = await new Promise<Uint8Array>((resolve, reject) =>
+      hkdf('sha256', SECRET, SALT, `Auth.js Generated Encryption Key (${SALT})`, 64, (error, bits) =>
+        error ? reject(error) : resolve(new Uint8Array(bits)),
+      ),
+    )
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha512')
+    const token = await new EncryptJWT({ ...claims })
+      .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid, typ: 'JWT' })
+      .setExpirationTime('1h')
+      .encrypt(key)
+    expect(await decode({ token, secret: SECRET, salt: SALT })).toMatchObject(claims)
+  })
+
+  it('checks exp, nbf and numeric claims as jose does (15 s tolerance)', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const notYet = await encode({ token: { ...claims, nbf: now + 60 }, secret: SECRET, salt: SALT })
+    await expect(decode({ token: notYet, secret: SECRET, salt: SALT })).rejects.toThrow(/nbf/)
+    const soon = await encode({ token: { ...claims, nbf: now + 10 }, secret: SECRET, salt: SALT })
+    expect(await decode({ token: soon, secret: SECRET, salt: SALT })).toMatchObject(claims)
+    const badIat = await encode({ token: { ...claims, nbf: 'yesterday' }, secret: SECRET, salt: SALT })
+    await expect(decode({ token: badIat, secret: SECRET, salt: SALT })).rejects.toThrow(/number/)
+  })
+})

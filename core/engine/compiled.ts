@@ -1,0 +1,203 @@
+/**
+ * A compiled stepper for flat charts. xstate's `transition()` is general (hierarchy, parallel
+ * regions, history, spawned actors) and costs about 17 µs per step on these machines; a request
+ * takes several steps. Our flow machines are flat: atomic and final children of the root, no
+ * entry/exit actions, no eventless or delayed transitions, guards and `assign` actions by name.
+ * For such a machine this module precomputes, per (state, event type), the candidate transitions
+ * with their guard and assignments, and steps through them directly, with exactly xstate's
+ * semantics for that subset: the first enabled candidate in document order, assignments applied
+ * in order, a final state's `output` passed through the machine's `output`.
+ *
+ * A machine using anything else is not compiled, and the engine falls back to xstate. The
+ * model-based tests check every step the engine takes against xstate's own answer, and
+ * `test/core/compiled.test.ts` compares the two steppers event by event.
+ *
+ * @module
+ */
+import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, EventObject } from 'xstate'
+import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
+import { transitionId } from './transitions.js'
+
+type Context = Record<string, unknown>
+type Guard = (args: { context: Context; event: EventObject }, params: undefined) => boolean
+type Assignment = (args: { context: Context; event: EventObject }, params: undefined) => Context
+
+interface CompiledTransition {
+  id: string
+  guard?: Guard
+  assignments: Assignment[]
+  /** `undefined`: the transition stays in its state. */
+  target?: string
+}
+
+/** What the engine needs to know about a state. */
+export interface CompiledState {
+  key: string
+  final: boolean
+  awaitsRequest: boolean
+  effect?: string
+  /** Final states: the outcome from the context (their `output`, through the machine's). */
+  output?: (context: Context, event: EventObject) => unknown
+  /** Waiting states: `meta.outcome`. */
+  outcome?: (context: Context) => unknown
+  transitions: ReadonlyMap<string, readonly CompiledTransition[]>
+}
+
+/** A compiled machine. */
+export interface CompiledMachine {
+  states: ReadonlyMap<string, CompiledState>
+}
+
+/** A step's result: the next state and context, and the transition taken. */
+export interface CompiledStep {
+  state: CompiledState
+  context: Context
+  transition: string
+}
+
+const compiled = new WeakMap<AnyStateMachine, CompiledMachine | null>()
+
+function guardOf(machine: AnyStateMachine, guard: unknown): Guard | undefined | null {
+  if (guard === undefined) return undefined
+  if (typeof guard === 'string') {
+    const implementation = (machine.implementations.guards as Record<string, unknown>)[guard]
+    return typeof implementation === 'function' ? (implementation as Guard) : null
+  }
+  // Inline functions are fine; guard objects (params, and/or/not) are left to xstate.
+  return typeof guard === 'function' && !('check' in guard) ? (guard as Guard) : null
+}
+
+function assignmentOf(machine: AnyStateMachine, action: unknown): Assignment | null {
+  const resolved =
+    typeof action === 'string' ? (machine.implementations.actions as Record<string, unknown>)[action] : action
+  if (typeof resolved !== 'function') return null
+  const { type, assignment } = resolved as { type?: unknown; assignment?: unknown }
+  if (type !== 'xstate.assign') return null
+  if (typeof assignment === 'function') return assignment as Assignment
+  if (!assignment || typeof assignment !== 'object') return null
+  // The property-map form, `assign({ key: value | (args) => value })`, as xstate resolves it.
+  const properties = Object.entries(assignment as Record<string, unknown>)
+  return (args, params) => {
+    const partial: Context = {}
+    for (const [key, value] of properties) {
+      partial[key] = typeof value === 'function' ? (value as Assignment)(args, params) : value
+    }
+    return partial
+  }
+}
+
+function compileTransition(
+  machine: AnyStateMachine,
+  transition: AnyTransitionDefinition,
+): CompiledTransition | null {
+  const targets = transition.target ?? []
+  if (targets.length > 1) return null
+  const target = targets[0] as AnyStateNode | undefined
+  if (target && target.parent !== machine.root) return null
+  const guard = guardOf(machine, transition.guard)
+  if (guard === null) return null
+  const assignments: Assignment[] = []
+  for (const action of transition.actions) {
+    const assignment = assignmentOf(machine, action)
+    if (assignment === null) return null
+    assignments.push(assignment)
+  }
+  return {
+    id: transitionId(transition),
+    ...(guard ? { guard } : {}),
+    assignments,
+    ...(target ? { target: target.key } : {}),
+  }
+}
+
+function compileState(machine: AnyStateMachine, node: AnyStateNode): CompiledState | null {
+  if (node.type !== 'atomic' && node.type !== 'final') return null
+  if (node.entry.length > 0 || node.exit.length > 0 || node.always?.length || node.after.length > 0) return null
+  if (node.invoke.length > 0) return null
+  const transitions = new Map<string, CompiledTransition[]>()
+  for (const [eventType, candidates] of node.transitions) {
+    if (eventType === '*' || eventType.endsWith('.*')) return null
+    const list: CompiledTransition[] = []
+    for (const candidate of candidates) {
+      const compiledTransition = compileTransition(machine, candidate)
+      if (compiledTransition === null) return null
+      list.push(compiledTransition)
+    }
+    transitions.set(eventType, list)
+  }
+  const effect = node.tags.find((tag: string) => tag.startsWith(EFFECT_TAG_PREFIX))
+  const meta = node.meta as { outcome?: unknown } | undefined
+  const finalOutput = node.output as unknown
+  const machineOutput = machine.root.output as unknown
+  return {
+    key: node.key,
+    final: node.type === 'final',
+    awaitsRequest: node.tags.includes(AWAITS_REQUEST),
+    ...(effect ? { effect: effect.slice(EFFECT_TAG_PREFIX.length) } : {}),
+    ...(node.type === 'final'
+      ? {
+          output: (context: Context, event: EventObject) => {
+            const output =
+              typeof finalOutput === 'function' ? finalOutput({ context, event }, undefined) : finalOutput
+            if (typeof machineOutput !== 'function') return output
+            return machineOutput({ context, event: { type: `xstate.done.state.${machine.id}`, output } }, undefined)
+          },
+        }
+      : {}),
+    ...(typeof meta?.outcome === 'function' ? { outcome: meta.outcome as (context: Context) => unknown } : {}),
+    transitions,
+  }
+}
+
+/** The compiled form of `machine`, or `null` when it uses more than the flat subset. */
+export function compileMachine(machine: AnyStateMachine): CompiledMachine | null {
+  if (compiled.has(machine)) return compiled.get(machine)!
+  let result: CompiledMachine | null = null
+  const root = machine.root
+  const flatRoot =
+    root.entry.length === 0 &&
+    root.exit.length === 0 &&
+    !root.always?.length &&
+    root.after.length === 0 &&
+    root.invoke.length === 0 &&
+    root.transitions.size === 0 &&
+    root.type === 'compound'
+  if (flatRoot) {
+    const states = new Map<string, CompiledState>()
+    for (const node of Object.values(root.states) as AnyStateNode[]) {
+      const state = compileState(machine, node)
+      if (state === null) {
+        states.clear()
+        break
+      }
+      states.set(node.key, state)
+    }
+    if (states.size === Object.keys(root.states).length) result = { states }
+  }
+  compiled.set(machine, result)
+  return result
+}
+
+/**
+ * Takes `event` in `state` with `context`; `undefined` when no transition is enabled (xstate would
+ * return the snapshot unchanged).
+ */
+export function compiledStep(
+  machine: CompiledMachine,
+  state: CompiledState,
+  context: Context,
+  event: EventObject,
+): CompiledStep | undefined {
+  const candidates = state.transitions.get(event.type)
+  if (!candidates) return undefined
+  for (const candidate of candidates) {
+    if (candidate.guard && !candidate.guard({ context, event }, undefined)) continue
+    let next = context
+    for (const assignment of candidate.assignments) {
+      next = Object.assign({}, next, assignment({ context: next, event }, undefined))
+    }
+    const target = candidate.target === undefined ? state : machine.states.get(candidate.target)!
+    return { state: target, context: next, transition: candidate.id }
+  }
+  return undefined
+}

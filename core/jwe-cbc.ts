@@ -1,0 +1,128 @@
+/**
+ * Compact JWE with `alg: "dir"` and `enc: "A256CBC-HS512"` (RFC 7516, RFC 7518 §5.2), done
+ * synchronously with `node:crypto`: the session cookie format of Auth.js, byte for byte. It is only
+ * the fast path: anything it does not recognise exactly (another `enc`, extra header parameters,
+ * `zip`, `crit`) is left to jose, and runtimes without `node:crypto` use jose throughout.
+ *
+ * @module
+ */
+import { base64url } from 'jose'
+import { syncCrypto } from './sync-crypto.js'
+
+const encoder = new TextEncoder()
+// Fatal: a token whose plaintext is not valid UTF-8 is refused, as jose refuses it.
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/** A header the fast path handles: exactly alg, enc and kid. */
+interface FastHeader {
+  alg: 'dir'
+  enc: 'A256CBC-HS512'
+  kid?: string
+}
+
+function isFastHeader(header: unknown): header is FastHeader {
+  if (!header || typeof header !== 'object') return false
+  const keys = Object.keys(header)
+  const h = header as Record<string, unknown>
+  return (
+    h.alg === 'dir' &&
+    h.enc === 'A256CBC-HS512' &&
+    (h.kid === undefined || typeof h.kid === 'string') &&
+    keys.every((k) => k === 'alg' || k === 'enc' || k === 'kid')
+  )
+}
+
+/** The 64-bit big-endian length in bits of the additional authenticated data. */
+function aadLength(aad: Uint8Array): Uint8Array {
+  const al = new Uint8Array(8)
+  const bits = aad.length * 8
+  new DataView(al.buffer).setUint32(4, bits >>> 0)
+  new DataView(al.buffer).setUint32(0, Math.floor(bits / 2 ** 32))
+  return al
+}
+
+function tagOf(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
+  const hmac = syncCrypto!.createHmac('sha512', macKey)
+  hmac.update(aad)
+  hmac.update(iv)
+  hmac.update(ciphertext)
+  hmac.update(aadLength(aad))
+  return hmac.digest().subarray(0, 32)
+}
+
+/** Whether the fast path is available in this runtime. */
+export const fastJwe = syncCrypto !== undefined
+
+/**
+ * Encrypts `plaintext` under the 64-byte `key`, with the protected header `{alg, enc, kid}` in
+ * that order (as jose writes it).
+ */
+export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string): string {
+  const crypto = syncCrypto!
+  const protectedHeader = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid }))
+  const aad = encoder.encode(protectedHeader)
+  const iv = globalThis.crypto.getRandomValues(new Uint8Array(16))
+  const cipher = crypto.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
+  const first = cipher.update(encoder.encode(plaintext))
+  const last = cipher.final()
+  const ciphertext = new Uint8Array(first.length + last.length)
+  ciphertext.set(first)
+  ciphertext.set(last, first.length)
+  const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext)
+  return `${protectedHeader}..${base64url.encode(iv)}.${base64url.encode(ciphertext)}.${base64url.encode(tag)}`
+}
+
+/** What the fast path made of a token. */
+export type FastDecryption =
+  | { handled: false }
+  | { handled: true; kid: string | undefined; decrypt: (key: Uint8Array) => string }
+
+/**
+ * Parses a compact JWE; when the fast path applies, returns its `kid` and a function that
+ * authenticates and decrypts it under a key.
+ *
+ * @throws {TypeError} from `decrypt` when the token is malformed or fails authentication.
+ */
+export function parseCbcHs512(jwe: string): FastDecryption {
+  if (!fastJwe) return { handled: false }
+  const parts = jwe.split('.')
+  if (parts.length !== 5 || parts[1] !== '') return { handled: false }
+  let header: unknown
+  try {
+    header = JSON.parse(decoder.decode(base64url.decode(parts[0]!)))
+  } catch {
+    return { handled: false }
+  }
+  if (!isFastHeader(header)) return { handled: false }
+  return {
+    handled: true,
+    kid: header.kid,
+    decrypt(key) {
+      const fail = () => new TypeError('JWE decryption failed')
+      if (key.length !== 64) throw fail()
+      let iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array
+      try {
+        iv = base64url.decode(parts[2]!)
+        ciphertext = base64url.decode(parts[3]!)
+        tag = base64url.decode(parts[4]!)
+      } catch {
+        throw fail()
+      }
+      if (iv.length !== 16 || tag.length !== 32 || ciphertext.length === 0 || ciphertext.length % 16 !== 0) throw fail()
+      const expected = tagOf(key.subarray(0, 32), encoder.encode(parts[0]!), iv, ciphertext)
+      // Authenticate before decrypting: no padding oracle.
+      if (!syncCrypto!.timingSafeEqual(expected, tag)) throw fail()
+      try {
+        const decipher = syncCrypto!.createDecipheriv('aes-256-cbc', key.subarray(32, 64), iv)
+        const first = decipher.update(ciphertext)
+        const last = decipher.final()
+        const plaintext = new Uint8Array(first.length + last.length)
+        plaintext.set(first)
+        plaintext.set(last, first.length)
+        return decoder.decode(plaintext)
+      } catch {
+        throw fail()
+      }
+    },
+  }
+}
