@@ -140,6 +140,8 @@ export function parseCookieHeader(header: string | null): RequestCookies {
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const COOKIE_VALUE = /^[\u0021\u0023-\u002B\u002D-\u003A\u003C-\u005B\u005D-\u007E]*$/
+/** Characters `encodeURIComponent` leaves as they are. */
+const PLAIN_VALUE = /^[A-Za-z0-9._~!*'()-]*$/
 const COOKIE_PATH = /^[\u0020-\u003A\u003D-\u007E]*$/
 const COOKIE_DOMAIN =
   /^([.]?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)([.][a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
@@ -153,7 +155,8 @@ const COOKIE_DOMAIN =
 export function serializeCookie(cookie: Cookie): string {
   const { name, options } = cookie
   if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
-  const value = encodeURIComponent(cookie.value)
+  // Tokens (base64url, hex, dots) need no encoding: skip the copy for the long session values.
+  const value = PLAIN_VALUE.test(cookie.value) ? cookie.value : encodeURIComponent(cookie.value)
   if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
   let header = `${name}=${value}`
   if (options.maxAge !== undefined) {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { syncCrypto } from './sync-crypto.js'
+import { randomBytes, syncCrypto } from './sync-crypto.js'
 
 const encoder = new TextEncoder()
 
@@ -18,7 +18,7 @@ export function toHex(bytes: Uint8Array): string {
 
 /** `size` random bytes as `2 * size` lowercase hex characters (Auth.js `randomString`). */
 export function randomHex(size: number): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(size)))
+  return toHex(randomBytes(size))
 }
 
 /** SHA-256 of a UTF-8 string, as lowercase hex (synchronously where `node:crypto` is available). */

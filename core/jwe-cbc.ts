@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { base64url } from 'jose'
-import { syncCrypto } from './sync-crypto.js'
+import { base64urlDecode, base64urlEncode, randomBytes, syncCrypto } from './sync-crypto.js'
 
 const encoder = new TextEncoder()
 // Fatal: a token whose plaintext is not valid UTF-8 is refused, as jose refuses it.
@@ -50,6 +49,19 @@ function tagOf(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: 
   return hmac.digest().subarray(0, 32)
 }
 
+const headers = new Map<string, { protectedHeader: string; aad: Uint8Array }>()
+
+/** The encoded protected header for a key id (a handful of kids per process: memoised). */
+function headerFor(kid: string): { protectedHeader: string; aad: Uint8Array } {
+  let header = headers.get(kid)
+  if (!header) {
+    const protectedHeader = base64urlEncode(encoder.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid })))
+    header = { protectedHeader, aad: encoder.encode(protectedHeader) }
+    if (headers.size < 64) headers.set(kid, header)
+  }
+  return header
+}
+
 /** Whether the fast path is available in this runtime. */
 export const fastJwe = syncCrypto !== undefined
 
@@ -59,9 +71,8 @@ export const fastJwe = syncCrypto !== undefined
  */
 export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string): string {
   const crypto = syncCrypto!
-  const protectedHeader = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid }))
-  const aad = encoder.encode(protectedHeader)
-  const iv = globalThis.crypto.getRandomValues(new Uint8Array(16))
+  const { protectedHeader, aad } = headerFor(kid)
+  const iv = randomBytes(16)
   const cipher = crypto.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
   const first = cipher.update(encoder.encode(plaintext))
   const last = cipher.final()
@@ -69,7 +80,7 @@ export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string)
   ciphertext.set(first)
   ciphertext.set(last, first.length)
   const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext)
-  return `${protectedHeader}..${base64url.encode(iv)}.${base64url.encode(ciphertext)}.${base64url.encode(tag)}`
+  return `${protectedHeader}..${base64urlEncode(iv)}.${base64urlEncode(ciphertext)}.${base64urlEncode(tag)}`
 }
 
 /** What the fast path made of a token. */
@@ -89,7 +100,7 @@ export function parseCbcHs512(jwe: string): FastDecryption {
   if (parts.length !== 5 || parts[1] !== '') return { handled: false }
   let header: unknown
   try {
-    header = JSON.parse(decoder.decode(base64url.decode(parts[0]!)))
+    header = JSON.parse(decoder.decode(base64urlDecode(parts[0]!)))
   } catch {
     return { handled: false }
   }
@@ -102,9 +113,9 @@ export function parseCbcHs512(jwe: string): FastDecryption {
       if (key.length !== 64) throw fail()
       let iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array
       try {
-        iv = base64url.decode(parts[2]!)
-        ciphertext = base64url.decode(parts[3]!)
-        tag = base64url.decode(parts[4]!)
+        iv = base64urlDecode(parts[2]!)
+        ciphertext = base64urlDecode(parts[3]!)
+        tag = base64urlDecode(parts[4]!)
       } catch {
         throw fail()
       }

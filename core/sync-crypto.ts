@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { base64url as joseBase64url } from 'jose'
 
 /** The part of `node:crypto` used here (declared locally: the core compiles without Node types). */
 export interface SyncCrypto {
@@ -15,21 +16,72 @@ export interface SyncCrypto {
   createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
+  randomFillSync(buffer: Uint8Array): Uint8Array
+}
+
+/** The part of `node:buffer` used here. */
+interface BufferModule {
+  Buffer: {
+    from(data: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: 'base64url'): string }
+    from(data: string, encoding: 'base64url'): Uint8Array
+  }
 }
 
 interface CipherLike {
   update(data: Uint8Array): Uint8Array
   final(): Uint8Array
+  /** AEAD modes (AES-GCM). */
+  setAAD?(data: Uint8Array): unknown
+  getAuthTag?(): Uint8Array
+  setAuthTag?(tag: Uint8Array): unknown
 }
 
-function load(): SyncCrypto | undefined {
+function load<T>(id: string): T | undefined {
   try {
     const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    return process?.getBuiltinModule?.('node:crypto') as SyncCrypto | undefined
+    return process?.getBuiltinModule?.(id) as T | undefined
   } catch {
     return undefined
   }
 }
 
 /** `node:crypto`, when the runtime offers it synchronously. */
-export const syncCrypto: SyncCrypto | undefined = load()
+export const syncCrypto: SyncCrypto | undefined = load<SyncCrypto>('node:crypto')
+
+const nodeBuffer = load<BufferModule>('node:buffer')?.Buffer
+
+/** Base64url without padding: Node's native codec where available, jose's otherwise. */
+export const base64urlEncode: (bytes: Uint8Array) => string = nodeBuffer
+  ? (bytes) => nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
+  : (bytes) => joseBase64url.encode(bytes)
+
+/** Decodes base64url (lenient about padding, as jose is not: callers check lengths). */
+export const base64urlDecode: (text: string) => Uint8Array = nodeBuffer
+  ? (text) => {
+      // Node's decoder skips characters outside the alphabet; refuse them as jose does.
+      if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new TypeError('invalid base64url')
+      return nodeBuffer.from(text, 'base64url')
+    }
+  : (text) => joseBase64url.decode(text)
+
+const POOL_SIZE = 4096
+let pool: Uint8Array | undefined
+let poolOffset = POOL_SIZE
+
+/**
+ * `size` random bytes from the system CSPRNG. Small requests are served from a pool refilled 4 KiB
+ * at a time (each byte handed out once), as Node does for `randomUUID`: a call into the CSPRNG
+ * costs far more than the 16 or 32 bytes a token needs.
+ */
+export function randomBytes(size: number): Uint8Array {
+  if (size > 256) return globalThis.crypto.getRandomValues(new Uint8Array(size))
+  if (poolOffset + size > POOL_SIZE) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_SIZE))
+    poolOffset = 0
+  }
+  const bytes = pool!.slice(poolOffset, poolOffset + size)
+  // Handed-out bytes are wiped from the pool, so no later reader can see them.
+  pool!.fill(0, poolOffset, poolOffset + size)
+  poolOffset += size
+  return bytes
+}

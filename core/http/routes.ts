@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { optional, record, string, type, unknown, type Struct } from 'superstruct'
+import { define, optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { CookieOption } from '../cookies.js'
 import type { FlowDefinition } from '../engine/flow.js'
@@ -65,7 +65,11 @@ const route = <P>(
 ): Route => entry as Route
 
 const SessionUpdateBody = type({ data: optional(unknown()) })
-const AnyBody = record(string(), unknown())
+/** Any object body (the credentials are the application's to check); no per-field walk. */
+const AnyBody = define<Record<string, unknown>>(
+  'AnyBody',
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+)
 const NoInput = optional(unknown())
 const StringParams = record(string(), string())
 

@@ -79,6 +79,18 @@ export async function authorizationServer(
   return metadata
 }
 
+const jwksCaches = new WeakMap<ResolvedOAuthProvider, oauth.JWKSCacheInput>()
+
+/**
+ * The provider's key set cache, kept across requests: oauth4webapi refreshes it when a token names
+ * a key it does not hold (rotation), and otherwise spares a fetch per sign-in.
+ */
+export function jwksCacheOf(provider: ResolvedOAuthProvider): oauth.JWKSCacheInput {
+  let cache = jwksCaches.get(provider)
+  if (!cache) jwksCaches.set(provider, (cache = {}))
+  return cache
+}
+
 /** The oauth4webapi client for a provider. */
 export function clientOf(provider: ResolvedOAuthProvider): oauth.Client {
   return { ...provider.client, client_id: provider.clientId }

@@ -1,0 +1,90 @@
+// GET /auth/session over real HTTP: a Fastify server per library on loopback, loaded by
+// autocannon in another process (so the load generator's CPU is not charged to the server).
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import Fastify from 'fastify'
+import { fastifyAuth } from 'authchart/fastify'
+import { configFor, SECRET } from './scenarios.js'
+
+const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url))
+const COOKIE = 'authjs.session-token'
+
+/** @auth/core has no Fastify integration: the usual catch-all route converting to web Requests. */
+function authjsRoutes(app, Auth, config) {
+  const handler = async (req, reply) => {
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, String(value))
+    const response = await Auth(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers }), config)
+    reply.code(response.status)
+    for (const [name, value] of response.headers) if (name !== 'set-cookie') reply.header(name, value)
+    const cookies = response.headers.getSetCookie()
+    if (cookies.length > 0) reply.header('set-cookie', cookies)
+    return reply.send(Buffer.from(await response.arrayBuffer()))
+  }
+  app.get('/auth/*', handler)
+}
+
+async function server(lib) {
+  const app = Fastify()
+  const config = configFor(lib)
+  if (lib.name === 'authchart') await app.register(fastifyAuth, config)
+  else authjsRoutes(app, lib.Auth, config)
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' })
+  // Plain HTTP: the cookie has no __Secure- prefix, and its name is the key derivation salt.
+  const cookie = `${COOKIE}=${await lib.encode({ token: { name: 'Alice', email: 'a@x.test', sub: '1' }, secret: SECRET, salt: COOKIE })}`
+  const check = await (await fetch(`${origin}/auth/session`, { headers: { cookie } })).json()
+  if (check?.user?.name !== 'Alice') throw new Error(`${lib.name}: HTTP session check failed`)
+  return { app, origin, cookie }
+}
+
+function autocannon(url, cookie, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(AUTOCANNON, ['-j', '-c', '10', '-d', String(seconds), '-H', `cookie=${cookie}`, url], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`autocannon exited ${code}`))))
+  })
+}
+
+/** Interleaved autocannon rounds against each library's server; medians of requests/s. */
+export async function httpSession(libs, { rounds, seconds }) {
+  const servers = Object.fromEntries(await Promise.all(libs.map(async (lib) => [lib.name, await server(lib)])))
+  const samples = Object.fromEntries(libs.map((lib) => [lib.name, []]))
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? libs : [...libs].reverse()
+      for (const lib of order) {
+        const { origin, cookie } = servers[lib.name]
+        const cpu = process.cpuUsage()
+        const result = await autocannon(`${origin}/auth/session`, cookie, seconds)
+        const used = process.cpuUsage(cpu)
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${lib.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+        samples[lib.name].push({
+          opsPerSec: result.requests.average,
+          usPerOp: result.latency.average * 1000,
+          cpuUsPerOp: (used.user + used.system) / result.requests.total,
+          rssMb: process.memoryUsage().rss / 2 ** 20,
+          ops: result.requests.total,
+        })
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s.app.close()))
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  return Object.fromEntries(
+    Object.entries(samples).map(([name, runs]) => [
+      name,
+      {
+        opsPerSec: median(runs.map((r) => r.opsPerSec)),
+        usPerOp: median(runs.map((r) => r.usPerOp)),
+        cpuUsPerOp: median(runs.map((r) => r.cpuUsPerOp)),
+        rssMb: Math.max(...runs.map((r) => r.rssMb)),
+        ops: runs.reduce((a, r) => a + r.ops, 0),
+      },
+    ]),
+  )
+}
