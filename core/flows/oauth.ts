@@ -17,6 +17,7 @@ import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
 import {
+  InvalidCallbackUrl,
   InvalidCheck,
   OAuthAccountNotLinked,
   OAuthCallbackError,
@@ -67,6 +68,23 @@ export function oauthEnvelopeCookie(ctx: RequestContext): CookieOption {
   if (!ctx.provider?.oauth?.formPost) return cookie
   // A form_post callback is a cross-site POST: a SameSite=Lax cookie would not come back with it.
   return { name: cookie.name, options: { ...cookie.options, sameSite: 'none', secure: true } }
+}
+
+/**
+ * Refuses an OAuth sign-in whose requested `callbackUrl` the `redirect` callback turned away (by
+ * default: another origin). Auth.js would silently sign the user in and land them on our origin;
+ * an attacker's crafted link should instead fail before the user is sent to the provider.
+ *
+ * @throws {InvalidCallbackUrl} when the callback URL was refused.
+ */
+export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<undefined> {
+  const requested = ctx.request.body?.callbackUrl ?? ctx.request.query.callbackUrl
+  if (typeof requested !== 'string' || requested === '') return undefined
+  const wanted = new URL(requested, ctx.origin)
+  if (ctx.callbackUrl !== wanted.href && new URL(ctx.callbackUrl, ctx.origin).origin !== wanted.origin) {
+    throw new InvalidCallbackUrl(`The redirect callback refused the callback URL ${wanted.origin}`)
+  }
+  return undefined
 }
 
 /**

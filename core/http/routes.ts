@@ -11,7 +11,12 @@ import type { AnyStateMachine, EventObject } from 'xstate'
 import type { CookieOption } from '../cookies.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
-import { forwardProxiedCallback, oauthEnvelopeCookie, oauthSignInFlow } from '../flows/oauth.js'
+import {
+  forwardProxiedCallback,
+  oauthEnvelopeCookie,
+  oauthSignInFlow,
+  refuseForeignCallbackUrl,
+} from '../flows/oauth.js'
 import { sessionFlow } from '../flows/session.js'
 import type { AuthAction, ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -87,6 +92,7 @@ const oauthStart = {
   flow: oauthSignInFlow,
   params: AnyBody,
   envelopeCookie: oauthEnvelopeCookie,
+  intercept: refuseForeignCallbackUrl,
   toEvent: (ctx: RequestContext) => ({
     type: 'oauth.start',
     at: ctx.at,

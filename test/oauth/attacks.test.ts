@@ -172,10 +172,26 @@ describe('a forged ID token', () => {
 })
 
 describe('an open redirect through callbackUrl', () => {
-  it('never leaves our origin: a foreign callbackUrl ends on our origin', async () => {
-    const client = new Client(config())
-    const { callback } = await signInThroughProvider(client, 'op', { callbackUrl: 'https://evil.example/phish' })
-    expect(callback.headers.get('location')).toBe(ORIGIN)
+  it.each(['https://evil.example/phish', '//evil.example/phish'])(
+    'is refused before the user is sent to the provider, with no flow and no session: %s',
+    async (callbackUrl) => {
+      const client = new Client(config())
+      const csrfToken = await client.csrfToken()
+      const response = await client.send({ path: '/signin/op', body: { csrfToken, callbackUrl } })
+      expect(response.status).toBe(302)
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      expect(client.jar.get(STATE_COOKIE)).toBeUndefined()
+      expect(client.config.logger!.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'InvalidCallbackUrl' }))
+      expect((await client.session()).body).toBeNull()
+    },
+  )
+
+  it('lets through another origin that the application\'s redirect callback accepts', async () => {
+    const cfg = config()
+    cfg.callbacks = { redirect: ({ url }) => url }
+    const client = new Client(cfg)
+    const { callback } = await signInThroughProvider(client, 'op', { callbackUrl: 'https://partner.example/welcome' })
+    expect(callback.headers.get('location')).toBe('https://partner.example/welcome')
   })
 
   it.each(['javascript:alert(1)', 'data:text/html,hi'])('is refused with 400 before any flow starts: %s', async (callbackUrl) => {
