@@ -101,3 +101,28 @@ describe.each(['jwt', 'database'] as const)('OIDC sign-in with %s sessions', (st
     expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
   })
 })
+
+describe('cookie overrides', () => {
+  it('carry the sealed flow in the state cookie as configured; pkceCodeVerifier and nonce overrides are accepted', async () => {
+    const config = testConfig({
+      providers: [appProvider(op.issuer, 'client_secret_basic', providerIdOf('client_secret_basic', 'PKCE and nonce'), { checks: ['pkce', 'nonce'] })] as never,
+      cookies: {
+        state: { name: 'app.oauth-flow', options: { httpOnly: true, sameSite: 'lax', path: '/auth', secure: true } },
+        pkceCodeVerifier: { name: 'app.pkce' },
+        nonce: { name: 'app.nonce' },
+      },
+    })
+    const client = new Client(config)
+    const providerId = providerIdOf('client_secret_basic', 'PKCE and nonce')
+    const csrfToken = await client.csrfToken()
+    const start = await client.send({ path: `/signin/${providerId}`, body: { csrfToken } })
+    const set = start.headers.getSetCookie()
+    expect(set.find((c) => c.startsWith('app.oauth-flow='))).toMatch(/Path=\/auth/)
+    expect(set.some((c) => c.startsWith('app.pkce=') || c.startsWith('app.nonce='))).toBe(false)
+
+    const { callback } = await signInThroughProvider(client, providerId)
+    expect(callback.headers.get('location')).toBe(ORIGIN)
+    expect(callback.headers.getSetCookie().find((c) => c.startsWith('app.oauth-flow='))).toMatch(/Max-Age=0/)
+    expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+  })
+})
