@@ -112,6 +112,9 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.accounts.set(key, updated)
       return copy(updated)
     },
+    async listAccounts(userId) {
+      return [...store.accounts.values()].filter((a) => a.userId === userId).map(copy)
+    },
     async unlinkAccount({ provider, providerAccountId }) {
       const key = accountKey(provider, providerAccountId)
       const account = store.accounts.get(key)

@@ -268,6 +268,9 @@ ${schema(options.tablePrefix)}`
       )
       return row ? toAccount(row) : null
     },
+    async listAccounts(userId) {
+      return (await rows(`SELECT ${ACCOUNT} FROM ${t.accounts} WHERE "userId" = $1`, [userId])).map(toAccount)
+    },
     async unlinkAccount({ provider, providerAccountId }) {
       const row = await first(
         `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,

@@ -67,6 +67,11 @@ export interface Adapter {
   updateAccount?(
     account: Partial<AdapterAccount> & Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Awaitable<AdapterAccount | null | undefined>
+  /**
+   * Ours, optional: the accounts linked to a user. Refresh-token rotation with database sessions
+   * needs it (the session row names the user, not the account); without it tokens are not refreshed.
+   */
+  listAccounts?(userId: string): Awaitable<AdapterAccount[]>
   unlinkAccount?(
     providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>

@@ -58,6 +58,8 @@ export const SessionContext = object({
   reissue: boolean(),
   /** The token changed before the `jwt` callback ran (its access token was refreshed). */
   tokenChanged: boolean(),
+  /** Database strategy: the provider refused to refresh a linked account's tokens. */
+  refreshError: boolean(),
   /** The response body: the `session` callback's result. */
   session: unknown(),
   /** The cookie value to (re)issue: a new JWT, or the database session token when extended. */
@@ -91,6 +93,7 @@ export type SessionEvent =
   | EffectResult<'deleteExpiredSession', null, 'threw'>
   | EffectResult<'extendSession', { expires: number }, 'threw'>
   | EffectResult<'runDatabaseSessionCallback', { session: unknown }, 'threw'>
+  | EffectDone<'refreshAccountTokens', { rejected: boolean }>
   | EffectResult<'deleteSession', { session: unknown }, 'missing' | 'threw'>
 
 /** Tags: effect states and the resting state. */
@@ -108,6 +111,7 @@ export type SessionTag =
   | 'effect.deleteExpiredSession'
   | 'effect.extendSession'
   | 'effect.runDatabaseSessionCallback'
+  | 'effect.refreshAccountTokens'
   | 'effect.deleteSession'
 
 const initialContext: SessionContext = {
@@ -120,6 +124,7 @@ const initialContext: SessionContext = {
   expires: 0,
   reissue: false,
   tokenChanged: false,
+  refreshError: false,
   session: null,
   issued: null,
   sessionToken: null,
@@ -224,6 +229,7 @@ export const sessionMachine = setup({
         oauth.expires_at <= event.at + ACCESS_TOKEN_LEEWAY
       )
     },
+    refreshesTokens: ({ context }) => (context.policy?.refreshProviders?.length ?? 0) > 0,
     isProviderLogoutWanted: ({ context }) => {
       const oauth = oauthTokensOf(context.token)
       return (
@@ -262,6 +268,10 @@ export const sessionMachine = setup({
     rememberToken: assign(({ event }) => {
       assertEvent(event, 'decodeSessionToken.done')
       return { token: event.output.token }
+    }),
+    rememberAccountRefresh: assign(({ event }) => {
+      assertEvent(event, 'refreshAccountTokens.done')
+      return { refreshError: event.output.rejected }
     }),
     rememberLogoutUrl: assign(({ event }) => {
       assertEvent(event, 'buildProviderLogout.done')
@@ -356,6 +366,7 @@ export const sessionMachine = setup({
         'getSessionAndUser.done': [
           { guard: 'isSessionExpired', target: 'deletingExpiredSession' },
           { guard: 'isExtensionDue', target: 'extendingSession', actions: 'rememberStoredSession' },
+          { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberStoredSession' },
           { target: 'runningDatabaseSessionCallback', actions: 'rememberStoredSession' },
         ],
         'getSessionAndUser.failed': [
@@ -377,8 +388,19 @@ export const sessionMachine = setup({
       tags: 'effect.extendSession',
       description: 'Moves the stored expiry to now + maxAge (at most once per updateAge).',
       on: {
-        'extendSession.done': { target: 'runningDatabaseSessionCallback', actions: 'rememberExtension' },
+        'extendSession.done': [
+          { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberExtension' },
+          { target: 'runningDatabaseSessionCallback', actions: 'rememberExtension' },
+        ],
         'extendSession.failed': { target: 'sessionUnavailable' },
+      },
+    },
+    refreshingAccountTokens: {
+      tags: 'effect.refreshAccountTokens',
+      description:
+        "Refreshes the expired access tokens of the user's linked accounts, once however many requests race; a database outage skips it.",
+      on: {
+        'refreshAccountTokens.done': { target: 'runningDatabaseSessionCallback', actions: 'rememberAccountRefresh' },
       },
     },
     runningDatabaseSessionCallback: {

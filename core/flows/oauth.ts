@@ -139,7 +139,7 @@ function accountOf(provider: ResolvedOAuthProvider, tokens: TokenSet, providerAc
 }
 
 /** Refreshes the tokens stored on a linked account (updateAccount, or unlink + link). */
-async function storeAccountTokens(ctx: RequestContext, account: AdapterAccount): Promise<void> {
+export async function storeAccountTokens(ctx: RequestContext, account: AdapterAccount): Promise<void> {
   const adapter = ctx.config.adapter!
   if (adapter.updateAccount) {
     await adapter.updateAccount(account)

@@ -9,13 +9,15 @@ import {
   sessionMachine,
   type SessionContext as Context,
   type SessionOAuthTokens,
+  ACCESS_TOKEN_LEEWAY,
 } from '../../machines/session.machine.js'
-import type { AdapterSession, AdapterUser } from '../adapters.js'
+import type { AdapterAccount, AdapterSession, AdapterUser } from '../adapters.js'
 import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { authorizationServer } from '../oauth/server.js'
+import { storeAccountTokens } from './oauth.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -209,12 +211,52 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       }
     },
 
+    async refreshAccountTokens(context, ctx) {
+      const adapter = ctx.config.adapter!
+      const due = (account: AdapterAccount) =>
+        context.policy!.refreshProviders!.includes(account.provider) &&
+        typeof account.refresh_token === 'string' &&
+        typeof account.expires_at === 'number' &&
+        account.expires_at <= ctx.at + ACCESS_TOKEN_LEEWAY
+      let rejected = false
+      try {
+        if (!adapter.listAccounts) throw new TypeError('the adapter has no listAccounts: tokens cannot be refreshed')
+        const accounts = await adapter.listAccounts(String((context.user as { id: unknown }).id))
+        for (const account of accounts.filter(due)) {
+          const provider = ctx.config.providerById.get(account.provider)?.oauth
+          if (!provider) continue
+          const current = {
+            provider: account.provider,
+            refresh_token: account.refresh_token!,
+            ...(account.access_token ? { access_token: account.access_token } : {}),
+            expires_at: account.expires_at!,
+          }
+          try {
+            const fresh = await refreshAccessToken(provider, current, ctx.at)
+            await storeAccountTokens(ctx, { ...account, ...fresh })
+          } catch (error) {
+            ctx.logger.error(new Error(`Refreshing the access token of "${account.provider}" failed`, { cause: error }))
+            if (!(error instanceof RefreshRejected)) continue
+            rejected = true
+            // A refused refresh token is dropped so it is not replayed on every read.
+            await storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
+          }
+        }
+      } catch (error) {
+        // The session itself is fine: report the outage, serve the session.
+        ctx.logger.error(new Error('Refreshing account tokens failed', { cause: error }))
+      }
+      return { type: 'refreshAccountTokens.done', output: { rejected }, at: ctx.at }
+    },
+
     async runDatabaseSessionCallback(context, ctx) {
       const user = context.user as unknown as AdapterUser
       const stored = {
         sessionToken: context.sessionToken!,
         userId: user.id,
         expires: new Date(context.expires * 1000),
+        // A failed built-in refresh is reported to the client, as with JWT sessions.
+        ...(context.refreshError ? { error: 'RefreshTokenError' as const } : {}),
       }
       try {
         const result = await callback(ctx.config, 'session')({

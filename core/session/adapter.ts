@@ -22,6 +22,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'linkAccount',
   'updateAccount',
   'unlinkAccount',
+  'listAccounts',
   'createSession',
   'getSessionAndUser',
   'updateSession',

@@ -158,6 +158,30 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await db.account(key)).toBeNull()
     })
 
+    it("updates an account's tokens in place and lists a user's accounts (authchart's optional methods)", async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const other = await newUser()
+      const first = accountFixture(user.id)
+      const second = { ...accountFixture(user.id), provider: 'second-provider' }
+      await adapter.linkAccount(first)
+      await adapter.linkAccount(second)
+      await adapter.linkAccount(accountFixture(other.id))
+      const listed = await adapter.listAccounts!(user.id)
+      expect(listed.map((a) => a.provider).sort()).toEqual([first.provider, second.provider].sort())
+      expect(await adapter.listAccounts!('nobody')).toEqual([])
+      const updated = await adapter.updateAccount!({
+        provider: first.provider,
+        providerAccountId: first.providerAccountId,
+        access_token: 'fresh-access',
+        refresh_token: 'fresh-refresh',
+        expires_at: 4_000_000_000,
+      })
+      expect(updated).toMatchObject({ ...first, access_token: 'fresh-access', refresh_token: 'fresh-refresh', expires_at: 4_000_000_000 })
+      expect(await adapter.getAccount(first.providerAccountId, first.provider)).toMatchObject({ access_token: 'fresh-access', userId: user.id })
+      expect(await adapter.updateAccount!({ provider: 'none', providerAccountId: 'none', access_token: 'x' })).toBeNull()
+    })
+
     it('deletes a user together with its sessions, accounts and authenticators', async () => {
       const { adapter, db } = subject()
       const user = await newUser()

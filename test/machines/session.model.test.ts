@@ -26,6 +26,7 @@ const STORED_TOKEN = 'stored-session-token'
 /** A provider that opts in to refresh-token rotation, and its token endpoint on loopback. */
 const REFRESHING = 'acme'
 const jwtRefreshPolicy = { ...jwtPolicy, refreshProviders: [REFRESHING] }
+const dbRefreshPolicy = { ...dbPolicy, refreshProviders: [REFRESHING] }
 const EXPIRING = { ...FRESH, oauth: { provider: REFRESHING, access_token: 'old', refresh_token: 'r', expires_at: T0 - 10 } }
 const tokenServer = await startOAuth2Server({
   clientId: 'app',
@@ -51,6 +52,10 @@ interface World {
   strategy: 'jwt' | 'database'
   cookie: 'none' | 'garbage' | 'fresh' | 'old' | 'stored' | 'unknown' | 'expiring' | 'ending'
   refresh: 'works' | 'rejected'
+  /** Whether a provider with refresh-token rotation is configured. */
+  refreshing: boolean
+  /** Database strategy: the user's linked account whose access token is due. */
+  accountRefresh: 'none' | 'works' | 'rejected'
   providerLogout: 'works' | 'discoveryFails'
   row: keyof typeof ROW
   failing: Set<AdapterMethod>
@@ -82,7 +87,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     secret: SECRET,
     trustHost: true,
     providers:
-      world.cookie === 'expiring'
+      world.refreshing
         ? [
             OAuth({
               id: REFRESHING,
@@ -169,6 +174,17 @@ async function sessionCookie(world: World): Promise<Record<string, string>> {
       return { [SESSION_COOKIE]: await encode({ token: { ...claims, oauth: ENDING.oauth }, secret: SECRET, salt: SESSION_COOKIE }) }
     case 'stored':
       world.store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+      if (world.accountRefresh !== 'none') {
+        await MemoryAdapter(world.store).linkAccount({
+          userId: ALICE.id,
+          provider: REFRESHING,
+          providerAccountId: 'acme-alice',
+          type: 'oauth',
+          access_token: 'old',
+          refresh_token: world.accountRefresh === 'works' ? tokenServer.seedRefreshToken() : 'spent-refresh-token',
+          expires_at: T0 - 10,
+        })
+      }
       world.store.sessions.set(STORED_TOKEN, {
         sessionToken: STORED_TOKEN,
         userId: ALICE.id,
@@ -200,6 +216,9 @@ const driver: ModelDriver<World> = {
       { type: 'session.signOut', at: T0, policy, callbackUrl: `${ORIGIN}/bye` },
     ]),
     { type: 'session.read', at: T0, policy: jwtRefreshPolicy },
+    { type: 'session.read', at: T0, policy: dbRefreshPolicy },
+    { type: 'refreshAccountTokens.done', at: T0, output: { rejected: false } },
+    { type: 'refreshAccountTokens.done', at: T0, output: { rejected: true } },
     { type: 'session.signOut', at: T0, policy: jwtLogoutPolicy, callbackUrl: `${ORIGIN}/bye` },
     { type: 'decodeSessionToken.done', at: T0, output: { token: ENDING } },
     { type: 'buildProviderLogout.done', at: T0, output: { url: 'https://op/session/end' } },
@@ -254,7 +273,10 @@ const driver: ModelDriver<World> = {
     return !event.type.endsWith('.failed') || event.type === 'refreshAccessToken.failed' || event.type === 'buildProviderLogout.failed'
   },
   label: (event) => {
-    if (event.policy?.refreshProviders) return `${event.type} (jwt, refreshing provider)`
+    if (event.policy?.refreshProviders) return `${event.type} (${event.policy.strategy}, refreshing provider)`
+    if (event.type === 'refreshAccountTokens.done') {
+      return event.output.rejected ? 'the provider refuses the refresh token' : 'account tokens refreshed'
+    }
     if (event.policy?.logoutProviders) return `${event.type} (jwt, provider with RP-initiated logout)`
     if (event.type === 'decodeSessionToken.done' && event.output.token === ENDING) {
       return 'a token from a provider to sign out of'
@@ -277,6 +299,8 @@ const driver: ModelDriver<World> = {
     strategy: 'jwt',
     cookie: 'none',
     refresh: 'works',
+    refreshing: false,
+    accountRefresh: 'none',
     providerLogout: 'works',
     row: 'fresh',
     failing: new Set(),
@@ -297,6 +321,9 @@ const driver: ModelDriver<World> = {
     },
     'buildProviderLogout.failed': (world) => {
       world.providerLogout = 'discoveryFails'
+    },
+    'refreshAccountTokens.done': (world, event) => {
+      world.accountRefresh = event.output.rejected ? 'rejected' : 'works'
     },
     'refreshAccessToken.done': (world) => {
       world.refresh = 'works'
@@ -365,6 +392,7 @@ const driver: ModelDriver<World> = {
     'session.read': async (world, event, inspect) => {
       world.request = 'read'
       world.strategy = event.policy.strategy
+      world.refreshing = event.policy.refreshProviders !== undefined
       const config = configFor(world, inspect)
       return Auth(authRequest({ path: '/auth/session', cookies: await sessionCookie(world) }), config)
     },
@@ -395,6 +423,17 @@ const driver: ModelDriver<World> = {
       const body = (await response.json()) as { user: { email: string }; expires: string; error?: string }
       expect(body.user.email).toBe(ALICE.email)
       const cookie = setCookie(response, SESSION_COOKIE)
+      if (world.accountRefresh !== 'none') {
+        const account = await MemoryAdapter(world.store).getAccount('acme-alice', REFRESHING)
+        if (world.accountRefresh === 'works') {
+          expect(body.error).toBeUndefined()
+          expect(account?.access_token).not.toBe('old')
+          expect(account?.expires_at).toBeGreaterThan(T0)
+        } else {
+          expect(body.error).toBe('RefreshTokenError')
+          expect(account?.refresh_token ?? null, 'the refused refresh token is dropped').toBeNull()
+        }
+      }
       if (world.cookie === 'expiring') {
         const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
         const oauth = token!.oauth as { access_token: string; refresh_token?: string }

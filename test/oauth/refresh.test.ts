@@ -117,3 +117,34 @@ describe('refresh-token rotation on the session path', () => {
     expect(cfg.logger.error).toHaveBeenCalled()
   })
 })
+
+describe('refresh-token rotation with database sessions', () => {
+  it("refreshes the linked account's tokens once when 20 reads race, and stores them on the account", async () => {
+    const { MemoryAdapter, createMemoryStore } = await import('../../adapters/memory.js')
+    const store = createMemoryStore()
+    const cfg = testConfig({
+      adapter: MemoryAdapter(store),
+      providers: [appProvider(op.issuer, 'client_secret_basic', 'op', { refreshTokens: true })] as never,
+    })
+    const client = new Client(cfg)
+    await signInThroughProvider(client, 'op')
+    const [account] = [...store.accounts.values()]
+    const before = { access_token: account!.access_token, refresh_token: account!.refresh_token }
+    expect(before.refresh_token).toEqual(expect.any(String))
+    const grants = refreshGrants()
+    const rejected = op.rejectedRefreshes
+
+    const cookie = client.jar.get(SESSION_COOKIE)!
+    const responses = await Promise.all(Array.from({ length: 20 }, () => readSession(cfg, cookie)))
+    for (const response of responses) {
+      const body = (await response.json()) as { user: { email: string }; error?: string }
+      expect(body.user.email).toBe('alice@example.com')
+      expect(body.error).toBeUndefined()
+    }
+    expect(refreshGrants(), 'one refresh at the provider').toBe(grants + 1)
+    expect(op.rejectedRefreshes).toBe(rejected)
+    const [after] = [...store.accounts.values()]
+    expect(after!.access_token).not.toBe(before.access_token)
+    expect(after!.refresh_token).not.toBe(before.refresh_token)
+  })
+})
