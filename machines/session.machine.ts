@@ -231,11 +231,16 @@ export const sessionMachine = setup({
     },
     refreshesTokens: ({ context }) => (context.policy?.refreshProviders?.length ?? 0) > 0,
     isProviderLogoutWanted: ({ context }) => {
+      const logoutProviders = context.policy?.logoutProviders ?? []
+      if (context.policy?.strategy === 'database') {
+        // The ended row names the user; the linked account's ID token is looked up by the effect.
+        return logoutProviders.length > 0 && context.session !== null && typeof context.session === 'object'
+      }
       const oauth = oauthTokensOf(context.token)
       return (
         oauth !== undefined &&
         typeof oauth.id_token === 'string' &&
-        (context.policy?.logoutProviders ?? []).includes(oauth.provider)
+        logoutProviders.includes(oauth.provider)
       )
     },
     isReissueDue: ({ context, event }) => {

@@ -41,6 +41,24 @@ const stableJson = (value: unknown): string => {
   }
 }
 
+/**
+ * Database sessions: the ID token of the signed-out user's account at a provider with RP-initiated
+ * logout, from the account row (the session row names only the user).
+ *
+ * @throws {TypeError} when the adapter cannot list accounts or none has an ID token.
+ */
+async function linkedIdToken(ctx: RequestContext, context: Context): Promise<SessionOAuthTokens> {
+  const adapter = ctx.config.adapter!
+  if (!adapter.listAccounts) throw new TypeError('the adapter has no listAccounts: no RP-initiated logout')
+  const { userId } = context.session as AdapterSession
+  const providers = context.policy?.logoutProviders ?? []
+  const account = (await adapter.listAccounts(userId)).find(
+    (a) => providers.includes(a.provider) && typeof a.id_token === 'string',
+  )
+  if (!account) throw new TypeError('no linked account with an ID token to sign out of')
+  return { provider: account.provider, id_token: account.id_token! }
+}
+
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   machine: sessionMachine,
@@ -147,8 +165,11 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     },
 
     async buildProviderLogout(context, ctx) {
-      const oauthTokens = (context.token as JWT).oauth as SessionOAuthTokens
       try {
+        const oauthTokens =
+          context.policy?.strategy === 'database'
+            ? await linkedIdToken(ctx, context)
+            : ((context.token as JWT).oauth as SessionOAuthTokens)
         const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
         if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
         const as = await authorizationServer(provider)

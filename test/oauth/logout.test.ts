@@ -3,6 +3,7 @@
  * the browser to the provider's end_session_endpoint, with a hint the provider accepts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from './helpers.js'
@@ -13,8 +14,11 @@ beforeAll(async () => {
 })
 afterAll(() => op?.close())
 
-async function signedIn(logout: boolean): Promise<Client> {
-  const config = testConfig({ providers: [appProvider(op.issuer, 'client_secret_basic', 'op', { logout })] as never })
+async function signedIn(logout: boolean, database = false): Promise<Client> {
+  const config = testConfig({
+    providers: [appProvider(op.issuer, 'client_secret_basic', 'op', { logout })] as never,
+    ...(database ? { adapter: MemoryAdapter(createMemoryStore()) } : {}),
+  })
   const client = new Client(config)
   await signInThroughProvider(client, 'op')
   expect((await client.session()).body).not.toBeNull()
@@ -22,8 +26,11 @@ async function signedIn(logout: boolean): Promise<Client> {
 }
 
 describe('RP-initiated logout', () => {
-  it("sends the browser to the provider's end-session endpoint, which accepts the hint", async () => {
-    const client = await signedIn(true)
+  it.each([
+    ['JWT', false],
+    ['database', true],
+  ])("sends the browser to the provider's end-session endpoint, which accepts the hint (%s sessions)", async (_name, database) => {
+    const client = await signedIn(true, database)
     const response = await client.signOut({ callbackUrl: `${ORIGIN}/` })
     const location = new URL(response.headers.get('location')!)
     expect(`${location.origin}${location.pathname}`).toBe(`${op.issuer}/session/end`)
