@@ -140,6 +140,18 @@ export function parseCookieHeader(header: string | null): RequestCookies {
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const COOKIE_VALUE = /^[\u0021\u0023-\u002B\u002D-\u003A\u003C-\u005B\u005D-\u007E]*$/
+/** Cookie names already checked against {@link COOKIE_NAME} (a handful per deployment). */
+const checkedNames = new Set<string>()
+
+let lastDate = { time: NaN, text: '' }
+
+/** `date.toUTCString()`, memoised for the last second formatted (session expiries repeat). */
+function httpDate(date: Date): string {
+  const time = Math.floor(date.getTime() / 1000)
+  if (time !== lastDate.time) lastDate = { time, text: date.toUTCString() }
+  return lastDate.text
+}
+
 /** Characters `encodeURIComponent` leaves as they are. */
 const PLAIN_VALUE = /^[A-Za-z0-9._~!*'()-]*$/
 const COOKIE_PATH = /^[\u0020-\u003A\u003D-\u007E]*$/
@@ -154,10 +166,16 @@ const COOKIE_DOMAIN =
  */
 export function serializeCookie(cookie: Cookie): string {
   const { name, options } = cookie
-  if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
+  if (!checkedNames.has(name)) {
+    if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
+    if (checkedNames.size < 1024) checkedNames.add(name)
+  }
   // Tokens (base64url, hex, dots) need no encoding: skip the copy for the long session values.
-  const value = PLAIN_VALUE.test(cookie.value) ? cookie.value : encodeURIComponent(cookie.value)
-  if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
+  let value = cookie.value
+  if (!PLAIN_VALUE.test(value)) {
+    value = encodeURIComponent(value)
+    if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
+  }
   let header = `${name}=${value}`
   if (options.maxAge !== undefined) {
     if (!Number.isInteger(options.maxAge)) throw new TypeError(`invalid maxAge for ${name}`)
@@ -171,7 +189,7 @@ export function serializeCookie(cookie: Cookie): string {
     if (!COOKIE_PATH.test(options.path)) throw new TypeError(`invalid path for ${name}`)
     header += `; Path=${options.path}`
   }
-  if (options.expires) header += `; Expires=${options.expires.toUTCString()}`
+  if (options.expires) header += `; Expires=${httpDate(options.expires)}`
   if (options.httpOnly) header += '; HttpOnly'
   if (options.secure) header += '; Secure'
   if (options.partitioned) header += '; Partitioned'

@@ -23,6 +23,7 @@ export function randomHex(size: number): string {
 
 /** SHA-256 of a UTF-8 string, as lowercase hex (synchronously where `node:crypto` is available). */
 export async function sha256Hex(message: string): Promise<string> {
+  if (syncCrypto?.hash) return syncCrypto.hash('sha256', message, 'hex')
   if (syncCrypto) {
     const hash = syncCrypto.createHash('sha256')
     hash.update(message)

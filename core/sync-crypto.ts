@@ -13,6 +13,8 @@ import { base64url as joseBase64url } from 'jose'
 export interface SyncCrypto {
   createHmac(algorithm: string, key: Uint8Array): { update(data: Uint8Array | string): unknown; digest(): Uint8Array }
   createHash(algorithm: string): { update(data: string): unknown; digest(encoding: 'hex'): string }
+  /** One-shot digest (Node ≥ 20.12): cheaper than a Hash object for short inputs. */
+  hash?(algorithm: string, data: string, encoding: 'hex'): string
   createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
