@@ -70,16 +70,29 @@ export class DerivationCache<V> {
   readonly #entries = new Map<string, Promise<V>>()
   constructor(readonly limit = 256) {}
 
+  readonly #resolved = new Map<string, V>()
+
+  /** The value for `key` if it is already derived (lets hot paths skip a promise). */
+  peek(key: string): V | undefined {
+    return this.#resolved.get(key)
+  }
+
   get(key: string, derive: () => Promise<V>): Promise<V> {
     let entry = this.#entries.get(key)
     if (entry === undefined) {
       if (this.#entries.size >= this.limit) {
         const oldest = this.#entries.keys().next().value as string
         this.#entries.delete(oldest)
+        this.#resolved.delete(oldest)
       }
       entry = derive()
       // A failed derivation must not poison the cache.
-      entry.catch(() => this.#entries.delete(key))
+      entry.then(
+        (value) => {
+          if (this.#entries.get(key) === entry) this.#resolved.set(key, value)
+        },
+        () => this.#entries.delete(key),
+      )
       this.#entries.set(key, entry)
     }
     return entry

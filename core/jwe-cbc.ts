@@ -40,23 +40,36 @@ function aadLength(aad: Uint8Array): Uint8Array {
   return al
 }
 
-function tagOf(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
+function tagOf(
+  macKey: Uint8Array,
+  aad: Uint8Array,
+  iv: Uint8Array,
+  ciphertext: Uint8Array,
+  al: Uint8Array = aadLength(aad),
+): Uint8Array {
   const hmac = syncCrypto!.createHmac('sha512', macKey)
   hmac.update(aad)
   hmac.update(iv)
   hmac.update(ciphertext)
-  hmac.update(aadLength(aad))
+  hmac.update(al)
   return hmac.digest().subarray(0, 32)
 }
 
-const headers = new Map<string, { protectedHeader: string; aad: Uint8Array }>()
+interface EncodedHeader {
+  protectedHeader: string
+  aad: Uint8Array
+  /** AL, the AAD's length in bits (RFC 7518 §5.2.2.1), fixed per header. */
+  al: Uint8Array
+}
+const headers = new Map<string, EncodedHeader>()
 
 /** The encoded protected header for a key id (a handful of kids per process: memoised). */
-function headerFor(kid: string): { protectedHeader: string; aad: Uint8Array } {
+function headerFor(kid: string): EncodedHeader {
   let header = headers.get(kid)
   if (!header) {
     const protectedHeader = base64urlEncode(encoder.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid })))
-    header = { protectedHeader, aad: encoder.encode(protectedHeader) }
+    const aad = encoder.encode(protectedHeader)
+    header = { protectedHeader, aad, al: aadLength(aad) }
     if (headers.size < 64) headers.set(kid, header)
   }
   return header
@@ -71,7 +84,7 @@ export const fastJwe = syncCrypto !== undefined
  */
 export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string): string {
   const crypto = syncCrypto!
-  const { protectedHeader, aad } = headerFor(kid)
+  const { protectedHeader, aad, al } = headerFor(kid)
   const iv = randomBytes(16)
   const cipher = crypto.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
   const first = cipher.update(encoder.encode(plaintext))
@@ -79,7 +92,7 @@ export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string)
   const ciphertext = new Uint8Array(first.length + last.length)
   ciphertext.set(first)
   ciphertext.set(last, first.length)
-  const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext)
+  const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext, al)
   return `${protectedHeader}..${base64urlEncode(iv)}.${base64urlEncode(ciphertext)}.${base64urlEncode(tag)}`
 }
 

@@ -72,10 +72,11 @@ const derivedKeys = new DerivationCache<DerivedKey>()
  * Derives the encryption key and its RFC 7638 thumbprint, memoised per (enc, secret, salt):
  * HKDF and the thumbprint cost more than the decryption they enable.
  */
-function deriveKey(enc: string, secret: string, salt: string): Promise<DerivedKey> {
+function deriveKey(enc: string, secret: string, salt: string): Promise<DerivedKey> | DerivedKey {
   const length = enc === 'A256CBC-HS512' ? 64 : enc === 'A256GCM' ? 32 : 0
   if (length === 0) return Promise.reject(new Error('Unsupported JWT Content Encryption Algorithm'))
-  return derivedKeys.get(`${enc}\u0000${salt}\u0000${secret}`, async () => {
+  const cacheKey = `${enc}\u0000${salt}\u0000${secret}`
+  return derivedKeys.peek(cacheKey) ?? derivedKeys.get(cacheKey, async () => {
     const key = await hkdfSha256(secret, salt, `Auth.js Generated Encryption Key (${salt})`, length)
     const kid = await calculateJwkThumbprint(
       { kty: 'oct', k: base64url.encode(key) },
@@ -96,7 +97,8 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
   const { token = {}, secret, maxAge = DEFAULT_MAX_AGE, salt } = params
   const first = Array.isArray(secret) ? secret[0] : secret
   if (!first) throw new MissingSecret('Must pass `secret` to encode a JWT')
-  const { key, kid } = await deriveKey(ENC, first, salt)
+  const derived = deriveKey(ENC, first, salt)
+  const { key, kid } = derived instanceof Promise ? await derived : derived
   if (fastJwe) {
     // The same claims, in the same order, as jose's EncryptJWT below writes them.
     const iat = nowSeconds()
@@ -123,7 +125,8 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
   const fast = parseCbcHs512(token)
   if (fast.handled) {
     for (const candidate of secrets) {
-      const derived = await deriveKey(ENC, candidate, salt)
+      const pending = deriveKey(ENC, candidate, salt)
+      const derived = pending instanceof Promise ? await pending : pending
       if (fast.kid === undefined || fast.kid === derived.kid) {
         return validatedClaims(fast.decrypt(derived.key), nowSeconds()) as Payload
       }

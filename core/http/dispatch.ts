@@ -172,8 +172,12 @@ function reportTrace(ctx: RequestContext, trace: FlowTrace): void {
 async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
   const { request, config, provider } = ctx
   const input = request.method === 'POST' ? (request.body ?? {}) : request.query
-  const [invalid, params] = validate(input, binding.params, { coerce: true })
-  if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
+  let params: unknown = input
+  if (!binding.accepts?.(input)) {
+    const [invalid, validated] = validate(input, binding.params, { coerce: true })
+    if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
+    params = validated
+  }
   if (binding.intercept) {
     const answered = await binding.intercept(ctx, params)
     if (answered) return { response: answered }
