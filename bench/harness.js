@@ -2,7 +2,8 @@
 // which goes first, so drift (thermal, GC, JIT) hits both alike. Reported numbers are medians.
 import { performance } from 'node:perf_hooks'
 
-const median = (values) => {
+/** The median of `values`. */
+export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2

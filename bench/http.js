@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { fastifyAuth } from 'authchart/fastify'
+import { median } from './harness.js'
 import { configFor, SECRET } from './scenarios.js'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url))
@@ -74,7 +75,6 @@ export async function httpSession(libs, { rounds, seconds }) {
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.app.close()))
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   return Object.fromEntries(
     Object.entries(samples).map(([name, runs]) => [
       name,

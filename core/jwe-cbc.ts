@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { base64urlDecode, base64urlEncode, randomBytes, syncCrypto } from './sync-crypto.js'
+import { base64urlDecode, base64urlEncode, concatBytes, randomBytes, syncCrypto } from './sync-crypto.js'
 
 const encoder = new TextEncoder()
 // Fatal: a token whose plaintext is not valid UTF-8 is refused, as jose refuses it.
@@ -87,11 +87,7 @@ export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string)
   const { protectedHeader, aad, al } = headerFor(kid)
   const iv = randomBytes(16)
   const cipher = crypto.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
-  const first = cipher.update(encoder.encode(plaintext))
-  const last = cipher.final()
-  const ciphertext = new Uint8Array(first.length + last.length)
-  ciphertext.set(first)
-  ciphertext.set(last, first.length)
+  const ciphertext = concatBytes(cipher.update(encoder.encode(plaintext)), cipher.final())
   const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext, al)
   return `${protectedHeader}..${base64urlEncode(iv)}.${base64urlEncode(ciphertext)}.${base64urlEncode(tag)}`
 }
@@ -138,11 +134,7 @@ export function parseCbcHs512(jwe: string): FastDecryption {
       if (!syncCrypto!.timingSafeEqual(expected, tag)) throw fail()
       try {
         const decipher = syncCrypto!.createDecipheriv('aes-256-cbc', key.subarray(32, 64), iv)
-        const first = decipher.update(ciphertext)
-        const last = decipher.final()
-        const plaintext = new Uint8Array(first.length + last.length)
-        plaintext.set(first)
-        plaintext.set(last, first.length)
+        const plaintext = concatBytes(decipher.update(ciphertext), decipher.final())
         return decoder.decode(plaintext)
       } catch {
         throw fail()

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { base64urlDecode, base64urlEncode, randomBytes, syncCrypto } from './sync-crypto.js'
+import { base64urlDecode, base64urlEncode, concatBytes, randomBytes, syncCrypto } from './sync-crypto.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true })
@@ -19,11 +19,7 @@ export function encryptGcm(plaintext: string, key: Uint8Array, kid: string): str
   const iv = randomBytes(12)
   const cipher = syncCrypto!.createCipheriv('aes-256-gcm', key, iv)
   cipher.setAAD!(encoder.encode(protectedHeader))
-  const first = cipher.update(encoder.encode(plaintext))
-  const last = cipher.final()
-  const ciphertext = new Uint8Array(first.length + last.length)
-  ciphertext.set(first)
-  ciphertext.set(last, first.length)
+  const ciphertext = concatBytes(cipher.update(encoder.encode(plaintext)), cipher.final())
   return `${protectedHeader}..${base64urlEncode(iv)}.${base64urlEncode(ciphertext)}.${base64urlEncode(cipher.getAuthTag!())}`
 }
 
@@ -60,11 +56,7 @@ export function parseGcm(jwe: string): GcmToken | undefined {
         const decipher = syncCrypto!.createDecipheriv('aes-256-gcm', key, iv)
         decipher.setAAD!(encoder.encode(parts[0]!))
         decipher.setAuthTag!(tag)
-        const first = decipher.update(ciphertext)
-        const last = decipher.final()
-        const plaintext = new Uint8Array(first.length + last.length)
-        plaintext.set(first)
-        plaintext.set(last, first.length)
+        const plaintext = concatBytes(decipher.update(ciphertext), decipher.final())
         return decoder.decode(plaintext)
       } catch (cause) {
         throw new TypeError('JWE decryption failed', { cause })

@@ -87,3 +87,11 @@ export function randomBytes(size: number): Uint8Array {
   poolOffset += size
   return bytes
 }
+
+/** `a` followed by `b` in one new array (cipher output comes in two parts). */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}

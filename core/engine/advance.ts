@@ -125,25 +125,23 @@ export async function advance<Env>(
     steps,
     status: 'error',
   }
-  const step = (from: AnyMachineSnapshot, input: EventObject): AnyMachineSnapshot => {
-    const transitions = options.traceTransitions
-      ? machine.getTransitionData(from as never, input as never).map(transitionId)
-      : []
-    const next = machine.transition(from, input, scope) as AnyMachineSnapshot
-    if (next === from || (transitions.length === 0 && options.traceTransitions)) {
-      trace.errorCode = 'ERR_FLOW_EVENT_REJECTED'
-      throw new FlowStateError(
-        'ERR_FLOW_EVENT_REJECTED',
-        `${machine.id}: state "${stateLabel(from.value)}" does not accept "${input.type}"`,
-      )
+  const fail = (code: 'ERR_FLOW_EVENT_REJECTED' | 'ERR_FLOW_LOOP', message: string): never => {
+    trace.errorCode = code
+    throw new FlowStateError(code, `${machine.id}${message}`)
+  }
+  const rejected = (state: string, input: EventObject) =>
+    fail('ERR_FLOW_EVENT_REJECTED', `: state "${state}" does not accept "${input.type}"`)
+  const checkHops = (hop: number) => {
+    if (hop === MAX_EFFECT_HOPS) fail('ERR_FLOW_LOOP', ` did not settle after ${hop} effects`)
+  }
+  /** Ends the run in `state` with its outcome (or refuses a state that neither ends nor waits). */
+  const settle = (snapshot: AnyMachineSnapshot, state: string, outcome: FlowOutcome | undefined, resting: boolean) => {
+    if (outcome === undefined) {
+      return fail('ERR_FLOW_LOOP', ` stopped in "${state}", which is neither final nor awaiting a request`)
     }
-    steps.push({
-      event: input.type,
-      from: stateLabel(from.value),
-      to: stateLabel(next.value),
-      transitions,
-    })
-    return next
+    trace.status = resting ? 'resting' : 'done'
+    trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
+    return { snapshot, outcome, resting, trace }
   }
 
   const compiledMachine = compileMachine(machine)
@@ -153,24 +151,15 @@ export async function advance<Env>(
     options.onTrace?.(trace)
   }
 
-  /** The same loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
+  /** The loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
   async function runCompiled(chart: CompiledMachine): Promise<FlowRun> {
     const start = options.from ?? initial
     let state: CompiledState | undefined = chart.states.get(String(start.value))
-    if (!state) {
-      throw new FlowStateError('ERR_FLOW_EVENT_REJECTED', `${machine.id}: unknown state "${stateLabel(start.value)}"`)
-    }
+    if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${stateLabel(start.value)}"`)
     let context = start.context as Record<string, unknown>
     let last: EventObject = event
     const take = (input: EventObject) => {
-      const result = compiledStep(chart, state!, context, input)
-      if (!result) {
-        trace.errorCode = 'ERR_FLOW_EVENT_REJECTED'
-        throw new FlowStateError(
-          'ERR_FLOW_EVENT_REJECTED',
-          `${machine.id}: state "${state!.key}" does not accept "${input.type}"`,
-        )
-      }
+      const result = compiledStep(chart, state!, context, input) ?? rejected(state!.key, input)
       steps.push({
         event: input.type,
         from: state!.key,
@@ -183,54 +172,37 @@ export async function advance<Env>(
     }
     take(event)
     for (let hop = 0; state.effect !== undefined; hop++) {
-      if (hop === MAX_EFFECT_HOPS) {
-        trace.errorCode = 'ERR_FLOW_LOOP'
-        throw new FlowStateError('ERR_FLOW_LOOP', `${machine.id} did not settle after ${hop} effects`)
-      }
+      checkHops(hop)
       take(await flow.effects[state.effect]!(context as never, env, event))
     }
     const outcome = (
       state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
     ) as FlowOutcome | undefined
-    if (outcome === undefined) {
-      trace.errorCode = 'ERR_FLOW_LOOP'
-      throw new FlowStateError(
-        'ERR_FLOW_LOOP',
-        `${machine.id} stopped in "${state.key}", which is neither final nor awaiting a request`,
-      )
-    }
-    const resting = !state.final
-    trace.status = resting ? 'resting' : 'done'
-    trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
     // Only the value and context of a snapshot are ever read after a run (to seal it).
-    const snapshot = { value: state.key, context, status: resting ? 'active' : 'done' } as unknown as AnyMachineSnapshot
-    return { snapshot, outcome, resting, trace }
+    const snapshot = { value: state.key, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
+    return settle(snapshot, state.key, outcome, !state.final)
   }
 
+  /** The same loop through xstate, for charts beyond the compiled subset. */
   async function run(): Promise<FlowRun> {
-  let snapshot = step(options.from ?? initial, event)
-  for (let hop = 0; ; hop++) {
-    const effect = pendingEffect(snapshot)
-    if (effect === undefined) break
-    if (hop === MAX_EFFECT_HOPS) {
-      trace.errorCode = 'ERR_FLOW_LOOP'
-      throw new FlowStateError('ERR_FLOW_LOOP', `${machine.id} did not settle after ${hop} effects`)
+    const step = (from: AnyMachineSnapshot, input: EventObject): AnyMachineSnapshot => {
+      const transitions = options.traceTransitions
+        ? machine.getTransitionData(from as never, input as never).map(transitionId)
+        : []
+      const next = machine.transition(from, input, scope) as AnyMachineSnapshot
+      if (next === from || (transitions.length === 0 && options.traceTransitions)) {
+        rejected(stateLabel(from.value), input)
+      }
+      steps.push({ event: input.type, from: stateLabel(from.value), to: stateLabel(next.value), transitions })
+      return next
     }
-    const result = await flow.effects[effect]!(snapshot.context, env, event)
-    snapshot = step(snapshot, result)
-  }
-
-  const outcome = outcomeOf(snapshot)
-  if (outcome === undefined) {
-    trace.errorCode = 'ERR_FLOW_LOOP'
-    throw new FlowStateError(
-      'ERR_FLOW_LOOP',
-      `${machine.id} stopped in "${stateLabel(snapshot.value)}", which is neither final nor awaiting a request`,
-    )
-  }
-  const resting = snapshot.status !== 'done'
-  trace.status = resting ? 'resting' : 'done'
-  trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
-  return { snapshot, outcome, resting, trace }
+    let snapshot = step(options.from ?? initial, event)
+    for (let hop = 0; ; hop++) {
+      const effect = pendingEffect(snapshot)
+      if (effect === undefined) break
+      checkHops(hop)
+      snapshot = step(snapshot, await flow.effects[effect]!(snapshot.context, env, event))
+    }
+    return settle(snapshot, stateLabel(snapshot.value), outcomeOf(snapshot), snapshot.status !== 'done')
   }
 }

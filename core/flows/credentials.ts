@@ -12,7 +12,7 @@ import {
 import { defineFlow } from '../engine/flow.js'
 import { AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
-import { askSignIn, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
+import { askSignIn, checkSignInResult, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
 import type { AdapterUser } from '../adapters.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
@@ -86,15 +86,7 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
         account: context.account as unknown as Account,
         credentials: context.credentials ?? {},
       })
-      return verdict.allowed
-        ? { type: 'checkSignIn.done', output: { redirect: verdict.redirect }, at: ctx.at }
-        : {
-            type: 'checkSignIn.failed',
-            reason: 'denied',
-            error: verdict.error,
-            ...(verdict.code !== undefined ? { code: verdict.code } : {}),
-            at: ctx.at,
-          }
+      return checkSignInResult(verdict, ctx.at)
     },
 
     async issueSession(context, ctx) {

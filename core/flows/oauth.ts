@@ -33,7 +33,7 @@ import {
   requestOptions,
 } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
-import { askSignIn, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
+import { askSignIn, checkSignInResult, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
 import type { Account, Profile, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 
@@ -376,15 +376,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
         account: context.account as unknown as Account,
         profile: context.profile as Profile,
       })
-      return verdict.allowed
-        ? { type: 'checkSignIn.done', output: { redirect: verdict.redirect }, at: ctx.at }
-        : {
-            type: 'checkSignIn.failed',
-            reason: 'denied',
-            error: verdict.error,
-            ...(verdict.code !== undefined ? { code: verdict.code } : {}),
-            at: ctx.at,
-          }
+      return checkSignInResult(verdict, ctx.at)
     },
 
     async linkAccount(context, ctx) {

@@ -49,6 +49,19 @@ export async function askSignIn(ctx: RequestContext, params: SignInCallbackParam
   }
 }
 
+/** The `checkSignIn` effect's result event for a verdict (the same in every sign-in flow). */
+export function checkSignInResult(verdict: SignInVerdict, at: number) {
+  return verdict.allowed
+    ? { type: 'checkSignIn.done' as const, output: { redirect: verdict.redirect }, at }
+    : {
+        type: 'checkSignIn.failed' as const,
+        reason: 'denied' as const,
+        error: verdict.error,
+        ...(verdict.code !== undefined ? { code: verdict.code } : {}),
+        at,
+      }
+}
+
 /** What a JWT session is issued for. */
 export interface JwtSessionInput {
   user: User
