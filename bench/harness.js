@@ -9,6 +9,22 @@ export const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
+/** Per library: medians of the rounds' rates and costs, the peak RSS, the total operations. */
+export function summarize(samples) {
+  return Object.fromEntries(
+    Object.entries(samples).map(([name, runs]) => [
+      name,
+      {
+        opsPerSec: median(runs.map((r) => r.opsPerSec)),
+        usPerOp: median(runs.map((r) => r.usPerOp)),
+        cpuUsPerOp: median(runs.map((r) => r.cpuUsPerOp)),
+        rssMb: Math.max(...runs.map((r) => r.rssMb)),
+        ops: runs.reduce((a, r) => a + r.ops, 0),
+      },
+    ]),
+  )
+}
+
 async function runFor(op, budgetMs) {
   if (globalThis.gc) globalThis.gc()
   const cpu = process.cpuUsage()
@@ -41,19 +57,5 @@ export async function compare(ops, { rounds, budgetMs, warmupMs }) {
     const order = round % 2 === 0 ? names : [...names].reverse()
     for (const name of order) samples[name].push(await runFor(ops[name], budgetMs))
   }
-  return Object.fromEntries(
-    names.map((name) => {
-      const runs = samples[name]
-      return [
-        name,
-        {
-          opsPerSec: median(runs.map((r) => r.opsPerSec)),
-          usPerOp: median(runs.map((r) => r.usPerOp)),
-          cpuUsPerOp: median(runs.map((r) => r.cpuUsPerOp)),
-          rssMb: Math.max(...runs.map((r) => r.rssMb)),
-          ops: runs.reduce((a, r) => a + r.ops, 0),
-        },
-      ]
-    }),
-  )
+  return summarize(samples)
 }

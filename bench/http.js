@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { fastifyAuth } from 'authchart/fastify'
-import { median } from './harness.js'
+import { summarize } from './harness.js'
 import { configFor, SECRET } from './scenarios.js'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url))
@@ -75,16 +75,5 @@ export async function httpSession(libs, { rounds, seconds }) {
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.app.close()))
   }
-  return Object.fromEntries(
-    Object.entries(samples).map(([name, runs]) => [
-      name,
-      {
-        opsPerSec: median(runs.map((r) => r.opsPerSec)),
-        usPerOp: median(runs.map((r) => r.usPerOp)),
-        cpuUsPerOp: median(runs.map((r) => r.cpuUsPerOp)),
-        rssMb: Math.max(...runs.map((r) => r.rssMb)),
-        ops: runs.reduce((a, r) => a + r.ops, 0),
-      },
-    ]),
-  )
+  return summarize(samples)
 }
