@@ -14,7 +14,7 @@ export interface SyncCrypto {
   createHmac(algorithm: string, key: Uint8Array): { update(data: Uint8Array | string): unknown; digest(): Uint8Array }
   createHash(algorithm: string): { update(data: string): unknown; digest(encoding: 'hex'): string }
   /** One-shot digest (Node ≥ 20.12): cheaper than a Hash object for short inputs. */
-  hash?(algorithm: string, data: string, encoding: 'hex'): string
+  hash?(algorithm: string, data: string, encoding: 'hex' | 'base64url'): string
   createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
@@ -94,4 +94,12 @@ export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a)
   out.set(b, a.length)
   return out
+}
+
+/**
+ * The PKCE S256 challenge of a verifier (RFC 7636 §4.2: BASE64URL(SHA256(ASCII(verifier)))),
+ * synchronously where the runtime allows; `undefined` otherwise (use oauth4webapi's).
+ */
+export function pkceChallenge(verifier: string): string | undefined {
+  return syncCrypto?.hash?.('sha256', verifier, 'base64url')
 }

@@ -33,6 +33,7 @@ import {
   requestOptions,
 } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
+import { pkceChallenge } from '../sync-crypto.js'
 import { askSignIn, checkSignInResult, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
 import type { Account, Profile, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
@@ -229,7 +230,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
         let codeVerifier: string | null = null
         if (provider.checks.has('pkce')) {
           codeVerifier = oauth.generateRandomCodeVerifier()
-          params.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier))
+          params.set('code_challenge', pkceChallenge(codeVerifier) ?? (await oauth.calculatePKCECodeChallenge(codeVerifier)))
           params.set('code_challenge_method', 'S256')
         }
         let nonce: string | null = null
