@@ -27,6 +27,13 @@ export {
   type OAuthSignInTag,
 } from './oauth-signin.machine.js'
 export {
+  emailSignInMachine,
+  EmailSignInContext,
+  type EmailSignInEvent,
+  type EmailSignInTag,
+  type PendingCode,
+} from './email-signin.machine.js'
+export {
   signInCompletionMachine,
   SignInCompletionContext,
   SignInPolicy,

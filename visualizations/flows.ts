@@ -6,6 +6,7 @@
 import type { AnyStateMachine } from 'xstate'
 import {
   credentialsSignInMachine,
+  emailSignInMachine,
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
@@ -19,6 +20,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   sessionMachine,
   credentialsSignInMachine,
   oauthSignInMachine,
+  emailSignInMachine,
   signInCompletionMachine,
 ]
 

@@ -35,6 +35,7 @@ import type {
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -46,6 +47,8 @@ export interface ResolvedProvider {
   readonly config: Readonly<ProviderConfig>
   /** OAuth and OIDC providers: endpoints, checks and mappers, normalised. */
   readonly oauth?: ResolvedOAuthProvider
+  /** E-mail providers: link mode, codes, limits and lifetime, defaulted and checked. */
+  readonly email?: ResolvedEmailProvider
 }
 
 /** The session settings after defaults. */
@@ -159,6 +162,7 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
           ),
         }
       : {}),
+    ...(type === 'email' ? { email: resolveEmailProvider(merged as Record<string, unknown>, path) } : {}),
   })
 }
 
@@ -226,12 +230,14 @@ function resolve(source: AuthConfig): ResolvedConfig {
   checkProviders(providers)
 
   const given = validated.adapter === undefined ? undefined : source.adapter
+  const hasEmail = providers.some((p) => p.type === 'email')
+  if (hasEmail && !given) throw new MissingAdapter('Email login requires an adapter')
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
   if (strategy === 'database' && !given) {
     throw new MissingAdapter('Database session requires an adapter')
   }
   if (given) {
-    const required: AdapterMethod[] = []
+    const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
     if (strategy === 'database') {
       required.push(...REQUIRED_METHODS.databaseSessions)
       if (providers.some((p) => p.type === 'credentials')) {

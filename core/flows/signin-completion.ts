@@ -23,6 +23,7 @@ import {
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
+import { storeEmailUser } from './email.js'
 import { emitEvent } from './emit.js'
 import { storeOAuthUser } from './oauth.js'
 
@@ -42,6 +43,7 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
   'oauth-signin': storeOAuthUser,
+  'email-signin': storeEmailUser,
 }
 
 const userOf = (context: Context) => context.user as User
@@ -109,10 +111,9 @@ export const signInCompletionFlow = defineFlow<typeof signInCompletionMachine, R
       await emitEvent(ctx, 'signIn', {
         user: userOf(context),
         account: accountOf(context),
+        ...(context.profile ? { profile: context.profile as Profile } : {}),
         // Auth.js announces credentials sign-ins as `{ user, account }` only.
-        ...(context.profile
-          ? { profile: context.profile as Profile, isNewUser: context.isNewUser }
-          : {}),
+        ...(accountOf(context).type !== 'credentials' ? { isNewUser: context.isNewUser } : {}),
       })
       return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
     },

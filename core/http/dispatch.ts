@@ -26,7 +26,7 @@ import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
-  isClientSafeType,
+  errorParamOf,
   kindOfType,
   MissingCSRF,
   RequestError,
@@ -116,9 +116,7 @@ export function errorRedirectUrl(
   kind: ErrorKind,
   code?: string,
 ): string {
-  const params = new URLSearchParams({
-    error: type !== 'Configuration' && isClientSafeType(type) ? type : 'Configuration',
-  })
+  const params = new URLSearchParams({ error: errorParamOf(type) })
   if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
   const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
   const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`
@@ -242,7 +240,8 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     ...(provider ? { binding: provider.id } : {}),
   }
   let from: AnyMachineSnapshot | undefined
-  if (binding.resumes) {
+  const resumes = typeof binding.resumes === 'function' ? binding.resumes(ctx, params) : binding.resumes === true
+  if (resumes) {
     const sealed = request.cookies[resting.cookie.name]
     if (!sealed) {
       throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)

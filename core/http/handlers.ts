@@ -129,7 +129,26 @@ export function respondVerifyRequestPage(ctx: RequestContext): ResponseInternal 
   if (pages.verifyRequest) {
     return { redirect: `${pages.verifyRequest}${ctx.request.url.search}`, cookies: ctx.setCookies }
   }
-  return html(ctx, renderVerifyRequestPage({ theme, url: ctx.request.url }))
+  const provider = ctx.config.providerById.get(ctx.request.query.provider ?? '')
+  const code = provider?.email?.code
+  return html(
+    ctx,
+    renderVerifyRequestPage({
+      theme,
+      url: ctx.request.url,
+      // Providers that send codes: the form that posts the code back, from this browser only.
+      ...(code && ctx.csrf
+        ? {
+            code: {
+              actionUrl: `${ctx.authUrl}/callback/${provider!.id}`,
+              csrfToken: ctx.csrf.token,
+              length: code.length,
+              rejected: ctx.request.query.error === 'InvalidCode',
+            },
+          }
+        : {}),
+    }),
+  )
 }
 
 /** The error page for `error`: built-in, or a redirect to `pages.error`. */

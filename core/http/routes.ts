@@ -13,6 +13,7 @@ import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { CookieOption } from '../cookies.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
+import { confirmLinkPage, emailEnvelopeCookie, emailSignInFlow, refuseCodeWithoutFlow } from '../flows/email.js'
 import {
   forwardProxiedCallback,
   oauthEnvelopeCookie,
@@ -45,8 +46,8 @@ export interface FlowBinding<Params = unknown> {
   accepts?: (input: unknown) => input is Params
   /** Builds the request event from the validated input. */
   toEvent: (ctx: RequestContext, params: Params) => EventObject & { at: number }
-  /** Continue the flow sealed in the flow cookie instead of starting a new one. */
-  resumes?: boolean
+  /** Continue the flow sealed in the flow cookie instead of starting a new one (or say per request). */
+  resumes?: boolean | ((ctx: RequestContext, params: Params) => boolean)
   /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
   envelopeCookie?: (ctx: RequestContext) => CookieOption
   /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
@@ -125,6 +126,53 @@ const oauthCallback = {
     params,
   }),
 } satisfies FlowBinding<Record<string, string>>
+
+/** An address posted to POST /signin/:provider starts an e-mail sign-in. */
+const emailRequest = {
+  flow: emailSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: emailEnvelopeCookie,
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+    type: 'email.request',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    callbackUrl: ctx.callbackUrl,
+    email: typeof body.email === 'string' ? body.email : null,
+  }),
+} satisfies FlowBinding<Record<string, unknown>>
+
+const toLinkEvent = (ctx: RequestContext, input: Record<string, unknown>) => ({
+  type: 'email.verifyLink',
+  at: ctx.at,
+  providerId: ctx.provider!.id,
+  callbackUrl: ctx.callbackUrl,
+  token: typeof input.token === 'string' ? input.token : '',
+  email: typeof input.email === 'string' ? input.email : null,
+})
+
+/** GET on a sign-in link: the confirmation page, or (`link: 'direct'`) the sign-in itself. */
+const emailLink = {
+  flow: emailSignInFlow,
+  params: StringParams,
+  intercept: confirmLinkPage,
+  toEvent: toLinkEvent,
+} satisfies FlowBinding<Record<string, string>>
+
+const hasCode = (_ctx: RequestContext, body: Record<string, unknown>) => typeof body.code === 'string'
+
+/** POST from the confirmation page (`token`) or the verify-request page (`code`, resumes the flow). */
+const emailVerification = {
+  flow: emailSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: emailEnvelopeCookie,
+  resumes: hasCode,
+  intercept: (ctx: RequestContext, body: Record<string, unknown>) =>
+    refuseCodeWithoutFlow(ctx, body, emailEnvelopeCookie(ctx).name),
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
+    hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
+} satisfies FlowBinding<Record<string, unknown>>
 
 interface SessionProviderIds {
   refresh: string[]
@@ -257,8 +305,18 @@ export const routes: readonly Route[] = [
     route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
     route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
   ]),
+  route({ method: 'POST', action: 'signin', provider: 'email', csrf: true, callbackUrl: true, serve: emailRequest }),
+  // The link's page hands out a CSRF token; only its CSRF-checked POST spends the link.
+  route({ method: 'GET', action: 'callback', provider: 'email', csrfToken: true, callbackUrl: true, serve: emailLink }),
+  route({ method: 'POST', action: 'callback', provider: 'email', csrf: true, callbackUrl: true, serve: emailVerification }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
-  route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
+  route({
+    method: 'GET',
+    action: 'verify-request',
+    provider: 'none',
+    csrfToken: true,
+    serve: respondVerifyRequestPage,
+  }),
 ]
 
 /** A flow that another flow hands a request over to, and the event that starts it. */

@@ -13,6 +13,7 @@
 import type { AnyStateMachine } from 'xstate'
 import {
   credentialsSignInMachine,
+  emailSignInMachine,
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
@@ -83,6 +84,7 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+    ...(types.has('email') ? [emailSignInMachine] : []),
     ...(types.size > 0 ? [signInCompletionMachine] : []),
   ]
 }

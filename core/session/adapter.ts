@@ -68,6 +68,8 @@ export const REQUIRED_METHODS = {
    * account (`getUserByAccount`), created and linked on a first sign-in.
    */
   credentialsDatabaseSessions: ['getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount', 'createSession'],
+  /** E-mail sign-in: the token's hash stored and spent, the user found, created or marked verified. */
+  emailSignIn: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
 } as const satisfies Record<string, readonly AdapterMethod[]>
 
 /** The methods of `required` that `adapter` lacks. */
