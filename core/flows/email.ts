@@ -270,7 +270,9 @@ export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestCont
       }
       // Counted on the server before the comparison, keyed by the token: an older copy of the
       // flow cookie carries the same token hash, so replaying it cannot reset the count.
-      const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), Math.max(1, context.expires - ctx.at))
+      // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
+      // counter per token in stores that group counters by lifetime.
+      const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
       if (attempt > limit) {
         ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
         return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
