@@ -217,11 +217,12 @@ export function sendError(
   detail: string,
   params: Pick<SendVerificationRequestParams, 'token' | 'url' | 'code'>,
 ): Error {
-  let safe = detail.slice(0, 500)
+  let safe = detail
   for (const secret of [params.url, params.token, params.code]) {
     if (secret) safe = safe.split(secret).join('[redacted]')
   }
-  return new Error(`${sender} error: ${safe}`)
+  // Cut only after redacting: a cut through a token would leave a part of it unredacted.
+  return new Error(`${sender} error: ${safe.slice(0, 500)}`)
 }
 
 /**
