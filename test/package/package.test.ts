@@ -58,6 +58,13 @@ describe('the package', () => {
           google: await import('authchart/providers/google'),
           twitter: await import('authchart/providers/twitter'),
           vk: await import('authchart/providers/vk'),
+          email: await import('authchart/providers/email'),
+          nodemailer: await import('authchart/providers/nodemailer'),
+          resend: await import('authchart/providers/resend'),
+          sendgrid: await import('authchart/providers/sendgrid'),
+          postmark: await import('authchart/providers/postmark'),
+          mailgun: await import('authchart/providers/mailgun'),
+          forwardemail: await import('authchart/providers/forwardemail'),
           fastify: await import('authchart/fastify'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
@@ -75,10 +82,41 @@ describe('the package', () => {
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
     expect(names.credentials).toEqual(['default'])
-    for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
+    expect(names.machines).toContain('emailSignInMachine')
+    for (const provider of [
+      'oauth', 'oidc', 'github', 'google', 'twitter', 'vk',
+      'email', 'nodemailer', 'resend', 'sendgrid', 'postmark', 'mailgun', 'forwardemail',
+    ]) {
       expect(names[provider], provider).toContain('default')
     }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+  })
+
+  it('imports the nodemailer provider without Nodemailer installed, and says how to install it on send', () => {
+    // A resolve hook that makes `nodemailer` missing, as in an application that never installed it.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      'export async function resolve(s, c, next) { if (s === "nodemailer") { const e = new Error("Cannot find package nodemailer"); e.code = "ERR_MODULE_NOT_FOUND"; throw e } return next(s, c) }',
+    )}`
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
+        import { register } from 'node:module'
+        register(${JSON.stringify(hook)})
+        const { default: Nodemailer } = await import('authchart/providers/nodemailer')
+        const provider = Nodemailer({ server: 'smtp://127.0.0.1:1' })
+        try {
+          await provider.sendVerificationRequest({ identifier: 'a@b.c', url: 'http://localhost/x', token: 't', expires: new Date(), provider, theme: {} })
+        } catch (error) {
+          console.log(provider.id, error.message)
+        }
+      `,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    )
+    expect(output.trim()).toBe('nodemailer The nodemailer provider needs Nodemailer: npm install nodemailer')
   })
 
   it('signs in and reads the session through the built package', () => {
@@ -118,7 +156,7 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'signin-completion'])
   })
 
   it.each([
@@ -141,6 +179,6 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion')
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, signin-completion')
   })
 })
