@@ -1,5 +1,6 @@
-// The demo application: Fastify with credentials sign-in, a protected page and sign-out.
-// It imports the package by name, exactly as an application would.
+// The demo application: Fastify with credentials, OpenID Connect and e-mail sign-in (magic links
+// and one-time codes), a protected page and sign-out. It imports the package by name, exactly as
+// an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,7 +9,9 @@ import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
+import Nodemailer from 'authchart/providers/nodemailer'
 import { createLocalOp } from './local-op.js'
+import { createMailbox } from './mailbox.js'
 
 /** The demo user, printed at start. */
 export const DEMO_USER = {
@@ -47,6 +50,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
   mkdirSync(dataDir, { recursive: true })
   const origins = [...new Set([host, 'localhost', '127.0.0.1'])].map((h) => `http://${h}:${port}`)
   const localOp = createLocalOp({ issuer: `http://${host}:${port}/op`, origins })
+  // Sign-in e-mails go to an SMTP server inside the demo; /dev/mailbox shows what it received.
+  const mailbox = await createMailbox()
   const db = new PGlite(join(dataDir, 'pglite'))
   const adapter = PostgresAdapter(db)
   await adapter.migrate()
@@ -78,11 +83,16 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         clientSecret: localOp.client.clientSecret,
         checks: ['pkce', 'state', 'nonce'],
       },
+      // Magic links (opened through a "Sign in as …" page) and a one-time code in the same message.
+      Nodemailer({ id: 'email', name: 'Email', server: mailbox.smtpUrl, from: 'authchart demo <demo@authchart.test>', code: true }),
     ],
   }
 
   const app = Fastify({ logger })
-  app.addHook('onClose', async () => db.close())
+  app.addHook('onClose', async () => {
+    await mailbox.close()
+    await db.close()
+  })
   // The Local OP reads its own request bodies, so it is served before Fastify parses them.
   app.addHook('onRequest', async (request, reply) => {
     const url = request.raw.url ?? ''
@@ -103,6 +113,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'authchart demo',
         `<h1>authchart demo</h1><p>${who}</p><ul>
 <li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app</li>
+<li>or with <strong>Email</strong>: the message lands in the <a href="/dev/mailbox">development mailbox</a>, with a link and a one-time code</li>
 <li><a href="/protected">Protected page</a></li>
 <li><a href="/auth/signout">Sign out</a></li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
@@ -110,6 +121,10 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
       ),
     )
   })
+
+  app.get('/dev/mailbox', async (_request, reply) =>
+    reply.type('text/html').header('cache-control', 'no-store').send(page('Development mailbox', mailbox.render())),
+  )
 
   app.get('/protected', async (request, reply) => {
     const session = await getSession(request, authConfig)

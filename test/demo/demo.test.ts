@@ -65,7 +65,7 @@ async function csrfToken(jar: CookieJar): Promise<string> {
 }
 
 describe('the demo over real HTTP', () => {
-  it('lists the credentials provider and the Local OP at GET /auth/providers', async () => {
+  it('lists the credentials provider, the Local OP and e-mail at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -82,6 +82,13 @@ describe('the demo over real HTTP', () => {
         type: 'oidc',
         signinUrl: `${origin}/auth/signin/local-op`,
         callbackUrl: `${origin}/auth/callback/local-op`,
+      },
+      email: {
+        id: 'email',
+        name: 'Email',
+        type: 'email',
+        signinUrl: `${origin}/auth/signin/email`,
+        callbackUrl: `${origin}/auth/callback/email`,
       },
     })
   })
@@ -199,7 +206,50 @@ describe('the demo over real HTTP', () => {
     const inspector = await get('/auth/__flows')
     expect(inspector.status).toBe(200)
     const html = await inspector.text()
-    for (const flow of ['session', 'credentials-signin', 'oauth-signin']) expect(html).toContain(`data-flow="${flow}"`)
+    for (const flow of ['session', 'credentials-signin', 'oauth-signin', 'email-signin']) {
+      expect(html).toContain(`data-flow="${flow}"`)
+    }
+  })
+
+  /** Asks for a sign-in e-mail and reads it in the development mailbox. */
+  async function emailFromMailbox(address: string, jar: CookieJar): Promise<{ link: string; code: string }> {
+    const asked = await post('/auth/signin/email', { email: address, csrfToken: await csrfToken(jar), callbackUrl: '/protected' }, jar)
+    expect(asked.headers.get('location')).toBe(`${origin}/auth/verify-request?provider=email&type=email`)
+    const mailbox = await (await get('/dev/mailbox')).text()
+    const first = mailbox.slice(mailbox.indexOf('<li class="message">'))
+    expect(first).toContain(`<span class="to">${address}</span>`)
+    const link = /<a class="link" href="([^"]+)"/.exec(first)![1]!.replace(/&#38;/g, '&')
+    const code = /<code class="code">([^<]+)<\/code>/.exec(first)![1]!
+    return { link, code }
+  }
+
+  it('signs in with a magic link from the development mailbox, through the confirmation page', async () => {
+    expect(await (await get('/auth/signin')).text()).toContain(`action="${origin}/auth/signin/email"`)
+    expect(await (await get('/')).text()).toContain('href="/dev/mailbox"')
+    const jar = new CookieJar()
+    const { link } = await emailFromMailbox('reader@example.com', jar)
+    const confirm = await get(new URL(link).pathname + new URL(link).search, jar)
+    expect(confirm.status).toBe(200)
+    const html = await confirm.text()
+    expect(html).toContain('Sign in as reader@example.com')
+    const fields = Object.fromEntries(
+      [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+    )
+    const signedIn = await post('/auth/callback/email', fields, jar)
+    expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
+    const protectedPage = await get('/protected', jar)
+    expect(protectedPage.status).toBe(200)
+    expect(await protectedPage.text()).toContain('reader@example.com')
+  })
+
+  it('signs in with the one-time code from the development mailbox, on the verify-request page', async () => {
+    const jar = new CookieJar()
+    const { code } = await emailFromMailbox('coder@example.com', jar)
+    const verifyPage = await (await get('/auth/verify-request?provider=email&type=email', jar)).text()
+    expect(verifyPage).toContain('name="code"')
+    const signedIn = await post('/auth/callback/email', { code, csrfToken: await csrfToken(jar) }, jar)
+    expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('coder@example.com')
   })
 
   it('refuses a wrong password with the CredentialsSignin error', async () => {
