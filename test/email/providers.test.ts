@@ -5,7 +5,6 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error Auth.js's message helpers are internal (no declarations for this path)
 import { html as authjsHtml, text as authjsText } from '../../node_modules/@auth/core/lib/utils/email.js'
 import { html, text } from '../../core/email/message.js'
 import { customFetch } from '../../core/index.js'
@@ -171,7 +170,7 @@ describe('Mailgun', () => {
     const form = await new Request('http://form', {
       method: 'POST',
       headers: { 'content-type': String(request.headers['content-type']) },
-      body: request.body,
+      body: new Uint8Array(request.body),
     }).formData()
     expect([...form.keys()]).toEqual(['from', 'to', 'subject', 'html', 'text'])
     expect(form.get('from')).toBe('Mailgun <no-reply@mg.library.test>')

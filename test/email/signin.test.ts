@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
+import type { SignInCallbackParams } from '../../core/types.js'
 import { authRequest, CookieJar, ORIGIN, SECRET, setCookie } from '../fixtures/http.js'
 import { emailConfig, EmailClient, lastLink } from './helpers.js'
 
@@ -199,7 +200,7 @@ describe('normalising the address (reference §5.2 step 1)', () => {
 
 describe('following the link', () => {
   it('shows a confirmation page on GET that changes nothing, and signs in on its POST', async () => {
-    const signIn = vi.fn(() => true)
+    const signIn = vi.fn((_params: SignInCallbackParams) => true)
     const { config, outbox, store } = emailConfig({ overrides: { callbacks: { signIn } } })
     const client = new EmailClient(config)
     await client.requestLink('alice@example.com', { callbackUrl: '/dashboard' })
@@ -303,7 +304,7 @@ describe('following the link', () => {
       logger: { error: () => {}, warn: () => {}, debug: () => {} },
     }
     const jar = new CookieJar()
-    const csrf = await AuthJs(authRequest({ path: '/auth/csrf', cookies: jar }), authjsConfig as never)
+    const csrf = await AuthJs(authRequest({ path: '/auth/csrf', cookies: jar }), authjsConfig as never) as Response
     jar.store(csrf)
     const { csrfToken } = (await csrf.json()) as { csrfToken: string }
     await AuthJs(
