@@ -288,6 +288,15 @@ export interface AuthConfig {
   logger?: Partial<LoggerInstance>
   pages?: Partial<PagesOptions>
   redirectProxyUrl?: string
+  /**
+   * The origins a redirect proxy may forward a provider's callback to (the deployments sharing
+   * the proxy), e.g. `['https://app.example.com', 'https://app-*.preview.example.com']`: a `*`
+   * stands for part of the leftmost host label only. Default from `AUTH_REDIRECT_PROXY_ORIGINS`
+   * (comma-separated). A sign-in behind a proxy starts only on one of these origins (or the
+   * proxy's own), and the proxy forwards only to them: the origin sealed in `state` never comes
+   * from request headers alone.
+   */
+  redirectProxyOrigins?: string[]
   session?: {
     strategy?: 'jwt' | 'database'
     /** Seconds of idleness after which a session expires. Default 30 days. */

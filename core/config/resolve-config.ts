@@ -34,6 +34,7 @@ import type {
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
+import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -81,6 +82,11 @@ export interface ResolvedConfig {
   readonly cookies: { readonly plain: CookiesOptions; readonly secure: CookiesOptions }
   readonly useSecureCookies?: boolean
   readonly redirectProxyUrl?: string
+  /**
+   * Origins a redirect proxy may send a callback to (`redirectProxyOrigins`, or
+   * `AUTH_REDIRECT_PROXY_ORIGINS`); the proxy's own origin is always allowed.
+   */
+  readonly redirectProxyOrigins: readonly OriginPattern[]
   readonly adapter?: Adapter
   readonly experimental: { readonly enableWebAuthn: boolean }
   readonly logger: Logger
@@ -277,6 +283,9 @@ function resolve(source: AuthConfig): ResolvedConfig {
     }),
     useSecureCookies: validated.useSecureCookies,
     redirectProxyUrl: validated.redirectProxyUrl,
+    redirectProxyOrigins: Object.freeze(
+      (validated.redirectProxyOrigins ?? []).map((entry) => compileOriginPattern(entry) as OriginPattern),
+    ),
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
