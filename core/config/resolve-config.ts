@@ -165,6 +165,12 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
   })
 }
 
+/**
+ * A `ConfigError` for a failed validation that carries no received value. superstruct's
+ * `StructError` embeds the value in its message and keeps it in `value` and `branch`: for
+ * `secret` (or a client secret, a private key, a token misplaced in the config) that would print
+ * the secret into the server log. The cause is a value-free copy whose message is the main one.
+ */
 function toConfigError(error: StructError): Error {
   if (error.path[0] === 'secret' && error.value === undefined) {
     return new MissingSecret('Please define a `secret`')
@@ -178,13 +184,20 @@ function toConfigError(error: StructError): Error {
       : failure.refinement
         ? `config.${path}: ${failure.message}`
         : `config.${path}: expected ${failure.type}, received ${describe(failure.value)}`
-  return new ConfigError(message, failure.path, { cause: error })
+  const cause = Object.assign(new Error(message), {
+    name: 'StructError',
+    path: [...failure.path],
+    type: failure.type,
+    ...(failure.refinement ? { refinement: failure.refinement } : {}),
+  })
+  return new ConfigError(message, failure.path, { cause })
 }
 
+/** What was received, by kind only: the value itself may be a secret. */
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 function checkProviders(providers: readonly ResolvedProvider[]): void {
