@@ -241,12 +241,14 @@ describe('debug output of adapter calls (item 6)', () => {
     const logger = spyLogger()
     const adapter = instrumentAdapter(MemoryAdapter(createMemoryStore()), logger)
     const values = ['access-token-value', 'refresh-token-value', 'id-token-value', 'verification-token-value', 'updated-session-token']
+    await adapter.createUser!({ id: 'u', email: 'alice@example.com', emailVerified: null })
     await adapter.linkAccount!({
       userId: 'u', type: 'oidc', provider: 'op', providerAccountId: 'a',
       access_token: values[0], refresh_token: values[1], id_token: values[2],
     } as never)
     await adapter.createVerificationToken!({ identifier: 'alice@example.com', token: values[3]!, expires: new Date() })
     await adapter.useVerificationToken!({ identifier: 'alice@example.com', token: values[3]! })
+    await adapter.createSession!({ sessionToken: values[4]!, userId: 'u', expires: new Date(Date.now() + 60_000) })
     await adapter.updateSession!({ sessionToken: values[4]! })
     const debug = JSON.stringify(logger.debug.mock.calls)
     for (const value of values) expect(debug).not.toContain(value)
