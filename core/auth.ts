@@ -15,7 +15,7 @@ import {
   RequestError,
   UntrustedHost,
 } from './errors.js'
-import { dispatch, errorRedirectUrl, routeFor } from './http/dispatch.js'
+import { dispatch, encodeLocation, errorRedirectUrl, routeFor } from './http/dispatch.js'
 import { parseRequest, type ParsedRequest } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
@@ -39,7 +39,7 @@ export function toResponse(internal: ResponseInternal): Response {
   else if (contentType === 'application/x-www-form-urlencoded') {
     body = new URLSearchParams(internal.body as Record<string, string>).toString()
   }
-  if (internal.redirect) headers.set('Location', internal.redirect)
+  if (internal.redirect) headers.set('Location', encodeLocation(internal.redirect))
   return new Response(body ?? null, {
     headers,
     status: internal.redirect ? 302 : (internal.status ?? 200),
@@ -47,7 +47,7 @@ export function toResponse(internal: ResponseInternal): Response {
 }
 
 function redirect(url: string): Response {
-  return new Response(null, { status: 302, headers: { Location: url } })
+  return new Response(null, { status: 302, headers: { Location: encodeLocation(url) } })
 }
 
 function fallbackBasePath(config: AuthConfig): string {
@@ -167,7 +167,7 @@ export function createHandler(table: readonly Route[]): AuthHandler {
       )
       if (resolved.raw) {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-        return internal
+        return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
       }
       const response = toResponse(internal)
       const location = response.headers.get('Location')

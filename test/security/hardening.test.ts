@@ -10,6 +10,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { resolveConfig } from '../../core/config/resolve-config.js'
 import { MAX_SESSION_CHUNKS } from '../../core/cookies.js'
+import { encodeLocation } from '../../core/http/dispatch.js'
 import { parseRequest } from '../../core/http/request.js'
 import { Auth } from '../../core/index.js'
 import { createLogger } from '../../core/logger.js'
@@ -290,6 +291,13 @@ describe('a callbackUrl with characters outside Latin-1 (item 7)', () => {
     const response = await client.send({ path: '/signin', query: { callbackUrl: '/x\ud800' } })
     expect(response.status).toBe(302)
     expect(response.headers.get('location')).toMatch(/^\/anmelden\/%C3%BC\?callbackUrl=/)
+  })
+
+  it('encodes hosts as punycode, and control characters so they cannot split the header', () => {
+    expect(encodeLocation('https://bücher.example/ü?x=ü#ü')).toBe('https://xn--bcher-kva.example/%C3%BC?x=%C3%BC#%C3%BC')
+    expect(encodeLocation('/a\r\nSet-Cookie: x=1')).not.toMatch(/[\r\n ]/)
+    expect(encodeLocation('relative/日本')).toBe('relative/%E6%97%A5%E6%9C%AC')
+    expect(() => new Headers({ Location: encodeLocation('https://a.test/\ud800\u0000') })).not.toThrow()
   })
 
   it('leaves an already encoded URL as it is', async () => {
