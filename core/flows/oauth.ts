@@ -31,8 +31,8 @@ import {
   authorizationServer,
   clientAuthentication,
   clientOf,
-  jwksCacheOf,
   requestOptions,
+  verifyIdTokenSignature,
 } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
@@ -318,12 +318,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
         })
         // oauth4webapi checks the ID token's claims and algorithm; we also verify its signature
         // against the provider's keys, so a token is never trusted on transport security alone.
-        if (tokens.id_token && as.jwks_uri) {
-          await oauth.validateApplicationLevelSignature(as, response, {
-            ...requestOptions(provider, as.jwks_uri),
-            [oauth.jwksCache]: jwksCacheOf(provider),
-          })
-        }
+        if (tokens.id_token && as.jwks_uri) await verifyIdTokenSignature(provider, as, response)
         const set: TokenSet = { ...tokens }
         if (typeof tokens.expires_in === 'number') set.expires_at = ctx.at + tokens.expires_in
         return { type: 'exchangeCode.done', output: { tokens: set }, at: ctx.at }
