@@ -22,7 +22,7 @@ import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
-import { INSPECTOR_PATH, inspectorEnabled, respondInspector } from './inspector/index.js'
+import { INSPECTOR_PATH, respondInspector } from './inspector/index.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -132,12 +132,8 @@ export function createHandler(table: readonly Route[]): AuthHandler {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
     if (resolution.ok && resolution.config.inspector && isInspectorRequest(request, resolution.config)) {
-      if (!inspectorEnabled(resolution.config)) {
-        // Flow charts and traces describe the deployment: never served in production.
-        logger.warn('inspector-refused-in-production')
-        return new Response(null, { status: 404 })
-      }
-      return respondInspector(resolution.config)
+      // Flow charts and traces describe the deployment and its users: development and loopback only.
+      return respondInspector(resolution.config, request)
     }
     let parsed: ParsedRequest
     try {

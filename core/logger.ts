@@ -14,6 +14,8 @@ export type WarningCode =
   | 'env-url-basepath-mismatch'
   | 'experimental-webauthn'
   | 'inspector-refused-in-production'
+  | 'inspector-refused-outside-development'
+  | 'inspector-refused-remote-client'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

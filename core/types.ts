@@ -318,8 +318,10 @@ export interface AuthConfig {
   inspect?: (trace: FlowTrace) => void
   /**
    * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
-   * transitions recent requests took, and the last `traces` traces; default 50). Refused (404) when
-   * `NODE_ENV` is `production`.
+   * transitions recent requests took, and the last `traces` traces; default 50). Served only when
+   * `NODE_ENV` is `development` or `test`, and only to loopback clients unless `clients` is
+   * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
+   * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
-  inspector?: boolean | { traces?: number }
+  inspector?: boolean | { traces?: number; clients?: 'loopback' | 'any' }
 }

@@ -92,7 +92,7 @@ export interface ResolvedConfig {
   readonly logger: Logger
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
-  readonly inspector?: { readonly traces: number }
+  readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
@@ -304,7 +304,12 @@ function resolve(source: AuthConfig): ResolvedConfig {
     logger,
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
-      ? { inspector: Object.freeze({ traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50 }) }
+      ? {
+          inspector: Object.freeze({
+            traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50,
+            clients: (validated.inspector === true ? undefined : validated.inspector.clients) ?? 'loopback',
+          }),
+        }
       : {}),
   } satisfies ResolvedConfig)
 }

@@ -167,7 +167,12 @@ export const AuthConfigStruct = object({
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
   inspect: optional(func()),
-  inspector: optional(union([boolean(), object({ traces: optional(size(integer(), 1, 1000)) })])),
+  inspector: optional(
+    union([
+      boolean(),
+      object({ traces: optional(size(integer(), 1, 1000)), clients: optional(enums(['loopback', 'any'])) }),
+    ]),
+  ),
 })
 
 /** The configuration after defaults were applied. */

@@ -17,6 +17,29 @@ export const MAX_COOKIE_HEADER_BYTES = 64 * 1024
 /** Largest accepted URL. */
 export const MAX_URL_LENGTH = 8 * 1024
 
+const clientAddresses = new WeakMap<Request, string>()
+
+/**
+ * Tells the handler which address sent `request`: a web `Request` carries none. Integrations call
+ * it with the socket's peer address, or the address their trusted proxy reports (Fastify's
+ * `request.ip`). Only code holding the `Request` object can set it; no header can.
+ *
+ * @returns `request` itself.
+ * @example
+ * ```ts
+ * const response = await Auth(setClientAddress(webRequest, socket.remoteAddress), config)
+ * ```
+ */
+export function setClientAddress(request: Request, address: string): Request {
+  clientAddresses.set(request, address)
+  return request
+}
+
+/** The client address an integration gave for `request` (see {@link setClientAddress}). */
+export function clientAddressOf(request: Request): string | undefined {
+  return clientAddresses.get(request)
+}
+
 /** A request after parsing. */
 export interface ParsedRequest {
   readonly url: URL
