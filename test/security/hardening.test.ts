@@ -47,6 +47,15 @@ function everythingIn(error: unknown): string {
   ].join('\n')
 }
 
+/** Console output of the default logger, one entry per printed line. */
+function captureConsole(): { lines: () => string[] } {
+  const printed: string[] = []
+  for (const method of ['error', 'warn', 'log'] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')))
+  }
+  return { lines: () => printed.flatMap((entry) => entry.split('\n')) }
+}
+
 describe('config validation errors (item 3)', () => {
   const SHORT = 'short-secret-value-0123456789ab' // 31 characters
   const CLIENT_SECRET = 'client-secret-value-that-must-not-leak'
@@ -81,15 +90,13 @@ describe('config validation errors (item 3)', () => {
   })
 
   it('never prints a secret through the default logger, on any route', async () => {
-    const printed: string[] = []
-    for (const method of ['error', 'warn', 'log'] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')))
-    }
+    const console = captureConsole()
     const config = { secret: [SECRET, SHORT], trustHost: true, providers: [credentialsProvider()] } as unknown as AuthConfig
     await Auth(authRequest({ path: '/auth/session' }), config)
     await Auth(authRequest({ path: '/auth/signin' }), config)
-    expect(printed.join('\n')).toMatch(/config\.secret/)
-    for (const secret of [SECRET, SHORT]) expect(printed.join('\n')).not.toContain(secret)
+    const printed = console.lines().join('\n')
+    expect(printed).toMatch(/config\.secret/)
+    for (const secret of [SECRET, SHORT]) expect(printed).not.toContain(secret)
   })
 })
 
@@ -150,15 +157,6 @@ describe('sign-out when the database session cannot be deleted (item 4)', () => 
 const FORGED_LINE = '[auth][error] AdminLogin: root signed in'
 const LINE_BREAKERS = ['\r\n', '\n', '\r', '\u2028', '\u2029', '\u0085', '\u000b', '\u000c', '\u001b[2K\r']
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/
-
-/** Console output of the default logger, one entry per printed line. */
-function captureConsole(): { lines: () => string[] } {
-  const printed: string[] = []
-  for (const method of ['error', 'warn', 'log'] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')))
-  }
-  return { lines: () => printed.flatMap((entry) => entry.split('\n')) }
-}
 
 function expectNoForgedLine(lines: string[]): void {
   expect(lines.length).toBeGreaterThan(0)
