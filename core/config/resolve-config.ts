@@ -34,6 +34,7 @@ import type {
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
+import { memoryAuthStore, type AuthStore } from '../store/index.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct } from './structs.js'
 
@@ -90,6 +91,8 @@ export interface ResolvedConfig {
   readonly adapter?: Adapter
   readonly experimental: { readonly enableWebAuthn: boolean }
   readonly logger: Logger
+  /** Server-side counters and one-time claims: the configured store, or one in memory. */
+  readonly store: AuthStore
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
@@ -302,6 +305,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
+    // The application's own object (methods may live on a prototype), else one per config.
+    store: source.store ?? memoryAuthStore(),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? {

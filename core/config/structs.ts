@@ -166,6 +166,7 @@ export const AuthConfigStruct = object({
   ),
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
+  store: optional(type({ claim: func(), increment: func(), reset: func() })),
   inspect: optional(func()),
   inspector: optional(
     union([
