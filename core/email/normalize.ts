@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { escapeControl } from '../logger.js'
 
 /**
  * Auth.js's default `normalizeIdentifier`, byte for byte: NFKC first (so a homoglyph of `@` such
@@ -37,14 +38,10 @@ export function isDeliverableAddress(address: string): boolean {
 }
 
 /**
- * A user-supplied value made safe for one log line: control characters (CR/LF above all) are
- * written as escapes, and the value is cut to `max` characters.
+ * A user-supplied value made safe for one log line: cut to `max` characters, then control
+ * characters (CR/LF above all) written as escapes by the logger's own {@link escapeControl}.
  */
 export function escapeForLog(value: unknown, max = 200): string {
   const text = typeof value === 'string' ? value : String(value)
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text
-  return cut.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+  return escapeControl(text.length > max ? `${text.slice(0, max)}…` : text)
 }

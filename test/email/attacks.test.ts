@@ -211,7 +211,7 @@ describe('control characters in the address', () => {
     expect(response.headers.get('location')).toBe(EMAIL_SIGNIN)
     expect(outbox).toHaveLength(0)
     const message = config.logger.error.mock.calls.at(-1)![0].message as string
-    expect(message).toContain('alice@example.com\\u000aBcc')
+    expect(message).toContain('alice@example.com\\nBcc')
     expect(message).not.toContain('\n')
   })
 })
