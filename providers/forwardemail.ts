@@ -4,26 +4,16 @@
  *
  * @module
  */
-import {
-  DEFAULT_FROM,
-  emailProvider,
-  postToApi,
-  renderMessage,
-  type EmailConfig,
-  type EmailUserConfig,
-  type SendVerificationRequestParams,
-} from '../core/email/provider.js'
+import { apiEmailProvider, postToApi, type EmailConfig, type EmailUserConfig } from '../core/email/provider.js'
 
 export type { EmailConfig, EmailUserConfig }
 
-/** Sends through Forward Email's outbound SMTP API. */
-async function send(params: SendVerificationRequestParams): Promise<void> {
-  const { to, from, subject, html, text } = renderMessage(params)
-  await postToApi('Forward Email', params, 'https://api.forwardemail.net/v1/emails', {
+const forwardEmail = apiEmailProvider({ id: 'forwardemail', name: 'Forward Email' }, (params, { to, from, subject, html, text }) =>
+  postToApi('Forward Email', params, 'https://api.forwardemail.net/v1/emails', {
     headers: { Authorization: `Basic ${btoa(`${params.provider.apiKey}:`)}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ from, to, subject, html, text }),
-  })
-}
+  }),
+)
 
 /**
  * Creates the Forward Email provider (id `forwardemail`).
@@ -34,15 +24,5 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
  * ```
  */
 export default function ForwardEmail(options: EmailUserConfig = {}): EmailConfig {
-  return emailProvider(
-    {
-      id: 'forwardemail',
-      type: 'email',
-      name: 'Forward Email',
-      from: DEFAULT_FROM,
-      usesApiKey: true,
-      sendVerificationRequest: send,
-    },
-    options,
-  )
+  return forwardEmail(options)
 }

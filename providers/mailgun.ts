@@ -5,15 +5,7 @@
  *
  * @module
  */
-import {
-  DEFAULT_FROM,
-  emailProvider,
-  postToApi,
-  renderMessage,
-  type EmailConfig,
-  type EmailUserConfig,
-  type SendVerificationRequestParams,
-} from '../core/email/provider.js'
+import { apiEmailProvider, postToApi, type EmailConfig, type EmailUserConfig } from '../core/email/provider.js'
 
 export type { EmailConfig, EmailUserConfig }
 
@@ -39,16 +31,11 @@ function sender(provider: EmailConfig): { from: string; domain: string | undefin
   }
 }
 
-/**
- * Sends through Mailgun's messages endpoint.
- *
- * @throws {Error} `malformed Mailgun domain` when `from` has no domain, as Auth.js does.
- */
-async function send(params: SendVerificationRequestParams): Promise<void> {
+const mailgun = apiEmailProvider({ id: 'mailgun', name: 'Mailgun' }, async (params, message) => {
   const { provider } = params
   const { from, domain } = sender(provider)
+  // As Auth.js: the sending domain is the domain of `from`.
   if (!domain) throw new Error('malformed Mailgun domain')
-  const message = renderMessage(params)
   const form = new FormData()
   form.append('from', from)
   form.append('to', message.to)
@@ -60,7 +47,7 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
     headers: { Authorization: `Basic ${btoa(`api:${provider.apiKey}`)}` },
     body: form,
   })
-}
+})
 
 /**
  * Creates the Mailgun provider (id `mailgun`).
@@ -71,8 +58,5 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
  * ```
  */
 export default function MailGun(options: MailgunUserConfig = {}): EmailConfig {
-  return emailProvider(
-    { id: 'mailgun', type: 'email', name: 'Mailgun', from: DEFAULT_FROM, usesApiKey: true, sendVerificationRequest: send },
-    options,
-  )
+  return mailgun(options)
 }

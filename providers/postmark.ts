@@ -5,32 +5,20 @@
  *
  * @module
  */
-import {
-  DEFAULT_FROM,
-  emailProvider,
-  postToApi,
-  renderMessage,
-  type EmailConfig,
-  type EmailUserConfig,
-  type SendVerificationRequestParams,
-} from '../core/email/provider.js'
+import { apiEmailProvider, postToApi, type EmailConfig, type EmailUserConfig } from '../core/email/provider.js'
 
 export type { EmailConfig, EmailUserConfig }
 
-/**
- * Sends through Postmark's single-email endpoint.
- *
- * @throws {TypeError} when no server token is configured, as Auth.js does.
- */
-async function send(params: SendVerificationRequestParams): Promise<void> {
+const postmark = apiEmailProvider({ id: 'postmark', name: 'Postmark' }, async (params, message) => {
   const { apiKey } = params.provider
+  // As Auth.js: no request at all without a server token.
   if (!apiKey) throw new TypeError('Missing Postmark API Key')
-  const { to, from, subject, html, text } = renderMessage(params)
+  const { to, from, subject, html, text } = message
   await postToApi('Postmark', params, 'https://api.postmarkapp.com/email', {
     headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Postmark-Server-Token': apiKey },
     body: JSON.stringify({ From: from, To: to, Subject: subject, TextBody: text, HtmlBody: html, MessageStream: 'outbound' }),
   })
-}
+})
 
 /**
  * Creates the Postmark provider (id `postmark`).
@@ -41,8 +29,5 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
  * ```
  */
 export default function Postmark(options: EmailUserConfig = {}): EmailConfig {
-  return emailProvider(
-    { id: 'postmark', type: 'email', name: 'Postmark', from: DEFAULT_FROM, usesApiKey: true, sendVerificationRequest: send },
-    options,
-  )
+  return postmark(options)
 }

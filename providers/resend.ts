@@ -4,26 +4,16 @@
  *
  * @module
  */
-import {
-  DEFAULT_FROM,
-  emailProvider,
-  postToApi,
-  renderMessage,
-  type EmailConfig,
-  type EmailUserConfig,
-  type SendVerificationRequestParams,
-} from '../core/email/provider.js'
+import { apiEmailProvider, postToApi, type EmailConfig, type EmailUserConfig } from '../core/email/provider.js'
 
 export type { EmailConfig, EmailUserConfig }
 
-/** Sends through Resend's Send Email endpoint. */
-async function send(params: SendVerificationRequestParams): Promise<void> {
-  const { to, from, subject, html, text } = renderMessage(params)
-  await postToApi('Resend', params, 'https://api.resend.com/emails', {
+const resend = apiEmailProvider({ id: 'resend', name: 'Resend' }, (params, { to, from, subject, html, text }) =>
+  postToApi('Resend', params, 'https://api.resend.com/emails', {
     headers: { Authorization: `Bearer ${params.provider.apiKey}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ from, to, subject, html, text }),
-  })
-}
+  }),
+)
 
 /**
  * Creates the Resend provider (id `resend`).
@@ -34,8 +24,5 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
  * ```
  */
 export default function Resend(options: EmailUserConfig = {}): EmailConfig {
-  return emailProvider(
-    { id: 'resend', type: 'email', name: 'Resend', from: DEFAULT_FROM, usesApiKey: true, sendVerificationRequest: send },
-    options,
-  )
+  return resend(options)
 }

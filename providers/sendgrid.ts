@@ -4,22 +4,12 @@
  *
  * @module
  */
-import {
-  DEFAULT_FROM,
-  emailProvider,
-  postToApi,
-  renderMessage,
-  type EmailConfig,
-  type EmailUserConfig,
-  type SendVerificationRequestParams,
-} from '../core/email/provider.js'
+import { apiEmailProvider, postToApi, type EmailConfig, type EmailUserConfig } from '../core/email/provider.js'
 
 export type { EmailConfig, EmailUserConfig }
 
-/** Sends through SendGrid's v3 Mail Send endpoint. */
-async function send(params: SendVerificationRequestParams): Promise<void> {
-  const { to, from, subject, html, text } = renderMessage(params)
-  await postToApi('Sendgrid', params, 'https://api.sendgrid.com/v3/mail/send', {
+const sendgrid = apiEmailProvider({ id: 'sendgrid', name: 'SendGrid' }, (params, { to, from, subject, html, text }) =>
+  postToApi('Sendgrid', params, 'https://api.sendgrid.com/v3/mail/send', {
     headers: { Authorization: `Bearer ${params.provider.apiKey}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
       personalizations: [{ to: [{ email: to }] }],
@@ -30,8 +20,8 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
         { type: 'text/html', value: html },
       ],
     }),
-  })
-}
+  }),
+)
 
 /**
  * Creates the SendGrid provider (id `sendgrid`).
@@ -42,8 +32,5 @@ async function send(params: SendVerificationRequestParams): Promise<void> {
  * ```
  */
 export default function SendGrid(options: EmailUserConfig = {}): EmailConfig {
-  return emailProvider(
-    { id: 'sendgrid', type: 'email', name: 'SendGrid', from: DEFAULT_FROM, usesApiKey: true, sendVerificationRequest: send },
-    options,
-  )
+  return sendgrid(options)
 }

@@ -270,3 +270,19 @@ export function renderMessage(params: SendVerificationRequestParams): RenderedMe
     text: text({ url, host, ...withCode }),
   }
 }
+
+/** Sends a rendered message through one HTTP API (a provider file's only code). */
+export type ApiSend = (params: SendVerificationRequestParams, message: RenderedMessage) => Promise<void>
+
+/**
+ * The factory of an HTTP-API provider: Auth.js's defaults (`from`), the API key from the options or
+ * `AUTH_<ID>_KEY`, and `send` given the default message.
+ */
+export function apiEmailProvider(
+  defaults: { id: string; name: string },
+  send: ApiSend,
+): (options?: EmailUserConfig) => EmailConfig {
+  const sendVerificationRequest = (params: SendVerificationRequestParams) => send(params, renderMessage(params))
+  return (options = {}) =>
+    emailProvider({ ...defaults, type: 'email', from: DEFAULT_FROM, usesApiKey: true, sendVerificationRequest }, options)
+}
