@@ -96,6 +96,26 @@ export function clientOf(provider: ResolvedOAuthProvider): oauth.Client {
   return { ...provider.client, client_id: provider.clientId }
 }
 
+/** `application/x-www-form-urlencoded` as Auth.js writes it: `encodeURIComponent`, then `+` for spaces. */
+function formUrlEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+')
+}
+
+/**
+ * `client_secret_basic` with exactly `@auth/core`'s Authorization header. oauth4webapi's
+ * `ClientSecretBasic` also percent-encodes `-_.!~*'()` (RFC 6749 §2.3.1 to the letter); some
+ * providers do not decode them and refuse `client%2Did`, so applications moving from Auth.js would
+ * see sign-ins break.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1
+ */
+export function authjsClientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    const credentials = `${formUrlEncode(client.client_id)}:${formUrlEncode(clientSecret)}`
+    headers.set('authorization', `Basic ${btoa(credentials)}`)
+  }
+}
+
 /**
  * The client authentication of the provider's `token_endpoint_auth_method`.
  *
@@ -111,7 +131,7 @@ export function clientAuthentication(
   }
   switch (provider.client.token_endpoint_auth_method) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(secret())
+      return authjsClientSecretBasic(secret())
     case 'client_secret_post':
       return oauth.ClientSecretPost(secret())
     case 'client_secret_jwt':
