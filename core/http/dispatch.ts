@@ -197,11 +197,15 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   let from: AnyMachineSnapshot | undefined
   if (binding.resumes) {
-    const sealed = request.cookies[cookieName]
-    if (!sealed) {
-      throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+    try {
+      const sealed = request.cookies[cookieName]
+      if (!sealed) {
+        throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+      }
+      from = await openEnvelope(flow as never, sealed, sealing)
+    } catch (error) {
+      throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
-    from = await openEnvelope(flow as never, sealed, sealing)
   }
   const run = await advance(flow, ctx, event, {
     ...(from ? { from } : {}),
