@@ -42,15 +42,36 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   /** Issuer identifier; endpoints come from its discovery document when not given. */
   issuer?: string
   authorization?: EndpointConfig
-  token?: EndpointConfig & { conform?: (response: Response) => Awaitable<Response | undefined> }
+  token?: EndpointConfig & {
+    /** Rewrites a provider's non-conforming token response before it is checked. */
+    conform?: (response: Response) => Awaitable<Response | undefined>
+    /** Ours: extra form fields of every token request (TikTok's `client_key`). */
+    additionalParameters?: Record<string, string>
+  }
   userinfo?:
     | string
     | {
         url?: string
         params?: Record<string, unknown>
         /** Fetches the profile itself, for providers without a standard userinfo endpoint. */
-        request?: (context: { tokens: TokenSet; provider: ResolvedOAuthProvider }) => Awaitable<unknown>
+        request?: (context: UserinfoContext) => Awaitable<unknown>
       }
+  /**
+   * Ours: rewrites the discovery document before it is checked against `issuer`, for providers
+   * whose document names an issuer template (Microsoft Entra ID's `{tenantid}`).
+   */
+  conformDiscovery?: (metadata: Record<string, unknown>) => Record<string, unknown>
+  /**
+   * Ours: the issuer the ID token must name, when it depends on who signed in (a multi-tenant
+   * issuer: Entra ID's `common` endpoint answers with the user's tenant). Its signature is still
+   * checked against the discovered keys.
+   */
+  idTokenIssuer?: (claims: Readonly<Record<string, unknown>>, discoveredIssuer: string) => string
+  /**
+   * Ours: profile fields the provider sends in the callback request itself, merged over the ID
+   * token claims (Apple posts the user's name once, on first consent, as JSON in `user`).
+   */
+  callbackProfile?: (params: Readonly<Record<string, string>>) => Record<string, unknown> | undefined
   clientId?: string
   clientSecret?: string
   /** Client metadata: `token_endpoint_auth_method`, `id_token_signed_response_alg`, … */
@@ -78,6 +99,12 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   options?: Record<string, unknown>
 }
 
+/** What a provider's own userinfo request receives. */
+export interface UserinfoContext {
+  tokens: TokenSet
+  provider: ResolvedOAuthProvider
+}
+
 /** A provider after normalisation. */
 export interface ResolvedOAuthProvider {
   readonly id: string
@@ -89,11 +116,13 @@ export interface ResolvedOAuthProvider {
   readonly authorizationParams: Readonly<Record<string, string>>
   readonly token?: string
   readonly conformToken?: (response: Response) => Awaitable<Response | undefined>
+  /** `token.additionalParameters`: extra fields of every token request body. */
+  readonly tokenParameters?: Readonly<Record<string, string>>
   readonly userinfo?: string
-  readonly userinfoRequest?: (context: {
-    tokens: TokenSet
-    provider: ResolvedOAuthProvider
-  }) => Awaitable<unknown>
+  readonly userinfoRequest?: (context: UserinfoContext) => Awaitable<unknown>
+  readonly conformDiscovery?: OAuthConfig['conformDiscovery']
+  readonly idTokenIssuer?: OAuthConfig['idTokenIssuer']
+  readonly callbackProfile?: OAuthConfig['callbackProfile']
   readonly clientId: string
   readonly clientSecret?: string
   readonly client: { token_endpoint_auth_method: ClientAuthMethod; [key: string]: unknown }
@@ -209,8 +238,14 @@ export function resolveOAuthProvider(
     authorizationParams,
     ...(token ? { token: token.href } : {}),
     ...(typeof config.token === 'object' && config.token.conform ? { conformToken: config.token.conform } : {}),
+    ...(typeof config.token === 'object' && config.token.additionalParameters
+      ? { tokenParameters: Object.freeze({ ...config.token.additionalParameters }) }
+      : {}),
     ...(userinfo ? { userinfo: userinfo.href } : {}),
     ...(userinfoConfig?.request ? { userinfoRequest: userinfoConfig.request } : {}),
+    ...(config.conformDiscovery ? { conformDiscovery: config.conformDiscovery } : {}),
+    ...(config.idTokenIssuer ? { idTokenIssuer: config.idTokenIssuer } : {}),
+    ...(config.callbackProfile ? { callbackProfile: config.callbackProfile } : {}),
     clientId: config.clientId ?? '',
     ...(config.clientSecret !== undefined ? { clientSecret: config.clientSecret } : {}),
     client: {
