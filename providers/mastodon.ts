@@ -17,20 +17,18 @@ export const MastodonProfile = type({
 })
 export type MastodonProfile = Infer<typeof MastodonProfile> & Record<string, unknown>
 
-/** Creates the Mastodon provider; without an `issuer` the configuration reports it missing. */
+/**
+ * Creates the Mastodon provider. Its endpoints are paths under the instance's `issuer`, which may
+ * also come later, from `AUTH_MASTODON_ISSUER`; without one the configuration reports it missing.
+ */
 export default function Mastodon(options: OAuthUserConfig<MastodonProfile> = {}): OAuthConfig<MastodonProfile> {
-  const { issuer } = options
   return {
     id: 'mastodon',
     name: 'Mastodon',
     type: 'oauth',
-    ...(issuer
-      ? {
-          authorization: `${issuer}/oauth/authorize?scope=read`,
-          token: `${issuer}/oauth/token`,
-          userinfo: `${issuer}/api/v1/accounts/verify_credentials`,
-        }
-      : {}),
+    authorization: 'oauth/authorize?scope=read',
+    token: 'oauth/token',
+    userinfo: 'api/v1/accounts/verify_credentials',
     profileSchema: MastodonProfile,
     profile: (profile) => ({
       id: profile.id,

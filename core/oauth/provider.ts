@@ -151,11 +151,23 @@ function endpointParams(endpoint: EndpointConfig | undefined): Record<string, st
   return params
 }
 
-function endpointUrl(endpoint: EndpointConfig | undefined): URL | undefined {
+/** Whether `url` names a scheme (`https:`), rather than a path under the issuer. */
+const isAbsolute = (url: string) => /^[a-z][a-z0-9+.-]*:/i.test(url)
+
+/**
+ * An endpoint as a URL. A relative one (`oauth/token`) is a path under the issuer, so a preset for
+ * a provider with many instances (Mastodon) works with the issuer from `AUTH_<ID>_ISSUER`.
+ *
+ * @throws {InvalidEndpoints} for a relative endpoint without an issuer.
+ */
+function endpointUrl(endpoint: EndpointConfig | undefined, config: { id: string; issuer?: string }): URL | undefined {
   if (endpoint === undefined) return undefined
   const url = typeof endpoint === 'string' ? endpoint : endpoint.url
   if (url === undefined) return undefined
-  const parsed = new URL(url)
+  if (!isAbsolute(url) && !config.issuer) {
+    throw new InvalidEndpoints(`Provider "${config.id}" has the relative endpoint "${url}" but no \`issuer\` to resolve it against`)
+  }
+  const parsed = new URL(isAbsolute(url) ? url : `${config.issuer!.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`)
   if (typeof endpoint !== 'string') {
     for (const [key, value] of Object.entries(endpoint.params ?? {})) {
       if (value === undefined) continue
@@ -203,10 +215,13 @@ export function resolveOAuthProvider(
   config: OAuthConfig<Record<string, unknown>>,
   redirectProxyUrl: string | undefined,
 ): ResolvedOAuthProvider {
-  const authorization = endpointUrl(config.authorization)
-  const token = endpointUrl(config.token)
+  const authorization = endpointUrl(config.authorization, config)
+  const token = endpointUrl(config.token, config)
   const userinfoConfig = typeof config.userinfo === 'string' ? { url: config.userinfo } : config.userinfo
-  const userinfo = endpointUrl(userinfoConfig?.url ? { url: userinfoConfig.url, params: userinfoConfig.params ?? {} } : undefined)
+  const userinfo = endpointUrl(
+    userinfoConfig?.url ? { url: userinfoConfig.url, params: userinfoConfig.params ?? {} } : undefined,
+    config,
+  )
   if (!config.issuer) {
     const missing = !authorization
       ? 'authorization'
