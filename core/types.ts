@@ -10,8 +10,9 @@ import type { LoggerInstance } from './logger.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
 import type { OAuthConfig } from './oauth/provider.js'
+import type { AuthStore } from './store/index.js'
 
-export type { Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
+export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -299,6 +300,12 @@ export interface AuthConfig {
   skipCSRFCheck?: typeof skipCSRFCheck
   raw?: typeof raw
   theme?: Theme
+  /**
+   * Where counters and one-time claims live (attempt limits, single-use values): on the server,
+   * never only in a cookie. Default: this process's memory; give a shared store to run several
+   * instances.
+   */
+  store?: AuthStore
   /** Trust the request's host (and, in integrations, forwarded headers). */
   trustHost?: boolean
   useSecureCookies?: boolean

@@ -34,6 +34,7 @@ import type {
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
+import { memoryAuthStore, type AuthStore } from '../store/index.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -84,6 +85,8 @@ export interface ResolvedConfig {
   readonly adapter?: Adapter
   readonly experimental: { readonly enableWebAuthn: boolean }
   readonly logger: Logger
+  /** Server-side counters and one-time claims: the configured store, or one in memory. */
+  readonly store: AuthStore
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number }
@@ -285,6 +288,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
+    // The application's own object (methods may live on a prototype), else one per config.
+    store: source.store ?? memoryAuthStore(),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? { inspector: Object.freeze({ traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50 }) }

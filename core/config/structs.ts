@@ -159,6 +159,7 @@ export const AuthConfigStruct = object({
   ),
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
+  store: optional(type({ claim: func(), increment: func(), reset: func() })),
   inspect: optional(func()),
   inspector: optional(union([boolean(), object({ traces: optional(size(integer(), 1, 1000)) })])),
 })

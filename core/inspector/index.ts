@@ -11,7 +11,12 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../../machines/index.js'
+import {
+  credentialsSignInMachine,
+  oauthSignInMachine,
+  sessionMachine,
+  signInCompletionMachine,
+} from '../../machines/index.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
@@ -78,6 +83,7 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+    ...(types.size > 0 ? [signInCompletionMachine] : []),
   ]
 }
 

@@ -63,8 +63,11 @@ export type AdapterMethod = keyof Adapter
 export const REQUIRED_METHODS = {
   /** Reading, extending, updating and ending database sessions. */
   databaseSessions: ['getSessionAndUser', 'updateSession', 'deleteSession'],
-  /** Credentials sign-in that creates a database session (and the user row it points to). */
-  credentialsDatabaseSessions: ['getUser', 'getUserByEmail', 'createUser', 'createSession'],
+  /**
+   * Credentials sign-in that creates a database session: the user is found through the credentials
+   * account (`getUserByAccount`), created and linked on a first sign-in.
+   */
+  credentialsDatabaseSessions: ['getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount', 'createSession'],
 } as const satisfies Record<string, readonly AdapterMethod[]>
 
 /** The methods of `required` that `adapter` lacks. */
