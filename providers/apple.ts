@@ -9,7 +9,7 @@
 import { assign, nullable, optional, string, type } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { OidcClaims, oidcPreset } from './oidc.js'
 
 /** The `user` field Apple posts on first consent. */
 export const AppleNonConformUser = type({
@@ -36,27 +36,28 @@ function firstConsentUser(params: Readonly<Record<string, string>>): Record<stri
 
 /** Creates the Apple provider. */
 export default function Apple(options: OAuthUserConfig<AppleProfile> = {}): OAuthConfig<AppleProfile> {
-  return {
-    id: 'apple',
-    name: 'Apple',
-    type: 'oidc',
-    issuer: 'https://appleid.apple.com',
-    authorization: { params: { scope: 'name email', response_mode: 'form_post' } },
-    callbackProfile: firstConsentUser,
-    profileSchema: AppleProfile,
-    profile: (profile) => {
-      const name = profile.user?.name
-      return {
-        id: profile.sub,
-        // Auth.js writes "First undefined" when a part is missing; the parts present are joined.
-        name: name ? [name.firstName, name.lastName].filter(Boolean).join(' ') : profile.email,
-        email: profile.email,
-        image: null,
-      }
+  return oidcPreset(
+    {
+      id: 'apple',
+      name: 'Apple',
+      issuer: 'https://appleid.apple.com',
+      authorization: { params: { scope: 'name email', response_mode: 'form_post' } },
+      callbackProfile: firstConsentUser,
+      profileSchema: AppleProfile,
+      profile: (profile) => {
+        const name = profile.user?.name
+        return {
+          id: profile.sub,
+          // Auth.js writes "First undefined" when a part is missing; the parts present are joined.
+          name: name ? [name.firstName, name.lastName].filter(Boolean).join(' ') : profile.email,
+          email: profile.email,
+          image: null,
+        }
+      },
+      client: { token_endpoint_auth_method: 'client_secret_post' },
+      checks: ['nonce', 'state'],
+      style: { text: '#fff', bg: '#000' },
     },
-    client: { token_endpoint_auth_method: 'client_secret_post' },
-    checks: ['nonce', 'state'],
-    style: { text: '#fff', bg: '#000' },
     options,
-  } as OAuthConfig<AppleProfile>
+  )
 }

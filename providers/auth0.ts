@@ -6,19 +6,19 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of an Auth0 user (the standard ones are checked; the rest pass through). */
 export type Auth0Profile = OidcClaims
 
 /** Creates the Auth0 provider. */
 export default function Auth0(options: OAuthUserConfig<Auth0Profile> = {}): OAuthConfig<Auth0Profile> {
-  return {
-    id: 'auth0',
-    name: 'Auth0',
-    type: 'oidc',
-    profileSchema: OidcClaims,
-    style: { text: '#fff', bg: '#EB5424' },
+  return oidcPreset(
+    {
+      id: 'auth0',
+      name: 'Auth0',
+      style: { text: '#fff', bg: '#EB5424' },
+    },
     options,
-  } as OAuthConfig<Auth0Profile>
+  )
 }

@@ -6,18 +6,18 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of an authentik user (`groups` and the others pass through). */
 export type AuthentikProfile = OidcClaims
 
 /** Creates the authentik provider. */
 export default function Authentik(options: OAuthUserConfig<AuthentikProfile> = {}): OAuthConfig<AuthentikProfile> {
-  return {
-    id: 'authentik',
-    name: 'Authentik',
-    type: 'oidc',
-    profileSchema: OidcClaims,
+  return oidcPreset(
+    {
+      id: 'authentik',
+      name: 'Authentik',
+    },
     options,
-  } as OAuthConfig<AuthentikProfile>
+  )
 }

@@ -8,7 +8,7 @@
 import { array, assign, optional, string, type } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { OidcClaims, oidcPreset } from './oidc.js'
 
 /** The ID token claims the mapping reads. */
 export const AzureADB2CProfile = assign(OidcClaims, type({ emails: optional(array(string())) }))
@@ -16,18 +16,19 @@ export type AzureADB2CProfile = OidcClaims & { emails?: string[] }
 
 /** Creates the Azure AD B2C provider. */
 export default function AzureADB2C(options: OAuthUserConfig<AzureADB2CProfile> = {}): OAuthConfig<AzureADB2CProfile> {
-  return {
-    id: 'azure-ad-b2c',
-    name: 'Azure AD B2C',
-    type: 'oidc',
-    profileSchema: AzureADB2CProfile,
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username,
-      email: profile.emails?.[0],
-      image: null,
-    }),
-    style: { text: '#fff', bg: '#0072c6' },
+  return oidcPreset(
+    {
+      id: 'azure-ad-b2c',
+      name: 'Azure AD B2C',
+      profileSchema: AzureADB2CProfile,
+      profile: (profile) => ({
+        id: profile.sub,
+        name: profile.name ?? profile.preferred_username,
+        email: profile.emails?.[0],
+        image: null,
+      }),
+      style: { text: '#fff', bg: '#0072c6' },
+    },
     options,
-  } as OAuthConfig<AzureADB2CProfile>
+  )
 }

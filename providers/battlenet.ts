@@ -8,7 +8,7 @@
 import { assign, string, type } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { OidcClaims, oidcPreset } from './oidc.js'
 
 /** The issuers Battle.net serves. */
 export type BattleNetIssuer =
@@ -25,13 +25,14 @@ export type BattleNetProfile = OidcClaims & { battle_tag: string }
 export default function BattleNet(
   options: OAuthUserConfig<BattleNetProfile> & { issuer?: BattleNetIssuer } = {},
 ): OAuthConfig<BattleNetProfile> {
-  return {
-    id: 'battlenet',
-    name: 'Battle.net',
-    type: 'oidc',
-    profileSchema: BattleNetProfile,
-    profile: (profile) => ({ id: profile.sub, name: profile.battle_tag, email: null, image: null }),
-    style: { bg: '#148eff', text: '#fff' },
+  return oidcPreset(
+    {
+      id: 'battlenet',
+      name: 'Battle.net',
+      profileSchema: BattleNetProfile,
+      profile: (profile) => ({ id: profile.sub, name: profile.battle_tag, email: null, image: null }),
+      style: { bg: '#148eff', text: '#fff' },
+    },
     options,
-  } as OAuthConfig<BattleNetProfile>
+  )
 }

@@ -6,19 +6,19 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of a Keycloak user. */
 export type KeycloakProfile = OidcClaims
 
 /** Creates the Keycloak provider. */
 export default function Keycloak(options: OAuthUserConfig<KeycloakProfile> = {}): OAuthConfig<KeycloakProfile> {
-  return {
-    id: 'keycloak',
-    name: 'Keycloak',
-    type: 'oidc',
-    profileSchema: OidcClaims,
-    style: { brandColor: '#428bca' },
+  return oidcPreset(
+    {
+      id: 'keycloak',
+      name: 'Keycloak',
+      style: { brandColor: '#428bca' },
+    },
     options,
-  } as OAuthConfig<KeycloakProfile>
+  )
 }

@@ -6,22 +6,22 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of a LinkedIn member. */
 export type LinkedInProfile = OidcClaims
 
 /** Creates the LinkedIn provider. */
 export default function LinkedIn(options: OAuthUserConfig<LinkedInProfile> = {}): OAuthConfig<LinkedInProfile> {
-  return {
-    id: 'linkedin',
-    name: 'LinkedIn',
-    type: 'oidc',
-    issuer: 'https://www.linkedin.com/oauth',
-    client: { token_endpoint_auth_method: 'client_secret_post' },
-    checks: ['state'],
-    profileSchema: OidcClaims,
-    style: { bg: '#069', text: '#fff' },
+  return oidcPreset(
+    {
+      id: 'linkedin',
+      name: 'LinkedIn',
+      issuer: 'https://www.linkedin.com/oauth',
+      client: { token_endpoint_auth_method: 'client_secret_post' },
+      checks: ['state'],
+      style: { bg: '#069', text: '#fff' },
+    },
     options,
-  } as OAuthConfig<LinkedInProfile>
+  )
 }

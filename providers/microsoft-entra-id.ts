@@ -11,7 +11,7 @@
 import type { OAuthConfig, TokenSet } from '../core/oauth/provider.js'
 import { customFetch } from '../core/symbols.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of an Entra ID user (`tid`, `oid` and the others pass through). */
 export type MicrosoftEntraIDProfile = OidcClaims
@@ -60,26 +60,26 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDOptions = {}):
     }
   }
 
-  return {
-    id: 'microsoft-entra-id',
-    name: 'Microsoft Entra ID',
-    type: 'oidc',
-    authorization: { params: { scope: 'openid profile email User.Read' } },
-    conformDiscovery: (metadata) =>
-      typeof metadata.issuer === 'string' ? { ...metadata, issuer: metadata.issuer.replace('{tenantid}', tenant) } : metadata,
-    // Only a multi-tenant issuer follows the token's tenant; a single-tenant app keeps its own.
-    idTokenIssuer: (claims, discovered) =>
-      MULTI_TENANT.has(tenant) && typeof claims.tid === 'string'
-        ? discovered.replace(`/${tenant}/`, `/${claims.tid}/`)
-        : discovered,
-    profileSchema: OidcClaims,
-    profile: async (profile, tokens) => ({
-      id: profile.sub,
-      name: profile.name,
-      email: profile.email,
-      image: await photo(tokens),
-    }),
-    style: { text: '#fff', bg: '#0072c6' },
-    options: { ...rest, issuer },
-  } as OAuthConfig<MicrosoftEntraIDProfile>
+  return oidcPreset(
+    {
+      id: 'microsoft-entra-id',
+      name: 'Microsoft Entra ID',
+      authorization: { params: { scope: 'openid profile email User.Read' } },
+      conformDiscovery: (metadata) =>
+        typeof metadata.issuer === 'string' ? { ...metadata, issuer: metadata.issuer.replace('{tenantid}', tenant) } : metadata,
+      // Only a multi-tenant issuer follows the token's tenant; a single-tenant app keeps its own.
+      idTokenIssuer: (claims, discovered) =>
+        MULTI_TENANT.has(tenant) && typeof claims.tid === 'string'
+          ? discovered.replace(`/${tenant}/`, `/${claims.tid}/`)
+          : discovered,
+      profile: async (profile, tokens) => ({
+        id: profile.sub,
+        name: profile.name,
+        email: profile.email,
+        image: await photo(tokens),
+      }),
+      style: { text: '#fff', bg: '#0072c6' },
+    },
+    { ...rest, issuer },
+  )
 }

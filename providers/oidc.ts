@@ -41,3 +41,14 @@ export default function OIDC<P extends object = Profile>(
 ): OAuthConfig<P> {
   return { name: options?.id, ...options, type: 'oidc' } as OAuthConfig<P>
 }
+
+/**
+ * A preset of an OpenID Provider: its defaults, with the ID token's standard claims as the profile
+ * schema unless the preset names its own. Configuration only; the protocol is the generic one.
+ */
+export function oidcPreset<P extends object = OidcClaims>(
+  preset: Omit<OAuthConfig<P>, 'type' | 'options'> & { id: string; name: string },
+  options: OAuthUserConfig<P>,
+): OAuthConfig<P> {
+  return { type: 'oidc', profileSchema: OidcClaims, ...preset, options } as OAuthConfig<P>
+}

@@ -6,20 +6,20 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of an Okta user. */
 export type OktaProfile = OidcClaims
 
 /** Creates the Okta provider. */
 export default function Okta(options: OAuthUserConfig<OktaProfile> = {}): OAuthConfig<OktaProfile> {
-  return {
-    id: 'okta',
-    name: 'Okta',
-    type: 'oidc',
-    checks: ['pkce', 'state'],
-    profileSchema: OidcClaims,
-    style: { bg: '#000', text: '#fff' },
+  return oidcPreset(
+    {
+      id: 'okta',
+      name: 'Okta',
+      checks: ['pkce', 'state'],
+      style: { bg: '#000', text: '#fff' },
+    },
     options,
-  } as OAuthConfig<OktaProfile>
+  )
 }

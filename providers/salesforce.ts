@@ -7,22 +7,22 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The userinfo of a Salesforce user. */
 export type SalesforceProfile = OidcClaims
 
 /** Creates the Salesforce provider. */
 export default function Salesforce(options: OAuthUserConfig<SalesforceProfile> = {}): OAuthConfig<SalesforceProfile> {
-  return {
-    id: 'salesforce',
-    name: 'Salesforce',
-    type: 'oidc',
-    issuer: 'https://login.salesforce.com',
-    idToken: false,
-    checks: ['pkce', 'state', 'nonce'],
-    profileSchema: OidcClaims,
-    style: { bg: '#00a1e0' },
+  return oidcPreset(
+    {
+      id: 'salesforce',
+      name: 'Salesforce',
+      issuer: 'https://login.salesforce.com',
+      idToken: false,
+      checks: ['pkce', 'state', 'nonce'],
+      style: { bg: '#00a1e0' },
+    },
     options,
-  } as OAuthConfig<SalesforceProfile>
+  )
 }

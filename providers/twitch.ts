@@ -7,7 +7,7 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of a Twitch user. */
 export type TwitchProfile = OidcClaims
@@ -32,21 +32,21 @@ export async function conformTwitchToken(response: Response): Promise<Response |
 
 /** Creates the Twitch provider. */
 export default function Twitch(options: OAuthUserConfig<TwitchProfile> = {}): OAuthConfig<TwitchProfile> {
-  return {
-    id: 'twitch',
-    name: 'Twitch',
-    type: 'oidc',
-    issuer: 'https://id.twitch.tv/oauth2',
-    client: { token_endpoint_auth_method: 'client_secret_post' },
-    authorization: {
-      params: {
-        scope: 'openid user:read:email',
-        claims: { id_token: { email: null, picture: null, preferred_username: null } },
+  return oidcPreset(
+    {
+      id: 'twitch',
+      name: 'Twitch',
+      issuer: 'https://id.twitch.tv/oauth2',
+      client: { token_endpoint_auth_method: 'client_secret_post' },
+      authorization: {
+        params: {
+          scope: 'openid user:read:email',
+          claims: { id_token: { email: null, picture: null, preferred_username: null } },
+        },
       },
+      token: { conform: conformTwitchToken },
+      style: { bg: '#65459B', text: '#fff' },
     },
-    token: { conform: conformTwitchToken },
-    profileSchema: OidcClaims,
-    style: { bg: '#65459B', text: '#fff' },
     options,
-  } as OAuthConfig<TwitchProfile>
+  )
 }

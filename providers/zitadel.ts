@@ -6,18 +6,18 @@
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
-import { OidcClaims } from './oidc.js'
+import { oidcPreset, type OidcClaims } from './oidc.js'
 
 /** The ID token claims of a ZITADEL user. */
 export type ZitadelProfile = OidcClaims
 
 /** Creates the ZITADEL provider. */
 export default function ZITADEL(options: OAuthUserConfig<ZitadelProfile> = {}): OAuthConfig<ZitadelProfile> {
-  return {
-    id: 'zitadel',
-    name: 'ZITADEL',
-    type: 'oidc',
-    profileSchema: OidcClaims,
+  return oidcPreset(
+    {
+      id: 'zitadel',
+      name: 'ZITADEL',
+    },
     options,
-  } as OAuthConfig<ZitadelProfile>
+  )
 }

@@ -86,7 +86,7 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   /** Picks the token fields stored on the account. */
   account?: (tokens: TokenSet) => Partial<Account>
   /** Ours: the upstream profile's shape, checked with superstruct before `profile` runs. */
-  profileSchema?: Struct<unknown, unknown>
+  profileSchema?: Struct<any, any>
   /** Link to an existing user with the same e-mail address (only for providers that verify it). */
   allowDangerousEmailAccountLinking?: boolean
   redirectProxyUrl?: string
