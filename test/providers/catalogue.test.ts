@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
 import { customFetch } from '../../core/index.js'
 import type { OAuthConfig, TokenSet } from '../../core/oauth/provider.js'
-import type { Account, Profile, User } from '../../core/types.js'
+import type { Account, AuthConfig, Profile, User } from '../../core/types.js'
+import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
 import { Client, ORIGIN, setCookie, testConfig } from '../fixtures/http.js'
 import { CASES, type CatalogueCase } from './catalogue-cases.js'
 
@@ -126,6 +127,8 @@ interface Twist {
   options?: Record<string, unknown>
   /** Replaces the callback's form fields (Apple). */
   formPost?: Record<string, string>
+  /** Configuration besides the provider (an adapter). */
+  config?: Partial<AuthConfig>
 }
 
 /** Signs in through the preset of `c`, its provider played by the stand-in. */
@@ -156,6 +159,7 @@ async function signInThrough(c: CatalogueCase, twist: Twist = {}): Promise<SignI
   const provider = standIn(c, configuredIssuer, signIdToken)
   const signedIn: SignInRun['signedIn'] = []
   const config = testConfig({
+    ...twist.config,
     providers: [factory({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, ...options, [customFetch]: provider.fetch })],
     callbacks: {
       jwt: ({ token, user, account, profile }) => {
@@ -293,6 +297,29 @@ describe.each(CASES)('$file', (c) => {
 })
 
 const caseOf = (file: string) => CASES.find((c) => c.file === file)!
+
+// Strava, WordPress and HubSpot give numeric ids (kept as numbers, as Auth.js does); Discord a string.
+describe.each(['strava', 'wordpress', 'hubspot', 'discord'])(
+  '%s with an adapter',
+  (file) => {
+    it('links the account once under its providerAccountId and finds the same user on the next sign-in', async () => {
+      const c = caseOf(file)
+      const store = createMemoryStore()
+      const adapter = MemoryAdapter(store)
+      const first = await signInThrough(c, { config: { adapter } })
+      expect(first.callback.headers.get('location')).toBe(ORIGIN)
+      expect([...store.accounts.values()]).toEqual([
+        expect.objectContaining({ provider: file, type: 'oauth', providerAccountId: c.providerAccountId, access_token: c.token.response.access_token }),
+      ])
+      expect(store.users.size).toBe(1)
+      const second = await signInThrough(c, { config: { adapter } })
+      expect(second.callback.headers.get('location')).toBe(ORIGIN)
+      expect(store.users.size, 'no second user').toBe(1)
+      expect(store.accounts.size, 'no second account').toBe(1)
+      expect((await second.client.session()).body).toMatchObject({ user: { name: c.user.name } })
+    })
+  },
+)
 
 describe('preset quirks and attacks on them', () => {
   it('LINE: refuses an HS256 ID token signed with another secret', async () => {
