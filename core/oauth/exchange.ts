@@ -168,7 +168,8 @@ export async function requestUserinfo(
   const headers = new Headers(init.headers)
   if (init.bearer !== false) headers.set('authorization', `Bearer ${tokens.access_token}`)
   const response = await (provider.fetch ?? fetch)(url, { method: init.method ?? 'GET', headers })
-  if (!response.ok) throw new TypeError(`${new URL(url).pathname} answered ${response.status}`)
+  // The URL stays out of the message: HubSpot's carries the access token.
+  if (!response.ok) throw new TypeError(`the profile request of provider "${provider.id}" answered ${response.status}`)
   return response.json()
 }
 

@@ -12,6 +12,8 @@ export interface ApiAnswer {
   /** The access token travels elsewhere (HubSpot: in the path). */
   bearer?: false
   json?: unknown
+  /** An error status instead of the answer. */
+  status?: number
   /** A binary answer (a photo). */
   bytes?: Uint8Array<ArrayBuffer>
   contentType?: string

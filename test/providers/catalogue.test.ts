@@ -7,6 +7,7 @@
  */
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { createHash } from 'node:crypto'
+import { inspect } from 'node:util'
 import { describe, expect, it, vi } from 'vitest'
 import { customFetch } from '../../core/index.js'
 import type { OAuthConfig, TokenSet } from '../../core/oauth/provider.js'
@@ -69,6 +70,7 @@ function standIn(c: CatalogueCase, issuer: string | undefined, idToken: () => Pr
     }
     const answer = c.api?.[url]
     if (answer) {
+      if (answer.status) return Response.json({ status: 'error', message: 'refused' }, { status: answer.status })
       if (answer.bytes) return new Response(answer.bytes, { headers: { 'content-type': answer.contentType ?? 'application/octet-stream' } })
       return Response.json(answer.json)
     }
@@ -380,6 +382,16 @@ describe('preset quirks and attacks on them', () => {
     expect(conformed!.status).toBe(400)
     expect(await conformed!.json()).toEqual({ error: 'invalid_request', error_description: 'Invalid authorization code' })
     expect(await conformTwitchToken(Response.json({ ...twitch.token.response, scope: 'openid' }))).toBeUndefined()
+  })
+
+  it('HubSpot: a refused profile request is logged without the access token its URL carries', async () => {
+    const hubspot = caseOf('hubspot')
+    const [url, answer] = Object.entries(hubspot.api!)[0]!
+    const run = await signInThrough({ ...hubspot, api: { [url]: { ...answer, status: 401 } } })
+    await expectRefused(run)
+    const logged = inspect(run.config.logger.error.mock.calls, { depth: 8 })
+    expect(logged).toContain('answered 401')
+    expect(logged).not.toContain(hubspot.token.response.access_token as string)
   })
 
   it('Mastodon: without an issuer, answers with a configuration error naming it', async () => {
