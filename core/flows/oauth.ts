@@ -13,6 +13,7 @@ import {
 } from '../../machines/oauth-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../adapters.js'
+import { isAllowedOrigin } from '../config/origins.js'
 import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
@@ -22,6 +23,7 @@ import {
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
@@ -85,12 +87,36 @@ export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<und
 }
 
 /**
+ * Whether the redirect proxy of `provider` may send a callback to `origin`: the proxy's own origin,
+ * or one on the configured allowlist (`redirectProxyOrigins`). Never a host a request merely
+ * claims: a forged Host, X-Forwarded-Host or absolute-form target would otherwise have the proxy
+ * hand a victim's authorization code to the attacker (who holds the matching flow cookie).
+ */
+function proxyMayForwardTo(ctx: RequestContext, provider: ResolvedOAuthProvider, origin: string): boolean {
+  return new URL(provider.redirectProxyUrl!).origin === origin || isAllowedOrigin(ctx.config.redirectProxyOrigins, origin)
+}
+
+/**
+ * Behind a redirect proxy, the callback URL sealed into `state` for the proxy to forward to.
+ *
+ * @throws {UntrustedHost} when the request's origin is neither the proxy's nor on the allowlist.
+ */
+function proxiedCallbackUrl(ctx: RequestContext, provider: ResolvedOAuthProvider): string {
+  if (!proxyMayForwardTo(ctx, provider, ctx.origin)) {
+    throw new UntrustedHost(
+      `The origin ${ctx.origin} is not in redirectProxyOrigins (AUTH_REDIRECT_PROXY_ORIGINS): a sign-in through the redirect proxy must start on an allowed origin`,
+    )
+  }
+  return `${ctx.authUrl}/callback/${provider.id}`
+}
+
+/**
  * When this deployment is the redirect proxy of the request's provider and the callback's `state`
  * was sealed by another deployment (sharing our secret), sends the browser on to that deployment's
- * callback with every parameter. Only origins sealed with our secret are followed, so the proxy is
- * not an open redirect.
+ * callback with every parameter. Only origins sealed with our secret and on the allowlist are
+ * followed, so the proxy is neither an open redirect nor a courier of codes to a forged origin.
  *
- * @throws {InvalidCheck} when the state cannot be opened.
+ * @throws {InvalidCheck} when the state cannot be opened or names an origin off the allowlist.
  */
 export async function forwardProxiedCallback(
   ctx: RequestContext,
@@ -106,10 +132,16 @@ export async function forwardProxiedCallback(
     salt: PROXY_STATE_SALT,
     at: ctx.at,
   })
-  if (!state || typeof state.origin !== 'string') {
+  if (!state || typeof state.origin !== 'string' || !URL.canParse(state.origin)) {
     throw new InvalidCheck('State could not be decoded', { provider: provider.id })
   }
-  if (new URL(state.origin).origin === ctx.origin) return undefined
+  const target = new URL(state.origin)
+  if (target.origin === ctx.origin) return undefined
+  if (!proxyMayForwardTo(ctx, provider, target.origin)) {
+    throw new InvalidCheck(`The redirect proxy refused to forward to ${target.origin}: not in redirectProxyOrigins`, {
+      provider: provider.id,
+    })
+  }
   return { redirect: `${state.origin}?${new URLSearchParams(params)}`, cookies: ctx.setCookies }
 }
 
@@ -269,7 +301,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           // Behind a redirect proxy, state also says where the proxy must send the callback.
           state = provider.redirectProxyUrl
             ? await sealValue(
-                { origin: `${ctx.authUrl}/callback/${provider.id}`, random: oauth.generateRandomState() },
+                { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
                 { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
               )
             : oauth.generateRandomState()

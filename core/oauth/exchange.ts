@@ -13,9 +13,9 @@ import {
   authorizationServer,
   clientAuthentication,
   clientOf,
-  jwksCacheOf,
   requestOptions,
   tokenRequestOptions,
+  verifyIdTokenSignature,
 } from './server.js'
 
 /** What the sign-in flow kept for the exchange: where the code was sent, and the PKCE and nonce secrets. */
@@ -47,15 +47,15 @@ async function idTokenServer(
 }
 
 /**
- * Verifies the ID token's signature: with the provider's published keys, or for an HMAC algorithm
- * (LINE's HS256, `client.id_token_signed_response_alg`) with the client secret as OIDC Core §10.1
- * prescribes. oauth4webapi checks the claims and the algorithm only; a token is never trusted on
- * transport security alone.
+ * Verifies the ID token's signature: with the provider's published keys (refetched once on an
+ * unknown `kid`), or for an HMAC algorithm (LINE's HS256, `client.id_token_signed_response_alg`)
+ * with the client secret as OIDC Core §10.1 prescribes. oauth4webapi checks the claims and the
+ * algorithm only; a token is never trusted on transport security alone.
  *
  * @throws when the signature does not verify or no key can be found.
  * @see https://openid.net/specs/openid-connect-core-1_0.html#Symmetric
  */
-async function verifyIdTokenSignature(
+async function verifyIdToken(
   provider: ResolvedOAuthProvider,
   as: oauth.AuthorizationServer,
   response: Response,
@@ -67,11 +67,7 @@ async function verifyIdTokenSignature(
     await compactVerify(idToken, new TextEncoder().encode(provider.clientSecret), { algorithms: [alg] })
     return
   }
-  if (!as.jwks_uri) return
-  await oauth.validateApplicationLevelSignature(as, response, {
-    ...requestOptions(provider, as.jwks_uri),
-    [oauth.jwksCache]: jwksCacheOf(provider),
-  })
+  if (as.jwks_uri) await verifyIdTokenSignature(provider, as, response)
 }
 
 /**
@@ -103,7 +99,7 @@ export async function exchangeAuthorizationCode(
     expectedNonce: exchange.nonce ?? oauth.expectNoNonce,
     requireIdToken: provider.type === 'oidc',
   })
-  if (tokens.id_token) await verifyIdTokenSignature(provider, server, response, tokens.id_token)
+  if (tokens.id_token) await verifyIdToken(provider, server, response, tokens.id_token)
   const set: TokenSet = { ...tokens }
   if (typeof tokens.expires_in === 'number') set.expires_at = at + tokens.expires_in
   return set
