@@ -16,7 +16,7 @@ import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../email/
 import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
-import { EmailSignInError, Verification } from '../errors.js'
+import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
@@ -137,20 +137,11 @@ export async function confirmLinkPage(
 }
 
 /**
- * POST of a code from a browser with no flow waiting for one (another browser, an expired
- * cookie): the Verification error, as for a spent link, rather than a configuration error.
- *
- * @throws {Verification} when the body carries a code and the request no flow cookie.
+ * A code posted without a flow this browser can resume (another browser, an expired, spent or
+ * forged cookie) is reported as `Verification`, as a spent link is: the user asks again.
  */
-export async function refuseCodeWithoutFlow(
-  ctx: RequestContext,
-  body: Record<string, unknown>,
-  envelopeCookie: string,
-): Promise<undefined> {
-  if (typeof body.code === 'string' && ctx.request.cookies[envelopeCookie] === undefined) {
-    throw new Verification('A one-time code was posted without a sign-in waiting for it in this browser')
-  }
-  return undefined
+export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error {
+  return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
 }
 
 /** The e-mail sign-in flow definition. */

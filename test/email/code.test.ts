@@ -102,7 +102,7 @@ describe('one-time codes', () => {
     await client.enterCode(wrong(outbox[0]!.code!))
     client.jar.cookies.set(FLOW_COOKIE, earlier)
     const replayed = await client.enterCode(outbox[0]!.code!)
-    expect(replayed.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(replayed.headers.get('location')).toBe(VERIFICATION)
     expect(setCookie(replayed, SESSION_COOKIE)).toBeUndefined()
   })
 

@@ -4,7 +4,7 @@
  * options or `AUTH_<ID>_KEY`, a refused send, and the default message, byte for byte Auth.js's.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { html as authjsHtml, text as authjsText } from '../../node_modules/@auth/core/lib/utils/email.js'
 import { html, text } from '../../core/email/message.js'
 import { customFetch } from '../../core/index.js'
@@ -53,12 +53,14 @@ afterEach(() => {
   answer = { status: 200, body: '{"id":"msg-1"}' }
 })
 
+const realFetch = globalThis.fetch
+
 /** Sends every request to the stand-in, noting the URL the provider meant. */
 const toStandIn: typeof fetch = async (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input))
   const headers = new Headers(init?.headers)
   headers.set('x-requested-url', url.href)
-  return fetch(`${standIn}${url.pathname}`, { ...init, headers })
+  return realFetch(`${standIn}${url.pathname}`, { ...init, headers })
 }
 
 const withStandIn = (provider: EmailConfig) => Object.assign(provider, { [customFetch]: toStandIn })
@@ -99,6 +101,22 @@ describe('Resend', () => {
       const { request } = await send(Resend({ from: 'no-reply@library.test' }))
       expect(request.headers.authorization).toBe('Bearer re_from_env')
     } finally {
+      delete process.env.AUTH_RESEND_KEY
+    }
+  })
+
+  it('works passed uncalled (`providers: [Resend]`), its key from AUTH_RESEND_KEY, as in Auth.js', async () => {
+    process.env.AUTH_RESEND_KEY = 're_uncalled'
+    // An uncalled factory carries no customFetch: the global fetch goes to the stand-in instead.
+    vi.stubGlobal('fetch', toStandIn)
+    try {
+      const { config } = emailConfig({ overrides: { providers: [Resend as never] } })
+      const response = await new EmailClient(config).requestLink('reader@example.com', {}, 'resend')
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/verify-request?provider=resend&type=email`)
+      expect(received.at(-1)!.url).toBe('https://api.resend.com/emails')
+      expect(received.at(-1)!.headers.authorization).toBe('Bearer re_uncalled')
+    } finally {
+      vi.unstubAllGlobals()
       delete process.env.AUTH_RESEND_KEY
     }
   })

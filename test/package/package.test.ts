@@ -3,7 +3,7 @@
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 
@@ -117,6 +117,36 @@ describe('the package', () => {
       { cwd: root, encoding: 'utf8' },
     )
     expect(output.trim()).toBe('nodemailer The nodemailer provider needs Nodemailer: npm install nodemailer')
+  })
+
+  it('imports every provider subpath by name, each a factory that works uncalled', () => {
+    const files = readdirSync(join(root, 'providers'))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.slice(0, -'.ts'.length))
+    const ids = JSON.parse(
+      node(`
+        const ids = {}
+        for (const file of ${JSON.stringify(files)}) {
+          const { default: factory } = await import('authchart/providers/' + file)
+          try {
+            ids[file] = typeof factory === 'function' && file !== 'credentials' ? (factory() ?? {}).id ?? null : 'n/a'
+          } catch (error) {
+            ids[file] = 'throws: ' + error.message
+          }
+        }
+        console.log(JSON.stringify(ids))
+      `),
+    ) as Record<string, string | null>
+    expect(Object.keys(ids)).toHaveLength(files.length)
+    // As in Auth.js, these cannot be built without a way to send: a sender or an SMTP server.
+    const needOptions: Record<string, string> = {
+      email: 'throws: Email requires a `sendVerificationRequest` function or a `server` configuration',
+      nodemailer: 'throws: Nodemailer requires a `server` configuration',
+    }
+    for (const file of files) {
+      if (file === 'credentials' || file === 'oauth' || file === 'oidc') continue
+      expect(ids[file], file).toBe(needOptions[file] ?? file)
+    }
   })
 
   it('signs in and reads the session through the built package', () => {
