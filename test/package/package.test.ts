@@ -35,6 +35,19 @@ describe('the package', () => {
     }
   })
 
+  it('ships a LICENSE whose text is the licence package.json names', () => {
+    const { license } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license: string }
+    expect(license).toBe('ISC')
+    const text = readFileSync(join(root, 'LICENSE'), 'utf8')
+    expect(text.split('\n')[0]).toBe('ISC License')
+    expect(text).toMatch(/^Copyright \(c\) \d{4}, .+$/m)
+    expect(text).toContain('Permission to use, copy, modify, and/or distribute this software for any')
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: 'pipe' }),
+    ) as [{ files: { path: string }[] }]
+    expect(packed.files.map((f) => f.path)).toContain('LICENSE')
+  })
+
   it('passes publint --strict', () => {
     const output = execFileSync('npx', ['publint', '--strict'], { cwd: root, encoding: 'utf8' })
     expect(output).toContain('All good!')
