@@ -130,6 +130,22 @@ describe('the authchart command line', () => {
     expect(readFileSync(join(root, pkg.bin.authchart!), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
   })
 
+  it('prints a fresh secret that the config accepts, alone on stdout', () => {
+    const first = cli('secret')
+    const second = cli('secret')
+    expect(first.status).toBe(0)
+    expect(first.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/)
+    expect(second.stdout).not.toBe(first.stdout)
+    expect(first.stderr).toContain('AUTH_SECRET')
+    const output = node(`
+      import { Auth } from 'authchart'
+      import Credentials from 'authchart/providers/credentials'
+      const config = { secret: ${JSON.stringify(first.stdout.trim())}, trustHost: true, providers: [Credentials({ authorize: () => null })] }
+      console.log((await Auth(new Request('http://localhost/auth/csrf'), config)).status)
+    `)
+    expect(output.trim()).toBe('200')
+  })
+
   it('lists the built-in flows', () => {
     expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin'])
   })
