@@ -119,10 +119,6 @@ CREATE TABLE IF NOT EXISTS ${t.authenticators} (
 CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("userId");`
 }
 
-const USER = 'id, name, email, "emailVerified", image'
-const SESSION = '"sessionToken", "userId", expires'
-const ACCOUNT =
-  'id, "userId", type, provider, "providerAccountId", refresh_token, access_token, expires_at, id_token, scope, session_state, token_type'
 const AUTHENTICATOR =
   '"credentialID", "userId", "providerAccountId", "credentialPublicKey", counter, "credentialDeviceType", "credentialBackedUp", transports'
 
@@ -131,14 +127,18 @@ const toDate = (value: unknown): Date | null =>
 const toNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value)
 
-/** Drops SQL nulls, so records look like those of other adapters (absent, not null). */
+/** Drops SQL nulls, so accounts look like those of other adapters (absent, not null). */
 function withoutNulls<T extends Record<string, unknown>>(row: T): T {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(row)) if (value !== null) out[key] = value
   return out as T
 }
 
+// Rows are returned whole (`SELECT *`, `RETURNING *`), as @auth/pg-adapter returns them: the
+// session's `id` and any column the application added reach its callbacks; only the types the
+// adapter interface fixes are normalised.
 const toUser = (row: Record<string, unknown>): AdapterUser => ({
+  ...row,
   id: String(row.id),
   name: (row.name as string | null) ?? null,
   email: row.email as string,
@@ -146,6 +146,8 @@ const toUser = (row: Record<string, unknown>): AdapterUser => ({
   image: (row.image as string | null) ?? null,
 })
 const toSession = (row: Record<string, unknown>): AdapterSession => ({
+  ...row,
+  ...(row.id === undefined ? {} : { id: String(row.id) }),
   sessionToken: row.sessionToken as string,
   userId: String(row.userId),
   expires: toDate(row.expires)!,
@@ -158,6 +160,7 @@ const toAccount = (row: Record<string, unknown>): AdapterAccount =>
     expires_at: toNumber(row.expires_at),
   }) as unknown as AdapterAccount
 const toAuthenticator = (row: Record<string, unknown>): AdapterAuthenticator => ({
+  ...row,
   credentialID: row.credentialID as string,
   userId: String(row.userId),
   providerAccountId: row.providerAccountId as string,
@@ -168,6 +171,7 @@ const toAuthenticator = (row: Record<string, unknown>): AdapterAuthenticator => 
   transports: (row.transports as string | null) ?? null,
 })
 const toToken = (row: Record<string, unknown>): VerificationToken => ({
+  ...row,
   identifier: row.identifier as string,
   token: row.token as string,
   expires: toDate(row.expires)!,
@@ -196,22 +200,22 @@ ${schema(options.tablePrefix)}`
     async createUser(user) {
       const row = await first(
         `INSERT INTO ${t.users} (id, name, email, "emailVerified", image)
-         VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING ${USER}`,
+         VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING *`,
         [user.id ?? null, user.name ?? null, user.email, user.emailVerified ?? null, user.image ?? null],
       )
       return toUser(row!)
     },
     async getUser(id) {
-      const row = await first(`SELECT ${USER} FROM ${t.users} WHERE id = $1`, [id])
+      const row = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [id])
       return row ? toUser(row) : null
     },
     async getUserByEmail(email) {
-      const row = await first(`SELECT ${USER} FROM ${t.users} WHERE email = $1`, [email])
+      const row = await first(`SELECT * FROM ${t.users} WHERE email = $1`, [email])
       return row ? toUser(row) : null
     },
     async getUserByAccount({ provider, providerAccountId }) {
       const row = await first(
-        `SELECT u.id, u.name, u.email, u."emailVerified", u.image FROM ${t.users} u
+        `SELECT u.* FROM ${t.users} u
          JOIN ${t.accounts} a ON a."userId" = u.id
          WHERE a.provider = $1 AND a."providerAccountId" = $2`,
         [provider, providerAccountId],
@@ -223,22 +227,22 @@ ${schema(options.tablePrefix)}`
       const assignments = fields.map((f, i) => `"${f}" = $${i + 2}`)
       const row = await first(
         assignments.length > 0
-          ? `UPDATE ${t.users} SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${USER}`
-          : `SELECT ${USER} FROM ${t.users} WHERE id = $1`,
+          ? `UPDATE ${t.users} SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`
+          : `SELECT * FROM ${t.users} WHERE id = $1`,
         [user.id, ...fields.map((f) => user[f] ?? null)],
       )
       if (!row) throw new Error(`user ${user.id} does not exist`)
       return toUser(row)
     },
     async deleteUser(userId) {
-      const row = await first(`DELETE FROM ${t.users} WHERE id = $1 RETURNING ${USER}`, [userId])
+      const row = await first(`DELETE FROM ${t.users} WHERE id = $1 RETURNING *`, [userId])
       return row ? toUser(row) : null
     },
     async linkAccount(account) {
       const row = await first(
         `INSERT INTO ${t.accounts} ("userId", type, provider, "providerAccountId", refresh_token,
            access_token, expires_at, id_token, scope, session_state, token_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${ACCOUNT}`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
         [
           account.userId,
           account.type,
@@ -261,51 +265,48 @@ ${schema(options.tablePrefix)}`
       ).filter((f) => f in account)
       const row = await first(
         fields.length === 0
-          ? `SELECT ${ACCOUNT} FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`
+          ? `SELECT * FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`
           : `UPDATE ${t.accounts} SET ${fields.map((f, i) => `${f} = $${i + 3}`).join(', ')}
-             WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,
+             WHERE provider = $1 AND "providerAccountId" = $2 RETURNING *`,
         [account.provider, account.providerAccountId, ...fields.map((f) => account[f] ?? null)],
       )
       return row ? toAccount(row) : null
     },
     async listAccounts(userId) {
-      return (await rows(`SELECT ${ACCOUNT} FROM ${t.accounts} WHERE "userId" = $1`, [userId])).map(toAccount)
+      return (await rows(`SELECT * FROM ${t.accounts} WHERE "userId" = $1`, [userId])).map(toAccount)
     },
     async unlinkAccount({ provider, providerAccountId }) {
       const row = await first(
-        `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,
+        `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING *`,
         [provider, providerAccountId],
       )
       return row ? toAccount(row) : undefined
     },
     async createSession({ sessionToken, userId, expires }) {
       const row = await first(
-        `INSERT INTO ${t.sessions} ("sessionToken", "userId", expires) VALUES ($1, $2, $3) RETURNING ${SESSION}`,
+        `INSERT INTO ${t.sessions} ("sessionToken", "userId", expires) VALUES ($1, $2, $3) RETURNING *`,
         [sessionToken, userId, expires],
       )
       return toSession(row!)
     },
     async getSessionAndUser(sessionToken) {
-      const row = await first(
-        `SELECT s."sessionToken", s."userId", s.expires,
-                u.id, u.name, u.email, u."emailVerified", u.image
-         FROM ${t.sessions} s JOIN ${t.users} u ON u.id = s."userId"
-         WHERE s."sessionToken" = $1`,
-        [sessionToken],
-      )
-      return row ? { session: toSession(row), user: toUser(row) } : null
+      // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
+      const session = await first(`SELECT * FROM ${t.sessions} WHERE "sessionToken" = $1`, [sessionToken])
+      if (!session) return null
+      const user = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [session.userId])
+      return user ? { session: toSession(session), user: toUser(user) } : null
     },
     async updateSession(session) {
       const row = await first(
         `UPDATE ${t.sessions} SET expires = COALESCE($2, expires), "userId" = COALESCE($3, "userId")
-         WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+         WHERE "sessionToken" = $1 RETURNING *`,
         [session.sessionToken, session.expires ?? null, session.userId ?? null],
       )
       return row ? toSession(row) : null
     },
     async deleteSession(sessionToken) {
       const row = await first(
-        `DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+        `DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING *`,
         [sessionToken],
       )
       return row ? toSession(row) : null
@@ -313,7 +314,7 @@ ${schema(options.tablePrefix)}`
     async createVerificationToken(token) {
       const row = await first(
         `INSERT INTO ${t.verificationTokens} (identifier, expires, token) VALUES ($1, $2, $3)
-         RETURNING identifier, expires, token`,
+         RETURNING *`,
         [token.identifier, token.expires, token.token],
       )
       return toToken(row!)
@@ -322,21 +323,21 @@ ${schema(options.tablePrefix)}`
       // DELETE … RETURNING consumes the token atomically: of two concurrent uses, one gets it.
       const row = await first(
         `DELETE FROM ${t.verificationTokens} WHERE identifier = $1 AND token = $2
-         RETURNING identifier, expires, token`,
+         RETURNING *`,
         [identifier, token],
       )
       return row ? toToken(row) : null
     },
     async getAccount(providerAccountId, provider) {
       const row = await first(
-        `SELECT ${ACCOUNT} FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`,
+        `SELECT * FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`,
         [provider, providerAccountId],
       )
       return row ? toAccount(row) : null
     },
     async getAuthenticator(credentialID) {
       const row = await first(
-        `SELECT ${AUTHENTICATOR} FROM ${t.authenticators} WHERE "credentialID" = $1`,
+        `SELECT * FROM ${t.authenticators} WHERE "credentialID" = $1`,
         [credentialID],
       )
       return row ? toAuthenticator(row) : null
@@ -344,7 +345,7 @@ ${schema(options.tablePrefix)}`
     async createAuthenticator(a) {
       const row = await first(
         `INSERT INTO ${t.authenticators} (${AUTHENTICATOR}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         RETURNING ${AUTHENTICATOR}`,
+         RETURNING *`,
         [
           a.credentialID,
           a.userId,
@@ -360,12 +361,12 @@ ${schema(options.tablePrefix)}`
     },
     async listAuthenticatorsByUserId(userId) {
       return (
-        await rows(`SELECT ${AUTHENTICATOR} FROM ${t.authenticators} WHERE "userId" = $1`, [userId])
+        await rows(`SELECT * FROM ${t.authenticators} WHERE "userId" = $1`, [userId])
       ).map(toAuthenticator)
     },
     async updateAuthenticatorCounter(credentialID, counter) {
       const row = await first(
-        `UPDATE ${t.authenticators} SET counter = $2 WHERE "credentialID" = $1 RETURNING ${AUTHENTICATOR}`,
+        `UPDATE ${t.authenticators} SET counter = $2 WHERE "credentialID" = $1 RETURNING *`,
         [credentialID, counter],
       )
       if (!row) throw new Error(`authenticator ${credentialID} does not exist`)

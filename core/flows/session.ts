@@ -197,7 +197,12 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         if (!Number.isFinite(expires)) throw new TypeError('the stored session has no valid expiry')
         return {
           type: 'getSessionAndUser.done',
-          output: { sessionToken, expires, user: found.user as unknown as Record<string, unknown> },
+          output: {
+            sessionToken,
+            expires,
+            user: found.user as unknown as Record<string, unknown>,
+            session: found.session as unknown as Record<string, unknown>,
+          },
           at: ctx.at,
         }
       } catch (error) {
@@ -272,7 +277,10 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
 
     async runDatabaseSessionCallback(context, ctx) {
       const user = context.user as unknown as AdapterUser
+      // The row as the adapter returned it (its `id`, columns the application added), as Auth.js
+      // passes it; the expiry is the one this read settled on.
       const stored = {
+        ...context.storedSession,
         sessionToken: context.sessionToken!,
         userId: user.id,
         expires: new Date(context.expires * 1000),

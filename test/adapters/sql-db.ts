@@ -28,11 +28,11 @@ export function sqlContractDb(client: Queryable, prefix = ''): ContractDb {
       return row && ({ ...clean(row), expires_at: Number(row.expires_at) } as never)
     },
     async session(sessionToken) {
-      const row = await one(`SELECT "sessionToken", "userId", expires FROM "${p}sessions" WHERE "sessionToken" = $1`, [sessionToken])
+      const row = await one(`SELECT * FROM "${p}sessions" WHERE "sessionToken" = $1`, [sessionToken])
       return row && ({ ...row, expires: date(row.expires) } as never)
     },
     async verificationToken({ identifier, token }) {
-      const row = await one(`SELECT identifier, token, expires FROM "${p}verification_token" WHERE identifier = $1 AND token = $2`, [
+      const row = await one(`SELECT * FROM "${p}verification_token" WHERE identifier = $1 AND token = $2`, [
         identifier,
         token,
       ])
