@@ -6,6 +6,7 @@ import { PostgresAdapter } from '../../adapters/postgres.js'
 import type { AdapterUser } from '../../core/adapters.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { adapterContract } from './contract.js'
+import { hostedLayoutSuite } from './hosted-layout.js'
 import { sqlContractDb } from './sql-db.js'
 
 let server: PostgresServer
@@ -27,6 +28,7 @@ afterAll(async () => {
 })
 
 adapterContract('PostgreSQL adapter on a PostgreSQL server', () => ({ adapter, db: sqlContractDb(pool) }))
+hostedLayoutSuite('PostgreSQL adapter on a PostgreSQL server', () => pool, 'hosted')
 
 describe('PostgreSQL adapter migrations on a server', () => {
   it('lets five processes migrate at once without a race', async () => {
