@@ -86,7 +86,7 @@ export type SessionEvent =
   | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
   | EffectDone<'emitSessionEvent', null>
   | EffectDone<'emitSignOutEvent', null>
-  | EffectResult<'buildProviderLogout', { url: string }, 'threw'>
+  | EffectResult<'buildProviderLogout', { url: string }, 'threw' | 'notLinked'>
   | EffectResult<
       'getSessionAndUser',
       { sessionToken: string; expires: number; user: Record<string, unknown>; session: Record<string, unknown> },
