@@ -2,6 +2,8 @@
 // DEMO_DATA_DIR where it keeps its database and secret (default .demo-data).
 import { DEFAULT_PORT, serveDemo } from './app.js'
 
+// The demo is a development server: its flow inspector is served only when NODE_ENV says so.
+process.env.NODE_ENV ??= 'development'
 const app = await serveDemo({
   port: process.env.PORT === undefined ? DEFAULT_PORT : Number(process.env.PORT),
   host: process.env.HOST ?? 'localhost',
