@@ -7,22 +7,19 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fastifyAuth } from '../../integrations/fastify/index.js'
 import Credentials from '../../providers/credentials.js'
-import { launchChromium } from '../fixtures/chromium.js'
+import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 
-let app: FastifyInstance
+let server: BrowserApp
 let origin: string
 let browser: Browser
 const shots = mkdtempSync(join(tmpdir(), 'authchart-pages-'))
 
 beforeAll(async () => {
-  app = Fastify()
-  await app.register(fastifyAuth, {
+  server = await startBrowserApp({
     secret: SECRET,
     trustHost: true,
     logger: spyLogger(),
@@ -32,13 +29,11 @@ beforeAll(async () => {
       { id: 'corp', name: 'Corporate single sign-on', type: 'oidc', issuer: 'https://sso.invalid', clientId: 'c', clientSecret: 's' },
     ],
   } as never)
-  origin = await app.listen({ port: 0, host: '127.0.0.1' })
-  browser = await launchChromium()
+  ;({ origin, browser } = server)
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await app?.close()
+  await server?.close()
   rmSync(shots, { recursive: true, force: true })
 })
 

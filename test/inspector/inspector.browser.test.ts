@@ -6,19 +6,17 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fastifyAuth } from '../../integrations/fastify/index.js'
 import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../../machines/index.js'
 import { stateElementId } from '../../visualizations/dot.js'
 import { flowGraph } from '../../visualizations/graph.js'
-import { launchChromium } from '../fixtures/chromium.js'
+import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient } from '../oauth/helpers.js'
 
-let app: FastifyInstance
+let server: BrowserApp
 let origin: string
 let op: RunningOidcProvider
 let browser: Browser
@@ -26,21 +24,18 @@ const shots = mkdtempSync(join(tmpdir(), 'authchart-inspector-'))
 
 beforeAll(async () => {
   op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
-  app = Fastify()
-  await app.register(fastifyAuth, {
+  server = await startBrowserApp({
     secret: SECRET,
     trustHost: true,
     inspector: true,
     logger: spyLogger(),
     providers: [credentialsProvider(), appProvider(op.issuer, 'client_secret_basic', 'op')],
   } as never)
-  origin = await app.listen({ port: 0, host: '127.0.0.1' })
-  browser = await launchChromium()
+  ;({ origin, browser } = server)
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await app?.close()
+  await server?.close()
   await op?.close()
   rmSync(shots, { recursive: true, force: true })
 })
