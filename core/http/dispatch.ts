@@ -21,7 +21,7 @@ import {
 import { advance } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
-import { openEnvelope, sealEnvelope } from '../engine/envelope.js'
+import { openEnvelope, sealEnvelope, type OpenOptions } from '../engine/envelope.js'
 import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
@@ -208,12 +208,15 @@ async function runOne(
   return run.outcome
 }
 
-function sealingFor(ctx: RequestContext, cookieName: string, binding: string | undefined) {
+function sealingFor(ctx: RequestContext, cookieName: string, binding: string | undefined): OpenOptions {
+  const { store } = ctx.config
   return {
     secrets: ctx.config.secrets,
     cookieName,
     at: ctx.at,
     ...(binding !== undefined ? { binding } : {}),
+    // Spent through the store: single use holds across every instance that shares it.
+    claim: (jti, ttl) => store.claim(`envelope:${jti}`, ttl),
   }
 }
 
