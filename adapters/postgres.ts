@@ -17,6 +17,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
   VerificationToken,
@@ -59,6 +60,7 @@ export function tableNames(prefix = '') {
     sessions: `"${p}sessions"`,
     verificationTokens: `"${p}verification_token"`,
     authenticators: `"${p}authenticators"`,
+    secondFactors: `"${p}second_factors"`,
     index: (name: string) => `"${p}${name}"`,
     lock: `${p}authchart_schema`,
   }
@@ -98,6 +100,7 @@ CREATE TABLE IF NOT EXISTS ${t.sessions} (
   expires TIMESTAMPTZ NOT NULL,
   "sessionToken" TEXT NOT NULL
 );
+ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS amr TEXT;
 CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('sessions_token_key')} ON ${t.sessions} ("sessionToken");
 CREATE INDEX IF NOT EXISTS ${t.index('sessions_user_idx')} ON ${t.sessions} ("userId");
 CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
@@ -116,13 +119,22 @@ CREATE TABLE IF NOT EXISTS ${t.authenticators} (
   "credentialBackedUp" BOOLEAN NOT NULL,
   transports TEXT
 );
-CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("userId");`
+CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("userId");
+CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
+  id TEXT PRIMARY KEY,
+  "userId" TEXT NOT NULL REFERENCES ${t.users} (id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS ${t.index('second_factors_user_idx')} ON ${t.secondFactors} ("userId");`
 }
 
 const USER = 'id, name, email, "emailVerified", image'
-const SESSION = '"sessionToken", "userId", expires'
+const SESSION = '"sessionToken", "userId", expires, amr'
 const ACCOUNT =
   'id, "userId", type, provider, "providerAccountId", refresh_token, access_token, expires_at, id_token, scope, session_state, token_type'
+const SECOND_FACTOR = 'id, "userId", type, secret, "createdAt"'
 const AUTHENTICATOR =
   '"credentialID", "userId", "providerAccountId", "credentialPublicKey", counter, "credentialDeviceType", "credentialBackedUp", transports'
 
@@ -149,6 +161,8 @@ const toSession = (row: Record<string, unknown>): AdapterSession => ({
   sessionToken: row.sessionToken as string,
   userId: String(row.userId),
   expires: toDate(row.expires)!,
+  // How the user signed in, when a second factor was used (ours; space-separated in the row).
+  ...(typeof row.amr === 'string' ? { amr: row.amr.split(' ') } : {}),
 })
 const toAccount = (row: Record<string, unknown>): AdapterAccount =>
   withoutNulls({
@@ -157,6 +171,13 @@ const toAccount = (row: Record<string, unknown>): AdapterAccount =>
     userId: String(row.userId),
     expires_at: toNumber(row.expires_at),
   }) as unknown as AdapterAccount
+const toSecondFactor = (row: Record<string, unknown>): AdapterSecondFactor => ({
+  id: String(row.id),
+  userId: String(row.userId),
+  type: row.type as AdapterSecondFactor['type'],
+  secret: row.secret as string,
+  createdAt: toDate(row.createdAt)!,
+})
 const toAuthenticator = (row: Record<string, unknown>): AdapterAuthenticator => ({
   credentialID: row.credentialID as string,
   userId: String(row.userId),
@@ -278,16 +299,16 @@ ${schema(options.tablePrefix)}`
       )
       return row ? toAccount(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires }) {
+    async createSession({ sessionToken, userId, expires, amr }) {
       const row = await first(
-        `INSERT INTO ${t.sessions} ("sessionToken", "userId", expires) VALUES ($1, $2, $3) RETURNING ${SESSION}`,
-        [sessionToken, userId, expires],
+        `INSERT INTO ${t.sessions} ("sessionToken", "userId", expires, amr) VALUES ($1, $2, $3, $4) RETURNING ${SESSION}`,
+        [sessionToken, userId, expires, amr?.join(' ') ?? null],
       )
       return toSession(row!)
     },
     async getSessionAndUser(sessionToken) {
       const row = await first(
-        `SELECT s."sessionToken", s."userId", s.expires,
+        `SELECT s."sessionToken", s."userId", s.expires, s.amr,
                 u.id, u.name, u.email, u."emailVerified", u.image
          FROM ${t.sessions} s JOIN ${t.users} u ON u.id = s."userId"
          WHERE s."sessionToken" = $1`,
@@ -370,6 +391,28 @@ ${schema(options.tablePrefix)}`
       )
       if (!row) throw new Error(`authenticator ${credentialID} does not exist`)
       return toAuthenticator(row)
+    },
+    async listSecondFactors(userId) {
+      return (
+        await rows(`SELECT ${SECOND_FACTOR} FROM ${t.secondFactors} WHERE "userId" = $1 ORDER BY "createdAt"`, [userId])
+      ).map(toSecondFactor)
+    },
+    async createSecondFactor(factor) {
+      const row = await first(
+        `INSERT INTO ${t.secondFactors} (${SECOND_FACTOR}) VALUES ($1, $2, $3, $4, $5) RETURNING ${SECOND_FACTOR}`,
+        [factor.id, factor.userId, factor.type, factor.secret, factor.createdAt],
+      )
+      return toSecondFactor(row!)
+    },
+    async updateSecondFactor({ id, secret }) {
+      const row = await first(`UPDATE ${t.secondFactors} SET secret = $2 WHERE id = $1 RETURNING ${SECOND_FACTOR}`, [
+        id,
+        secret,
+      ])
+      return row ? toSecondFactor(row) : null
+    },
+    async deleteSecondFactor(id) {
+      await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
     },
   }
 }

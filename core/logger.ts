@@ -14,6 +14,7 @@ export type WarningCode =
   | 'env-url-basepath-mismatch'
   | 'experimental-webauthn'
   | 'inspector-refused-in-production'
+  | 'second-factor-attempts-exhausted'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

@@ -67,6 +67,8 @@ export const SessionContext = object({
   /** Database strategy: the stored session's token and the user it belongs to. */
   sessionToken: nullable(string()),
   user: nullable(record(string(), unknown())),
+  /** Database strategy: the stored row's other fields (its id, how the user signed in). */
+  row: nullable(record(string(), unknown())),
 })
 export type SessionContext = Infer<typeof SessionContext>
 
@@ -87,7 +89,7 @@ export type SessionEvent =
   | EffectResult<'buildProviderLogout', { url: string }, 'threw'>
   | EffectResult<
       'getSessionAndUser',
-      { sessionToken: string; expires: number; user: Record<string, unknown> },
+      { sessionToken: string; expires: number; user: Record<string, unknown>; row: Record<string, unknown> },
       'missing' | 'notFound' | 'threw'
     >
   | EffectResult<'deleteExpiredSession', null, 'threw'>
@@ -129,6 +131,7 @@ const initialContext: SessionContext = {
   issued: null,
   sessionToken: null,
   user: null,
+  row: null,
 }
 
 const noSession = (): FlowOutcome => ({ type: 'json', body: null, cache: 'no-store' })
@@ -323,6 +326,7 @@ export const sessionMachine = setup({
         sessionToken: event.output.sessionToken,
         expires: event.output.expires,
         user: event.output.user,
+        row: event.output.row,
       }
     }),
     rememberExtension: assign(({ context, event }) => {

@@ -35,6 +35,7 @@ import type {
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -87,6 +88,8 @@ export interface ResolvedConfig {
   readonly logger: Logger
   /** Server-side counters and one-time claims: the configured store, or one in memory. */
   readonly store: AuthStore
+  /** The application's extensions of the sign-in completion (checked, as given). */
+  readonly extensions: readonly FlowExtension[]
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number }
@@ -285,12 +288,30 @@ function resolve(source: AuthConfig): ResolvedConfig {
     logger,
     // The application's own object (methods may live on a prototype), else one per config.
     store: source.store ?? memoryAuthStore(),
+    extensions: checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? { inspector: Object.freeze({ traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50 }) }
       : {}),
   } satisfies ResolvedConfig)
 }
+
+/**
+ * The application's extensions, checked now so that an unsafe one fails the config at load.
+ *
+ * @throws {ConfigError} naming the extension and what it may not do.
+ */
+function checkedExtensions(extensions: FlowExtension[] | undefined): readonly FlowExtension[] {
+  if (!extensions || extensions.length === 0) return EMPTY_EXTENSIONS
+  try {
+    checkExtensions(extensions)
+  } catch (error) {
+    if (error instanceof ExtensionError) throw new ConfigError(`config.extensions: ${error.message}`, ['extensions'])
+    throw error
+  }
+  return Object.freeze([...extensions])
+}
+const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
 
 const resolutions = new WeakMap<object, Resolution>()
 

@@ -195,9 +195,10 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         if (!found) return { type: 'getSessionAndUser.failed', reason: 'notFound', at: ctx.at }
         const expires = toSeconds(found.session.expires)
         if (!Number.isFinite(expires)) throw new TypeError('the stored session has no valid expiry')
+        const { sessionToken: _token, userId: _userId, expires: _expires, ...row } = found.session
         return {
           type: 'getSessionAndUser.done',
-          output: { sessionToken, expires, user: found.user as unknown as Record<string, unknown> },
+          output: { sessionToken, expires, user: found.user as unknown as Record<string, unknown>, row },
           at: ctx.at,
         }
       } catch (error) {
@@ -273,6 +274,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     async runDatabaseSessionCallback(context, ctx) {
       const user = context.user as unknown as AdapterUser
       const stored = {
+        // What else the row holds (its id, how the user signed in), as adapters return it.
+        ...context.row,
         sessionToken: context.sessionToken!,
         userId: user.id,
         expires: new Date(context.expires * 1000),

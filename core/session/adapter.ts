@@ -34,6 +34,10 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'createAuthenticator',
   'listAuthenticatorsByUserId',
   'updateAuthenticatorCounter',
+  'listSecondFactors',
+  'createSecondFactor',
+  'updateSecondFactor',
+  'deleteSecondFactor',
 ]
 
 /** A wrapped adapter: the methods the application's adapter has, instrumented. */

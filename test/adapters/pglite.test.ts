@@ -26,6 +26,7 @@ describe('PostgreSQL adapter schema', () => {
     expect(rows.map((r) => r.table_name)).toEqual([
       'authchart_accounts',
       'authchart_authenticators',
+      'authchart_second_factors',
       'authchart_sessions',
       'authchart_users',
       'authchart_verification_token',

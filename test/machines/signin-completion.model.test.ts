@@ -2,20 +2,22 @@
  * Model-based test of the sign-in completion through `Auth`: the tail every first factor hands its
  * verified user to. Paths start with a credentials sign-in (JWT or database sessions) or an OIDC
  * sign-in at the real test provider (JWT sessions with an adapter, so the user is stored); the
- * world decides what the `signIn` callback says, how storing the user goes, what the `jwt`
- * callback returns and whether the session store works.
+ * world decides what the `signIn` callback says, how storing the user goes, whether the user has
+ * a second factor and which code they type, what the `jwt` callback returns and whether the
+ * session store works.
  */
 import { afterAll, expect, vi, type Mock } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
+import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
-import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
-import { Client } from '../fixtures/http.js'
 import { describeModel, type ModelDriver } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
@@ -23,6 +25,7 @@ afterAll(() => op.close())
 const OP_EMAIL = OP_ACCOUNT.email.toLowerCase()
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
+const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
 const T0 = Math.floor(Date.now() / 1000)
 const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
@@ -30,6 +33,8 @@ const OTHER = { id: 'oauth-alice', name: 'Alice (GitHub)', email: ALICE.email, e
 
 /** Each way in: a first factor, and the session policy it is tried with. */
 const ENTRIES = [
+  // Credentials users stay out of the database with JWT sessions; their second factor is found
+  // by the id `authorize` returns.
   { firstFactor: 'credentials', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
   { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
   // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
@@ -40,8 +45,14 @@ interface World {
   firstFactor: (typeof ENTRIES)[number]['firstFactor']
   policy: (typeof ENTRIES)[number]['policy']
   store: MemoryStore
+  authStore: AuthStore
+  jar: CookieJar
   signIn: 'allows' | 'redirects' | 'refuses'
   stored: 'createsUser' | 'returning' | 'emailTaken' | 'fails'
+  factor: 'none' | 'enrolled'
+  factorStore: 'works' | 'fails'
+  totpSecret: string
+  code: 'right' | 'wrong' | 'overTheLimit'
   jwt: 'identity' | 'revokes' | 'throws'
   sessionStore: 'works' | 'fails'
   events: { signIn: Mock<(message: unknown) => void> }
@@ -49,30 +60,30 @@ interface World {
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
-  const stored = world.policy.strategy === 'database' || world.firstFactor === 'oauth'
   return {
     secret: SECRET,
     trustHost: true,
     logger: spyLogger(),
     inspect,
     events: world.events,
+    store: world.authStore,
     session: { strategy: world.policy.strategy },
     ...(world.policy.newUserUrl ? { pages: { newUser: world.policy.newUserUrl } } : {}),
-    ...(stored
-      ? {
-          adapter: {
-            ...memory,
-            async linkAccount(linked) {
-              if (world.stored === 'fails') throw new Error('database unavailable')
-              await memory.linkAccount(linked)
-            },
-            async createSession(session) {
-              if (world.sessionStore === 'fails') throw new Error('database unavailable')
-              return memory.createSession(session)
-            },
-          },
-        }
-      : {}),
+    adapter: {
+      ...memory,
+      async linkAccount(linked) {
+        if (world.stored === 'fails') throw new Error('database unavailable')
+        await memory.linkAccount(linked)
+      },
+      async listSecondFactors(userId) {
+        if (world.factorStore === 'fails') throw new Error('database unavailable')
+        return memory.listSecondFactors(userId)
+      },
+      async createSession(session) {
+        if (world.sessionStore === 'fails') throw new Error('database unavailable')
+        return memory.createSession(session)
+      },
+    },
     providers: [
       Credentials({
         credentials: { username: {}, password: {} },
@@ -96,22 +107,36 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   }
 }
 
+const emailOf = (world: World) => (world.firstFactor === 'oauth' ? OP_EMAIL : ALICE.email)
+
+/** The id the second factor belongs to: the stored user, or the credentials user's own id. */
+const userIdOf = (world: World) =>
+  world.firstFactor === 'credentials' && world.policy.strategy === 'jwt' ? ALICE.id : RETURNING.id
+
 /** Puts the store in the state the world describes before the sign-in. */
 async function seed(world: World): Promise<void> {
   const email = emailOf(world)
+  const memory = MemoryAdapter(world.store)
   if (world.stored === 'returning') {
     world.store.users.set(RETURNING.id, { ...RETURNING, email })
     const linked =
       world.firstFactor === 'oauth'
         ? { provider: 'op', providerAccountId: OP_ACCOUNT.sub, type: 'oidc' as const }
         : { ...account, type: 'credentials' as never }
-    await MemoryAdapter(world.store).linkAccount({ ...linked, userId: RETURNING.id })
+    await memory.linkAccount({ ...linked, userId: RETURNING.id })
   } else if (world.stored === 'emailTaken') {
     world.store.users.set(OTHER.id, { ...OTHER, email })
   }
+  if (world.factor === 'enrolled') {
+    await memory.createSecondFactor({
+      id: 'factor-1',
+      userId: userIdOf(world),
+      type: 'totp',
+      secret: await sealFactorSecret(world.totpSecret, [SECRET]),
+      createdAt: new Date(),
+    })
+  }
 }
-
-const emailOf = (world: World) => (world.firstFactor === 'oauth' ? OP_EMAIL : ALICE.email)
 
 const driver: ModelDriver<World> = {
   machine: signInCompletionMachine,
@@ -129,6 +154,16 @@ const driver: ModelDriver<World> = {
     { type: 'storeUser.done', at: T0, output: { user: {}, account: {}, isNewUser: false } },
     { type: 'storeUser.failed', at: T0, reason: 'notLinked', error: 'AccountNotLinked' },
     { type: 'storeUser.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'findSecondFactor.done', at: T0, output: { challenge: null } },
+    { type: 'findSecondFactor.done', at: T0, output: { challenge: 'challenge' } },
+    { type: 'findSecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'secondFactor.submit', at: T0, code: '000000' },
+    { type: 'verifySecondFactor.done', at: T0, output: { method: 'otp' } },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'wrongCode' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'exhausted', error: 'AccessDenied' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'prepareSession.done', at: T0, output: { amr: ['pwd'] } },
+    { type: 'prepareSession.done', at: T0, output: { amr: ['pwd', 'otp'] } },
     { type: 'issueSession.done', at: T0, output: { value: 'sealed', expires: T0 + 2_592_000 } },
     { type: 'issueSession.done', at: T0, output: { value: null, expires: T0 + 2_592_000 } },
     { type: 'issueSession.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
@@ -136,12 +171,22 @@ const driver: ModelDriver<World> = {
     { type: 'createDatabaseSession.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'emitSignInEvent.done', at: T0, output: null },
   ],
+  possible: (snapshot, event) => {
+    // A user created just now has no second factor yet.
+    if (event.type === 'findSecondFactor.done' && event.output.challenge !== null) return !snapshot.context.isNewUser
+    // Only one wrong code per path: a second would be a longer path to the same states.
+    if (event.type === 'secondFactor.submit') return snapshot.context.stepError === null
+    // The session records a second factor exactly when one was passed.
+    if (event.type === 'prepareSession.done') return event.output.amr.length === 1 + snapshot.context.amr.length
+    return true
+  },
   label: (event) => {
     if (event.policy) return `${event.type} (${event.identity.firstFactor}, ${event.policy.strategy})`
     if (event.type === 'checkSignIn.done') {
       return event.output.redirect ? 'signIn callback returns a URL' : 'signIn callback allows'
     }
     if (event.type === 'storeUser.done') return event.output.isNewUser ? 'new user created' : 'returning user'
+    if (event.type === 'findSecondFactor.done') return event.output.challenge ? 'second factor enrolled' : 'no second factor'
     if (event.type === 'issueSession.done') return event.output.value ? 'session issued' : 'jwt callback returns null'
     return undefined
   },
@@ -149,8 +194,14 @@ const driver: ModelDriver<World> = {
     firstFactor: ENTRIES[0].firstFactor,
     policy: ENTRIES[0].policy,
     store: createMemoryStore(),
+    authStore: memoryAuthStore(),
+    jar: new CookieJar(),
     signIn: 'allows',
     stored: 'createsUser',
+    factor: 'none',
+    factorStore: 'works',
+    totpSecret: createTotpSecret(),
+    code: 'right',
     jwt: 'identity',
     sessionStore: 'works',
     events: { signIn: vi.fn() },
@@ -168,6 +219,21 @@ const driver: ModelDriver<World> = {
     'storeUser.failed': (world, event) => {
       world.stored = event.reason === 'notLinked' ? 'emailTaken' : 'fails'
     },
+    'findSecondFactor.done': (world, event) => {
+      world.factor = event.output.challenge ? 'enrolled' : 'none'
+    },
+    'findSecondFactor.failed': (world) => {
+      world.factorStore = 'fails'
+    },
+    'verifySecondFactor.done': (world) => {
+      world.code = 'right'
+      world.factorStore = 'works'
+    },
+    'verifySecondFactor.failed': (world, event) => {
+      if (event.reason === 'threw') world.factorStore = 'fails'
+      else world.code = event.reason === 'wrongCode' ? 'wrong' : 'overTheLimit'
+    },
+    'prepareSession.done': () => {},
     'issueSession.done': (world, event) => {
       world.jwt = event.output.value ? 'identity' : 'revokes'
     },
@@ -187,24 +253,60 @@ const driver: ModelDriver<World> = {
       await seed(world)
       const config = configFor(world, inspect)
       if (world.firstFactor === 'oauth') {
-        const { callback } = await signInThroughProvider(new Client(config), 'op', { callbackUrl: '/dashboard' })
+        const client = new Client(config)
+        const { callback } = await signInThroughProvider(client, 'op', { callbackUrl: '/dashboard' })
+        world.jar = client.jar
         return callback
       }
-      const jar = new CookieJar()
-      const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: jar }), config)
-      jar.store(csrfResponse)
+      const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+      world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
-      return Auth(
+      const response = await Auth(
         authRequest({
           path: '/auth/callback/credentials',
           body: { username: 'alice', password: 'wonderland', csrfToken, callbackUrl: '/dashboard' },
-          cookies: jar,
+          cookies: world.jar,
         }),
         config,
       )
+      world.jar.store(response)
+      return response
+    },
+    'secondFactor.submit': async (world, _event, inspect) => {
+      const config = configFor(world, inspect)
+      if (world.code === 'overTheLimit') {
+        // This user has spent every guess of the last quarter hour, in other sign-ins.
+        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await world.authStore.increment(`2fa:user:${userIdOf(world)}`, 900)
+      }
+      const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+      world.jar.store(csrfResponse)
+      const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
+      const code = world.code === 'wrong' ? wrongCode(world) : totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
+      const response = await Auth(
+        authRequest({ path: '/auth/step/signin-completion', body: { code, csrfToken }, cookies: world.jar }),
+        config,
+      )
+      world.jar.store(response)
+      return response
     },
   },
   expect: {
+    awaitingSecondFactor: async (response, world) => {
+      expect(response.status).toBe(302)
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+      expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+      expect(setCookie(response, COMPLETION_COOKIE)?.value).toMatch(/^ey/)
+      // The page asks for the code, and says so when the last one was wrong.
+      const page = await Auth(
+        authRequest({ path: '/auth/step/signin-completion', cookies: world.jar }),
+        configFor(world, () => {}),
+      )
+      expect(page.status).toBe(200)
+      expect(page.headers.get('cache-control')).toContain('no-store')
+      const html = await page.text()
+      expect(html).toContain('Two-step verification')
+      expect(html.includes('That code is not right')).toBe(world.code === 'wrong')
+    },
     signedIn: async (response, world) => {
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(`${ORIGIN}/dashboard`)
@@ -222,6 +324,7 @@ const driver: ModelDriver<World> = {
     },
     denied: (response, world) => {
       expectError(response, 'error?error=AccessDenied')
+      if (world.factor === 'enrolled') expect(setCookie(response, COMPLETION_COOKIE)?.attributes['max-age']).toBe('0')
       expectNothingIssued(response, world)
     },
     notLinked: (response, world) => {
@@ -231,6 +334,12 @@ const driver: ModelDriver<World> = {
     },
     failed: (response) => expectError(response, 'error?error=Configuration'),
   },
+}
+
+/** A six-digit code that is not the current one. */
+function wrongCode(world: World): string {
+  const right = totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
+  return right === '123456' ? '654321' : '123456'
 }
 
 function expectError(response: Response, target: string): void {
@@ -255,21 +364,32 @@ async function expectSession(response: Response, world: World): Promise<void> {
     expect(cookie?.value ?? '').toBe('')
     return
   }
+  const multiFactor = world.factor === 'enrolled'
   if (world.policy.strategy === 'database') {
     const row = world.store.sessions.get(cookie!.value)!
     const user = world.store.users.get(row.userId)!
     expect(user.email).toBe(ALICE.email)
     if (world.stored === 'returning') expect(user.id).toBe(RETURNING.id)
     expect(Date.parse(cookie!.attributes.expires as string)).toBe(row.expires.getTime())
-  } else if (world.firstFactor === 'oauth') {
+    // The row records how the user signed in after a second factor.
+    expect(row.amr).toEqual(multiFactor ? ['pwd', 'otp'] : undefined)
+    return
+  }
+  const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
+  if (world.firstFactor === 'oauth') {
     // The JWT names the stored user the OAuth account is linked to.
-    const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
     const linked = await MemoryAdapter(world.store).getUserByAccount({ provider: 'op', providerAccountId: OP_ACCOUNT.sub })
     expect(token).toMatchObject({ sub: linked!.id, email: OP_EMAIL })
     if (world.stored === 'returning') expect(linked!.id).toBe(RETURNING.id)
   } else {
-    const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
     expect(token).toMatchObject({ sub: ALICE.id, email: ALICE.email })
+  }
+  if (multiFactor) {
+    expect(token).toMatchObject({ amr: [world.firstFactor === 'oauth' ? 'fed' : 'pwd', 'otp'], aal: 2 })
+  } else {
+    // A single-factor token is exactly Auth.js's: nothing added.
+    expect(token).not.toHaveProperty('amr')
+    expect(token).not.toHaveProperty('aal')
   }
 }
 
