@@ -15,6 +15,8 @@ export default defineConfig({
       { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
       { find: /^authchart\/providers\/(.+)$/, replacement: source('./providers/$1.ts') },
+      { find: /^authchart\/extensions\/(.+)$/, replacement: source('./extensions/$1.ts') },
+      { find: /^authchart\/testing$/, replacement: source('./testing/index.ts') },
     ],
   },
   test: {

@@ -21,7 +21,7 @@ import { listStateNodes } from './engine/transitions.js'
 import type { RequestContext } from './http/context.js'
 import type { PageTheme } from './pages/index.js'
 
-export { CONTINUE, DENY, EXTENSION_POINTS, ExtensionError } from '../machines/signin-completion.machine.js'
+export { CONTINUE, DENY, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
 
 /** What a step's page is rendered from. */

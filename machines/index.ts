@@ -55,3 +55,4 @@ export {
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'
+export { secondFactorGateViolations } from './checks.js'
