@@ -25,7 +25,7 @@ beforeAll(() => {
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
-    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory' }
+    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory', './extensions/*': 'terms' }
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue
       const example = wildcardExample[subpath] ?? ''
@@ -59,6 +59,8 @@ describe('the package', () => {
           twitter: await import('authchart/providers/twitter'),
           vk: await import('authchart/providers/vk'),
           fastify: await import('authchart/fastify'),
+          terms: await import('authchart/extensions/terms'),
+          testing: await import('authchart/testing'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -74,6 +76,9 @@ describe('the package', () => {
     expect(names.machines).toEqual(
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
+    expect(names.root).toEqual(expect.arrayContaining(['defineExtension', 'CONTINUE', 'DENY', 'memoryAuthStore', 'stepForm']))
+    expect(names.terms).toEqual(['termsExtension'])
+    expect(names.testing).toEqual(expect.arrayContaining(['describeFlowModel', 'flowMachine', 'modelPaths', 'drivePath', 'coverage']))
     expect(names.credentials).toEqual(['default'])
     for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
       expect(names[provider], provider).toContain('default')
@@ -155,8 +160,9 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'test/fixtures/extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
-    expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
+    expect(result.stdout).toContain('title: signin-completion (v2+terms@1)')
+    expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
+    expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
 
   it('names the known flows when asked for an unknown one', () => {
