@@ -196,8 +196,6 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
   possible: (snapshot, event) => {
     // A user created just now has no second factor yet.
     if (event.type === 'findSecondFactor.done' && event.output.challenge !== null) return !snapshot.context.isNewUser
-    // Only one wrong code per path: a second would be a longer path to the same states.
-    if (event.type === 'secondFactor.submit') return snapshot.context.stepError === null
     // The session records a second factor exactly when one was passed.
     if (event.type === 'prepareSession.done') return event.output.amr.length === 1 + snapshot.context.amr.length
     return true
