@@ -91,6 +91,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     verificationTokens: hosted ? `"${p}verificationTokens"` : `"${p}verification_token"`,
     authenticators: `"${p}authenticators"`,
     secondFactors: `"${p}second_factors"`,
+    sessionAmr: `"${p}session_amr"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -149,8 +150,7 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   PRIMARY KEY (identifier, token)
 );
 ${authenticatorsTable(t)}
-${secondFactorsTable(t)}
-ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS amr TEXT;`
+${secondFactorsTable(t)}`
 }
 
 // Spec §2.17: every field nullable, records carry an id, accounts and sessions link to their user
@@ -230,7 +230,8 @@ CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenti
 }
 
 // Ours: a user's second factors (a TOTP secret sealed with the auth secret, or the hashes of the
-// remaining backup codes); both layouts have the table, neither spec nor Auth.js defines it.
+// remaining backup codes), and how each multi-factor session was signed in to (its `amr`, kept
+// beside the sessions table so that table stays exactly Auth.js's); both layouts have them.
 function secondFactorsTable(t: Tables): string {
   return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
   id TEXT PRIMARY KEY,
@@ -239,7 +240,11 @@ function secondFactorsTable(t: Tables): string {
   secret TEXT NOT NULL,
   "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now()
 );
-CREATE INDEX IF NOT EXISTS ${t.index('second_factors_user_idx')} ON ${t.secondFactors} ("${t.userLink}");`
+CREATE INDEX IF NOT EXISTS ${t.index('second_factors_user_idx')} ON ${t.secondFactors} ("${t.userLink}");
+CREATE TABLE IF NOT EXISTS ${t.sessionAmr} (
+  "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
+  amr TEXT NOT NULL
+);`
 }
 
 const toDate = (value: unknown): Date | null =>
@@ -283,7 +288,7 @@ function converters(userLink: string) {
         ...(row.id === undefined ? {} : { id: String(row.id) }),
         sessionToken: row.sessionToken as string,
         expires: toDate(row.expires)!,
-        // How the user signed in, after a second factor (ours; space-separated in the row).
+        // How the user signed in, after a second factor (ours, from the session_amr table).
         ...(typeof amr === 'string' ? { amr: amr.split(' ') } : {}),
       }
     },
@@ -447,23 +452,25 @@ ${schema(options.tablePrefix, layout)}`
       return row ? to.account(row) : undefined
     },
     async createSession({ sessionToken, userId, expires, amr }) {
-      // The hosted layout keeps spec §2.17's columns only: no place for amr there.
-      const keepsAmr = layout === 'pg-adapter'
       const row = await first(
         withLink(
-          `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires${keepsAmr ? ', amr' : ''})
-           VALUES ($1, $2, $3${keepsAmr ? ', $4' : ''}) RETURNING *`,
+          `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
           t.usersSessions,
           'session',
           'insert',
         ),
-        [sessionToken, userId, expires, ...(keepsAmr ? [amr?.join(' ') ?? null] : [])],
+        [sessionToken, userId, expires],
       )
-      return to.session(row!)
+      if (amr) await rows(`INSERT INTO ${t.sessionAmr} ("sessionToken", amr) VALUES ($1, $2)`, [sessionToken, amr.join(' ')])
+      return to.session({ ...row!, ...(amr ? { amr: amr.join(' ') } : {}) })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
-      const row = await first(`SELECT * FROM ${t.sessions} WHERE "sessionToken" = $1`, [sessionToken])
+      const row = await first(
+        `SELECT s.*, a.amr FROM ${t.sessions} s LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
+         WHERE s."sessionToken" = $1`,
+        [sessionToken],
+      )
       if (!row) return null
       const session = to.session(row)
       const user = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [session.userId])

@@ -251,6 +251,17 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       await expect(subject().adapter.updateAuthenticatorCounter(randomUUID(), 1)).rejects.toThrow()
     })
 
+    it('keeps how a multi-factor session was signed in to (amr) and reads it back with the session', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const sessionToken = randomUUID()
+      const created = await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(7), amr: ['pwd', 'otp'] })
+      expect(created.amr).toEqual(['pwd', 'otp'])
+      expect((await adapter.getSessionAndUser(sessionToken))?.session.amr).toEqual(['pwd', 'otp'])
+      await adapter.deleteSession(sessionToken)
+      expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
+    })
+
     it('stores, lists, updates and deletes second factors, and deletes them with their user', async () => {
       const { adapter } = subject()
       const user = await newUser()

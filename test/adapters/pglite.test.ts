@@ -29,6 +29,7 @@ describe('PostgreSQL adapter schema', () => {
       'authchart_accounts',
       'authchart_authenticators',
       'authchart_second_factors',
+      'authchart_session_amr',
       'authchart_sessions',
       'authchart_users',
       'authchart_verification_token',
