@@ -1,0 +1,62 @@
+/**
+ * The request-URL attacks every integration must refuse (scope 1 of the integrations issue), as
+ * one suite each integration's test runs against its own server: an absolute-form request target
+ * and a forged `X-Forwarded-Host` (with proxy trust off) must not choose the origin that lands in
+ * the sign-in page's form actions and in the OAuth redirect (whose `redirect_uri` is sealed in the
+ * flow's state cookie).
+ *
+ * @module
+ */
+import { expect, it } from 'vitest'
+import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
+
+/** What the suite needs of a running app. */
+export interface OriginAttackTarget {
+  port: () => number
+  /** The auth base path, `/auth` by default. */
+  basePath?: string
+  /** The id of an OAuth provider the app configures (its authorization endpoint is never called). */
+  oauthProvider: string
+}
+
+const EVIL = 'evil.example'
+
+/** Registers the attack tests in the calling `describe`. */
+export function originAttackSuite(target: OriginAttackTarget): void {
+  const base = target.basePath ?? '/auth'
+  const host = () => `127.0.0.1:${target.port()}`
+  const realOrigin = () => `http://${host()}`
+
+  const attacks: [string, (path: string) => { target: string; headers: Record<string, string> }][] = [
+    ['an absolute-form request target', (path) => ({ target: `http://${EVIL}${path}`, headers: { host: host() } })],
+    [
+      'a forged X-Forwarded-Host (proxy trust off)',
+      (path) => ({ target: path, headers: { host: host(), 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' } }),
+    ],
+  ]
+
+  for (const [name, attack] of attacks) {
+    it(`keeps the real origin in the sign-in page's form actions under ${name}`, async () => {
+      const response = await rawRequest(target.port(), { ...attack(`${base}/signin`) })
+      expect(response.status).toBe(200)
+      expect(response.body).not.toContain(EVIL)
+      expect(response.body).toContain(`action="${realOrigin()}${base}/signin/${target.oauthProvider}"`)
+    })
+
+    it(`keeps the real origin in the OAuth redirect_uri under ${name}`, async () => {
+      const csrf = await rawRequest(target.port(), { target: `${base}/csrf`, headers: { host: host() } })
+      const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
+      const { target: path, headers } = attack(`${base}/signin/${target.oauthProvider}`)
+      const response = await rawRequest(target.port(), {
+        method: 'POST',
+        target: path,
+        headers: { ...headers, cookie: cookieHeader(csrf), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrfToken, callbackUrl: `${realOrigin()}/` }).toString(),
+      })
+      expect(response.status, JSON.stringify(response)).toBe(302)
+      const location = new URL(response.headers.get('location')![0]!)
+      expect(location.searchParams.get('redirect_uri')).toBe(`${realOrigin()}${base}/callback/${target.oauthProvider}`)
+      expect(JSON.stringify([...response.headers])).not.toContain(EVIL)
+    })
+  }
+}
