@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
+      { find: /^authchart\/express$/, replacement: source('./integrations/express/index.ts') },
       { find: /^authchart\/providers\/(.+)$/, replacement: source('./providers/$1.ts') },
     ],
   },
