@@ -19,9 +19,28 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/model-coverage.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/apps/**'],
+          globalSetup: ['test/setup/model-coverage.ts'],
+        },
+      },
+      {
+        // The example apps, installed from the packed package, built and started once per run by
+        // the global setup (which runs only when a test of this project is selected).
+        extends: true,
+        test: {
+          name: 'apps',
+          include: ['test/apps/**/*.test.ts'],
+          globalSetup: ['test/apps/setup.ts'],
+        },
+      },
+    ],
   },
 })
