@@ -33,7 +33,15 @@ export class AppClient {
     const response = await fetch(new URL(path, this.origin), {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded', origin: this.origin, ...headers },
+      // As a browser's form post: same-origin Origin, and HTML preferred (SvelteKit answers a form
+      // action with JSON otherwise).
+      headers: {
+        cookie: this.jar.header(),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: this.origin,
+        accept: 'text/html,application/xhtml+xml',
+        ...headers,
+      },
       body: new URLSearchParams(form),
     })
     this.jar.store(response)

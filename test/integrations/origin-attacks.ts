@@ -17,6 +17,16 @@ export interface OriginAttackTarget {
   basePath?: string
   /** The id of an OAuth provider the app configures (its authorization endpoint is never called). */
   oauthProvider: string
+  /**
+   * The built-in page whose form action shows the origin: `signin` unless the app has its own
+   * sign-in page (`pages.signIn`), then `signout`.
+   */
+  page?: 'signin' | 'signout'
+  /**
+   * The framework itself refuses an absolute-form request target before the integration sees it
+   * (SvelteKit's Node adapter joins its origin and the target into a URL that matches no route).
+   */
+  frameworkRefusesAbsoluteForm?: boolean
 }
 
 const EVIL = 'evil.example'
@@ -35,12 +45,18 @@ export function originAttackSuite(target: OriginAttackTarget): void {
     ],
   ]
 
+  const page = target.page ?? 'signin'
+  const pageAction = () =>
+    page === 'signin' ? `${realOrigin()}${base}/signin/${target.oauthProvider}` : `${realOrigin()}${base}/signout`
+  const refused = (name: string) => name.startsWith('an absolute-form') && target.frameworkRefusesAbsoluteForm
+
   for (const [name, attack] of attacks) {
-    it(`keeps the real origin in the sign-in page's form actions under ${name}`, async () => {
-      const response = await rawRequest(target.port(), { ...attack(`${base}/signin`) })
+    it(`keeps the real origin in the ${page} page's form actions under ${name}`, async () => {
+      const response = await rawRequest(target.port(), { ...attack(`${base}/${page}`) })
+      expect(JSON.stringify([...response.headers]) + response.body).not.toContain(EVIL)
+      if (refused(name)) return expect(response.status).toBeGreaterThanOrEqual(400)
       expect(response.status).toBe(200)
-      expect(response.body).not.toContain(EVIL)
-      expect(response.body).toContain(`action="${realOrigin()}${base}/signin/${target.oauthProvider}"`)
+      expect(response.body).toContain(`action="${pageAction()}"`)
     })
 
     it(`keeps the real origin in the OAuth redirect_uri under ${name}`, async () => {
@@ -50,13 +66,19 @@ export function originAttackSuite(target: OriginAttackTarget): void {
       const response = await rawRequest(target.port(), {
         method: 'POST',
         target: path,
-        headers: { ...headers, cookie: cookieHeader(csrf), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          ...headers,
+          cookie: cookieHeader(csrf),
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: realOrigin(), // as the browser sends it
+        },
         body: new URLSearchParams({ csrfToken, callbackUrl: `${realOrigin()}/` }).toString(),
       })
+      expect(JSON.stringify([...response.headers]) + response.body).not.toContain(EVIL)
+      if (refused(name)) return expect(response.status).toBeGreaterThanOrEqual(400)
       expect(response.status, JSON.stringify(response)).toBe(302)
       const location = new URL(response.headers.get('location')![0]!)
       expect(location.searchParams.get('redirect_uri')).toBe(`${realOrigin()}${base}/callback/${target.oauthProvider}`)
-      expect(JSON.stringify([...response.headers])).not.toContain(EVIL)
     })
   }
 }
