@@ -132,6 +132,15 @@ function refuseCrossSite(ev: RequestEventCommon, prepared: PreparedConfig): void
   }
 }
 
+/**
+ * Same-origin targets as paths: Qwik City turns a relative redirect of a `q-data.json` request into
+ * a client-side navigation, but drops an absolute one.
+ */
+function redirectTarget(ev: RequestEventCommon, url: string): string {
+  const target = new URL(url, ev.url)
+  return target.origin === ev.url.origin ? `${target.pathname}${target.search}${target.hash}` : target.href
+}
+
 const stringFields = (options: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(options).map(([key, value]) => [key, String(value)]))
 
@@ -160,7 +169,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
         })
         setCookies(ev, cookies)
         // 303, never 301: a permanent redirect would be cached for the sign-in URL.
-        throw ev.redirect(303, url)
+        throw ev.redirect(303, redirectTarget(ev, url))
       },
       'authchart_QwikAuth_useSignIn',
       [configQrl],
@@ -180,7 +189,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
           redirectTo: input.redirectTo ?? currentPage(ev),
         })
         setCookies(ev, cookies)
-        throw ev.redirect(303, url)
+        throw ev.redirect(303, redirectTarget(ev, url))
       },
       'authchart_QwikAuth_useSignOut',
       [configQrl],

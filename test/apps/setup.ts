@@ -77,7 +77,24 @@ async function freePort(): Promise<number> {
 
 const REGISTRY_FAILURE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|ENETUNREACH|network|offline/i
 
+/**
+ * npm keeps an installed `file:` tarball whose version did not change: forget the previous one so
+ * each run tests the package just packed.
+ */
+function forgetPreviousPackage(dir: string): void {
+  rmSync(join(dir, 'node_modules/authchart'), { recursive: true, force: true })
+  const lockPath = join(dir, 'package-lock.json')
+  try {
+    const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as { packages?: Record<string, unknown> }
+    delete lock.packages?.['node_modules/authchart']
+    writeFileSync(lockPath, JSON.stringify(lock, null, 2))
+  } catch {
+    // No lockfile yet: the first install writes one.
+  }
+}
+
 async function install(app: AppName, dir: string): Promise<void> {
+  forgetPreviousPackage(dir)
   try {
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir)
   } catch (error) {
