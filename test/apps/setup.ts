@@ -23,6 +23,7 @@ export interface RunningApp {
 /** What the setup provides to the test files (`inject('apps')`). */
 export interface AppsContext {
   express: RunningApp
+  fastify: RunningApp
   sveltekit: RunningApp
   qwik: RunningApp
   /** The OpenID Provider's issuer; the apps know it as their `op` provider. */
@@ -44,7 +45,7 @@ export const APP_SECRET = 'example-app-secret-that-is-long-enough-0123456789'
 
 const root = process.cwd()
 const work = join(root, 'node_modules/.cache/authchart-apps')
-const ALL_APPS = ['express', 'sveltekit', 'qwik'] as const
+const ALL_APPS = ['express', 'fastify', 'sveltekit', 'qwik'] as const
 type AppName = (typeof ALL_APPS)[number]
 // AUTHCHART_APPS=express,qwik prepares only those (while working on one; a full run prepares all).
 const APPS = ALL_APPS.filter((app) => !process.env.AUTHCHART_APPS || process.env.AUTHCHART_APPS.split(',').includes(app))
@@ -52,11 +53,12 @@ const APPS = ALL_APPS.filter((app) => !process.env.AUTHCHART_APPS || process.env
 /** How each app starts once built. */
 const START: Record<AppName, string> = {
   express: 'server.js',
+  fastify: 'server.js',
   sveltekit: 'build/index.js',
   qwik: 'server/entry.node-server.js',
 }
 /** What a fresh build replaces. */
-const OUTPUTS: Record<AppName, string[]> = { express: [], sveltekit: ['build', '.svelte-kit'], qwik: ['dist', 'server'] }
+const OUTPUTS: Record<AppName, string[]> = { express: [], fastify: [], sveltekit: ['build', '.svelte-kit'], qwik: ['dist', 'server'] }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
