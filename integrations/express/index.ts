@@ -90,7 +90,7 @@ export function ExpressAuth(
         res.status(error.status).json('Bad request.')
         return
       }
-      const request = toWebRequest({ method: req.method, headers: req.headers, body }, url)
+      const request = toWebRequest({ method: req.method, headers: req.headers, body, clientAddress: req.ip }, url)
       const response = await Auth(request, fixedBasePath ? prepared : withBasePath(prepared, mountPath(req)))
       res.status(response.status)
       copyHeaders(response, {

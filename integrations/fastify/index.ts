@@ -68,7 +68,7 @@ const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstanc
         return reply.code(400).send('"Bad request."')
       }
       const body = request.body as Buffer | undefined
-      const response = await Auth(toWebRequest({ method: request.method, headers: request.headers, body }, url), config)
+      const response = await Auth(toWebRequest({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url), config)
       reply.code(response.status)
       copyHeaders(response, reply)
       const bytes = await bodyBytes(response)

@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import { MAX_BODY_BYTES } from '../../core/http/request.js'
+import { MAX_BODY_BYTES, setClientAddress } from '../../core/http/request.js'
 import { RequestError } from '../../core/errors.js'
 
 /** What the handler needs of a Node request, whatever framework parsed it. */
@@ -16,6 +16,8 @@ export interface NodeRequest {
   headers: IncomingHttpHeaders
   /** The body of a POST, if any. */
   body?: Uint8Array | undefined
+  /** The client's address as the framework sees it (its proxy trust applied): `request.ip`. */
+  clientAddress?: string | undefined
 }
 
 /** Builds the web `Request` for `url` (already built by the URL rule) from a Node request. */
@@ -28,7 +30,8 @@ export function toWebRequest(request: NodeRequest, url: URL): Request {
     else headers.set(name, value)
   }
   const hasBody = request.method === 'POST' && request.body !== undefined && request.body.length > 0
-  return new Request(url, { method: request.method, headers, ...(hasBody ? { body: request.body as BodyInit } : {}) })
+  const web = new Request(url, { method: request.method, headers, ...(hasBody ? { body: request.body as BodyInit } : {}) })
+  return request.clientAddress ? setClientAddress(web, request.clientAddress) : web
 }
 
 /**

@@ -39,6 +39,7 @@ import {
 } from 'superstruct'
 import { Auth } from '../../core/auth.js'
 import { isAuthAction } from '../../core/actions.js'
+import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import type { Awaitable, Cookie, Session } from '../../core/types.js'
 import {
@@ -211,7 +212,9 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
       const url = requestUrl(`${ev.url.pathname}${ev.url.search}`, origin, () => origin)
       const { request } = ev
       const body = request.method === 'POST' ? await request.arrayBuffer() : undefined
-      const response = await Auth(new Request(url, { method: request.method, headers: request.headers, body }), prepared.config)
+      const forwarded = new Request(url, { method: request.method, headers: request.headers, body })
+      const address = ev.clientConn.ip
+      const response = await Auth(address ? setClientAddress(forwarded, address) : forwarded, prepared.config)
       // Qwik City's send() carries each Set-Cookie over through its cookie API, attributes included.
       throw ev.send(response)
     }

@@ -34,6 +34,7 @@ declare module '@builder.io/qwik-city' {
     readonly sharedMap: Map<string, unknown>
     readonly env: { get(key: string): string | undefined }
     readonly headers: Headers
+    readonly clientConn: { readonly ip?: string }
     redirect(status: 301 | 302 | 303 | 307 | 308, url: string): Error
     error(status: number, message: string): Error
     send(response: Response): Error

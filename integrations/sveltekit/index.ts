@@ -17,6 +17,7 @@
 import { error, redirect, type Action, type Handle, type RequestEvent } from '@sveltejs/kit'
 import { Auth } from '../../core/auth.js'
 import { isAuthAction } from '../../core/actions.js'
+import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import type { Awaitable, Session } from '../../core/types.js'
 import {
@@ -97,9 +98,9 @@ export function SvelteKitAuth(
     if (!event.url.pathname.startsWith(`${base}/`) || !action || !isAuthAction(action)) return resolve(event)
     const { request } = event
     const url = requestUrl(`${event.url.pathname}${event.url.search}`, originOf(event, prepared), () => event.url.origin)
-    if (url.href === request.url) return Auth(request, prepared.config)
-    const body = request.method === 'POST' ? await request.arrayBuffer() : undefined
-    return Auth(new Request(url, { method: request.method, headers: request.headers, body }), prepared.config)
+    const body = url.href === request.url || request.method !== 'POST' ? undefined : await request.arrayBuffer()
+    const forwarded = url.href === request.url ? request : new Request(url, { method: request.method, headers: request.headers, body })
+    return Auth(withClientAddress(forwarded, event), prepared.config)
   }
 
   const action =
@@ -132,6 +133,15 @@ export function SvelteKitAuth(
     }
 
   return { handle, signIn: action('signin'), signOut: action('signout') }
+}
+
+/** The client address the adapter reports (its proxy settings applied), for the inspector's loopback rule. */
+function withClientAddress(request: Request, event: RequestEvent): Request {
+  try {
+    return setClientAddress(request, event.getClientAddress())
+  } catch {
+    return request // an adapter without client addresses
+  }
 }
 
 const text = (value: FormDataEntryValue | null) => (typeof value === 'string' && value !== '' ? value : undefined)

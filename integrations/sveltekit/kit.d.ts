@@ -16,6 +16,7 @@ declare module '@sveltejs/kit' {
     url: URL
     locals: App.Locals
     platform: Readonly<App.Platform> | undefined
+    getClientAddress(): string
   }
   export type MaybePromise<T> = T | Promise<T>
   export type Handle = (input: {
