@@ -20,7 +20,8 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  // The apps project's global setup has built dist/ in this run already (and packed it).
+  if (!process.env.AUTHCHART_DIST_BUILT) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
 }, 120_000)
 
 describe('the package', () => {
