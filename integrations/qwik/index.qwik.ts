@@ -49,6 +49,7 @@ import {
   serverAction,
   type IntegrationConfig,
   type PreparedConfig,
+  type ServerActionInput,
 } from '../shared/auth.js'
 import { requestUrl } from '../shared/request-url.js'
 
@@ -142,6 +143,16 @@ function redirectTarget(ev: RequestEventCommon, url: string): string {
   return target.origin === ev.url.origin ? `${target.pathname}${target.search}${target.hash}` : target.href
 }
 
+/** Runs a sign-in or sign-out for an action and returns the redirect to throw. */
+async function signInOrOut(configQrl: ConfigQrl, ev: RequestEventCommon, input: ServerActionInput): Promise<Error> {
+  const prepared = await prepare(configQrl, ev)
+  refuseCrossSite(ev, prepared)
+  const { url, cookies } = await serverAction(prepared.config, prepared.origin ?? ev.url.origin, cookieHeaderOf(ev), input)
+  setCookies(ev, cookies)
+  // 303, never 301: a permanent redirect would be cached for the sign-in URL.
+  return ev.redirect(303, redirectTarget(ev, url))
+}
+
 const stringFields = (options: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(options).map(([key, value]) => [key, String(value)]))
 
@@ -157,20 +168,15 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
       async (input: Infer<typeof SignInInput>, ev: RequestEventCommon) => {
         if (!isServer) return undefined
         const [configQrl] = useLexicalScope<[ConfigQrl]>()
-        const prepared = await prepare(configQrl, ev)
-        refuseCrossSite(ev, prepared)
         const { redirectTo: optionRedirect, ...fields } = input.options ?? {}
         const params = input.authorizationParams
-        const { url, cookies } = await serverAction(prepared.config, prepared.origin ?? ev.url.origin, cookieHeaderOf(ev), {
+        throw await signInOrOut(configQrl, ev, {
           action: 'signin',
           providerId: input.providerId,
           redirectTo: optionRedirect ?? input.redirectTo ?? currentPage(ev),
           fields: stringFields(fields),
           authorizationParams: Object.fromEntries(new URLSearchParams(params as string | Record<string, string> | undefined)),
         })
-        setCookies(ev, cookies)
-        // 303, never 301: a permanent redirect would be cached for the sign-in URL.
-        throw ev.redirect(303, redirectTarget(ev, url))
       },
       'authchart_QwikAuth_useSignIn',
       [configQrl],
@@ -183,14 +189,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
       async (input: Infer<typeof SignOutInput>, ev: RequestEventCommon) => {
         if (!isServer) return undefined
         const [configQrl] = useLexicalScope<[ConfigQrl]>()
-        const prepared = await prepare(configQrl, ev)
-        refuseCrossSite(ev, prepared)
-        const { url, cookies } = await serverAction(prepared.config, prepared.origin ?? ev.url.origin, cookieHeaderOf(ev), {
-          action: 'signout',
-          redirectTo: input.redirectTo ?? currentPage(ev),
-        })
-        setCookies(ev, cookies)
-        throw ev.redirect(303, redirectTarget(ev, url))
+        throw await signInOrOut(configQrl, ev, { action: 'signout', redirectTo: input.redirectTo ?? currentPage(ev) })
       },
       'authchart_QwikAuth_useSignOut',
       [configQrl],

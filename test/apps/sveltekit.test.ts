@@ -59,6 +59,18 @@ describe('examples/sveltekit over HTTP', () => {
     expect(client.jar.get('authjs.session-token')).toBeUndefined()
   })
 
+  it('refuses sign-in from an origin SvelteKit trusts for other forms, by its own origin check and CSRF', async () => {
+    const client = new AppClient(app().origin)
+    const partner = { origin: 'https://partner.example' }
+    const action = await client.post('/signin', { providerId: 'credentials', username: 'alice', password: 'wonderland' }, partner)
+    expect(action.status).toBe(403)
+    expect(await action.text()).toContain('Cross-site sign-in and sign-out forms are refused')
+    const direct = await client.post('/auth/callback/credentials', { username: 'alice', password: 'wonderland' }, partner)
+    expect(direct.status).toBe(302)
+    expect(direct.headers.get('location')).toContain('error=MissingCSRF')
+    expect(client.jar.get('authjs.session-token')).toBeUndefined()
+  })
+
   it('keeps the CSRF check on /auth even for a same-origin post (no skipCSRFCheck)', async () => {
     const client = new AppClient(app().origin)
     const form = { username: 'alice', password: 'wonderland' }

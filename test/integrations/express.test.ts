@@ -9,22 +9,10 @@ import express, { type Express } from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ExpressAuth, getSession } from '../../integrations/express/index.js'
 import { UntrustedHost } from '../../core/errors.js'
-import OAuth from '../../providers/oauth.js'
-import { CookieJar, credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
-import { originAttackSuite } from './origin-attacks.js'
+import { CookieJar, credentialsProvider } from '../fixtures/http.js'
+import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
 
-const oauthProvider = OAuth({
-  id: 'op',
-  authorization: 'http://op.invalid/authorize',
-  token: 'http://op.invalid/token',
-  userinfo: 'http://op.invalid/me',
-  clientId: 'client',
-  clientSecret: 'secret',
-})
-
-function makeConfig() {
-  return { secret: SECRET, trustHost: true, logger: spyLogger(), providers: [credentialsProvider(), oauthProvider] }
-}
+const makeConfig = attackTargetConfig
 
 async function listen(app: Express): Promise<{ server: Server; origin: string; port: number }> {
   const server = await new Promise<Server>((resolve) => {

@@ -4,28 +4,12 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import OAuth from '../../providers/oauth.js'
 import { fastifyAuth, requireSession } from '../../integrations/fastify/index.js'
-import { CookieJar, credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+import { CookieJar } from '../fixtures/http.js'
 import { rawRequest } from '../fixtures/raw-http.js'
-import { originAttackSuite } from './origin-attacks.js'
+import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
 
-const config = {
-  secret: SECRET,
-  trustHost: true,
-  logger: spyLogger(),
-  providers: [
-    credentialsProvider(),
-    OAuth({
-      id: 'op',
-      authorization: 'http://op.invalid/authorize',
-      token: 'http://op.invalid/token',
-      userinfo: 'http://op.invalid/me',
-      clientId: 'client',
-      clientSecret: 'secret',
-    }),
-  ],
-}
+const config = attackTargetConfig()
 
 let app: FastifyInstance
 let port = 0

@@ -8,7 +8,32 @@
  * @module
  */
 import { expect, it } from 'vitest'
+import OAuth from '../../providers/oauth.js'
+import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
+
+/**
+ * A config for the suite: credentials, and an OAuth provider `op` whose endpoints are never
+ * reached (the suite stops at the redirect to it).
+ */
+export function attackTargetConfig() {
+  return {
+    secret: SECRET,
+    trustHost: true,
+    logger: spyLogger(),
+    providers: [
+      credentialsProvider(),
+      OAuth({
+        id: 'op',
+        authorization: 'http://op.invalid/authorize',
+        token: 'http://op.invalid/token',
+        userinfo: 'http://op.invalid/me',
+        clientId: 'client',
+        clientSecret: 'secret',
+      }),
+    ],
+  }
+}
 
 /** What the suite needs of a running app. */
 export interface OriginAttackTarget {
