@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 const root = process.cwd()
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; default: string }>
+  exports: Record<string, string | { types: string; default?: string; svelte?: string }>
 }
 
 function node(script: string): string {
@@ -20,7 +20,8 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  // The apps project's global setup has built dist/ in this run already (and packed it).
+  if (!process.env.AUTHCHART_DIST_BUILT) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
 }, 120_000)
 
 describe('the package', () => {
@@ -30,7 +31,8 @@ describe('the package', () => {
       if (typeof target === 'string') continue
       const example = wildcardExample[subpath] ?? ''
       expect(!subpath.includes('*') || example !== '', `an example module for ${subpath}`).toBe(true)
-      const files = [target.default.replace('*', example), target.types.replace('*', example)]
+      const entry = target.default ?? target.svelte!
+      const files = [entry.replace('*', example), target.types.replace('*', example)]
       for (const file of files) expect(existsSync(join(root, file)), `${subpath} → ${file}`).toBe(true)
     }
   })
@@ -74,6 +76,8 @@ describe('the package', () => {
           fastify: await import('authchart/fastify'),
           terms: await import('authchart/extensions/terms'),
           testing: await import('authchart/testing'),
+          express: await import('authchart/express'),
+          sveltekitClient: await import('authchart/sveltekit/client'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -96,7 +100,33 @@ describe('the package', () => {
     for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
       expect(names[provider], provider).toContain('default')
     }
-    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
+    expect(names.express).toEqual(['ExpressAuth', 'getSession'])
+    expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
+  })
+
+  it.each([
+    ['authchart/sveltekit', '@sveltejs/kit'],
+    ['authchart/qwik', '@builder.io/qwik'],
+  ])('resolves %s up to its framework peer, which only the app installs', (subpath, peer) => {
+    // Everything of ours resolves and loads; the first missing module is the framework itself.
+    // test/apps/ imports these in real SvelteKit and Qwik apps installed from the packed package.
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('${subpath}')`], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`Cannot find package '${peer}'`)
+  })
+
+  it('ships the Svelte components as source for the app to compile, and the Qwik entry for its optimizer', () => {
+    const components = 'dist/integrations/sveltekit/components'
+    for (const file of ['index.js', 'index.d.ts', 'SignIn.svelte', 'SignOut.svelte']) {
+      expect(existsSync(join(root, components, file)), file).toBe(true)
+    }
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { qwik: string }
+    expect(manifest.qwik).toBe('./dist/integrations/qwik/index.qwik.js')
+    expect(readFileSync(join(root, manifest.qwik), 'utf8')).toContain("inlinedQrl")
   })
 
   it('imports every provider subpath by name, each a factory that works uncalled', () => {
