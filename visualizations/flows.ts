@@ -10,6 +10,7 @@ import {
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
+  totpEnrolmentMachine,
 } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
@@ -22,6 +23,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   oauthSignInMachine,
   emailSignInMachine,
   signInCompletionMachine,
+  totpEnrolmentMachine,
 ]
 
 /** A diagram format. */

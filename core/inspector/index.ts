@@ -18,8 +18,9 @@ import {
   emailSignInMachine,
   oauthSignInMachine,
   sessionMachine,
-  signInCompletionMachine,
+  totpEnrolmentMachine,
 } from '../../machines/index.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
@@ -129,7 +130,9 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
     ...(types.has('email') ? [emailSignInMachine] : []),
-    ...(types.size > 0 ? [signInCompletionMachine] : []),
+    // The completion as this config runs it: with the application's extensions.
+    ...(types.size > 0 ? [signInCompletionFlowFor(config.extensions).machine] : []),
+    ...(typeof config.adapter?.listSecondFactors === 'function' ? [totpEnrolmentMachine] : []),
   ]
 }
 

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 const root = process.cwd()
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; default: string }>
+  exports: Record<string, string | { types: string; default?: string; svelte?: string }>
 }
 
 function node(script: string): string {
@@ -20,17 +20,19 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  // The apps project's global setup has built dist/ in this run already (and packed it).
+  if (!process.env.AUTHCHART_DIST_BUILT) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
 }, 120_000)
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
-    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory' }
+    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory', './extensions/*': 'terms' }
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue
       const example = wildcardExample[subpath] ?? ''
       expect(!subpath.includes('*') || example !== '', `an example module for ${subpath}`).toBe(true)
-      const files = [target.default.replace('*', example), target.types.replace('*', example)]
+      const entry = target.default ?? target.svelte!
+      const files = [entry.replace('*', example), target.types.replace('*', example)]
       for (const file of files) expect(existsSync(join(root, file)), `${subpath} → ${file}`).toBe(true)
     }
   })
@@ -79,6 +81,10 @@ describe('the package', () => {
           mailgun: await import('authchart/providers/mailgun'),
           forwardemail: await import('authchart/providers/forwardemail'),
           fastify: await import('authchart/fastify'),
+          terms: await import('authchart/extensions/terms'),
+          testing: await import('authchart/testing'),
+          express: await import('authchart/express'),
+          sveltekitClient: await import('authchart/sveltekit/client'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -94,6 +100,9 @@ describe('the package', () => {
     expect(names.machines).toEqual(
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
+    expect(names.root).toEqual(expect.arrayContaining(['defineExtension', 'CONTINUE', 'DENY', 'memoryAuthStore', 'stepForm']))
+    expect(names.terms).toEqual(['termsExtension'])
+    expect(names.testing).toEqual(expect.arrayContaining(['describeFlowModel', 'flowMachine', 'modelPaths', 'drivePath', 'coverage']))
     expect(names.credentials).toEqual(['default'])
     expect(names.machines).toContain('emailSignInMachine')
     for (const provider of [
@@ -102,7 +111,33 @@ describe('the package', () => {
     ]) {
       expect(names[provider], provider).toContain('default')
     }
-    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
+    expect(names.express).toEqual(['ExpressAuth', 'getSession'])
+    expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
+  })
+
+  it.each([
+    ['authchart/sveltekit', '@sveltejs/kit'],
+    ['authchart/qwik', '@builder.io/qwik'],
+  ])('resolves %s up to its framework peer, which only the app installs', (subpath, peer) => {
+    // Everything of ours resolves and loads; the first missing module is the framework itself.
+    // test/apps/ imports these in real SvelteKit and Qwik apps installed from the packed package.
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('${subpath}')`], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`Cannot find package '${peer}'`)
+  })
+
+  it('ships the Svelte components as source for the app to compile, and the Qwik entry for its optimizer', () => {
+    const components = 'dist/integrations/sveltekit/components'
+    for (const file of ['index.js', 'index.d.ts', 'SignIn.svelte', 'SignOut.svelte']) {
+      expect(existsSync(join(root, components, file)), file).toBe(true)
+    }
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { qwik: string }
+    expect(manifest.qwik).toBe('./dist/integrations/qwik/index.qwik.js')
+    expect(readFileSync(join(root, manifest.qwik), 'utf8')).toContain("inlinedQrl")
   })
 
   it('imports the nodemailer provider without Nodemailer installed, and says how to install it on send', () => {
@@ -216,6 +251,7 @@ describe('the authchart command line', () => {
 
   it('lists the built-in flows', () => {
     expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'signin-completion'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion', 'totp-enrolment'])
   })
 
   it.each([
@@ -231,13 +267,15 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'test/fixtures/extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
-    expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
+    expect(result.stdout).toContain('title: signin-completion (v2+terms@1)')
+    expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
+    expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
 
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
     expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, signin-completion')
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion, totp-enrolment')
   })
 })
