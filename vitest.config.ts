@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^authchart\/errors$/, replacement: source('./core/errors.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },
       { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
+      { find: /^authchart\/stores\/(.+)$/, replacement: source('./stores/$1.ts') },
       { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
       { find: /^authchart\/express$/, replacement: source('./integrations/express/index.ts') },

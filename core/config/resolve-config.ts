@@ -97,6 +97,11 @@ export interface ResolvedConfig {
   readonly logger: Logger
   /** Server-side counters and one-time claims: the configured store, or one in memory. */
   readonly store: AuthStore
+  /**
+   * Whether the config named its `store` (one shared by several instances): only then does a JWT
+   * session read ask the store for a sign-out everywhere, so the default read does no I/O.
+   */
+  readonly sharedStore: boolean
   /** The application's extensions of the sign-in completion (checked, as given). */
   readonly extensions: readonly FlowExtension[]
   readonly inspect?: (trace: FlowTrace) => void
@@ -321,6 +326,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     logger,
     // The application's own object (methods may live on a prototype), else one per config.
     store: source.store ?? memoryAuthStore(),
+    sharedStore: source.store !== undefined,
     extensions: checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector

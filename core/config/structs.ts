@@ -169,7 +169,9 @@ export const AuthConfigStruct = object({
   ),
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
-  store: optional(type({ claim: func(), increment: func(), reset: func() })),
+  store: optional(
+    type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
+  ),
   extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
   inspect: optional(func()),
   inspector: optional(

@@ -1,19 +1,34 @@
 /**
- * The server-side store: the counters and one-time claims that a sealed cookie cannot hold safely,
- * because its holder can always replay an older copy (an attempt counter kept in the cookie would
- * reset with every replay). One small interface; the default keeps everything in this process's
- * memory, and a shared implementation (PostgreSQL, Redis) makes the guarantees hold across several
- * instances.
+ * The server-side store: the counters, limits, one-time claims and short-lived values that a
+ * sealed cookie cannot hold safely, because its holder can always replay an older copy (an attempt
+ * counter kept in the cookie would reset with every replay). One small interface; the default keeps
+ * everything in this process's memory, and a shared implementation (`authchart/stores/postgres`,
+ * `authchart/stores/redis`) makes the guarantees hold across several instances.
+ *
+ * Counting is rate-limiter-flexible's in every implementation (its memory, PostgreSQL and Redis
+ * limiters, atomic in their engine); only the short-lived values (a refresh result, a not-before
+ * time) are the implementation's own, one keyed row or one Redis key each.
  *
  * @module
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 
-/** Counters and one-time claims that outlive a request, kept on the server. */
+/** The answer of {@link AuthStore.consume}: whether the attempt is within the limit, and when to retry. */
+export interface LimitResult {
+  /** `true` while the count is within the limit. */
+  allowed: boolean
+  /** Attempts counted in the current window, this one included. */
+  count: number
+  /** Seconds until the window ends (at least 1). */
+  retryAfter: number
+}
+
+/** Counters, limits, one-time claims and short-lived values that outlive a request, kept on the server. */
 export interface AuthStore {
   /**
    * Claims `key` for `ttlSeconds`, atomically: `true` for the first caller, `false` for every other
-   * while the claim lives (a one-time value spent once, however many requests race).
+   * while the claim lives (a one-time value spent once, however many requests race). A claim is
+   * also a lock: {@link AuthStore.reset} releases it early.
    */
   claim(key: string, ttlSeconds: number): Promise<boolean>
   /**
@@ -21,8 +36,96 @@ export interface AuthStore {
    * it is first incremented and is forgotten `ttlSeconds` later.
    */
   increment(key: string, ttlSeconds: number): Promise<number>
-  /** Forgets the counter or claim `key`. */
+  /**
+   * Counts one attempt against a limit of `points` per `windowSeconds` (a fixed window that starts
+   * with the first attempt), atomically.
+   */
+  consume(key: string, points: number, windowSeconds: number): Promise<LimitResult>
+  /** Keeps `value` under `key` for `ttlSeconds`, replacing what was there. */
+  put(key: string, value: string, ttlSeconds: number): Promise<void>
+  /** The value kept under `key`, or `null` when there is none or its time is up. */
+  get(key: string): Promise<string | null>
+  /** Forgets the counter, claim or value `key`. */
   reset(key: string): Promise<void>
+}
+
+/** Where a store built on rate-limiter-flexible keeps its short-lived values. */
+export interface ValueBackend {
+  put(key: string, value: string, ttlSeconds: number): Promise<void>
+  get(key: string): Promise<string | null>
+  delete(key: string): Promise<void>
+}
+
+/** What {@link limiterStore} builds a store from. */
+export interface LimiterBackend {
+  /** A rate-limiter-flexible limiter allowing `points` per key (its duration is given per call). */
+  limiter(points: number): RateLimiterAbstract
+  /** Forgets `key` in every limiter (`delete` on one of them when they share their storage). */
+  forget(key: string): Promise<void>
+  values: ValueBackend
+}
+
+const wholeSeconds = (ttl: number) => Math.max(1, Math.ceil(ttl))
+
+/**
+ * An {@link AuthStore} on rate-limiter-flexible limiters: claims are a limit of one, counters a
+ * limit that is never reached, limits what they say. Each call names its own window (a key keeps
+ * the window it was created with, whatever later callers ask).
+ *
+ * @see https://github.com/animir/node-rate-limiter-flexible
+ */
+export function limiterStore(backend: LimiterBackend): AuthStore {
+  const limiters = new Map<number, RateLimiterAbstract>()
+  const limiter = (points: number) => {
+    let found = limiters.get(points)
+    if (!found) limiters.set(points, (found = backend.limiter(points)))
+    return found
+  }
+  const consume = async (key: string, points: number, windowSeconds: number): Promise<LimitResult> => {
+    const options = { customDuration: wholeSeconds(windowSeconds) }
+    try {
+      const res = await limiter(points).consume(key, 1, options)
+      return { allowed: true, count: res.consumedPoints, retryAfter: wholeSeconds(res.msBeforeNext / 1000) }
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused
+      return { allowed: false, count: refused.consumedPoints, retryAfter: wholeSeconds(refused.msBeforeNext / 1000) }
+    }
+  }
+  return {
+    claim: async (key, ttlSeconds) => (await consume(key, 1, ttlSeconds)).allowed,
+    increment: async (key, ttlSeconds) => (await consume(key, Number.MAX_SAFE_INTEGER, ttlSeconds)).count,
+    consume,
+    put: (key, value, ttlSeconds) => backend.values.put(key, value, wholeSeconds(ttlSeconds)),
+    get: (key) => backend.values.get(key),
+    async reset(key) {
+      await Promise.all([backend.forget(key), backend.values.delete(key)])
+    },
+  }
+}
+
+/** Short-lived values in a Map, swept of expired entries as it grows. */
+function memoryValues(): ValueBackend {
+  const values = new Map<string, { value: string; until: number }>()
+  let sweepAt = 1024
+  return {
+    async put(key, value, ttlSeconds) {
+      values.set(key, { value, until: Date.now() + ttlSeconds * 1000 })
+      if (values.size < sweepAt) return
+      const now = Date.now()
+      for (const [k, v] of values) if (v.until <= now) values.delete(k)
+      sweepAt = Math.max(1024, values.size * 2)
+    },
+    async get(key) {
+      const found = values.get(key)
+      if (!found) return null
+      if (found.until > Date.now()) return found.value
+      values.delete(key)
+      return null
+    },
+    async delete(key) {
+      values.delete(key)
+    },
+  }
 }
 
 /**
@@ -31,26 +134,17 @@ export interface AuthStore {
  * process; several instances need a shared store.
  */
 export function memoryAuthStore(): AuthStore {
-  // One limiter per kind, whatever the TTL: a key is one key, however long its callers ask it to
-  // live (each call's TTL applies when the key is created).
-  const claims = new RateLimiterMemory({ points: 1, duration: 1 })
-  const counters = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: 1 })
-  const seconds = (ttl: number) => ({ customDuration: Math.max(1, Math.ceil(ttl)) })
-  return {
-    async claim(key, ttlSeconds) {
-      try {
-        await claims.consume(key, 1, seconds(ttlSeconds))
-        return true
-      } catch (refused) {
-        if (refused instanceof RateLimiterRes) return false
-        throw refused
-      }
+  // Each in-memory limiter has its own storage: a reset forgets the key in all of them.
+  const made: RateLimiterMemory[] = []
+  return limiterStore({
+    limiter(points) {
+      const limiter = new RateLimiterMemory({ points, duration: 1 })
+      made.push(limiter)
+      return limiter
     },
-    async increment(key, ttlSeconds) {
-      return (await counters.consume(key, 1, seconds(ttlSeconds))).consumedPoints
+    async forget(key) {
+      await Promise.all(made.map((limiter) => limiter.delete(key)))
     },
-    async reset(key) {
-      await Promise.all([counters.delete(key), claims.delete(key)])
-    },
-  }
+    values: memoryValues(),
+  })
 }

@@ -230,6 +230,9 @@ describe('secrets at rest', () => {
       claim: (key, ttl) => (keys.push(key), inner.claim(key, ttl)),
       increment: (key, ttl) => (keys.push(key), inner.increment(key, ttl)),
       reset: (key) => (keys.push(key), inner.reset(key)),
+      consume: (key, points, window) => (keys.push(key), inner.consume(key, points, window)),
+      put: (key, value, ttl) => (keys.push(key), inner.put(key, value, ttl)),
+      get: (key) => (keys.push(key), inner.get(key)),
     }
     const { config, outbox, store: database } = emailConfig({
       provider: { code: true },

@@ -26,7 +26,7 @@ beforeAll(() => {
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
-    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory', './extensions/*': 'terms' }
+    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory', './stores/*': 'postgres', './extensions/*': 'terms' }
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue
       const example = wildcardExample[subpath] ?? ''
@@ -65,6 +65,8 @@ describe('the package', () => {
           adapters: await import('authchart/adapters'),
           memory: await import('authchart/adapters/memory'),
           postgres: await import('authchart/adapters/postgres'),
+          postgresStore: await import('authchart/stores/postgres'),
+          redisStore: await import('authchart/stores/redis'),
           machines: await import('authchart/machines'),
           credentials: await import('authchart/providers/credentials'),
           oauth: await import('authchart/providers/oauth'),
@@ -97,6 +99,8 @@ describe('the package', () => {
     expect(names.adapters).toEqual(['isDate'])
     expect(names.memory).toEqual(expect.arrayContaining(['MemoryAdapter', 'createMemoryStore']))
     expect(names.postgres).toEqual(expect.arrayContaining(['PostgresAdapter', 'schema']))
+    expect(names.postgresStore).toEqual(['postgresAuthStore'])
+    expect(names.redisStore).toEqual(['redisAuthStore'])
     expect(names.machines).toEqual(
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
