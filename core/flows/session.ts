@@ -83,7 +83,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const provider = ctx.config.providerById.get(current.provider)?.oauth
       try {
         if (!provider) throw new RefreshRejected(`provider "${current.provider}" is not configured`)
-        const oauth = await refreshAccessToken(provider, current, ctx.at)
+        const oauth = await refreshAccessToken(provider, current, ctx.at, ctx.config)
         return { type: 'refreshAccessToken.done', output: { token: { ...token, oauth } }, at: ctx.at }
       } catch (error) {
         ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
@@ -260,7 +260,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
             expires_at: account.expires_at!,
           }
           try {
-            const fresh = await refreshAccessToken(provider, current, ctx.at)
+            const fresh = await refreshAccessToken(provider, current, ctx.at, ctx.config)
             await storeAccountTokens(ctx, { ...account, ...fresh })
           } catch (error) {
             ctx.logger.error(new Error(`Refreshing the access token of "${account.provider}" failed`, { cause: error }))

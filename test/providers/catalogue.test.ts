@@ -419,7 +419,11 @@ describe('preset quirks and attacks on them', () => {
       { ...TikTok({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }), clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, [customFetch]: provider.fetch },
       undefined,
     )
-    await refreshAccessToken(resolved, { provider: 'tiktok', refresh_token: 'rft.old' }, 0)
+    const { memoryAuthStore } = await import('../../core/store/index.js')
+    await refreshAccessToken(resolved, { provider: 'tiktok', refresh_token: 'rft.old' }, 0, {
+      store: memoryAuthStore(),
+      secrets: ['a secret of the test'],
+    })
     const body = Object.fromEntries(new URLSearchParams(provider.requests[0]!.body))
     expect(body).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rft.old', client_key: CLIENT_ID, client_id: CLIENT_ID })
   })
