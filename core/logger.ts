@@ -15,6 +15,7 @@ export type WarningCode =
   | 'experimental-webauthn'
   | 'inspector-refused-in-production'
   | 'email-send-throttled'
+  | 'credentials-rate-limited'
   | 'second-factor-attempts-exhausted'
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'

@@ -306,6 +306,13 @@ export interface AuthConfig {
     maxAge?: number
     /** Seconds between refreshes of the session's expiry. Default 1 day; 0 refreshes on every read. */
     updateAge?: number
+    /**
+     * Seconds a session may live from its sign-in, however active it is (OWASP ASVS V7.3.2): after
+     * it, the user signs in again. Beside the idle `maxAge`; default none. JWT sessions carry their
+     * sign-in time; database sessions need the adapter's `created` column (authchart's PostgreSQL
+     * and memory adapters have it; a session row without it is checked against `maxAge` only).
+     */
+    absoluteMaxAge?: number
     generateSessionToken?: () => string
   }
   skipCSRFCheck?: typeof skipCSRFCheck
@@ -317,6 +324,20 @@ export interface AuthConfig {
    * instances.
    */
   store?: AuthStore
+  /**
+   * Limits on attempts, counted in the `store` so they hold across instances. On by default:
+   * credentials sign-ins are limited per identifier (the provider's first credential field that
+   * is not a password; default 10 per 15 minutes) and per client address (the address the
+   * integration gives through `setClientAddress`, IPv6 counted per /64; default 100 per 15
+   * minutes). Over a limit, `authorize` is not called and the browser is sent back with
+   * `?error=CredentialsSignin&code=rate_limited&retryAfter=<seconds>`, whether the account exists
+   * or not. `false` turns them off (E-mail sends and codes have their own limits on the provider).
+   */
+  rateLimit?:
+    | false
+    | {
+        credentials?: false | { perIdentifier?: number; perAddress?: number; window?: number }
+      }
   /**
    * The application's own sign-in steps (a terms page, a profile step), inserted at the sign-in
    * completion's extension points. Checked when the config is loaded: an extension can neither

@@ -1,5 +1,6 @@
 /**
- * Credentials sign-in, the first factor: submit → `authorize` → (database sessions) find the user
+ * Credentials sign-in, the first factor: submit → count the attempt against the rate limits →
+ * `authorize` → (database sessions) find the user
  * the credentials account is linked to → hand the verified user to the sign-in completion, which
  * asks the `signIn` callback and issues the session. A rejected attempt ends in `rejected`
  * (CredentialsSignin with its `code`); anything unexpected in `failed` (Configuration).
@@ -10,7 +11,7 @@
  *
  * @module
  */
-import { enums, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
+import { enums, nullable, number, object, optional, record, string, unknown, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { ErrorType } from '../core/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
@@ -24,7 +25,7 @@ export const CredentialsPolicy = object({
 })
 export type CredentialsPolicy = Infer<typeof CredentialsPolicy>
 
-const Denial = object({ error: string(), code: nullable(string()) })
+const Denial = object({ error: string(), code: nullable(string()), retryAfter: optional(number()) })
 const Json = record(string(), unknown())
 
 /** Context of the credentials machine. */
@@ -57,11 +58,16 @@ export type CredentialsSignInEvent =
       callbackUrl: string
       policy: CredentialsPolicy
     } & Timestamped)
+  | EffectResult<'admitAttempt', null, 'limited' | 'threw'>
   | EffectResult<'authorize', AuthorizedUser, 'rejected' | 'threw'>
   | EffectResult<'lookUpAccount', { user: Record<string, unknown> | null }, 'threw'>
 
 /** Tags: effect states and the resting state. */
-export type CredentialsSignInTag = 'awaitsRequest' | 'effect.authorize' | 'effect.lookUpAccount'
+export type CredentialsSignInTag =
+  | 'awaitsRequest'
+  | 'effect.admitAttempt'
+  | 'effect.authorize'
+  | 'effect.lookUpAccount'
 
 const initialContext: CredentialsSignInContext = {
   policy: null,
@@ -97,6 +103,7 @@ const toDenial: Mapper = ({ context }) => ({
   type: 'error',
   error: (context.denial?.error ?? 'Configuration') as ErrorType,
   ...(context.denial?.code ? { code: context.denial.code } : {}),
+  ...(context.denial?.retryAfter !== undefined ? { retryAfter: context.denial.retryAfter } : {}),
 })
 
 /** The credentials sign-in machine. */
@@ -107,6 +114,10 @@ export const credentialsSignInMachine = setup({
     tags: CredentialsSignInTag
   },
   guards: {
+    isRateLimited: ({ event }) => {
+      assertEvent(event, 'admitAttempt.failed')
+      return event.reason === 'limited'
+    },
     isCredentialsRejected: ({ event }) => {
       assertEvent(event, 'authorize.failed')
       return event.reason === 'rejected'
@@ -132,13 +143,20 @@ export const credentialsSignInMachine = setup({
       return { storedUser: event.output.user }
     }),
     recordDenial: assign(({ event }) => {
-      assertEvent(event, ['authorize.failed', 'lookUpAccount.failed'])
-      return { credentials: null, denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
+      assertEvent(event, ['admitAttempt.failed', 'authorize.failed', 'lookUpAccount.failed'])
+      return {
+        credentials: null,
+        denial: {
+          error: event.error ?? 'Configuration',
+          code: event.code ?? null,
+          ...(event.retryAfter !== undefined ? { retryAfter: event.retryAfter } : {}),
+        },
+      }
     }),
   },
 }).createMachine({
   id: 'credentials-signin',
-  version: '2',
+  version: '3',
   description: 'Checks credentials with the application, then hands the user to the sign-in completion.',
   initial: 'idle',
   context: initialContext,
@@ -147,7 +165,19 @@ export const credentialsSignInMachine = setup({
     idle: {
       tags: 'awaitsRequest',
       description: 'The sign-in form is posted (POST /callback/:provider, CSRF-checked).',
-      on: { 'credentials.submit': { target: 'authorizing', actions: 'rememberSubmission' } },
+      on: { 'credentials.submit': { target: 'admittingAttempt', actions: 'rememberSubmission' } },
+    },
+    admittingAttempt: {
+      tags: 'effect.admitAttempt',
+      description:
+        'Counts the attempt against the rate limits (per identifier, per client address) in the shared store.',
+      on: {
+        'admitAttempt.done': 'authorizing',
+        'admitAttempt.failed': [
+          { guard: 'isRateLimited', target: 'limited', actions: 'recordDenial' },
+          { target: 'failed', actions: 'recordDenial' },
+        ],
+      },
     },
     authorizing: {
       tags: 'effect.authorize',
@@ -179,6 +209,12 @@ export const credentialsSignInMachine = setup({
     rejected: {
       type: 'final',
       description: 'authorize rejected the credentials: back to sign-in with `CredentialsSignin`.',
+      output: toDenial,
+    },
+    limited: {
+      type: 'final',
+      description:
+        'Too many attempts: back to sign-in with `CredentialsSignin`, code `rate_limited` and `retryAfter`; authorize is not called.',
       output: toDenial,
     },
     failed: {

@@ -38,7 +38,7 @@ import { memoryAuthStore, type AuthStore } from '../store/index.js'
 import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct, SECRET_HINT } from './structs.js'
+import { AuthConfigStruct, SECRET_HINT, type ValidatedConfig } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
 export interface ResolvedProvider {
@@ -58,8 +58,28 @@ export interface ResolvedSessionOptions {
   readonly strategy: 'jwt' | 'database'
   readonly maxAge: number
   readonly updateAge: number
+  /** Seconds a session may live from its sign-in, however active (`null`: no absolute limit). */
+  readonly absoluteMaxAge: number | null
   readonly generateSessionToken: () => string
 }
+
+/** A limit of attempts: `points` per `window` seconds. */
+export interface ResolvedLimit {
+  readonly points: number
+  readonly window: number
+}
+
+/** The rate limits after defaults; `null` where turned off. */
+export interface ResolvedRateLimits {
+  /** Credentials attempts per identifier and per client address (IPv6 per /64). */
+  readonly credentials: { readonly perIdentifier: ResolvedLimit; readonly perAddress: ResolvedLimit } | null
+}
+
+/**
+ * Default credentials limits: generous for people (ten tries per account, a hundred per network,
+ * per quarter hour), tight for a guessing script (2,000 guesses at an account take 50 hours).
+ */
+export const DEFAULT_CREDENTIALS_LIMITS = { perIdentifier: 10, perAddress: 100, window: 15 * 60 } as const
 
 /** The configuration the engine runs on: validated, defaulted and frozen. */
 export interface ResolvedConfig {
@@ -102,6 +122,8 @@ export interface ResolvedConfig {
    * session read ask the store for a sign-out everywhere, so the default read does no I/O.
    */
   readonly sharedStore: boolean
+  /** Attempt limits, counted in the store (on by default). */
+  readonly rateLimit: ResolvedRateLimits
   /** The application's extensions of the sign-in completion (checked, as given). */
   readonly extensions: readonly FlowExtension[]
   readonly inspect?: (trace: FlowTrace) => void
@@ -296,6 +318,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
       strategy,
       maxAge: validated.session.maxAge,
       updateAge: validated.session.updateAge,
+      absoluteMaxAge: validated.session.absoluteMaxAge ?? null,
       generateSessionToken:
         (validated.session.generateSessionToken as (() => string) | undefined) ??
         (() => crypto.randomUUID()),
@@ -327,6 +350,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     // The application's own object (methods may live on a prototype), else one per config.
     store: source.store ?? memoryAuthStore(),
     sharedStore: source.store !== undefined,
+    rateLimit: resolveRateLimits(validated.rateLimit),
     extensions: checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
@@ -406,4 +430,16 @@ export function callbacksOf(config: ResolvedConfig): CallbacksOptions {
 /** The events object of the user's config, read at call time. */
 export function eventsOf(config: ResolvedConfig): EventCallbacks {
   return config.source.events ?? {}
+}
+
+function resolveRateLimits(given: ValidatedConfig['rateLimit']): ResolvedRateLimits {
+  const credentials = given === false ? false : given?.credentials
+  if (credentials === false) return Object.freeze({ credentials: null })
+  const window = credentials?.window ?? DEFAULT_CREDENTIALS_LIMITS.window
+  return Object.freeze({
+    credentials: Object.freeze({
+      perIdentifier: { points: credentials?.perIdentifier ?? DEFAULT_CREDENTIALS_LIMITS.perIdentifier, window },
+      perAddress: { points: credentials?.perAddress ?? DEFAULT_CREDENTIALS_LIMITS.perAddress, window },
+    }),
+  })
 }

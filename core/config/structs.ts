@@ -12,6 +12,7 @@ import {
   enums,
   func,
   integer,
+  literal,
   min,
   object,
   optional,
@@ -152,6 +153,7 @@ export const AuthConfigStruct = object({
       strategy: optional(enums(['jwt', 'database'])),
       maxAge: defaulted(SecondsStruct, 2_592_000),
       updateAge: defaulted(SecondsStruct, 86_400),
+      absoluteMaxAge: optional(min(integer(), 1)),
       generateSessionToken: optional(func()),
     }),
     {},
@@ -171,6 +173,23 @@ export const AuthConfigStruct = object({
   useSecureCookies: optional(boolean()),
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
+  ),
+  rateLimit: optional(
+    union([
+      literal(false),
+      object({
+        credentials: optional(
+          union([
+            literal(false),
+            object({
+              perIdentifier: optional(min(integer(), 1)),
+              perAddress: optional(min(integer(), 1)),
+              window: optional(min(integer(), 1)),
+            }),
+          ]),
+        ),
+      }),
+    ]),
   ),
   extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
   inspect: optional(func()),

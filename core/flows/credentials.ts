@@ -15,6 +15,8 @@ import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
+import { clientAddressOf } from '../http/request.js'
+import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
@@ -115,11 +117,51 @@ function credentialsAccountId(strategy: string | undefined, returnedId: string |
   throw new TypeError('authorize must return an id or an email for a user to have a database session')
 }
 
+/**
+ * What a credentials attempt is counted under: the submitted value of the provider's first declared
+ * credential that is not a password (the username or e-mail field), trimmed and lower-cased;
+ * `undefined` when there is none (the attempt is then limited per client address only).
+ */
+function attemptIdentifier(provider: CredentialsConfig, submitted: Record<string, unknown>): string | undefined {
+  const fields = Object.entries((provider.credentials ?? {}) as Record<string, { type?: string } | undefined>)
+  const field = fields.find(([, input]) => input?.type !== 'password')?.[0]
+  const value = field === undefined ? undefined : submitted[field]
+  return typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : undefined
+}
+
 /** The credentials sign-in flow definition. */
 export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine, RequestContext>({
   machine: credentialsSignInMachine,
   context: CredentialsSignInContext,
   effects: {
+    async admitAttempt(context, ctx) {
+      const limits = ctx.config.rateLimit.credentials
+      if (!limits) return { type: 'admitAttempt.done', output: null, at: ctx.at }
+      const identifier = attemptIdentifier(credentialsProviderOf(ctx, context.providerId), context.credentials ?? {})
+      const address = clientAddressOf(ctx.raw)
+      const subjects: LimitedSubject[] = [
+        ...(identifier !== undefined ? [{ kind: 'identifier', value: identifier, limit: limits.perIdentifier }] : []),
+        ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),
+      ]
+      try {
+        const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects)
+        if (admission.allowed) return { type: 'admitAttempt.done', output: null, at: ctx.at }
+        // The code only: neither the identifier nor the address reaches the log.
+        ctx.logger.warn('credentials-rate-limited')
+        return {
+          type: 'admitAttempt.failed',
+          reason: 'limited',
+          error: 'CredentialsSignin',
+          code: 'rate_limited',
+          retryAfter: admission.retryAfter,
+          at: ctx.at,
+        }
+      } catch (error) {
+        // A store that cannot count refuses the attempt (fail closed), as the Configuration error.
+        return { type: 'admitAttempt.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
     async authorize(context, ctx) {
       const provider = credentialsProviderOf(ctx, context.providerId)
       try {

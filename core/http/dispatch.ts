@@ -143,9 +143,11 @@ export function errorRedirectUrl(
   type: ErrorType | 'Configuration',
   kind: ErrorKind,
   code?: string,
+  retryAfter?: number,
 ): string {
   const params = new URLSearchParams({ error: errorParamOf(type) })
   if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
+  if (retryAfter !== undefined) params.set('retryAfter', String(retryAfter))
   const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
   const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`
   const base = /^https?:\/\//.test(path) ? path : `${origin}${path}`
@@ -179,6 +181,7 @@ function toInternal(ctx: RequestContext, outcome: SettledOutcome, flowId: string
           outcome.error,
           kindOfType(outcome.error),
           outcome.code,
+          outcome.retryAfter,
         ),
         cookies: ctx.setCookies,
       }

@@ -27,6 +27,8 @@ export type EffectFailed<Name extends string, Reason extends string = string> = 
   reason: Reason
   error?: ErrorType
   code?: string
+  /** Seconds until a rate limit lets the attempt through again (a limited attempt only). */
+  retryAfter?: number
 } & Timestamped
 
 /** The two results of an effect. */

@@ -39,7 +39,7 @@ export interface VerifiedIdentity {
 export type FlowResponse =
   | { type: 'json'; body: unknown; status?: number; cache?: 'no-store' }
   | { type: 'redirect'; url: string }
-  | { type: 'error'; error: ErrorType; code?: string }
+  | { type: 'error'; error: ErrorType; code?: string; /** seconds, when a rate limit refused */ retryAfter?: number }
   /** The request goes on in another flow: a first factor hands a verified identity on. */
   | { type: 'handoff'; flow: string; identity: VerifiedIdentity }
   /** The flow waits in a step: the browser is sent to the step's page (`GET /step/<flow>`). */

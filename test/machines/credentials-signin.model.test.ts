@@ -9,6 +9,8 @@ import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import { decode } from '../../core/jwt.js'
 import type { AuthConfig } from '../../core/types.js'
+import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import { admitAttempt } from '../../core/store/limits.js'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { credentialsSignInMachine } from '../../machines/credentials-signin.machine.js'
 import Credentials from '../../providers/credentials.js'
@@ -31,6 +33,10 @@ interface World {
   store: MemoryStore
   authorize: 'accepts' | 'returnsNull' | 'rejectsWithCode' | 'throws'
   account: 'unknown' | 'linked' | 'lookupFails'
+  /** Where the attempt stands against the rate limit (one attempt per identifier here). */
+  limit: 'within' | 'over' | 'storeFails'
+  limits: AuthStore
+  authorizeCalls: number
   events: { signIn: Mock<(message: unknown) => void> }
 }
 
@@ -43,6 +49,11 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     inspect,
     events: world.events,
     session: { strategy: world.strategy },
+    rateLimit: { credentials: { perIdentifier: 1 } },
+    store:
+      world.limit === 'storeFails'
+        ? { ...world.limits, consume: () => Promise.reject(new Error('the store is unreachable')) }
+        : world.limits,
     ...(world.strategy === 'database'
       ? {
           adapter: {
@@ -58,6 +69,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
       Credentials({
         credentials: { username: {}, password: {} },
         authorize: (credentials) => {
+          world.authorizeCalls++
           if (world.authorize === 'throws') throw new Error('database is down')
           if (world.authorize === 'rejectsWithCode') throw new WrongPassword()
           if (world.authorize === 'returnsNull') return null
@@ -80,6 +92,9 @@ const driver: ModelDriver<World> = {
       callbackUrl: `${ORIGIN}/dashboard`,
       policy,
     })),
+    { type: 'admitAttempt.done', at: T0, output: null },
+    { type: 'admitAttempt.failed', at: T0, reason: 'limited', error: 'CredentialsSignin', code: 'rate_limited', retryAfter: 900 },
+    { type: 'admitAttempt.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'authorize.done', at: T0, output: { user: ALICE, account } },
     { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'credentials' },
     { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'wrong-password' },
@@ -93,6 +108,7 @@ const driver: ModelDriver<World> = {
     if (event.type === 'authorize.failed') {
       return event.reason === 'threw' ? 'authorize throws' : `authorize rejects (code ${event.code})`
     }
+    if (event.type === 'admitAttempt.failed') return event.reason === 'limited' ? 'over the limit' : 'store fails'
     if (event.type === 'lookUpAccount.done') return event.output.user ? 'account linked' : 'account unknown'
     return undefined
   },
@@ -101,9 +117,24 @@ const driver: ModelDriver<World> = {
     store: createMemoryStore(),
     authorize: 'accepts',
     account: 'unknown',
+    limit: 'within',
+    limits: memoryAuthStore(),
+    authorizeCalls: 0,
     events: { signIn: vi.fn() },
   }),
   arrange: {
+    'admitAttempt.done': (world) => {
+      world.limit = 'within'
+    },
+    'admitAttempt.failed': async (world, event) => {
+      world.limit = event.reason === 'limited' ? 'over' : 'storeFails'
+      // Alice's one attempt of the window, spent by an earlier request (the same key the flow counts).
+      if (world.limit === 'over') {
+        await admitAttempt(world.limits, 'credentials:credentials', SECRET, [
+          { kind: 'identifier', value: 'alice', limit: { points: 1, window: 900 } },
+        ])
+      }
+    },
     'authorize.done': (world) => {
       world.authorize = 'accepts'
     },
@@ -162,6 +193,17 @@ const driver: ModelDriver<World> = {
         expect(world.events.signIn).toHaveBeenCalledWith({ user: expect.objectContaining({ id: ALICE.id }), account })
       }
       expect(world.events.signIn).toHaveBeenCalledOnce()
+    },
+    limited: (response, world) => {
+      const location = new URL(response.headers.get('location')!)
+      expect(`${location.origin}${location.pathname}`).toBe(`${ORIGIN}/auth/signin`)
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        error: 'CredentialsSignin',
+        code: 'rate_limited',
+        retryAfter: expect.stringMatching(/^(9\d\d|[1-8]\d\d)$/),
+      })
+      expect(world.authorizeCalls, 'authorize is not called over the limit').toBe(0)
+      expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
     },
     rejected: (response, world) => {
       const code = world.authorize === 'returnsNull' ? 'credentials' : 'wrong-password'
