@@ -128,7 +128,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     async createSession(session) {
       if (!store.users.has(session.userId)) throw new Error(`user ${session.userId} does not exist`)
       if (store.sessions.has(session.sessionToken)) throw new Error('session token collision')
-      const stored = copy(session)
+      const stored = copy({ createdAt: new Date(), ...session, lastSeenAt: session.createdAt ?? new Date() })
       store.sessions.set(session.sessionToken, stored)
       return copy(stored)
     },
@@ -140,9 +140,12 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     async updateSession(session) {
       const stored = store.sessions.get(session.sessionToken)
       if (!stored) return null
-      const updated = copy({ ...stored, ...session })
+      const updated = copy({ ...stored, ...session, ...(session.expires ? { lastSeenAt: new Date() } : {}) })
       store.sessions.set(session.sessionToken, updated)
       return copy(updated)
+    },
+    async listSessions(userId) {
+      return [...store.sessions.values()].filter((session) => session.userId === userId).map(copy)
     },
     async deleteSession(sessionToken) {
       const session = store.sessions.get(sessionToken)

@@ -92,6 +92,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     authenticators: `"${p}authenticators"`,
     secondFactors: `"${p}second_factors"`,
     sessionAmr: `"${p}session_amr"`,
+    sessionDetails: `"${p}session_details"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -231,7 +232,10 @@ CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenti
 
 // Ours: a user's second factors (a TOTP secret sealed with the auth secret, or the hashes of the
 // remaining backup codes), and how each multi-factor session was signed in to (its `amr`, kept
-// beside the sessions table so that table stays exactly Auth.js's); both layouts have them.
+// beside the sessions table so that table stays exactly Auth.js's), and each session's sign-in
+// time, last extension and user agent (session_details, beside it for the same reason); both
+// layouts have them. A session without details (created by another adapter) has no absolute
+// lifetime check.
 function secondFactorsTable(t: Tables): string {
   return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
   id TEXT PRIMARY KEY,
@@ -244,6 +248,12 @@ CREATE INDEX IF NOT EXISTS ${t.index('second_factors_user_idx')} ON ${t.secondFa
 CREATE TABLE IF NOT EXISTS ${t.sessionAmr} (
   "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
   amr TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${t.sessionDetails} (
+  "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
+  "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "lastSeenAt" TIMESTAMPTZ,
+  "userAgent" TEXT
 );`
 }
 
@@ -282,7 +292,7 @@ function converters(userLink: string) {
       image: (row.image as string | null) ?? null,
     }),
     session: (row: Row): AdapterSession => {
-      const { amr, ...rest } = linked(row)
+      const { amr, createdAt, lastSeenAt, userAgent, ...rest } = linked(row)
       return {
         ...rest,
         ...(row.id === undefined ? {} : { id: String(row.id) }),
@@ -290,6 +300,10 @@ function converters(userLink: string) {
         expires: toDate(row.expires)!,
         // How the user signed in, after a second factor (ours, from the session_amr table).
         ...(typeof amr === 'string' ? { amr: amr.split(' ') } : {}),
+        // Ours, from session_details (absent for a session another adapter created).
+        ...(createdAt ? { createdAt: toDate(createdAt)! } : {}),
+        ...(lastSeenAt ? { lastSeenAt: toDate(lastSeenAt)! } : {}),
+        ...(userAgent !== undefined && createdAt ? { userAgent: (userAgent as string | null) ?? null } : {}),
       }
     },
     secondFactor: (row: Row): AdapterSecondFactor => ({
@@ -451,7 +465,7 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.account(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires, amr }) {
+    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent }) {
       const row = await first(
         withLink(
           `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
@@ -462,12 +476,19 @@ ${schema(options.tablePrefix, layout)}`
         [sessionToken, userId, expires],
       )
       if (amr) await rows(`INSERT INTO ${t.sessionAmr} ("sessionToken", amr) VALUES ($1, $2)`, [sessionToken, amr.join(' ')])
-      return to.session({ ...row!, ...(amr ? { amr: amr.join(' ') } : {}) })
+      const details = await first(
+        `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent")
+         VALUES ($1, COALESCE($2, now()), COALESCE($2, now()), $3) RETURNING "createdAt", "lastSeenAt", "userAgent"`,
+        [sessionToken, createdAt ?? null, userAgent ?? null],
+      )
+      return to.session({ ...row!, ...details, ...(amr ? { amr: amr.join(' ') } : {}) })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
       const row = await first(
-        `SELECT s.*, a.amr FROM ${t.sessions} s LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+         LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
          WHERE s."sessionToken" = $1`,
         [sessionToken],
       )
@@ -487,7 +508,21 @@ ${schema(options.tablePrefix, layout)}`
         ),
         [session.sessionToken, session.expires ?? null, session.userId ?? null],
       )
+      if (row && session.expires) {
+        // An extension is a sign of life: it moves the session's last-seen time.
+        await rows(`UPDATE ${t.sessionDetails} SET "lastSeenAt" = now() WHERE "sessionToken" = $1`, [session.sessionToken])
+      }
       return row ? to.session(row) : null
+    },
+    async listSessions(userId) {
+      const found = await rows(
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+         LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
+         WHERE s."${t.userLink}" = $1 ORDER BY d."createdAt" NULLS FIRST`,
+        [userId],
+      )
+      return found.map(to.session)
     },
     async deleteSession(sessionToken) {
       const row = await first(`DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING *`, [sessionToken])

@@ -34,6 +34,14 @@ export interface AdapterSession {
    * accept this field) ever see it.
    */
   amr?: string[]
+  /**
+   * Ours, optional (session lifecycle): when the session was signed in, last extended, and from
+   * which user agent. Adapters that keep them (authchart's memory and PostgreSQL adapters) return
+   * them; the absolute lifetime is measured from `createdAt` and is not checked without it.
+   */
+  createdAt?: Date
+  lastSeenAt?: Date
+  userAgent?: string | null
 }
 
 /** A single-use e-mail sign-in token; only its hash is stored. */
@@ -90,6 +98,8 @@ export interface Adapter {
    * needs it (the session row names the user, not the account); without it tokens are not refreshed.
    */
   listAccounts?(userId: string): Awaitable<AdapterAccount[]>
+  /** Ours, optional: every database session of a user (to list and revoke them). */
+  listSessions?(userId: string): Awaitable<AdapterSession[]>
   unlinkAccount?(
     providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>
@@ -98,6 +108,9 @@ export interface Adapter {
     userId: string
     expires: Date
     amr?: string[]
+    /** Given only to adapters with `listSessions` (ours): others may refuse unknown fields. */
+    createdAt?: Date
+    userAgent?: string | null
   }): Awaitable<AdapterSession>
   getSessionAndUser?(
     sessionToken: string,

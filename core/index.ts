@@ -9,7 +9,15 @@ export { createActionURL, setEnvDefaults } from './env.js'
 export { setClientAddress } from './http/request.js'
 export { customFetch, raw, skipCSRFCheck } from './symbols.js'
 export { assertConfig } from './config/resolve-config.js'
-export { memoryAuthStore, type AuthStore } from './store/index.js'
+export { memoryAuthStore, type AuthStore, type LimitResult } from './store/index.js'
+export {
+  listSessions,
+  revokeAllSessions,
+  revokeOtherSessions,
+  revokeSession,
+  sessionId,
+  type SessionInfo,
+} from './session/manage.js'
 export {
   CONTINUE,
   DENY,

@@ -18,6 +18,7 @@ import type { JWT } from '../jwt.js'
 import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { authorizationServer } from '../oauth/server.js'
 import { storeAccountTokens } from './oauth.js'
+import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -59,6 +60,14 @@ async function linkedIdToken(ctx: RequestContext, context: Context): Promise<Ses
   return account ? { provider: account.provider, id_token: account.id_token! } : null
 }
 
+/** When a database session signed in at `createdAt` reaches the absolute lifetime (Infinity: never). */
+function absoluteExpiry(ctx: RequestContext, createdAt: Date | string | undefined): number {
+  const { absoluteMaxAge } = ctx.config.session
+  if (absoluteMaxAge === null || createdAt === undefined) return Infinity
+  const signedInAt = toSeconds(createdAt)
+  return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
+}
+
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   machine: sessionMachine,
@@ -70,6 +79,10 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       try {
         const token = await decodeSessionToken(ctx, value)
         if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
+        // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
+        if (await isJwtSessionEnded(ctx.config, token, ctx.at)) {
+          return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+        }
         return { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
       } catch (error) {
         logSessionFailure(ctx, context, error)
@@ -102,6 +115,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           session: context.data,
         })
         const refreshed = result ?? null
+        // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
+        if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
         return {
           type: 'runJwtCallback.done',
           output: { token: refreshed, changed: refreshed !== null && stableJson(refreshed) !== before },
@@ -195,8 +210,10 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       try {
         const found = await ctx.config.adapter!.getSessionAndUser!(sessionToken)
         if (!found) return { type: 'getSessionAndUser.failed', reason: 'notFound', at: ctx.at }
-        const expires = toSeconds(found.session.expires)
-        if (!Number.isFinite(expires)) throw new TypeError('the stored session has no valid expiry')
+        const idleExpiry = toSeconds(found.session.expires)
+        if (!Number.isFinite(idleExpiry)) throw new TypeError('the stored session has no valid expiry')
+        // Past its absolute lifetime a session is expired, however active (no sign-in time: idle only).
+        const expires = Math.min(idleExpiry, absoluteExpiry(ctx, found.session.createdAt))
         return {
           type: 'getSessionAndUser.done',
           output: {
@@ -224,7 +241,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     },
 
     async extendSession(context, ctx) {
-      const expires = ctx.at + context.policy!.maxAge
+      const createdAt = (context.storedSession as { createdAt?: Date | string } | null)?.createdAt
+      const expires = Math.min(ctx.at + context.policy!.maxAge, absoluteExpiry(ctx, createdAt))
       try {
         const updated = await ctx.config.adapter!.updateSession!({
           sessionToken: context.sessionToken!,

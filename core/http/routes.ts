@@ -24,6 +24,7 @@ import {
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { respondSessions, revokeSessions } from '../session/manage.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -358,6 +359,9 @@ export const routes: readonly Route[] = [
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
+  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST).
+  route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
+  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({
     method: 'GET',

@@ -5,6 +5,7 @@
  * @module
  */
 import type { RequestContext } from '../http/context.js'
+import { isJwtSessionEnded } from './lifecycle.js'
 import { decodeSessionToken } from './token.js'
 
 /** The signed-in user, as much of them as the session tells. */
@@ -22,6 +23,7 @@ export async function signedInUser(ctx: RequestContext): Promise<SignedInUser | 
     if (ctx.config.session.strategy === 'jwt') {
       const token = await decodeSessionToken(ctx, value)
       if (!token?.sub || (typeof token.exp === 'number' && token.exp <= ctx.at)) return null
+      if (await isJwtSessionEnded(ctx.config, token, ctx.at)) return null
       return { id: String(token.sub), email: (token.email as string | null) ?? null, name: (token.name as string | null) ?? null }
     }
     const found = await ctx.config.adapter?.getSessionAndUser?.(value)

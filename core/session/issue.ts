@@ -9,6 +9,7 @@ import { callback } from '../flows/callbacks.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import type { Account, Profile, SignInCallbackParams, User } from '../types.js'
+import { SIGN_IN_TIME_CLAIM } from './lifecycle.js'
 import { encodeSessionToken } from './token.js'
 
 /** The `signIn` callback's verdict. */
@@ -95,7 +96,9 @@ export async function issueJwtSession(
     trigger: isNewUser ? 'signUp' : 'signIn',
   })
   return {
-    value: token === null ? null : await encodeSessionToken(ctx, token as JWT),
+    // The sign-in time rides along (the engine's claim, kept across reissues): the absolute
+    // lifetime and sign-out everywhere are measured from it.
+    value: token === null ? null : await encodeSessionToken(ctx, { ...(token as JWT), [SIGN_IN_TIME_CLAIM]: ctx.at }),
     expires: ctx.at + ctx.config.session.maxAge,
   }
 }
@@ -110,11 +113,16 @@ export async function createSessionRow(
   amr?: string[],
 ): Promise<{ value: string; expires: number }> {
   const expires = ctx.at + ctx.config.session.maxAge
-  const session = await ctx.config.adapter!.createSession!({
+  const adapter = ctx.config.adapter!
+  const session = await adapter.createSession!({
     sessionToken: ctx.config.session.generateSessionToken(),
     userId: String(userId),
     expires: new Date(expires * 1000),
     ...(amr ? { amr } : {}),
+    // Lifecycle details only for adapters that keep them (an Auth.js adapter may refuse them).
+    ...(adapter.listSessions
+      ? { createdAt: new Date(ctx.at * 1000), userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null }
+      : {}),
   })
   return {
     value: session.sessionToken,
