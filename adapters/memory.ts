@@ -128,7 +128,8 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     async createSession(session) {
       if (!store.users.has(session.userId)) throw new Error(`user ${session.userId} does not exist`)
       if (store.sessions.has(session.sessionToken)) throw new Error('session token collision')
-      const stored = copy({ createdAt: new Date(), ...session, lastSeenAt: session.createdAt ?? new Date() })
+      // Lifecycle details only when the engine gives them: the row is otherwise exactly what was given.
+      const stored = copy(session.createdAt ? { ...session, lastSeenAt: session.createdAt } : session)
       store.sessions.set(session.sessionToken, stored)
       return copy(stored)
     },
@@ -140,7 +141,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     async updateSession(session) {
       const stored = store.sessions.get(session.sessionToken)
       if (!stored) return null
-      const updated = copy({ ...stored, ...session, ...(session.expires ? { lastSeenAt: new Date() } : {}) })
+      const updated = copy({ ...stored, ...session, ...(session.expires && stored.createdAt ? { lastSeenAt: new Date() } : {}) })
       store.sessions.set(session.sessionToken, updated)
       return copy(updated)
     },

@@ -476,11 +476,14 @@ ${schema(options.tablePrefix, layout)}`
         [sessionToken, userId, expires],
       )
       if (amr) await rows(`INSERT INTO ${t.sessionAmr} ("sessionToken", amr) VALUES ($1, $2)`, [sessionToken, amr.join(' ')])
-      const details = await first(
-        `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent")
-         VALUES ($1, COALESCE($2, now()), COALESCE($2, now()), $3) RETURNING "createdAt", "lastSeenAt", "userAgent"`,
-        [sessionToken, createdAt ?? null, userAgent ?? null],
-      )
+      // Lifecycle details only when the engine gives them: the row is otherwise exactly what was given.
+      const details = createdAt
+        ? await first(
+            `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent")
+             VALUES ($1, $2, $2, $3) RETURNING "createdAt", "lastSeenAt", "userAgent"`,
+            [sessionToken, createdAt, userAgent ?? null],
+          )
+        : {}
       return to.session({ ...row!, ...details, ...(amr ? { amr: amr.join(' ') } : {}) })
     },
     async getSessionAndUser(sessionToken) {

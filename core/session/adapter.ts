@@ -23,6 +23,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'updateAccount',
   'unlinkAccount',
   'listAccounts',
+  'listSessions',
   'createSession',
   'getSessionAndUser',
   'updateSession',

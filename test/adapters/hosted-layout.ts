@@ -56,8 +56,9 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
         ;(tables[row.table_name.slice(prefix.length + 1)] ??= []).push(row.column_name)
       }
       // Ours beside the spec's: passkeys and second factors, linked to their user the same way, and
-      // the amr of multi-factor sessions.
-      const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, ...spec } = tables
+      // the amr of multi-factor sessions, and the session details (sign-in time, last seen, user agent).
+      const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, session_details: sessionDetails, ...spec } = tables
+      expect(sessionDetails).toEqual(['createdAt', 'lastSeenAt', 'sessionToken', 'userAgent'])
       expect(spec).toEqual(
         Object.fromEntries(Object.entries(SPEC_TABLES).map(([table, fields]) => [table, ['id', ...fields].sort()])),
       )

@@ -30,6 +30,7 @@ describe('PostgreSQL adapter schema', () => {
       'authchart_authenticators',
       'authchart_second_factors',
       'authchart_session_amr',
+      'authchart_session_details',
       'authchart_sessions',
       'authchart_users',
       'authchart_verification_token',

@@ -41,7 +41,8 @@ describe('PostgreSQL adapter migrations on a server', () => {
         `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name LIKE 'app\\_%'`,
       )
       // users, accounts, sessions, verification tokens, authenticators, second factors, session amr
-      expect(rows[0].n).toBe(7)
+      // and session details
+      expect(rows[0].n).toBe(8)
     } finally {
       await Promise.all(pools.map((p) => p.end()))
     }

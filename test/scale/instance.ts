@@ -4,7 +4,7 @@
  * Redis) the environment names. It prints `listening <port>` once ready, and stops on SIGTERM.
  *
  * Environment: STORE (`postgres` | `redis`), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
- * RATE_LIMIT_PER_IDENTIFIER (credentials attempts per identifier per window).
+ * RATE_LIMIT_PER_IDENTIFIER, RATE_LIMIT_PER_ADDRESS (credentials attempts per window).
  *
  * Run with `node --import ./test/scale/ts-register.mjs test/scale/instance.ts`.
  *
@@ -48,7 +48,12 @@ const config: AuthConfig = {
   secret: env('AUTH_SECRET'),
   trustHost: true,
   store,
-  rateLimit: { credentials: { perIdentifier: Number(process.env.RATE_LIMIT_PER_IDENTIFIER ?? 1000) } },
+  rateLimit: {
+    credentials: {
+      perIdentifier: Number(process.env.RATE_LIMIT_PER_IDENTIFIER ?? 1000),
+      perAddress: Number(process.env.RATE_LIMIT_PER_ADDRESS ?? 100),
+    },
+  },
   providers: [
     Credentials({
       credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
