@@ -53,6 +53,10 @@ export const SignInCompletionContext = object({
   /** What the user submitted; cleared as soon as the `signIn` callback has seen it. */
   credentials: nullable(Json),
   claims: nullable(Json),
+  /** A credential the first factor enrolled (a new passkey), saved by its user store. */
+  enrolment: nullable(Json),
+  /** The first factor signs in even when the `signIn` callback returns a URL (passkeys). */
+  ignoresSignInRedirect: boolean(),
   isNewUser: boolean(),
   /** Where the `signIn` callback asked to send the user instead. */
   redirect: nullable(string()),
@@ -97,6 +101,8 @@ const initialContext: SignInCompletionContext = {
   persist: false,
   credentials: null,
   claims: null,
+  enrolment: null,
+  ignoresSignInRedirect: false,
   isNewUser: false,
   redirect: null,
   issued: null,
@@ -147,9 +153,10 @@ export const signInCompletionMachine = setup({
     tags: SignInCompletionTag
   },
   guards: {
-    hasSignInRedirect: ({ event }) => {
+    /** The `signIn` callback returned a URL, and the first factor follows it (passkeys do not). */
+    hasSignInRedirect: ({ context, event }) => {
       assertEvent(event, 'checkSignIn.done')
-      return event.output.redirect !== null
+      return event.output.redirect !== null && !context.ignoresSignInRedirect
     },
     /** Database sessions always belong to a stored user; otherwise the first factor decides. */
     isUserStored: ({ context }) => context.persist || context.policy?.strategy === 'database',
@@ -176,6 +183,8 @@ export const signInCompletionMachine = setup({
         persist: identity.persist,
         credentials: identity.credentials,
         claims: identity.claims,
+        enrolment: identity.enrolment ?? null,
+        ignoresSignInRedirect: identity.ignoresSignInRedirect ?? false,
       }
     }),
     // Submitted credentials exist for the `signIn` callback only: never sealed, never kept.
@@ -204,7 +213,7 @@ export const signInCompletionMachine = setup({
   },
 }).createMachine({
   id: SIGN_IN_COMPLETION,
-  version: '1',
+  version: '2',
   description: 'Completes every sign-in: the signIn callback, the stored user, the session, the events.',
   initial: 'idle',
   context: initialContext,

@@ -9,6 +9,7 @@ import {
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
+  webauthnSignInMachine,
 } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
@@ -19,6 +20,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   sessionMachine,
   credentialsSignInMachine,
   oauthSignInMachine,
+  webauthnSignInMachine,
   signInCompletionMachine,
 ]
 

@@ -25,6 +25,7 @@ import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
 import { emitEvent } from './emit.js'
 import { storeOAuthUser } from './oauth.js'
+import { storeWebAuthnUser } from './webauthn.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -42,6 +43,7 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
   'oauth-signin': storeOAuthUser,
+  'webauthn-signin': storeWebAuthnUser,
 }
 
 const userOf = (context: Context) => context.user as User

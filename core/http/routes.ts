@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { define, optional, record, string, type, unknown, type Struct } from 'superstruct'
+import { define, enums, optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
@@ -21,6 +21,7 @@ import {
 } from '../flows/oauth.js'
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlow } from '../flows/signin-completion.js'
+import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
 import type { AuthAction, ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import {
@@ -125,6 +126,34 @@ const oauthCallback = {
     params,
   }),
 } satisfies FlowBinding<Record<string, string>>
+
+/** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
+const webauthnOptions = {
+  flow: webauthnSignInFlow,
+  params: StringParams,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
+    type: 'webauthn.options',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    action: query.action ?? null,
+  }),
+} satisfies FlowBinding<Record<string, string>>
+
+/** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
+const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
+const webauthnAnswer = {
+  flow: webauthnSignInFlow,
+  params: WebAuthnAnswer,
+  resumes: true,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
+    type: `webauthn.${body.action}`,
+    at: ctx.at,
+    response: body.data,
+    callbackUrl: ctx.callbackUrl,
+  }),
+} satisfies FlowBinding<{ action: 'register' | 'authenticate'; data: string }>
 
 interface SessionProviderIds {
   refresh: string[]
@@ -257,6 +286,19 @@ export const routes: readonly Route[] = [
     route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
     route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
   ]),
+  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
+  // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
+  // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
+  route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, serve: webauthnAnswer }),
+  route({
+    method: 'POST',
+    action: 'signin',
+    provider: 'webauthn',
+    csrf: true,
+    callbackUrl: true,
+    serve: redirectToSignInPage,
+  }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
 ]

@@ -16,6 +16,7 @@ import {
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
+  webauthnSignInMachine,
 } from '../../machines/index.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
@@ -83,6 +84,7 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+    ...(types.has('webauthn') ? [webauthnSignInMachine] : []),
     ...(types.size > 0 ? [signInCompletionMachine] : []),
   ]
 }

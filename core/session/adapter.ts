@@ -68,6 +68,21 @@ export const REQUIRED_METHODS = {
    * account (`getUserByAccount`), created and linked on a first sign-in.
    */
   credentialsDatabaseSessions: ['getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount', 'createSession'],
+  /**
+   * Passkeys: Auth.js's list, plus `getUserByEmail`, which its default `getUserInfo` and the
+   * sign-up check call (Auth.js would fail mid-ceremony without it).
+   */
+  webauthn: [
+    'createUser',
+    'getUser',
+    'getUserByEmail',
+    'linkAccount',
+    'getAccount',
+    'getAuthenticator',
+    'createAuthenticator',
+    'listAuthenticatorsByUserId',
+    'updateAuthenticatorCounter',
+  ],
 } as const satisfies Record<string, readonly AdapterMethod[]>
 
 /** The methods of `required` that `adapter` lacks. */

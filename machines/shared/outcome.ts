@@ -33,6 +33,13 @@ export interface VerifiedIdentity {
   credentials: Record<string, unknown> | null
   /** Claims added to a new JWT before the `jwt` callback (provider tokens kept for refresh). */
   claims: Record<string, unknown> | null
+  /**
+   * A credential the first factor enrolled, which the user store saves once the user is stored
+   * (a new passkey). Absent: none.
+   */
+  enrolment?: Record<string, unknown> | null
+  /** Sign in even when the `signIn` callback returns a URL (Auth.js's passkeys). Absent: false. */
+  ignoresSignInRedirect?: boolean
 }
 
 /** The answer of a flow. */
