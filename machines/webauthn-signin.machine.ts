@@ -38,6 +38,8 @@ export const WebAuthnSignInContext = object({
   /** The stored user the new passkey or the assertion belongs to, once known. */
   storedUser: nullable(Json),
   ceremony: nullable(WebAuthnCeremony),
+  /** The ceremony the browser says its answer is for. */
+  answered: nullable(WebAuthnCeremony),
   /** The options handed to the browser (the challenge among them). */
   options: nullable(Json),
   challenge: string(),
@@ -71,12 +73,16 @@ export interface CeremonyOptions {
 /** Events of the WebAuthn machine. */
 export type WebAuthnSignInEvent =
   | ({ type: 'webauthn.options'; providerId: string; action: string | null } & Timestamped)
-  | ({ type: 'webauthn.authenticate'; response: string; callbackUrl: string } & Timestamped)
-  | ({ type: 'webauthn.register'; response: string; callbackUrl: string } & Timestamped)
+  | ({
+      type: 'webauthn.answer'
+      ceremony: WebAuthnCeremony
+      response: string
+      callbackUrl: string
+    } & Timestamped)
   | EffectResult<'findUser', FoundUser, 'threw'>
   | EffectResult<'createAuthenticationOptions', CeremonyOptions, 'threw'>
   | EffectResult<'createRegistrationOptions', CeremonyOptions, 'threw'>
-  | EffectResult<'spendChallenge', null, 'replayed' | 'threw'>
+  | EffectResult<'spendChallenge', null, 'mismatch' | 'replayed' | 'threw'>
   | EffectResult<'findAuthenticator', { authenticator: Record<string, unknown> }, 'invalid' | 'unknown' | 'threw'>
   | EffectResult<'verifyAssertion', { newCounter: number }, 'invalid'>
   | EffectResult<'updateCounter', null, 'threw'>
@@ -125,6 +131,7 @@ const initialContext: WebAuthnSignInContext = {
   user: null,
   storedUser: null,
   ceremony: null,
+  answered: null,
   options: null,
   challenge: '',
   callbackUrl: '',
@@ -207,9 +214,9 @@ export const webauthnSignInMachine = setup({
       assertEvent(event, ['createAuthenticationOptions.done', 'createRegistrationOptions.done'])
       return { options: event.output.options, challenge: event.output.challenge }
     }),
-    rememberResponse: assign(({ event }) => {
-      assertEvent(event, ['webauthn.authenticate', 'webauthn.register'])
-      return { response: event.response, callbackUrl: event.callbackUrl }
+    rememberAnswer: assign(({ event }) => {
+      assertEvent(event, 'webauthn.answer')
+      return { answered: event.ceremony, response: event.response, callbackUrl: event.callbackUrl }
     }),
     rememberAuthenticator: assign(({ event }) => {
       assertEvent(event, 'findAuthenticator.done')
@@ -227,8 +234,6 @@ export const webauthnSignInMachine = setup({
       assertEvent(event, 'verifyAttestation.done')
       return { account: event.output.account, enrolment: event.output.authenticator }
     }),
-    // The answer belongs to the other ceremony: its challenge was never meant for it.
-    recordMismatch: assign({ denial: { error: 'WebAuthnVerificationError', code: null } }),
     recordDenial: assign(({ event }) => {
       assertEvent(event, [
         'findUser.failed',
@@ -286,7 +291,7 @@ export const webauthnSignInMachine = setup({
       tags: 'effect.createAuthenticationOptions',
       description: "Creates a challenge and request options, allowing the known user's passkeys.",
       on: {
-        'createAuthenticationOptions.done': { target: 'awaitingAssertion', actions: 'rememberOptions' },
+        'createAuthenticationOptions.done': { target: 'awaitingAnswer', actions: 'rememberOptions' },
         'createAuthenticationOptions.failed': { target: 'failed', actions: 'recordDenial' },
       },
     },
@@ -294,31 +299,20 @@ export const webauthnSignInMachine = setup({
       tags: 'effect.createRegistrationOptions',
       description: "Creates a challenge and creation options, excluding the user's existing passkeys.",
       on: {
-        'createRegistrationOptions.done': { target: 'awaitingAttestation', actions: 'rememberOptions' },
+        'createRegistrationOptions.done': { target: 'awaitingAnswer', actions: 'rememberOptions' },
         'createRegistrationOptions.failed': { target: 'failed', actions: 'recordDenial' },
       },
     },
-    awaitingAssertion: {
+    awaitingAnswer: {
       tags: 'awaitsRequest',
-      description: 'The browser signs the challenge with a passkey; the flow waits sealed in the challenge cookie.',
+      description: 'The browser runs the ceremony with the authenticator; the flow waits sealed in the challenge cookie.',
       meta: { outcome: toCeremonyOptions },
-      on: {
-        'webauthn.authenticate': { target: 'spendingChallenge', actions: 'rememberResponse' },
-        'webauthn.register': { target: 'rejected', actions: 'recordMismatch' },
-      },
-    },
-    awaitingAttestation: {
-      tags: 'awaitsRequest',
-      description: 'The authenticator creates a passkey; the flow waits sealed in the challenge cookie.',
-      meta: { outcome: toCeremonyOptions },
-      on: {
-        'webauthn.register': { target: 'spendingChallenge', actions: 'rememberResponse' },
-        'webauthn.authenticate': { target: 'rejected', actions: 'recordMismatch' },
-      },
+      on: { 'webauthn.answer': { target: 'spendingChallenge', actions: 'rememberAnswer' } },
     },
     spendingChallenge: {
       tags: 'effect.spendChallenge',
-      description: 'Spends the challenge in the server-side store: a replayed envelope is refused on every instance.',
+      description:
+        "Refuses an answer for the other ceremony, then spends the challenge in the server-side store (single use on every instance).",
       on: {
         'spendChallenge.done': [
           { guard: 'isRegistering', target: 'verifyingAttestation' },
@@ -390,7 +384,7 @@ export const webauthnSignInMachine = setup({
     },
     rejected: {
       type: 'final',
-      description: 'The passkey answer was refused (replayed, unknown, forged): WebAuthnVerificationError.',
+      description: 'The answer was refused (replayed, mismatched, unknown, forged): WebAuthnVerificationError.',
       output: toDenial,
     },
     failed: {

@@ -333,6 +333,10 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
     },
 
     async spendChallenge(context, ctx) {
+      if (context.answered !== context.ceremony) {
+        const message = `A WebAuthn ${context.answered} answer for a challenge issued to ${context.ceremony}`
+        return refuse(ctx, 'spendChallenge.failed', 'mismatch', message)
+      }
       let fresh: boolean
       try {
         fresh = await ctx.config.store.claim(`webauthn-challenge:${context.challenge}`, ENVELOPE_MAX_AGE)

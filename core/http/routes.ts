@@ -148,8 +148,9 @@ const webauthnAnswer = {
   resumes: true,
   envelopeCookie: webauthnEnvelopeCookie,
   toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
-    type: `webauthn.${body.action}`,
+    type: 'webauthn.answer',
     at: ctx.at,
+    ceremony: body.action,
     response: body.data,
     callbackUrl: ctx.callbackUrl,
   }),

@@ -12,7 +12,7 @@ import { expect } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { AuthConfig } from '../../core/types.js'
 import Passkey from '../../providers/passkey.js'
-import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
+import { Client, CookieJar, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
 import { SoftwareAuthenticator, type AnswerOverrides } from '../fixtures/software-authenticator.js'
 
 /** The challenge cookie over HTTPS (the test origin). */
@@ -93,4 +93,50 @@ export class PasskeyBrowser {
   signOut(): Promise<Response> {
     return this.client.signOut()
   }
+}
+
+/** A stored user. */
+export interface SeedUser {
+  id: string
+  email: string
+  name?: string
+}
+
+/**
+ * Stores `user` with a passkey of `authenticator` (as a completed registration would): the user,
+ * the webauthn account, the authenticator. Returns the passkey's stored credential id (base64).
+ */
+export async function seedPasskeyUser(
+  store: MemoryStore,
+  authenticator: SoftwareAuthenticator,
+  user: SeedUser,
+  { provider = 'passkey', rpId = new URL(ORIGIN).hostname, counter = 0 } = {},
+): Promise<string> {
+  const adapter = MemoryAdapter(store)
+  if (!store.users.has(user.id)) await adapter.createUser({ ...user, emailVerified: null })
+  authenticator.register(
+    { challenge: 'seed', rp: { id: rpId, name: rpId }, user: { id: 'c2VlZA', name: user.email, displayName: '' }, pubKeyCredParams: [] },
+    { counter },
+  )
+  const passkey = authenticator.passkeys.at(-1)!
+  const credentialID = Buffer.from(passkey.id, 'base64url').toString('base64')
+  await adapter.linkAccount({ provider, providerAccountId: credentialID, type: 'webauthn', userId: user.id })
+  await adapter.createAuthenticator({
+    credentialID,
+    providerAccountId: credentialID,
+    userId: user.id,
+    credentialPublicKey: Buffer.from(passkey.publicKey).toString('base64'),
+    counter,
+    credentialBackedUp: true,
+    credentialDeviceType: 'multiDevice',
+    transports: 'internal,hybrid',
+  })
+  return credentialID
+}
+
+/** Signs `userId` in with a database session row, the way a completed sign-in leaves the jar. */
+export async function signInAs(store: MemoryStore, jar: CookieJar, userId: string): Promise<void> {
+  const sessionToken = crypto.randomUUID()
+  await MemoryAdapter(store).createSession({ sessionToken, userId, expires: new Date(Date.now() + 86_400_000) })
+  jar.cookies.set(SESSION_COOKIE, sessionToken)
 }
