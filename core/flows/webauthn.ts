@@ -257,6 +257,9 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
 export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
   machine: webauthnSignInMachine,
   context: WebAuthnSignInContext,
+  // The browser has the options; the answer is checked against the challenge alone, so the cookie
+  // stays the same size however many passkeys a user has.
+  sealed: (context) => ({ ...context, options: null }),
   effects: {
     async findUser(context, ctx) {
       const provider = providerOf(ctx, context.providerId)
