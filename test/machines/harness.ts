@@ -21,6 +21,7 @@ import {
 import { createTestModel } from 'xstate/graph'
 import type { FlowTrace } from '../../core/engine/trace.js'
 import { listTransitions, stateLabel, transitionId } from '../../core/engine/transitions.js'
+import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 
 /** Where model tests leave their coverage for the end-of-run summary. */
 export const COVERAGE_DIR = join(process.cwd(), 'node_modules', '.cache', 'authchart-model-coverage')
@@ -107,7 +108,12 @@ export function modelPaths(driver: ModelDriver<unknown>): ModelPath[] {
     serializeState: (snapshot, event) =>
       `${JSON.stringify(snapshot.value)}|${JSON.stringify(snapshot.context)}|${event ? withoutTime(event) : ''}`,
   })
-  return model.getShortestPaths().map((path) => {
+  // A path can end in an effect state when its vertex's continuations were reached more briefly
+  // from another vertex with the same context; the engine never stops there, so it is not driven
+  // (its transitions are taken by the longer paths).
+  const inEffect = (snapshot: AnyMachineSnapshot) =>
+    [...snapshot.tags].some((tag) => tag.startsWith(EFFECT_TAG_PREFIX))
+  const paths = model.getShortestPaths().map((path) => {
     // The first step of a path is the machine's initial state (event `xstate.init`).
     let before = path.steps[0]!.state as AnyMachineSnapshot
     const steps: ModelStep[] = path.steps.slice(1).map((step) => {
@@ -115,8 +121,11 @@ export function modelPaths(driver: ModelDriver<unknown>): ModelPath[] {
       before = current.after
       return current
     })
-    return { description: describe(steps), steps }
+    return { steps }
   })
+  return paths
+    .filter(({ steps }) => steps.length > 0 && !inEffect(steps.at(-1)!.after))
+    .map(({ steps }) => ({ description: describe(steps), steps }))
 }
 
 /** Cuts a path into requests: each request event with the effect results that follow it. */

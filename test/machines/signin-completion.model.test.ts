@@ -12,10 +12,13 @@ import { decode } from '../../core/jwt.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
+import Passkey from '../../providers/passkey.js'
 import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { Client } from '../fixtures/http.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
+import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
 import { describeModel, type ModelDriver } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
@@ -34,6 +37,8 @@ const ENTRIES = [
   { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
   // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
   { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  // A passkey: a URL returned by the signIn callback is ignored, as in Auth.js.
+  { firstFactor: 'webauthn', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
 ] as const
 
 interface World {
@@ -45,11 +50,13 @@ interface World {
   jwt: 'identity' | 'revokes' | 'throws'
   sessionStore: 'works' | 'fails'
   events: { signIn: Mock<(message: unknown) => void> }
+  authenticator: SoftwareAuthenticator
 }
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
   const stored = world.policy.strategy === 'database' || world.firstFactor === 'oauth'
+  const passkeys = world.firstFactor === 'webauthn'
   return {
     secret: SECRET,
     trustHost: true,
@@ -58,6 +65,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     events: world.events,
     session: { strategy: world.policy.strategy },
     ...(world.policy.newUserUrl ? { pages: { newUser: world.policy.newUserUrl } } : {}),
+    ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
     ...(stored
       ? {
           adapter: {
@@ -79,12 +87,14 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
         authorize: () => ({ ...ALICE }),
       }),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
+      ...(passkeys ? [Passkey()] : []),
     ] as never,
     callbacks: {
-      signIn: ({ credentials, profile }) => {
+      signIn: ({ credentials, profile, account }) => {
         // The callback sees what was submitted (credentials) or the provider's profile (OAuth).
         if (world.firstFactor === 'credentials') expect(credentials?.password).toBe('wonderland')
-        else expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else if (world.firstFactor === 'oauth') expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else expect(account?.type).toBe('webauthn')
         if (world.signIn === 'refuses') return false
         return world.signIn === 'redirects' ? '/from-signin' : true
       },
@@ -99,6 +109,11 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
 /** Puts the store in the state the world describes before the sign-in. */
 async function seed(world: World): Promise<void> {
   const email = emailOf(world)
+  if (world.firstFactor === 'webauthn') {
+    if (world.stored === 'returning') await seedPasskeyUser(world.store, world.authenticator, { ...RETURNING, email })
+    // A taken address is taken between the options and the answer (see `signUpWithPasskey`).
+    return
+  }
   if (world.stored === 'returning') {
     world.store.users.set(RETURNING.id, { ...RETURNING, email })
     const linked =
@@ -120,7 +135,11 @@ const driver: ModelDriver<World> = {
       type: 'signin.verified',
       at: T0,
       policy,
-      identity: { firstFactor, persist: firstFactor === 'oauth' || policy.strategy === 'database' },
+      identity: {
+        firstFactor,
+        persist: firstFactor !== 'credentials' || policy.strategy === 'database',
+        ignoresSignInRedirect: firstFactor === 'webauthn',
+      },
     })),
     { type: 'checkSignIn.done', at: T0, output: { redirect: null } },
     { type: 'checkSignIn.done', at: T0, output: { redirect: `${ORIGIN}/from-signin` } },
@@ -154,6 +173,7 @@ const driver: ModelDriver<World> = {
     jwt: 'identity',
     sessionStore: 'works',
     events: { signIn: vi.fn() },
+    authenticator: new SoftwareAuthenticator(ORIGIN),
   }),
   arrange: {
     'checkSignIn.done': (world, event) => {
@@ -190,6 +210,7 @@ const driver: ModelDriver<World> = {
         const { callback } = await signInThroughProvider(new Client(config), 'op', { callbackUrl: '/dashboard' })
         return callback
       }
+      if (world.firstFactor === 'webauthn') return passkeySignIn(world, config)
       const jar = new CookieJar()
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: jar }), config)
       jar.store(csrfResponse)
@@ -231,6 +252,18 @@ const driver: ModelDriver<World> = {
     },
     failed: (response) => expectError(response, 'error?error=Configuration'),
   },
+}
+
+/** A passkey sign-in (returning user) or sign-up (anyone else), as the built-in page runs it. */
+async function passkeySignIn(world: World, config: AuthConfig): Promise<Response> {
+  const browser = new PasskeyBrowser(config, world.authenticator)
+  const returning = world.stored === 'returning'
+  const { body } = await browser.options(returning ? { action: 'authenticate' } : { email: ALICE.email })
+  if (world.stored === 'emailTaken') world.store.users.set(OTHER.id, { ...OTHER })
+  const answer = returning
+    ? world.authenticator.authenticate(body.options as never)
+    : world.authenticator.register(body.options as never)
+  return browser.answer(body.action, answer, { callbackUrl: '/dashboard' })
 }
 
 function expectError(response: Response, target: string): void {
