@@ -1,4 +1,5 @@
-// The demo application: Fastify with credentials sign-in, a protected page and sign-out.
+// The demo application: Fastify with credentials, OpenID Connect and passkey sign-in, a protected
+// page and sign-out.
 // It imports the package by name, exactly as an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
@@ -8,6 +9,7 @@ import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
+import Passkey from 'authchart/providers/passkey'
 import { createLocalOp } from './local-op.js'
 
 /** The demo user, printed at start. */
@@ -57,6 +59,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     adapter,
     // The live flow inspector at /auth/__flows (refused when NODE_ENV=production).
     inspector: true,
+    // Passkeys are experimental, in Auth.js and here: the flag says you know.
+    experimental: { enableWebAuthn: true },
     providers: [
       Credentials({
         name: 'Demo account',
@@ -78,6 +82,9 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         clientSecret: localOp.client.clientSecret,
         checks: ['pkce', 'state', 'nonce'],
       },
+      // Sign up with an e-mail address and a passkey, sign in with it (or from the autofill of the
+      // e-mail field). Browsers allow passkeys on http://localhost, not on an IP address.
+      Passkey(),
     ],
   }
 
@@ -102,7 +109,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
       page(
         'authchart demo',
         `<h1>authchart demo</h1><p>${who}</p><ul>
-<li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app</li>
+<li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>), with <strong>Local OP</strong>, an OpenID Provider running inside this app, or with <strong>a passkey</strong>: type a new e-mail address to sign up with one, a known one (or pick it from the autofill) to sign in</li>
 <li><a href="/protected">Protected page</a></li>
 <li><a href="/auth/signout">Sign out</a></li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
@@ -121,7 +128,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/signout">Sign out</a> · <a href="/">Home</a></p>`,
+<p><a href="/auth/signin?callbackUrl=/protected">Add a passkey</a> (the sign-in page offers it while you are signed in) · <a href="/auth/signout">Sign out</a> · <a href="/">Home</a></p>`,
       ),
     )
   })

@@ -7,7 +7,8 @@ const app = await createDemoApp({ dataDir: process.env.DEMO_DATA_DIR ?? '.demo-d
 await app.listen({ port, host })
 console.log(`authchart demo on http://${host}:${port}`)
 console.log(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}",`)
-console.log('or with "Local OP", an OpenID Provider served by the demo itself at /op.')
+console.log('or with "Local OP", an OpenID Provider served by the demo itself at /op,')
+console.log('or sign up with a passkey (open the demo as http://localhost, not an IP address).')
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {

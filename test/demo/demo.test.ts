@@ -9,6 +9,7 @@ import { createDemoApp, DEMO_USER } from '../../demo/app.js'
 // @ts-expect-error the demo is plain JavaScript
 import { LOCAL_OP_USER } from '../../demo/local-op.js'
 import { CookieJar } from '../fixtures/http.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 
 let app: FastifyInstance
 let origin: string
@@ -65,7 +66,7 @@ async function csrfToken(jar: CookieJar): Promise<string> {
 }
 
 describe('the demo over real HTTP', () => {
-  it('lists the credentials provider and the Local OP at GET /auth/providers', async () => {
+  it('lists the credentials provider, the Local OP and passkeys at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -82,6 +83,13 @@ describe('the demo over real HTTP', () => {
         type: 'oidc',
         signinUrl: `${origin}/auth/signin/local-op`,
         callbackUrl: `${origin}/auth/callback/local-op`,
+      },
+      passkey: {
+        id: 'passkey',
+        name: 'Passkey',
+        type: 'webauthn',
+        signinUrl: `${origin}/auth/signin/passkey`,
+        callbackUrl: `${origin}/auth/callback/passkey`,
       },
     })
   })
@@ -199,7 +207,35 @@ describe('the demo over real HTTP', () => {
     const inspector = await get('/auth/__flows')
     expect(inspector.status).toBe(200)
     const html = await inspector.text()
-    for (const flow of ['session', 'credentials-signin', 'oauth-signin']) expect(html).toContain(`data-flow="${flow}"`)
+    for (const flow of ['session', 'credentials-signin', 'oauth-signin', 'webauthn-signin']) {
+      expect(html).toContain(`data-flow="${flow}"`)
+    }
+  })
+
+  it('offers a passkey on its sign-in page: sign up, sign out, sign back in (a software authenticator over real HTTP)', async () => {
+    const page = await (await get('/auth/signin')).text()
+    expect(page).toContain(`action="${origin}/auth/callback/passkey" method="POST" id="passkey-form"`)
+    expect(page).toContain('autocomplete="username webauthn"')
+
+    const authenticator = new SoftwareAuthenticator(origin)
+    const jar = new CookieJar()
+    const ceremony = async (query: string) => {
+      const { action, options } = (await (await get(`/auth/webauthn-options/passkey?${query}`, jar)).json()) as {
+        action: 'register' | 'authenticate'
+        options: never
+      }
+      const answer = action === 'register' ? authenticator.register(options) : authenticator.authenticate(options)
+      return post('/auth/callback/passkey', { action, data: JSON.stringify(answer), callbackUrl: '/protected' }, jar)
+    }
+    const signUp = await ceremony('email=pat%40example.com')
+    expect(signUp.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('pat@example.com')
+
+    await post('/auth/signout', { csrfToken: await csrfToken(jar) }, jar)
+    expect((await get('/protected', jar)).status).toBe(302)
+    const signIn = await ceremony('action=authenticate')
+    expect(signIn.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('pat@example.com')
   })
 
   it('refuses a wrong password with the CredentialsSignin error', async () => {
