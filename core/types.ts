@@ -290,6 +290,15 @@ export interface AuthConfig {
   logger?: Partial<LoggerInstance>
   pages?: Partial<PagesOptions>
   redirectProxyUrl?: string
+  /**
+   * The origins a redirect proxy may forward a provider's callback to (the deployments sharing
+   * the proxy), e.g. `['https://app.example.com', 'https://app-*.preview.example.com']`: a `*`
+   * stands for part of the leftmost host label only. Default from `AUTH_REDIRECT_PROXY_ORIGINS`
+   * (comma-separated). A sign-in behind a proxy starts only on one of these origins (or the
+   * proxy's own), and the proxy forwards only to them: the origin sealed in `state` never comes
+   * from request headers alone.
+   */
+  redirectProxyOrigins?: string[]
   session?: {
     strategy?: 'jwt' | 'database'
     /** Seconds of idleness after which a session expires. Default 30 days. */
@@ -317,8 +326,10 @@ export interface AuthConfig {
   inspect?: (trace: FlowTrace) => void
   /**
    * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
-   * transitions recent requests took, and the last `traces` traces; default 50). Refused (404) when
-   * `NODE_ENV` is `production`.
+   * transitions recent requests took, and the last `traces` traces; default 50). Served only when
+   * `NODE_ENV` is `development` or `test`, and only to loopback clients unless `clients` is
+   * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
+   * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
-  inspector?: boolean | { traces?: number }
+  inspector?: boolean | { traces?: number; clients?: 'loopback' | 'any' }
 }

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { decodeJwt } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { validate } from 'superstruct'
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../machines/oauth-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../adapters.js'
+import { isAllowedOrigin } from '../config/origins.js'
 import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
@@ -23,16 +23,12 @@ import {
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
-import {
-  authorizationServer,
-  clientAuthentication,
-  clientOf,
-  jwksCacheOf,
-  requestOptions,
-} from '../oauth/server.js'
+import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
+import { authorizationServer, clientOf } from '../oauth/server.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
@@ -91,12 +87,36 @@ export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<und
 }
 
 /**
+ * Whether the redirect proxy of `provider` may send a callback to `origin`: the proxy's own origin,
+ * or one on the configured allowlist (`redirectProxyOrigins`). Never a host a request merely
+ * claims: a forged Host, X-Forwarded-Host or absolute-form target would otherwise have the proxy
+ * hand a victim's authorization code to the attacker (who holds the matching flow cookie).
+ */
+function proxyMayForwardTo(ctx: RequestContext, provider: ResolvedOAuthProvider, origin: string): boolean {
+  return new URL(provider.redirectProxyUrl!).origin === origin || isAllowedOrigin(ctx.config.redirectProxyOrigins, origin)
+}
+
+/**
+ * Behind a redirect proxy, the callback URL sealed into `state` for the proxy to forward to.
+ *
+ * @throws {UntrustedHost} when the request's origin is neither the proxy's nor on the allowlist.
+ */
+function proxiedCallbackUrl(ctx: RequestContext, provider: ResolvedOAuthProvider): string {
+  if (!proxyMayForwardTo(ctx, provider, ctx.origin)) {
+    throw new UntrustedHost(
+      `The origin ${ctx.origin} is not in redirectProxyOrigins (AUTH_REDIRECT_PROXY_ORIGINS): a sign-in through the redirect proxy must start on an allowed origin`,
+    )
+  }
+  return `${ctx.authUrl}/callback/${provider.id}`
+}
+
+/**
  * When this deployment is the redirect proxy of the request's provider and the callback's `state`
  * was sealed by another deployment (sharing our secret), sends the browser on to that deployment's
- * callback with every parameter. Only origins sealed with our secret are followed, so the proxy is
- * not an open redirect.
+ * callback with every parameter. Only origins sealed with our secret and on the allowlist are
+ * followed, so the proxy is neither an open redirect nor a courier of codes to a forged origin.
  *
- * @throws {InvalidCheck} when the state cannot be opened.
+ * @throws {InvalidCheck} when the state cannot be opened or names an origin off the allowlist.
  */
 export async function forwardProxiedCallback(
   ctx: RequestContext,
@@ -112,10 +132,16 @@ export async function forwardProxiedCallback(
     salt: PROXY_STATE_SALT,
     at: ctx.at,
   })
-  if (!state || typeof state.origin !== 'string') {
+  if (!state || typeof state.origin !== 'string' || !URL.canParse(state.origin)) {
     throw new InvalidCheck('State could not be decoded', { provider: provider.id })
   }
-  if (new URL(state.origin).origin === ctx.origin) return undefined
+  const target = new URL(state.origin)
+  if (target.origin === ctx.origin) return undefined
+  if (!proxyMayForwardTo(ctx, provider, target.origin)) {
+    throw new InvalidCheck(`The redirect proxy refused to forward to ${target.origin}: not in redirectProxyOrigins`, {
+      provider: provider.id,
+    })
+  }
   return { redirect: `${state.origin}?${new URLSearchParams(params)}`, cookies: ctx.setCookies }
 }
 
@@ -258,7 +284,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           // Behind a redirect proxy, state also says where the proxy must send the callback.
           state = provider.redirectProxyUrl
             ? await sealValue(
-                { origin: `${ctx.authUrl}/callback/${provider.id}`, random: oauth.generateRandomState() },
+                { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
                 { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
               )
             : oauth.generateRandomState()
@@ -304,36 +330,11 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
     async exchangeCode(context, ctx) {
       const provider = oauthProviderOf(ctx)
       try {
-        const as = await authorizationServer(provider)
-        const client = clientOf(provider)
-        const options = requestOptions(provider, as.token_endpoint)
-        let response = await oauth.authorizationCodeGrantRequest(
-          as,
-          client,
-          clientAuthentication(provider, as),
-          await validatedCallback(provider, as, context),
-          context.redirectUri,
-          context.codeVerifier ?? oauth.nopkce,
-          options,
-        )
-        if (provider.conformToken) response = (await provider.conformToken(response.clone())) ?? response
-        const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
-          expectedNonce: context.nonce ?? oauth.expectNoNonce,
-          requireIdToken: provider.type === 'oidc',
-        })
-        // oauth4webapi checks the ID token's claims and algorithm; we also verify its signature
-        // against the provider's keys, so a token is never trusted on transport security alone.
-        if (tokens.id_token && as.jwks_uri) {
-          await oauth.validateApplicationLevelSignature(as, response, {
-            ...requestOptions(provider, as.jwks_uri),
-            [oauth.jwksCache]: jwksCacheOf(provider),
-          })
-        }
-        const set: TokenSet = { ...tokens }
-        if (typeof tokens.expires_in === 'number') set.expires_at = ctx.at + tokens.expires_in
+        const callbackParameters = await validatedCallback(provider, await authorizationServer(provider), context)
+        const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at)
         return {
           type: 'exchangeCode.done',
-          output: { tokens: set, sessionClaims: sessionTokenClaims(provider, set) },
+          output: { tokens, sessionClaims: sessionTokenClaims(provider, tokens) },
           at: ctx.at,
         }
       } catch (error) {
@@ -346,23 +347,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
       const tokens = context.tokens as TokenSet
       let raw: unknown
       try {
-        const as = await authorizationServer(provider)
-        const client = clientOf(provider)
-        if (provider.type === 'oidc') {
-          const claims = decodeJwt(tokens.id_token!)
-          if (provider.idToken) {
-            raw = claims
-          } else {
-            const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-            raw = await oauth.processUserInfoResponse(as, client, claims.sub!, response)
-          }
-        } else if (provider.userinfoRequest) {
-          raw = await provider.userinfoRequest({ tokens, provider })
-        } else {
-          const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-          if (!response.ok) throw new TypeError(`userinfo endpoint answered ${response.status}`)
-          raw = await response.json()
-        }
+        raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams)
       } catch (error) {
         return { type: 'fetchProfile.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }

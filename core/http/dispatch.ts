@@ -51,6 +51,35 @@ export function isValidCallbackUrl(url: string, origin: string): boolean {
   }
 }
 
+/** Anything but printable ASCII: not valid raw in a `Location` header (a ByteString). */
+const NEEDS_ENCODING = /[^\x21-\x7e]/
+
+function percentEncodeBytes(text: string): string {
+  return text.replace(/[^\x21-\x7e]+/g, (run) =>
+    Array.from(new TextEncoder().encode(run), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  )
+}
+
+/**
+ * A URL as a `Location` header may carry it: characters outside printable ASCII percent-encoded as
+ * UTF-8 (an IDN host as punycode), everything else as it was. Without this a same-origin
+ * `callbackUrl` such as `/dashboard/日本` makes building the header throw and loses the sign-in.
+ */
+export function encodeLocation(location: string): string {
+  if (!NEEDS_ENCODING.test(location)) return location
+  try {
+    // The WHATWG serialisation is the URL the browser would follow anyway.
+    if (/^[a-z][a-z0-9+.-]*:/i.test(location)) return new URL(location).href
+    if (location.startsWith('/') && !location.startsWith('//')) {
+      const url = new URL(location, 'http://relative.invalid')
+      return `${url.pathname}${url.search}${url.hash}`
+    }
+  } catch {
+    // Not a URL the parser accepts: encode byte by byte below.
+  }
+  return percentEncodeBytes(location)
+}
+
 /**
  * Resolves the callback URL from the body, the query or the callback-url cookie, through the
  * `redirect` callback (which keeps it on our origin by default), and remembers it in the cookie.
@@ -243,11 +272,15 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   let from: AnyMachineSnapshot | undefined
   if (binding.resumes) {
-    const sealed = request.cookies[resting.cookie.name]
-    if (!sealed) {
-      throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+    try {
+      const sealed = request.cookies[resting.cookie.name]
+      if (!sealed) {
+        throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+      }
+      from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
+    } catch (error) {
+      throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
-    from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
   }
   let outcome = await runOne(ctx, flow, event, resting, from)
   // A first factor hands its verified identity on: the request goes on in the next flow.

@@ -42,10 +42,36 @@ interface CachedServer {
 const discovered = new WeakMap<object, Map<string, CachedServer>>()
 const GLOBAL_FETCH = {}
 
+/** Options of a token request (code or refresh grant) to `provider`. */
+export function tokenRequestOptions(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+): oauth.TokenEndpointRequestOptions {
+  return {
+    ...requestOptions(provider, as.token_endpoint),
+    ...(provider.tokenParameters ? { additionalParameters: { ...provider.tokenParameters } } : {}),
+  }
+}
+
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(provider.issuer!)
-  const response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  let response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  if (provider.conformDiscovery && response.ok) {
+    const metadata = provider.conformDiscovery((await response.json()) as Record<string, unknown>)
+    response = Response.json(metadata, { status: response.status })
+  }
   return oauth.processDiscoveryResponse(issuer, response)
+}
+
+/**
+ * Whether the provider's metadata must come from discovery: OIDC always does (the ID token's keys
+ * live there); OAuth 2 only for the endpoints it does not configure (Mastodon names an `issuer`
+ * but has no discovery document, as in Auth.js).
+ */
+function needsDiscovery(provider: ResolvedOAuthProvider): boolean {
+  if (!provider.issuer) return false
+  if (provider.type === 'oidc') return true
+  return !provider.authorization || !provider.token || (!provider.userinfo && !provider.userinfoRequest)
 }
 
 /**
@@ -56,11 +82,12 @@ export async function authorizationServer(
   provider: ResolvedOAuthProvider,
 ): Promise<oauth.AuthorizationServer> {
   let metadata: { -readonly [K in keyof oauth.AuthorizationServer]: oauth.AuthorizationServer[K] }
-  if (provider.issuer) {
+  if (needsDiscovery(provider)) {
     const scope = provider.fetch ?? GLOBAL_FETCH
     let servers = discovered.get(scope)
     if (!servers) discovered.set(scope, (servers = new Map()))
-    const key = provider.issuer
+    // A document rewritten by a provider's conformDiscovery is that provider's alone.
+    const key = provider.conformDiscovery ? `${provider.issuer!}\u0000${provider.id}` : provider.issuer!
     let cached = servers.get(key)
     if (!cached || cached.expires < Date.now()) {
       cached = { server: discover(provider), expires: Date.now() + DISCOVERY_TTL_MS }
@@ -70,8 +97,8 @@ export async function authorizationServer(
     }
     metadata = { ...(await cached.server) }
   } else {
-    // Without an issuer there is no discovery; the issuer value is only an identifier here.
-    metadata = { issuer: new URL(provider.authorization ?? provider.token!).origin }
+    // Without discovery the issuer value is only an identifier (RFC 9207 `iss` is compared to it).
+    metadata = { issuer: provider.issuer ?? new URL(provider.authorization ?? provider.token!).origin }
   }
   if (provider.authorization) metadata.authorization_endpoint = provider.authorization.href
   if (provider.token) metadata.token_endpoint = provider.token
@@ -82,8 +109,9 @@ export async function authorizationServer(
 const jwksCaches = new WeakMap<ResolvedOAuthProvider, oauth.JWKSCacheInput>()
 
 /**
- * The provider's key set cache, kept across requests: oauth4webapi refreshes it when a token names
- * a key it does not hold (rotation), and otherwise spares a fetch per sign-in.
+ * The provider's key set cache, kept across requests: a sign-in reuses the keys (oauth4webapi
+ * fetches them again once they are five minutes old), and a token naming a key the cache does not
+ * hold triggers one refetch (see {@link verifyIdTokenSignature}).
  */
 export function jwksCacheOf(provider: ResolvedOAuthProvider): oauth.JWKSCacheInput {
   let cache = jwksCaches.get(provider)
@@ -91,9 +119,80 @@ export function jwksCacheOf(provider: ResolvedOAuthProvider): oauth.JWKSCacheInp
   return cache
 }
 
+/** Least time between two key-set refetches forced by an unknown `kid`, per provider. */
+export const JWKS_REFETCH_INTERVAL_MS = 5_000
+
+const lastForcedRefetch = new WeakMap<ResolvedOAuthProvider, number>()
+
+/**
+ * Drops the provider's cached key set so that the next verification downloads it again, at most
+ * once per {@link JWKS_REFETCH_INTERVAL_MS}: a rotated key is then found at once, while ID tokens
+ * with a forged `kid` cannot turn every callback into a request to the provider.
+ *
+ * @returns whether the cache was dropped (false: a refetch happened too recently).
+ */
+export function refetchJwksOnce(provider: ResolvedOAuthProvider, now = Date.now()): boolean {
+  const last = lastForcedRefetch.get(provider)
+  if (last !== undefined && now - last < JWKS_REFETCH_INTERVAL_MS) return false
+  lastForcedRefetch.set(provider, now)
+  const cache = jwksCacheOf(provider) as Partial<oauth.ExportedJWKSCache>
+  delete cache.jwks
+  delete cache.uat
+  return true
+}
+
+const isUnknownKey = (error: unknown) =>
+  error instanceof oauth.OperationProcessingError &&
+  error.code === oauth.KEY_SELECTION &&
+  error.message.includes('no applicable keys')
+
+/**
+ * Verifies the signature of the ID token in a processed token response against the provider's
+ * key set. When no cached key matches the token's `kid`, the key set is fetched again (once per
+ * interval) and the check repeated: OIDC Core 10.1.1 sends the relying party back to `jwks_uri`
+ * on an unfamiliar `kid`, which is how a provider's key rotation becomes visible.
+ *
+ * @throws {oauth.OperationProcessingError} when no key verifies the token.
+ * @see OpenID Connect Core 1.0 §10.1.1
+ */
+export async function verifyIdTokenSignature(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+  response: Response,
+): Promise<void> {
+  const options = { ...requestOptions(provider, as.jwks_uri), [oauth.jwksCache]: jwksCacheOf(provider) }
+  try {
+    await oauth.validateApplicationLevelSignature(as, response, options)
+  } catch (error) {
+    if (!isUnknownKey(error) || !refetchJwksOnce(provider)) throw error
+    // oauth4webapi also remembers keys per metadata object: a copy makes it read ours again.
+    await oauth.validateApplicationLevelSignature({ ...as }, response, options)
+  }
+}
+
 /** The oauth4webapi client for a provider. */
 export function clientOf(provider: ResolvedOAuthProvider): oauth.Client {
   return { ...provider.client, client_id: provider.clientId }
+}
+
+/** `application/x-www-form-urlencoded` as Auth.js writes it: `encodeURIComponent`, then `+` for spaces. */
+function formUrlEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+')
+}
+
+/**
+ * `client_secret_basic` with exactly `@auth/core`'s Authorization header. oauth4webapi's
+ * `ClientSecretBasic` also percent-encodes `-_.!~*'()` (RFC 6749 §2.3.1 to the letter); some
+ * providers do not decode them and refuse `client%2Did`, so applications moving from Auth.js would
+ * see sign-ins break.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1
+ */
+export function authjsClientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    const credentials = `${formUrlEncode(client.client_id)}:${formUrlEncode(clientSecret)}`
+    headers.set('authorization', `Basic ${btoa(credentials)}`)
+  }
 }
 
 /**
@@ -111,7 +210,7 @@ export function clientAuthentication(
   }
   switch (provider.client.token_endpoint_auth_method) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(secret())
+      return authjsClientSecretBasic(secret())
     case 'client_secret_post':
       return oauth.ClientSecretPost(secret())
     case 'client_secret_jwt':

@@ -23,8 +23,10 @@ afterEach(() => {
   process.env.NODE_ENV = nodeEnv
 })
 
+// The developer's browser on the same machine: the inspector answers loopback clients only
+// (test/security/inspector-exposure.test.ts).
 const inspectorPage = (config: object) =>
-  Auth(authRequest({ path: '/auth/__flows' }), config as Parameters<typeof Auth>[1])
+  Auth(authRequest({ path: '/auth/__flows', origin: 'http://localhost:3000' }), config as Parameters<typeof Auth>[1])
 
 describe('the flow inspector', () => {
   it('is off unless enabled: the path is not an action', async () => {

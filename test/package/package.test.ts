@@ -3,7 +3,7 @@
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 
@@ -79,6 +79,27 @@ describe('the package', () => {
       expect(names[provider], provider).toContain('default')
     }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+  })
+
+  it('imports every provider subpath by name, each a factory that works uncalled', () => {
+    const files = readdirSync(join(root, 'providers'))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.slice(0, -'.ts'.length))
+    const ids = JSON.parse(
+      node(`
+        const ids = {}
+        for (const file of ${JSON.stringify(files)}) {
+          const { default: factory } = await import('authchart/providers/' + file)
+          ids[file] = typeof factory === 'function' && file !== 'credentials' ? (factory() ?? {}).id ?? null : 'n/a'
+        }
+        console.log(JSON.stringify(ids))
+      `),
+    ) as Record<string, string | null>
+    expect(Object.keys(ids)).toHaveLength(files.length)
+    for (const file of files) {
+      if (file === 'credentials' || file === 'oauth' || file === 'oidc') continue
+      expect(ids[file], file).toBe(file)
+    }
   })
 
   it('signs in and reads the session through the built package', () => {
