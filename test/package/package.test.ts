@@ -139,7 +139,13 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual([
+      'session',
+      'credentials-signin',
+      'oauth-signin',
+      'webauthn-signin',
+      'signin-completion',
+    ])
   })
 
   it.each([
@@ -162,6 +168,6 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion')
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, webauthn-signin, signin-completion')
   })
 })

@@ -18,11 +18,11 @@ import { CASES } from './catalogue-cases.js'
 
 type Factory = (options?: Record<string, unknown>) => OAuthConfig<Record<string, unknown>>
 
-/** Every OAuth preset file: providers/ without the generic ones and credentials. */
+/** Every OAuth preset file: providers/ without the generic ones, credentials and passkeys. */
 const PRESETS = readdirSync(new URL('../../providers/', import.meta.url))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.slice(0, -'.ts'.length))
-  .filter((file) => !['credentials', 'oauth', 'oidc'].includes(file))
+  .filter((file) => !['credentials', 'oauth', 'oidc', 'passkey', 'webauthn'].includes(file))
   .sort()
 
 async function preset(file: string): Promise<Factory> {
