@@ -8,21 +8,10 @@
  *
  * @module
  */
-import {
-  boolean,
-  enums,
-  nullable,
-  number,
-  object,
-  record,
-  string,
-  unknown,
-  type Infer,
-} from 'superstruct'
+import { boolean, enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
 import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
+import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
 export const SIGN_IN_COMPLETION = 'signin-completion'
@@ -36,8 +25,6 @@ export const SignInPolicy = object({
 })
 export type SignInPolicy = Infer<typeof SignInPolicy>
 
-const Json = record(string(), unknown())
-const Denial = object({ error: string(), code: nullable(string()) })
 
 /** Context of the completion machine. */
 export const SignInCompletionContext = object({
@@ -132,11 +119,6 @@ const toNewUserPage: Mapper = ({ context }) => {
   }
 }
 const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
-})
 
 /** Where a verified, stored user goes next: the session of the configured strategy. */
 const toSessionIssue = <A extends string>(actions: A) =>

@@ -10,19 +10,16 @@
  *
  * @module
  */
-import { boolean, enums, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
+import { boolean, enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** The two WebAuthn ceremonies. */
 export const WebAuthnCeremony = enums(['register', 'authenticate'])
 export type WebAuthnCeremony = Infer<typeof WebAuthnCeremony>
 
-const Denial = object({ error: string(), code: nullable(string()) })
-const Json = record(string(), unknown())
 
 /** Context of the WebAuthn machine; everything before the browser's answer is sealed while it waits. */
 export const WebAuthnSignInContext = object({
@@ -169,11 +166,12 @@ const toCompletion: Mapper = ({ context }) => ({
     enrolment: context.enrolment,
   },
 })
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
-})
+
+/** A refusal (the answer, or a request before it, is at fault) is rejected; an outage failed. */
+const rejectedOrFailed = [
+  { guard: 'isRefusal', target: 'rejected', actions: 'recordDenial' },
+  { target: 'failed', actions: 'recordDenial' },
+] as const
 
 /** The WebAuthn (passkey) machine. */
 export const webauthnSignInMachine = setup({
@@ -318,10 +316,7 @@ export const webauthnSignInMachine = setup({
           { guard: 'isRegistering', target: 'verifyingAttestation' },
           { target: 'findingAuthenticator' },
         ],
-        'spendChallenge.failed': [
-          { guard: 'isRefusal', target: 'rejected', actions: 'recordDenial' },
-          { target: 'failed', actions: 'recordDenial' },
-        ],
+        'spendChallenge.failed': rejectedOrFailed,
       },
     },
     findingAuthenticator: {
@@ -329,10 +324,7 @@ export const webauthnSignInMachine = setup({
       description: 'Finds the stored authenticator of the credential the assertion names.',
       on: {
         'findAuthenticator.done': { target: 'verifyingAssertion', actions: 'rememberAuthenticator' },
-        'findAuthenticator.failed': [
-          { guard: 'isRefusal', target: 'rejected', actions: 'recordDenial' },
-          { target: 'failed', actions: 'recordDenial' },
-        ],
+        'findAuthenticator.failed': rejectedOrFailed,
       },
     },
     verifyingAssertion: {

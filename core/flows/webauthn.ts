@@ -165,12 +165,21 @@ const toBrowserId = (helpers: Helpers, base64: string) =>
 const toTransports = (transports: string | null | undefined) =>
   transports ? (transports.split(',') as ('internal' | 'hybrid' | 'usb' | 'nfc' | 'ble' | 'cable' | 'smart-card')[]) : undefined
 
-function descriptors(helpers: Helpers, authenticators: readonly AdapterAuthenticator[]) {
+/** A known user's passkeys as credential descriptors; none for a request about nobody known. */
+async function passkeysOf(ctx: RequestContext, helpers: Helpers, userId: unknown) {
+  if (typeof userId !== 'string') return undefined
+  const authenticators = await ctx.config.adapter!.listAuthenticatorsByUserId!(userId)
   return authenticators.map((a) => ({
     id: toBrowserId(helpers, a.credentialID),
     ...(a.transports ? { transports: toTransports(a.transports) } : {}),
   }))
 }
+
+const optionsCreated = <T extends string>(ctx: RequestContext, type: T, options: { challenge: string }) => ({
+  type,
+  output: { options: { ...options }, challenge: options.challenge },
+  at: ctx.at,
+})
 
 /** Logs why an answer was refused and returns the refusal for the chart. */
 function refuse<T extends string, R extends string>(ctx: RequestContext, type: T, reason: R, cause: string | Error) {
@@ -290,19 +299,12 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const provider = providerOf(ctx, context.providerId)
       try {
         const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn()
-        const userId = context.user?.id
-        const authenticators =
-          typeof userId === 'string' ? await ctx.config.adapter!.listAuthenticatorsByUserId!(userId) : undefined
         const options = await generateAuthenticationOptions({
           ...provider.authenticationOptions,
           rpID: relyingParty(ctx, provider).id,
-          allowCredentials: authenticators && descriptors(helpers, authenticators),
+          allowCredentials: await passkeysOf(ctx, helpers, context.user?.id),
         })
-        return {
-          type: 'createAuthenticationOptions.done',
-          output: { options: { ...options }, challenge: options.challenge },
-          at: ctx.at,
-        }
+        return optionsCreated(ctx, 'createAuthenticationOptions.done', options)
       } catch (error) {
         return threw(ctx, 'createAuthenticationOptions.failed', error)
       }
@@ -313,7 +315,6 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const user = context.user as { id?: string; email: string; name?: string }
       try {
         const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn()
-        const authenticators = user.id ? await ctx.config.adapter!.listAuthenticatorsByUserId!(user.id) : undefined
         const rp = relyingParty(ctx, provider)
         // The WebAuthn user handle is random (simplewebauthn's default), as in Auth.js: the
         // passkey is tied to its user through the stored authenticator, never through the handle.
@@ -323,13 +324,9 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
           rpName: rp.name,
           userName: user.email,
           ...(user.name ? { userDisplayName: user.name } : {}),
-          excludeCredentials: authenticators && descriptors(helpers, authenticators),
+          excludeCredentials: await passkeysOf(ctx, helpers, user.id),
         })
-        return {
-          type: 'createRegistrationOptions.done',
-          output: { options: { ...options }, challenge: options.challenge },
-          at: ctx.at,
-        }
+        return optionsCreated(ctx, 'createRegistrationOptions.done', options)
       } catch (error) {
         return threw(ctx, 'createRegistrationOptions.failed', error)
       }

@@ -241,14 +241,10 @@ export const routes: readonly Route[] = [
     callbackUrl: true,
     serve: redirectToSignInPage,
   }),
-  route({
-    method: 'POST',
-    action: 'signin',
-    provider: 'credentials',
-    csrf: true,
-    callbackUrl: true,
-    serve: redirectToSignInPage,
-  }),
+  // Providers without a sign-in step of their own: back to the sign-in page, as Auth.js.
+  ...(['credentials', 'webauthn'] as const).map((provider) =>
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
+  ),
   route({ method: 'GET', action: 'signout', provider: 'none', csrfToken: true, serve: respondSignOutPage }),
   route({
     method: 'POST',
@@ -299,14 +295,6 @@ export const routes: readonly Route[] = [
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
   // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
   route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, serve: webauthnAnswer }),
-  route({
-    method: 'POST',
-    action: 'signin',
-    provider: 'webauthn',
-    csrf: true,
-    callbackUrl: true,
-    serve: redirectToSignInPage,
-  }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
 ]

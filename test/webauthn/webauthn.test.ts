@@ -189,6 +189,15 @@ describe('GET /webauthn-options/:provider', () => {
   })
 })
 
+/** A store where Ada has a passkey, a config over it, and Ada's browser (holding the passkey). */
+async function adaWithPasskey(overrides: Partial<AuthConfig> = {}) {
+  const store = createMemoryStore()
+  const config = passkeyConfig(store, overrides)
+  const browser = new PasskeyBrowser(config)
+  await seedPasskeyUser(store, browser.authenticator, ADA)
+  return { store, config, browser }
+}
+
 describe('passkey ceremonies', () => {
   it('signs up: the user, the webauthn account and the authenticator are stored, as Auth.js stores them', async () => {
     const store = createMemoryStore()
@@ -227,10 +236,7 @@ describe('passkey ceremonies', () => {
   })
 
   it('signs in with a JWT session naming the stored user, and updates the counter', async () => {
-    const store = createMemoryStore()
-    const config = passkeyConfig(store, { session: { strategy: 'jwt' } })
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { store, browser } = await adaWithPasskey({ session: { strategy: 'jwt' } })
     const response = await browser.signIn({ email: ADA.email })
     const token = await decode({ token: setCookie(response, SESSION_COOKIE)!.value, secret: SECRET, salt: SESSION_COOKIE })
     expect(token).toMatchObject({ sub: ADA.id, email: ADA.email, name: ADA.name })
@@ -238,11 +244,8 @@ describe('passkey ceremonies', () => {
   })
 
   it('asks the signIn callback with the user and the webauthn account, and ignores a URL it returns (as Auth.js)', async () => {
-    const store = createMemoryStore()
     const signIn = vi.fn(() => '/elsewhere')
-    const config = passkeyConfig(store, { callbacks: { signIn } })
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { browser } = await adaWithPasskey({ callbacks: { signIn } })
     const response = await browser.signIn()
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(setCookie(response, SESSION_COOKIE)?.value).toBeTruthy()
@@ -262,10 +265,7 @@ describe('passkey ceremonies', () => {
   })
 
   it('adds a passkey to the signed-in user, excluding the passkeys they have', async () => {
-    const store = createMemoryStore()
-    const config = passkeyConfig(store)
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { store, browser } = await adaWithPasskey()
     await signInAs(store, browser.jar, ADA.id)
     const { body } = await browser.options({ action: 'register' })
     const options = body.options as PublicKeyCredentialCreationOptionsJSON
@@ -292,10 +292,7 @@ describe('passkey ceremonies', () => {
   })
 
   it("refuses to sign Bob in with Ada's passkey while Bob is signed in (AccountNotLinked)", async () => {
-    const store = createMemoryStore()
-    const config = passkeyConfig(store)
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { store, browser } = await adaWithPasskey()
     await MemoryAdapter(store).createUser({ id: 'u-bob', email: 'bob@example.com', emailVerified: null })
     await signInAs(store, browser.jar, 'u-bob')
     const response = await browser.signIn()
@@ -304,10 +301,7 @@ describe('passkey ceremonies', () => {
   })
 
   it('refuses to add a passkey for a user who signed out between options and answer', async () => {
-    const store = createMemoryStore()
-    const config = passkeyConfig(store)
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { store, browser } = await adaWithPasskey()
     await signInAs(store, browser.jar, ADA.id)
     const { body } = await browser.options({ action: 'register' })
     store.sessions.clear()
@@ -317,10 +311,7 @@ describe('passkey ceremonies', () => {
   })
 
   it('keeps the callback URL of the sign-in page (the callback-url cookie)', async () => {
-    const store = createMemoryStore()
-    const config = passkeyConfig(store)
-    const browser = new PasskeyBrowser(config)
-    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { browser } = await adaWithPasskey()
     await browser.client.send({ path: '/signin', query: { callbackUrl: '/dashboard' } })
     const { body } = await browser.options({ action: 'authenticate' })
     const response = await browser.answer('authenticate', browser.authenticator.authenticate(body.options as PublicKeyCredentialRequestOptionsJSON))
