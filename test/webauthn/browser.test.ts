@@ -5,39 +5,24 @@
  * and a valid RP id, which an IP address is not). Nothing is scripted past the page: the browser
  * runs our served script and `@simplewebauthn/browser`, the authenticator answers, the forms post.
  */
-import Fastify, { type FastifyInstance } from 'fastify'
-import type { Browser, CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
-import { fastifyAuth, getSession } from '../../integrations/fastify/index.js'
-import { launchChromium } from '../fixtures/chromium.js'
+import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { passkeyConfig } from './helpers.js'
 
-let app: FastifyInstance
+let server: BrowserApp
 let origin: string
-let browser: Browser
 let store: MemoryStore
-let config: ReturnType<typeof passkeyConfig>
 
 beforeAll(async () => {
   store = createMemoryStore()
   // JWT sessions here; the Node tests cover database sessions.
-  config = passkeyConfig(store, { session: { strategy: 'jwt' } })
-  app = Fastify()
-  await app.register(fastifyAuth, config)
-  app.get('/', async (request, reply) => {
-    const session = await getSession(request, config)
-    return reply.type('text/html').send(`<p id="who">${session?.user?.email ?? 'nobody'}</p>`)
-  })
-  const listening = new URL(await app.listen({ port: 0, host: '127.0.0.1' }))
-  origin = `http://localhost:${listening.port}`
-  browser = await launchChromium()
+  server = await startBrowserApp(passkeyConfig(store, { session: { strategy: 'jwt' } }))
+  origin = `http://localhost:${new URL(server.origin).port}`
 })
 
-afterAll(async () => {
-  await browser?.close()
-  await app?.close()
-})
+afterAll(() => server?.close())
 
 /**
  * A page with a fresh virtual authenticator, as a phone or laptop with a platform passkey store.
@@ -47,7 +32,7 @@ afterAll(async () => {
 async function pageWithAuthenticator(
   { autofill = true } = {},
 ): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const context = await browser.newContext()
+  const context = await server.browser.newContext()
   if (!autofill) {
     await context.addInitScript(() => {
       PublicKeyCredential.isConditionalMediationAvailable = async () => false
@@ -69,15 +54,21 @@ async function pageWithAuthenticator(
   return { page, cdp, authenticatorId }
 }
 
-async function signedInAs(page: Page): Promise<string> {
+/** Waits for the sign-in to land on the callback URL (the app's root), then reads the session. */
+async function signedInAs(page: Page): Promise<string | undefined> {
   await page.waitForURL(`${origin}/`)
-  return (await page.textContent('#who')) ?? ''
+  return sessionEmail(page)
+}
+
+async function sessionEmail(page: Page): Promise<string | undefined> {
+  const session = (await (await page.request.get(`${origin}/auth/session`)).json()) as { user?: { email?: string } } | null
+  return session?.user?.email
 }
 
 async function signOut(page: Page): Promise<void> {
   await page.goto(`${origin}/auth/signout`)
   await Promise.all([page.waitForURL(`${origin}/`), page.click('button[type="submit"]')])
-  expect(await page.textContent('#who')).toBe('nobody')
+  expect(await sessionEmail(page)).toBeUndefined()
 }
 
 describe('passkeys in Chromium with the virtual authenticator', () => {
