@@ -250,8 +250,15 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'signin-completion'])
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion', 'totp-enrolment'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual([
+      'session',
+      'credentials-signin',
+      'oauth-signin',
+      'email-signin',
+      'webauthn-signin',
+      'signin-completion',
+      'totp-enrolment',
+    ])
   })
 
   it.each([
@@ -275,7 +282,8 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, signin-completion')
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion, totp-enrolment')
+    expect(result.stderr).toContain(
+      'Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, webauthn-signin, signin-completion, totp-enrolment',
+    )
   })
 })
