@@ -1,15 +1,22 @@
 /**
- * The published package: `npm run build` emits JavaScript and declarations to dist/, publint finds
+ * The published package: the build emits JavaScript and declarations to dist/, publint finds
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
+ *
+ * The package is built into a temporary folder (its package.json, the build's dist/, and a link
+ * to the checkout's node_modules), never into the checkout's own dist/: other test files and tools
+ * may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-const root = process.cwd()
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+const checkout = process.cwd()
+const root = mkdtempSync(join(tmpdir(), 'authchart-package-'))
+const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { types: string; default: string }>
+  scripts: Record<string, string>
 }
 
 function node(script: string): string {
@@ -20,8 +27,18 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  // The build script's compiler steps, with dist/ redirected; the script itself must not drift.
+  expect(pkg.scripts.build).toBe('rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json')
+  const tsc = join(checkout, 'node_modules/.bin/tsc')
+  for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
+    execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
+  }
+  for (const file of ['package.json', 'README.md']) copyFileSync(join(checkout, file), join(root, file))
+  copyFileSync(join(checkout, 'test/fixtures/extended-flows.mjs'), join(root, 'extended-flows.mjs'))
+  symlinkSync(join(checkout, 'node_modules'), join(root, 'node_modules'), 'dir')
 }, 120_000)
+
+afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
@@ -36,7 +53,7 @@ describe('the package', () => {
   })
 
   it('passes publint --strict', () => {
-    const output = execFileSync('npx', ['publint', '--strict'], { cwd: root, encoding: 'utf8' })
+    const output = execFileSync(join(checkout, 'node_modules/.bin/publint'), ['--strict', root], { cwd: root, encoding: 'utf8' })
     expect(output).toContain('All good!')
   })
 
@@ -128,11 +145,11 @@ describe('the authchart command line', () => {
   ])('prints a flow as %s, identical to the committed diagram', (format, extension) => {
     const result = cli('diagram', 'oauth-signin', '--format', format)
     expect(result.status).toBe(0)
-    expect(result.stdout).toBe(readFileSync(join(root, `visualizations/out/oauth-signin.${extension}`), 'utf8'))
+    expect(result.stdout).toBe(readFileSync(join(checkout, `visualizations/out/oauth-signin.${extension}`), 'utf8'))
   })
 
   it('draws a flow as extended by the application (--config)', () => {
-    const result = cli('diagram', 'credentials-signin', '--format', 'mermaid', '--config', 'test/fixtures/extended-flows.mjs')
+    const result = cli('diagram', 'credentials-signin', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
     expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
