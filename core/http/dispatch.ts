@@ -19,7 +19,7 @@ import {
 } from '../cookies.js'
 import { advance } from '../engine/advance.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
-import { openEnvelope, sealEnvelope } from '../engine/envelope.js'
+import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
@@ -212,7 +212,9 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   })
   if (run.resting) {
     const value = await sealEnvelope(flow as never, run.snapshot, sealing)
-    ctx.setCookies.push({ ...envelopeCookie, value })
+    // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
+    const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
+    ctx.setCookies.push({ ...envelopeCookie, options: { ...envelopeCookie.options, expires }, value })
   } else if (request.cookies[cookieName] !== undefined) {
     ctx.setCookies.push(expiredCookie(envelopeCookie, cookieName))
   }
