@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto'
 import { base64url } from 'jose'
 import type { FlowTrace } from '../../../core/engine/trace.js'
 import type { FlowBinding, Route } from '../../../core/http/routes.js'
@@ -387,7 +388,7 @@ export class Driver {
       await this.deliver(jar, providerId, answer)
     }
     const token = jar.get(world.cookies.sessionToken.name)
-    if (!token) throw new Error(`preparing a ${how} session signed no one in`)
+    if (!token) throw new Error(`preparing a ${how} session signed no one in; the log ends ${JSON.stringify(world.log.calls.slice(-3))}`)
     let sub: string
     if (world.options.strategy === 'database') {
       sub = world.store!.sessions.get(token)!.userId
@@ -692,11 +693,18 @@ export class Driver {
   }
 }
 
-/** The token and hash of the CSRF cookie a request carries, if any. */
+/** The token and hash of the CSRF cookie a request carries, when we minted it (else it is no secret). */
 function parseCsrfCookie(header: string | null, name: string): string[] | undefined {
   const pair = header?.split(/;\s*/).find((c) => c.startsWith(`${name}=`))
   if (!pair) return undefined
-  return decodeURIComponent(pair.slice(name.length + 1)).split('|')
+  let value: string
+  try {
+    value = decodeURIComponent(pair.slice(name.length + 1))
+  } catch {
+    return undefined
+  }
+  const [token = '', hash] = value.split('|')
+  return hash === createHash('sha256').update(`${token}${SECRET}`).digest('hex') ? [token, hash] : undefined
 }
 
 const isReplay = (tamper: Tamper) => tamper.kind === 'envelope' && tamper.how === 'replay'

@@ -136,7 +136,14 @@ export class World {
           authorize: (c: Record<string, unknown>) =>
             c.username === FUZZ_CREDENTIALS.username && c.password === FUZZ_CREDENTIALS.password ? { ...FUZZ_USER } : null,
         }),
-        appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state', 'nonce'], logout: true }),
+        // The OP's one account may first sign in through either client; 'op' links to it by
+        // e-mail, so signing in through 'op' always works (the preparation relies on it), while
+        // 'op-post' keeps refusing the link (OAuthAccountNotLinked stays fuzzed).
+        appProvider(op.issuer, 'client_secret_basic', 'op', {
+          checks: ['pkce', 'state', 'nonce'],
+          logout: true,
+          allowDangerousEmailAccountLinking: true,
+        }),
         appProvider(op.issuer, 'client_secret_basic', 'op-post', {
           checks: ['state'],
           authorization: { params: { response_mode: 'form_post' } },
