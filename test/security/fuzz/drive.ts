@@ -84,6 +84,8 @@ interface Draft {
   /** Cookies written raw into the header after the jar's (a flood of chunk names). */
   rawCookies: string
   headers: Record<string, string>
+  /** The method was switched (a second switch is refused). */
+  switched?: boolean
 }
 
 /** What a legitimate client brought, and whether it survived the tampering. */
@@ -186,9 +188,14 @@ export class Driver {
     const carry = (params: Record<string, string>) => Object.assign(draft.method === 'POST' ? draft.body : draft.query, params)
     if (draft.method === 'POST' && csrfToken !== undefined) draft.body.csrfToken = csrfToken
 
-    if (providerId !== undefined && world.typeOf(providerId) === 'credentials' && plan.proof) {
-      carry(this.credentialFields(providerId))
-      facts.credentials = true
+    if (plan.proof) {
+      // The fields the route's input declares (a route added later gets plausible input too),
+      // and a credentials provider's form fields with the right values.
+      carry(declaredFields(route))
+      if (providerId !== undefined && world.typeOf(providerId) === 'credentials') {
+        carry(this.credentialFields(providerId))
+        facts.credentials = true
+      }
     }
 
     let started: Started | undefined
@@ -707,6 +714,14 @@ function parseCsrfCookie(header: string | null, name: string): string[] | undefi
   return hash === createHash('sha256').update(`${token}${SECRET}`).digest('hex') ? [token, hash] : undefined
 }
 
+/** Plausible values for the fields a route's params struct names (`type({...})`/`object({...})`). */
+function declaredFields(route: Route): Record<string, string> {
+  if (!isFlow(route.serve)) return {}
+  const schema = (route.serve.params as { schema?: unknown }).schema
+  if (!schema || typeof schema !== 'object') return {}
+  return Object.fromEntries(Object.keys(schema).map((key) => [key, FIELD_VALUES[key] ?? `fuzz-${key}`]))
+}
+
 const isReplay = (tamper: Tamper) => tamper.kind === 'envelope' && tamper.how === 'replay'
 
 function applyNoise(noise: Noise, draft: Draft, facts: Facts, params: Record<string, unknown>): boolean {
@@ -741,6 +756,9 @@ function applyNoise(noise: Noise, draft: Draft, facts: Facts, params: Record<str
       params[noise.key] = noise.value
       return true
     case 'method-switch':
+      // Once: switching back would carry a token moved into the query into the body again.
+      if (draft.switched) return false
+      draft.switched = true
       if (draft.method === 'POST') {
         // A GET carries no body: the CSRF token (if any) goes nowhere the check reads.
         for (const [key, value] of Object.entries(draft.body)) if (typeof value === 'string') draft.query[key] = value
