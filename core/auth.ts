@@ -15,14 +15,14 @@ import {
   RequestError,
   UntrustedHost,
 } from './errors.js'
-import { dispatch, errorRedirectUrl, routeFor } from './http/dispatch.js'
+import { dispatch, encodeLocation, errorRedirectUrl, routeFor } from './http/dispatch.js'
 import { parseRequest, type ParsedRequest } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
-import { INSPECTOR_PATH, inspectorEnabled, respondInspector } from './inspector/index.js'
+import { INSPECTOR_PATH, respondInspector } from './inspector/index.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -39,7 +39,7 @@ export function toResponse(internal: ResponseInternal): Response {
   else if (contentType === 'application/x-www-form-urlencoded') {
     body = new URLSearchParams(internal.body as Record<string, string>).toString()
   }
-  if (internal.redirect) headers.set('Location', internal.redirect)
+  if (internal.redirect) headers.set('Location', encodeLocation(internal.redirect))
   return new Response(body ?? null, {
     headers,
     status: internal.redirect ? 302 : (internal.status ?? 200),
@@ -47,7 +47,7 @@ export function toResponse(internal: ResponseInternal): Response {
 }
 
 function redirect(url: string): Response {
-  return new Response(null, { status: 302, headers: { Location: url } })
+  return new Response(null, { status: 302, headers: { Location: encodeLocation(url) } })
 }
 
 function fallbackBasePath(config: AuthConfig): string {
@@ -132,12 +132,8 @@ export function createHandler(table: readonly Route[]): AuthHandler {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
     if (resolution.ok && resolution.config.inspector && isInspectorRequest(request, resolution.config)) {
-      if (!inspectorEnabled(resolution.config)) {
-        // Flow charts and traces describe the deployment: never served in production.
-        logger.warn('inspector-refused-in-production')
-        return new Response(null, { status: 404 })
-      }
-      return respondInspector(resolution.config)
+      // Flow charts and traces describe the deployment and its users: development and loopback only.
+      return respondInspector(resolution.config, request)
     }
     let parsed: ParsedRequest
     try {
@@ -167,7 +163,7 @@ export function createHandler(table: readonly Route[]): AuthHandler {
       )
       if (resolved.raw) {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-        return internal
+        return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
       }
       const response = toResponse(internal)
       const location = response.headers.get('Location')

@@ -220,15 +220,30 @@ export interface ChunkedCookie {
   names: readonly string[]
 }
 
+/**
+ * Most chunks a session cookie is read from, and so deleted as: 16 chunks of 3936 characters fill
+ * the 64 KiB `Cookie` header we accept. Bogus chunk names beyond it are someone else's cookies, or
+ * an attempt to make one response carry thousands of `Set-Cookie` deletions.
+ */
+export const MAX_SESSION_CHUNKS = 16
+/** Most characters a chunked cookie is read to, all chunks together. */
+export const MAX_CHUNKED_VALUE = MAX_SESSION_CHUNKS * 4096
+
+/** The chunk index of `name` (`base` itself is -1), or NaN when it is not a chunk we could write. */
 function chunkIndex(name: string, base: string): number {
   if (name === base) return -1
   const suffix = name.slice(base.length + 1)
-  return /^\d{1,4}$/.test(suffix) ? Number(suffix) : Number.NaN
+  // Only the names writeChunkedCookie produces: `base.0` … `base.15`, no leading zeros.
+  if (name[base.length] !== '.' || !/^(0|[1-9]\d?)$/.test(suffix)) return Number.NaN
+  const index = Number(suffix)
+  return index < MAX_SESSION_CHUNKS ? index : Number.NaN
 }
 
 /**
  * Reads a possibly chunked cookie: `name` itself, or `name.0`, `name.1`, … concatenated in index
- * order. Only exact chunk names count: a cookie merely starting with `name` is someone else's.
+ * order. Only exact chunk names count (a cookie merely starting with `name` is someone else's), at
+ * most {@link MAX_SESSION_CHUNKS} of them and {@link MAX_CHUNKED_VALUE} characters in all, so the
+ * names later deleted are only those a session of ours could have.
  */
 export function readChunkedCookie(cookies: RequestCookies, name: string): ChunkedCookie {
   const found: { name: string; index: number; value: string }[] = []
@@ -242,7 +257,14 @@ export function readChunkedCookie(cookies: RequestCookies, name: string): Chunke
   }
   if (found.length === 1) return { value: found[0]!.value, names: [found[0]!.name] }
   found.sort((a, b) => a.index - b.index)
-  return { value: found.map((c) => c.value).join(''), names: found.map((c) => c.name) }
+  const names: string[] = []
+  let value = ''
+  for (const chunk of found) {
+    if (value.length + chunk.value.length > MAX_CHUNKED_VALUE) break
+    value += chunk.value
+    names.push(chunk.name)
+  }
+  return { value, names }
 }
 
 /**

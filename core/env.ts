@@ -16,7 +16,8 @@ export type EnvObject = Record<string, string | undefined>
  * - `basePath` from the path of `AUTH_URL` (unless set; then warns `env-url-basepath-redundant`),
  *   else `/auth`;
  * - `secret` from `AUTH_SECRET` and `AUTH_SECRET_1`…`_3`, newest first: `[S3, S2, S1, S]`;
- * - `redirectProxyUrl` from `AUTH_REDIRECT_PROXY_URL`;
+ * - `redirectProxyUrl` from `AUTH_REDIRECT_PROXY_URL`, `redirectProxyOrigins` from
+ *   `AUTH_REDIRECT_PROXY_ORIGINS` (comma-separated origins);
  * - `trustHost` from the first *defined* of `AUTH_URL`, `AUTH_TRUST_HOST`, `VERCEL`, `CF_PAGES`,
  *   `NODE_ENV !== 'production'` (so `AUTH_TRUST_HOST=false` still trusts, as in Auth.js);
  * - provider credentials from `AUTH_<ID>_ID`, `_SECRET`, `_ISSUER` (OAuth) and `_KEY` (email).
@@ -51,6 +52,8 @@ export function setEnvDefaults(
   }
 
   config.redirectProxyUrl ??= envObject.AUTH_REDIRECT_PROXY_URL
+  const proxyOrigins = envObject.AUTH_REDIRECT_PROXY_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean)
+  if (proxyOrigins?.length) config.redirectProxyOrigins ??= proxyOrigins
   config.trustHost ??= Boolean(
     envObject.AUTH_URL ??
       envObject.AUTH_TRUST_HOST ??

@@ -6,8 +6,10 @@
 export { Auth, toResponse } from './auth.js'
 export { isAuthAction } from './actions.js'
 export { createActionURL, setEnvDefaults } from './env.js'
+export { setClientAddress } from './http/request.js'
 export { customFetch, raw, skipCSRFCheck } from './symbols.js'
 export { assertConfig } from './config/resolve-config.js'
+export { memoryAuthStore, type AuthStore } from './store/index.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
 export type {

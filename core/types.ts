@@ -10,8 +10,9 @@ import type { LoggerInstance } from './logger.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
 import type { OAuthConfig } from './oauth/provider.js'
+import type { AuthStore } from './store/index.js'
 
-export type { Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
+export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -288,6 +289,15 @@ export interface AuthConfig {
   logger?: Partial<LoggerInstance>
   pages?: Partial<PagesOptions>
   redirectProxyUrl?: string
+  /**
+   * The origins a redirect proxy may forward a provider's callback to (the deployments sharing
+   * the proxy), e.g. `['https://app.example.com', 'https://app-*.preview.example.com']`: a `*`
+   * stands for part of the leftmost host label only. Default from `AUTH_REDIRECT_PROXY_ORIGINS`
+   * (comma-separated). A sign-in behind a proxy starts only on one of these origins (or the
+   * proxy's own), and the proxy forwards only to them: the origin sealed in `state` never comes
+   * from request headers alone.
+   */
+  redirectProxyOrigins?: string[]
   session?: {
     strategy?: 'jwt' | 'database'
     /** Seconds of idleness after which a session expires. Default 30 days. */
@@ -299,6 +309,12 @@ export interface AuthConfig {
   skipCSRFCheck?: typeof skipCSRFCheck
   raw?: typeof raw
   theme?: Theme
+  /**
+   * Where counters and one-time claims live (attempt limits, single-use values): on the server,
+   * never only in a cookie. Default: this process's memory; give a shared store to run several
+   * instances.
+   */
+  store?: AuthStore
   /** Trust the request's host (and, in integrations, forwarded headers). */
   trustHost?: boolean
   useSecureCookies?: boolean
@@ -309,8 +325,10 @@ export interface AuthConfig {
   inspect?: (trace: FlowTrace) => void
   /**
    * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
-   * transitions recent requests took, and the last `traces` traces; default 50). Refused (404) when
-   * `NODE_ENV` is `production`.
+   * transitions recent requests took, and the last `traces` traces; default 50). Served only when
+   * `NODE_ENV` is `development` or `test`, and only to loopback clients unless `clients` is
+   * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
+   * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
-  inspector?: boolean | { traces?: number }
+  inspector?: boolean | { traces?: number; clients?: 'loopback' | 'any' }
 }

@@ -55,7 +55,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     trustHost: true,
     // With an adapter, sessions are database sessions (the cookie holds only a session token).
     adapter,
-    // The live flow inspector at /auth/__flows (refused when NODE_ENV=production).
+    // The live flow inspector at /auth/__flows (development NODE_ENV and loopback clients only).
     inspector: true,
     providers: [
       Credentials({

@@ -1,28 +1,21 @@
 /**
- * Credentials sign-in: submit → `authorize` → `signIn` callback → issue a session → `signedIn`.
- * Under the `database` strategy the session is a real database row (Auth.js silently fails here,
- * its issues #9636 and #3729): the user returned by `authorize` is found or created first.
- * A rejected attempt ends in `rejected` (CredentialsSignin with its `code`); anything unexpected
- * in `failed` (Configuration). The submitted credentials are forgotten as soon as the `signIn`
- * callback has seen them, so they can never be sealed into a cookie by an extended flow.
+ * Credentials sign-in, the first factor: submit → `authorize` → (database sessions) find the user
+ * the credentials account is linked to → hand the verified user to the sign-in completion, which
+ * asks the `signIn` callback and issues the session. A rejected attempt ends in `rejected`
+ * (CredentialsSignin with its `code`); anything unexpected in `failed` (Configuration).
+ *
+ * Under the `database` strategy the user is stored for real (Auth.js silently fails here, its issues
+ * #9636 and #3729): the id `authorize` returns is the credentials account's `providerAccountId`, so
+ * the user is found through `getUserByAccount`, never by e-mail address.
  *
  * @module
  */
-import {
-  enums,
-  nullable,
-  number,
-  object,
-  optional,
-  record,
-  string,
-  unknown,
-  type Infer,
-} from 'superstruct'
+import { enums, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { ErrorType } from '../core/errors.js'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
+import type { EffectResult, Timestamped } from './shared/events.js'
 import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the submit event. */
 export const CredentialsPolicy = object({
@@ -31,22 +24,20 @@ export const CredentialsPolicy = object({
 })
 export type CredentialsPolicy = Infer<typeof CredentialsPolicy>
 
-const Denial = object({ error: string(), code: optional(string()) })
+const Denial = object({ error: string(), code: nullable(string()) })
+const Json = record(string(), unknown())
 
 /** Context of the credentials machine. */
 export const CredentialsSignInContext = object({
   policy: nullable(CredentialsPolicy),
   providerId: string(),
   callbackUrl: string(),
-  /** What the user submitted; cleared after the `signIn` callback. */
-  credentials: nullable(record(string(), unknown())),
-  user: nullable(record(string(), unknown())),
-  account: nullable(record(string(), unknown())),
-  /** Where the `signIn` callback asked to send the user instead. */
-  redirect: nullable(string()),
-  /** The new session cookie value, or null when the `jwt` callback returned null. */
-  issued: nullable(string()),
-  expires: number(),
+  /** What the user submitted; handed to the completion for the `signIn` callback only. */
+  credentials: nullable(Json),
+  user: nullable(Json),
+  account: nullable(Json),
+  /** The stored user the credentials account is linked to (database sessions). */
+  storedUser: nullable(Json),
   denial: nullable(Denial),
 })
 export type CredentialsSignInContext = Infer<typeof CredentialsSignInContext>
@@ -67,23 +58,10 @@ export type CredentialsSignInEvent =
       policy: CredentialsPolicy
     } & Timestamped)
   | EffectResult<'authorize', AuthorizedUser, 'rejected' | 'threw'>
-  | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
-  | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
-  | EffectResult<
-      'createDatabaseSession',
-      { value: string; expires: number; user: Record<string, unknown> },
-      'threw'
-    >
-  | EffectDone<'emitSignInEvent', null>
+  | EffectResult<'lookUpAccount', { user: Record<string, unknown> | null }, 'threw'>
 
 /** Tags: effect states and the resting state. */
-export type CredentialsSignInTag =
-  | 'awaitsRequest'
-  | 'effect.authorize'
-  | 'effect.checkSignIn'
-  | 'effect.issueSession'
-  | 'effect.createDatabaseSession'
-  | 'effect.emitSignInEvent'
+export type CredentialsSignInTag = 'awaitsRequest' | 'effect.authorize' | 'effect.lookUpAccount'
 
 const initialContext: CredentialsSignInContext = {
   policy: null,
@@ -92,27 +70,33 @@ const initialContext: CredentialsSignInContext = {
   credentials: null,
   user: null,
   account: null,
-  redirect: null,
-  issued: null,
-  expires: 0,
+  storedUser: null,
   denial: null,
 }
 
 type Mapper = (args: { context: CredentialsSignInContext }) => FlowOutcome
 
-const toSignedIn: Mapper = ({ context }) => ({
-  type: 'redirect',
-  url: context.callbackUrl,
-  session:
-    context.issued === null
-      ? { op: 'clear' }
-      : { op: 'set', value: context.issued, expires: context.expires },
+const toCompletion: Mapper = ({ context }) => ({
+  type: 'handoff',
+  flow: SIGN_IN_COMPLETION,
+  identity: {
+    firstFactor: 'credentials-signin',
+    providerId: context.providerId,
+    callbackUrl: context.callbackUrl,
+    user: context.user!,
+    account: context.account!,
+    profile: null,
+    storedUser: context.storedUser,
+    // Auth.js keeps credentials users out of the database; with database sessions they need a row.
+    persist: context.policy?.strategy === 'database',
+    credentials: context.credentials,
+    claims: null,
+  },
 })
-const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
 const toDenial: Mapper = ({ context }) => ({
   type: 'error',
   error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code !== undefined ? { code: context.denial.code } : {}),
+  ...(context.denial?.code ? { code: context.denial.code } : {}),
 })
 
 /** The credentials sign-in machine. */
@@ -128,10 +112,6 @@ export const credentialsSignInMachine = setup({
       return event.reason === 'rejected'
     },
     isDatabaseStrategy: ({ context }) => context.policy?.strategy === 'database',
-    hasSignInRedirect: ({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return event.output.redirect !== null
-    },
   },
   actions: {
     rememberSubmission: assign(({ event }) => {
@@ -147,39 +127,19 @@ export const credentialsSignInMachine = setup({
       assertEvent(event, 'authorize.done')
       return { user: event.output.user, account: event.output.account }
     }),
-    rememberSignInRedirect: assign(({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return { redirect: event.output.redirect }
+    rememberStoredUser: assign(({ event }) => {
+      assertEvent(event, 'lookUpAccount.done')
+      return { storedUser: event.output.user }
     }),
-    forgetCredentials: assign({ credentials: null }),
     recordDenial: assign(({ event }) => {
-      assertEvent(event, [
-        'authorize.failed',
-        'checkSignIn.failed',
-        'issueSession.failed',
-        'createDatabaseSession.failed',
-      ])
-      return {
-        credentials: null,
-        denial: {
-          error: event.error ?? 'Configuration',
-          ...(event.code !== undefined ? { code: event.code } : {}),
-        },
-      }
-    }),
-    rememberIssuedSession: assign(({ event }) => {
-      assertEvent(event, 'issueSession.done')
-      return { issued: event.output.value, expires: event.output.expires }
-    }),
-    rememberDatabaseSession: assign(({ event }) => {
-      assertEvent(event, 'createDatabaseSession.done')
-      return { issued: event.output.value, expires: event.output.expires, user: event.output.user }
+      assertEvent(event, ['authorize.failed', 'lookUpAccount.failed'])
+      return { credentials: null, denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
     }),
   },
 }).createMachine({
   id: 'credentials-signin',
-  version: '1',
-  description: 'Signs a user in with credentials checked by the application.',
+  version: '2',
+  description: 'Checks credentials with the application, then hands the user to the sign-in completion.',
   initial: 'idle',
   context: initialContext,
   output: finalStateOutcome,
@@ -193,72 +153,32 @@ export const credentialsSignInMachine = setup({
       tags: 'effect.authorize',
       description: "Runs the provider's `authorize` with the submitted credentials.",
       on: {
-        'authorize.done': { target: 'checkingSignIn', actions: 'rememberUser' },
+        'authorize.done': [
+          { guard: 'isDatabaseStrategy', target: 'lookingUpAccount', actions: 'rememberUser' },
+          { target: 'verified', actions: 'rememberUser' },
+        ],
         'authorize.failed': [
           { guard: 'isCredentialsRejected', target: 'rejected', actions: 'recordDenial' },
           { target: 'failed', actions: 'recordDenial' },
         ],
       },
     },
-    checkingSignIn: {
-      tags: 'effect.checkSignIn',
-      description: 'Asks the `signIn` callback whether this user may sign in.',
+    lookingUpAccount: {
+      tags: 'effect.lookUpAccount',
+      description: 'Finds the stored user linked to this credentials account (getUserByAccount).',
       on: {
-        'checkSignIn.done': [
-          {
-            guard: 'hasSignInRedirect',
-            target: 'redirectedBySignIn',
-            actions: ['forgetCredentials', 'rememberSignInRedirect'],
-          },
-          {
-            guard: 'isDatabaseStrategy',
-            target: 'creatingDatabaseSession',
-            actions: 'forgetCredentials',
-          },
-          { target: 'issuingSession', actions: 'forgetCredentials' },
-        ],
-        'checkSignIn.failed': { target: 'denied', actions: 'recordDenial' },
+        'lookUpAccount.done': { target: 'verified', actions: 'rememberStoredUser' },
+        'lookUpAccount.failed': { target: 'failed', actions: 'recordDenial' },
       },
     },
-    issuingSession: {
-      tags: 'effect.issueSession',
-      description: 'Runs the `jwt` callback (trigger signIn) and encrypts the session token.',
-      on: {
-        'issueSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
-        'issueSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    creatingDatabaseSession: {
-      tags: 'effect.createDatabaseSession',
-      description: 'Finds or creates the user row, then stores a new database session for it.',
-      on: {
-        'createDatabaseSession.done': { target: 'announcingSignIn', actions: 'rememberDatabaseSession' },
-        'createDatabaseSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    announcingSignIn: {
-      tags: 'effect.emitSignInEvent',
-      description: 'Fires `events.signIn`.',
-      on: { 'emitSignInEvent.done': { target: 'signedIn' } },
-    },
-    signedIn: {
+    verified: {
       type: 'final',
-      description: 'The session cookie is set; redirect to the callback URL.',
-      output: toSignedIn,
-    },
-    redirectedBySignIn: {
-      type: 'final',
-      description: 'The `signIn` callback returned a URL: redirect there without a session.',
-      output: toSignInRedirect,
+      description: 'The credentials are good: hand the user over to the sign-in completion.',
+      output: toCompletion,
     },
     rejected: {
       type: 'final',
       description: 'authorize rejected the credentials: back to sign-in with `CredentialsSignin`.',
-      output: toDenial,
-    },
-    denied: {
-      type: 'final',
-      description: 'The `signIn` callback refused: `AccessDenied` (or the AuthError it threw).',
       output: toDenial,
     },
     failed: {

@@ -26,6 +26,14 @@ export {
   type OAuthSignInEvent,
   type OAuthSignInTag,
 } from './oauth-signin.machine.js'
+export {
+  signInCompletionMachine,
+  SignInCompletionContext,
+  SignInPolicy,
+  SIGN_IN_COMPLETION,
+  type SignInCompletionEvent,
+  type SignInCompletionTag,
+} from './signin-completion.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
-export type { FlowOutcome, FlowResponse, SessionCookieChange } from './shared/outcome.js'
+export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'

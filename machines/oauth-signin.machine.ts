@@ -1,35 +1,23 @@
 /**
- * OAuth 2 / OIDC sign-in: build the authorization request (state, PKCE S256, nonce) → rest in
- * `awaitingCallback` while the user is at the provider (the flow is sealed in a cookie bound to the
- * provider) → validate the callback (state, RFC 9207 `iss`) → exchange the code → validate the ID
- * token or fetch userinfo → map and check the profile → link the account → issue the session.
+ * OAuth 2 / OIDC sign-in, the first factor: build the authorization request (state, PKCE S256,
+ * nonce) → rest in `awaitingCallback` while the user is at the provider (the flow is sealed in a
+ * cookie bound to the provider) → validate the callback (state, RFC 9207 `iss`) → exchange the code
+ * → validate the ID token or fetch userinfo → map and check the profile → find the linked user →
+ * hand the verified identity to the sign-in completion (signIn callback, linking, session).
  *
  * @module
  */
-import {
-  boolean,
-  enums,
-  nullable,
-  number,
-  object,
-  record,
-  string,
-  unknown,
-  type Infer,
-} from 'superstruct'
+import { boolean, nullable, object, record, string, unknown, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { ErrorType } from '../core/errors.js'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
+import type { EffectResult, Timestamped } from './shared/events.js'
 import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the start event. */
 export const OAuthPolicy = object({
-  strategy: enums(['jwt', 'database']),
-  maxAge: number(),
   /** Whether an adapter stores users and accounts (account linking happens only then). */
   hasAdapter: boolean(),
-  /** `pages.newUser`, where a first sign-in goes. */
-  newUserUrl: nullable(string()),
 })
 export type OAuthPolicy = Infer<typeof OAuthPolicy>
 
@@ -51,14 +39,12 @@ export const OAuthSignInContext = object({
   /** The callback parameters, from the query or (form_post) the body. */
   callbackParams: record(string(), string()),
   tokens: nullable(Json),
+  /** What a JWT session keeps of the tokens (refresh, RP logout), for providers that opt in. */
+  sessionClaims: nullable(Json),
   profile: nullable(Json),
   user: nullable(Json),
   account: nullable(Json),
   storedUser: nullable(Json),
-  isNewUser: boolean(),
-  redirect: nullable(string()),
-  issued: nullable(string()),
-  expires: number(),
   denial: nullable(Denial),
 })
 export type OAuthSignInContext = Infer<typeof OAuthSignInContext>
@@ -84,22 +70,17 @@ export type OAuthSignInEvent =
   | ({ type: 'oauth.callback'; params: Record<string, string> } & Timestamped)
   | EffectResult<'createAuthorizationRequest', AuthorizationRequest, 'threw'>
   | EffectResult<'validateCallback', null, 'providerError' | 'invalid'>
-  | EffectResult<'exchangeCode', { tokens: Record<string, unknown> }, 'threw'>
+  | EffectResult<
+      'exchangeCode',
+      { tokens: Record<string, unknown>; sessionClaims: Record<string, unknown> | null },
+      'threw'
+    >
   | EffectResult<
       'fetchProfile',
       { profile: Record<string, unknown>; user: Record<string, unknown>; account: Record<string, unknown> },
       'invalidProfile' | 'threw'
     >
   | EffectResult<'lookUpAccount', { user: Record<string, unknown> | null }, 'threw'>
-  | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
-  | EffectResult<
-      'linkAccount',
-      { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean },
-      'notLinked' | 'threw'
-    >
-  | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
-  | EffectResult<'createDatabaseSession', { value: string; expires: number; user: Record<string, unknown> }, 'threw'>
-  | EffectDone<'emitSignInEvent', null>
 
 /** Tags: effect states and the resting states. */
 export type OAuthSignInTag =
@@ -109,11 +90,6 @@ export type OAuthSignInTag =
   | 'effect.exchangeCode'
   | 'effect.fetchProfile'
   | 'effect.lookUpAccount'
-  | 'effect.checkSignIn'
-  | 'effect.linkAccount'
-  | 'effect.issueSession'
-  | 'effect.createDatabaseSession'
-  | 'effect.emitSignInEvent'
 
 const initialContext: OAuthSignInContext = {
   policy: null,
@@ -127,43 +103,37 @@ const initialContext: OAuthSignInContext = {
   nonce: null,
   callbackParams: {},
   tokens: null,
+  sessionClaims: null,
   profile: null,
   user: null,
   account: null,
   storedUser: null,
-  isNewUser: false,
-  redirect: null,
-  issued: null,
-  expires: 0,
   denial: null,
 }
 
 type Mapper = (args: { context: OAuthSignInContext }) => FlowOutcome
 
-const sessionChange = (context: OAuthSignInContext): FlowOutcome['session'] =>
-  context.issued === null
-    ? { op: 'clear' }
-    : { op: 'set', value: context.issued, expires: context.expires }
-
 /** The resting outcome: send the browser to the provider. */
 export function toProvider(context: OAuthSignInContext): FlowOutcome {
   return { type: 'redirect', url: context.authorizationUrl }
 }
-const toSignedIn: Mapper = ({ context }) => ({
-  type: 'redirect',
-  url: context.callbackUrl,
-  session: sessionChange(context),
+const toCompletion: Mapper = ({ context }) => ({
+  type: 'handoff',
+  flow: SIGN_IN_COMPLETION,
+  identity: {
+    firstFactor: 'oauth-signin',
+    providerId: context.providerId,
+    callbackUrl: context.callbackUrl,
+    // The `signIn` callback sees the linked user when there is one, else the provider's user.
+    user: context.storedUser ?? context.user!,
+    account: context.account!,
+    profile: context.profile,
+    storedUser: context.storedUser,
+    persist: context.policy?.hasAdapter === true,
+    credentials: null,
+    claims: context.sessionClaims,
+  },
 })
-const toNewUserPage: Mapper = ({ context }) => {
-  const page = context.policy!.newUserUrl!
-  const separator = page.includes('?') ? '&' : '?'
-  return {
-    type: 'redirect',
-    url: `${page}${separator}${new URLSearchParams({ callbackUrl: context.callbackUrl })}`,
-    session: sessionChange(context),
-  }
-}
-const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
 const toDenial: Mapper = ({ context }) => ({
   type: 'error',
   error: (context.denial?.error ?? 'Configuration') as ErrorType,
@@ -175,20 +145,10 @@ export const oauthSignInMachine = setup({
   types: {} as { context: OAuthSignInContext; events: OAuthSignInEvent; tags: OAuthSignInTag },
   guards: {
     hasAdapter: ({ context }) => context.policy?.hasAdapter === true,
-    isDatabaseStrategy: ({ context }) => context.policy?.strategy === 'database',
     isProviderError: ({ event }) => {
       assertEvent(event, 'validateCallback.failed')
       return event.reason === 'providerError'
     },
-    hasSignInRedirect: ({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return event.output.redirect !== null
-    },
-    isNotLinked: ({ event }) => {
-      assertEvent(event, 'linkAccount.failed')
-      return event.reason === 'notLinked'
-    },
-    isNewUserWithPage: ({ context }) => context.isNewUser && context.policy?.newUserUrl != null,
   },
   actions: {
     rememberStart: assign(({ event }) => {
@@ -212,7 +172,7 @@ export const oauthSignInMachine = setup({
     // The PKCE verifier and nonce are single-use secrets: gone once the code is exchanged.
     rememberTokens: assign(({ event }) => {
       assertEvent(event, 'exchangeCode.done')
-      return { tokens: event.output.tokens, codeVerifier: null, nonce: null }
+      return { tokens: event.output.tokens, sessionClaims: event.output.sessionClaims, codeVerifier: null, nonce: null }
     }),
     rememberProfile: assign(({ event }) => {
       assertEvent(event, 'fetchProfile.done')
@@ -222,18 +182,6 @@ export const oauthSignInMachine = setup({
       assertEvent(event, 'lookUpAccount.done')
       return { storedUser: event.output.user }
     }),
-    rememberSignInRedirect: assign(({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return { redirect: event.output.redirect }
-    }),
-    rememberLinkedUser: assign(({ event }) => {
-      assertEvent(event, 'linkAccount.done')
-      return { user: event.output.user, account: event.output.account, isNewUser: event.output.isNewUser }
-    }),
-    rememberIssuedSession: assign(({ event }) => {
-      assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
-      return { issued: event.output.value, expires: event.output.expires }
-    }),
     recordDenial: assign(({ event }) => {
       assertEvent(event, [
         'createAuthorizationRequest.failed',
@@ -241,17 +189,13 @@ export const oauthSignInMachine = setup({
         'exchangeCode.failed',
         'fetchProfile.failed',
         'lookUpAccount.failed',
-        'checkSignIn.failed',
-        'linkAccount.failed',
-        'issueSession.failed',
-        'createDatabaseSession.failed',
       ])
       return { denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
     }),
   },
 }).createMachine({
   id: 'oauth-signin',
-  version: '1',
+  version: '2',
   description: 'Signs a user in through an OAuth 2 / OpenID Connect provider.',
   initial: 'idle',
   context: initialContext,
@@ -304,7 +248,7 @@ export const oauthSignInMachine = setup({
       on: {
         'fetchProfile.done': [
           { guard: 'hasAdapter', target: 'lookingUpAccount', actions: 'rememberProfile' },
-          { target: 'checkingSignIn', actions: 'rememberProfile' },
+          { target: 'verified', actions: 'rememberProfile' },
         ],
         'fetchProfile.failed': { target: 'failed', actions: 'recordDenial' },
       },
@@ -313,90 +257,18 @@ export const oauthSignInMachine = setup({
       tags: 'effect.lookUpAccount',
       description: 'Finds the user this provider account is linked to, if any.',
       on: {
-        'lookUpAccount.done': { target: 'checkingSignIn', actions: 'rememberStoredUser' },
+        'lookUpAccount.done': { target: 'verified', actions: 'rememberStoredUser' },
         'lookUpAccount.failed': { target: 'failed', actions: 'recordDenial' },
       },
     },
-    checkingSignIn: {
-      tags: 'effect.checkSignIn',
-      description: 'Asks the `signIn` callback whether this user may sign in.',
-      on: {
-        'checkSignIn.done': [
-          { guard: 'hasSignInRedirect', target: 'redirectedBySignIn', actions: 'rememberSignInRedirect' },
-          { guard: 'hasAdapter', target: 'linkingAccount' },
-          { target: 'issuingSession' },
-        ],
-        'checkSignIn.failed': { target: 'denied', actions: 'recordDenial' },
-      },
-    },
-    linkingAccount: {
-      tags: 'effect.linkAccount',
-      description: 'Signs in the linked user, links the account, or creates the user; refreshes stored tokens.',
-      on: {
-        'linkAccount.done': [
-          { guard: 'isDatabaseStrategy', target: 'creatingDatabaseSession', actions: 'rememberLinkedUser' },
-          { target: 'issuingSession', actions: 'rememberLinkedUser' },
-        ],
-        'linkAccount.failed': [
-          { guard: 'isNotLinked', target: 'notLinked', actions: 'recordDenial' },
-          { target: 'failed', actions: 'recordDenial' },
-        ],
-      },
-    },
-    issuingSession: {
-      tags: 'effect.issueSession',
-      description: 'Runs the `jwt` callback (trigger signIn or signUp) and encrypts the session token.',
-      on: {
-        'issueSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
-        'issueSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    creatingDatabaseSession: {
-      tags: 'effect.createDatabaseSession',
-      description: 'Stores a new database session for the user.',
-      on: {
-        'createDatabaseSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
-        'createDatabaseSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    announcingSignIn: {
-      tags: 'effect.emitSignInEvent',
-      description: 'Fires `events.signIn`.',
-      on: {
-        'emitSignInEvent.done': [
-          { guard: 'isNewUserWithPage', target: 'welcomedNewUser' },
-          { target: 'signedIn' },
-        ],
-      },
-    },
-    signedIn: {
+    verified: {
       type: 'final',
-      description: 'The session is set; redirect to the callback URL.',
-      output: toSignedIn,
-    },
-    welcomedNewUser: {
-      type: 'final',
-      description: 'A first sign-in: redirect to `pages.newUser` with the callback URL.',
-      output: toNewUserPage,
-    },
-    redirectedBySignIn: {
-      type: 'final',
-      description: 'The `signIn` callback returned a URL: redirect there without a session.',
-      output: toSignInRedirect,
+      description: 'The provider vouched for the user: hand over to the sign-in completion.',
+      output: toCompletion,
     },
     refusedByProvider: {
       type: 'final',
       description: 'The provider answered with an error (e.g. access_denied): back to sign-in.',
-      output: toDenial,
-    },
-    denied: {
-      type: 'final',
-      description: 'The `signIn` callback refused: `AccessDenied`.',
-      output: toDenial,
-    },
-    notLinked: {
-      type: 'final',
-      description: 'The account or its e-mail belongs to another user: `OAuthAccountNotLinked`.',
       output: toDenial,
     },
     failed: {

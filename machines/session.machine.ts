@@ -152,6 +152,13 @@ const signedOut = ({ context }: { context: SessionContext }): FlowOutcome => ({
   url: context.logoutUrl ?? context.callbackUrl,
   session: { op: 'clear' },
 })
+// The row could not be deleted, so a copy of the cookie may still open the session: the browser's
+// copy is cleared, but the answer is the error, never the success redirect.
+const signOutFailed = (): FlowOutcome => ({
+  type: 'error',
+  error: 'SignOutError',
+  session: { op: 'clear' },
+})
 const leftWithoutSession = ({ context }: { context: SessionContext }): FlowOutcome => ({
   type: 'redirect',
   url: context.callbackUrl,
@@ -431,7 +438,7 @@ export const sessionMachine = setup({
         'deleteSession.done': { target: 'announcingSignOut', actions: 'rememberDeletedSession' },
         'deleteSession.failed': [
           { guard: 'isSessionMissing', target: 'leftWithoutSession' },
-          { target: 'signedOut' },
+          { target: 'signOutFailed' },
         ],
       },
     },
@@ -548,6 +555,12 @@ export const sessionMachine = setup({
       type: 'final',
       description: 'Every session cookie chunk is cleared; redirect to the callback URL.',
       output: signedOut,
+    },
+    signOutFailed: {
+      type: 'final',
+      description:
+        'The database could not delete the session, which may still be live: the cookie is cleared and the error reported.',
+      output: signOutFailed,
     },
     leftWithoutSession: {
       type: 'final',

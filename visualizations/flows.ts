@@ -4,7 +4,12 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../machines/index.js'
+import {
+  credentialsSignInMachine,
+  oauthSignInMachine,
+  sessionMachine,
+  signInCompletionMachine,
+} from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
 import { flowSvg } from './render.js'
@@ -14,6 +19,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   sessionMachine,
   credentialsSignInMachine,
   oauthSignInMachine,
+  signInCompletionMachine,
 ]
 
 /** A diagram format. */

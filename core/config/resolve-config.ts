@@ -34,6 +34,8 @@ import type {
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
+import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
@@ -81,12 +83,19 @@ export interface ResolvedConfig {
   readonly cookies: { readonly plain: CookiesOptions; readonly secure: CookiesOptions }
   readonly useSecureCookies?: boolean
   readonly redirectProxyUrl?: string
+  /**
+   * Origins a redirect proxy may send a callback to (`redirectProxyOrigins`, or
+   * `AUTH_REDIRECT_PROXY_ORIGINS`); the proxy's own origin is always allowed.
+   */
+  readonly redirectProxyOrigins: readonly OriginPattern[]
   readonly adapter?: Adapter
   readonly experimental: { readonly enableWebAuthn: boolean }
   readonly logger: Logger
+  /** Server-side counters and one-time claims: the configured store, or one in memory. */
+  readonly store: AuthStore
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
-  readonly inspector?: { readonly traces: number }
+  readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
@@ -159,6 +168,12 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
   })
 }
 
+/**
+ * A `ConfigError` for a failed validation that carries no received value. superstruct's
+ * `StructError` embeds the value in its message and keeps it in `value` and `branch`: for
+ * `secret` (or a client secret, a private key, a token misplaced in the config) that would print
+ * the secret into the server log. The cause is a value-free copy whose message is the main one.
+ */
 function toConfigError(error: StructError): Error {
   if (error.path[0] === 'secret' && error.value === undefined) {
     return new MissingSecret('Please define a `secret`')
@@ -172,13 +187,20 @@ function toConfigError(error: StructError): Error {
       : failure.refinement
         ? `config.${path}: ${failure.message}`
         : `config.${path}: expected ${failure.type}, received ${describe(failure.value)}`
-  return new ConfigError(message, failure.path, { cause: error })
+  const cause = Object.assign(new Error(message), {
+    name: 'StructError',
+    path: [...failure.path],
+    type: failure.type,
+    ...(failure.refinement ? { refinement: failure.refinement } : {}),
+  })
+  return new ConfigError(message, failure.path, { cause })
 }
 
+/** What was received, by kind only: the value itself may be a secret. */
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 function checkProviders(providers: readonly ResolvedProvider[]): void {
@@ -277,12 +299,22 @@ function resolve(source: AuthConfig): ResolvedConfig {
     }),
     useSecureCookies: validated.useSecureCookies,
     redirectProxyUrl: validated.redirectProxyUrl,
+    redirectProxyOrigins: Object.freeze(
+      (validated.redirectProxyOrigins ?? []).map((entry) => compileOriginPattern(entry) as OriginPattern),
+    ),
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
+    // The application's own object (methods may live on a prototype), else one per config.
+    store: source.store ?? memoryAuthStore(),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
-      ? { inspector: Object.freeze({ traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50 }) }
+      ? {
+          inspector: Object.freeze({
+            traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50,
+            clients: (validated.inspector === true ? undefined : validated.inspector.clients) ?? 'loopback',
+          }),
+        }
       : {}),
   } satisfies ResolvedConfig)
 }

@@ -25,6 +25,7 @@ import {
   type Infer,
 } from 'superstruct'
 import { raw, skipCSRFCheck } from '../symbols.js'
+import { compileOriginPattern } from './origins.js'
 
 /** Secrets shorter than this are refused (spec §5.1, §8). */
 export const MIN_SECRET_LENGTH = 32
@@ -59,6 +60,11 @@ const CssColor = refine(
   'CssColor',
   (value) => /^[#a-zA-Z0-9(),.%\s-]*$/.test(value) || 'must be a CSS colour such as "#346df1"',
 )
+
+const ProxyOrigin = refine(string(), 'ProxyOrigin', (value) => {
+  const compiled = compileOriginPattern(value)
+  return typeof compiled === 'string' ? compiled : true
+})
 
 const SecondsStruct = min(integer(), 0)
 
@@ -137,6 +143,7 @@ export const AuthConfigStruct = object({
     {},
   ),
   redirectProxyUrl: optional(string()),
+  redirectProxyOrigins: optional(array(ProxyOrigin)),
   session: defaulted(
     object({
       strategy: optional(enums(['jwt', 'database'])),
@@ -159,8 +166,14 @@ export const AuthConfigStruct = object({
   ),
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
+  store: optional(type({ claim: func(), increment: func(), reset: func() })),
   inspect: optional(func()),
-  inspector: optional(union([boolean(), object({ traces: optional(size(integer(), 1, 1000)) })])),
+  inspector: optional(
+    union([
+      boolean(),
+      object({ traces: optional(size(integer(), 1, 1000)), clients: optional(enums(['loopback', 'any'])) }),
+    ]),
+  ),
 })
 
 /** The configuration after defaults were applied. */

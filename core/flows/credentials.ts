@@ -1,7 +1,8 @@
 /**
- * The credentials sign-in flow: the machine and its effects. User mistakes (a wrong password) are
- * `authorize.failed` with reason `rejected`; anything else the application throws is logged and
- * ends in the Configuration error, so internals never reach the browser.
+ * The credentials sign-in flow: the first-factor machine and its effects, and how the sign-in
+ * completion stores a credentials user. User mistakes (a wrong password) are `authorize.failed`
+ * with reason `rejected`; anything else the application throws is logged and ends in the
+ * Configuration error, so internals never reach the browser.
  *
  * @module
  */
@@ -9,13 +10,15 @@ import {
   CredentialsSignInContext,
   credentialsSignInMachine,
 } from '../../machines/credentials-signin.machine.js'
+import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
-import { AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
+import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
-import { askSignIn, checkSignInResult, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
-import type { AdapterUser } from '../adapters.js'
+import { reportFailure } from '../session/issue.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
+import type { StoredUser } from './signin-completion.js'
 
 /**
  * The request `authorize` receives: the callback URL with the original query, headers and body.
@@ -39,23 +42,97 @@ function authorizeRequest(ctx: RequestContext): Request {
   })
 }
 
+function credentialsProviderOf(ctx: RequestContext, providerId: string): CredentialsConfig {
+  return ctx.config.providerById.get(providerId)!.config as unknown as CredentialsConfig
+}
+
+/**
+ * Stores a credentials user for a database session. The id `authorize` returned identifies the
+ * credentials *account* (`providerAccountId`), never a stored user: looking users up by that id
+ * (or by e-mail) would let an application's local account open another user's session, and breaks
+ * adapters whose user ids are UUIDs. A first sign-in creates the user and links the account; an
+ * existing user with the same e-mail address is linked only when the provider opts in with
+ * `allowDangerousEmailAccountLinking`, as for OAuth.
+ */
+export async function storeCredentialsUser(
+  ctx: RequestContext,
+  context: SignInCompletionContext,
+): Promise<StoredUser> {
+  const adapter = ctx.config.adapter!
+  const account = context.account as unknown as Account
+  const linked = context.storedUser as unknown as AdapterUser | null
+  if (linked) {
+    return {
+      user: linked as unknown as Record<string, unknown>,
+      account: { ...account, userId: String(linked.id) },
+      isNewUser: false,
+    }
+  }
+  const authorized = context.user as User
+  const provider = credentialsProviderOf(ctx, context.providerId) as CredentialsConfig & {
+    allowDangerousEmailAccountLinking?: boolean
+  }
+  const byEmail = authorized.email ? await adapter.getUserByEmail!(authorized.email) : null
+  let user: AdapterUser
+  let isNewUser = false
+  if (byEmail) {
+    if (provider.allowDangerousEmailAccountLinking !== true) {
+      ctx.logger.error(
+        new AccountNotLinked('Another account already exists with the same e-mail address', {
+          provider: context.providerId,
+        }),
+      )
+      return { notLinked: 'AccountNotLinked' }
+    }
+    user = byEmail
+  } else {
+    user = await adapter.createUser!({
+      id: crypto.randomUUID(),
+      name: authorized.name ?? null,
+      email: authorized.email ?? null,
+      image: authorized.image ?? null,
+      emailVerified: null,
+    } as unknown as AdapterUser)
+    await emitEvent(ctx, 'createUser', { user })
+    isNewUser = true
+  }
+  const stored = { ...account, userId: String(user.id) } as AdapterAccount
+  await adapter.linkAccount!(stored)
+  await emitEvent(ctx, 'linkAccount', { user, account: stored, profile: authorized })
+  return { user: user as unknown as Record<string, unknown>, account: { ...stored }, isNewUser }
+}
+
+/**
+ * The credentials account's id. With JWT sessions it is the user's id, as in Auth.js (random when
+ * `authorize` gave none). A database session needs a stable one to find the user again: the id
+ * `authorize` returned or, failing that, the e-mail address the application vouched for.
+ *
+ * @throws {TypeError} when a database session is wanted for a user with neither.
+ */
+function credentialsAccountId(strategy: string | undefined, returnedId: string | undefined, user: User): string {
+  if (strategy !== 'database' || returnedId !== undefined) return user.id!
+  if (typeof user.email === 'string' && user.email !== '') return user.email
+  throw new TypeError('authorize must return an id or an email for a user to have a database session')
+}
+
 /** The credentials sign-in flow definition. */
 export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine, RequestContext>({
   machine: credentialsSignInMachine,
   context: CredentialsSignInContext,
   effects: {
     async authorize(context, ctx) {
-      const provider = ctx.provider!.config as unknown as CredentialsConfig
+      const provider = credentialsProviderOf(ctx, context.providerId)
       try {
         const user = (await provider.authorize(
           context.credentials ?? {},
           authorizeRequest(ctx),
         )) as (User & Record<string, unknown>) | null | undefined
         if (!user) throw new CredentialsSignin()
+        const returnedId = user.id?.toString()
         // Auth.js normalises the id in place; callbacks see the same object authorize returned.
-        user.id = user.id?.toString() ?? crypto.randomUUID()
+        user.id = returnedId ?? crypto.randomUUID()
         const account: Account = {
-          providerAccountId: user.id,
+          providerAccountId: credentialsAccountId(context.policy?.strategy, returnedId, user),
           type: 'credentials',
           provider: context.providerId,
         }
@@ -80,75 +157,21 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
       }
     },
 
-    async checkSignIn(context, ctx) {
-      const verdict = await askSignIn(ctx, {
-        user: context.user as User,
-        account: context.account as unknown as Account,
-        credentials: context.credentials ?? {},
-      })
-      return checkSignInResult(verdict, ctx.at)
-    },
-
-    async issueSession(context, ctx) {
+    async lookUpAccount(context, ctx) {
+      const account = context.account as unknown as Account
       try {
-        const output = await issueJwtSession(ctx, {
-          user: context.user as User,
-          account: context.account as unknown as Account,
-          isNewUser: false,
+        const user = await ctx.config.adapter!.getUserByAccount!({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
         })
-        return { type: 'issueSession.done', output, at: ctx.at }
-      } catch (error) {
-        reportFailure(ctx, error)
-        return { type: 'issueSession.failed', reason: 'threw', error: 'CallbackRouteError', at: ctx.at }
-      }
-    },
-
-    async createDatabaseSession(context, ctx) {
-      const adapter = ctx.config.adapter!
-      const user = context.user as User
-      try {
-        let stored =
-          (user.id !== undefined ? await adapter.getUser!(user.id) : null) ??
-          (user.email ? await adapter.getUserByEmail!(user.email) : null)
-        if (!stored) {
-          if (!user.email) {
-            throw new TypeError(
-              'authorize returned a user that is not in the database and has no email to create it with',
-            )
-          }
-          const created: AdapterUser = {
-            id: user.id ?? crypto.randomUUID(),
-            name: user.name ?? null,
-            email: user.email,
-            image: user.image ?? null,
-            emailVerified: null,
-          }
-          stored = await adapter.createUser!(created)
-          await emitEvent(ctx, 'createUser', { user: stored })
-        }
-        const row = await createSessionRow(ctx, String(stored.id))
         return {
-          type: 'createDatabaseSession.done',
-          output: { ...row, user: stored as unknown as Record<string, unknown> },
+          type: 'lookUpAccount.done',
+          output: { user: user as unknown as Record<string, unknown> | null },
           at: ctx.at,
         }
       } catch (error) {
-        reportFailure(ctx, error)
-        return {
-          type: 'createDatabaseSession.failed',
-          reason: 'threw',
-          error: 'CallbackRouteError',
-          at: ctx.at,
-        }
+        return { type: 'lookUpAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }
-    },
-
-    async emitSignInEvent(context, ctx) {
-      await emitEvent(ctx, 'signIn', {
-        user: context.user as User,
-        account: context.account as unknown as Account,
-      })
-      return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
     },
   },
 })

@@ -12,7 +12,9 @@ import {
   oauthSignInMachine,
   type OAuthSignInContext as Context,
 } from '../../machines/oauth-signin.machine.js'
+import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../adapters.js'
+import { isAllowedOrigin } from '../config/origins.js'
 import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
@@ -22,6 +24,7 @@ import {
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
@@ -29,14 +32,15 @@ import {
   authorizationServer,
   clientAuthentication,
   clientOf,
-  jwksCacheOf,
   requestOptions,
+  verifyIdTokenSignature,
 } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
-import { askSignIn, checkSignInResult, createSessionRow, issueJwtSession, reportFailure } from '../session/issue.js'
-import type { Account, Profile, ResponseInternal, User } from '../types.js'
+import { reportFailure } from '../session/issue.js'
+import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
+import type { StoredUser } from './signin-completion.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
@@ -89,12 +93,36 @@ export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<und
 }
 
 /**
+ * Whether the redirect proxy of `provider` may send a callback to `origin`: the proxy's own origin,
+ * or one on the configured allowlist (`redirectProxyOrigins`). Never a host a request merely
+ * claims: a forged Host, X-Forwarded-Host or absolute-form target would otherwise have the proxy
+ * hand a victim's authorization code to the attacker (who holds the matching flow cookie).
+ */
+function proxyMayForwardTo(ctx: RequestContext, provider: ResolvedOAuthProvider, origin: string): boolean {
+  return new URL(provider.redirectProxyUrl!).origin === origin || isAllowedOrigin(ctx.config.redirectProxyOrigins, origin)
+}
+
+/**
+ * Behind a redirect proxy, the callback URL sealed into `state` for the proxy to forward to.
+ *
+ * @throws {UntrustedHost} when the request's origin is neither the proxy's nor on the allowlist.
+ */
+function proxiedCallbackUrl(ctx: RequestContext, provider: ResolvedOAuthProvider): string {
+  if (!proxyMayForwardTo(ctx, provider, ctx.origin)) {
+    throw new UntrustedHost(
+      `The origin ${ctx.origin} is not in redirectProxyOrigins (AUTH_REDIRECT_PROXY_ORIGINS): a sign-in through the redirect proxy must start on an allowed origin`,
+    )
+  }
+  return `${ctx.authUrl}/callback/${provider.id}`
+}
+
+/**
  * When this deployment is the redirect proxy of the request's provider and the callback's `state`
  * was sealed by another deployment (sharing our secret), sends the browser on to that deployment's
- * callback with every parameter. Only origins sealed with our secret are followed, so the proxy is
- * not an open redirect.
+ * callback with every parameter. Only origins sealed with our secret and on the allowlist are
+ * followed, so the proxy is neither an open redirect nor a courier of codes to a forged origin.
  *
- * @throws {InvalidCheck} when the state cannot be opened.
+ * @throws {InvalidCheck} when the state cannot be opened or names an origin off the allowlist.
  */
 export async function forwardProxiedCallback(
   ctx: RequestContext,
@@ -110,10 +138,16 @@ export async function forwardProxiedCallback(
     salt: PROXY_STATE_SALT,
     at: ctx.at,
   })
-  if (!state || typeof state.origin !== 'string') {
+  if (!state || typeof state.origin !== 'string' || !URL.canParse(state.origin)) {
     throw new InvalidCheck('State could not be decoded', { provider: provider.id })
   }
-  if (new URL(state.origin).origin === ctx.origin) return undefined
+  const target = new URL(state.origin)
+  if (target.origin === ctx.origin) return undefined
+  if (!proxyMayForwardTo(ctx, provider, target.origin)) {
+    throw new InvalidCheck(`The redirect proxy refused to forward to ${target.origin}: not in redirectProxyOrigins`, {
+      provider: provider.id,
+    })
+  }
   return { redirect: `${state.origin}?${new URLSearchParams(params)}`, cookies: ctx.setCookies }
 }
 
@@ -173,23 +207,75 @@ async function currentUser(ctx: RequestContext): Promise<AdapterUser | null> {
  * What a JWT session keeps of the provider's tokens, only for providers that opt in: what it needs
  * to refresh the access token (`refreshTokens`) and to sign out at the provider (`logout`).
  */
-function sessionTokenClaims(
-  provider: ResolvedOAuthProvider,
-  tokens: TokenSet,
-): { claims: Record<string, unknown> } | undefined {
+function sessionTokenClaims(provider: ResolvedOAuthProvider, tokens: TokenSet): Record<string, unknown> | null {
   const refreshing = provider.refreshTokens && typeof tokens.refresh_token === 'string'
   const loggingOut = provider.logout && typeof tokens.id_token === 'string'
-  if (!refreshing && !loggingOut) return undefined
+  if (!refreshing && !loggingOut) return null
   return {
-    claims: {
-      oauth: {
-        provider: provider.id,
-        ...(refreshing
-          ? { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: tokens.expires_at }
-          : {}),
-        ...(loggingOut ? { id_token: tokens.id_token } : {}),
-      },
+    oauth: {
+      provider: provider.id,
+      ...(refreshing
+        ? { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: tokens.expires_at }
+        : {}),
+      ...(loggingOut ? { id_token: tokens.id_token } : {}),
     },
+  }
+}
+
+/**
+ * Stores an OAuth/OIDC sign-in's user (reference §5.1 account linking): an account already linked
+ * signs its user in (refused when someone else is signed in) and gets the fresh tokens; otherwise
+ * the account is linked to the signed-in user, to a user with the same e-mail address only with
+ * `allowDangerousEmailAccountLinking`, or to a new user.
+ */
+export async function storeOAuthUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
+  const provider = ctx.config.providerById.get(context.providerId)!.oauth!
+  const adapter = ctx.config.adapter!
+  const account = context.account as unknown as Account
+  const providerUser = context.user as User
+  const stored: AdapterAccount = {
+    ...provider.account(account as unknown as TokenSet),
+    provider: account.provider,
+    type: provider.type,
+    providerAccountId: account.providerAccountId,
+    userId: '',
+  } as AdapterAccount
+  const notLinked = (message: string): StoredUser => {
+    ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
+    return { notLinked: 'OAuthAccountNotLinked' }
+  }
+  const signedIn = await currentUser(ctx)
+  const linked = context.storedUser as unknown as AdapterUser | null
+  let user: AdapterUser
+  let isNewUser = false
+  if (linked) {
+    if (signedIn && String(signedIn.id) !== String(linked.id)) {
+      return notLinked('The account is already associated with another user')
+    }
+    user = linked
+    // A repeat sign-in brings fresh tokens: store them (Auth.js never does, #3599).
+    await storeAccountTokens(ctx, { ...stored, userId: String(linked.id) })
+  } else {
+    const byEmail = !signedIn && providerUser.email ? await adapter.getUserByEmail!(providerUser.email) : null
+    if (signedIn) {
+      user = signedIn
+    } else if (byEmail) {
+      if (!provider.allowDangerousEmailAccountLinking) {
+        return notLinked('Another account already exists with the same e-mail address')
+      }
+      user = byEmail
+    } else {
+      user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
+      await emitEvent(ctx, 'createUser', { user })
+      isNewUser = true
+    }
+    await adapter.linkAccount!({ ...stored, userId: String(user.id) })
+    await emitEvent(ctx, 'linkAccount', { user, account, profile: providerUser })
+  }
+  return {
+    user: user as unknown as Record<string, unknown>,
+    account: { ...account, userId: String(user.id) },
+    isNewUser,
   }
 }
 
@@ -221,7 +307,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           // Behind a redirect proxy, state also says where the proxy must send the callback.
           state = provider.redirectProxyUrl
             ? await sealValue(
-                { origin: `${ctx.authUrl}/callback/${provider.id}`, random: oauth.generateRandomState() },
+                { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
                 { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
               )
             : oauth.generateRandomState()
@@ -286,15 +372,14 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
         })
         // oauth4webapi checks the ID token's claims and algorithm; we also verify its signature
         // against the provider's keys, so a token is never trusted on transport security alone.
-        if (tokens.id_token && as.jwks_uri) {
-          await oauth.validateApplicationLevelSignature(as, response, {
-            ...requestOptions(provider, as.jwks_uri),
-            [oauth.jwksCache]: jwksCacheOf(provider),
-          })
-        }
+        if (tokens.id_token && as.jwks_uri) await verifyIdTokenSignature(provider, as, response)
         const set: TokenSet = { ...tokens }
         if (typeof tokens.expires_in === 'number') set.expires_at = ctx.at + tokens.expires_in
-        return { type: 'exchangeCode.done', output: { tokens: set }, at: ctx.at }
+        return {
+          type: 'exchangeCode.done',
+          output: { tokens: set, sessionClaims: sessionTokenClaims(provider, set) },
+          at: ctx.at,
+        }
       } catch (error) {
         return { type: 'exchangeCode.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }
@@ -369,111 +454,6 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
       } catch (error) {
         return { type: 'lookUpAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }
-    },
-
-    async checkSignIn(context, ctx) {
-      const verdict = await askSignIn(ctx, {
-        user: (context.storedUser ?? context.user) as User,
-        account: context.account as unknown as Account,
-        profile: context.profile as Profile,
-      })
-      return checkSignInResult(verdict, ctx.at)
-    },
-
-    async linkAccount(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      const adapter = ctx.config.adapter!
-      const account = context.account as unknown as Account
-      const providerUser = context.user as User
-      const stored: AdapterAccount = {
-        ...provider.account(context.tokens as TokenSet),
-        provider: account.provider,
-        type: provider.type,
-        providerAccountId: account.providerAccountId,
-        userId: '',
-      } as AdapterAccount
-      const notLinked = (message: string) => {
-        ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
-        return { type: 'linkAccount.failed' as const, reason: 'notLinked' as const, error: 'OAuthAccountNotLinked' as const, at: ctx.at }
-      }
-      try {
-        const signedIn = await currentUser(ctx)
-        const linked = context.storedUser as unknown as AdapterUser | null
-        let user: AdapterUser
-        let isNewUser = false
-        if (linked) {
-          if (signedIn && String(signedIn.id) !== String(linked.id)) {
-            return notLinked('The account is already associated with another user')
-          }
-          user = linked
-          // A repeat sign-in brings fresh tokens: store them (Auth.js never does, #3599).
-          await storeAccountTokens(ctx, { ...stored, userId: String(linked.id) })
-        } else {
-          const byEmail =
-            !signedIn && providerUser.email ? await adapter.getUserByEmail!(providerUser.email) : null
-          if (signedIn) {
-            user = signedIn
-          } else if (byEmail) {
-            if (!provider.allowDangerousEmailAccountLinking) {
-              return notLinked('Another account already exists with the same e-mail address')
-            }
-            user = byEmail
-          } else {
-            user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
-            await emitEvent(ctx, 'createUser', { user })
-            isNewUser = true
-          }
-          await adapter.linkAccount!({ ...stored, userId: String(user.id) })
-          await emitEvent(ctx, 'linkAccount', { user, account, profile: providerUser })
-        }
-        return {
-          type: 'linkAccount.done',
-          output: {
-            user: user as unknown as Record<string, unknown>,
-            account: { ...account, userId: String(user.id) },
-            isNewUser,
-          },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'linkAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async issueSession(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      const tokens = context.tokens as TokenSet
-      try {
-        const output = await issueJwtSession(ctx, {
-          user: context.user as User,
-          account: context.account as unknown as Account,
-          profile: context.profile as Profile,
-          isNewUser: context.isNewUser,
-          ...(sessionTokenClaims(provider, tokens) ?? {}),
-        })
-        return { type: 'issueSession.done', output, at: ctx.at }
-      } catch (error) {
-        return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async createDatabaseSession(context, ctx) {
-      try {
-        const output = await createSessionRow(ctx, String((context.user as User).id))
-        return { type: 'createDatabaseSession.done', output: { ...output, user: context.user! }, at: ctx.at }
-      } catch (error) {
-        return { type: 'createDatabaseSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async emitSignInEvent(context, ctx) {
-      await emitEvent(ctx, 'signIn', {
-        user: context.user as User,
-        account: context.account as unknown as Account,
-        profile: context.profile as Profile,
-        isNewUser: context.isNewUser,
-      })
-      return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
     },
   },
 })

@@ -300,7 +300,9 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         const session = await ctx.config.adapter!.deleteSession!(sessionToken)
         return { type: 'deleteSession.done', output: { session }, at: ctx.at }
       } catch (error) {
-        logSessionFailure(ctx, context, error)
+        ctx.logger.error(
+          new SignOutError('The database session could not be deleted: it may stay live until it expires', error as Error),
+        )
         return { type: 'deleteSession.failed', reason: 'threw', at: ctx.at }
       }
     },

@@ -6,7 +6,7 @@
  * @module
  */
 import { validate } from 'superstruct'
-import type { AnyMachineSnapshot } from 'xstate'
+import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import { cookiesFor, type ResolvedConfig } from '../config/resolve-config.js'
 import {
@@ -16,8 +16,10 @@ import {
   SESSION_CHUNK_SIZE,
   writeChunkedCookie,
   type Cookie,
+  type CookieOption,
 } from '../cookies.js'
 import { advance } from '../engine/advance.js'
+import type { FlowDefinition } from '../engine/flow.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import type { FlowTrace } from '../engine/trace.js'
@@ -38,7 +40,7 @@ import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
 import { NO_STORE_HEADERS } from './handlers.js'
 import type { ParsedRequest } from './request.js'
-import { matchRoute, routes, type FlowBinding, type Route } from './routes.js'
+import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
@@ -47,6 +49,35 @@ export function isValidCallbackUrl(url: string, origin: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Anything but printable ASCII: not valid raw in a `Location` header (a ByteString). */
+const NEEDS_ENCODING = /[^\x21-\x7e]/
+
+function percentEncodeBytes(text: string): string {
+  return text.replace(/[^\x21-\x7e]+/g, (run) =>
+    Array.from(new TextEncoder().encode(run), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  )
+}
+
+/**
+ * A URL as a `Location` header may carry it: characters outside printable ASCII percent-encoded as
+ * UTF-8 (an IDN host as punycode), everything else as it was. Without this a same-origin
+ * `callbackUrl` such as `/dashboard/日本` makes building the header throw and loses the sign-in.
+ */
+export function encodeLocation(location: string): string {
+  if (!NEEDS_ENCODING.test(location)) return location
+  try {
+    // The WHATWG serialisation is the URL the browser would follow anyway.
+    if (/^[a-z][a-z0-9+.-]*:/i.test(location)) return new URL(location).href
+    if (location.startsWith('/') && !location.startsWith('//')) {
+      const url = new URL(location, 'http://relative.invalid')
+      return `${url.pathname}${url.search}${url.hash}`
+    }
+  } catch {
+    // Not a URL the parser accepts: encode byte by byte below.
+  }
+  return percentEncodeBytes(location)
 }
 
 /**
@@ -124,7 +155,7 @@ export function errorRedirectUrl(
   return `${base}${base.includes('?') ? '&' : '?'}${params}`
 }
 
-function toInternal(ctx: RequestContext, outcome: FlowOutcome): ResponseInternal {
+function toInternal(ctx: RequestContext, outcome: SettledOutcome): ResponseInternal {
   applySessionChange(ctx, outcome)
   switch (outcome.type) {
     case 'json':
@@ -169,8 +200,61 @@ function reportTrace(ctx: RequestContext, trace: FlowTrace): void {
   }
 }
 
+/** An outcome the HTTP layer answers with: every handoff has been followed. */
+type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' }>
+
+/** The most flows one request may pass through (a first factor, then the sign-in completion). */
+const MAX_HANDOFFS = 4
+
+/** Where a flow rests: its envelope cookie and what the envelope is bound to. */
+interface Resting {
+  cookie: CookieOption
+  binding?: string
+}
+
+/** Runs `flow` from `from` (or its start) with `event`; seals it if it comes to rest. */
+async function runOne(
+  ctx: RequestContext,
+  flow: FlowDefinition<AnyStateMachine, RequestContext>,
+  event: { type: string; at: number; [key: string]: unknown },
+  resting: Resting,
+  from?: AnyMachineSnapshot,
+): Promise<FlowOutcome> {
+  const { config, request } = ctx
+  const inspecting = config.inspect !== undefined || inspectorEnabled(config)
+  const run = await advance(flow, ctx, event, {
+    ...(from ? { from } : {}),
+    traceTransitions: inspecting,
+    ...(inspecting ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) } : {}),
+  })
+  const cookieName = resting.cookie.name
+  if (run.resting) {
+    const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding))
+    // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
+    const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
+    ctx.setCookies.push({ ...resting.cookie, options: { ...resting.cookie.options, expires }, value })
+  } else if (request.cookies[cookieName] !== undefined) {
+    ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
+  }
+  return run.outcome
+}
+
+function sealingFor(ctx: RequestContext, cookieName: string, binding: string | undefined) {
+  return {
+    secrets: ctx.config.secrets,
+    cookieName,
+    at: ctx.at,
+    ...(binding !== undefined ? { binding } : {}),
+  }
+}
+
+/** The default cookie of a flow at rest: `<flowState name>.<machine id>`. */
+function defaultResting(ctx: RequestContext, flowId: string): Resting {
+  return { cookie: { ...ctx.cookies.flowState, name: flowCookieName(ctx, flowId) } }
+}
+
 async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
-  const { request, config, provider } = ctx
+  const { request, provider } = ctx
   const input = request.method === 'POST' ? (request.body ?? {}) : request.query
   let params: unknown = input
   if (!binding.accepts?.(input)) {
@@ -184,41 +268,28 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   const event = binding.toEvent(ctx, params)
   const { flow } = binding
-  const envelopeCookie = binding.envelopeCookie?.(ctx) ?? {
-    ...ctx.cookies.flowState,
-    name: flowCookieName(ctx, flow.machine.id),
-  }
-  const cookieName = envelopeCookie.name
-  const sealing = {
-    secrets: config.secrets,
-    cookieName,
-    at: ctx.at,
+  const resting: Resting = {
+    cookie: binding.envelopeCookie?.(ctx) ?? defaultResting(ctx, flow.machine.id).cookie,
     ...(provider ? { binding: provider.id } : {}),
   }
   let from: AnyMachineSnapshot | undefined
   if (binding.resumes) {
-    const sealed = request.cookies[cookieName]
+    const sealed = request.cookies[resting.cookie.name]
     if (!sealed) {
       throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
     }
-    from = await openEnvelope(flow as never, sealed, sealing)
+    from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
   }
-  const run = await advance(flow, ctx, event, {
-    ...(from ? { from } : {}),
-    traceTransitions: config.inspect !== undefined || inspectorEnabled(config),
-    ...(config.inspect || inspectorEnabled(config)
-      ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) }
-      : {}),
-  })
-  if (run.resting) {
-    const value = await sealEnvelope(flow as never, run.snapshot, sealing)
-    // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
-    const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
-    ctx.setCookies.push({ ...envelopeCookie, options: { ...envelopeCookie.options, expires }, value })
-  } else if (request.cookies[cookieName] !== undefined) {
-    ctx.setCookies.push(expiredCookie(envelopeCookie, cookieName))
+  let outcome = await runOne(ctx, flow, event, resting, from)
+  // A first factor hands its verified identity on: the request goes on in the next flow.
+  for (let hop = 0; outcome.type === 'handoff'; hop++) {
+    if (hop === MAX_HANDOFFS) {
+      throw new FlowStateError('ERR_FLOW_LOOP', `${flow.machine.id}: more than ${MAX_HANDOFFS} handoffs`)
+    }
+    const next = handoffs[outcome.flow]
+    if (!next) throw new FlowStateError('ERR_FLOW_LOOP', `no flow "${outcome.flow}" to hand over to`)
+    outcome = await runOne(ctx, next.flow, next.toEvent(ctx, outcome.identity), defaultResting(ctx, next.flow.machine.id))
   }
-  const { outcome } = run
   return {
     response: toInternal(ctx, outcome),
     ...(outcome.type === 'error'

@@ -23,10 +23,11 @@ export const NO_STORE_HEADERS = {
   Pragma: 'no-cache',
 } as const
 
+/** A built-in page: never cached, since it carries a CSRF token or cookies of one browser. */
 function html(ctx: RequestContext, page: RenderedPage): ResponseInternal {
   return {
     status: page.status,
-    headers: { 'Content-Type': 'text/html' },
+    headers: { 'Content-Type': 'text/html', ...NO_STORE_HEADERS },
     body: page.html,
     cookies: ctx.setCookies,
   }

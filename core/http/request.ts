@@ -17,6 +17,29 @@ export const MAX_COOKIE_HEADER_BYTES = 64 * 1024
 /** Largest accepted URL. */
 export const MAX_URL_LENGTH = 8 * 1024
 
+const clientAddresses = new WeakMap<Request, string>()
+
+/**
+ * Tells the handler which address sent `request`: a web `Request` carries none. Integrations call
+ * it with the socket's peer address, or the address their trusted proxy reports (Fastify's
+ * `request.ip`). Only code holding the `Request` object can set it; no header can.
+ *
+ * @returns `request` itself.
+ * @example
+ * ```ts
+ * const response = await Auth(setClientAddress(webRequest, socket.remoteAddress), config)
+ * ```
+ */
+export function setClientAddress(request: Request, address: string): Request {
+  clientAddresses.set(request, address)
+  return request
+}
+
+/** The client address an integration gave for `request` (see {@link setClientAddress}). */
+export function clientAddressOf(request: Request): string | undefined {
+  return clientAddresses.get(request)
+}
+
 /** A request after parsing. */
 export interface ParsedRequest {
   readonly url: URL
@@ -90,9 +113,20 @@ async function readBoundedText(request: Request): Promise<string> {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/**
+ * The media type of a `Content-Type` value, lower-cased, without its parameters. Matching the
+ * whole media type matters: `text/plain; x=application/json` is what a cross-site page can send
+ * without a CORS preflight, and it must not be read as JSON.
+ */
+export function mediaTypeOf(contentType: string | null): string {
+  if (contentType === null) return ''
+  const semicolon = contentType.indexOf(';')
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
+}
+
 async function readBody(request: Request): Promise<Record<string, unknown> | undefined> {
-  const contentType = request.headers.get('content-type') ?? ''
-  if (contentType.includes('application/json')) {
+  const mediaType = mediaTypeOf(request.headers.get('content-type'))
+  if (mediaType === 'application/json') {
     const text = await readBoundedText(request)
     let parsed: unknown
     try {
@@ -103,7 +137,7 @@ async function readBody(request: Request): Promise<Record<string, unknown> | und
     if (!isRecord(parsed)) throw new RequestError('Request body must be a JSON object')
     return parsed
   }
-  if (contentType.includes('application/x-www-form-urlencoded')) {
+  if (mediaType === 'application/x-www-form-urlencoded') {
     const form: Record<string, unknown> = Object.create(null)
     for (const [key, value] of new URLSearchParams(await readBoundedText(request))) form[key] = value
     return form

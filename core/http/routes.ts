@@ -8,6 +8,8 @@
  */
 import { define, optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
+import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
+import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { CookieOption } from '../cookies.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
@@ -18,6 +20,7 @@ import {
   refuseForeignCallbackUrl,
 } from '../flows/oauth.js'
 import { sessionFlow } from '../flows/session.js'
+import { signInCompletionFlow } from '../flows/signin-completion.js'
 import type { AuthAction, ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import {
@@ -83,10 +86,11 @@ const AnyBody = define<Record<string, unknown>>('AnyBody', isObjectBody)
 const NoInput = optional(unknown())
 const StringParams = record(string(), string())
 
-const oauthPolicy = (ctx: RequestContext) => ({
+const oauthPolicy = (ctx: RequestContext) => ({ hasAdapter: ctx.config.adapter !== undefined })
+
+const signInPolicy = (ctx: RequestContext) => ({
   strategy: ctx.config.session.strategy,
   maxAge: ctx.config.session.maxAge,
-  hasAdapter: ctx.config.adapter !== undefined,
   newUserUrl: ctx.config.pages.newUser ?? null,
 })
 
@@ -256,6 +260,23 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
 ]
+
+/** A flow that another flow hands a request over to, and the event that starts it. */
+export interface Handoff {
+  flow: FlowDefinition<AnyStateMachine, RequestContext>
+  toEvent: (ctx: RequestContext, identity: VerifiedIdentity) => EventObject & { at: number }
+}
+
+/**
+ * The flows a request may be handed over to, by id. Every first factor ends in the sign-in
+ * completion: it alone runs the `signIn` callback and issues sessions.
+ */
+export const handoffs: Readonly<Record<string, Handoff>> = {
+  [SIGN_IN_COMPLETION]: {
+    flow: signInCompletionFlow,
+    toEvent: (ctx, identity) => ({ type: 'signin.verified', at: ctx.at, identity, policy: signInPolicy(ctx) }),
+  },
+}
 
 /** Finds the route for a request; `undefined` when none serves it. */
 export function matchRoute(

@@ -5,18 +5,26 @@
  *
  * Nothing secret can reach it: traces hold event types and state names, never payloads or context
  * (see `core/engine/trace.ts`), and a request is recorded as its method and route only, never its
- * query, body, headers or cookies. It is off unless `inspector` is set, and refused (404) whenever
- * `NODE_ENV` is `production`.
+ * query, body, headers or cookies. Still, it shows every user's routes and outcomes and costs tens
+ * of milliseconds to render: it is off unless `inspector` is set, runs only when `NODE_ENV` is
+ * `development` or `test`, answers only loopback clients unless configured otherwise, and renders
+ * at most once per second.
  *
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../../machines/index.js'
+import {
+  credentialsSignInMachine,
+  oauthSignInMachine,
+  sessionMachine,
+  signInCompletionMachine,
+} from '../../machines/index.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { FlowTrace } from '../engine/trace.js'
-import type { ParsedRequest } from '../http/request.js'
+import { clientAddressOf, type ParsedRequest } from '../http/request.js'
+import type { WarningCode } from '../logger.js'
 
 /** The path of the inspector below `basePath`. */
 export const INSPECTOR_PATH = '/__flows'
@@ -56,14 +64,54 @@ function storeOf(config: ResolvedConfig): InspectorStore {
   return store
 }
 
-/** Whether the inspector runs: enabled in the config and not in production. */
+/** Whether the inspector runs (records traces): enabled in the config, and a development `NODE_ENV`. */
 export function inspectorEnabled(config: ResolvedConfig): boolean {
-  return config.inspector !== undefined && !isProduction()
+  return config.inspector !== undefined && isDevelopment(nodeEnv())
 }
 
-function isProduction(): boolean {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
-  return env?.NODE_ENV === 'production'
+function nodeEnv(): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
+}
+
+// An unset NODE_ENV is how most servers run in production: only an explicit development or test
+// environment turns the inspector on.
+const isDevelopment = (env: string | undefined) => env === 'development' || env === 'test'
+
+/**
+ * Whether `host` (a hostname, `[::1]`, or a socket address such as `::ffff:127.0.0.1`) is this
+ * machine's loopback interface.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.replace(/^\[|\]$/g, '').toLowerCase()
+  if (address === 'localhost' || address.endsWith('.localhost')) return true
+  if (address === '::1' || address === '0:0:0:0:0:0:0:1') return true
+  const ipv4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address
+  return /^127(\.\d{1,3}){3}$/.test(ipv4)
+}
+
+/**
+ * Why the inspector must not answer this request, if it must not: outside development, or (unless
+ * configured for any client) to a client that is not on this machine. The client is the address
+ * the integration gave; without one, the request URL's host must be loopback.
+ */
+function refusal(config: ResolvedConfig, request: Request): WarningCode | undefined {
+  const env = nodeEnv()
+  if (env === 'production') return 'inspector-refused-in-production'
+  if (!isDevelopment(env)) return 'inspector-refused-outside-development'
+  if (config.inspector?.clients === 'any') return undefined
+  const client = clientAddressOf(request) ?? new URL(request.url).hostname
+  return isLoopbackHost(client) ? undefined : 'inspector-refused-remote-client'
+}
+
+const warned = new WeakMap<ResolvedConfig, Set<WarningCode>>()
+
+/** Warns once per config and reason: refused requests must not flood the log. */
+function warnOnce(config: ResolvedConfig, code: WarningCode): void {
+  let codes = warned.get(config)
+  if (!codes) warned.set(config, (codes = new Set()))
+  if (codes.has(code)) return
+  codes.add(code)
+  config.logger.warn(code)
 }
 
 /** Records a flow run for the inspector (a no-op unless it is enabled). */
@@ -78,6 +126,7 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+    ...(types.size > 0 ? [signInCompletionMachine] : []),
   ]
 }
 
@@ -110,8 +159,46 @@ function traceRow(record: Recorded, graph: FlowGraph | undefined): string {
 /** Strips the XML prolog and doctype so the SVG can be inlined. */
 const inlineSvg = (svg: string) => svg.slice(svg.indexOf('<svg'))
 
-/** The inspector page. */
-export async function respondInspector(config: ResolvedConfig): Promise<Response> {
+/** The inspector page is rendered at most this often; requests in between get the last one. */
+export const INSPECTOR_RENDER_INTERVAL_MS = 1_000
+
+const renders = new WeakMap<ResolvedConfig, { at: number; html: Promise<string> }>()
+
+/** The rendered page, from the cache while it is younger than {@link INSPECTOR_RENDER_INTERVAL_MS}. */
+function renderedPage(config: ResolvedConfig): Promise<string> {
+  const now = Date.now()
+  let rendered = renders.get(config)
+  if (!rendered || now - rendered.at >= INSPECTOR_RENDER_INTERVAL_MS) {
+    rendered = { at: now, html: renderPage(config) }
+    const current = rendered
+    // A failed render is not cached.
+    current.html.catch(() => renders.get(config) === current && renders.delete(config))
+    renders.set(config, rendered)
+  }
+  return rendered.html
+}
+
+/**
+ * Answers `GET {basePath}/__flows`: the page, or 404 (warned once per reason) outside development
+ * or to a client that is not on this machine.
+ */
+export async function respondInspector(config: ResolvedConfig, request: Request): Promise<Response> {
+  const refused = refusal(config, request)
+  if (refused) {
+    warnOnce(config, refused)
+    return new Response(null, { status: 404 })
+  }
+  return new Response(await renderedPage(config), {
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+      'X-Robots-Tag': 'noindex',
+    },
+  })
+}
+
+async function renderPage(config: ResolvedConfig): Promise<string> {
   const store = storeOf(config)
   const machines = configuredMachines(config)
   const sections: string[] = []
@@ -127,7 +214,7 @@ ${graph.description ? `<p>${escapeHtml(graph.description)}</p>` : ''}
   }
   const byFlow = new Map(machines.map((m) => [m.id, graphOf(m)]))
   const rows = store.recent.map((r) => traceRow(r, byFlow.get(r.trace.flow))).join('\n')
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>authchart flows</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#222}h1{margin:0 0 .25rem}
 h2 small{font-weight:normal;color:#666;font-size:.8em}.chart{overflow:auto;border:1px solid #ddd;border-radius:.5rem;padding:.5rem;background:#fff}.chart svg{max-width:100%;height:auto}
@@ -141,12 +228,4 @@ ${sections.join('\n')}
 <section id="traces"><h2>Last ${store.limit} traces</h2>
 <table><thead><tr><th>time (UTC)</th><th>request</th><th>flow</th><th>events</th><th>effects</th><th>outcome</th></tr></thead>
 <tbody>${rows || '<tr><td colspan="6">No requests yet.</td></tr>'}</tbody></table></section></body></html>`
-  return new Response(html, {
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-      'X-Robots-Tag': 'noindex',
-    },
-  })
 }

@@ -82,13 +82,65 @@ export async function authorizationServer(
 const jwksCaches = new WeakMap<ResolvedOAuthProvider, oauth.JWKSCacheInput>()
 
 /**
- * The provider's key set cache, kept across requests: oauth4webapi refreshes it when a token names
- * a key it does not hold (rotation), and otherwise spares a fetch per sign-in.
+ * The provider's key set cache, kept across requests: a sign-in reuses the keys (oauth4webapi
+ * fetches them again once they are five minutes old), and a token naming a key the cache does not
+ * hold triggers one refetch (see {@link verifyIdTokenSignature}).
  */
 export function jwksCacheOf(provider: ResolvedOAuthProvider): oauth.JWKSCacheInput {
   let cache = jwksCaches.get(provider)
   if (!cache) jwksCaches.set(provider, (cache = {}))
   return cache
+}
+
+/** Least time between two key-set refetches forced by an unknown `kid`, per provider. */
+export const JWKS_REFETCH_INTERVAL_MS = 5_000
+
+const lastForcedRefetch = new WeakMap<ResolvedOAuthProvider, number>()
+
+/**
+ * Drops the provider's cached key set so that the next verification downloads it again, at most
+ * once per {@link JWKS_REFETCH_INTERVAL_MS}: a rotated key is then found at once, while ID tokens
+ * with a forged `kid` cannot turn every callback into a request to the provider.
+ *
+ * @returns whether the cache was dropped (false: a refetch happened too recently).
+ */
+export function refetchJwksOnce(provider: ResolvedOAuthProvider, now = Date.now()): boolean {
+  const last = lastForcedRefetch.get(provider)
+  if (last !== undefined && now - last < JWKS_REFETCH_INTERVAL_MS) return false
+  lastForcedRefetch.set(provider, now)
+  const cache = jwksCacheOf(provider) as Partial<oauth.ExportedJWKSCache>
+  delete cache.jwks
+  delete cache.uat
+  return true
+}
+
+const isUnknownKey = (error: unknown) =>
+  error instanceof oauth.OperationProcessingError &&
+  error.code === oauth.KEY_SELECTION &&
+  error.message.includes('no applicable keys')
+
+/**
+ * Verifies the signature of the ID token in a processed token response against the provider's
+ * key set. When no cached key matches the token's `kid`, the key set is fetched again (once per
+ * interval) and the check repeated: OIDC Core 10.1.1 sends the relying party back to `jwks_uri`
+ * on an unfamiliar `kid`, which is how a provider's key rotation becomes visible.
+ *
+ * @throws {oauth.OperationProcessingError} when no key verifies the token.
+ * @see OpenID Connect Core 1.0 §10.1.1
+ */
+export async function verifyIdTokenSignature(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+  response: Response,
+): Promise<void> {
+  const options = { ...requestOptions(provider, as.jwks_uri), [oauth.jwksCache]: jwksCacheOf(provider) }
+  try {
+    await oauth.validateApplicationLevelSignature(as, response, options)
+  } catch (error) {
+    if (!isUnknownKey(error) || !refetchJwksOnce(provider)) throw error
+    // oauth4webapi also remembers keys per metadata object: a copy makes it read ours again.
+    await oauth.validateApplicationLevelSignature({ ...as }, response, options)
+  }
 }
 
 /** The oauth4webapi client for a provider. */

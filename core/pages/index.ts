@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { attributes, cssValue, escapeHtml } from './html.js'
+import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
@@ -47,7 +47,7 @@ function themeStyles(theme: PageTheme): string {
 }
 
 function logo(theme: PageTheme): string {
-  return theme.logo ? `<img src="${escapeHtml(theme.logo)}" alt="Logo" class="logo">` : ''
+  return theme.logo && isSafeImageUrl(theme.logo) ? `<img src="${escapeHtml(theme.logo)}" alt="Logo" class="logo">` : ''
 }
 
 const hiddenCsrf = (csrfToken: string) =>
@@ -79,7 +79,8 @@ const CREDENTIAL_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder
 function oauthForm(p: PageProvider, csrfToken: string, callbackUrl?: string): string {
   const color = cssValue(p.style?.brandColor ?? p.style?.bg ?? '')
   const style = color ? ` style="--provider-brand-color:${escapeHtml(color)}"` : ''
-  const image = p.style?.logo ? `<img loading="lazy" height="24" src="${escapeHtml(p.style.logo)}">` : ''
+  const logo = p.style?.logo
+  const image = logo && isSafeImageUrl(logo) ? `<img loading="lazy" height="24" src="${escapeHtml(logo)}">` : ''
   return (
     `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
     (callbackUrl ? `<input type="hidden" name="callbackUrl" value="${escapeHtml(callbackUrl)}">` : '') +

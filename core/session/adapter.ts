@@ -1,7 +1,7 @@
 /**
- * The adapter as the engine calls it: every call debug-logged as `adapter_<method>`, every failure
- * logged and rethrown as `AdapterError` with the original in `cause.err` (as Auth.js does), so
- * flows see one error type whatever the database library throws.
+ * The adapter as the engine calls it: every call debug-logged as `adapter_<method>` (tokens
+ * redacted), every failure logged and rethrown as `AdapterError` with the original in `cause.err`
+ * (as Auth.js does), so flows see one error type whatever the database library throws.
  *
  * @module
  */
@@ -36,6 +36,32 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'updateAuthenticatorCounter',
 ]
 
+/** Methods whose first argument is a database session token. */
+const TOKEN_ARGUMENT = new Set<string>(['getSessionAndUser', 'deleteSession'])
+/** Fields that hold credentials: session and verification tokens, OAuth tokens, secrets. */
+const SECRET_FIELD = /(token|secret|password)$/i
+const REDACTED = '[redacted]'
+
+function redact(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || value instanceof Date || depth > 3) return value
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) {
+    out[key] = SECRET_FIELD.test(key) && field !== null && field !== undefined ? REDACTED : redact(field, depth + 1)
+  }
+  return out
+}
+
+/**
+ * The arguments of an adapter call as debug output may show them: a debug log is no place for a
+ * session token (whoever reads it could use the session) or a provider's tokens.
+ */
+export function redactAdapterArgs(method: string, args: readonly unknown[]): unknown[] {
+  return args.map((arg, index) =>
+    index === 0 && TOKEN_ARGUMENT.has(method) && typeof arg === 'string' ? REDACTED : redact(arg, 0),
+  )
+}
+
 /** A wrapped adapter: the methods the application's adapter has, instrumented. */
 export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
   const wrapped: Record<string, Method> = {}
@@ -43,7 +69,7 @@ export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
     const method = adapter[name] as Method | undefined
     if (typeof method !== 'function') continue
     wrapped[name] = async (...args: unknown[]) => {
-      logger.debug(`adapter_${name}`, { args })
+      logger.debug(`adapter_${name}`, { args: redactAdapterArgs(name, args) })
       try {
         return await method.apply(adapter, args)
       } catch (error) {
@@ -63,8 +89,11 @@ export type AdapterMethod = keyof Adapter
 export const REQUIRED_METHODS = {
   /** Reading, extending, updating and ending database sessions. */
   databaseSessions: ['getSessionAndUser', 'updateSession', 'deleteSession'],
-  /** Credentials sign-in that creates a database session (and the user row it points to). */
-  credentialsDatabaseSessions: ['getUser', 'getUserByEmail', 'createUser', 'createSession'],
+  /**
+   * Credentials sign-in that creates a database session: the user is found through the credentials
+   * account (`getUserByAccount`), created and linked on a first sign-in.
+   */
+  credentialsDatabaseSessions: ['getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount', 'createSession'],
 } as const satisfies Record<string, readonly AdapterMethod[]>
 
 /** The methods of `required` that `adapter` lacks. */

@@ -14,6 +14,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Auth } from '../../core/auth.js'
+import { setClientAddress } from '../../core/http/request.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import type { AuthConfig, Session } from '../../core/types.js'
 
@@ -30,11 +31,13 @@ function toWebRequest(request: FastifyRequest): Request {
     else headers.set(name, value)
   }
   const body = request.body as Buffer | undefined
-  return new Request(new URL(request.url, originOf(request)), {
+  const webRequest = new Request(new URL(request.url, originOf(request)), {
     method: request.method,
     headers,
     ...(request.method === 'POST' && body && body.length > 0 ? { body: new Uint8Array(body) } : {}),
   })
+  // The socket's peer, or the client a trusted proxy names (Fastify's `trustProxy`).
+  return setClientAddress(webRequest, request.ip)
 }
 
 async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {

@@ -11,11 +11,37 @@ export type SessionCookieChange =
   | { op: 'set'; value: string; /** epoch seconds */ expires: number }
   | { op: 'clear' }
 
+/**
+ * A first factor's result: who was verified, handed to the sign-in completion, which alone decides
+ * whether and how a session is issued. Plain JSON: it may be sealed while the completion waits.
+ */
+export interface VerifiedIdentity {
+  /** The first factor's flow id; the completion stores the user the way that flow needs. */
+  firstFactor: string
+  providerId: string
+  callbackUrl: string
+  /** The user as the callbacks see it (a stored user when one was found). */
+  user: Record<string, unknown>
+  account: Record<string, unknown>
+  /** The provider's profile (OAuth/OIDC), passed to the callbacks and events. */
+  profile: Record<string, unknown> | null
+  /** The stored user this identity is already linked to, when a lookup found one. */
+  storedUser: Record<string, unknown> | null
+  /** Whether the completion stores the user and account (create, link) before the session. */
+  persist: boolean
+  /** What the user submitted (credentials), for the `signIn` callback only; never sealed. */
+  credentials: Record<string, unknown> | null
+  /** Claims added to a new JWT before the `jwt` callback (provider tokens kept for refresh). */
+  claims: Record<string, unknown> | null
+}
+
 /** The answer of a flow. */
 export type FlowResponse =
   | { type: 'json'; body: unknown; status?: number; cache?: 'no-store' }
   | { type: 'redirect'; url: string }
   | { type: 'error'; error: ErrorType; code?: string }
+  /** The request goes on in another flow: a first factor hands a verified identity on. */
+  | { type: 'handoff'; flow: string; identity: VerifiedIdentity }
 
 /** A flow's answer and the session cookie change that goes with it. */
 export type FlowOutcome = FlowResponse & { session?: SessionCookieChange }

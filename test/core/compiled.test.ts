@@ -1,6 +1,6 @@
 /**
- * The compiled stepper against xstate itself: along every shortest path of the credentials chart
- * (and the session chart's JWT branch), both step to the same state, context and output. Charts
+ * The compiled stepper against xstate itself: along every shortest path of the credentials and
+ * sign-in completion charts (and the session chart's JWT branch), both step to the same state, context and output. Charts
  * beyond the flat subset are not compiled and still run, through xstate.
  */
 import { describe, expect, it } from 'vitest'
@@ -9,7 +9,7 @@ import { createTestModel } from 'xstate/graph'
 import { compileMachine, compiledStep, type CompiledState } from '../../core/engine/compiled.js'
 import { advance } from '../../core/engine/advance.js'
 import { defineFlow } from '../../core/engine/flow.js'
-import { credentialsSignInMachine, sessionMachine } from '../../machines/index.js'
+import { credentialsSignInMachine, sessionMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { object } from 'superstruct'
 
@@ -24,12 +24,44 @@ const SAMPLES: Record<string, object[]> = {
     { type: 'authorize.done', at: T0, output: { user, account: { provider: 'c' } } },
     { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'x' },
     { type: 'authorize.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
+    { type: 'lookUpAccount.done', at: T0, output: { user: null } },
+    { type: 'lookUpAccount.done', at: T0, output: { user } },
+    { type: 'lookUpAccount.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+  ],
+  [signInCompletionMachine.id]: [
+    ...[
+      { strategy: 'jwt', maxAge: 60, newUserUrl: null },
+      { strategy: 'database', maxAge: 60, newUserUrl: '/welcome' },
+    ].flatMap((policy) =>
+      [true, false].map((persist) => ({
+        type: 'signin.verified',
+        at: T0,
+        policy,
+        identity: {
+          firstFactor: 'credentials-signin',
+          providerId: 'c',
+          callbackUrl: '/cb',
+          user,
+          account: { provider: 'c' },
+          profile: null,
+          storedUser: null,
+          persist,
+          credentials: { a: 1 },
+          claims: null,
+        },
+      })),
+    ),
     { type: 'checkSignIn.done', at: T0, output: { redirect: null } },
     { type: 'checkSignIn.done', at: T0, output: { redirect: '/elsewhere' } },
     { type: 'checkSignIn.failed', at: T0, reason: 'denied', error: 'AccessDenied' },
+    { type: 'storeUser.done', at: T0, output: { user, account: { provider: 'c', userId: 'u' }, isNewUser: true } },
+    { type: 'storeUser.done', at: T0, output: { user, account: { provider: 'c', userId: 'u' }, isNewUser: false } },
+    { type: 'storeUser.failed', at: T0, reason: 'notLinked', error: 'AccountNotLinked' },
+    { type: 'storeUser.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'issueSession.done', at: T0, output: { value: 'v', expires: T0 + 60 } },
+    { type: 'issueSession.done', at: T0, output: { value: null, expires: T0 + 60 } },
     { type: 'issueSession.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
-    { type: 'createDatabaseSession.done', at: T0, output: { value: 't', expires: T0 + 60, user } },
+    { type: 'createDatabaseSession.done', at: T0, output: { value: 't', expires: T0 + 60 } },
     { type: 'createDatabaseSession.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'emitSignInEvent.done', at: T0, output: null },
   ],
@@ -54,7 +86,7 @@ function inertScope(machine: AnyStateMachine): AnyActorScope {
   return { self, id: '', sessionId: '', system: self.system, logger: noop, defer: noop, emit: noop, stopChild: noop, actionExecutor: noop } as unknown as AnyActorScope
 }
 
-describe.each([credentialsSignInMachine, sessionMachine] as AnyStateMachine[])('the compiled $id chart', (machine) => {
+describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine] as AnyStateMachine[])('the compiled $id chart', (machine) => {
   const chart = compileMachine(machine)!
   const samples = SAMPLES[machine.id]!
   const paths = createTestModel(machine, {
@@ -86,7 +118,7 @@ describe.each([credentialsSignInMachine, sessionMachine] as AnyStateMachine[])('
 
   it('rejects an event no transition accepts, as xstate leaves the snapshot unchanged', () => {
     const idle = chart.states.get('idle')!
-    expect(compiledStep(chart, idle, {}, { type: 'emitSignInEvent.done' })).toBeUndefined()
+    expect(compiledStep(chart, idle, {}, { type: 'nothing.done' })).toBeUndefined()
   })
 })
 

@@ -3,6 +3,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { Auth, assertConfig } from '../../core/index.js'
 import { AdapterError } from '../../core/errors.js'
+import Credentials from '../../providers/credentials.js'
 import { ALICE, authRequest, Client, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -18,31 +19,103 @@ describe('database sessions', () => {
     expect(assertConfig(databaseConfig().config).session.strategy).toBe('database')
   })
 
-  it('creates a real database session on credentials sign-in, creating the user row first', async () => {
+  it('creates a real database session on a first credentials sign-in: a new user, the credentials account linked to it', async () => {
     const { store, config } = databaseConfig()
     const createUser = vi.fn()
-    const client = new Client({ ...config, events: { createUser } })
+    const linkAccount = vi.fn()
+    const client = new Client({ ...config, events: { createUser, linkAccount } })
     const response = await client.signIn(good)
     expect(response.headers.get('location')).toBe('https://authchart.test')
     const token = client.jar.get(SESSION_COOKIE)!
     expect(token).toMatch(/^[0-9a-f-]{36}$/)
-    expect(store.sessions.get(token)).toMatchObject({ userId: ALICE.id })
-    expect(store.users.get(ALICE.id)).toMatchObject({ email: ALICE.email, emailVerified: null })
-    expect(createUser).toHaveBeenCalledWith({ user: expect.objectContaining({ id: ALICE.id }) })
+    const [user] = [...store.users.values()]
+    expect(store.users.size).toBe(1)
+    expect(user).toMatchObject({ email: ALICE.email, name: ALICE.name, emailVerified: null })
+    // The id authorize returned names the credentials account, never a stored user.
+    expect(user!.id).not.toBe(ALICE.id)
+    expect(store.accounts.get(`credentials\u0000${ALICE.id}`)).toMatchObject({
+      provider: 'credentials',
+      providerAccountId: ALICE.id,
+      type: 'credentials',
+      userId: user!.id,
+    })
+    expect(store.sessions.get(token)).toMatchObject({ userId: user!.id })
+    expect(createUser).toHaveBeenCalledWith({ user: expect.objectContaining({ id: user!.id }) })
+    expect(linkAccount).toHaveBeenCalledTimes(1)
     const { body } = await client.session()
     expect(body).toMatchObject({ user: { name: ALICE.name, email: ALICE.email, image: ALICE.image } })
   })
 
-  it('signs in an existing user without creating another one', async () => {
+  it('signs a returning credentials user into the user its credentials account is linked to', async () => {
     const { store, config } = databaseConfig()
-    store.users.set('db-1', { id: 'db-1', name: 'Alice (db)', email: ALICE.email, emailVerified: null })
-    const createUser = vi.fn()
-    const client = new Client({ ...config, events: { createUser } })
-    await client.signIn(good)
+    const first = new Client(config)
+    await first.signIn(good)
+    const second = new Client(config)
+    await second.signIn(good)
     expect(store.users.size).toBe(1)
-    expect(createUser).not.toHaveBeenCalled()
-    expect(store.sessions.get(client.jar.get(SESSION_COOKIE)!)?.userId).toBe('db-1')
-    expect(((await client.session()).body as { user: { name: string } }).user.name).toBe('Alice (db)')
+    expect(store.accounts.size).toBe(1)
+    const [user] = [...store.users.values()]
+    expect(store.sessions.get(second.jar.get(SESSION_COOKIE)!)?.userId).toBe(user!.id)
+  })
+
+  it('never signs a credentials user into another user who has the same e-mail address', async () => {
+    // An OAuth user already owns alice@example.com; an application's local account with the same
+    // address must not open that user's session (account takeover through e-mail linking).
+    const { store, config } = databaseConfig()
+    store.users.set('oauth-user', { id: 'oauth-user', name: 'Alice (GitHub)', email: ALICE.email, emailVerified: null })
+    const client = new Client(config)
+    const response = await client.signIn(good)
+    expect(response.headers.get('location')).toBe('https://authchart.test/auth/signin?error=AccountNotLinked')
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(store.sessions.size).toBe(0)
+    expect(store.accounts.size).toBe(0)
+    expect(store.users.size).toBe(1)
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'AccountNotLinked' }))
+  })
+
+  it('links a credentials account to the user with the same e-mail address only with allowDangerousEmailAccountLinking', async () => {
+    const { store, config } = databaseConfig({
+      providers: [
+        Credentials({
+          credentials: { username: {}, password: {} },
+          allowDangerousEmailAccountLinking: true,
+          authorize: ({ password }) => (password === 'wonderland' ? { ...ALICE } : null),
+        } as Parameters<typeof Credentials>[0]),
+      ],
+    })
+    store.users.set('oauth-user', { id: 'oauth-user', name: 'Alice (GitHub)', email: ALICE.email, emailVerified: null })
+    const client = new Client(config)
+    await client.signIn(good)
+    expect(store.sessions.get(client.jar.get(SESSION_COOKIE)!)?.userId).toBe('oauth-user')
+    expect(store.accounts.get(`credentials\u0000${ALICE.id}`)?.userId).toBe('oauth-user')
+  })
+
+  it('signs in with an adapter whose user ids are UUIDs when authorize returns an id of its own', async () => {
+    const store = createMemoryStore()
+    const memory = MemoryAdapter(store)
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+    // As PostgreSQL answers a uuid column: a non-UUID id is a query error, not a miss.
+    const strict: Adapter = {
+      ...memory,
+      getUser: async (id) => {
+        if (!uuid.test(id)) throw new Error(`invalid input syntax for type uuid: "${id}"`)
+        return memory.getUser(id)
+      },
+    }
+    const config = testConfig({
+      adapter: strict,
+      providers: [
+        Credentials({
+          credentials: { username: {}, password: {} },
+          authorize: () => ({ id: 'ext-42', name: 'Ext', email: 'ext@example.com' }),
+        }),
+      ],
+    })
+    const client = new Client(config)
+    const response = await client.signIn(good)
+    expect(response.headers.get('location')).toBe('https://authchart.test')
+    expect(store.accounts.get('credentials\u0000ext-42')?.userId).toMatch(uuid)
+    expect(((await client.session()).body as { user: { email: string } }).user.email).toBe('ext@example.com')
   })
 
   it('uses generateSessionToken for new sessions', async () => {
@@ -103,14 +176,15 @@ describe('database sessions', () => {
 
   it('passes the stored user and trigger update to the session callback on POST /session', async () => {
     const session = vi.fn(({ session }) => session)
-    const { config } = databaseConfig({ callbacks: { session } })
+    const { store, config } = databaseConfig({ callbacks: { session } })
     const client = new Client(config)
     await client.signIn(good)
     const csrfToken = await client.csrfToken()
     await client.send({ path: '/session', json: { csrfToken, data: { theme: 'dark' } } })
+    const [stored] = [...store.users.values()]
     expect(session).toHaveBeenLastCalledWith({
-      session: expect.objectContaining({ sessionToken: client.jar.get(SESSION_COOKIE), user: expect.objectContaining({ id: ALICE.id }) }),
-      user: expect.objectContaining({ id: ALICE.id, email: ALICE.email }),
+      session: expect.objectContaining({ sessionToken: client.jar.get(SESSION_COOKIE), user: expect.objectContaining({ id: stored!.id }) }),
+      user: expect.objectContaining({ id: stored!.id, email: ALICE.email }),
       newSession: { theme: 'dark' },
       trigger: 'update',
     })
@@ -137,7 +211,9 @@ describe('database sessions', () => {
     const { config } = databaseConfig({ logger: spyLogger() })
     await new Client(config).signIn(good)
     const messages = config.logger.debug.mock.calls.map(([m]) => m)
-    expect(messages).toEqual(expect.arrayContaining(['adapter_getUser', 'adapter_createUser', 'adapter_createSession']))
+    expect(messages).toEqual(
+      expect.arrayContaining(['adapter_getUserByAccount', 'adapter_createUser', 'adapter_linkAccount', 'adapter_createSession']),
+    )
   })
 
   it('refuses at boot an adapter that lacks a method the configured flows call', () => {

@@ -23,8 +23,10 @@ afterEach(() => {
   process.env.NODE_ENV = nodeEnv
 })
 
+// The developer's browser on the same machine: the inspector answers loopback clients only
+// (test/security/inspector-exposure.test.ts).
 const inspectorPage = (config: object) =>
-  Auth(authRequest({ path: '/auth/__flows' }), config as Parameters<typeof Auth>[1])
+  Auth(authRequest({ path: '/auth/__flows', origin: 'http://localhost:3000' }), config as Parameters<typeof Auth>[1])
 
 describe('the flow inspector', () => {
   it('is off unless enabled: the path is not an action', async () => {
@@ -54,7 +56,10 @@ describe('the flow inspector', () => {
     // idle → authorizing was taken twice; the rejection once.
     expect(html).toMatch(/id="transition:credentials-signin:credentials-signin\.idle:credentials\.submit:0"[^]*?×2/)
     expect(html).toContain('POST /callback/credentials')
-    expect(html).toMatch(/authorize → checkSignIn → issueSession → emitSignInEvent/)
+    expect(html).toContain('data-flow="signin-completion"')
+    // The first factor's run, then the completion it handed the user to.
+    expect(html).toMatch(/<td>authorize<\/td><td>verified · handoff<\/td>/)
+    expect(html).toMatch(/checkSignIn → issueSession → emitSignInEvent/)
     expect(html).toMatch(/authorize<\/td><td>rejected · error:CredentialsSignin/)
   })
 
@@ -89,8 +94,16 @@ describe('the flow inspector', () => {
     const html = await (await inspectorPage(config)).text()
     expect(html).toContain('data-flow="oauth-signin"')
     expect(html).toContain('GET /callback/op')
-    // sign-in start, callback, session read, credentials sign-in
-    expect(traces.length).toBe(4)
+    // sign-in start, callback (OAuth, then the completion), session read, credentials sign-in
+    // (the first factor, then the completion)
+    expect(traces.map((t) => t.flow)).toEqual([
+      'oauth-signin',
+      'oauth-signin',
+      'signin-completion',
+      'session',
+      'credentials-signin',
+      'signin-completion',
+    ])
     const recorded = JSON.stringify(traces)
     for (const secret of secrets) {
       if (secret.length < 8) continue

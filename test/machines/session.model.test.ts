@@ -505,6 +505,14 @@ const driver: ModelDriver<World> = {
         })
       }
     },
+    signOutFailed: (response, world) => {
+      // The row survived: the answer is the error, not the callback URL, and no signOut event.
+      expect(response.status).toBe(302)
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+      expect(world.store.sessions.has(STORED_TOKEN)).toBe(true)
+      expect(world.events.signOut).not.toHaveBeenCalled()
+    },
     leftWithoutSession: (response) => {
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(`${ORIGIN}/bye`)

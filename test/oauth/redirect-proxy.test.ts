@@ -22,6 +22,8 @@ afterAll(() => op?.close())
 const config = () =>
   testConfig({
     redirectProxyUrl: `${PROXY}/auth`,
+    // The deployments the proxy may forward to (test/security/redirect-proxy-takeover.test.ts).
+    redirectProxyOrigins: [ORIGIN],
     providers: [appProvider(op.issuer, 'client_secret_basic', 'op')] as never,
   })
 

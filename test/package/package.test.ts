@@ -135,7 +135,7 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion'])
   })
 
   it.each([
@@ -149,7 +149,7 @@ describe('the authchart command line', () => {
   })
 
   it('draws a flow as extended by the application (--config)', () => {
-    const result = cli('diagram', 'credentials-signin', '--format', 'mermaid', '--config', 'extended-flows.mjs')
+    const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
     expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
@@ -158,6 +158,6 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin')
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion')
   })
 })
