@@ -26,7 +26,7 @@ import { fuzzSeed, planArb } from './fuzz/plans.js'
 import { startOutsideParties, World, type OutsideParties, type WorldOptions } from './fuzz/world.js'
 
 /** Generated requests per world. */
-const RUNS = 2500
+const RUNS = 3000
 /** Each flow must be reached at least this often per run, each flow-serving route this often. */
 const MIN_PER_FLOW = 50
 const MIN_PER_ROUTE = 10
@@ -41,7 +41,7 @@ afterAll(() => parties?.close())
 
 const worlds: [string, WorldOptions][] = [
   ['JWT sessions and the built-in pages', { strategy: 'jwt' }],
-  ['database sessions, custom pages and /api/auth', { strategy: 'database', customPages: true, basePath: '/api/auth' }],
+  ['database sessions, custom pages and /api/auth', { strategy: 'database', customPages: true, basePath: '/api/auth', debug: true }],
 ]
 
 describe.each(worlds.map(([name, options], index) => [name, options, index] as const))(

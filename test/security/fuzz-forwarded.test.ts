@@ -104,7 +104,8 @@ function expectedOrigin(deployment: Deployment, detected: { protocol: string; ho
   const { protocol, host } = detected
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return undefined
   try {
-    const url = new URL(`${protocol.toLowerCase()}://${host}`)
+    // `https:` as a forwarded proto is the scheme with its URL colon: accepted, as `https`.
+    const url = new URL(`${protocol.toLowerCase().replace(/:$/, '')}://${host}`)
     return /^https?:$/.test(url.protocol) ? url.origin : undefined
   } catch {
     return undefined

@@ -19,7 +19,7 @@ import { issuedSession, parseSetCookies } from './fuzz/oracles.js'
 import { fuzzSeed, HOSTILE_URLS, TRICKY } from './fuzz/plans.js'
 import { startOutsideParties, World, type OutsideParties, type WorldOptions } from './fuzz/world.js'
 
-const RUNS = 1500
+const RUNS = 2000
 const SEED = fuzzSeed()
 
 let parties: OutsideParties
