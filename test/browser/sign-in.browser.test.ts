@@ -91,6 +91,20 @@ function expectSignedInCookies(cookies: Cookie[]) {
   expect(byName(cookies, '__Secure-authjs.state'), 'the spent flow cookie is gone').toBeUndefined()
 }
 
+/** Submits the built-in page's credentials form and waits until the browser lands on `landing`. */
+async function submitCredentials(page: Page, password: string, landing: string | RegExp) {
+  await page.fill('input[name=username]', 'alice')
+  await page.fill('input[name=password]', password)
+  await Promise.all([page.waitForURL(landing), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+}
+
+/** Submits the provider's login form and waits until the browser is back home. */
+async function submitProviderLogin(page: Page) {
+  await page.fill('input[name=login]', OP_LOGIN.login)
+  await page.fill('input[name=password]', OP_LOGIN.password)
+  await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Continue' }).click()])
+}
+
 async function signOut(page: Page, context: BrowserContext) {
   await page.goto(`${app.origin}/auth/signout`)
   await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign out' }).click()])
@@ -110,9 +124,7 @@ describe('a real browser signs in through the built-in page', () => {
     await page.fill('input[name=password]', 'wrong')
     await page.getByRole('button', { name: 'Continue' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong login or password.')
-    await page.fill('input[name=login]', OP_LOGIN.login)
-    await page.fill('input[name=password]', OP_LOGIN.password)
-    await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Continue' }).click()])
+    await submitProviderLogin(page)
 
     expectSignedInCookies(await context.cookies(app.origin))
     expect(await session(page)).toMatchObject({ user: { name: OP_ACCOUNT.name, email: OP_ACCOUNT.email.toLowerCase() } })
@@ -130,9 +142,7 @@ describe('a real browser signs in through the built-in page', () => {
     // sign-in would never come back signed in.
     expect(byName(await context.cookies(app.origin), '__Secure-authjs.state')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'None' })
 
-    await page.fill('input[name=login]', OP_LOGIN.login)
-    await page.fill('input[name=password]', OP_LOGIN.password)
-    await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Continue' }).click()])
+    await submitProviderLogin(page)
 
     expectSignedInCookies(await context.cookies(app.origin))
     expect(await session(page)).toMatchObject({ user: { email: OP_ACCOUNT.email.toLowerCase() } })
@@ -143,14 +153,10 @@ describe('a real browser signs in through the built-in page', () => {
   it('with credentials: the built-in form, the session, and sign-out', async () => {
     const { context, page } = await newContext()
     await page.goto(`${app.origin}/auth/signin`)
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'not-the-password')
-    await Promise.all([page.waitForURL(/\/auth\/signin\?.*error=CredentialsSignin/), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+    await submitCredentials(page, 'not-the-password', /\/auth\/signin\?.*error=CredentialsSignin/)
     expect(byName(await context.cookies(app.origin), '__Secure-authjs.session-token')).toBeUndefined()
 
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'wonderland')
-    await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+    await submitCredentials(page, 'wonderland', `${app.origin}/`)
     expectSignedInCookies(await context.cookies(app.origin))
     expect(await session(page)).toMatchObject({ user: { name: ALICE.name, email: ALICE.email } })
     await signOut(page, context)
@@ -160,9 +166,7 @@ describe('a real browser signs in through the built-in page', () => {
   it('keeps cookies to their host: a sibling host sees none of them', async () => {
     const { context, page } = await newContext()
     await page.goto(`${app.origin}/auth/signin`)
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'wonderland')
-    await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+    await submitCredentials(page, 'wonderland', `${app.origin}/`)
     expect(await context.cookies(`https://sub.${HOST}:${app.port}/`)).toEqual([])
     expect(await context.cookies(`http://${HOST}:${app.port}/`), 'Secure cookies are not offered to plain http').toEqual([])
     await context.close()

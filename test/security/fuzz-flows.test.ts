@@ -18,12 +18,12 @@
  * The seed is printed; `FUZZ_SEED=<seed> npx vitest run test/security/fuzz-flows.test.ts`
  * replays a run.
  */
-import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { FlowBinding } from '../../core/http/routes.js'
 import { Driver, routeKey } from './fuzz/drive.js'
-import { fuzzSeed, planArb } from './fuzz/plans.js'
-import { startOutsideParties, World, type OutsideParties, type WorldOptions } from './fuzz/world.js'
+import { planArb } from './fuzz/plans.js'
+import { fuzz, useOutsideParties } from './fuzz/run.js'
+import { World, type WorldOptions } from './fuzz/world.js'
 
 /** Generated requests per world. */
 const RUNS = 3000
@@ -31,13 +31,7 @@ const RUNS = 3000
 const MIN_PER_FLOW = 50
 const MIN_PER_ROUTE = 10
 
-const SEED = fuzzSeed()
-let parties: OutsideParties
-
-beforeAll(async () => {
-  parties = await startOutsideParties()
-})
-afterAll(() => parties?.close())
+const parties = useOutsideParties()
 
 const worlds: [string, WorldOptions][] = [
   ['JWT sessions and the built-in pages', { strategy: 'jwt' }],
@@ -46,25 +40,13 @@ const worlds: [string, WorldOptions][] = [
 
 describe.each(worlds.map(([name, options], index) => [name, options, index] as const))(
   'fuzzing the flows with %s',
-  (_name, options, index) => {
+  (name, options, index) => {
     it(`answers ${RUNS} generated requests across the routing table without a violation, reaching every flow`, async () => {
-      const world = new World(parties, options)
+      const world = new World(parties(), options)
       const driver = new Driver(world)
-      const seed = SEED + index
-      world.log.print(`fuzz-flows (${_name}): FUZZ_SEED=${SEED} (this world runs seed ${seed})`)
-      world.log.install()
-      try {
-        await fc.assert(
-          fc.asyncProperty(planArb(driver.table.length), (plan) => driver.run(plan)),
-          { numRuns: RUNS, seed, endOnFailure: true },
-        )
-      } catch (error) {
-        throw new Error(`${(error as Error).message}\n\nReplay with FUZZ_SEED=${SEED}.`, { cause: error })
-      } finally {
-        world.log.restore()
-      }
+      await fuzz(world, `fuzz-flows (${name})`, index, RUNS, planArb(driver.table.length), (plan) => driver.run(plan))
       const { reach } = driver
-      world.log.print(reach.report(`fuzz-flows (${_name}), seed ${seed}`))
+      world.log.print(reach.report(`fuzz-flows (${name})`))
 
       expect(reach.total).toBe(RUNS)
       const flowRoutes = driver.table.filter((r) => typeof r.serve !== 'function')

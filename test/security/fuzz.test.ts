@@ -12,21 +12,16 @@
  * The seed is printed; `FUZZ_SEED=<seed>` replays a run.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ORIGIN } from '../fixtures/http.js'
+import { describe, expect, it } from 'vitest'
+import { ORIGIN, setCookies } from '../fixtures/http.js'
 import { Driver, Violation } from './fuzz/drive.js'
-import { issuedSession, parseSetCookies } from './fuzz/oracles.js'
-import { fuzzSeed, HOSTILE_URLS, TRICKY } from './fuzz/plans.js'
-import { startOutsideParties, World, type OutsideParties, type WorldOptions } from './fuzz/world.js'
+import { issuedSession } from './fuzz/oracles.js'
+import { HOSTILE_URLS, TRICKY } from './fuzz/plans.js'
+import { fuzz, useOutsideParties } from './fuzz/run.js'
+import { World, type WorldOptions } from './fuzz/world.js'
 
 const RUNS = 2000
-const SEED = fuzzSeed()
-
-let parties: OutsideParties
-beforeAll(async () => {
-  parties = await startOutsideParties()
-})
-afterAll(() => parties?.close())
+const parties = useOutsideParties()
 
 const tricky = fc.constantFrom(...TRICKY, ...HOSTILE_URLS, 'credentials', 'github', 'op', '%2e%2e', 'a'.repeat(5000))
 const text = fc.oneof(tricky, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }))
@@ -179,32 +174,20 @@ const worlds: [string, WorldOptions][] = [
 
 describe.each(worlds.map(([name, options], index) => [name, options, index] as const))('hostile requests with %s', (name, options, index) => {
   it(`answers ${RUNS} generated requests without a 5xx, an escaped exception, an off-site redirect or a session`, async () => {
-    const world = new World(parties, options)
+    const world = new World(parties(), options)
     const driver = new Driver(world)
-    const seed = SEED + index
-    world.log.print(`fuzz (${name}): FUZZ_SEED=${SEED} (this world runs seed ${seed})`)
     let sent = 0
-    world.log.install()
-    try {
-      await fc.assert(
-        fc.asyncProperty(requestArb(world), async (input) => {
-          const request = toRequest(input)
-          fc.pre(request !== undefined)
-          sent++
-          const description = `${request!.method} ${request!.url.slice(0, 300)}`
-          const { response, sessionsCreated } = await driver.send(request!, description, new Set(world.staticSecrets()))
-          if (issuedSession(parseSetCookies(response), world.cookies.sessionToken.name) !== undefined || sessionsCreated > 0) {
-            throw new Violation('a session was issued to a request that cannot sign in', description, response.headers.getSetCookie())
-          }
-        }),
-        { numRuns: RUNS, seed, endOnFailure: true },
-      )
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n\nReplay with FUZZ_SEED=${SEED}.`, { cause: error })
-    } finally {
-      world.log.restore()
-    }
-    world.log.print(`fuzz (${name}), seed ${seed}: ${sent} requests`)
+    await fuzz(world, `fuzz (${name})`, index, RUNS, requestArb(world), async (input) => {
+      const request = toRequest(input)
+      fc.pre(request !== undefined)
+      sent++
+      const description = `${request!.method} ${request!.url.slice(0, 300)}`
+      const { response, sessionsCreated } = await driver.send(request!, description, new Set(world.staticSecrets()))
+      if (issuedSession(setCookies(response), world.cookies.sessionToken.name) !== undefined || sessionsCreated > 0) {
+        throw new Violation('a session was issued to a request that cannot sign in', description, response.headers.getSetCookie())
+      }
+    })
+    world.log.print(`fuzz (${name}): ${sent} requests`)
     expect(sent).toBeGreaterThanOrEqual(RUNS * 0.9)
   }, 120_000)
 })

@@ -20,9 +20,9 @@ import { base64url } from 'jose'
 import type { FlowTrace } from '../../../core/engine/trace.js'
 import type { FlowBinding, Route } from '../../../core/http/routes.js'
 import { decode, encode } from '../../../core/jwt.js'
-import { CookieJar, ORIGIN, SECRET } from '../../fixtures/http.js'
+import { CookieJar, ORIGIN, SECRET, setCookies } from '../../fixtures/http.js'
 import type { ProviderReturn } from '../../fixtures/oidc-provider.js'
-import { badBody, badLogOutput, issuedSession, offOriginRedirect, parseSetCookies } from './oracles.js'
+import { badBody, badLogOutput, issuedSession, offOriginRedirect } from './oracles.js'
 import type { Noise, Plan, Tamper } from './plans.js'
 import { FIELD_VALUES, FUZZ_CREDENTIALS, FUZZ_USER, type World } from './world.js'
 
@@ -141,6 +141,13 @@ function flipChar(token: string, n: number): string {
 
 const stripSecurePrefix = (name: string) => name.replace(/^__(Secure|Host)-/, '')
 
+/** Moves a cookie's value to another name (the browser would send it under that name). */
+function renameCookie(cookies: Map<string, string>, from: string, to: string): void {
+  const value = cookies.get(from)
+  cookies.delete(from)
+  if (value !== undefined) cookies.set(to, value)
+}
+
 /** Runs plans against a world, counting reach and throwing a {@link Violation} on the first bad answer. */
 export class Driver {
   readonly reach = new Reach()
@@ -253,7 +260,7 @@ export class Driver {
     if (reached && resumes && facts.envelopeBroken && traces.some((t) => t.resumed)) {
       throw new Violation('a broken, replayed or foreign envelope resumed a flow', description, traces.map(summary))
     }
-    const issued = issuedSession(parseSetCookies(response), world.cookies.sessionToken.name)
+    const issued = issuedSession(setCookies(response), world.cookies.sessionToken.name)
     if (issued !== undefined) {
       if (maySignIn) this.reach.count(this.reach.signedIn, routeKey(route))
       else await this.expectRenewal(issued, facts, description)
@@ -435,9 +442,9 @@ export class Driver {
     const authorizationUrl = response.location
     if (!authorizationUrl) throw new Error(`starting ${providerId} did not redirect: ${response.status} ${response.body.slice(0, 200)}`)
     const known = new Set([world.cookies.csrfToken.name, world.cookies.callbackUrl.name, world.cookies.sessionToken.name])
-    const envelope = parseSetCookies(response.raw).find((c) => !known.has(c.name) && c.value !== '')
+    const envelope = setCookies(response.raw).find((c) => !known.has(c.name) && c.value !== '')
     if (!envelope) throw new Error(`starting ${providerId} set no flow cookie`)
-    const value = decodeURIComponent(envelope.value)
+    const { value } = envelope
     jar.cookies.set(envelope.name, value)
     return { providerId, authorizationUrl, envelope: { name: envelope.name, value } }
   }
@@ -461,7 +468,7 @@ export class Driver {
     const request = toRequest(draft)
     this.reach.preludes += 1
     const { response, body } = await this.send(request, `preparing: ${init.method} ${request.url}`, new Set(this.world.staticSecrets()), { maySignIn })
-    if (!maySignIn && issuedSession(parseSetCookies(response), this.world.cookies.sessionToken.name) !== undefined) {
+    if (!maySignIn && issuedSession(setCookies(response), this.world.cookies.sessionToken.name) !== undefined) {
       throw new Violation('a preparatory request issued a session', `${init.method} ${request.url}`, {})
     }
     jar.store(response)
@@ -516,8 +523,7 @@ export class Driver {
             draft.query.csrfToken = token
             break
           case 'insecure-name':
-            draft.cookies.delete(csrfName)
-            draft.cookies.set(stripSecurePrefix(csrfName), cookie)
+            renameCookie(draft.cookies, csrfName, stripSecurePrefix(csrfName))
             break
           case 'non-string-token':
             draft.body.csrfToken = tamper.n % 2 === 0 ? [token] : { token }
@@ -559,8 +565,7 @@ export class Driver {
             }
             break
           case 'insecure-name':
-            draft.cookies.delete(sessionName)
-            draft.cookies.set(stripSecurePrefix(sessionName), session)
+            renameCookie(draft.cookies, sessionName, stripSecurePrefix(sessionName))
             break
           case 'drop-chunk': {
             // Chunked the way the engine chunks, then one chunk lost.
@@ -607,12 +612,10 @@ export class Driver {
             break
           }
           case 'rename':
-            draft.cookies.delete(name)
-            draft.cookies.set(`${world.cookies.flowState.name}.oauth-signin`, value)
+            renameCookie(draft.cookies, name, `${world.cookies.flowState.name}.oauth-signin`)
             break
           case 'insecure-name':
-            draft.cookies.delete(name)
-            draft.cookies.set(stripSecurePrefix(name), value)
+            renameCookie(draft.cookies, name, stripSecurePrefix(name))
             break
           case 'drop':
             draft.cookies.delete(name)

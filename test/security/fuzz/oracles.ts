@@ -8,6 +8,7 @@
  * @module
  */
 import { format } from 'node:util'
+import type { SetCookie } from '../../fixtures/http.js'
 
 /** Where a redirect may go besides the request's own origin: exact `origin + pathname` targets. */
 export interface AllowedTargets {
@@ -56,30 +57,8 @@ function judgeLocation(location: string, requestUrl: string, allowed: AllowedTar
   return `Location ${JSON.stringify(location)} leads to ${target.origin}`
 }
 
-/** A `Set-Cookie` header split into its name, value and (lower-cased) attributes. */
-export interface ParsedSetCookie {
-  name: string
-  value: string
-  attributes: Record<string, string | true>
-}
-
-/** Parses `Set-Cookie` headers; values stay as sent (percent-encoded). */
-export function parseSetCookies(response: Response): ParsedSetCookie[] {
-  return response.headers.getSetCookie().map((header) => {
-    const [pair, ...rest] = header.split(/;\s*/)
-    const eq = pair!.indexOf('=')
-    const attributes: Record<string, string | true> = {}
-    for (const attribute of rest) {
-      const i = attribute.indexOf('=')
-      if (i === -1) attributes[attribute.toLowerCase()] = true
-      else attributes[attribute.slice(0, i).toLowerCase()] = attribute.slice(i + 1)
-    }
-    return { name: pair!.slice(0, eq), value: pair!.slice(eq + 1), attributes }
-  })
-}
-
 /** Whether a `Set-Cookie` deletes its cookie (empty value, `Max-Age=0` or an expiry in the past). */
-export function isDeletion(cookie: ParsedSetCookie): boolean {
+export function isDeletion(cookie: SetCookie): boolean {
   const expires = cookie.attributes.expires
   return (
     cookie.value === '' ||
@@ -89,7 +68,7 @@ export function isDeletion(cookie: ParsedSetCookie): boolean {
 }
 
 /** The session value a response sets under `base` (chunks `base.0`, `base.1`, … joined), if any. */
-export function issuedSession(cookies: readonly ParsedSetCookie[], base: string): string | undefined {
+export function issuedSession(cookies: readonly SetCookie[], base: string): string | undefined {
   const live = cookies.filter(
     (c) => (c.name === base || new RegExp(`^${escapeRegExp(base)}\\.\\d+$`).test(c.name)) && !isDeletion(c),
   )
@@ -97,7 +76,7 @@ export function issuedSession(cookies: readonly ParsedSetCookie[], base: string)
   const index = (name: string) => (name === base ? -1 : Number(name.slice(base.length + 1)))
   return live
     .sort((a, b) => index(a.name) - index(b.name))
-    .map((c) => decodeURIComponent(c.value))
+    .map((c) => c.value)
     .join('')
 }
 
