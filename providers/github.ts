@@ -5,7 +5,8 @@
  * @module
  */
 import { nullable, number, optional, string, type, type Infer } from 'superstruct'
-import type { OAuthConfig, ResolvedOAuthProvider, TokenSet } from '../core/oauth/provider.js'
+import { requestUserinfo } from '../core/oauth/exchange.js'
+import type { OAuthConfig, UserinfoContext } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
 
 /** The fields of GitHub's `/user` that the mapping reads (others pass through untouched). */
@@ -30,28 +31,23 @@ export interface GitHubOptions extends OAuthUserConfig<GitHubProfile> {
   enterprise?: { baseUrl?: string }
 }
 
-async function fetchProfile(
-  apiBaseUrl: string,
-  { tokens, provider }: { tokens: TokenSet; provider: ResolvedOAuthProvider },
-): Promise<unknown> {
-  const get = provider.fetch ?? fetch
-  const headers = { Authorization: `Bearer ${tokens.access_token}`, 'User-Agent': 'authchart' }
-  const response = await get(provider.userinfo!, { headers })
-  if (!response.ok) throw new TypeError(`GitHub /user answered ${response.status}`)
-  const profile = (await response.json()) as Record<string, unknown>
+async function fetchProfile(apiBaseUrl: string, context: UserinfoContext): Promise<unknown> {
+  const headers = { 'User-Agent': 'authchart' }
+  const profile = (await requestUserinfo(context, { headers })) as Record<string, unknown>
   if (!profile.email) {
     // The profile omits a private address; /user/emails has it (scope user:email).
-    const emails = await get(`${apiBaseUrl}/user/emails`, { headers })
-    if (emails.ok) {
-      const list = (await emails.json()) as GitHubEmail[]
+    try {
+      const list = (await requestUserinfo(context, { url: `${apiBaseUrl}/user/emails`, headers })) as GitHubEmail[]
       profile.email = (list.find((e) => e.primary) ?? list[0])?.email ?? null
+    } catch {
+      // Without the address list the profile goes on without an e-mail address, as in Auth.js.
     }
   }
   return profile
 }
 
 /** Creates the GitHub provider. */
-export default function GitHub(options: GitHubOptions): OAuthConfig<GitHubProfile> {
+export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubProfile> {
   const { enterprise, ...rest } = options
   const baseUrl = (enterprise?.baseUrl ?? 'https://github.com').replace(/\/$/, '')
   const apiBaseUrl = enterprise?.baseUrl ? `${baseUrl}/api/v3` : 'https://api.github.com'

@@ -28,7 +28,7 @@ export type GoogleProfile = Infer<typeof GoogleProfile>
  * Creates the Google provider. Google verifies e-mail addresses, so
  * `allowDangerousEmailAccountLinking` is reasonable here when the application wants it.
  */
-export default function Google(options: OAuthUserConfig<GoogleProfile>): OAuthConfig<GoogleProfile> {
+export default function Google(options: OAuthUserConfig<GoogleProfile> = {}): OAuthConfig<GoogleProfile> {
   return {
     id: 'google',
     name: 'Google',

@@ -35,5 +35,5 @@ export type OAuthUserConfig<P extends object = Profile> = Omit<Partial<OAuthConf
 export default function OAuth<P extends object = Profile>(
   options: OAuthUserConfig<P> & { id: string },
 ): OAuthConfig<P> {
-  return { name: options.id, ...options, type: 'oauth' } as OAuthConfig<P>
+  return { name: options?.id, ...options, type: 'oauth' } as OAuthConfig<P>
 }

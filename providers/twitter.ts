@@ -81,7 +81,7 @@ export interface TwitterOptions extends OAuthUserConfig<TwitterProfile> {
  *
  * @throws {ConfigError} when `version` asks for OAuth 1.0a.
  */
-export default function Twitter(options: TwitterOptions): OAuthConfig<TwitterProfile> {
+export default function Twitter(options: TwitterOptions = {}): OAuthConfig<TwitterProfile> {
   const { version, ...rest } = options
   if (version !== undefined && version !== '2.0') {
     throw new ConfigError(

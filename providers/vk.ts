@@ -18,6 +18,7 @@ import {
   union,
   type Infer,
 } from 'superstruct'
+import { conformBearerToken } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { OAuthUserConfig } from './oauth.js'
 
@@ -80,24 +81,15 @@ export function withApiVersion(url: string, version = VK_API_VERSION): string {
   return parsed.href
 }
 
-/** VK's token response lacks `token_type`; it is a bearer token. */
-async function conformToken(response: Response): Promise<Response> {
-  const body = (await response.json()) as Record<string, unknown>
-  return new Response(JSON.stringify({ token_type: 'bearer', ...body }), {
-    status: response.status,
-    headers: { 'content-type': 'application/json' },
-  })
-}
-
 /** Creates the VK provider. */
-export default function VK(options: VkOptions): OAuthConfig<VkProfile> {
+export default function VK(options: VkOptions = {}): OAuthConfig<VkProfile> {
   const { authorizationUrl, accessTokenUrl, requestTokenUrl, profileUrl, ...rest } = options
   return {
     id: 'vk',
     name: 'VK',
     type: 'oauth',
     authorization: withApiVersion(authorizationUrl ?? 'https://oauth.vk.com/authorize?scope=email'),
-    token: { url: withApiVersion(accessTokenUrl ?? 'https://oauth.vk.com/access_token'), conform: conformToken },
+    token: { url: withApiVersion(accessTokenUrl ?? 'https://oauth.vk.com/access_token'), conform: conformBearerToken },
     userinfo: withApiVersion(profileUrl ?? 'https://api.vk.com/method/users.get?fields=photo_100'),
     ...(requestTokenUrl ? { requestTokenUrl: withApiVersion(requestTokenUrl) } : {}),
     client: { token_endpoint_auth_method: 'client_secret_post' },

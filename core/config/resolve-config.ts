@@ -108,7 +108,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null &&
   (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)
 
-/** Deep-merges plain objects (arrays and everything else are replaced), as Auth.js's `merge`. */
+/**
+ * Deep-merges plain objects (arrays and everything else are replaced), as Auth.js's `merge`: an
+ * `undefined` in a source leaves the target's value, so `Google({ issuer: undefined })` (what
+ * `setEnvDefaults` passes a factory when `AUTH_GOOGLE_ISSUER` is unset) keeps Google's issuer.
+ */
 export function mergeDeep<T extends Record<string, unknown>>(
   target: T,
   ...sources: (Record<string, unknown> | undefined)[]
@@ -119,6 +123,7 @@ export function mergeDeep<T extends Record<string, unknown>>(
     for (const key of Object.keys(source)) {
       if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue
       const value = source[key]
+      if (value === undefined) continue
       const current = out[key]
       out[key] = isPlainObject(value) && isPlainObject(current) ? mergeDeep(current, value) : value
     }

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { decodeJwt } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { validate } from 'superstruct'
 import {
@@ -28,13 +27,8 @@ import {
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
-import {
-  authorizationServer,
-  clientAuthentication,
-  clientOf,
-  requestOptions,
-  verifyIdTokenSignature,
-} from '../oauth/server.js'
+import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
+import { authorizationServer, clientOf } from '../oauth/server.js'
 import { decodeSessionToken } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
@@ -353,31 +347,11 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
     async exchangeCode(context, ctx) {
       const provider = oauthProviderOf(ctx)
       try {
-        const as = await authorizationServer(provider)
-        const client = clientOf(provider)
-        const options = requestOptions(provider, as.token_endpoint)
-        let response = await oauth.authorizationCodeGrantRequest(
-          as,
-          client,
-          clientAuthentication(provider, as),
-          await validatedCallback(provider, as, context),
-          context.redirectUri,
-          context.codeVerifier ?? oauth.nopkce,
-          options,
-        )
-        if (provider.conformToken) response = (await provider.conformToken(response.clone())) ?? response
-        const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
-          expectedNonce: context.nonce ?? oauth.expectNoNonce,
-          requireIdToken: provider.type === 'oidc',
-        })
-        // oauth4webapi checks the ID token's claims and algorithm; we also verify its signature
-        // against the provider's keys, so a token is never trusted on transport security alone.
-        if (tokens.id_token && as.jwks_uri) await verifyIdTokenSignature(provider, as, response)
-        const set: TokenSet = { ...tokens }
-        if (typeof tokens.expires_in === 'number') set.expires_at = ctx.at + tokens.expires_in
+        const callbackParameters = await validatedCallback(provider, await authorizationServer(provider), context)
+        const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at)
         return {
           type: 'exchangeCode.done',
-          output: { tokens: set, sessionClaims: sessionTokenClaims(provider, set) },
+          output: { tokens, sessionClaims: sessionTokenClaims(provider, tokens) },
           at: ctx.at,
         }
       } catch (error) {
@@ -390,23 +364,7 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
       const tokens = context.tokens as TokenSet
       let raw: unknown
       try {
-        const as = await authorizationServer(provider)
-        const client = clientOf(provider)
-        if (provider.type === 'oidc') {
-          const claims = decodeJwt(tokens.id_token!)
-          if (provider.idToken) {
-            raw = claims
-          } else {
-            const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-            raw = await oauth.processUserInfoResponse(as, client, claims.sub!, response)
-          }
-        } else if (provider.userinfoRequest) {
-          raw = await provider.userinfoRequest({ tokens, provider })
-        } else {
-          const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-          if (!response.ok) throw new TypeError(`userinfo endpoint answered ${response.status}`)
-          raw = await response.json()
-        }
+        raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams)
       } catch (error) {
         return { type: 'fetchProfile.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }

@@ -274,11 +274,15 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   let from: AnyMachineSnapshot | undefined
   if (binding.resumes) {
-    const sealed = request.cookies[resting.cookie.name]
-    if (!sealed) {
-      throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+    try {
+      const sealed = request.cookies[resting.cookie.name]
+      if (!sealed) {
+        throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+      }
+      from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
+    } catch (error) {
+      throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
-    from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
   }
   let outcome = await runOne(ctx, flow, event, resting, from)
   // A first factor hands its verified identity on: the request goes on in the next flow.

@@ -11,6 +11,7 @@ import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { CookieOption } from '../cookies.js'
+import { InvalidCheck, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
 import {
@@ -49,6 +50,8 @@ export interface FlowBinding<Params = unknown> {
   resumes?: boolean
   /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
   envelopeCookie?: (ctx: RequestContext) => CookieOption
+  /** The error a refused envelope (missing, tampered, foreign, spent) is reported as; by default the {@link FlowStateError}. */
+  refused?: (ctx: RequestContext, error: FlowStateError) => Error
   /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
   intercept?: (ctx: RequestContext, params: Params) => Promise<ResponseInternal | undefined>
 }
@@ -119,6 +122,10 @@ const oauthCallback = {
   resumes: true,
   envelopeCookie: oauthEnvelopeCookie,
   intercept: forwardProxiedCallback,
+  // Auth.js reports a missing or unreadable state/PKCE/nonce cookie as InvalidCheck, and
+  // applications filter their logs by that type.
+  refused: (ctx: RequestContext, error: FlowStateError) =>
+    new InvalidCheck(`The OAuth flow could not be resumed: ${error.message}`, { provider: ctx.provider!.id, err: error }),
   toEvent: (ctx: RequestContext, params: Record<string, string>) => ({
     type: 'oauth.callback',
     at: ctx.at,

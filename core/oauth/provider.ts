@@ -42,15 +42,36 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   /** Issuer identifier; endpoints come from its discovery document when not given. */
   issuer?: string
   authorization?: EndpointConfig
-  token?: EndpointConfig & { conform?: (response: Response) => Awaitable<Response | undefined> }
+  token?: EndpointConfig & {
+    /** Rewrites a provider's non-conforming token response before it is checked. */
+    conform?: (response: Response) => Awaitable<Response | undefined>
+    /** Ours: extra form fields of every token request (TikTok's `client_key`). */
+    additionalParameters?: Record<string, string>
+  }
   userinfo?:
     | string
     | {
         url?: string
         params?: Record<string, unknown>
         /** Fetches the profile itself, for providers without a standard userinfo endpoint. */
-        request?: (context: { tokens: TokenSet; provider: ResolvedOAuthProvider }) => Awaitable<unknown>
+        request?: (context: UserinfoContext) => Awaitable<unknown>
       }
+  /**
+   * Ours: rewrites the discovery document before it is checked against `issuer`, for providers
+   * whose document names an issuer template (Microsoft Entra ID's `{tenantid}`).
+   */
+  conformDiscovery?: (metadata: Record<string, unknown>) => Record<string, unknown>
+  /**
+   * Ours: the issuer the ID token must name, when it depends on who signed in (a multi-tenant
+   * issuer: Entra ID's `common` endpoint answers with the user's tenant). Its signature is still
+   * checked against the discovered keys.
+   */
+  idTokenIssuer?: (claims: Readonly<Record<string, unknown>>, discoveredIssuer: string) => string
+  /**
+   * Ours: profile fields the provider sends in the callback request itself, merged over the ID
+   * token claims (Apple posts the user's name once, on first consent, as JSON in `user`).
+   */
+  callbackProfile?: (params: Readonly<Record<string, string>>) => Record<string, unknown> | undefined
   clientId?: string
   clientSecret?: string
   /** Client metadata: `token_endpoint_auth_method`, `id_token_signed_response_alg`, … */
@@ -65,7 +86,7 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   /** Picks the token fields stored on the account. */
   account?: (tokens: TokenSet) => Partial<Account>
   /** Ours: the upstream profile's shape, checked with superstruct before `profile` runs. */
-  profileSchema?: Struct<unknown, unknown>
+  profileSchema?: Struct<any, any>
   /** Link to an existing user with the same e-mail address (only for providers that verify it). */
   allowDangerousEmailAccountLinking?: boolean
   redirectProxyUrl?: string
@@ -76,6 +97,12 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
   [customFetch]?: typeof fetch
   options?: Record<string, unknown>
+}
+
+/** What a provider's own userinfo request receives. */
+export interface UserinfoContext {
+  tokens: TokenSet
+  provider: ResolvedOAuthProvider
 }
 
 /** A provider after normalisation. */
@@ -89,11 +116,13 @@ export interface ResolvedOAuthProvider {
   readonly authorizationParams: Readonly<Record<string, string>>
   readonly token?: string
   readonly conformToken?: (response: Response) => Awaitable<Response | undefined>
+  /** `token.additionalParameters`: extra fields of every token request body. */
+  readonly tokenParameters?: Readonly<Record<string, string>>
   readonly userinfo?: string
-  readonly userinfoRequest?: (context: {
-    tokens: TokenSet
-    provider: ResolvedOAuthProvider
-  }) => Awaitable<unknown>
+  readonly userinfoRequest?: (context: UserinfoContext) => Awaitable<unknown>
+  readonly conformDiscovery?: OAuthConfig['conformDiscovery']
+  readonly idTokenIssuer?: OAuthConfig['idTokenIssuer']
+  readonly callbackProfile?: OAuthConfig['callbackProfile']
   readonly clientId: string
   readonly clientSecret?: string
   readonly client: { token_endpoint_auth_method: ClientAuthMethod; [key: string]: unknown }
@@ -122,11 +151,23 @@ function endpointParams(endpoint: EndpointConfig | undefined): Record<string, st
   return params
 }
 
-function endpointUrl(endpoint: EndpointConfig | undefined): URL | undefined {
+/** Whether `url` names a scheme (`https:`), rather than a path under the issuer. */
+const isAbsolute = (url: string) => /^[a-z][a-z0-9+.-]*:/i.test(url)
+
+/**
+ * An endpoint as a URL. A relative one (`oauth/token`) is a path under the issuer, so a preset for
+ * a provider with many instances (Mastodon) works with the issuer from `AUTH_<ID>_ISSUER`.
+ *
+ * @throws {InvalidEndpoints} for a relative endpoint without an issuer.
+ */
+function endpointUrl(endpoint: EndpointConfig | undefined, config: { id: string; issuer?: string }): URL | undefined {
   if (endpoint === undefined) return undefined
   const url = typeof endpoint === 'string' ? endpoint : endpoint.url
   if (url === undefined) return undefined
-  const parsed = new URL(url)
+  if (!isAbsolute(url) && !config.issuer) {
+    throw new InvalidEndpoints(`Provider "${config.id}" has the relative endpoint "${url}" but no \`issuer\` to resolve it against`)
+  }
+  const parsed = new URL(isAbsolute(url) ? url : `${config.issuer!.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`)
   if (typeof endpoint !== 'string') {
     for (const [key, value] of Object.entries(endpoint.params ?? {})) {
       if (value === undefined) continue
@@ -174,10 +215,13 @@ export function resolveOAuthProvider(
   config: OAuthConfig<Record<string, unknown>>,
   redirectProxyUrl: string | undefined,
 ): ResolvedOAuthProvider {
-  const authorization = endpointUrl(config.authorization)
-  const token = endpointUrl(config.token)
+  const authorization = endpointUrl(config.authorization, config)
+  const token = endpointUrl(config.token, config)
   const userinfoConfig = typeof config.userinfo === 'string' ? { url: config.userinfo } : config.userinfo
-  const userinfo = endpointUrl(userinfoConfig?.url ? { url: userinfoConfig.url, params: userinfoConfig.params ?? {} } : undefined)
+  const userinfo = endpointUrl(
+    userinfoConfig?.url ? { url: userinfoConfig.url, params: userinfoConfig.params ?? {} } : undefined,
+    config,
+  )
   if (!config.issuer) {
     const missing = !authorization
       ? 'authorization'
@@ -209,8 +253,14 @@ export function resolveOAuthProvider(
     authorizationParams,
     ...(token ? { token: token.href } : {}),
     ...(typeof config.token === 'object' && config.token.conform ? { conformToken: config.token.conform } : {}),
+    ...(typeof config.token === 'object' && config.token.additionalParameters
+      ? { tokenParameters: Object.freeze({ ...config.token.additionalParameters }) }
+      : {}),
     ...(userinfo ? { userinfo: userinfo.href } : {}),
     ...(userinfoConfig?.request ? { userinfoRequest: userinfoConfig.request } : {}),
+    ...(config.conformDiscovery ? { conformDiscovery: config.conformDiscovery } : {}),
+    ...(config.idTokenIssuer ? { idTokenIssuer: config.idTokenIssuer } : {}),
+    ...(config.callbackProfile ? { callbackProfile: config.callbackProfile } : {}),
     clientId: config.clientId ?? '',
     ...(config.clientSecret !== undefined ? { clientSecret: config.clientSecret } : {}),
     client: {

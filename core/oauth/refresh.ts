@@ -14,7 +14,7 @@
 import * as oauth from 'oauth4webapi'
 import type { SessionOAuthTokens } from '../../machines/session.machine.js'
 import type { ResolvedOAuthProvider } from './provider.js'
-import { authorizationServer, clientAuthentication, clientOf, requestOptions } from './server.js'
+import { authorizationServer, clientAuthentication, clientOf, tokenRequestOptions } from './server.js'
 
 /** How long a refresh result is handed to requests that still carry the spent refresh token. */
 export const REFRESH_REUSE_WINDOW_MS = 60_000
@@ -41,7 +41,7 @@ async function requestRefresh(
       client,
       clientAuthentication(provider, as),
       current.refresh_token!,
-      requestOptions(provider, as.token_endpoint),
+      tokenRequestOptions(provider, as),
     )
     const tokens = await oauth.processRefreshTokenResponse(as, client, response)
     return {

@@ -42,10 +42,36 @@ interface CachedServer {
 const discovered = new WeakMap<object, Map<string, CachedServer>>()
 const GLOBAL_FETCH = {}
 
+/** Options of a token request (code or refresh grant) to `provider`. */
+export function tokenRequestOptions(
+  provider: ResolvedOAuthProvider,
+  as: oauth.AuthorizationServer,
+): oauth.TokenEndpointRequestOptions {
+  return {
+    ...requestOptions(provider, as.token_endpoint),
+    ...(provider.tokenParameters ? { additionalParameters: { ...provider.tokenParameters } } : {}),
+  }
+}
+
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(provider.issuer!)
-  const response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  let response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  if (provider.conformDiscovery && response.ok) {
+    const metadata = provider.conformDiscovery((await response.json()) as Record<string, unknown>)
+    response = Response.json(metadata, { status: response.status })
+  }
   return oauth.processDiscoveryResponse(issuer, response)
+}
+
+/**
+ * Whether the provider's metadata must come from discovery: OIDC always does (the ID token's keys
+ * live there); OAuth 2 only for the endpoints it does not configure (Mastodon names an `issuer`
+ * but has no discovery document, as in Auth.js).
+ */
+function needsDiscovery(provider: ResolvedOAuthProvider): boolean {
+  if (!provider.issuer) return false
+  if (provider.type === 'oidc') return true
+  return !provider.authorization || !provider.token || (!provider.userinfo && !provider.userinfoRequest)
 }
 
 /**
@@ -56,11 +82,12 @@ export async function authorizationServer(
   provider: ResolvedOAuthProvider,
 ): Promise<oauth.AuthorizationServer> {
   let metadata: { -readonly [K in keyof oauth.AuthorizationServer]: oauth.AuthorizationServer[K] }
-  if (provider.issuer) {
+  if (needsDiscovery(provider)) {
     const scope = provider.fetch ?? GLOBAL_FETCH
     let servers = discovered.get(scope)
     if (!servers) discovered.set(scope, (servers = new Map()))
-    const key = provider.issuer
+    // A document rewritten by a provider's conformDiscovery is that provider's alone.
+    const key = provider.conformDiscovery ? `${provider.issuer!}\u0000${provider.id}` : provider.issuer!
     let cached = servers.get(key)
     if (!cached || cached.expires < Date.now()) {
       cached = { server: discover(provider), expires: Date.now() + DISCOVERY_TTL_MS }
@@ -70,8 +97,8 @@ export async function authorizationServer(
     }
     metadata = { ...(await cached.server) }
   } else {
-    // Without an issuer there is no discovery; the issuer value is only an identifier here.
-    metadata = { issuer: new URL(provider.authorization ?? provider.token!).origin }
+    // Without discovery the issuer value is only an identifier (RFC 9207 `iss` is compared to it).
+    metadata = { issuer: provider.issuer ?? new URL(provider.authorization ?? provider.token!).origin }
   }
   if (provider.authorization) metadata.authorization_endpoint = provider.authorization.href
   if (provider.token) metadata.token_endpoint = provider.token
@@ -148,6 +175,26 @@ export function clientOf(provider: ResolvedOAuthProvider): oauth.Client {
   return { ...provider.client, client_id: provider.clientId }
 }
 
+/** `application/x-www-form-urlencoded` as Auth.js writes it: `encodeURIComponent`, then `+` for spaces. */
+function formUrlEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+')
+}
+
+/**
+ * `client_secret_basic` with exactly `@auth/core`'s Authorization header. oauth4webapi's
+ * `ClientSecretBasic` also percent-encodes `-_.!~*'()` (RFC 6749 §2.3.1 to the letter); some
+ * providers do not decode them and refuse `client%2Did`, so applications moving from Auth.js would
+ * see sign-ins break.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1
+ */
+export function authjsClientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    const credentials = `${formUrlEncode(client.client_id)}:${formUrlEncode(clientSecret)}`
+    headers.set('authorization', `Basic ${btoa(credentials)}`)
+  }
+}
+
 /**
  * The client authentication of the provider's `token_endpoint_auth_method`.
  *
@@ -163,7 +210,7 @@ export function clientAuthentication(
   }
   switch (provider.client.token_endpoint_auth_method) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(secret())
+      return authjsClientSecretBasic(secret())
     case 'client_secret_post':
       return oauth.ClientSecretPost(secret())
     case 'client_secret_jwt':

@@ -7,6 +7,7 @@
 import { SignJWT, base64url, decodeJwt, generateKeyPair, importJWK } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { customFetch } from '../../core/index.js'
+import { InvalidCheck } from '../../core/errors.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 import {
   startOidcProvider,
@@ -85,6 +86,16 @@ async function expectRefused(client: Client, response: Response, error = 'Config
   expect((await client.session()).body).toBeNull()
 }
 
+/** What was logged is an InvalidCheck, as Auth.js logs a missing or unreadable check cookie. */
+function expectLoggedInvalidCheck(client: Client) {
+  const logged = (client.config.logger!.error as unknown as { mock: { calls: unknown[][] } }).mock.calls.map(([e]) => e)
+  expect(logged.length).toBeGreaterThan(0)
+  for (const error of logged) {
+    expect(error).toBeInstanceOf(InvalidCheck)
+    expect((error as InvalidCheck).type).toBe('InvalidCheck')
+  }
+}
+
 describe('a tampered or replayed callback', () => {
   it('is refused when the state does not match the flow', async () => {
     const client = new Client(config())
@@ -103,6 +114,17 @@ describe('a tampered or replayed callback', () => {
     const answer = await answerFor(client)
     client.jar.cookies.delete(STATE_COOKIE)
     await expectRefused(client, await deliverCallback(client, answer))
+    expectLoggedInvalidCheck(client)
+  })
+
+  it('is refused when the flow cookie was tampered with, logging InvalidCheck', async () => {
+    const client = new Client(config())
+    const answer = await answerFor(client)
+    const parts = client.jar.get(STATE_COOKIE)!.split('.')
+    parts[3] = `${parts[3]![0] === 'A' ? 'B' : 'A'}${parts[3]!.slice(1)}`
+    client.jar.cookies.set(STATE_COOKIE, parts.join('.'))
+    await expectRefused(client, await deliverCallback(client, answer))
+    expectLoggedInvalidCheck(client)
   })
 
   it('is refused when replayed with the same flow cookie, before reaching the provider', async () => {
@@ -117,6 +139,7 @@ describe('a tampered or replayed callback', () => {
     const tokenRequestsBefore = op.tokenRequests
     await expectRefused(attacker, await deliverCallback(attacker, answer))
     expect(op.tokenRequests, 'no second code exchange').toBe(tokenRequestsBefore)
+    expectLoggedInvalidCheck(attacker)
   })
 
   it("is refused when the flow was started for another provider", async () => {
@@ -124,6 +147,7 @@ describe('a tampered or replayed callback', () => {
     const answer = await answerFor(client, 'op-b')
     const swapped: ProviderReturn = { ...answer, url: new URL(answer.url.href.replace('/callback/op-b', '/callback/op')) }
     await expectRefused(client, await deliverCallback(client, swapped))
+    expectLoggedInvalidCheck(client)
   })
 
   it('is refused when the RFC 9207 iss parameter names another issuer', async () => {

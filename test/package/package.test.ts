@@ -7,7 +7,7 @@
  * may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -96,6 +96,27 @@ describe('the package', () => {
       expect(names[provider], provider).toContain('default')
     }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+  })
+
+  it('imports every provider subpath by name, each a factory that works uncalled', () => {
+    const files = readdirSync(join(checkout, 'providers'))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.slice(0, -'.ts'.length))
+    const ids = JSON.parse(
+      node(`
+        const ids = {}
+        for (const file of ${JSON.stringify(files)}) {
+          const { default: factory } = await import('authchart/providers/' + file)
+          ids[file] = typeof factory === 'function' && file !== 'credentials' ? (factory() ?? {}).id ?? null : 'n/a'
+        }
+        console.log(JSON.stringify(ids))
+      `),
+    ) as Record<string, string | null>
+    expect(Object.keys(ids)).toHaveLength(files.length)
+    for (const file of files) {
+      if (file === 'credentials' || file === 'oauth' || file === 'oidc') continue
+      expect(ids[file], file).toBe(file)
+    }
   })
 
   it('signs in and reads the session through the built package', () => {
