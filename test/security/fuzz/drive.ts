@@ -164,6 +164,11 @@ export class Driver {
     return this.routes
   }
 
+  /** Indexes of the table's routes that a flow serves. */
+  get flowRoutes(): number[] {
+    return this.routes.flatMap((route, index) => (isFlow(route.serve) ? [index] : []))
+  }
+
   /** Executes one plan: preparation, tampering, the fuzzed request, the verdict. */
   async run(plan: Plan): Promise<void> {
     const { world } = this

@@ -230,10 +230,13 @@ const tamperArb: fc.Arbitrary<Tamper> = fc.oneof(
   { weight: 6, arbitrary: noiseArb.map((noise) => ({ kind: 'noise' as const, noise })) },
 )
 
-/** Plans over a table of `routeCount` routes. */
-export function planArb(routeCount: number): fc.Arbitrary<Plan> {
+/**
+ * Plans over a table of `routeCount` routes; half of them aim at the routes in `flowRoutes` (those
+ * served by a flow), so every flow is reached often whatever the seed.
+ */
+export function planArb(routeCount: number, flowRoutes: readonly number[]): fc.Arbitrary<Plan> {
   return fc.record({
-    route: fc.nat({ max: routeCount - 1 }),
+    route: flowRoutes.length > 0 ? fc.oneof(fc.nat({ max: routeCount - 1 }), fc.constantFrom(...flowRoutes)) : fc.nat({ max: routeCount - 1 }),
     provider: fc.nat({ max: 7 }),
     csrf: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     session: fc.oneof(
