@@ -176,6 +176,18 @@ async function oauthSignIn(lib: Library, cfg: never, jar = new CookieJar(), quer
   return send(lib, cfg, `${answer.url.pathname}${answer.url.search}`, { jar })
 }
 
+/** Signs in through the OP with `cfg`, then sends what `next` sends with the signed-in jar. */
+async function afterOAuthSignIn(lib: Library, cfg: never, next: (jar: CookieJar) => Promise<Response>): Promise<Response> {
+  const jar = new CookieJar()
+  await oauthSignIn(lib, cfg, jar)
+  return next(jar)
+}
+
+/** Posts the sign-out form with a fresh CSRF token. */
+async function signOut(lib: Library, cfg: never, jar: CookieJar, form: Record<string, string> = {}): Promise<Response> {
+  return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar), ...form }, jar })
+}
+
 const sessionCookie = async () => ({
   '__Secure-authjs.session-token': await authjsEncode({
     token: { name: ALICE.name, email: ALICE.email, picture: ALICE.image, sub: ALICE.id },
@@ -392,7 +404,7 @@ const scenarios: Record<string, Case> = {
     run: async (lib) => {
       const cfg = config(lib)
       const jar = new CookieJar(await sessionCookie())
-      return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar), callbackUrl: '/bye' }, jar })
+      return signOut(lib, cfg, jar, { callbackUrl: '/bye' })
     },
   },
   'POST /signout without CSRF': { run: (lib) => send(lib, config(lib), '/auth/signout', { form: {} }) },
@@ -443,11 +455,9 @@ const scenarios: Record<string, Case> = {
     deliberate: oneSealedFlowCookie,
   },
   'GET /session after an OAuth sign-in': {
-    run: async (lib) => {
+    run: (lib) => {
       const cfg = config(lib)
-      const jar = new CookieJar()
-      await oauthSignIn(lib, cfg, jar)
-      return send(lib, cfg, '/auth/session', { jar })
+      return afterOAuthSignIn(lib, cfg, (jar) => send(lib, cfg, '/auth/session', { jar }))
     },
     deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
   },
@@ -463,11 +473,9 @@ const scenarios: Record<string, Case> = {
     deliberate: spentFlowCookieCleared,
   },
   'sign-out after an OAuth sign-in': {
-    run: async (lib) => {
+    run: (lib) => {
       const cfg = config(lib)
-      const jar = new CookieJar()
-      await oauthSignIn(lib, cfg, jar)
-      return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar) }, jar })
+      return afterOAuthSignIn(lib, cfg, (jar) => signOut(lib, cfg, jar))
     },
   },
 
@@ -477,32 +485,28 @@ const scenarios: Record<string, Case> = {
     deliberate: oneSealedFlowCookie,
   },
   'GET /session with a database session': {
-    run: async (lib) => {
+    run: (lib) => {
       const cfg = databaseConfig(lib)
-      const jar = new CookieJar()
-      await oauthSignIn(lib, cfg, jar)
-      return send(lib, cfg, '/auth/session', { jar })
+      return afterOAuthSignIn(lib, cfg, (jar) => send(lib, cfg, '/auth/session', { jar }))
     },
     // Reference §4, BUG?: @auth/core re-issues the session cookie on every read even when the row
     // was not extended; ours sets it only when the session changed (README).
     deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
   },
   'sign-out with a database session': {
-    run: async (lib) => {
+    run: (lib) => {
       const cfg = databaseConfig(lib)
-      const jar = new CookieJar()
-      await oauthSignIn(lib, cfg, jar)
-      return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar), callbackUrl: '/bye' }, jar })
+      return afterOAuthSignIn(lib, cfg, (jar) => signOut(lib, cfg, jar, { callbackUrl: '/bye' }))
     },
   },
   'GET /session after signing out of a database session': {
-    run: async (lib) => {
+    run: (lib) => {
       const cfg = databaseConfig(lib)
-      const jar = new CookieJar()
-      await oauthSignIn(lib, cfg, jar)
-      const stale = new CookieJar(Object.fromEntries(jar.cookies))
-      await send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar) }, jar })
-      return send(lib, cfg, '/auth/session', { jar: stale })
+      return afterOAuthSignIn(lib, cfg, async (jar) => {
+        const stale = new CookieJar(Object.fromEntries(jar.cookies))
+        await signOut(lib, cfg, jar)
+        return send(lib, cfg, '/auth/session', { jar: stale })
+      })
     },
   },
 }
