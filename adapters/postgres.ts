@@ -1,7 +1,8 @@
 /**
  * A PostgreSQL adapter that runs on an embedded PGlite (no server: the demo's default) and on a
- * PostgreSQL server through `pg`. Its tables and columns are those of `@auth/pg-adapter` (with text
- * ids), so an application can move between the two without migrating data.
+ * PostgreSQL server (or a hosted Postgres-compatible platform) through `pg`. By default its tables
+ * and columns are those of `@auth/pg-adapter` (with text ids), so an application can move between
+ * the two without migrating data; `layout: 'hosted'` uses spec §2.17's tables instead.
  *
  * ```ts
  * import { PGlite } from '@electric-sql/pglite'
@@ -9,6 +10,8 @@
  *
  * const adapter = PostgresAdapter(new PGlite('./data'))
  * await adapter.migrate()
+ *
+ * const hosted = PostgresAdapter(new pg.Pool({ connectionString }), { layout: 'hosted', tablePrefix: 'nextauth' })
  * ```
  *
  * @module
@@ -32,41 +35,78 @@ export interface Queryable {
   exec?(text: string): Promise<unknown>
 }
 
+/**
+ * How the tables are laid out.
+ *
+ * - `'pg-adapter'` (default): `@auth/pg-adapter`'s tables (`users`, `accounts`, `sessions`,
+ *   `verification_token`) with text ids; rows point to their user through `"userId"`.
+ * - `'hosted'`: spec §2.17, the schema of the hosted-database adapter: `<prefix>_users`,
+ *   `_accounts`, `_sessions`, `_verificationTokens` with camel-case columns, a record link
+ *   `"user"` on accounts and sessions, and the link tables `_users_accounts` / `_users_sessions`
+ *   (kept in step by the adapter). Every record has a text `id`. Hosted Postgres-compatible
+ *   platforms speak the wire protocol, so `pg` reaches them as it reaches PostgreSQL. Passkeys add
+ *   `_authenticators` (not part of §2.17).
+ */
+export type PostgresLayout = 'pg-adapter' | 'hosted'
+
 /** Options of {@link PostgresAdapter}. */
 export interface PostgresAdapterOptions {
   /**
    * Prefix of every table name: with `app`, tables are `app_users`, `app_sessions`, … (spec
-   * §2.17). Letters, digits and underscores only.
+   * §2.17). Letters, digits and underscores only. The hosted layout defaults to `nextauth`, the
+   * prefix that adapter's schema uses.
    */
   tablePrefix?: string
+  /** The table layout (default `'pg-adapter'`). */
+  layout?: PostgresLayout
 }
 
 /** The adapter with its schema migration. */
 export interface PostgresAdapter extends Required<Adapter> {
-  /** Creates the tables and indexes if missing. Idempotent, and safe to run concurrently. */
+  /** Creates the tables and indexes of its layout if missing. Idempotent, and safe to run concurrently. */
   migrate(): Promise<void>
 }
 
-/** The table names for a prefix. */
-export function tableNames(prefix = '') {
-  if (prefix && !/^[a-z_][a-z0-9_]*$/i.test(prefix)) {
-    throw new TypeError(`tablePrefix must be letters, digits and underscores, got "${prefix}"`)
+/** The prefix the hosted layout uses when none is given. */
+export const HOSTED_DEFAULT_PREFIX = 'nextauth'
+
+/**
+ * The table names (quoted) of a layout, and the column that links a row to its user.
+ *
+ * @throws {TypeError} when `prefix` is not letters, digits and underscores (it is spliced into SQL).
+ */
+export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter') {
+  const hosted = layout === 'hosted'
+  const chosen = prefix ?? (hosted ? HOSTED_DEFAULT_PREFIX : '')
+  if (chosen && !/^[a-z_][a-z0-9_]*$/i.test(chosen)) {
+    throw new TypeError(`tablePrefix must be letters, digits and underscores, got "${chosen}"`)
   }
-  const p = prefix ? `${prefix}_` : ''
+  if (hosted && !chosen) throw new TypeError('the hosted layout needs a tablePrefix')
+  const p = chosen ? `${chosen}_` : ''
   return {
     users: `"${p}users"`,
     accounts: `"${p}accounts"`,
     sessions: `"${p}sessions"`,
-    verificationTokens: `"${p}verification_token"`,
+    verificationTokens: hosted ? `"${p}verificationTokens"` : `"${p}verification_token"`,
     authenticators: `"${p}authenticators"`,
+    /** Link tables of the hosted layout: one row per account / session, naming its user. */
+    usersAccounts: hosted ? `"${p}users_accounts"` : null,
+    usersSessions: hosted ? `"${p}users_sessions"` : null,
+    /** The column of accounts, sessions and authenticators that names their user (unquoted). */
+    userLink: hosted ? 'user' : 'userId',
     index: (name: string) => `"${p}${name}"`,
     lock: `${p}authchart_schema`,
   }
 }
 
-/** The schema, as one idempotent script. */
-export function schema(prefix = ''): string {
-  const t = tableNames(prefix)
+type Tables = ReturnType<typeof tableNames>
+
+/** The schema of a layout, as one idempotent script. */
+export function schema(prefix?: string, layout: PostgresLayout = 'pg-adapter'): string {
+  return layout === 'hosted' ? hostedSchema(tableNames(prefix, layout)) : pgAdapterSchema(tableNames(prefix, layout))
+}
+
+function pgAdapterSchema(t: Tables): string {
   return `
 CREATE TABLE IF NOT EXISTS ${t.users} (
   id TEXT PRIMARY KEY DEFAULT gen_random_uuid()::text,
@@ -106,9 +146,74 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   token TEXT NOT NULL,
   PRIMARY KEY (identifier, token)
 );
-CREATE TABLE IF NOT EXISTS ${t.authenticators} (
+${authenticatorsTable(t)}`
+}
+
+// Spec §2.17: every field nullable, records carry an id, accounts and sessions link to their user
+// both through a `user` column and through a link table. Deleting a user, an account or a session
+// cascades to the rows that link to it, so the link tables never point at nothing.
+function hostedSchema(t: Tables): string {
+  const id = 'id TEXT PRIMARY KEY DEFAULT gen_random_uuid()::text'
+  const userLink = `"user" TEXT REFERENCES ${t.users} (id) ON DELETE CASCADE`
+  return `
+CREATE TABLE IF NOT EXISTS ${t.users} (
+  ${id},
+  email TEXT,
+  "emailVerified" TIMESTAMPTZ,
+  image TEXT,
+  name TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('users_email_key')} ON ${t.users} (email);
+CREATE TABLE IF NOT EXISTS ${t.accounts} (
+  ${id},
+  access_token TEXT,
+  expires_at BIGINT,
+  id_token TEXT,
+  provider TEXT,
+  "providerAccountId" TEXT,
+  refresh_token TEXT,
+  scope TEXT,
+  session_state TEXT,
+  token_type TEXT,
+  type TEXT,
+  ${userLink}
+);
+CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('accounts_provider_key')} ON ${t.accounts} (provider, "providerAccountId");
+CREATE INDEX IF NOT EXISTS ${t.index('accounts_user_idx')} ON ${t.accounts} ("user");
+CREATE TABLE IF NOT EXISTS ${t.sessions} (
+  ${id},
+  expires TIMESTAMPTZ,
+  "sessionToken" TEXT,
+  ${userLink}
+);
+CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('sessions_token_key')} ON ${t.sessions} ("sessionToken");
+CREATE INDEX IF NOT EXISTS ${t.index('sessions_user_idx')} ON ${t.sessions} ("user");
+CREATE TABLE IF NOT EXISTS ${t.usersAccounts} (
+  ${id},
+  account TEXT REFERENCES ${t.accounts} (id) ON DELETE CASCADE,
+  ${userLink}
+);
+CREATE INDEX IF NOT EXISTS ${t.index('users_accounts_account_idx')} ON ${t.usersAccounts} (account);
+CREATE TABLE IF NOT EXISTS ${t.usersSessions} (
+  ${id},
+  session TEXT REFERENCES ${t.sessions} (id) ON DELETE CASCADE,
+  ${userLink}
+);
+CREATE INDEX IF NOT EXISTS ${t.index('users_sessions_session_idx')} ON ${t.usersSessions} (session);
+CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
+  ${id},
+  expires TIMESTAMPTZ,
+  identifier TEXT,
+  token TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('verificationTokens_key')} ON ${t.verificationTokens} (identifier, token);
+${authenticatorsTable(t)}`
+}
+
+function authenticatorsTable(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.authenticators} (
   "credentialID" TEXT PRIMARY KEY,
-  "userId" TEXT NOT NULL REFERENCES ${t.users} (id) ON DELETE CASCADE,
+  "${t.userLink}" TEXT NOT NULL REFERENCES ${t.users} (id) ON DELETE CASCADE,
   "providerAccountId" TEXT NOT NULL,
   "credentialPublicKey" TEXT NOT NULL,
   counter BIGINT NOT NULL,
@@ -116,71 +221,100 @@ CREATE TABLE IF NOT EXISTS ${t.authenticators} (
   "credentialBackedUp" BOOLEAN NOT NULL,
   transports TEXT
 );
-CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("userId");`
+CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("${t.userLink}");`
 }
-
-const USER = 'id, name, email, "emailVerified", image'
-const SESSION = '"sessionToken", "userId", expires'
-const ACCOUNT =
-  'id, "userId", type, provider, "providerAccountId", refresh_token, access_token, expires_at, id_token, scope, session_state, token_type'
-const AUTHENTICATOR =
-  '"credentialID", "userId", "providerAccountId", "credentialPublicKey", counter, "credentialDeviceType", "credentialBackedUp", transports'
 
 const toDate = (value: unknown): Date | null =>
   value === null || value === undefined ? null : value instanceof Date ? value : new Date(String(value))
 const toNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value)
 
-/** Drops SQL nulls, so records look like those of other adapters (absent, not null). */
+/** Drops SQL nulls, so accounts look like those of other adapters (absent, not null). */
 function withoutNulls<T extends Record<string, unknown>>(row: T): T {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(row)) if (value !== null) out[key] = value
   return out as T
 }
 
-const toUser = (row: Record<string, unknown>): AdapterUser => ({
-  id: String(row.id),
-  name: (row.name as string | null) ?? null,
-  email: row.email as string,
-  emailVerified: toDate(row.emailVerified),
-  image: (row.image as string | null) ?? null,
-})
-const toSession = (row: Record<string, unknown>): AdapterSession => ({
-  sessionToken: row.sessionToken as string,
-  userId: String(row.userId),
-  expires: toDate(row.expires)!,
-})
-const toAccount = (row: Record<string, unknown>): AdapterAccount =>
-  withoutNulls({
-    ...row,
-    id: String(row.id),
-    userId: String(row.userId),
-    expires_at: toNumber(row.expires_at),
-  }) as unknown as AdapterAccount
-const toAuthenticator = (row: Record<string, unknown>): AdapterAuthenticator => ({
-  credentialID: row.credentialID as string,
-  userId: String(row.userId),
-  providerAccountId: row.providerAccountId as string,
-  credentialPublicKey: row.credentialPublicKey as string,
-  counter: Number(row.counter),
-  credentialDeviceType: row.credentialDeviceType as string,
-  credentialBackedUp: Boolean(row.credentialBackedUp),
-  transports: (row.transports as string | null) ?? null,
-})
-const toToken = (row: Record<string, unknown>): VerificationToken => ({
+type Row = Record<string, unknown>
+
+/**
+ * Row → record converters for a layout. Rows are returned whole (`SELECT *`, `RETURNING *`), as
+ * @auth/pg-adapter returns them: the session's `id` and any column the application added reach
+ * its callbacks; only the types the adapter interface fixes are normalised, and the hosted
+ * layout's `user` link is reported as `userId`.
+ */
+function converters(userLink: string) {
+  const linked = (row: Row): Row & { userId: string } => {
+    const { [userLink]: user, ...rest } = row
+    return { ...rest, userId: String(user) }
+  }
+  return {
+    user: (row: Row): AdapterUser => ({
+      ...row,
+      id: String(row.id),
+      name: (row.name as string | null) ?? null,
+      email: row.email as string,
+      emailVerified: toDate(row.emailVerified),
+      image: (row.image as string | null) ?? null,
+    }),
+    session: (row: Row): AdapterSession => ({
+      ...linked(row),
+      ...(row.id === undefined ? {} : { id: String(row.id) }),
+      sessionToken: row.sessionToken as string,
+      expires: toDate(row.expires)!,
+    }),
+    account: (row: Row): AdapterAccount =>
+      withoutNulls({ ...linked(row), id: String(row.id), expires_at: toNumber(row.expires_at) }) as unknown as AdapterAccount,
+    authenticator: (row: Row): AdapterAuthenticator => ({
+      ...linked(row),
+      credentialID: row.credentialID as string,
+      providerAccountId: row.providerAccountId as string,
+      credentialPublicKey: row.credentialPublicKey as string,
+      counter: Number(row.counter),
+      credentialDeviceType: row.credentialDeviceType as string,
+      credentialBackedUp: Boolean(row.credentialBackedUp),
+      transports: (row.transports as string | null) ?? null,
+    }),
+  }
+}
+
+const toToken = (row: Row): VerificationToken => ({
   identifier: row.identifier as string,
   token: row.token as string,
   expires: toDate(row.expires)!,
 })
 
-/** Creates the adapter over a PGlite or `pg` client. Run {@link PostgresAdapter.migrate} once. */
+/** A verification token's own columns (the hosted layout's record id is not part of it). */
+const TOKEN = 'identifier, expires, token'
+
+/**
+ * Creates the adapter over a PGlite or `pg` client. Run {@link PostgresAdapter.migrate} once.
+ *
+ * @throws {TypeError} when `tablePrefix` is not letters, digits and underscores.
+ */
 export function PostgresAdapter(
   client: Queryable,
   options: PostgresAdapterOptions = {},
 ): PostgresAdapter {
-  const t = tableNames(options.tablePrefix)
+  const layout = options.layout ?? 'pg-adapter'
+  const t = tableNames(options.tablePrefix, layout)
+  const to = converters(t.userLink)
+  const link = `"${t.userLink}"`
   const rows = async (text: string, params: unknown[] = []) => (await client.query(text, params)).rows
   const first = async (text: string, params: unknown[] = []) => (await rows(text, params))[0] ?? null
+  /**
+   * `statement` (an INSERT or UPDATE … RETURNING *) with, in the hosted layout, the matching
+   * link-table write in the same statement, so the row and its link exist together or not at all.
+   */
+  const withLink = (statement: string, table: string | null, column: 'account' | 'session', kind: 'insert' | 'update') => {
+    if (!table) return statement
+    const write =
+      kind === 'insert'
+        ? `INSERT INTO ${table} (${column}, "user") SELECT id, "user" FROM changed`
+        : `UPDATE ${table} l SET "user" = changed."user" FROM changed WHERE l.${column} = changed.id`
+    return `WITH changed AS (${statement}), linked AS (${write}) SELECT * FROM changed`
+  }
 
   return {
     async migrate() {
@@ -188,7 +322,7 @@ export function PostgresAdapter(
       // it takes makes two processes booting at once queue instead of racing on CREATE TABLE IF
       // NOT EXISTS (which is not atomic against itself in PostgreSQL).
       const script = `SELECT pg_advisory_xact_lock(hashtext('${t.lock}'));
-${schema(options.tablePrefix)}`
+${schema(options.tablePrefix, layout)}`
       if (client.exec) await client.exec(script)
       else await client.query(script)
     },
@@ -196,49 +330,53 @@ ${schema(options.tablePrefix)}`
     async createUser(user) {
       const row = await first(
         `INSERT INTO ${t.users} (id, name, email, "emailVerified", image)
-         VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING ${USER}`,
+         VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING *`,
         [user.id ?? null, user.name ?? null, user.email, user.emailVerified ?? null, user.image ?? null],
       )
-      return toUser(row!)
+      return to.user(row!)
     },
     async getUser(id) {
-      const row = await first(`SELECT ${USER} FROM ${t.users} WHERE id = $1`, [id])
-      return row ? toUser(row) : null
+      const row = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [id])
+      return row ? to.user(row) : null
     },
     async getUserByEmail(email) {
-      const row = await first(`SELECT ${USER} FROM ${t.users} WHERE email = $1`, [email])
-      return row ? toUser(row) : null
+      const row = await first(`SELECT * FROM ${t.users} WHERE email = $1`, [email])
+      return row ? to.user(row) : null
     },
     async getUserByAccount({ provider, providerAccountId }) {
       const row = await first(
-        `SELECT u.id, u.name, u.email, u."emailVerified", u.image FROM ${t.users} u
-         JOIN ${t.accounts} a ON a."userId" = u.id
+        `SELECT u.* FROM ${t.users} u JOIN ${t.accounts} a ON a.${link} = u.id
          WHERE a.provider = $1 AND a."providerAccountId" = $2`,
         [provider, providerAccountId],
       )
-      return row ? toUser(row) : null
+      return row ? to.user(row) : null
     },
     async updateUser(user) {
       const fields = (['name', 'email', 'emailVerified', 'image'] as const).filter((f) => f in user)
       const assignments = fields.map((f, i) => `"${f}" = $${i + 2}`)
       const row = await first(
         assignments.length > 0
-          ? `UPDATE ${t.users} SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${USER}`
-          : `SELECT ${USER} FROM ${t.users} WHERE id = $1`,
+          ? `UPDATE ${t.users} SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`
+          : `SELECT * FROM ${t.users} WHERE id = $1`,
         [user.id, ...fields.map((f) => user[f] ?? null)],
       )
       if (!row) throw new Error(`user ${user.id} does not exist`)
-      return toUser(row)
+      return to.user(row)
     },
     async deleteUser(userId) {
-      const row = await first(`DELETE FROM ${t.users} WHERE id = $1 RETURNING ${USER}`, [userId])
-      return row ? toUser(row) : null
+      const row = await first(`DELETE FROM ${t.users} WHERE id = $1 RETURNING *`, [userId])
+      return row ? to.user(row) : null
     },
     async linkAccount(account) {
       const row = await first(
-        `INSERT INTO ${t.accounts} ("userId", type, provider, "providerAccountId", refresh_token,
-           access_token, expires_at, id_token, scope, session_state, token_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${ACCOUNT}`,
+        withLink(
+          `INSERT INTO ${t.accounts} (${link}, type, provider, "providerAccountId", refresh_token,
+             access_token, expires_at, id_token, scope, session_state, token_type)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+          t.usersAccounts,
+          'account',
+          'insert',
+        ),
         [
           account.userId,
           account.type,
@@ -253,7 +391,7 @@ ${schema(options.tablePrefix)}`
           account.token_type ?? null,
         ],
       )
-      return toAccount(row!)
+      return to.account(row!)
     },
     async updateAccount(account) {
       const fields = (
@@ -261,59 +399,63 @@ ${schema(options.tablePrefix)}`
       ).filter((f) => f in account)
       const row = await first(
         fields.length === 0
-          ? `SELECT ${ACCOUNT} FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`
+          ? `SELECT * FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`
           : `UPDATE ${t.accounts} SET ${fields.map((f, i) => `${f} = $${i + 3}`).join(', ')}
-             WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,
+             WHERE provider = $1 AND "providerAccountId" = $2 RETURNING *`,
         [account.provider, account.providerAccountId, ...fields.map((f) => account[f] ?? null)],
       )
-      return row ? toAccount(row) : null
+      return row ? to.account(row) : null
     },
     async listAccounts(userId) {
-      return (await rows(`SELECT ${ACCOUNT} FROM ${t.accounts} WHERE "userId" = $1`, [userId])).map(toAccount)
+      return (await rows(`SELECT * FROM ${t.accounts} WHERE ${link} = $1`, [userId])).map(to.account)
     },
     async unlinkAccount({ provider, providerAccountId }) {
       const row = await first(
-        `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING ${ACCOUNT}`,
+        `DELETE FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2 RETURNING *`,
         [provider, providerAccountId],
       )
-      return row ? toAccount(row) : undefined
+      return row ? to.account(row) : undefined
     },
     async createSession({ sessionToken, userId, expires }) {
       const row = await first(
-        `INSERT INTO ${t.sessions} ("sessionToken", "userId", expires) VALUES ($1, $2, $3) RETURNING ${SESSION}`,
+        withLink(
+          `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
+          t.usersSessions,
+          'session',
+          'insert',
+        ),
         [sessionToken, userId, expires],
       )
-      return toSession(row!)
+      return to.session(row!)
     },
     async getSessionAndUser(sessionToken) {
-      const row = await first(
-        `SELECT s."sessionToken", s."userId", s.expires,
-                u.id, u.name, u.email, u."emailVerified", u.image
-         FROM ${t.sessions} s JOIN ${t.users} u ON u.id = s."userId"
-         WHERE s."sessionToken" = $1`,
-        [sessionToken],
-      )
-      return row ? { session: toSession(row), user: toUser(row) } : null
+      // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
+      const row = await first(`SELECT * FROM ${t.sessions} WHERE "sessionToken" = $1`, [sessionToken])
+      if (!row) return null
+      const session = to.session(row)
+      const user = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [session.userId])
+      return user ? { session, user: to.user(user) } : null
     },
     async updateSession(session) {
       const row = await first(
-        `UPDATE ${t.sessions} SET expires = COALESCE($2, expires), "userId" = COALESCE($3, "userId")
-         WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+        withLink(
+          `UPDATE ${t.sessions} SET expires = COALESCE($2, expires), ${link} = COALESCE($3, ${link})
+           WHERE "sessionToken" = $1 RETURNING *`,
+          t.usersSessions,
+          'session',
+          'update',
+        ),
         [session.sessionToken, session.expires ?? null, session.userId ?? null],
       )
-      return row ? toSession(row) : null
+      return row ? to.session(row) : null
     },
     async deleteSession(sessionToken) {
-      const row = await first(
-        `DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
-        [sessionToken],
-      )
-      return row ? toSession(row) : null
+      const row = await first(`DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING *`, [sessionToken])
+      return row ? to.session(row) : null
     },
     async createVerificationToken(token) {
       const row = await first(
-        `INSERT INTO ${t.verificationTokens} (identifier, expires, token) VALUES ($1, $2, $3)
-         RETURNING identifier, expires, token`,
+        `INSERT INTO ${t.verificationTokens} (identifier, expires, token) VALUES ($1, $2, $3) RETURNING ${TOKEN}`,
         [token.identifier, token.expires, token.token],
       )
       return toToken(row!)
@@ -321,30 +463,27 @@ ${schema(options.tablePrefix)}`
     async useVerificationToken({ identifier, token }) {
       // DELETE … RETURNING consumes the token atomically: of two concurrent uses, one gets it.
       const row = await first(
-        `DELETE FROM ${t.verificationTokens} WHERE identifier = $1 AND token = $2
-         RETURNING identifier, expires, token`,
+        `DELETE FROM ${t.verificationTokens} WHERE identifier = $1 AND token = $2 RETURNING ${TOKEN}`,
         [identifier, token],
       )
       return row ? toToken(row) : null
     },
     async getAccount(providerAccountId, provider) {
       const row = await first(
-        `SELECT ${ACCOUNT} FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`,
+        `SELECT * FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2`,
         [provider, providerAccountId],
       )
-      return row ? toAccount(row) : null
+      return row ? to.account(row) : null
     },
     async getAuthenticator(credentialID) {
-      const row = await first(
-        `SELECT ${AUTHENTICATOR} FROM ${t.authenticators} WHERE "credentialID" = $1`,
-        [credentialID],
-      )
-      return row ? toAuthenticator(row) : null
+      const row = await first(`SELECT * FROM ${t.authenticators} WHERE "credentialID" = $1`, [credentialID])
+      return row ? to.authenticator(row) : null
     },
     async createAuthenticator(a) {
       const row = await first(
-        `INSERT INTO ${t.authenticators} (${AUTHENTICATOR}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         RETURNING ${AUTHENTICATOR}`,
+        `INSERT INTO ${t.authenticators} ("credentialID", ${link}, "providerAccountId", "credentialPublicKey",
+           counter, "credentialDeviceType", "credentialBackedUp", transports)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
         [
           a.credentialID,
           a.userId,
@@ -356,20 +495,18 @@ ${schema(options.tablePrefix)}`
           a.transports ?? null,
         ],
       )
-      return toAuthenticator(row!)
+      return to.authenticator(row!)
     },
     async listAuthenticatorsByUserId(userId) {
-      return (
-        await rows(`SELECT ${AUTHENTICATOR} FROM ${t.authenticators} WHERE "userId" = $1`, [userId])
-      ).map(toAuthenticator)
+      return (await rows(`SELECT * FROM ${t.authenticators} WHERE ${link} = $1`, [userId])).map(to.authenticator)
     },
     async updateAuthenticatorCounter(credentialID, counter) {
       const row = await first(
-        `UPDATE ${t.authenticators} SET counter = $2 WHERE "credentialID" = $1 RETURNING ${AUTHENTICATOR}`,
+        `UPDATE ${t.authenticators} SET counter = $2 WHERE "credentialID" = $1 RETURNING *`,
         [credentialID, counter],
       )
       if (!row) throw new Error(`authenticator ${credentialID} does not exist`)
-      return toAuthenticator(row)
+      return to.authenticator(row)
     },
   }
 }

@@ -2,6 +2,7 @@
 // It imports the package by name, exactly as an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import Fastify from 'fastify'
@@ -34,9 +35,17 @@ const escapeHtml = (text) =>
 
 const page = (title, body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
+<link rel="icon" href="/favicon.ico">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}
-pre{background:#f4f4f5;padding:1rem;border-radius:.5rem;overflow:auto}a{color:#346df1}</style></head>
+pre{background:#f4f4f5;padding:1rem;border-radius:.5rem;overflow:auto}a{color:#346df1}
+form.inline{display:inline}form.inline button{font:inherit;color:#346df1;background:none;border:0;padding:0;text-decoration:underline;cursor:pointer}
+.notice{background:#ecfdf5;border:1px solid #34d399;border-radius:.5rem;padding:.5rem 1rem}</style></head>
 <body>${body}</body></html>`
+
+const FAVICON = readFileSync(new URL('./favicon.ico', import.meta.url))
+
+/** The port the demo listens on when PORT is not set. */
+export const DEFAULT_PORT = 3000
 
 /**
  * Builds the demo app, to be listened on at `host`:`port`. `dataDir` holds its secret and its
@@ -77,6 +86,9 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         clientId: localOp.client.clientId,
         clientSecret: localOp.client.clientSecret,
         checks: ['pkce', 'state', 'nonce'],
+        // Signing out of the demo signs out of the Local OP too (RP-initiated logout), so the next
+        // "Sign in with Local OP" shows its login page instead of silently reusing its session.
+        logout: true,
       },
     ],
   }
@@ -93,18 +105,35 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
   })
   await app.register(fastifyAuth, authConfig)
 
+  /**
+   * A sign-out button: the form the built-in sign-out page posts, with the CSRF token fetched from
+   * the app's own `/auth/csrf` (its cookie is passed on to the browser) and a callback URL that
+   * lands on the confirmation page.
+   */
+  async function signOutButton(request, reply) {
+    const csrf = await app.inject({ method: 'GET', url: '/auth/csrf', headers: { host: request.headers.host, cookie: request.headers.cookie ?? '' } })
+    const setCookie = csrf.headers['set-cookie']
+    if (setCookie) reply.header('set-cookie', setCookie)
+    return `<form class="inline" method="post" action="/auth/signout">
+<input type="hidden" name="csrfToken" value="${escapeHtml(csrf.json().csrfToken)}">
+<input type="hidden" name="callbackUrl" value="/signed-out"><button type="submit" id="sign-out">Sign out</button></form>`
+  }
+
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  )
+
   app.get('/', async (request, reply) => {
     const session = await getSession(request, authConfig)
-    const who = session?.user
-      ? `Signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>.`
-      : 'You are not signed in.'
+    const signedIn = Boolean(session?.user)
+    const account = signedIn
+      ? `<p>Signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>. ${await signOutButton(request, reply)}</p>`
+      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app.</p>`
     return reply.type('text/html').send(
       page(
         'authchart demo',
-        `<h1>authchart demo</h1><p>${who}</p><ul>
-<li><a href="/auth/signin?callbackUrl=/protected">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app</li>
-<li><a href="/protected">Protected page</a></li>
-<li><a href="/auth/signout">Sign out</a></li>
+        `<h1>authchart demo</h1>${account}<ul>
+<li><a href="/protected">Protected page</a>${signedIn ? '' : ' (sends you to sign in first)'}</li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
 <li><a href="/auth/__flows">Flow inspector</a>: the charts every request runs through, with recent traces (development only)</li></ul>`,
       ),
@@ -121,10 +150,71 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/signout">Sign out</a> · <a href="/">Home</a></p>`,
+<p>${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })
 
+  app.get('/signed-out', async (request, reply) => {
+    const session = await getSession(request, authConfig)
+    const text = session?.user
+      ? `<p>You are still signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>.</p>`
+      : '<p class="notice" id="signed-out">You are signed out. Your session was ended on the server, not only forgotten by this browser.</p>'
+    return reply.type('text/html').send(
+      page('Signed out', `<h1>Signed out</h1>${text}<p><a href="/">Home</a> · <a href="/auth/signin?callbackUrl=/protected">Sign in again</a></p>`),
+    )
+  })
+
+  return app
+}
+
+/** Whether `host`:`port` can be listened on; the error code when it cannot. */
+function probePort(port, host) {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', (error) => resolve(error.code ?? 'EUNKNOWN'))
+    probe.listen({ port, host }, () => probe.close(() => resolve(null)))
+  })
+}
+
+/** What to tell the developer when the demo cannot listen. */
+export function listenProblem(code, port, host) {
+  const retry = `Choose another port: PORT=${port === DEFAULT_PORT ? DEFAULT_PORT + 1 : DEFAULT_PORT} npm run demo (HOST picks the interface, default localhost).`
+  if (code === 'EADDRINUSE') {
+    return `Port ${port} on ${host} is already in use (is another \`npm run demo\` running?). ${retry}`
+  }
+  if (code === 'EACCES') return `Port ${port} on ${host} needs privileges this user lacks. ${retry}`
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `HOST=${host} is not an address of this machine. Try HOST=localhost.`
+  return null
+}
+
+/**
+ * Starts the demo as `npm run demo` does. The port is checked before anything else opens: a second
+ * demo must not open the first one's database. Returns the listening app, or `null` after
+ * explaining on `err` why it could not listen (no stack trace for a busy port).
+ */
+export async function serveDemo({ port = DEFAULT_PORT, host = 'localhost', dataDir = '.demo-data', out = console.log, err = console.error } = {}) {
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    err(`PORT must be a number from 0 to 65535, got "${port}".`)
+    return null
+  }
+  const problem = listenProblem(await probePort(port, host), port, host)
+  if (problem) {
+    err(problem)
+    return null
+  }
+  const app = await createDemoApp({ dataDir, port, host })
+  try {
+    await app.listen({ port, host })
+  } catch (error) {
+    await app.close()
+    const late = listenProblem(error.code, port, host)
+    if (!late) throw error
+    err(late)
+    return null
+  }
+  out(`authchart demo on http://${host}:${port}`)
+  out(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}",`)
+  out('or with "Local OP", an OpenID Provider served by the demo itself at /op.')
   return app
 }

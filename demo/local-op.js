@@ -14,14 +14,28 @@ export const LOCAL_OP_USER = {
 
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-const loginPage = (uid, clientId) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>Local OP</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}
+const opPage = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Local OP</title><link rel="icon" href="/favicon.ico"><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}
 button{font:inherit;padding:.5rem 1rem;margin-right:.5rem}</style></head><body>
-<h1>Local OP</h1><p><strong>${escapeHtml(clientId)}</strong> asks to sign you in as
+<h1>Local OP</h1>${body}</body></html>`
+
+const loginPage = (uid, clientId) =>
+  opPage(`<p><strong>${escapeHtml(clientId)}</strong> asks to sign you in as
 <strong>${escapeHtml(LOCAL_OP_USER.name)}</strong> (${escapeHtml(LOCAL_OP_USER.email)}).</p>
 <form method="post" action="/op/interaction/${escapeHtml(uid)}">
 <button name="decision" value="accept" id="accept">Continue</button>
-<button name="decision" value="deny" id="deny">Cancel</button></form></body></html>`
+<button name="decision" value="deny" id="deny">Cancel</button></form>`)
+
+// The app signs out with `logout: true`, so the browser comes here too: without it the next
+// "Sign in with Local OP" would reuse this provider's session and skip its login page silently.
+// `form` is oidc-provider's own (it carries the anti-forgery token); the buttons submit it.
+const logoutPage = (form) =>
+  opPage(`<p>You signed out of the demo. Sign out of Local OP as well?</p>${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes" id="logout">Sign out of Local OP</button>
+<button type="submit" form="op.logoutForm" id="stay">Stay signed in here</button>`)
+
+/** Lifetimes in seconds (oidc-provider asks for explicit ones). */
+const TTL = { AccessToken: 3600, IdToken: 3600, Interaction: 3600, Session: 86_400, Grant: 86_400 }
 
 async function readForm(req) {
   const chunks = []
@@ -41,13 +55,23 @@ export function createLocalOp({ issuer, origins }) {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         redirect_uris: origins.map((origin) => `${origin}/auth/callback/local-op`),
-        post_logout_redirect_uris: origins.map((origin) => `${origin}/`),
+        post_logout_redirect_uris: origins.map((origin) => `${origin}/signed-out`),
       },
     ],
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...LOCAL_OP_USER, sub }) }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html'
+          ctx.body = logoutPage(form)
+        },
+      },
+    },
+    ttl: TTL,
     interactions: { url: (_ctx, interaction) => `/op/interaction/${interaction.uid}` },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     // A fresh signing key per start: the demo's OP forgets everything on restart anyway.

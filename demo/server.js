@@ -1,18 +1,20 @@
-// `npm run demo`: the demo app on http://localhost:3000 (PORT and HOST override).
-import { createDemoApp, DEMO_USER } from './app.js'
+// `npm run demo`: the demo app on http://localhost:3000. PORT and HOST choose where it listens,
+// DEMO_DATA_DIR where it keeps its database and secret (default .demo-data).
+import { DEFAULT_PORT, serveDemo } from './app.js'
 
 // The demo is a development server: its flow inspector is served only when NODE_ENV says so.
 process.env.NODE_ENV ??= 'development'
-const port = Number(process.env.PORT ?? 3000)
-const host = process.env.HOST ?? 'localhost'
-const app = await createDemoApp({ dataDir: process.env.DEMO_DATA_DIR ?? '.demo-data', port, host })
-await app.listen({ port, host })
-console.log(`authchart demo on http://${host}:${port}`)
-console.log(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}",`)
-console.log('or with "Local OP", an OpenID Provider served by the demo itself at /op.')
+const app = await serveDemo({
+  port: process.env.PORT === undefined ? DEFAULT_PORT : Number(process.env.PORT),
+  host: process.env.HOST ?? 'localhost',
+  dataDir: process.env.DEMO_DATA_DIR ?? '.demo-data',
+})
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    app.close().then(() => process.exit(0))
-  })
+if (!app) process.exitCode = 1
+else {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      app.close().then(() => process.exit(0))
+    })
+  }
 }

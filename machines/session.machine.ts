@@ -67,6 +67,8 @@ export const SessionContext = object({
   /** Database strategy: the stored session's token and the user it belongs to. */
   sessionToken: nullable(string()),
   user: nullable(record(string(), unknown())),
+  /** Database strategy: the stored session as the adapter returned it (its `id`, added columns). */
+  storedSession: nullable(record(string(), unknown())),
 })
 export type SessionContext = Infer<typeof SessionContext>
 
@@ -84,10 +86,10 @@ export type SessionEvent =
   | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
   | EffectDone<'emitSessionEvent', null>
   | EffectDone<'emitSignOutEvent', null>
-  | EffectResult<'buildProviderLogout', { url: string }, 'threw'>
+  | EffectResult<'buildProviderLogout', { url: string }, 'threw' | 'notLinked'>
   | EffectResult<
       'getSessionAndUser',
-      { sessionToken: string; expires: number; user: Record<string, unknown> },
+      { sessionToken: string; expires: number; user: Record<string, unknown>; session: Record<string, unknown> },
       'missing' | 'notFound' | 'threw'
     >
   | EffectResult<'deleteExpiredSession', null, 'threw'>
@@ -129,6 +131,7 @@ const initialContext: SessionContext = {
   issued: null,
   sessionToken: null,
   user: null,
+  storedSession: null,
 }
 
 const noSession = (): FlowOutcome => ({ type: 'json', body: null, cache: 'no-store' })
@@ -330,6 +333,7 @@ export const sessionMachine = setup({
         sessionToken: event.output.sessionToken,
         expires: event.output.expires,
         user: event.output.user,
+        storedSession: event.output.session,
       }
     }),
     rememberExtension: assign(({ context, event }) => {

@@ -3,6 +3,7 @@
  * `authchart` command line:
  *
  * ```sh
+ * npx authchart secret                     # a fresh AUTH_SECRET
  * npx authchart diagram <flow> [--format svg|mermaid|json] [--config path]
  * npx authchart flows [--config path]
  * ```
@@ -13,6 +14,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -20,8 +22,17 @@ import type { AnyStateMachine } from 'xstate'
 import { builtInMachines, diagram, type DiagramFormat } from './flows.js'
 
 const USAGE = `Usage:
+  authchart secret
   authchart diagram <flow> [--format svg|mermaid|json] [--config path]
   authchart flows [--config path]`
+
+/**
+ * A fresh secret for `AUTH_SECRET`: 32 random bytes, base64url (43 characters, above the
+ * 32-character minimum), as Auth.js's `npx auth secret` makes them.
+ */
+function newSecret(): string {
+  return randomBytes(32).toString('base64url')
+}
 
 const isMachine = (value: unknown): value is AnyStateMachine =>
   typeof value === 'object' && value !== null && 'root' in value && 'id' in value && 'transition' in value
@@ -55,6 +66,12 @@ async function main(argv: string[]): Promise<number> {
   if (values.help || !command) {
     console.log(USAGE)
     return values.help ? 0 : 1
+  }
+  if (command === 'secret') {
+    // The secret alone on stdout (so `AUTH_SECRET=$(npx authchart secret)` works); the hint on stderr.
+    console.log(newSecret())
+    console.error('Set it as AUTH_SECRET (or the `secret` option). Keep it out of version control.')
+    return 0
   }
   const flows = await knownFlows(values.config)
   if (command === 'flows') {

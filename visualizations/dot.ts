@@ -6,6 +6,7 @@
  * @module
  */
 import type { FlowGraph, GraphState } from './graph.js'
+import { DIAGRAM_FONT, textWidth } from './text-width.js'
 
 /** Options of {@link toDot}. */
 export interface DotOptions {
@@ -17,20 +18,57 @@ const quote = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, 
 const html = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
-/** Wraps text at about `width` characters for node labels. */
-function wrap(value: string, width = 42): string[] {
+/** Font sizes, in points. */
+const NAME_SIZE = 10
+const NOTE_SIZE = 8
+const EDGE_SIZE = 9
+/** Descriptions wrap at this width, in points. */
+const WRAP_WIDTH = 250
+
+/** Wraps text into lines no wider than `width` points (a longer single word keeps its own line). */
+function wrap(value: string, size: number, width = WRAP_WIDTH): string[] {
   const lines: string[] = []
   let line = ''
-  for (const word of value.replace(/`/g, '').split(/\s+/)) {
-    if (line && line.length + word.length + 1 > width) {
+  for (const word of value.replace(/`/g, '').split(/\s+/).filter(Boolean)) {
+    const candidate = line ? `${line} ${word}` : word
+    if (line && textWidth(candidate, size) > width) {
       lines.push(line)
       line = word
     } else {
-      line = line ? `${line} ${word}` : word
+      line = candidate
     }
   }
   if (line) lines.push(line)
   return lines
+}
+
+/** One line of a label: its text and how it is set. */
+interface LabelLine {
+  text: string
+  size: number
+  bold?: boolean
+  color?: string
+}
+
+/**
+ * An HTML-like label whose lines sit in fixed-size cells as wide as they measure (see
+ * `text-width.ts`), so Graphviz reserves the room the browser's text really takes. Graphviz places
+ * text by its own (narrower) estimate, so each line is left-aligned in a cell of its own measured
+ * width, and that cell is centred in a row as wide as the widest line: text starts where its cell
+ * starts and cannot run past the box.
+ */
+function sizedLabel(lines: readonly LabelLine[]): string {
+  const widths = lines.map((l) => Math.ceil(textWidth(l.text, l.size, l.bold)))
+  const width = Math.max(...widths)
+  const rows = lines.map((l, i) => {
+    let content = html(l.text)
+    if (l.bold) content = `<B>${content}</B>`
+    const font = [`POINT-SIZE="${l.size}"`, ...(l.color ? [`COLOR="${l.color}"`] : [])]
+    const height = Math.ceil(l.size * 1.3)
+    const cell = `<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" WIDTH="${widths[i]}" HEIGHT="${height}" FIXEDSIZE="TRUE"><TR><TD WIDTH="${widths[i]}" HEIGHT="${height}" FIXEDSIZE="TRUE" ALIGN="LEFT"><FONT ${font.join(' ')}>${content}</FONT></TD></TR></TABLE>`
+    return `<TR><TD WIDTH="${width}" HEIGHT="${height}" FIXEDSIZE="TRUE">${cell}</TD></TR>`
+  })
+  return `<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0">${rows.join('')}</TABLE>>`
 }
 
 const STYLE: Record<GraphState['kind'], { fill: string; stroke: string; badge: (s: GraphState) => string }> = {
@@ -55,21 +93,22 @@ export function toDot(graph: FlowGraph, options: DotOptions = {}): string {
   }
   const out = [
     `digraph ${quote(graph.id)} {`,
-    '  graph [rankdir=TB, fontname="Helvetica", nodesep=0.35, ranksep=0.45];',
-    '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, margin="0.12,0.06"];',
-    '  edge [fontname="Helvetica", fontsize=9, color="#888888", arrowsize=0.7];',
+    // The pad keeps edge labels on the outer edges inside the image.
+    `  graph [rankdir=TB, fontname=${quote(DIAGRAM_FONT)}, nodesep=0.35, ranksep=0.45, pad=0.3];`,
+    `  node [shape=box, style="rounded,filled", fontname=${quote(DIAGRAM_FONT)}, fontsize=${NAME_SIZE}, margin="0.12,0.06"];`,
+    `  edge [fontname=${quote(DIAGRAM_FONT)}, fontsize=${EDGE_SIZE}, color="#888888", arrowsize=0.7];`,
     `  ${quote(`${graph.id}:start`)} [shape=circle, width=0.15, label="", style=filled, fillcolor="#333333", id=${quote(`start:${graph.id}`)}];`,
   ]
   for (const state of graph.states) {
     const style = STYLE[state.kind]
-    const rows = [`<B>${html(state.id)}</B>`]
+    const lines: LabelLine[] = [{ text: state.id, size: NAME_SIZE, bold: true }]
     const badge = style.badge(state)
-    if (badge) rows.push(`<FONT POINT-SIZE="8" COLOR="${style.stroke}">${html(badge)}</FONT>`)
-    for (const line of state.description ? wrap(state.description) : []) {
-      rows.push(`<FONT POINT-SIZE="8">${html(line)}</FONT>`)
+    if (badge) lines.push({ text: badge, size: NOTE_SIZE, color: style.stroke })
+    for (const line of state.description ? wrap(state.description, NOTE_SIZE) : []) {
+      lines.push({ text: line, size: NOTE_SIZE })
     }
     const attributes = [
-      `label=<${rows.join('<BR/>')}>`,
+      `label=${sizedLabel(lines)}`,
       `fillcolor=${quote(style.fill)}`,
       `color=${quote(visited.has(state.id) ? '#d4380d' : style.stroke)}`,
       `penwidth=${visited.has(state.id) ? 2 : 1}`,
@@ -81,11 +120,13 @@ export function toDot(graph: FlowGraph, options: DotOptions = {}): string {
   }
   for (const t of graph.transitions) {
     const count = taken.get(t.id) ?? 0
-    const label = `${t.event}${t.guard ? `\n[${t.guard}]` : ''}${count > 0 ? `\n×${count}` : ''}`
+    const lines = [t.event, ...(t.guard ? [`[${t.guard}]`] : []), ...(count > 0 ? [`×${count}`] : [])].map(
+      (text): LabelLine => ({ text, size: EDGE_SIZE, ...(count > 0 ? { color: '#d4380d' } : {}) }),
+    )
     const attributes = [
-      `label=${quote(label)}`,
+      `label=${sizedLabel(lines)}`,
       `id=${quote(`transition:${graph.id}:${t.id}`)}`,
-      ...(count > 0 ? ['color="#d4380d"', 'fontcolor="#d4380d"', `penwidth=${Math.min(1.5 + Math.log2(count + 1), 5).toFixed(1)}`] : []),
+      ...(count > 0 ? ['color="#d4380d"', `penwidth=${Math.min(1.5 + Math.log2(count + 1), 5).toFixed(1)}`] : []),
     ]
     out.push(`  ${quote(t.source)} -> ${quote(t.target ?? t.source)} [${attributes.join(', ')}];`)
   }

@@ -1,22 +1,34 @@
 /**
- * Mermaid `stateDiagram-v2` text for a flow: effect states, resting states and final states each
- * get their own class; guards appear in brackets after the event.
+ * Mermaid `stateDiagram-v2` text for a flow: every state is titled with its own name (`state
+ * "awaitingCallback" as awaitingCallback`), then lists its kind ("effect authorize", "awaits a
+ * request", "final") and its description; effect states, resting states and final states each get
+ * their own class; guards appear in brackets after the event.
  *
  * @module
  */
 import type { FlowGraph, GraphState } from './graph.js'
 
-/** Mermaid ids cannot contain dots; descriptions cannot contain `:` or `;`. */
+/** Mermaid ids cannot contain dots. */
 const idOf = (id: string) => id.replace(/[^A-Za-z0-9_]/g, '_')
-const text = (value: string) => value.replace(/[`:;{}]/g, '').replace(/\s+/g, ' ').trim()
 
-function labelLines(state: GraphState): string[] {
-  const lines: string[] = []
-  if (state.kind === 'effect') lines.push(`effect ${state.effect}`)
-  if (state.kind === 'resting') lines.push('awaits a request')
-  if (state.kind === 'final') lines.push('final')
-  if (state.description) lines.push(text(state.description))
-  return lines
+/**
+ * Text as Mermaid reads it back unchanged. Its grammar ends a description at `:` or `;`, a title
+ * at `"`, starts entity codes with `#`, and gives `<`, `>`, `&`, braces and backticks meanings of
+ * their own; each of these is written as a numeric entity code (`#58;`), which Mermaid decodes.
+ */
+export function mermaidText(value: string): string {
+  return value
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[#:;"<>&{}`]/g, (c) => `#${c.charCodeAt(0)};`)
+}
+
+/** What a state is for, as its first line under the title. */
+function kindLine(state: GraphState): string | undefined {
+  if (state.kind === 'effect') return `effect ${state.effect}`
+  if (state.kind === 'resting') return 'awaits a request'
+  if (state.kind === 'final') return 'final'
+  return undefined
 }
 
 /** Renders a flow's chart as Mermaid. */
@@ -34,11 +46,15 @@ export function toMermaid(graph: FlowGraph): string {
     if (state.initial) out.push(`  [*] --> ${idOf(state.id)}`)
   }
   for (const state of graph.states) {
-    for (const line of labelLines(state)) out.push(`  ${idOf(state.id)} : ${line}`)
+    const id = idOf(state.id)
+    out.push(`  state "${mermaidText(state.id)}" as ${id}`)
+    for (const line of [kindLine(state), state.description]) {
+      if (line) out.push(`  ${id} : ${mermaidText(line)}`)
+    }
   }
   for (const t of graph.transitions) {
     const label = `${t.event}${t.guard ? ` [${t.guard}]` : ''}`
-    out.push(`  ${idOf(t.source)} --> ${idOf(t.target ?? t.source)} : ${text(label)}`)
+    out.push(`  ${idOf(t.source)} --> ${idOf(t.target ?? t.source)} : ${mermaidText(label)}`)
   }
   for (const state of graph.states) {
     if (state.kind === 'final') out.push(`  ${idOf(state.id)} --> [*]`)

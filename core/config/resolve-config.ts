@@ -36,7 +36,7 @@ import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { memoryAuthStore, type AuthStore } from '../store/index.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct } from './structs.js'
+import { AuthConfigStruct, SECRET_HINT } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
 export interface ResolvedProvider {
@@ -181,7 +181,7 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
  */
 function toConfigError(error: StructError): Error {
   if (error.path[0] === 'secret' && error.value === undefined) {
-    return new MissingSecret('Please define a `secret`')
+    return new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
   }
   // A union (e.g. `secret`: string or array) fails as a whole; its refinement says why.
   const failure = error.failures().find((f) => f.refinement !== undefined) ?? error
@@ -236,7 +236,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const logger = createLogger(validated as Parameters<typeof createLogger>[0])
   const secretInput = validated.secret
   if (secretInput === undefined || secretInput.length === 0) {
-    throw new MissingSecret('Please define a `secret`')
+    throw new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
   }
   const secrets = (Array.isArray(secretInput) ? [...secretInput] : [secretInput]) as [
     string,

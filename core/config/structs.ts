@@ -30,12 +30,15 @@ import { compileOriginPattern } from './origins.js'
 /** Secrets shorter than this are refused (spec §5.1, §8). */
 export const MIN_SECRET_LENGTH = 32
 
+/** Where a missing or short secret error sends the developer. */
+export const SECRET_HINT = 'generate one with `npx authchart secret`'
+
 const Secret = refine(
   string(),
   'Secret',
   (value) =>
     value.length >= MIN_SECRET_LENGTH ||
-    `must be at least ${MIN_SECRET_LENGTH} characters long (generate one with \`openssl rand -base64 33\`)`,
+    `must be at least ${MIN_SECRET_LENGTH} characters long (${SECRET_HINT})`,
 )
 
 const BasePath = refine(

@@ -47,7 +47,8 @@ const stableJson = (value: unknown): string => {
  *
  * @throws {TypeError} when the adapter cannot list accounts or none has an ID token.
  */
-async function linkedIdToken(ctx: RequestContext, context: Context): Promise<SessionOAuthTokens> {
+/** The ID token of the user's account at a logout provider; `null` when the user has none. */
+async function linkedIdToken(ctx: RequestContext, context: Context): Promise<SessionOAuthTokens | null> {
   const adapter = ctx.config.adapter!
   if (!adapter.listAccounts) throw new TypeError('the adapter has no listAccounts: no RP-initiated logout')
   const { userId } = context.session as AdapterSession
@@ -55,8 +56,7 @@ async function linkedIdToken(ctx: RequestContext, context: Context): Promise<Ses
   const account = (await adapter.listAccounts(userId)).find(
     (a) => providers.includes(a.provider) && typeof a.id_token === 'string',
   )
-  if (!account) throw new TypeError('no linked account with an ID token to sign out of')
-  return { provider: account.provider, id_token: account.id_token! }
+  return account ? { provider: account.provider, id_token: account.id_token! } : null
 }
 
 /** The session flow definition. */
@@ -170,6 +170,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           context.policy?.strategy === 'database'
             ? await linkedIdToken(ctx, context)
             : ((context.token as JWT).oauth as SessionOAuthTokens)
+        // A user who signed in another way (credentials, another provider) has nothing to end there.
+        if (!oauthTokens) return { type: 'buildProviderLogout.failed', reason: 'notLinked', at: ctx.at }
         const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
         if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
         const as = await authorizationServer(provider)
@@ -197,7 +199,12 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         if (!Number.isFinite(expires)) throw new TypeError('the stored session has no valid expiry')
         return {
           type: 'getSessionAndUser.done',
-          output: { sessionToken, expires, user: found.user as unknown as Record<string, unknown> },
+          output: {
+            sessionToken,
+            expires,
+            user: found.user as unknown as Record<string, unknown>,
+            session: found.session as unknown as Record<string, unknown>,
+          },
           at: ctx.at,
         }
       } catch (error) {
@@ -272,7 +279,10 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
 
     async runDatabaseSessionCallback(context, ctx) {
       const user = context.user as unknown as AdapterUser
+      // The row as the adapter returned it (its `id`, columns the application added), as Auth.js
+      // passes it; the expiry is the one this read settled on.
       const stored = {
+        ...context.storedSession,
         sessionToken: context.sessionToken!,
         userId: user.id,
         expires: new Date(context.expires * 1000),

@@ -25,6 +25,7 @@ import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { clientAddressOf, type ParsedRequest } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
+import { CHART_CONTROLS, CHART_SCRIPT, CHART_STYLES, chartScriptSource } from './chart-script.js'
 
 /** The path of the inspector below `basePath`. */
 export const INSPECTOR_PATH = '/__flows'
@@ -192,7 +193,8 @@ export async function respondInspector(config: ResolvedConfig, request: Request)
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+      // The one script allowed is the chart pan/zoom script, by its hash.
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()}`,
       'X-Robots-Tag': 'noindex',
     },
   })
@@ -210,14 +212,14 @@ async function renderPage(config: ResolvedConfig): Promise<string> {
     sections.push(`<section class="flow" id="flow-${escapeHtml(machine.id)}" data-flow="${escapeHtml(machine.id)}">
 <h2>${escapeHtml(machine.id)} <small>v${escapeHtml(graph.version)} · ${graph.states.length} states · ${graph.transitions.length} transitions · ${taken.size} taken (${total} times)</small></h2>
 ${graph.description ? `<p>${escapeHtml(graph.description)}</p>` : ''}
-<div class="chart">${inlineSvg(svg)}</div></section>`)
+<div class="chart" data-chart tabindex="0">${CHART_CONTROLS}${inlineSvg(svg)}</div></section>`)
   }
   const byFlow = new Map(machines.map((m) => [m.id, graphOf(m)]))
   const rows = store.recent.map((r) => traceRow(r, byFlow.get(r.trace.flow))).join('\n')
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>authchart flows</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#222}h1{margin:0 0 .25rem}
-h2 small{font-weight:normal;color:#666;font-size:.8em}.chart{overflow:auto;border:1px solid #ddd;border-radius:.5rem;padding:.5rem;background:#fff}.chart svg{max-width:100%;height:auto}
+h2 small{font-weight:normal;color:#666;font-size:.8em}${CHART_STYLES}
 .legend span{display:inline-block;padding:0 .5rem;margin-right:.5rem;border-radius:.25rem;border:1px solid}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eee;padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:12px}</style></head>
 <body><h1>authchart flows</h1>
@@ -227,5 +229,6 @@ Traces show event types and states only: no payloads, tokens, cookies or query s
 ${sections.join('\n')}
 <section id="traces"><h2>Last ${store.limit} traces</h2>
 <table><thead><tr><th>time (UTC)</th><th>request</th><th>flow</th><th>events</th><th>effects</th><th>outcome</th></tr></thead>
-<tbody>${rows || '<tr><td colspan="6">No requests yet.</td></tr>'}</tbody></table></section></body></html>`
+<tbody>${rows || '<tr><td colspan="6">No requests yet.</td></tr>'}</tbody></table></section>
+<script>${CHART_SCRIPT}</script></body></html>`
 }

@@ -98,11 +98,16 @@ function emailForm(p: PageProvider, csrfToken: string, email?: string): string {
   )
 }
 
+/** The label of a credentials field without one: its key, capitalised (`username` → `Username`). */
+export function readableLabel(key: string): string {
+  return key.charAt(0).toUpperCase() + key.slice(1)
+}
+
 function credentialsForm(p: PageProvider, csrfToken: string): string {
   let inputs = ''
   for (const [key, input] of Object.entries(p.credentials ?? {})) {
     const inputId = `input-${escapeHtml(key)}-for-${escapeHtml(p.id)}-provider`
-    const label = typeof input.label === 'string' ? input.label : key
+    const label = typeof input.label === 'string' ? input.label : readableLabel(key)
     const type = typeof input.type === 'string' ? input.type : 'text'
     const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
     inputs +=
@@ -162,7 +167,7 @@ export function renderSignOutPage(p: {
     html: shell(
       'Sign Out',
       p.theme,
-      `<div class="signout">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Signout</h1><p>Are you sure you want to sign out?</p><form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}<button id="submitButton" type="submit">Sign out</button></form></div></div>`,
+      `<div class="signout">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}<button id="submitButton" type="submit">Sign out</button></form></div></div>`,
     ),
   }
 }

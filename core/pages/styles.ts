@@ -10,8 +10,8 @@ export const css = `:root{--brand-color:#346df1;--button-text-color:#fff;--radiu
 @media (prefers-color-scheme:dark){.__next-auth-theme-auto{--fg:#f4f4f5;--muted:#a1a1aa;--bg:#18181b;--card:#27272a;--line:#3f3f46;--input:#18181b}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-.page{min-height:100vh;display:grid;place-items:center;padding:1rem}
-.card{width:min(100%,22rem);background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:1.5rem}
+.page{min-height:100vh;display:grid;grid-template-columns:minmax(0,1fr);place-items:center;padding:1rem}
+.card{width:22rem;max-width:100%;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:1.5rem}
 h1{font-size:1.25rem;margin:0 0 1rem}
 p{margin:.5rem 0}
 .logo{display:block;max-width:10rem;max-height:4rem;margin:0 auto 1rem}

@@ -90,6 +90,33 @@ describe('@auth/pg-adapter under authchart', () => {
   })
 })
 
+describe("the session callback sees the stored session's id, as under Auth.js", () => {
+  // The callback exposes what it was given: `session.id` comes from the row the adapter read.
+  const exposeId = { callbacks: { session: ({ session }: { session: { id?: unknown } }) => ({ ...session, rowId: session.id ?? null }) } }
+
+  it.each([
+    ['authchart', async (db: pg.Pool) => {
+      const adapter = PostgresAdapter(db)
+      await adapter.migrate()
+      return adapter as Adapter
+    }],
+    ['@auth/pg-adapter', async (db: pg.Pool) => {
+      await db.query(AUTHJS_PG_SCHEMA)
+      return AuthjsPostgresAdapter(db) as unknown as Adapter
+    }],
+  ])('with the %s adapter', async (name, makeAdapter) => {
+    const db = await pool(`session_id_${name.replace(/\W/g, '_')}`)
+    const client = new Client(config(await makeAdapter(db), exposeId))
+    await client.signIn({ email: 'erin@example.com', password: 'wonderland' })
+    const token = client.jar.get(SESSION_COOKIE)!
+    const { rows } = await db.query('SELECT id FROM sessions WHERE "sessionToken" = $1', [token])
+    expect(rows).toHaveLength(1)
+    const body = (await client.session()).body as { rowId: unknown; user: { email: string } }
+    expect(body.user.email).toBe('erin@example.com')
+    expect(body.rowId).toBe(rows[0].id)
+  })
+})
+
 describe('concurrent requests on one database session (PostgreSQL)', () => {
   it('serves 50 concurrent GET /session without losing or duplicating the row', async () => {
     const db = await pool('concurrency_reads')

@@ -20,7 +20,7 @@ describe('misconfiguration', () => {
     expect(logger.error).toHaveBeenCalledTimes(1)
     expect(logger.error.mock.calls[0]![0]).toMatchObject({
       type: 'MissingSecret',
-      message: 'Please define a `secret`',
+      message: 'Please define a `secret` (generate one with `npx authchart secret`)',
     })
   })
 
@@ -29,7 +29,7 @@ describe('misconfiguration', () => {
     await expectConfigurationFailure({ secret: 'short', trustHost: true, providers: [], logger })
     const error = logger.error.mock.calls[0]![0]
     expect(error).toBeInstanceOf(ConfigError)
-    expect(error.message).toMatch(/^config\.secret: .*at least 32 characters/)
+    expect(error.message).toMatch(/^config\.secret: .*at least 32 characters long \(generate one with `npx authchart secret`\)$/)
   })
 
   it('refuses an untrusted host, logging UntrustedHost with the URL', async () => {

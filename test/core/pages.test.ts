@@ -37,6 +37,16 @@ describe('the sign-in page', () => {
     expect(html).toContain('<form action="https://app.test/auth/callback/credentials" method="POST">')
   })
 
+  it('labels a credentials field without a label by its capitalised key, and keeps a given label', () => {
+    const { html } = renderSignInPage({
+      theme,
+      providers: [{ ...credentials, credentials: { username: {}, otp: { label: 'One-time code' } } }],
+      csrfToken: 't',
+    })
+    expect(html).toContain('<label class="section-header" for="input-username-for-credentials-provider">Username</label>')
+    expect(html).toContain('<label class="section-header" for="input-otp-for-credentials-provider">One-time code</label>')
+  })
+
   it('renders an OAuth button posting the CSRF token and callback URL to the provider sign-in URL', () => {
     const { html } = renderSignInPage({ theme, providers: [oauth], csrfToken: 'tok', callbackUrl: 'https://app.test/x' })
     expect(html).toContain('<form action="https://app.test/auth/signin/github" method="POST">')
@@ -100,7 +110,7 @@ describe('the other pages', () => {
   it('renders the sign-out confirmation posting to the given action', () => {
     const { status, html } = renderSignOutPage({ theme, csrfToken: 't', actionUrl: 'https://app.test/auth/signout' })
     expect(status).toBe(200)
-    expect(html).toContain('<h1>Signout</h1><p>Are you sure you want to sign out?</p><form action="https://app.test/auth/signout" method="POST">')
+    expect(html).toContain('<h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="https://app.test/auth/signout" method="POST">')
   })
 
   it('renders the verify-request page with a link to the site', () => {

@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+// First, so oidc-provider (which the demo's Local OP imports) loads without its Node-20 notice.
+import '../fixtures/oidc-provider.js'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error the demo is plain JavaScript
-import { createDemoApp, DEMO_USER } from '../../demo/app.js'
+import { createDemoApp, DEMO_USER, serveDemo } from '../../demo/app.js'
 // @ts-expect-error the demo is plain JavaScript
 import { LOCAL_OP_USER } from '../../demo/local-op.js'
 import { CookieJar } from '../fixtures/http.js'
@@ -213,5 +215,122 @@ describe('the demo over real HTTP', () => {
       `${origin}/auth/signin?error=CredentialsSignin&code=credentials`,
     )
     expect(jar.get('authjs.session-token')).toBeUndefined()
+  })
+
+  /** The fields of the form `selector` names (its hidden inputs), and where it posts. */
+  function formOf(html: string, action: string): { action: string; fields: Record<string, string> } {
+    const form = new RegExp(`<form[^>]*action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(html)
+    expect(form, `a form posting to ${action}`).not.toBeNull()
+    const fields: Record<string, string> = {}
+    for (const [, name, value] of form![1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) fields[name!] = value!
+    return { action, fields }
+  }
+
+  async function signInAsDemoUser(jar: CookieJar) {
+    const signIn = await post(
+      '/auth/callback/credentials',
+      { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar) },
+      jar,
+    )
+    expect(signIn.status).toBe(302)
+  }
+
+  it('offers "Sign in" only to visitors, and a sign-out button to a signed-in user', async () => {
+    const visitor = await (await get('/')).text()
+    expect(visitor).toContain('You are not signed in.')
+    expect(visitor).toContain('id="sign-in"')
+    expect(visitor).not.toContain('id="sign-out"')
+
+    const jar = new CookieJar()
+    await signInAsDemoUser(jar)
+    const member = await (await get('/', jar)).text()
+    expect(member).toContain('Signed in as <strong>Demo User</strong>')
+    expect(member).not.toContain('id="sign-in"')
+    expect(member).not.toContain('>Sign in<')
+    expect(member).toContain('id="sign-out"')
+  })
+
+  it('confirms a sign-out on a page of its own, after ending the session on the server', async () => {
+    const jar = new CookieJar()
+    await signInAsDemoUser(jar)
+    const home = await get('/', jar)
+    const { fields } = formOf(await home.text(), '/auth/signout')
+    expect(fields.callbackUrl).toBe('/signed-out')
+    const signOut = await post('/auth/signout', fields, jar)
+    expect(signOut.status).toBe(302)
+    expect(signOut.headers.get('location')).toBe(`${origin}/signed-out`)
+    const confirmation = await (await get('/signed-out', jar)).text()
+    expect(confirmation).toContain('id="signed-out"')
+    expect(confirmation).toContain('You are signed out.')
+    expect((await get('/protected', jar)).status).toBe(302)
+  })
+
+  it('signs out of the Local OP too, so signing in again shows its login page', async () => {
+    const jar = new CookieJar()
+    const answer = await post(await startLocalOpSignIn(jar), { decision: 'accept' }, jar)
+    expect((await follow(answer.headers.get('location')!, jar)).url).toBe(`${origin}/protected`)
+
+    const { fields } = formOf(await (await get('/protected', jar)).text(), '/auth/signout')
+    const signOut = await post('/auth/signout', fields, jar)
+    const endSession = new URL(signOut.headers.get('location')!)
+    expect(`${endSession.origin}${endSession.pathname}`).toBe(`${origin}/op/session/end`)
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${origin}/signed-out`)
+    expect((await get('/protected', jar)).status, "the app's session is over").toBe(302)
+
+    // The Local OP asks; the user confirms with the form it rendered.
+    const atOp = await follow(endSession.href, jar)
+    const html = await atOp.response.text()
+    expect(html).toContain('Sign out of Local OP as well?')
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)![1]!
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!
+    const confirmed = await post(new URL(action, origin).pathname, { xsrf, logout: 'yes' }, jar)
+    const landed = await follow(confirmed.headers.get('location')!, jar)
+    expect(landed.url).toBe(`${origin}/signed-out`)
+
+    // No silent sign-in: the OP shows its login page again.
+    await startLocalOpSignIn(jar)
+  })
+
+  it('serves a favicon, linked from its pages', async () => {
+    const icon = await get('/favicon.ico')
+    expect(icon.status).toBe(200)
+    expect(icon.headers.get('content-type')).toBe('image/x-icon')
+    expect([...new Uint8Array(await icon.arrayBuffer()).subarray(0, 4)]).toEqual([0, 0, 1, 0])
+    expect(await (await get('/')).text()).toContain('<link rel="icon" href="/favicon.ico">')
+  })
+})
+
+describe('starting the demo', () => {
+  it('explains a busy port in one line, naming it and how to choose another, without opening the database', async () => {
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    const { port: taken } = busy.address() as { port: number }
+    const dir = mkdtempSync(join(tmpdir(), 'authchart-demo-busy-'))
+    const out: string[] = []
+    const err: string[] = []
+    try {
+      const started = await serveDemo({ port: taken, host: '127.0.0.1', dataDir: dir, out: (l: string) => out.push(l), err: (l: string) => err.push(l) })
+      expect(started).toBeNull()
+      expect(out).toEqual([])
+      expect(err).toEqual([
+        `Port ${taken} on 127.0.0.1 is already in use (is another \`npm run demo\` running?). Choose another port: PORT=3000 npm run demo (HOST picks the interface, default localhost).`,
+      ])
+      expect(existsSync(join(dir, 'pglite'))).toBe(false)
+    } finally {
+      await new Promise((resolve) => busy.close(resolve))
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a PORT that is not a port number', async () => {
+    const err: string[] = []
+    expect(await serveDemo({ port: Number('abc'), err: (l: string) => err.push(l) })).toBeNull()
+    expect(err).toEqual(['PORT must be a number from 0 to 65535, got "NaN".'])
+  })
+
+  it('is documented in README with PORT and HOST', () => {
+    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8')
+    expect(readme).toMatch(/PORT=\d+ npm run demo/)
+    expect(readme).toContain('HOST')
   })
 })

@@ -6,19 +6,17 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fastifyAuth } from '../../integrations/fastify/index.js'
 import { credentialsSignInMachine, oauthSignInMachine, sessionMachine } from '../../machines/index.js'
 import { stateElementId } from '../../visualizations/dot.js'
 import { flowGraph } from '../../visualizations/graph.js'
-import { launchChromium } from '../fixtures/chromium.js'
+import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient } from '../oauth/helpers.js'
 
-let app: FastifyInstance
+let server: BrowserApp
 let origin: string
 let op: RunningOidcProvider
 let browser: Browser
@@ -26,21 +24,18 @@ const shots = mkdtempSync(join(tmpdir(), 'authchart-inspector-'))
 
 beforeAll(async () => {
   op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
-  app = Fastify()
-  await app.register(fastifyAuth, {
+  server = await startBrowserApp({
     secret: SECRET,
     trustHost: true,
     inspector: true,
     logger: spyLogger(),
     providers: [credentialsProvider(), appProvider(op.issuer, 'client_secret_basic', 'op')],
   } as never)
-  origin = await app.listen({ port: 0, host: '127.0.0.1' })
-  browser = await launchChromium()
+  ;({ origin, browser } = server)
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await app?.close()
+  await server?.close()
   await op?.close()
   rmSync(shots, { recursive: true, force: true })
 })
@@ -73,6 +68,70 @@ describe('the flow inspector in Chromium', () => {
     const traces = await page.$$eval('tr.trace', (rows) => rows.map((row) => row.textContent ?? ''))
     expect(traces.some((t) => t.includes('POST /callback/credentials') && t.includes('signedIn'))).toBe(true)
     expect(traces.some((t) => t.includes('GET /session') && t.includes('active'))).toBe(true)
+    await page.close()
+  })
+
+  it('starts each chart fitted to the page width, and pans and zooms it with its own script', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    const errors: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text())
+    })
+    page.on('pageerror', (error) => errors.push(error.message))
+    const requests: string[] = []
+    page.on('request', (request) => requests.push(request.url()))
+    await page.goto(`${origin}/auth/__flows`)
+    expect(requests.every((url) => url.startsWith(origin)), 'nothing is loaded from elsewhere').toBe(true)
+
+    const chart = page.locator('section[data-flow="oauth-signin"] [data-chart]')
+    const svg = chart.locator('svg')
+    await chart.evaluate((element) => element.scrollIntoView())
+    const viewBox = async () => (await svg.getAttribute('viewBox'))!.split(' ').map(Number) as [number, number, number, number]
+    const full = await viewBox()
+
+    // Fit to width: the chart spans the section, with its own aspect ratio.
+    const frame = (await chart.boundingBox())!
+    const drawn = (await svg.boundingBox())!
+    expect(Math.abs(drawn.width - (frame.width - 2))).toBeLessThanOrEqual(1)
+    expect(drawn.height / drawn.width).toBeCloseTo(full[3] / full[2], 2)
+
+    const label = chart.locator('g[id="state:oauth-signin:awaitingCallback"] path').first()
+    const small = (await label.boundingBox())!
+
+    // Zoom in with the button: a third of the view gone, the state's box half as large again.
+    await chart.locator('[data-zoom="in"]').click()
+    const zoomed = await viewBox()
+    expect(zoomed[2]).toBeCloseTo(full[2] / 1.5, 0)
+    expect(zoomed[3]).toBeCloseTo(full[3] / 1.5, 0)
+    const larger = (await label.boundingBox())!
+    expect(larger.width).toBeCloseTo(small.width * 1.5, 0)
+    expect(larger.height).toBeCloseTo(small.height * 1.5, 0)
+
+    // Pan: dragging by 150 px moves the drawing by 150 px.
+    const start = { x: drawn.x + drawn.width / 2, y: drawn.y + 150 }
+    await page.mouse.move(start.x, start.y)
+    await page.mouse.down()
+    await page.mouse.move(start.x - 150, start.y - 40, { steps: 5 })
+    await page.mouse.up()
+    const moved = (await label.boundingBox())!
+    expect(moved.x - larger.x).toBeCloseTo(-150, 0)
+    expect(moved.y - larger.y).toBeCloseTo(-40, 0)
+
+    // Ctrl + wheel (and pinch) zooms around the pointer.
+    const beforeWheel = (await viewBox())[2]
+    await page.keyboard.down('Control')
+    await page.mouse.wheel(0, -200)
+    await page.keyboard.up('Control')
+    await expect.poll(async () => (await viewBox())[2]).toBeLessThan(beforeWheel)
+
+    // "fit width" and the 0 key return to the whole chart.
+    await chart.locator('[data-zoom="fit"]').click()
+    expect(await viewBox()).toEqual(full)
+    await chart.locator('[data-zoom="in"]').click()
+    await chart.focus()
+    await page.keyboard.press('0')
+    expect(await viewBox()).toEqual(full)
+    expect(errors).toEqual([])
     await page.close()
   })
 })

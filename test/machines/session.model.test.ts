@@ -243,7 +243,7 @@ const driver: ModelDriver<World> = {
     ...Object.values(ROW).map((expires) => ({
       type: 'getSessionAndUser.done',
       at: T0,
-      output: { sessionToken: STORED_TOKEN, expires, user: ALICE },
+      output: { sessionToken: STORED_TOKEN, expires, user: ALICE, session: { id: 'row-1', sessionToken: STORED_TOKEN } },
     })),
     { type: 'getSessionAndUser.failed', at: T0, reason: 'missing' },
     { type: 'getSessionAndUser.failed', at: T0, reason: 'notFound' },

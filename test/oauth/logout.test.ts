@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from './helpers.js'
 
@@ -41,6 +41,21 @@ describe('RP-initiated logout', () => {
     const atProvider = await fetch(location, { redirect: 'manual' })
     expect(atProvider.status).toBe(200)
     expect(await atProvider.text()).toContain('<form')
+  })
+
+  it('signs a database-session user without an account at the provider out quietly, to the callback URL', async () => {
+    const config = testConfig({
+      providers: [credentialsProvider(), appProvider(op.issuer, 'client_secret_basic', 'op', { logout: true })] as never,
+      adapter: MemoryAdapter(createMemoryStore()),
+      session: { strategy: 'database' },
+    })
+    const client = new Client(config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect((await client.session()).body).not.toBeNull()
+    const response = await client.signOut({ callbackUrl: `${ORIGIN}/bye` })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/bye`)
+    expect((await client.session()).body).toBeNull()
+    expect(config.logger.error).not.toHaveBeenCalled()
   })
 
   it('is off unless the provider opts in: sign-out goes to the callback URL', async () => {

@@ -52,6 +52,19 @@ describe('the package', () => {
     }
   })
 
+  it('ships a LICENSE whose text is the licence package.json names', () => {
+    const { license } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license: string }
+    expect(license).toBe('ISC')
+    const text = readFileSync(join(root, 'LICENSE'), 'utf8')
+    expect(text.split('\n')[0]).toBe('ISC License')
+    expect(text).toMatch(/^Copyright \(c\) \d{4}, .+$/m)
+    expect(text).toContain('Permission to use, copy, modify, and/or distribute this software for any')
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: 'pipe' }),
+    ) as [{ files: { path: string }[] }]
+    expect(packed.files.map((f) => f.path)).toContain('LICENSE')
+  })
+
   it('passes publint --strict', () => {
     const output = execFileSync(join(checkout, 'node_modules/.bin/publint'), ['--strict', root], { cwd: root, encoding: 'utf8' })
     expect(output).toContain('All good!')
@@ -153,6 +166,22 @@ describe('the authchart command line', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }
     expect(pkg.bin.authchart).toBe('./dist/visualizations/cli.js')
     expect(readFileSync(join(root, pkg.bin.authchart!), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
+  })
+
+  it('prints a fresh secret that the config accepts, alone on stdout', () => {
+    const first = cli('secret')
+    const second = cli('secret')
+    expect(first.status).toBe(0)
+    expect(first.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/)
+    expect(second.stdout).not.toBe(first.stdout)
+    expect(first.stderr).toContain('AUTH_SECRET')
+    const output = node(`
+      import { Auth } from 'authchart'
+      import Credentials from 'authchart/providers/credentials'
+      const config = { secret: ${JSON.stringify(first.stdout.trim())}, trustHost: true, providers: [Credentials({ authorize: () => null })] }
+      console.log((await Auth(new Request('http://localhost/auth/csrf'), config)).status)
+    `)
+    expect(output.trim()).toBe('200')
   })
 
   it('lists the built-in flows', () => {
