@@ -292,6 +292,12 @@ const signInLinkToSignInPage: Deliberate = (theirs) => ({
   ),
 })
 
+/** README: the sign-out heading reads "Sign out" (Auth.js: "Signout"). */
+const signOutHeading: Deliberate = (theirs) => ({
+  ...theirs,
+  body: (theirs.body as string[]).map((line) => (line === 'h1 "Signout"' ? 'h1 "Sign out"' : line)),
+})
+
 /**
  * README: "Built-in pages load nothing from third-party hosts" — so the outline's links and form
  * elements are what compare; @auth/core's provider logos from authjs.dev are simply absent.
@@ -416,7 +422,10 @@ const scenarios: Record<string, Case> = {
   'GET /signin with a custom page': {
     run: (lib) => send(lib, config(lib, { pages: { signIn: '/login' } }), '/auth/signin?callbackUrl=%2Fx'),
   },
-  'GET /signout': { run: (lib) => send(lib, config(lib), '/auth/signout'), deliberate: noIncidentalCallbackCookie },
+  'GET /signout': {
+    run: (lib) => send(lib, config(lib), '/auth/signout'),
+    deliberate: compose(noIncidentalCallbackCookie, signOutHeading),
+  },
   'GET /verify-request': { run: (lib) => send(lib, config(lib), '/auth/verify-request'), deliberate: noIncidentalCsrfOrCallbackCookie },
   'GET /error?error=AccessDenied': {
     run: (lib) => send(lib, config(lib), '/auth/error?error=AccessDenied'),

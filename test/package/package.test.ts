@@ -2,9 +2,9 @@
  * The published package: the build emits JavaScript and declarations to dist/, publint finds
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
  *
- * The package is built into a temporary folder (its package.json, the build's dist/, and a link
- * to the checkout's node_modules), never into the checkout's own dist/: other test files and tools
- * may be reading that while this one runs.
+ * The package is built into a temporary folder (its package.json, README, LICENSE, the build's
+ * dist/, and a link to the checkout's node_modules), never into the checkout's own dist/: other
+ * test files and tools may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
@@ -33,7 +33,7 @@ beforeAll(() => {
   for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
     execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
   }
-  for (const file of ['package.json', 'README.md']) copyFileSync(join(checkout, file), join(root, file))
+  for (const file of ['package.json', 'README.md', 'LICENSE']) copyFileSync(join(checkout, file), join(root, file))
   copyFileSync(join(checkout, 'test/fixtures/extended-flows.mjs'), join(root, 'extended-flows.mjs'))
   symlinkSync(join(checkout, 'node_modules'), join(root, 'node_modules'), 'dir')
 }, 120_000)
