@@ -14,13 +14,35 @@ export default defineConfig({
       { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^authchart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^authchart\/fastify$/, replacement: source('./integrations/fastify/index.ts') },
+      { find: /^authchart\/express$/, replacement: source('./integrations/express/index.ts') },
       { find: /^authchart\/providers\/(.+)$/, replacement: source('./providers/$1.ts') },
+      { find: /^authchart\/extensions\/(.+)$/, replacement: source('./extensions/$1.ts') },
+      { find: /^authchart\/testing$/, replacement: source('./testing/index.ts') },
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/model-coverage.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/apps/**'],
+          globalSetup: ['test/setup/model-coverage.ts'],
+        },
+      },
+      {
+        // The example apps, installed from the packed package, built and started once per run by
+        // the global setup (which runs only when a test of this project is selected).
+        extends: true,
+        test: {
+          name: 'apps',
+          include: ['test/apps/**/*.test.ts'],
+          globalSetup: ['test/apps/setup.ts'],
+        },
+      },
+    ],
   },
 })

@@ -9,6 +9,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
   VerificationToken,
@@ -32,6 +33,7 @@ export interface MemoryStore {
   sessions: Map<string, AdapterSession>
   verificationTokens: Map<string, VerificationToken>
   authenticators: Map<string, AdapterAuthenticator>
+  secondFactors: Map<string, AdapterSecondFactor>
 }
 
 /** Creates an empty store. */
@@ -42,6 +44,7 @@ export function createMemoryStore(): MemoryStore {
     sessions: new Map(),
     verificationTokens: new Map(),
     authenticators: new Map(),
+    secondFactors: new Map(),
   }
 }
 
@@ -95,6 +98,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       for (const [key, session] of store.sessions) if (session.userId === userId) store.sessions.delete(key)
       for (const [key, account] of store.accounts) if (account.userId === userId) store.accounts.delete(key)
       for (const [key, a] of store.authenticators) if (a.userId === userId) store.authenticators.delete(key)
+      for (const [key, f] of store.secondFactors) if (f.userId === userId) store.secondFactors.delete(key)
       return copy(user)
     },
     async linkAccount(account) {
@@ -181,6 +185,24 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       const updated = { ...authenticator, counter }
       store.authenticators.set(credentialID, updated)
       return copy(updated)
+    },
+    async listSecondFactors(userId) {
+      return [...store.secondFactors.values()].filter((f) => f.userId === userId).map(copy)
+    },
+    async createSecondFactor(factor) {
+      if (store.secondFactors.has(factor.id)) throw new Error(`second factor ${factor.id} already exists`)
+      store.secondFactors.set(factor.id, copy(factor))
+      return copy(factor)
+    },
+    async updateSecondFactor({ id, secret }) {
+      const factor = store.secondFactors.get(id)
+      if (!factor) return null
+      const updated = { ...factor, secret }
+      store.secondFactors.set(id, updated)
+      return copy(updated)
+    },
+    async deleteSecondFactor(id) {
+      store.secondFactors.delete(id)
     },
   }
 }

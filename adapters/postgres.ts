@@ -20,6 +20,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
   VerificationToken,
@@ -89,6 +90,8 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     sessions: `"${p}sessions"`,
     verificationTokens: hosted ? `"${p}verificationTokens"` : `"${p}verification_token"`,
     authenticators: `"${p}authenticators"`,
+    secondFactors: `"${p}second_factors"`,
+    sessionAmr: `"${p}session_amr"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -146,7 +149,8 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   token TEXT NOT NULL,
   PRIMARY KEY (identifier, token)
 );
-${authenticatorsTable(t)}`
+${authenticatorsTable(t)}
+${secondFactorsTable(t)}`
 }
 
 // Spec §2.17: every field nullable, records carry an id, accounts and sessions link to their user
@@ -207,7 +211,8 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   token TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('verificationTokens_key')} ON ${t.verificationTokens} (identifier, token);
-${authenticatorsTable(t)}`
+${authenticatorsTable(t)}
+${secondFactorsTable(t)}`
 }
 
 function authenticatorsTable(t: Tables): string {
@@ -222,6 +227,24 @@ function authenticatorsTable(t: Tables): string {
   transports TEXT
 );
 CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenticators} ("${t.userLink}");`
+}
+
+// Ours: a user's second factors (a TOTP secret sealed with the auth secret, or the hashes of the
+// remaining backup codes), and how each multi-factor session was signed in to (its `amr`, kept
+// beside the sessions table so that table stays exactly Auth.js's); both layouts have them.
+function secondFactorsTable(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
+  id TEXT PRIMARY KEY,
+  "${t.userLink}" TEXT NOT NULL REFERENCES ${t.users} (id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS ${t.index('second_factors_user_idx')} ON ${t.secondFactors} ("${t.userLink}");
+CREATE TABLE IF NOT EXISTS ${t.sessionAmr} (
+  "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
+  amr TEXT NOT NULL
+);`
 }
 
 const toDate = (value: unknown): Date | null =>
@@ -258,11 +281,23 @@ function converters(userLink: string) {
       emailVerified: toDate(row.emailVerified),
       image: (row.image as string | null) ?? null,
     }),
-    session: (row: Row): AdapterSession => ({
-      ...linked(row),
-      ...(row.id === undefined ? {} : { id: String(row.id) }),
-      sessionToken: row.sessionToken as string,
-      expires: toDate(row.expires)!,
+    session: (row: Row): AdapterSession => {
+      const { amr, ...rest } = linked(row)
+      return {
+        ...rest,
+        ...(row.id === undefined ? {} : { id: String(row.id) }),
+        sessionToken: row.sessionToken as string,
+        expires: toDate(row.expires)!,
+        // How the user signed in, after a second factor (ours, from the session_amr table).
+        ...(typeof amr === 'string' ? { amr: amr.split(' ') } : {}),
+      }
+    },
+    secondFactor: (row: Row): AdapterSecondFactor => ({
+      id: String(row.id),
+      userId: String(linked(row).userId),
+      type: row.type as AdapterSecondFactor['type'],
+      secret: row.secret as string,
+      createdAt: toDate(row.createdAt)!,
     }),
     account: (row: Row): AdapterAccount =>
       withoutNulls({ ...linked(row), id: String(row.id), expires_at: toNumber(row.expires_at) }) as unknown as AdapterAccount,
@@ -416,7 +451,7 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.account(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires }) {
+    async createSession({ sessionToken, userId, expires, amr }) {
       const row = await first(
         withLink(
           `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
@@ -426,11 +461,16 @@ ${schema(options.tablePrefix, layout)}`
         ),
         [sessionToken, userId, expires],
       )
-      return to.session(row!)
+      if (amr) await rows(`INSERT INTO ${t.sessionAmr} ("sessionToken", amr) VALUES ($1, $2)`, [sessionToken, amr.join(' ')])
+      return to.session({ ...row!, ...(amr ? { amr: amr.join(' ') } : {}) })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
-      const row = await first(`SELECT * FROM ${t.sessions} WHERE "sessionToken" = $1`, [sessionToken])
+      const row = await first(
+        `SELECT s.*, a.amr FROM ${t.sessions} s LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
+         WHERE s."sessionToken" = $1`,
+        [sessionToken],
+      )
       if (!row) return null
       const session = to.session(row)
       const user = await first(`SELECT * FROM ${t.users} WHERE id = $1`, [session.userId])
@@ -507,6 +547,25 @@ ${schema(options.tablePrefix, layout)}`
       )
       if (!row) throw new Error(`authenticator ${credentialID} does not exist`)
       return to.authenticator(row)
+    },
+    async listSecondFactors(userId) {
+      return (await rows(`SELECT * FROM ${t.secondFactors} WHERE ${link} = $1 ORDER BY "createdAt"`, [userId])).map(
+        to.secondFactor,
+      )
+    },
+    async createSecondFactor(factor) {
+      const row = await first(
+        `INSERT INTO ${t.secondFactors} (id, ${link}, type, secret, "createdAt") VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [factor.id, factor.userId, factor.type, factor.secret, factor.createdAt],
+      )
+      return to.secondFactor(row!)
+    },
+    async updateSecondFactor({ id, secret }) {
+      const row = await first(`UPDATE ${t.secondFactors} SET secret = $2 WHERE id = $1 RETURNING *`, [id, secret])
+      return row ? to.secondFactor(row) : null
+    },
+    async deleteSecondFactor(id) {
+      await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
     },
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The action names served under `basePath`.
+ * The action names served under `basePath`: Auth.js's (spec §4) and authchart's own.
  *
  * @module
  */
@@ -17,22 +17,44 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
   'webauthn-options',
 ])
 
+/**
+ * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
+ * `/step/<flow id>`) and `two-factor` (a signed-in user's second-factor settings and enrolment).
+ */
+export type OwnAction = 'step' | 'two-factor'
+
+/** Every action the router serves. */
+export type RoutedAction = AuthAction | OwnAction
+
+const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor'])
+
 /** Whether `action` is one of the actions of spec §4. */
 export function isAuthAction(action: string): action is AuthAction {
   return ACTIONS.has(action)
 }
 
-/** Actions that may carry a provider id as a second path segment. */
-export const ACTIONS_WITH_PROVIDER: ReadonlySet<AuthAction> = new Set<AuthAction>([
+/** Whether `action` is served: one of spec §4's or authchart's own. */
+export function isRoutedAction(action: string): action is RoutedAction {
+  return ACTIONS.has(action) || OWN_ACTIONS.has(action)
+}
+
+/** Actions that may carry a provider id (for `step`: a flow id) as a second path segment. */
+export const ACTIONS_WITH_PROVIDER: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
   'signin',
   'callback',
   'webauthn-options',
+  'step',
 ])
 
+/** Actions whose second path segment names a flow rather than a provider. */
+export const ACTIONS_WITH_FLOW: ReadonlySet<RoutedAction> = new Set<RoutedAction>(['step'])
+
 /** Actions that render HTML; a misconfiguration answers them with the error page. */
-export const PAGE_ACTIONS: ReadonlySet<AuthAction> = new Set<AuthAction>([
+export const PAGE_ACTIONS: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
   'signin',
   'signout',
   'error',
   'verify-request',
+  'step',
+  'two-factor',
 ])

@@ -28,6 +28,12 @@ export interface AdapterSession {
   sessionToken: string
   userId: string
   expires: Date
+  /**
+   * Ours, optional: how the user signed in (RFC 8176 values, e.g. `['pwd', 'otp']`). Given to
+   * `createSession` only after a second factor, so only adapters that store second factors (and
+   * accept this field) ever see it.
+   */
+  amr?: string[]
 }
 
 /** A single-use e-mail sign-in token; only its hash is stored. */
@@ -47,6 +53,18 @@ export interface AdapterAuthenticator {
   credentialPublicKey: string
   transports?: string | null
   credentialDeviceType: string
+}
+
+/**
+ * Ours: an enrolled second factor. `secret` is opaque to the adapter: a TOTP secret encrypted with
+ * the auth secret, or the keyed hashes of the remaining backup codes, space-separated.
+ */
+export interface AdapterSecondFactor {
+  id: string
+  userId: string
+  type: 'totp' | 'backup-codes'
+  secret: string
+  createdAt: Date
 }
 
 /** The Auth.js adapter interface. */
@@ -79,6 +97,7 @@ export interface Adapter {
     sessionToken: string
     userId: string
     expires: Date
+    amr?: string[]
   }): Awaitable<AdapterSession>
   getSessionAndUser?(
     sessionToken: string,
@@ -104,6 +123,14 @@ export interface Adapter {
     credentialID: string,
     newCounter: number,
   ): Awaitable<AdapterAuthenticator>
+  /** Ours, optional: a user's second factors. Without it no user has one. */
+  listSecondFactors?(userId: string): Awaitable<AdapterSecondFactor[]>
+  /** Ours, optional: stores a confirmed second factor. */
+  createSecondFactor?(factor: AdapterSecondFactor): Awaitable<AdapterSecondFactor>
+  /** Ours, optional: replaces a factor's secret (a backup code spent). */
+  updateSecondFactor?(factor: Pick<AdapterSecondFactor, 'id' | 'secret'>): Awaitable<AdapterSecondFactor | null | undefined>
+  /** Ours, optional: removes a second factor. */
+  deleteSecondFactor?(id: string): Awaitable<void>
 }
 
 /** Whether `value` is an ISO-8601 date string, for adapters that serialise dates. */

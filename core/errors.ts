@@ -268,6 +268,7 @@ export type ErrorCode =
   | 'ERR_FLOW_STATE_STALE'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
+  | 'ERR_FLOW_SESSION_REFUSED'
   | 'ERR_REQUEST_INVALID'
 
 /** Base of the internal errors: a bug, tampering or an outage, never a user's mistake. */
@@ -295,14 +296,18 @@ export class ConfigError extends EngineError<'ERR_CONFIG_INVALID'> {
 
 /** A sealed flow could not be resumed, or a flow did not come to rest. */
 export class FlowStateError extends EngineError<
-  'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE' | 'ERR_FLOW_LOOP' | 'ERR_FLOW_EVENT_REJECTED'
+  | 'ERR_FLOW_STATE_INVALID'
+  | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_LOOP'
+  | 'ERR_FLOW_EVENT_REJECTED'
+  | 'ERR_FLOW_SESSION_REFUSED'
 > {}
 
 /** The request is malformed: wrong method, path, body or an oversized part. */
 export class RequestError extends EngineError<'ERR_REQUEST_INVALID'> {
   constructor(
     message: string,
-    readonly status: 400 | 413 | 431 = 400,
+    readonly status: 400 | 404 | 413 | 431 = 400,
   ) {
     super('ERR_REQUEST_INVALID', message)
   }

@@ -10,6 +10,20 @@ export { setClientAddress } from './http/request.js'
 export { customFetch, raw, skipCSRFCheck } from './symbols.js'
 export { assertConfig } from './config/resolve-config.js'
 export { memoryAuthStore, type AuthStore } from './store/index.js'
+export {
+  CONTINUE,
+  DENY,
+  defineExtension,
+  EXTENSION_POINTS,
+  ExtensionError,
+  toStepPage,
+  type ExtendedContext,
+  type ExtensionPoint,
+  type FlowExtension,
+  type StepPage,
+  type StepView,
+} from './extensions.js'
+export { stepForm } from './pages/steps.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
 export type {

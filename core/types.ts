@@ -11,6 +11,7 @@ import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
 import type { OAuthConfig } from './oauth/provider.js'
 import type { AuthStore } from './store/index.js'
+import type { FlowExtension } from './extensions.js'
 
 export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
 
@@ -315,6 +316,12 @@ export interface AuthConfig {
    * instances.
    */
   store?: AuthStore
+  /**
+   * The application's own sign-in steps (a terms page, a profile step), inserted at the sign-in
+   * completion's extension points. Checked when the config is loaded: an extension can neither
+   * skip the second factor nor issue a session. See `defineExtension`.
+   */
+  extensions?: FlowExtension[]
   /** Trust the request's host (and, in integrations, forwarded headers). */
   trustHost?: boolean
   useSecureCookies?: boolean

@@ -9,6 +9,7 @@ import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
+import { termsExtension } from 'authchart/extensions/terms'
 import { createLocalOp } from './local-op.js'
 
 /** The demo user, printed at start. */
@@ -17,6 +18,9 @@ export const DEMO_USER = {
   password: 'authchart-demo',
   user: { id: 'demo-user', name: 'Demo User', email: 'demo@example.com' },
 }
+
+/** The version of the demo's terms that new users accept. */
+export const DEMO_TERMS_VERSION = '2026-11'
 
 /**
  * The secret lives in the data folder so sessions survive restarts; it is created on first start.
@@ -59,6 +63,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
   const db = new PGlite(join(dataDir, 'pglite'))
   const adapter = PostgresAdapter(db)
   await adapter.migrate()
+  // The demo's own table for the terms step: which version each user accepted.
+  await db.exec('CREATE TABLE IF NOT EXISTS demo_terms (user_id TEXT PRIMARY KEY, version TEXT NOT NULL)')
   const authConfig = {
     secret: demoSecret(dataDir),
     trustHost: true,
@@ -66,6 +72,23 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     adapter,
     // The live flow inspector at /auth/__flows (development NODE_ENV and loopback clients only).
     inspector: true,
+    // An application step: new users accept the terms before their first session. (Two-step
+    // verification is built in: signed-in users turn it on at /auth/two-factor.)
+    extensions: [
+      termsExtension({
+        at: 'afterFirstSignIn',
+        version: DEMO_TERMS_VERSION,
+        html: '<p>This is a demo: anything you do here stays on this machine.</p>',
+        acceptedVersion: async (userId) =>
+          (await db.query('SELECT version FROM demo_terms WHERE user_id = $1', [userId])).rows[0]?.version ?? null,
+        recordAcceptance: async (userId, version) => {
+          await db.query(
+            'INSERT INTO demo_terms (user_id, version) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET version = $2',
+            [userId, version],
+          )
+        },
+      }),
+    ],
     providers: [
       Credentials({
         name: 'Demo account',
@@ -150,7 +173,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p>${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })

@@ -27,13 +27,32 @@ export {
   type OAuthSignInTag,
 } from './oauth-signin.machine.js'
 export {
+  buildSignInCompletion,
+  CONTINUE,
+  DENY,
+  EXTENSION_POINTS,
+  ExtensionError,
+  SECOND_FACTOR_GATE,
+  SESSION_ISSUING_STATES,
+  signInCompletionContext,
   signInCompletionMachine,
   SignInCompletionContext,
   SignInPolicy,
   SIGN_IN_COMPLETION,
+  validateExtension,
+  type CompletionExtension,
+  type ExtensionPoint,
   type SignInCompletionEvent,
   type SignInCompletionTag,
 } from './signin-completion.machine.js'
+export {
+  totpEnrolmentMachine,
+  TotpEnrolmentContext,
+  TOTP_ENROLMENT,
+  type TotpEnrolmentEvent,
+  type TotpEnrolmentTag,
+} from './totp-enrolment.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'
+export { secondFactorGateViolations } from './checks.js'

@@ -1,14 +1,20 @@
 /**
  * Sign-in completion: the one tail every first factor (credentials, OAuth/OIDC, e-mail, passkeys)
  * hands its verified identity to. It asks the `signIn` callback, stores the user and account the
- * way the first factor needs, issues the session (an encrypted JWT or a database row) and
- * announces the sign-in. A first-factor machine has no way to issue a session itself: it can only
- * end in a handoff to this machine, so every step inserted here (a second factor, an application's
- * page) reaches every way of signing in.
+ * way the first factor needs, passes the second-factor gate, runs the application's own steps,
+ * issues the session (an encrypted JWT or a database row) and announces the sign-in.
+ *
+ * A first-factor machine has no way to issue a session itself: it can only end in a handoff to this
+ * machine, so the gate and every step inserted here reach every way of signing in (OWASP ASVS 5.0
+ * §6.3.4). Applications insert states at three extension points — after the first factor (before
+ * the gate), after a first sign-in, and before the session — with {@link buildSignInCompletion};
+ * their states can only leave through {@link CONTINUE} (on to the next step) or {@link DENY}, so
+ * they can neither skip the gate nor issue a session (ASVS §2.3.1: steps in order, none skipped).
  *
  * @module
  */
 import {
+  array,
   boolean,
   enums,
   nullable,
@@ -18,14 +24,33 @@ import {
   string,
   unknown,
   type Infer,
+  type Struct,
 } from 'superstruct'
-import { assertEvent, assign, setup } from 'xstate'
+import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
 import type { ErrorType } from '../core/errors.js'
 import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
 import { finalStateOutcome, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
 export const SIGN_IN_COMPLETION = 'signin-completion'
+
+/** The version of the built-in chart; an extended chart's version adds its extensions'. */
+export const SIGN_IN_COMPLETION_VERSION = '2'
+
+/** Where applications may insert their own states. */
+export const EXTENSION_POINTS = ['afterFirstFactor', 'afterFirstSignIn', 'beforeSession'] as const
+/** An extension point of the sign-in completion. */
+export type ExtensionPoint = (typeof EXTENSION_POINTS)[number]
+
+/** Transition target of an extension state: on to the next step of the sign-in. */
+export const CONTINUE = '$continue'
+/** Transition target of an extension state: refuse the sign-in (`AccessDenied`). */
+export const DENY = '$deny'
+
+/** The states that issue sessions: reachable only through the second-factor gate. */
+export const SESSION_ISSUING_STATES = ['issuingSession', 'creatingDatabaseSession'] as const
+/** The second-factor gate. */
+export const SECOND_FACTOR_GATE = 'checkingSecondFactor'
 
 /** Settings the HTTP layer copies from the config into the handoff event. */
 export const SignInPolicy = object({
@@ -39,8 +64,7 @@ export type SignInPolicy = Infer<typeof SignInPolicy>
 const Json = record(string(), unknown())
 const Denial = object({ error: string(), code: nullable(string()) })
 
-/** Context of the completion machine. */
-export const SignInCompletionContext = object({
+const coreContextSchema = {
   policy: nullable(SignInPolicy),
   firstFactor: string(),
   providerId: string(),
@@ -54,36 +78,56 @@ export const SignInCompletionContext = object({
   credentials: nullable(Json),
   claims: nullable(Json),
   isNewUser: boolean(),
+  /** The open second-factor challenge (its attempts are counted on the server under this id). */
+  challenge: nullable(string()),
+  /** Why the last submitted code was refused, for the page. */
+  stepError: nullable(string()),
+  /** How the user signed in (RFC 8176 values, e.g. `['pwd', 'otp']`). */
+  amr: array(string()),
   /** Where the `signIn` callback asked to send the user instead. */
   redirect: nullable(string()),
   /** The new session cookie value, or null when the `jwt` callback returned null. */
   issued: nullable(string()),
   expires: number(),
   denial: nullable(Denial),
-})
+}
+
+/** Context of the built-in completion machine. */
+export const SignInCompletionContext = object(coreContextSchema)
+export type SignInCompletionTag = 'awaitsRequest' | `effect.${(typeof CORE_EFFECTS)[number]}`
 export type SignInCompletionContext = Infer<typeof SignInCompletionContext>
+
+/** What the second-factor step accepts: one code (a TOTP code or a backup code). */
+export const SecondFactorInput = object({ code: string() })
 
 /** Events of the completion machine. */
 export type SignInCompletionEvent =
   | ({ type: 'signin.verified'; identity: VerifiedIdentity; policy: SignInPolicy } & Timestamped)
+  | ({ type: 'secondFactor.submit'; code: string } & Timestamped)
   | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
   | EffectResult<
       'storeUser',
       { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean },
       'notLinked' | 'threw'
     >
+  | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
+  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectDone<'prepareSession', { amr: string[] }>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
   | EffectDone<'emitSignInEvent', null>
 
-/** Tags: effect states and the resting state. */
-export type SignInCompletionTag =
-  | 'awaitsRequest'
-  | 'effect.checkSignIn'
-  | 'effect.storeUser'
-  | 'effect.issueSession'
-  | 'effect.createDatabaseSession'
-  | 'effect.emitSignInEvent'
+/** The effects of the built-in chart; extensions may not name them. */
+export const CORE_EFFECTS = [
+  'checkSignIn',
+  'storeUser',
+  'findSecondFactor',
+  'verifySecondFactor',
+  'prepareSession',
+  'issueSession',
+  'createDatabaseSession',
+  'emitSignInEvent',
+] as const
 
 const initialContext: SignInCompletionContext = {
   policy: null,
@@ -98,6 +142,9 @@ const initialContext: SignInCompletionContext = {
   credentials: null,
   claims: null,
   isNewUser: false,
+  challenge: null,
+  stepError: null,
+  amr: [],
   redirect: null,
   issued: null,
   expires: 0,
@@ -131,172 +178,484 @@ const toDenial: Mapper = ({ context }) => ({
   error: (context.denial?.error ?? 'Configuration') as ErrorType,
   ...(context.denial?.code ? { code: context.denial.code } : {}),
 })
+/** A resting step: the browser is sent to the step's page. */
+export const toStepPage = (): FlowOutcome => ({ type: 'step' })
 
-/** Where a verified, stored user goes next: the session of the configured strategy. */
+/** Where a verified user goes once everything before the session is done. */
 const toSessionIssue = <A extends string>(actions: A) =>
   [
     { guard: 'isDatabaseStrategy', target: 'creatingDatabaseSession', actions },
     { target: 'issuingSession', actions },
   ] as const
 
-/** The sign-in completion machine. */
-export const signInCompletionMachine = setup({
-  types: {} as {
-    context: SignInCompletionContext
-    events: SignInCompletionEvent
-    tags: SignInCompletionTag
+/** The core guards, by name. */
+const guards = {
+  hasSignInRedirect: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'checkSignIn.done')
+    return event.output.redirect !== null
   },
-  guards: {
-    hasSignInRedirect: ({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return event.output.redirect !== null
-    },
-    /** Database sessions always belong to a stored user; otherwise the first factor decides. */
-    isUserStored: ({ context }) => context.persist || context.policy?.strategy === 'database',
-    isDatabaseStrategy: ({ context }) => context.policy?.strategy === 'database',
-    isNotLinked: ({ event }) => {
-      assertEvent(event, 'storeUser.failed')
-      return event.reason === 'notLinked'
-    },
-    isNewUserWithPage: ({ context }) => context.isNewUser && context.policy?.newUserUrl != null,
+  /** Database sessions always belong to a stored user; otherwise the first factor decides. */
+  isUserStored: ({ context }: { context: SignInCompletionContext }) =>
+    context.persist || context.policy?.strategy === 'database',
+  isDatabaseStrategy: ({ context }: { context: SignInCompletionContext }) =>
+    context.policy?.strategy === 'database',
+  isNotLinked: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'storeUser.failed')
+    return event.reason === 'notLinked'
   },
-  actions: {
-    rememberIdentity: assign(({ event }) => {
-      assertEvent(event, 'signin.verified')
-      const { identity } = event
-      return {
-        policy: event.policy,
-        firstFactor: identity.firstFactor,
-        providerId: identity.providerId,
-        callbackUrl: identity.callbackUrl,
-        user: identity.user,
-        account: identity.account,
-        profile: identity.profile,
-        storedUser: identity.storedUser,
-        persist: identity.persist,
-        credentials: identity.credentials,
-        claims: identity.claims,
+  /** The user has an enrolled second factor: the gate opens a challenge. */
+  isEnrolled: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'findSecondFactor.done')
+    return event.output.challenge !== null
+  },
+  isCodeWrong: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'wrongCode'
+  },
+  isCodeLimitReached: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'exhausted'
+  },
+  isNewUser: ({ context }: { context: SignInCompletionContext }) => context.isNewUser,
+  isNewUserWithPage: ({ context }: { context: SignInCompletionContext }) =>
+    context.isNewUser && context.policy?.newUserUrl != null,
+}
+
+/** The core actions, by name. */
+const actions = {
+  rememberIdentity: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'signin.verified')
+    const { identity } = event
+    return {
+      policy: event.policy,
+      firstFactor: identity.firstFactor,
+      providerId: identity.providerId,
+      callbackUrl: identity.callbackUrl,
+      user: identity.user,
+      account: identity.account,
+      profile: identity.profile,
+      storedUser: identity.storedUser,
+      persist: identity.persist,
+      credentials: identity.credentials,
+      claims: identity.claims,
+    }
+  }),
+  // Submitted credentials exist for the `signIn` callback only: never sealed, never kept.
+  forgetCredentials: assign({ credentials: null }),
+  rememberSignInRedirect: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'checkSignIn.done')
+    return { redirect: event.output.redirect }
+  }),
+  rememberStoredUser: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'storeUser.done')
+    return { user: event.output.user, account: event.output.account, isNewUser: event.output.isNewUser }
+  }),
+  rememberChallenge: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'findSecondFactor.done')
+    return { challenge: event.output.challenge, stepError: null }
+  }),
+  recordWrongCode: assign({ stepError: 'InvalidCode' }),
+  rememberSecondFactor: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.done')
+    return { challenge: null, stepError: null, amr: [event.output.method] }
+  }),
+  rememberPreparedSession: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'prepareSession.done')
+    return { amr: event.output.amr }
+  }),
+  rememberIssuedSession: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
+    return { issued: event.output.value, expires: event.output.expires }
+  }),
+  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, [
+      'checkSignIn.failed',
+      'storeUser.failed',
+      'findSecondFactor.failed',
+      'verifySecondFactor.failed',
+      'issueSession.failed',
+      'createDatabaseSession.failed',
+    ])
+    return {
+      credentials: null,
+      challenge: null,
+      denial: { error: event.error ?? 'Configuration', code: event.code ?? null },
+    }
+  }),
+  /** An application's step refused the sign-in. */
+  recordStepDenial: assign({ credentials: null, challenge: null, denial: { error: 'AccessDenied', code: null } }),
+}
+
+/** The schema of an extension's context fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ContextSchema = Record<string, Struct<any, any>>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyStateConfig = Record<string, any>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyImplementation = any
+
+/**
+ * The machine-level part of an application's extension: states inserted at one extension point,
+ * with their guards and `assign` actions, and the context fields they keep (sealed with the flow
+ * while a step waits for the user, so plain JSON).
+ */
+export interface CompletionExtension {
+  /** Names the extension in versions and errors: letters, digits and `-`. */
+  id: string
+  /** Bump it when the states change: flows sealed by another version are refused cleanly. */
+  version: string
+  at: ExtensionPoint
+  /** The first state entered at the extension point. */
+  initial: string
+  /** States in xstate's config form. Targets: own states, {@link CONTINUE} or {@link DENY}. */
+  states: Record<string, AnyStateConfig>
+  guards?: Record<string, AnyImplementation>
+  /** Only `assign` actions: charts stay pure. */
+  actions?: Record<string, AnyImplementation>
+  /** Context fields the extension keeps, with their initial values. */
+  context?: { schema: ContextSchema; initial: Record<string, unknown> }
+}
+
+/** An extension that cannot be inserted safely; thrown when the config is loaded. */
+export class ExtensionError extends Error {
+  override name = 'ExtensionError'
+}
+
+const RESERVED_TAG_PREFIXES = CORE_EFFECTS.map((effect) => `effect.${effect}`)
+const FORBIDDEN_STATE_KEYS = ['invoke', 'after', 'always', 'entry', 'exit', 'type', 'states', 'initial', 'history']
+
+function targetsOf(transition: unknown): string[] {
+  const list = Array.isArray(transition) ? transition : [transition]
+  return list.flatMap((candidate) => {
+    if (typeof candidate === 'string') return [candidate]
+    if (candidate && typeof candidate === 'object' && 'target' in candidate) {
+      const target = (candidate as { target?: unknown }).target
+      return typeof target === 'string' ? [target] : Array.isArray(target) ? target.map(String) : []
+    }
+    return []
+  })
+}
+
+/**
+ * Checks an extension before it is inserted: it may not bypass the core's security steps.
+ *
+ * @throws {ExtensionError} when a state targets a core state, is final, uses `invoke`, `after`,
+ *   eventless or entry/exit actions, names a core effect, collides with a core state or context
+ *   field, waits for a request without declaring its step, or uses an action other than `assign`.
+ */
+export function validateExtension(extension: CompletionExtension, coreStates: readonly string[]): void {
+  const fail = (message: string): never => {
+    throw new ExtensionError(`extension "${extension.id}": ${message}`)
+  }
+  if (!/^[A-Za-z0-9-]+$/.test(extension.id ?? '')) fail('needs an id of letters, digits and "-"')
+  if (!/^[A-Za-z0-9.-]+$/.test(extension.version ?? '')) fail('needs a version (letters, digits, ".", "-")')
+  if (!EXTENSION_POINTS.includes(extension.at)) {
+    fail(`"at" must be one of ${EXTENSION_POINTS.join(', ')}`)
+  }
+  const own = Object.keys(extension.states ?? {})
+  if (own.length === 0) fail('has no states')
+  if (!own.includes(extension.initial)) fail(`its initial state "${extension.initial}" is not one of its states`)
+  for (const key of own) {
+    if (coreStates.includes(key)) fail(`state "${key}" would replace a state of the sign-in completion`)
+    const state = extension.states[key]!
+    for (const forbidden of FORBIDDEN_STATE_KEYS) {
+      if (forbidden in state) {
+        fail(
+          forbidden === 'type'
+            ? `state "${key}" may not be final: leave through "${CONTINUE}" or "${DENY}"`
+            : `state "${key}" uses "${forbidden}", which a pure flow chart may not`,
+        )
       }
-    }),
-    // Submitted credentials exist for the `signIn` callback only: never sealed, never kept.
-    forgetCredentials: assign({ credentials: null }),
-    rememberSignInRedirect: assign(({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return { redirect: event.output.redirect }
-    }),
-    rememberStoredUser: assign(({ event }) => {
-      assertEvent(event, 'storeUser.done')
-      return { user: event.output.user, account: event.output.account, isNewUser: event.output.isNewUser }
-    }),
-    rememberIssuedSession: assign(({ event }) => {
-      assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
-      return { issued: event.output.value, expires: event.output.expires }
-    }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, [
-        'checkSignIn.failed',
-        'storeUser.failed',
-        'issueSession.failed',
-        'createDatabaseSession.failed',
-      ])
-      return { credentials: null, denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
-    }),
-  },
-}).createMachine({
-  id: SIGN_IN_COMPLETION,
-  version: '1',
-  description: 'Completes every sign-in: the signIn callback, the stored user, the session, the events.',
-  initial: 'idle',
-  context: initialContext,
-  output: finalStateOutcome,
-  states: {
-    idle: {
-      tags: 'awaitsRequest',
-      description: 'A first factor (credentials, OAuth, e-mail, passkey) hands over a verified identity.',
-      on: { 'signin.verified': { target: 'checkingSignIn', actions: 'rememberIdentity' } },
+    }
+    const tags: string[] = typeof state.tags === 'string' ? [state.tags] : (state.tags ?? [])
+    for (const tag of tags) {
+      if (RESERVED_TAG_PREFIXES.includes(tag)) fail(`state "${key}" runs the core effect ${tag.slice(7)}`)
+      if (tag !== 'awaitsRequest' && !tag.startsWith('effect.')) fail(`state "${key}" has an unknown tag "${tag}"`)
+    }
+    const effects = tags.filter((tag) => tag.startsWith('effect.'))
+    if (effects.length > 1) fail(`state "${key}" runs more than one effect`)
+    if (tags.includes('awaitsRequest')) {
+      if (effects.length > 0) fail(`state "${key}" cannot both wait for a request and run an effect`)
+      const step = state.meta?.step as { page?: unknown; events?: unknown } | undefined
+      if (typeof step?.page !== 'string' || !step.events || typeof step.events !== 'object') {
+        fail(`state "${key}" waits for a request: declare meta.step = { page, events: { <event>: <struct> } }`)
+      }
+      for (const event of Object.keys(step!.events as object)) {
+        if (!(event in (state.on ?? {}))) fail(`state "${key}" declares the step event "${event}" but does not take it`)
+      }
+    } else if (effects.length === 0) {
+      fail(`state "${key}" neither waits for a request nor runs an effect`)
+    }
+    for (const [event, transition] of Object.entries(state.on ?? {})) {
+      for (const target of targetsOf(transition)) {
+        if (target !== CONTINUE && target !== DENY && !own.includes(target)) {
+          fail(`state "${key}" on "${event}" targets "${target}": only its own states, "${CONTINUE}" or "${DENY}"`)
+        }
+      }
+    }
+  }
+  for (const [name, action] of Object.entries(extension.actions ?? {})) {
+    if ((action as { type?: unknown })?.type !== 'xstate.assign') {
+      fail(`action "${name}" is not an assign: effects belong in effect states`)
+    }
+  }
+  for (const name of [...Object.keys(extension.guards ?? {}), ...Object.keys(extension.actions ?? {})]) {
+    if (name in guards || name in actions) fail(`"${name}" would replace a guard or action of the sign-in completion`)
+  }
+  for (const field of Object.keys(extension.context?.schema ?? {})) {
+    if (field in coreContextSchema) fail(`context field "${field}" would replace one of the sign-in completion`)
+  }
+}
+
+/** Rewrites an extension's transitions: {@link CONTINUE} to the next step, {@link DENY} to `denied`. */
+function wireExtension(
+  extension: CompletionExtension,
+  next: readonly AnyStateConfig[],
+): Record<string, AnyStateConfig> {
+  const rewrite = (candidate: unknown): AnyStateConfig[] => {
+    const transition = typeof candidate === 'string' ? { target: candidate } : { ...(candidate as object) }
+    const { target, actions: own, ...rest } = transition as { target?: string; actions?: unknown }
+    const ownActions = own === undefined ? [] : Array.isArray(own) ? own : [own]
+    if (target === DENY) {
+      return [{ ...rest, target: 'denied', actions: [...ownActions, 'recordStepDenial'] }]
+    }
+    if (target === CONTINUE) {
+      // The next step is a single state unless it begins with a guarded choice (first sign-in).
+      return next.map((step) => ({ ...rest, ...step, actions: [...ownActions, ...(step.actions ?? [])] }))
+    }
+    return [transition]
+  }
+  const states: Record<string, AnyStateConfig> = {}
+  for (const [key, state] of Object.entries(extension.states)) {
+    const on: Record<string, AnyStateConfig[]> = {}
+    for (const [event, transition] of Object.entries(state.on ?? {})) {
+      on[event] = (Array.isArray(transition) ? transition : [transition]).flatMap(rewrite)
+    }
+    states[key] = { ...state, on }
+  }
+  return states
+}
+
+/**
+ * Builds the sign-in completion with the application's extensions inserted at their points. With
+ * none, it is the built-in chart.
+ *
+ * @throws {ExtensionError} when an extension is unsafe (see {@link validateExtension}) or two
+ *   extensions claim the same point or state names.
+ */
+export function buildSignInCompletion(extensions: readonly CompletionExtension[] = []) {
+  const byPoint = new Map<ExtensionPoint, CompletionExtension>()
+  const seenStates = new Set<string>()
+  for (const extension of extensions) {
+    validateExtension(extension, CORE_STATE_KEYS)
+    if (byPoint.has(extension.at)) {
+      throw new ExtensionError(`extensions "${byPoint.get(extension.at)!.id}" and "${extension.id}" both insert at ${extension.at}`)
+    }
+    for (const key of Object.keys(extension.states)) {
+      if (seenStates.has(key)) throw new ExtensionError(`extension "${extension.id}": state "${key}" is defined twice`)
+      seenStates.add(key)
+    }
+    byPoint.set(extension.at, extension)
+  }
+  const at = (point: ExtensionPoint) => byPoint.get(point)
+
+  // The first transitions of each step, from the session backwards.
+  const toPrepare = [{ target: 'preparingSession' }]
+  const beforeSession = at('beforeSession')
+  const toBeforeSession = beforeSession ? [{ target: beforeSession.initial }] : toPrepare
+  const afterFirstSignIn = at('afterFirstSignIn')
+  const toAfterFirstSignIn = afterFirstSignIn
+    ? [{ guard: 'isNewUser', target: afterFirstSignIn.initial }, ...toBeforeSession]
+    : toBeforeSession
+  const toGate = [{ target: SECOND_FACTOR_GATE }]
+  const afterFirstFactor = at('afterFirstFactor')
+  const toAfterFirstFactor = afterFirstFactor ? [{ target: afterFirstFactor.initial }] : toGate
+  const withActions = (steps: readonly AnyStateConfig[], ...names: string[]) =>
+    steps.map((step) => ({ ...step, actions: names }))
+
+  const extensionStates = {
+    ...(afterFirstFactor ? wireExtension(afterFirstFactor, toGate) : {}),
+    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, toBeforeSession) : {}),
+    ...(beforeSession ? wireExtension(beforeSession, toPrepare) : {}),
+  }
+  const version = [SIGN_IN_COMPLETION_VERSION, ...extensions.map((e) => `${e.id}@${e.version}`)].join('+')
+  const extraContext = Object.assign({}, ...extensions.map((e) => e.context?.initial ?? {}))
+
+  return setup({
+    types: {} as {
+      context: SignInCompletionContext & Record<string, unknown>
+      events: SignInCompletionEvent
     },
-    checkingSignIn: {
-      tags: 'effect.checkSignIn',
-      description: 'Asks the `signIn` callback whether this user may sign in.',
-      on: {
-        'checkSignIn.done': [
-          {
-            guard: 'hasSignInRedirect',
-            target: 'redirectedBySignIn',
-            actions: ['forgetCredentials', 'rememberSignInRedirect'],
-          },
-          { guard: 'isUserStored', target: 'storingUser', actions: 'forgetCredentials' },
-          { target: 'issuingSession', actions: 'forgetCredentials' },
-        ],
-        'checkSignIn.failed': { target: 'denied', actions: 'recordDenial' },
+    guards: { ...guards, ...Object.assign({}, ...extensions.map((e) => e.guards ?? {})) },
+    actions: { ...actions, ...Object.assign({}, ...extensions.map((e) => e.actions ?? {})) },
+  }).createMachine({
+    id: SIGN_IN_COMPLETION,
+    version,
+    description: 'Completes every sign-in: the signIn callback, the stored user, the second factor, the session, the events.',
+    initial: 'idle',
+    context: { ...initialContext, ...extraContext },
+    output: finalStateOutcome,
+    states: {
+      idle: {
+        tags: 'awaitsRequest',
+        description: 'A first factor (credentials, OAuth, e-mail, passkey) hands over a verified identity.',
+        on: { 'signin.verified': { target: 'checkingSignIn', actions: 'rememberIdentity' } },
+      },
+      checkingSignIn: {
+        tags: 'effect.checkSignIn',
+        description: 'Asks the `signIn` callback whether this user may sign in.',
+        on: {
+          'checkSignIn.done': [
+            {
+              guard: 'hasSignInRedirect',
+              target: 'redirectedBySignIn',
+              actions: ['forgetCredentials', 'rememberSignInRedirect'],
+            },
+            { guard: 'isUserStored', target: 'storingUser', actions: 'forgetCredentials' },
+            ...withActions(toAfterFirstFactor, 'forgetCredentials'),
+          ],
+          'checkSignIn.failed': { target: 'denied', actions: 'recordDenial' },
+        },
+      },
+      storingUser: {
+        tags: 'effect.storeUser',
+        description: 'Signs in the linked user, links the account, or creates the user (per first factor).',
+        on: {
+          'storeUser.done': withActions(toAfterFirstFactor, 'rememberStoredUser'),
+          'storeUser.failed': [
+            { guard: 'isNotLinked', target: 'notLinked', actions: 'recordDenial' },
+            { target: 'failed', actions: 'recordDenial' },
+          ],
+        },
+      },
+      ...extensionStates,
+      [SECOND_FACTOR_GATE]: {
+        tags: 'effect.findSecondFactor',
+        description: 'The second-factor gate: opens a challenge when the user has an enrolled factor.',
+        on: {
+          'findSecondFactor.done': [
+            { guard: 'isEnrolled', target: 'awaitingSecondFactor', actions: 'rememberChallenge' },
+            ...toAfterFirstSignIn,
+          ],
+          'findSecondFactor.failed': { target: 'failed', actions: 'recordDenial' },
+        },
+      },
+      awaitingSecondFactor: {
+        tags: 'awaitsRequest',
+        description: 'Waits for a code from the authenticator app or a backup code (POST /step/signin-completion).',
+        meta: {
+          outcome: toStepPage,
+          step: { page: 'second-factor', events: { 'secondFactor.submit': SecondFactorInput } },
+        },
+        on: { 'secondFactor.submit': { target: 'verifyingSecondFactor' } },
+      },
+      verifyingSecondFactor: {
+        tags: 'effect.verifySecondFactor',
+        description: 'Checks the code; wrong codes are counted on the server against a small limit.',
+        on: {
+          'verifySecondFactor.done': withActions(toAfterFirstSignIn, 'rememberSecondFactor'),
+          'verifySecondFactor.failed': [
+            { guard: 'isCodeWrong', target: 'awaitingSecondFactor', actions: 'recordWrongCode' },
+            { guard: 'isCodeLimitReached', target: 'denied', actions: 'recordDenial' },
+            { target: 'failed', actions: 'recordDenial' },
+          ],
+        },
+      },
+      preparingSession: {
+        tags: 'effect.prepareSession',
+        description: 'Decides what the session records: how the user signed in (amr) and its assurance level.',
+        on: { 'prepareSession.done': toSessionIssue('rememberPreparedSession') },
+      },
+      issuingSession: {
+        tags: 'effect.issueSession',
+        description: 'Runs the `jwt` callback (trigger signIn or signUp) and encrypts the session token.',
+        on: {
+          'issueSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
+          'issueSession.failed': { target: 'failed', actions: 'recordDenial' },
+        },
+      },
+      creatingDatabaseSession: {
+        tags: 'effect.createDatabaseSession',
+        description: 'Stores a new database session for the user.',
+        on: {
+          'createDatabaseSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
+          'createDatabaseSession.failed': { target: 'failed', actions: 'recordDenial' },
+        },
+      },
+      announcingSignIn: {
+        tags: 'effect.emitSignInEvent',
+        description: 'Fires `events.signIn`.',
+        on: {
+          'emitSignInEvent.done': [
+            { guard: 'isNewUserWithPage', target: 'welcomedNewUser' },
+            { target: 'signedIn' },
+          ],
+        },
+      },
+      signedIn: {
+        type: 'final',
+        description: 'The session is set; redirect to the callback URL.',
+        output: toSignedIn,
+      },
+      welcomedNewUser: {
+        type: 'final',
+        description: 'A first sign-in: redirect to `pages.newUser` with the callback URL.',
+        output: toNewUserPage,
+      },
+      redirectedBySignIn: {
+        type: 'final',
+        description: 'The `signIn` callback returned a URL: redirect there without a session.',
+        output: toSignInRedirect,
+      },
+      denied: {
+        type: 'final',
+        description: 'Refused: the `signIn` callback, too many wrong codes, or an application step (AccessDenied).',
+        output: toDenial,
+      },
+      notLinked: {
+        type: 'final',
+        description: 'The account or its e-mail belongs to another user: `OAuthAccountNotLinked` (`AccountNotLinked`).',
+        output: toDenial,
+      },
+      failed: {
+        type: 'final',
+        description: 'Storing the user or issuing the session failed: the Configuration error (reason logged).',
+        output: toDenial,
       },
     },
-    storingUser: {
-      tags: 'effect.storeUser',
-      description: 'Signs in the linked user, links the account, or creates the user (per first factor).',
-      on: {
-        'storeUser.done': toSessionIssue('rememberStoredUser'),
-        'storeUser.failed': [
-          { guard: 'isNotLinked', target: 'notLinked', actions: 'recordDenial' },
-          { target: 'failed', actions: 'recordDenial' },
-        ],
-      },
-    },
-    issuingSession: {
-      tags: 'effect.issueSession',
-      description: 'Runs the `jwt` callback (trigger signIn or signUp) and encrypts the session token.',
-      on: {
-        'issueSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
-        'issueSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    creatingDatabaseSession: {
-      tags: 'effect.createDatabaseSession',
-      description: 'Stores a new database session for the user.',
-      on: {
-        'createDatabaseSession.done': { target: 'announcingSignIn', actions: 'rememberIssuedSession' },
-        'createDatabaseSession.failed': { target: 'failed', actions: 'recordDenial' },
-      },
-    },
-    announcingSignIn: {
-      tags: 'effect.emitSignInEvent',
-      description: 'Fires `events.signIn`.',
-      on: {
-        'emitSignInEvent.done': [
-          { guard: 'isNewUserWithPage', target: 'welcomedNewUser' },
-          { target: 'signedIn' },
-        ],
-      },
-    },
-    signedIn: {
-      type: 'final',
-      description: 'The session is set; redirect to the callback URL.',
-      output: toSignedIn,
-    },
-    welcomedNewUser: {
-      type: 'final',
-      description: 'A first sign-in: redirect to `pages.newUser` with the callback URL.',
-      output: toNewUserPage,
-    },
-    redirectedBySignIn: {
-      type: 'final',
-      description: 'The `signIn` callback returned a URL: redirect there without a session.',
-      output: toSignInRedirect,
-    },
-    denied: {
-      type: 'final',
-      description: 'The `signIn` callback refused: `AccessDenied` (or the AuthError it threw).',
-      output: toDenial,
-    },
-    notLinked: {
-      type: 'final',
-      description: 'The account or its e-mail belongs to another user: `OAuthAccountNotLinked` (`AccountNotLinked`).',
-      output: toDenial,
-    },
-    failed: {
-      type: 'final',
-      description: 'Storing the user or issuing the session failed: the Configuration error (reason logged).',
-      output: toDenial,
-    },
-  },
-})
+  } as never) as unknown as AnyStateMachine
+}
+
+/** The states of the built-in chart: extensions may not reuse their names. */
+const CORE_STATE_KEYS = [
+  'idle',
+  'checkingSignIn',
+  'storingUser',
+  SECOND_FACTOR_GATE,
+  'awaitingSecondFactor',
+  'verifyingSecondFactor',
+  'preparingSession',
+  ...SESSION_ISSUING_STATES,
+  'announcingSignIn',
+  'signedIn',
+  'welcomedNewUser',
+  'redirectedBySignIn',
+  'denied',
+  'notLinked',
+  'failed',
+]
+
+/** The context struct of a completion built with `extensions`. */
+export function signInCompletionContext(extensions: readonly CompletionExtension[] = []): Struct<
+  SignInCompletionContext & Record<string, unknown>,
+  unknown
+> {
+  if (extensions.length === 0) return SignInCompletionContext as never
+  return object({
+    ...coreContextSchema,
+    ...Object.assign({}, ...extensions.map((e) => e.context?.schema ?? {})),
+  }) as never
+}
+
+/** The built-in sign-in completion machine. */
+export const signInCompletionMachine = buildSignInCompletion()

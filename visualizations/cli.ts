@@ -8,8 +8,9 @@
  * npx authchart flows [--config path]
  * ```
  *
- * `--config` names a module of the application; its `flows` export (machines, or flow definitions
- * with a `machine`) adds flows or replaces built-in ones with the same id, so an extended flow is
+ * `--config` names a module of the application: its `extensions` (or its default export's, an
+ * `AuthConfig`) are inserted into the sign-in completion, and its `flows` export (machines, or flow
+ * definitions with a `machine`) adds flows or replaces built-in ones with the same id, so a flow is
  * drawn as the application runs it.
  *
  * @module
@@ -19,6 +20,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { AnyStateMachine } from 'xstate'
+import { buildSignInCompletion, type CompletionExtension } from '../machines/signin-completion.machine.js'
 import { builtInMachines, diagram, type DiagramFormat } from './flows.js'
 
 const USAGE = `Usage:
@@ -42,6 +44,12 @@ async function knownFlows(configPath: string | undefined): Promise<Map<string, A
   const flows = new Map(builtInMachines.map((machine) => [machine.id, machine]))
   if (configPath) {
     const module = (await import(pathToFileURL(resolve(configPath)).href)) as Record<string, unknown>
+    const config = module.default as Record<string, unknown> | undefined
+    const extensions = (module.extensions ?? config?.extensions ?? []) as CompletionExtension[]
+    if (extensions.length > 0) {
+      const extended = buildSignInCompletion(extensions)
+      flows.set(extended.id, extended)
+    }
     const declared = (module.flows ?? (module.default as Record<string, unknown> | undefined)?.flows ?? []) as unknown[]
     for (const entry of declared) {
       const machine = isMachine(entry) ? entry : (entry as { machine?: unknown })?.machine

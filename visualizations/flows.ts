@@ -9,6 +9,7 @@ import {
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
+  totpEnrolmentMachine,
 } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
@@ -20,6 +21,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   credentialsSignInMachine,
   oauthSignInMachine,
   signInCompletionMachine,
+  totpEnrolmentMachine,
 ]
 
 /** A diagram format. */

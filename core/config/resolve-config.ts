@@ -35,6 +35,7 @@ import type {
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, SECRET_HINT } from './structs.js'
 
@@ -93,6 +94,8 @@ export interface ResolvedConfig {
   readonly logger: Logger
   /** Server-side counters and one-time claims: the configured store, or one in memory. */
   readonly store: AuthStore
+  /** The application's extensions of the sign-in completion (checked, as given). */
+  readonly extensions: readonly FlowExtension[]
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
@@ -312,6 +315,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     logger,
     // The application's own object (methods may live on a prototype), else one per config.
     store: source.store ?? memoryAuthStore(),
+    extensions: checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? {
@@ -323,6 +327,23 @@ function resolve(source: AuthConfig): ResolvedConfig {
       : {}),
   } satisfies ResolvedConfig)
 }
+
+/**
+ * The application's extensions, checked now so that an unsafe one fails the config at load.
+ *
+ * @throws {ConfigError} naming the extension and what it may not do.
+ */
+function checkedExtensions(extensions: FlowExtension[] | undefined): readonly FlowExtension[] {
+  if (!extensions || extensions.length === 0) return EMPTY_EXTENSIONS
+  try {
+    checkExtensions(extensions)
+  } catch (error) {
+    if (error instanceof ExtensionError) throw new ConfigError(`config.extensions: ${error.message}`, ['extensions'])
+    throw error
+  }
+  return Object.freeze([...extensions])
+}
+const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
 
 const resolutions = new WeakMap<object, Resolution>()
 

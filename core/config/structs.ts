@@ -170,6 +170,7 @@ export const AuthConfigStruct = object({
   trustHost: optional(boolean()),
   useSecureCookies: optional(boolean()),
   store: optional(type({ claim: func(), increment: func(), reset: func() })),
+  extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
   inspect: optional(func()),
   inspector: optional(
     union([

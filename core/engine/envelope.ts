@@ -209,6 +209,18 @@ function consumeOnce(jti: string, expires: number): boolean {
   return true
 }
 
+/** How an envelope is opened: its keys and binding, and how its one use is spent. */
+export interface OpenOptions extends SealOptions {
+  /**
+   * Spends the envelope's id, atomically: `true` for the first opening only. The engine passes
+   * the configured store's `claim`, so the envelope is single-use across every instance sharing
+   * it; without one, it is single-use within this process.
+   */
+  claim?: (jti: string, ttlSeconds: number) => Promise<boolean>
+  /** Reads the envelope without spending it (to render the page of the state it rests in). */
+  peek?: boolean
+}
+
 const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message: string, cause?: unknown) =>
   new FlowStateError(code, message, { cause })
 
@@ -222,7 +234,7 @@ const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message
 export async function openEnvelope(
   flow: FlowDefinition<AnyStateMachine, never>,
   sealed: string,
-  options: SealOptions,
+  options: OpenOptions,
 ): Promise<AnyMachineSnapshot> {
   const { machine } = flow
   let payload
@@ -271,8 +283,13 @@ export async function openEnvelope(
   }
   // Single use: an envelope resumes its flow once. The cookie is replaced or cleared on every
   // resume, so only a copy (a replayed callback, a second tab) can arrive twice.
-  if (typeof payload.jti !== 'string' || !consumeOnce(payload.jti, Number(payload.exp))) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
+  if (typeof payload.jti !== 'string') throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope has no id`)
+  if (!options.peek) {
+    const expires = Number(payload.exp)
+    const spent = options.claim
+      ? await options.claim(payload.jti, Math.max(1, expires - options.at))
+      : consumeOnce(payload.jti, expires)
+    if (!spent) throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
   }
   return snapshot
 }

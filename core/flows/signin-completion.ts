@@ -7,13 +7,18 @@
  *
  * @module
  */
+import type { AnyStateMachine } from 'xstate'
 import {
-  SignInCompletionContext,
+  buildSignInCompletion,
+  signInCompletionContext,
   signInCompletionMachine,
   type SignInCompletionContext as Context,
+  type SignInCompletionEvent,
 } from '../../machines/signin-completion.machine.js'
-import { defineFlow } from '../engine/flow.js'
+import { defineFlow, type EffectImplementation, type FlowDefinition } from '../engine/flow.js'
+import type { FlowExtension } from '../extensions.js'
 import type { RequestContext } from '../http/context.js'
+import { checkCode, enrolledFactors, newChallenge } from '../second-factor/index.js'
 import {
   askSignIn,
   checkSignInResult,
@@ -47,74 +52,164 @@ export const USER_STORES: Readonly<Record<string, UserStore>> = {
 const userOf = (context: Context) => context.user as User
 const accountOf = (context: Context) => context.account as unknown as Account
 
-/** The sign-in completion flow definition. */
-export const signInCompletionFlow = defineFlow<typeof signInCompletionMachine, RequestContext>({
-  machine: signInCompletionMachine,
-  context: SignInCompletionContext,
-  effects: {
-    async checkSignIn(context, ctx) {
-      const verdict = await askSignIn(ctx, {
+/** How the first factor proved who the user is, as an RFC 8176 `amr` value. */
+const FIRST_FACTOR_AMR: Readonly<Record<string, string>> = {
+  credentials: 'pwd',
+  oauth: 'fed',
+  oidc: 'fed',
+  email: 'email',
+  webauthn: 'hwk',
+}
+
+type Effect = EffectImplementation<Context, RequestContext>
+type Result<T extends SignInCompletionEvent['type']> = Extract<SignInCompletionEvent, { type: T }>
+
+const userIdOf = (context: Context) => String(userOf(context).id)
+
+/** The effects of the built-in chart. */
+const coreEffects: Record<string, Effect> = {
+  async checkSignIn(context, ctx) {
+    const verdict = await askSignIn(ctx, {
+      user: userOf(context),
+      account: accountOf(context),
+      ...(context.profile ? { profile: context.profile as Profile } : {}),
+      ...(context.credentials ? { credentials: context.credentials } : {}),
+    })
+    return checkSignInResult(verdict, ctx.at)
+  },
+
+  async storeUser(context, ctx): Promise<Result<'storeUser.done' | 'storeUser.failed'>> {
+    const store = USER_STORES[context.firstFactor]
+    try {
+      if (!store) throw new TypeError(`no user store for the first factor "${context.firstFactor}"`)
+      const stored = await store(ctx, context)
+      if ('notLinked' in stored) {
+        return { type: 'storeUser.failed', reason: 'notLinked', error: stored.notLinked, at: ctx.at }
+      }
+      return { type: 'storeUser.done', output: stored, at: ctx.at }
+    } catch (error) {
+      return { type: 'storeUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+    }
+  },
+
+  async findSecondFactor(context, ctx): Promise<Result<'findSecondFactor.done' | 'findSecondFactor.failed'>> {
+    try {
+      const factors = await enrolledFactors(ctx.config.adapter, userIdOf(context))
+      // A challenge id names this sign-in's attempts in the store, whatever cookie comes back.
+      return { type: 'findSecondFactor.done', output: { challenge: factors.length > 0 ? newChallenge() : null }, at: ctx.at }
+    } catch (error) {
+      return { type: 'findSecondFactor.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+    }
+  },
+
+  async verifySecondFactor(context, ctx, trigger): Promise<Result<'verifySecondFactor.done' | 'verifySecondFactor.failed'>> {
+    try {
+      const check = await checkCode({
+        adapter: ctx.config.adapter!,
+        store: ctx.config.store,
+        secrets: ctx.config.secrets,
+        userId: userIdOf(context),
+        challenge: context.challenge!,
+        code: String((trigger as { code?: unknown }).code ?? ''),
+        at: ctx.at,
+      })
+      if (check.ok) return { type: 'verifySecondFactor.done', output: { method: check.method === 'otp' ? 'otp' : 'backup' }, at: ctx.at }
+      if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+      return {
+        type: 'verifySecondFactor.failed',
+        reason: check.reason,
+        ...(check.reason === 'exhausted' ? { error: 'AccessDenied' as const } : {}),
+        at: ctx.at,
+      }
+    } catch (error) {
+      return { type: 'verifySecondFactor.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+    }
+  },
+
+  async prepareSession(context, ctx): Promise<Result<'prepareSession.done'>> {
+    const first = FIRST_FACTOR_AMR[String(accountOf(context).type)] ?? 'pwd'
+    return { type: 'prepareSession.done', output: { amr: [first, ...context.amr] }, at: ctx.at }
+  },
+
+  async issueSession(context, ctx) {
+    try {
+      const output = await issueJwtSession(ctx, {
         user: userOf(context),
         account: accountOf(context),
         ...(context.profile ? { profile: context.profile as Profile } : {}),
-        ...(context.credentials ? { credentials: context.credentials } : {}),
+        isNewUser: context.isNewUser,
+        claims: { ...context.claims, ...assuranceClaims(context) },
       })
-      return checkSignInResult(verdict, ctx.at)
-    },
-
-    async storeUser(context, ctx) {
-      const store = USER_STORES[context.firstFactor]
-      try {
-        if (!store) throw new TypeError(`no user store for the first factor "${context.firstFactor}"`)
-        const stored = await store(ctx, context)
-        if ('notLinked' in stored) {
-          return { type: 'storeUser.failed', reason: 'notLinked', error: stored.notLinked, at: ctx.at }
-        }
-        return { type: 'storeUser.done', output: stored, at: ctx.at }
-      } catch (error) {
-        return { type: 'storeUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async issueSession(context, ctx) {
-      try {
-        const output = await issueJwtSession(ctx, {
-          user: userOf(context),
-          account: accountOf(context),
-          ...(context.profile ? { profile: context.profile as Profile } : {}),
-          isNewUser: context.isNewUser,
-          ...(context.claims ? { claims: context.claims } : {}),
-        })
-        return { type: 'issueSession.done', output, at: ctx.at }
-      } catch (error) {
-        return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async createDatabaseSession(context, ctx) {
-      try {
-        const output = await createSessionRow(ctx, String(userOf(context).id))
-        return { type: 'createDatabaseSession.done', output, at: ctx.at }
-      } catch (error) {
-        return {
-          type: 'createDatabaseSession.failed',
-          reason: 'threw',
-          error: reportFailure(ctx, error),
-          at: ctx.at,
-        }
-      }
-    },
-
-    async emitSignInEvent(context, ctx) {
-      await emitEvent(ctx, 'signIn', {
-        user: userOf(context),
-        account: accountOf(context),
-        // Auth.js announces credentials sign-ins as `{ user, account }` only.
-        ...(context.profile
-          ? { profile: context.profile as Profile, isNewUser: context.isNewUser }
-          : {}),
-      })
-      return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
-    },
+      return { type: 'issueSession.done', output, at: ctx.at }
+    } catch (error) {
+      return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+    }
   },
+
+  async createDatabaseSession(context, ctx) {
+    try {
+      const multiFactor = context.amr.length > 1 ? context.amr : undefined
+      const output = await createSessionRow(ctx, userIdOf(context), multiFactor)
+      return { type: 'createDatabaseSession.done', output, at: ctx.at }
+    } catch (error) {
+      return {
+        type: 'createDatabaseSession.failed',
+        reason: 'threw',
+        error: reportFailure(ctx, error),
+        at: ctx.at,
+      }
+    }
+  },
+
+  async emitSignInEvent(context, ctx) {
+    await emitEvent(ctx, 'signIn', {
+      user: userOf(context),
+      account: accountOf(context),
+      // Auth.js announces credentials sign-ins as `{ user, account }` only.
+      ...(context.profile ? { profile: context.profile as Profile, isNewUser: context.isNewUser } : {}),
+    })
+    return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
+  },
+}
+
+/**
+ * What a JWT records of a multi-factor sign-in: `amr` (e.g. `['pwd', 'otp']`) and `aal: 2`. A
+ * single-factor token stays exactly Auth.js's, so its cookie keeps the same size.
+ */
+function assuranceClaims(context: Context): Record<string, unknown> {
+  return context.amr.length > 1 ? { amr: context.amr, aal: 2 } : {}
+}
+
+/** The built-in sign-in completion flow definition. */
+export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>({
+  machine: signInCompletionMachine,
+  context: signInCompletionContext(),
+  effects: coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
 })
+
+const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
+
+/**
+ * The sign-in completion with an application's extensions (the built-in one when there are none),
+ * built once per extensions array.
+ *
+ * @throws {ExtensionError} when an extension is unsafe (checked when the config is loaded).
+ */
+export function signInCompletionFlowFor(
+  extensions: readonly FlowExtension[],
+): FlowDefinition<AnyStateMachine, RequestContext> {
+  if (extensions.length === 0) return signInCompletionFlow
+  let flow = extendedFlows.get(extensions)
+  if (!flow) {
+    flow = defineFlow<AnyStateMachine, RequestContext>({
+      machine: buildSignInCompletion(extensions),
+      context: signInCompletionContext(extensions),
+      effects: {
+        ...coreEffects,
+        ...Object.assign({}, ...extensions.map((e) => e.effects ?? {})),
+      } as Record<string, EffectImplementation<unknown, RequestContext>>,
+    })
+    extendedFlows.set(extensions, flow)
+  }
+  return flow
+}

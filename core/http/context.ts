@@ -18,6 +18,8 @@ export interface RequestContext {
   /** Cookie names and attributes for this request's protocol. */
   readonly cookies: CookiesOptions
   readonly provider?: ResolvedProvider
+  /** The flow a `step` request names (`/step/<flow id>`). */
+  readonly flowId?: string
   /** Request time, epoch seconds; the same `at` every event of this request carries. */
   readonly at: number
   readonly logger: Logger

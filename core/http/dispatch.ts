@@ -22,6 +22,10 @@ import { advance } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
+import { defaultResting, sealingFor, type Resting } from './resting.js'
+import { respondOutcomePage, stepEvent } from './steps.js'
+import { ACTIONS_WITH_FLOW } from '../actions.js'
+import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
@@ -109,11 +113,6 @@ async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
   }
 }
 
-/** The name of the cookie that carries a flow at rest. */
-function flowCookieName(ctx: RequestContext, flowId: string): string {
-  return `${ctx.cookies.flowState.name}.${flowId}`
-}
-
 function applySessionChange(ctx: RequestContext, outcome: FlowOutcome): void {
   const change = outcome.session
   if (change === undefined) return
@@ -155,9 +154,13 @@ export function errorRedirectUrl(
   return `${base}${base.includes('?') ? '&' : '?'}${params}`
 }
 
-function toInternal(ctx: RequestContext, outcome: SettledOutcome): ResponseInternal {
+function toInternal(ctx: RequestContext, outcome: SettledOutcome, flowId: string): ResponseInternal {
   applySessionChange(ctx, outcome)
   switch (outcome.type) {
+    case 'step':
+      return { redirect: `${ctx.authUrl}/step/${flowId}`, cookies: ctx.setCookies }
+    case 'page':
+      return respondOutcomePage(ctx, outcome.page, outcome.data)
     case 'json':
       return {
         ...(outcome.status !== undefined ? { status: outcome.status } : {}),
@@ -206,12 +209,6 @@ type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' }>
 /** The most flows one request may pass through (a first factor, then the sign-in completion). */
 const MAX_HANDOFFS = 4
 
-/** Where a flow rests: its envelope cookie and what the envelope is bound to. */
-interface Resting {
-  cookie: CookieOption
-  binding?: string
-}
-
 /** Runs `flow` from `from` (or its start) with `event`; seals it if it comes to rest. */
 async function runOne(
   ctx: RequestContext,
@@ -239,19 +236,12 @@ async function runOne(
   return run.outcome
 }
 
-function sealingFor(ctx: RequestContext, cookieName: string, binding: string | undefined) {
-  return {
-    secrets: ctx.config.secrets,
-    cookieName,
-    at: ctx.at,
-    ...(binding !== undefined ? { binding } : {}),
-  }
-}
-
-/** The default cookie of a flow at rest: `<flowState name>.<machine id>`. */
-function defaultResting(ctx: RequestContext, flowId: string): Resting {
-  return { cookie: { ...ctx.cookies.flowState, name: flowCookieName(ctx, flowId) } }
-}
+/**
+ * The flows that may set a session cookie. A first factor can only hand a verified user to the
+ * sign-in completion; were one to answer with a session itself (a mistake in an edited chart), the
+ * request fails instead of skipping the completion's second-factor gate.
+ */
+const SESSION_ISSUERS: ReadonlySet<string> = new Set([SIGN_IN_COMPLETION, 'session'])
 
 async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
   const { request, provider } = ctx
@@ -266,8 +256,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     const answered = await binding.intercept(ctx, params)
     if (answered) return { response: answered }
   }
-  const event = binding.toEvent(ctx, params)
-  const { flow } = binding
+  const flow = typeof binding.flow === 'function' ? binding.flow(ctx) : binding.flow
   const resting: Resting = {
     cookie: binding.envelopeCookie?.(ctx) ?? defaultResting(ctx, flow.machine.id).cookie,
     ...(provider ? { binding: provider.id } : {}),
@@ -284,6 +273,8 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
   }
+  const event = binding.step ? stepEvent(ctx, from!) : binding.toEvent(ctx, params)
+  let current = flow
   let outcome = await runOne(ctx, flow, event, resting, from)
   // A first factor hands its verified identity on: the request goes on in the next flow.
   for (let hop = 0; outcome.type === 'handoff'; hop++) {
@@ -292,10 +283,14 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     }
     const next = handoffs[outcome.flow]
     if (!next) throw new FlowStateError('ERR_FLOW_LOOP', `no flow "${outcome.flow}" to hand over to`)
-    outcome = await runOne(ctx, next.flow, next.toEvent(ctx, outcome.identity), defaultResting(ctx, next.flow.machine.id))
+    current = next.flow(ctx)
+    outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.machine.id))
+  }
+  if (outcome.session?.op === 'set' && !SESSION_ISSUERS.has(current.machine.id)) {
+    throw new FlowStateError('ERR_FLOW_SESSION_REFUSED', `${current.machine.id} may not issue a session`)
   }
   return {
-    response: toInternal(ctx, outcome),
+    response: toInternal(ctx, outcome, current.machine.id),
     ...(outcome.type === 'error'
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),
@@ -326,7 +321,9 @@ export async function dispatch(
 ): Promise<Dispatched> {
   const origin = request.url.origin
   let provider
-  if (request.providerId !== undefined) {
+  // `/step/<flow>` names a flow, not a provider.
+  const flowId = ACTIONS_WITH_FLOW.has(request.action) ? request.providerId : undefined
+  if (request.providerId !== undefined && flowId === undefined) {
     provider = config.providerById.get(request.providerId)
     if (!provider) {
       throw new Error(
@@ -344,6 +341,7 @@ export async function dispatch(
     raw,
     cookies,
     ...(provider ? { provider } : {}),
+    ...(flowId !== undefined ? { flowId } : {}),
     at: Math.floor(Date.now() / 1000),
     logger: config.logger,
     origin,

@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { ACTIONS_WITH_PROVIDER, isAuthAction } from '../actions.js'
+import { ACTIONS_WITH_PROVIDER, isRoutedAction, type RoutedAction } from '../actions.js'
 import { parseCookieHeader, type RequestCookies } from '../cookies.js'
 import { RequestError } from '../errors.js'
-import type { AuthAction } from '../types.js'
 
 /** Largest accepted body: sign-in forms and WebAuthn responses are a few KiB. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -44,7 +43,7 @@ export function clientAddressOf(request: Request): string | undefined {
 export interface ParsedRequest {
   readonly url: URL
   readonly method: 'GET' | 'POST'
-  readonly action: AuthAction
+  readonly action: RoutedAction
   readonly providerId?: string
   readonly headers: Headers
   readonly cookies: RequestCookies
@@ -62,12 +61,12 @@ export interface ParsedRequest {
 export function parseActionPath(
   pathname: string,
   basePath: string,
-): { action: AuthAction; providerId?: string } {
+): { action: RoutedAction; providerId?: string } {
   const base = basePath === '/' ? '' : basePath
   if (!pathname.startsWith(`${base}/`)) throw new RequestError(`Cannot parse action at ${pathname}`)
   const segments = pathname.slice(base.length).split('/').filter(Boolean)
   const [action, providerId, ...rest] = segments
-  if (action === undefined || rest.length > 0 || !isAuthAction(action)) {
+  if (action === undefined || rest.length > 0 || !isRoutedAction(action)) {
     throw new RequestError(`Cannot parse action at ${pathname}`)
   }
   if (providerId !== undefined && !ACTIONS_WITH_PROVIDER.has(action)) {

@@ -21,8 +21,11 @@ import {
   refuseForeignCallbackUrl,
 } from '../flows/oauth.js'
 import { sessionFlow } from '../flows/session.js'
-import { signInCompletionFlow } from '../flows/signin-completion.js'
-import type { AuthAction, ProviderType, ResponseInternal } from '../types.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
+import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
+import type { RoutedAction } from '../actions.js'
+import type { ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import {
   respondCsrf,
@@ -36,7 +39,8 @@ import {
 
 /** A route served by a flow. */
 export interface FlowBinding<Params = unknown> {
-  flow: FlowDefinition<AnyStateMachine, RequestContext>
+  /** The flow, or how to find it for this request (an application's extended flow). */
+  flow: FlowDefinition<AnyStateMachine, RequestContext> | ((ctx: RequestContext) => FlowDefinition<AnyStateMachine, RequestContext>)
   /** Shape of the request input (`body` for POST, `query` for GET); a mismatch is a 400. */
   params: Struct<Params, unknown>
   /**
@@ -48,6 +52,11 @@ export interface FlowBinding<Params = unknown> {
   toEvent: (ctx: RequestContext, params: Params) => EventObject & { at: number }
   /** Continue the flow sealed in the flow cookie instead of starting a new one. */
   resumes?: boolean
+  /**
+   * A step: the request event is read from the body against the events the waiting state
+   * declares (`meta.step.events`), once the flow is reopened; `toEvent` is not used.
+   */
+  step?: boolean
   /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
   envelopeCookie?: (ctx: RequestContext) => CookieOption
   /** The error a refused envelope (missing, tampered, foreign, spent) is reported as; by default the {@link FlowStateError}. */
@@ -62,7 +71,7 @@ export type Handler = (ctx: RequestContext) => Promise<ResponseInternal> | Respo
 /** One entry of the routing table. */
 export interface Route {
   method: 'GET' | 'POST'
-  action: AuthAction
+  action: RoutedAction
   /** `none`: the path has no provider segment; otherwise the provider's type. */
   provider: 'none' | ProviderType
   /** Require the double-submit CSRF token in the body. */
@@ -264,13 +273,47 @@ export const routes: readonly Route[] = [
     route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
     route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
   ]),
+  // A flow waiting for the user: its page, and the answer (CSRF-checked like every posted step;
+  // an application's extension cannot opt out).
+  route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, serve: respondStepPage }),
+  route({
+    method: 'POST',
+    action: 'step',
+    provider: 'none',
+    csrf: true,
+    serve: {
+      flow: (ctx) => stepFlowOf(ctx),
+      params: AnyBody,
+      accepts: isObjectBody,
+      resumes: true,
+      step: true,
+      toEvent: () => {
+        throw new TypeError('a step reads its event from the waiting state')
+      },
+    },
+  }),
+  route({ method: 'GET', action: 'two-factor', provider: 'none', csrfToken: true, serve: respondTwoFactorPage }),
+  route({
+    method: 'POST',
+    action: 'two-factor',
+    provider: 'none',
+    csrf: true,
+    callbackUrl: true,
+    serve: {
+      flow: totpEnrolmentFlow as never,
+      params: AnyBody,
+      accepts: isObjectBody,
+      intercept: requireSignedIn,
+      toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
+    },
+  }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
 ]
 
 /** A flow that another flow hands a request over to, and the event that starts it. */
 export interface Handoff {
-  flow: FlowDefinition<AnyStateMachine, RequestContext>
+  flow: (ctx: RequestContext) => FlowDefinition<AnyStateMachine, RequestContext>
   toEvent: (ctx: RequestContext, identity: VerifiedIdentity) => EventObject & { at: number }
 }
 
@@ -280,7 +323,8 @@ export interface Handoff {
  */
 export const handoffs: Readonly<Record<string, Handoff>> = {
   [SIGN_IN_COMPLETION]: {
-    flow: signInCompletionFlow,
+    // The application's extensions are part of it: every first factor reaches them.
+    flow: (ctx) => signInCompletionFlowFor(ctx.config.extensions),
     toEvent: (ctx, identity) => ({ type: 'signin.verified', at: ctx.at, identity, policy: signInPolicy(ctx) }),
   },
 }
@@ -289,7 +333,7 @@ export const handoffs: Readonly<Record<string, Handoff>> = {
 export function matchRoute(
   table: readonly Route[],
   method: string,
-  action: AuthAction,
+  action: RoutedAction,
   providerType: ProviderType | undefined,
 ): Route | undefined {
   const wanted = providerType ?? 'none'

@@ -17,8 +17,9 @@ import {
   credentialsSignInMachine,
   oauthSignInMachine,
   sessionMachine,
-  signInCompletionMachine,
+  totpEnrolmentMachine,
 } from '../../machines/index.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
@@ -127,7 +128,9 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
-    ...(types.size > 0 ? [signInCompletionMachine] : []),
+    // The completion as this config runs it: with the application's extensions.
+    ...(types.size > 0 ? [signInCompletionFlowFor(config.extensions).machine] : []),
+    ...(typeof config.adapter?.listSecondFactors === 'function' ? [totpEnrolmentMachine] : []),
   ]
 }
 

@@ -226,3 +226,6 @@ export function renderErrorPage(p: {
     ),
   }
 }
+
+/** The page frame and card parts, for pages rendered elsewhere (flow steps). */
+export { hiddenCsrf, logo, shell, themeStyles }

@@ -34,6 +34,10 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'createAuthenticator',
   'listAuthenticatorsByUserId',
   'updateAuthenticatorCounter',
+  'listSecondFactors',
+  'createSecondFactor',
+  'updateSecondFactor',
+  'deleteSecondFactor',
 ]
 
 /** Methods whose first argument is a database session token. */

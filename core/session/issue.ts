@@ -100,16 +100,21 @@ export async function issueJwtSession(
   }
 }
 
-/** Stores a new database session for `userId`; the cookie will carry its token and expiry. */
+/**
+ * Stores a new database session for `userId`; the cookie will carry its token and expiry. `amr`
+ * (after a second factor) is stored with the row by adapters that keep second factors.
+ */
 export async function createSessionRow(
   ctx: RequestContext,
   userId: string,
+  amr?: string[],
 ): Promise<{ value: string; expires: number }> {
   const expires = ctx.at + ctx.config.session.maxAge
   const session = await ctx.config.adapter!.createSession!({
     sessionToken: ctx.config.session.generateSessionToken(),
     userId: String(userId),
     expires: new Date(expires * 1000),
+    ...(amr ? { amr } : {}),
   })
   return {
     value: session.sessionToken,

@@ -31,17 +31,15 @@ export interface AuthStore {
  * process; several instances need a shared store.
  */
 export function memoryAuthStore(): AuthStore {
-  const counters = new Map<number, RateLimiterMemory>()
-  const claims = new Map<number, RateLimiterMemory>()
-  const limiter = (cache: Map<number, RateLimiterMemory>, ttl: number, points: number) => {
-    let found = cache.get(ttl)
-    if (!found) cache.set(ttl, (found = new RateLimiterMemory({ points, duration: Math.max(1, Math.ceil(ttl)) })))
-    return found
-  }
+  // One limiter per kind, whatever the TTL: a key is one key, however long its callers ask it to
+  // live (each call's TTL applies when the key is created).
+  const claims = new RateLimiterMemory({ points: 1, duration: 1 })
+  const counters = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: 1 })
+  const seconds = (ttl: number) => ({ customDuration: Math.max(1, Math.ceil(ttl)) })
   return {
     async claim(key, ttlSeconds) {
       try {
-        await limiter(claims, ttlSeconds, 1).consume(key, 1)
+        await claims.consume(key, 1, seconds(ttlSeconds))
         return true
       } catch (refused) {
         if (refused instanceof RateLimiterRes) return false
@@ -49,11 +47,10 @@ export function memoryAuthStore(): AuthStore {
       }
     },
     async increment(key, ttlSeconds) {
-      const result = await limiter(counters, ttlSeconds, Number.MAX_SAFE_INTEGER).consume(key, 1)
-      return result.consumedPoints
+      return (await counters.consume(key, 1, seconds(ttlSeconds))).consumedPoints
     },
     async reset(key) {
-      await Promise.all([...counters.values(), ...claims.values()].map((l) => l.delete(key)))
+      await Promise.all([counters.delete(key), claims.delete(key)])
     },
   }
 }

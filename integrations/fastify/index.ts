@@ -1,68 +1,82 @@
 /**
- * Fastify integration: mounts the handler on `{basePath}/*` and offers `getSession`.
+ * Fastify integration: mounts the handler on `{basePath}/*`, decorates each request with
+ * `request.auth()`, and offers `getSession` and a `requireSession` pre-handler for routes that need
+ * a signed-in user.
  *
  * ```ts
  * import Fastify from 'fastify'
- * import { fastifyAuth, getSession } from 'authchart/fastify'
+ * import { fastifyAuth, getSession, requireSession } from 'authchart/fastify'
  *
  * const app = Fastify({ trustProxy: true })
  * await app.register(fastifyAuth, config)
- * app.get('/me', async (request) => getSession(request, config))
+ * app.get('/me', async (request) => request.auth())
+ * app.get('/account', { preHandler: requireSession({ redirectTo: '/login' }) }, handler)
  * ```
  *
  * @module
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from 'fastify'
 import { Auth } from '../../core/auth.js'
-import { setClientAddress } from '../../core/http/request.js'
-import { assertConfig } from '../../core/config/resolve-config.js'
-import type { AuthConfig, Session } from '../../core/types.js'
+import { RequestError } from '../../core/errors.js'
+import type { Session } from '../../core/types.js'
+import { bodyBytes, copyHeaders, toWebRequest } from '../node/index.js'
+import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
+import { originFromHost, requestUrl, targetPath } from '../shared/request-url.js'
 
 /** The configuration of the Fastify integration: the core's, without `raw`. */
-export type FastifyAuthConfig = Omit<AuthConfig, 'raw'>
+export type FastifyAuthConfig = IntegrationConfig
 
-const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`
-
-function toWebRequest(request: FastifyRequest): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else headers.set(name, value)
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The session of this request, or `null` (read once per request). */
+    auth(): Promise<Session | null>
   }
-  const body = request.body as Buffer | undefined
-  const webRequest = new Request(new URL(request.url, originOf(request)), {
-    method: request.method,
-    headers,
-    ...(request.method === 'POST' && body && body.length > 0 ? { body: new Uint8Array(body) } : {}),
-  })
-  // The socket's peer, or the client a trusted proxy names (Fastify's `trustProxy`).
-  return setClientAddress(webRequest, request.ip)
 }
 
-async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {
-  reply.code(response.status)
-  for (const [name, value] of response.headers) {
-    if (name !== 'set-cookie') reply.header(name, value)
-  }
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length > 0) reply.header('set-cookie', cookies)
-  return reply.send(Buffer.from(await response.arrayBuffer()))
-}
+/** Fastify's `request.host` and `request.protocol` honour X-Forwarded-* only under `trustProxy`. */
+const originOf = (configured: string | undefined, request: FastifyRequest) =>
+  configured ?? originFromHost(request.protocol, request.host)
+
+const sessions = new WeakMap<FastifyRequest, Promise<Session | null>>()
 
 const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstance, options) => {
-  // Validate at boot: a broken config fails `register`, not the first user's request.
-  const config = assertConfig(options as AuthConfig)
+  // Resolved at boot: a broken config fails `register`, not the first user's request.
+  const { config, origin } = prepareConfig(options, process.env)
+  app.decorateRequest('auth', function (this: FastifyRequest) {
+    let session = sessions.get(this)
+    if (!session) sessions.set(this, (session = getSession(this, options)))
+    return session
+  })
   await app.register(async (scope) => {
     // The handler parses bodies itself, with its own limits; Fastify hands it the raw bytes.
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) =>
       done(null, body),
     )
-    const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(reply, await Auth(toWebRequest(request), options))
-    scope.get(`${config.basePath}/*`, handler)
-    scope.post(`${config.basePath}/*`, handler)
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      let url: URL
+      try {
+        url = requestUrl(request.url, origin, () => originFromHost(request.protocol, request.host))
+      } catch (error) {
+        if (!(error instanceof RequestError)) throw error
+        return reply.code(400).send('"Bad request."')
+      }
+      const body = request.body as Buffer | undefined
+      const response = await Auth(toWebRequest({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url), config)
+      reply.code(response.status)
+      copyHeaders(response, reply)
+      const bytes = await bodyBytes(response)
+      return bytes.length > 0 ? reply.send(bytes) : reply.send()
+    }
+    const base = config.basePath === '/' ? '' : config.basePath
+    scope.get(`${base}/*`, handler)
+    scope.post(`${base}/*`, handler)
   })
 }
 
@@ -79,17 +93,32 @@ export const fastifyAuth = plugin
 /**
  * The session of a request, or `null`. Reads it through the handler's own GET `/session`, so
  * callbacks and cookie rules are the same as for the client.
+ *
+ * @throws the configuration's error, `UntrustedHost`, or the `AuthError` the read ended in, each
+ *   with its own class; {@link RequestError} for a malformed `Host`.
  */
-export async function getSession(
-  request: FastifyRequest,
-  options: FastifyAuthConfig,
-): Promise<Session | null> {
-  const config = assertConfig(options as AuthConfig)
-  const url = new URL(`${config.basePath}/session`, originOf(request))
-  const headers = new Headers()
-  if (request.headers.cookie) headers.set('cookie', request.headers.cookie)
-  const response = await Auth(new Request(url, { headers }), options)
-  if (response.status !== 200) return null
-  const data = (await response.json()) as Session | null
-  return data && Object.keys(data).length > 0 ? data : null
+export async function getSession(request: FastifyRequest, options: FastifyAuthConfig): Promise<Session | null> {
+  const { config, origin } = prepareConfig(options, process.env)
+  return (await readSession(config, originOf(origin, request), request.headers.cookie)).session
+}
+
+/** Options of {@link requireSession}. */
+export interface RequireSessionOptions {
+  /** Where to send a visitor without a session; `callbackUrl` is added. Default `/auth/signin`. */
+  redirectTo?: string
+}
+
+/**
+ * A `preHandler` that lets a request through only with a signed-in user (`session.user`); others
+ * are redirected (302, never permanent) to `redirectTo` with the page they wanted as `callbackUrl`.
+ * Needs the {@link fastifyAuth} plugin registered (it reads `request.auth()`).
+ */
+export function requireSession(options: RequireSessionOptions = {}): preHandlerAsyncHookHandler {
+  const target = options.redirectTo ?? '/auth/signin'
+  return async (request, reply) => {
+    const session = await request.auth()
+    if (session?.user) return
+    const separator = target.includes('?') ? '&' : '?'
+    await reply.redirect(`${target}${separator}callbackUrl=${encodeURIComponent(targetPath(request.url))}`, 302)
+  }
 }

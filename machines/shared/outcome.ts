@@ -42,6 +42,10 @@ export type FlowResponse =
   | { type: 'error'; error: ErrorType; code?: string }
   /** The request goes on in another flow: a first factor hands a verified identity on. */
   | { type: 'handoff'; flow: string; identity: VerifiedIdentity }
+  /** The flow waits in a step: the browser is sent to the step's page (`GET /step/<flow>`). */
+  | { type: 'step' }
+  /** A page rendered from `data` (plain JSON) by the page named `page`. */
+  | { type: 'page'; page: string; data: Record<string, unknown>; status?: number }
 
 /** A flow's answer and the session cookie change that goes with it. */
 export type FlowOutcome = FlowResponse & { session?: SessionCookieChange }

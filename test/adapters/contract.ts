@@ -250,6 +250,33 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
     it('rejects a counter update for an unknown authenticator', async () => {
       await expect(subject().adapter.updateAuthenticatorCounter(randomUUID(), 1)).rejects.toThrow()
     })
+
+    it('keeps how a multi-factor session was signed in to (amr) and reads it back with the session', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const sessionToken = randomUUID()
+      const created = await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(7), amr: ['pwd', 'otp'] })
+      expect(created.amr).toEqual(['pwd', 'otp'])
+      expect((await adapter.getSessionAndUser(sessionToken))?.session.amr).toEqual(['pwd', 'otp'])
+      await adapter.deleteSession(sessionToken)
+      expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
+    })
+
+    it('stores, lists, updates and deletes second factors, and deletes them with their user', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const totp = { id: randomUUID(), userId: user.id, type: 'totp' as const, secret: 'sealed-secret', createdAt: new Date('2026-01-01T00:00:00Z') }
+      const codes = { ...totp, id: randomUUID(), type: 'backup-codes' as const, secret: 'h1 h2 h3', createdAt: new Date('2026-01-02T00:00:00Z') }
+      expect(await adapter.createSecondFactor!(totp)).toEqual(totp)
+      await adapter.createSecondFactor!(codes)
+      expect(await adapter.listSecondFactors!(user.id)).toEqual([totp, codes])
+      expect(await adapter.listSecondFactors!(randomUUID())).toEqual([])
+      expect(await adapter.updateSecondFactor!({ id: codes.id, secret: 'h1 h3' })).toEqual({ ...codes, secret: 'h1 h3' })
+      await adapter.deleteSecondFactor!(totp.id)
+      expect(await adapter.listSecondFactors!(user.id)).toEqual([{ ...codes, secret: 'h1 h3' }])
+      await adapter.deleteUser(user.id)
+      expect(await adapter.listSecondFactors!(user.id)).toEqual([])
+    })
   })
 }
 

@@ -55,11 +55,15 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       for (const row of rows as { table_name: string; column_name: string }[]) {
         ;(tables[row.table_name.slice(prefix.length + 1)] ??= []).push(row.column_name)
       }
-      const { authenticators, ...spec } = tables
+      // Ours beside the spec's: passkeys and second factors, linked to their user the same way, and
+      // the amr of multi-factor sessions.
+      const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, ...spec } = tables
       expect(spec).toEqual(
         Object.fromEntries(Object.entries(SPEC_TABLES).map(([table, fields]) => [table, ['id', ...fields].sort()])),
       )
       expect(authenticators).toContain('user')
+      expect(secondFactors).toEqual(['createdAt', 'id', 'secret', 'type', 'user'])
+      expect(sessionAmr).toEqual(['amr', 'sessionToken'])
     })
 
     it('keeps the link tables in step with accounts and sessions', async () => {

@@ -28,6 +28,8 @@ describe('PostgreSQL adapter schema', () => {
     expect(rows.map((r) => r.table_name)).toEqual([
       'authchart_accounts',
       'authchart_authenticators',
+      'authchart_second_factors',
+      'authchart_session_amr',
       'authchart_sessions',
       'authchart_users',
       'authchart_verification_token',

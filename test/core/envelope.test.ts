@@ -5,6 +5,7 @@ import { advance } from '../../core/engine/advance.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { FlowStateError } from '../../core/errors.js'
+import { memoryAuthStore } from '../../core/store/index.js'
 const SECRET = 'test-secret-that-is-long-enough-for-hkdf-0123456789'
 
 /** A two-step flow that rests between requests, like a second factor after a password. */
@@ -157,5 +158,24 @@ describe('sealed flow envelopes', () => {
     const unknownState = { ...snapshot, value: 'nowhere' } as unknown as AnyMachineSnapshot
     const sealed = await sealEnvelope(flow, unknownState, options)
     expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('is spent through the shared store: a second instance sharing it refuses the same envelope', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const shared = memoryAuthStore()
+    const claim = (jti: string, ttl: number) => shared.claim(`envelope:${jti}`, ttl)
+    // Two instances: each has its own process memory, the store is the only thing they share.
+    await openEnvelope(flow, sealed, { ...options, claim })
+    expect(await refusal(openEnvelope(flow, sealed, { ...options, claim }))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('can be read without being spent, to show the page of the state it rests in', async () => {
+    const flow = flowOf()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), options)
+    const claim = memoryAuthStore().claim
+    const peeked = await openEnvelope(flow, sealed, { ...options, claim, peek: true })
+    expect(peeked.value).toBe('waiting')
+    await openEnvelope(flow, sealed, { ...options, claim })
   })
 })

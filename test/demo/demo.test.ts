@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDemoApp, DEMO_USER, serveDemo } from '../../demo/app.js'
 // @ts-expect-error the demo is plain JavaScript
 import { LOCAL_OP_USER } from '../../demo/local-op.js'
+import { totpCode } from '../../core/second-factor/index.js'
 import { CookieJar } from '../fixtures/http.js'
 
 let app: FastifyInstance
@@ -66,6 +67,25 @@ async function csrfToken(jar: CookieJar): Promise<string> {
   return ((await (await get('/auth/csrf', jar)).json()) as { csrfToken: string }).csrfToken
 }
 
+/** A new user is shown the demo's terms before the first session: accept them when asked. */
+async function acceptTermsIfAsked(response: Response, jar: CookieJar): Promise<Response> {
+  if (response.headers.get('location') !== `${origin}/auth/step/signin-completion`) return response
+  const page = await (await get('/auth/step/signin-completion', jar)).text()
+  // Another step (the second factor) is the caller's to answer.
+  if (!page.includes('Terms of service')) return response
+  return post('/auth/step/signin-completion', { csrfToken: await csrfToken(jar), event: 'terms.accept' }, jar)
+}
+
+/** Signs the demo user in with the form, as the sign-in page does. */
+async function signInDemoUser(jar: CookieJar, extra: Record<string, string> = {}): Promise<Response> {
+  const response = await post(
+    '/auth/callback/credentials',
+    { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar), ...extra },
+    jar,
+  )
+  return acceptTermsIfAsked(response, jar)
+}
+
 describe('the demo over real HTTP', () => {
   it('lists the credentials provider and the Local OP at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
@@ -94,7 +114,12 @@ describe('the demo over real HTTP', () => {
     for (let hop = 0; hop < 10; hop++) {
       const response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } })
       jar.store(response)
-      const next = response.headers.get('location')
+      let next = response.headers.get('location')
+      // A first sign-in: the demo's terms come before the session.
+      if (url === `${origin}/auth/step/signin-completion` && !next) {
+        const accepted = await acceptTermsIfAsked(new Response(null, { status: 302, headers: { location: url } }), jar)
+        next = accepted.headers.get('location') === url ? null : accepted.headers.get('location')
+      }
       if (!next) return { url, response }
       url = new URL(next, url).href
       if (!new URL(url).pathname.startsWith('/op') && !new URL(url).pathname.startsWith('/auth/')) {
@@ -155,16 +180,7 @@ describe('the demo over real HTTP', () => {
 
   it('signs the demo user in, shows the session on the protected page, and signs out', async () => {
     const jar = new CookieJar()
-    const signIn = await post(
-      '/auth/callback/credentials',
-      {
-        username: DEMO_USER.username,
-        password: DEMO_USER.password,
-        csrfToken: await csrfToken(jar),
-        callbackUrl: '/protected',
-      },
-      jar,
-    )
+    const signIn = await signInDemoUser(jar, { callbackUrl: '/protected' })
     expect(signIn.status).toBe(302)
     expect(signIn.headers.get('location')).toBe(`${origin}/protected`)
     // A database session: the cookie holds only the session token.
@@ -182,11 +198,7 @@ describe('the demo over real HTTP', () => {
 
   it('keeps users and sessions in PGlite across a restart', async () => {
     const jar = new CookieJar()
-    await post(
-      '/auth/callback/credentials',
-      { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar) },
-      jar,
-    )
+    await signInDemoUser(jar)
     expect((await get('/protected', jar)).status).toBe(200)
     await app.close()
     await startDemo()
@@ -227,11 +239,7 @@ describe('the demo over real HTTP', () => {
   }
 
   async function signInAsDemoUser(jar: CookieJar) {
-    const signIn = await post(
-      '/auth/callback/credentials',
-      { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar) },
-      jar,
-    )
+    const signIn = await signInDemoUser(jar)
     expect(signIn.status).toBe(302)
   }
 
@@ -332,5 +340,39 @@ describe('starting the demo', () => {
     const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8')
     expect(readme).toMatch(/PORT=\d+ npm run demo/)
     expect(readme).toContain('HOST')
+  })
+
+  it('asks a new user to accept the terms, and offers two-step verification that the next sign-in asks for', async () => {
+    // A fresh data folder: the demo user is new there.
+    await app.close()
+    rmSync(dataDir, { recursive: true, force: true })
+    dataDir = mkdtempSync(join(tmpdir(), 'authchart-demo-'))
+    await startDemo()
+    const jar = new CookieJar()
+    const first = await post(
+      '/auth/callback/credentials',
+      { username: DEMO_USER.username, password: DEMO_USER.password, csrfToken: await csrfToken(jar) },
+      jar,
+    )
+    expect(first.headers.get('location')).toBe(`${origin}/auth/step/signin-completion`)
+    expect(jar.get('authjs.session-token')).toBeUndefined()
+    const accepted = await acceptTermsIfAsked(first, jar)
+    expect(accepted.headers.get('location')).toBe(origin)
+    expect(await (await get('/protected', jar)).text()).toContain('href="/auth/two-factor"')
+
+    const enrol = await post('/auth/two-factor', { csrfToken: await csrfToken(jar) }, jar)
+    expect(enrol.headers.get('location')).toBe(`${origin}/auth/step/totp-enrolment`)
+    const qrPage = await (await get('/auth/step/totp-enrolment', jar)).text()
+    const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(qrPage)![1]!
+    const now = Math.floor(Date.now() / 1000)
+    const on = await post('/auth/step/totp-enrolment', { csrfToken: await csrfToken(jar), code: totpCode(secret, now) }, jar)
+    expect(await on.text()).toContain('Two-step verification is on')
+    await post('/auth/signout', { csrfToken: await csrfToken(jar) }, jar)
+
+    const again = await signInDemoUser(jar)
+    expect(again.headers.get('location')).toBe(`${origin}/auth/step/signin-completion`)
+    const code = await post('/auth/step/signin-completion', { csrfToken: await csrfToken(jar), code: totpCode(secret, now + 30) }, jar)
+    expect(code.headers.get('location')).toBe(origin)
+    expect((await get('/protected', jar)).status).toBe(200)
   })
 })

@@ -59,7 +59,7 @@ describe('the flow inspector', () => {
     expect(html).toContain('data-flow="signin-completion"')
     // The first factor's run, then the completion it handed the user to.
     expect(html).toMatch(/<td>authorize<\/td><td>verified · handoff<\/td>/)
-    expect(html).toMatch(/checkSignIn → issueSession → emitSignInEvent/)
+    expect(html).toMatch(/checkSignIn → findSecondFactor → prepareSession → issueSession → emitSignInEvent/)
     expect(html).toMatch(/authorize<\/td><td>rejected · error:CredentialsSignin/)
   })
 

@@ -7,7 +7,7 @@
  * test files and tools may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const checkout = process.cwd()
 const root = mkdtempSync(join(tmpdir(), 'authchart-package-'))
 const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; default: string }>
+  exports: Record<string, string | { types: string; default?: string; svelte?: string }>
   scripts: Record<string, string>
 }
 
@@ -27,11 +27,22 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  // The build script's compiler steps, with dist/ redirected; the script itself must not drift.
-  expect(pkg.scripts.build).toBe('rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json')
-  const tsc = join(checkout, 'node_modules/.bin/tsc')
-  for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
-    execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
+  if (process.env.AUTHCHART_DIST_BUILT) {
+    // The apps project's global setup built (and packed) the checkout's dist/ in this run already:
+    // copy it, reading only.
+    cpSync(join(checkout, 'dist'), join(root, 'dist'), { recursive: true })
+  } else {
+    // The build script's steps, with dist/ redirected; the script itself must not drift.
+    expect(pkg.scripts.build).toBe(
+      'rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/',
+    )
+    const tsc = join(checkout, 'node_modules/.bin/tsc')
+    for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
+      execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
+    }
+    cpSync(join(checkout, 'integrations/sveltekit/components'), join(root, 'dist/integrations/sveltekit/components'), {
+      recursive: true,
+    })
   }
   for (const file of ['package.json', 'README.md', 'LICENSE']) copyFileSync(join(checkout, file), join(root, file))
   copyFileSync(join(checkout, 'test/fixtures/extended-flows.mjs'), join(root, 'extended-flows.mjs'))
@@ -42,12 +53,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
-    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory' }
+    const wildcardExample: Record<string, string> = { './providers/*': 'credentials', './adapters/*': 'memory', './extensions/*': 'terms' }
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue
       const example = wildcardExample[subpath] ?? ''
       expect(!subpath.includes('*') || example !== '', `an example module for ${subpath}`).toBe(true)
-      const files = [target.default.replace('*', example), target.types.replace('*', example)]
+      const entry = target.default ?? target.svelte!
+      const files = [entry.replace('*', example), target.types.replace('*', example)]
       for (const file of files) expect(existsSync(join(root, file)), `${subpath} → ${file}`).toBe(true)
     }
   })
@@ -89,6 +101,10 @@ describe('the package', () => {
           twitter: await import('authchart/providers/twitter'),
           vk: await import('authchart/providers/vk'),
           fastify: await import('authchart/fastify'),
+          terms: await import('authchart/extensions/terms'),
+          testing: await import('authchart/testing'),
+          express: await import('authchart/express'),
+          sveltekitClient: await import('authchart/sveltekit/client'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -104,11 +120,40 @@ describe('the package', () => {
     expect(names.machines).toEqual(
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
+    expect(names.root).toEqual(expect.arrayContaining(['defineExtension', 'CONTINUE', 'DENY', 'memoryAuthStore', 'stepForm']))
+    expect(names.terms).toEqual(['termsExtension'])
+    expect(names.testing).toEqual(expect.arrayContaining(['describeFlowModel', 'flowMachine', 'modelPaths', 'drivePath', 'coverage']))
     expect(names.credentials).toEqual(['default'])
     for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
       expect(names[provider], provider).toContain('default')
     }
-    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession']))
+    expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
+    expect(names.express).toEqual(['ExpressAuth', 'getSession'])
+    expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
+  })
+
+  it.each([
+    ['authchart/sveltekit', '@sveltejs/kit'],
+    ['authchart/qwik', '@builder.io/qwik'],
+  ])('resolves %s up to its framework peer, which only the app installs', (subpath, peer) => {
+    // Everything of ours resolves and loads; the first missing module is the framework itself.
+    // test/apps/ imports these in real SvelteKit and Qwik apps installed from the packed package.
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('${subpath}')`], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`Cannot find package '${peer}'`)
+  })
+
+  it('ships the Svelte components as source for the app to compile, and the Qwik entry for its optimizer', () => {
+    const components = 'dist/integrations/sveltekit/components'
+    for (const file of ['index.js', 'index.d.ts', 'SignIn.svelte', 'SignOut.svelte']) {
+      expect(existsSync(join(root, components, file)), file).toBe(true)
+    }
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { qwik: string }
+    expect(manifest.qwik).toBe('./dist/integrations/qwik/index.qwik.js')
+    expect(readFileSync(join(root, manifest.qwik), 'utf8')).toContain("inlinedQrl")
   })
 
   it('imports every provider subpath by name, each a factory that works uncalled', () => {
@@ -185,7 +230,7 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion', 'totp-enrolment'])
   })
 
   it.each([
@@ -201,13 +246,14 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('verifyingSecondFactor : effect verifySecondFactor')
-    expect(result.stdout).toContain('checkingSignIn --> verifyingSecondFactor : checkSignIn.done')
+    expect(result.stdout).toContain('title: signin-completion (v2+terms@1)')
+    expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
+    expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
 
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion')
+    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion, totp-enrolment')
   })
 })

@@ -117,14 +117,11 @@ function headersOf(input: Forged, cookie?: string): Record<string, string> {
   return headers
 }
 
-// Skipped until the request-URL rule of the integrations work (issue 16: AUTH_URL's origin, else a
-// validated Host, forwarded headers only under trustProxy, 400 for a malformed host) is on main.
-// Against main's Fastify glue this suite fails at once: a forged `Host: a b` or
-// `X-Forwarded-Host: [::1` answers 500 (new URL throws) and `X-Forwarded-Proto: javascript` is
-// served. Against that rule it still finds a 500 for a port above 65535
-// (`Host: evil.example:99999` passes the host pattern, then new URL throws). Remove `.skip` when
-// the rule lands.
-describe.skip.each<Deployment>(['trustProxy', 'no proxy trust', 'AUTH_URL'])('forged origin headers under Fastify with %s', (deployment) => {
+// Against the Fastify glue before the request-URL rule (issue 16) this suite failed at once: a
+// forged `Host: a b` or `X-Forwarded-Host: [::1` answered 500 (new URL threw) and
+// `X-Forwarded-Proto: javascript` was served; against the first version of the rule it found a
+// 500 for a port above 65535 (`Host: evil.example:99999`).
+describe.each<Deployment>(['trustProxy', 'no proxy trust', 'AUTH_URL'])('forged origin headers under Fastify with %s', (deployment) => {
   let app: FastifyInstance
   let world: World
   let detected = { protocol: '', host: '' }

@@ -11,6 +11,16 @@ describe('the in-memory store', () => {
     expect(await store.claim('jti-2', 60)).toBe(true)
   })
 
+  it('keeps a claim whatever TTL a later caller names for the same key', async () => {
+    // A replayed envelope is claimed a second later, with a TTL one second shorter.
+    const store = memoryAuthStore()
+    expect(await store.claim('envelope:x', 900)).toBe(true)
+    expect(await store.claim('envelope:x', 899)).toBe(false)
+    expect(await store.claim('envelope:x', 5)).toBe(false)
+    await store.increment('count', 60)
+    expect(await store.increment('count', 30)).toBe(2)
+  })
+
   it('counts hits per key and forgets a counter when reset', async () => {
     const store = memoryAuthStore()
     expect(await store.increment('attempts:a', 60)).toBe(1)

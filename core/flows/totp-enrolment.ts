@@ -1,0 +1,103 @@
+/**
+ * The TOTP enrolment flow: the machine and its effects. The secret lives only in the sealed flow
+ * until the user proves their app has it; then it is stored encrypted, with backup codes stored as
+ * keyed hashes and shown once.
+ *
+ * @module
+ */
+import { TotpEnrolmentContext, totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
+import { defineFlow } from '../engine/flow.js'
+import type { RequestContext } from '../http/context.js'
+import {
+  BACKUP_CODE_COUNT,
+  createBackupCodes,
+  createTotpSecret,
+  enrolledFactors,
+  hashBackupCode,
+  MAX_CODE_ATTEMPTS,
+  newChallenge,
+  sealFactorSecret,
+  totpEnrolment,
+  totpStep,
+  totpStepKey,
+  TOTP_STEP_CLAIM_SECONDS,
+  USER_ATTEMPT_WINDOW,
+} from '../second-factor/index.js'
+import { signedInUser } from '../session/current.js'
+import { reportFailure } from '../session/issue.js'
+
+/** The adapter methods turning on a second factor needs. */
+export const SECOND_FACTOR_METHODS = ['listSecondFactors', 'createSecondFactor', 'updateSecondFactor', 'deleteSecondFactor'] as const
+
+function requireFactorStore(ctx: RequestContext) {
+  const adapter = ctx.config.adapter
+  const missing = SECOND_FACTOR_METHODS.filter((method) => typeof adapter?.[method] !== 'function')
+  if (missing.length > 0) {
+    throw new TypeError(`two-step verification needs an adapter with ${missing.join(', ')}`)
+  }
+  return adapter!
+}
+
+/** The TOTP enrolment flow definition. */
+export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
+  machine: totpEnrolmentMachine,
+  context: TotpEnrolmentContext,
+  effects: {
+    async createTotpSecret(_context, ctx) {
+      try {
+        const adapter = requireFactorStore(ctx)
+        const user = await signedInUser(ctx)
+        if (!user) return { type: 'createTotpSecret.failed', reason: 'signedOut', error: 'AccessDenied', at: ctx.at }
+        const factors = await enrolledFactors(adapter, user.id)
+        if (factors.some((factor) => factor.type === 'totp')) {
+          return { type: 'createTotpSecret.failed', reason: 'alreadyEnrolled', at: ctx.at }
+        }
+        const secret = createTotpSecret()
+        const { uri, qr } = await totpEnrolment(secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
+        return {
+          type: 'createTotpSecret.done',
+          output: { userId: user.id, secret, uri, qr, challenge: newChallenge() },
+          at: ctx.at,
+        }
+      } catch (error) {
+        return { type: 'createTotpSecret.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async confirmTotp(context, ctx, trigger) {
+      try {
+        const adapter = requireFactorStore(ctx)
+        // Counted before it is checked, on the server: a replayed flow cookie gets no new tries.
+        const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
+        const code = String((trigger as { code?: unknown }).code ?? '').trim()
+        const step = attempt <= MAX_CODE_ATTEMPTS ? totpStep(context.secret!, code, ctx.at) : null
+        if (step === null) {
+          if (attempt < MAX_CODE_ATTEMPTS) return { type: 'confirmTotp.failed', reason: 'wrongCode', at: ctx.at }
+          ctx.logger.warn('second-factor-attempts-exhausted')
+          return { type: 'confirmTotp.failed', reason: 'exhausted', error: 'AccessDenied', at: ctx.at }
+        }
+        const userId = context.userId!
+        const factorId = crypto.randomUUID()
+        // The confirming code is spent: it cannot also sign in (the gate claims the same key).
+        await ctx.config.store.claim(totpStepKey(factorId, step), TOTP_STEP_CLAIM_SECONDS)
+        const codes = createBackupCodes(BACKUP_CODE_COUNT)
+        const hashes = await Promise.all(codes.map((code) => hashBackupCode(code, ctx.config.secrets[0])))
+        for (const old of await enrolledFactors(adapter, userId)) {
+          if (old.type === 'backup-codes') await adapter.deleteSecondFactor!(old.id)
+        }
+        const createdAt = new Date(ctx.at * 1000)
+        await adapter.createSecondFactor!({
+          id: factorId,
+          userId,
+          type: 'totp',
+          secret: await sealFactorSecret(context.secret!, ctx.config.secrets),
+          createdAt,
+        })
+        await adapter.createSecondFactor!({ id: crypto.randomUUID(), userId, type: 'backup-codes', secret: hashes.join(' '), createdAt })
+        return { type: 'confirmTotp.done', output: { codes }, at: ctx.at }
+      } catch (error) {
+        return { type: 'confirmTotp.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+  },
+})

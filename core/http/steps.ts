@@ -1,0 +1,160 @@
+/**
+ * Steps: a flow that waits for the user (a second-factor code, an application's terms page, the
+ * confirmation of a new authenticator app) is shown at `GET {basePath}/step/<flow>` and answered at
+ * `POST {basePath}/step/<flow>`. The page is rendered from the sealed flow, read without being
+ * spent; the answer is checked (CSRF by the route, then the fields against the events the waiting
+ * state declares) before it reaches the flow. Also the signed-in user's two-step settings.
+ *
+ * @module
+ */
+import { validate, type Struct } from 'superstruct'
+import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
+import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import { TOTP_ENROLMENT } from '../../machines/totp-enrolment.machine.js'
+import { openEnvelope } from '../engine/envelope.js'
+import type { FlowDefinition } from '../engine/flow.js'
+import { RequestError } from '../errors.js'
+import type { StepPage, StepView } from '../extensions.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
+import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage, secondFactorPage, totpEnrolmentPage } from '../pages/steps.js'
+import { enrolledFactors } from '../second-factor/index.js'
+import { signedInUser } from '../session/current.js'
+import type { ResponseInternal } from '../types.js'
+import type { RequestContext } from './context.js'
+import { NO_STORE_HEADERS } from './handlers.js'
+import { flowCookieName, sealingFor } from './resting.js'
+
+/** A waiting state's declaration of its step: the page it shows and the events it takes. */
+interface StepDeclaration {
+  page: string
+  events: Record<string, Struct<Record<string, unknown>, unknown>>
+}
+
+/** The flows whose waiting states are steps, by id. */
+export function stepFlowOf(ctx: RequestContext, flowId = ctx.flowId): FlowDefinition<AnyStateMachine, RequestContext> {
+  if (flowId === SIGN_IN_COMPLETION) return signInCompletionFlowFor(ctx.config.extensions)
+  if (flowId === TOTP_ENROLMENT) return totpEnrolmentFlow as never
+  throw new RequestError(`No step of a flow "${String(flowId)}"`, 404)
+}
+
+/** The step a resting snapshot waits in. */
+function stepOf(snapshot: AnyMachineSnapshot): StepDeclaration {
+  for (const meta of Object.values(snapshot.getMeta()) as { step?: StepDeclaration }[]) {
+    if (meta?.step) return meta.step
+  }
+  throw new RequestError('The flow is not waiting for an answer')
+}
+
+/**
+ * The request event answering a step: the event the body names (or the step's only one), with
+ * the fields its struct accepts and nothing else.
+ *
+ * @throws {RequestError} for an event the step does not take or fields that do not fit.
+ */
+export function stepEvent(ctx: RequestContext, snapshot: AnyMachineSnapshot): { type: string; at: number } {
+  const step = stepOf(snapshot)
+  const { csrfToken: _csrf, event: named, ...fields } = ctx.request.body ?? {}
+  const names = Object.keys(step.events)
+  const type = typeof named === 'string' ? named : names.length === 1 ? names[0] : undefined
+  if (type === undefined || !Object.hasOwn(step.events, type)) throw new RequestError('Unknown step event')
+  const [invalid, input] = validate(fields, step.events[type]!, { coerce: true, mask: true })
+  if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
+  return { ...input, type, at: ctx.at }
+}
+
+const CORE_FIELDS = new Set(Object.keys(SignInCompletionContext.schema))
+
+/** What each flow's pages may show of its context. */
+function viewData(flowId: string, context: Record<string, unknown>): Record<string, unknown> {
+  if (flowId === TOTP_ENROLMENT) return { secret: context.secret, qr: context.qr, uri: context.uri }
+  // An extension's page sees the extension's own fields, never the core's (tokens, claims).
+  return Object.fromEntries(Object.entries(context).filter(([key]) => !CORE_FIELDS.has(key)))
+}
+
+function pageOf(ctx: RequestContext, name: string): StepPage {
+  const builtIn: Record<string, StepPage> = { 'second-factor': secondFactorPage, 'totp-enrolment': totpEnrolmentPage }
+  const page = builtIn[name] ?? ctx.config.extensions.find((e) => e.pages?.[name])?.pages?.[name]
+  if (!page) throw new TypeError(`no page renders the step "${name}"`)
+  return page
+}
+
+/** Headers of every step page: never cached, never framed (the form must not be clickjacked). */
+const STEP_PAGE_HEADERS = {
+  'Content-Type': 'text/html',
+  ...NO_STORE_HEADERS,
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+} as const
+
+const signInAgain = (ctx: RequestContext): ResponseInternal => ({
+  redirect: `${ctx.authUrl}/signin`,
+  cookies: ctx.setCookies,
+})
+
+/** `GET /step/<flow>`: the page of the step the flow waits in; sign in again when there is none. */
+export async function respondStepPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const flow = stepFlowOf(ctx)
+  const flowId = flow.machine.id
+  const cookieName = flowCookieName(ctx, flowId)
+  const sealed = ctx.request.cookies[cookieName]
+  if (!sealed) return signInAgain(ctx)
+  let snapshot: AnyMachineSnapshot
+  try {
+    // Read, not spent: showing the page changes nothing.
+    snapshot = await openEnvelope(flow as never, sealed, { ...sealingFor(ctx, cookieName, undefined), peek: true })
+  } catch (error) {
+    ctx.logger.debug('step page for an unusable flow', { flow: flowId, reason: (error as Error).message })
+    return signInAgain(ctx)
+  }
+  const context = snapshot.context as Record<string, unknown>
+  const user = context.user as StepView['user'] | undefined
+  const view: StepView = {
+    action: `${ctx.authUrl}/step/${flowId}`,
+    csrfToken: ctx.csrf?.token ?? '',
+    error: typeof context.stepError === 'string' ? context.stepError : null,
+    user: user ? { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null } : null,
+    data: viewData(flowId, context),
+    theme: ctx.config.theme,
+  }
+  const { title, html } = pageOf(ctx, stepOf(snapshot).page)(view)
+  const page = renderCardPage(title, ctx.config.theme, html)
+  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+}
+
+/** A page a flow ended with (the backup codes of a new second factor). */
+export function respondOutcomePage(
+  ctx: RequestContext,
+  name: string,
+  data: Record<string, unknown>,
+): ResponseInternal {
+  if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
+  const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
+  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+}
+
+/** `GET /two-factor`: a signed-in user's two-step settings; others sign in first. */
+export async function respondTwoFactorPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const user = await signedInUser(ctx)
+  if (!user) return signInFirst(ctx)
+  const factors = await enrolledFactors(ctx.config.adapter, user.id)
+  const codes = factors.find((f) => f.type === 'backup-codes')
+  const page = renderTwoFactorPage(ctx.config.theme, {
+    enrolled: factors.some((f) => f.type === 'totp'),
+    backupCodesLeft: codes ? codes.secret.split(' ').filter(Boolean).length : 0,
+    action: `${ctx.authUrl}/two-factor`,
+    csrfToken: ctx.csrf?.token ?? '',
+  })
+  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+}
+
+/** Sends a signed-out user to sign in, and back to the two-step settings after. */
+function signInFirst(ctx: RequestContext): ResponseInternal {
+  const back = new URLSearchParams({ callbackUrl: `${ctx.authUrl}/two-factor` })
+  return { redirect: `${ctx.authUrl}/signin?${back}`, cookies: ctx.setCookies }
+}
+
+/** Before enrolment starts: only a signed-in user may turn on a second factor. */
+export async function requireSignedIn(ctx: RequestContext): Promise<ResponseInternal | undefined> {
+  return (await signedInUser(ctx)) ? undefined : signInFirst(ctx)
+}

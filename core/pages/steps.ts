@@ -1,0 +1,84 @@
+/**
+ * The pages of flow steps: a flow waiting for the user (a second-factor code, an application's
+ * terms) renders one, and so do a few flow outcomes (backup codes shown once). Same frame and card
+ * as the other built-in pages; every value is escaped on its way in.
+ *
+ * @module
+ */
+import type { StepPage, StepView } from '../extensions.js'
+import { escapeHtml } from './html.js'
+import { hiddenCsrf, logo, shell, themeStyles, type PageTheme, type RenderedPage } from './index.js'
+
+/** A card page with `title` around `html`. */
+export function renderCardPage(title: string, theme: PageTheme, html: string, status = 200): RenderedPage {
+  return {
+    status,
+    html: shell(escapeHtml(title), theme, `<div class="step">${themeStyles(theme)}<div class="card">${logo(theme)}${html}</div></div>`),
+  }
+}
+
+/**
+ * A form posting to the step, CSRF token included. `event` names the step event the button sends
+ * when the step takes more than one (e.g. accept or decline).
+ */
+export function stepForm(view: StepView, fields: string, button: string, event?: string): string {
+  const eventField = event ? `<input type="hidden" name="event" value="${escapeHtml(event)}">` : ''
+  return `<form action="${escapeHtml(view.action)}" method="POST">${hiddenCsrf(view.csrfToken)}${eventField}${fields}<button type="submit">${escapeHtml(button)}</button></form>`
+}
+
+const STEP_ERRORS: Record<string, string> = {
+  InvalidCode: 'That code is not right. Try the current code from your app, or a backup code.',
+}
+
+/** The error line of a step page. */
+export function stepError(view: StepView): string {
+  if (!view.error) return ''
+  return `<div class="error"><p>${escapeHtml(STEP_ERRORS[view.error] ?? 'That did not work. Try again.')}</p></div>`
+}
+
+const codeField = (label: string, autocomplete: string) =>
+  `<label for="code">${escapeHtml(label)}</label><input id="code" name="code" type="text" inputmode="text" autocomplete="${autocomplete}" autofocus required spellcheck="false" maxlength="24">`
+
+/** The second-factor step of a sign-in: a code from the authenticator app, or a backup code. */
+export const secondFactorPage: StepPage = (view) => ({
+  title: 'Two-step verification',
+  html:
+    `<h1>Two-step verification</h1>${stepError(view)}` +
+    `<p>Enter the 6-digit code from your authenticator app${view.user?.email ? ` for ${escapeHtml(view.user.email)}` : ''}, or one of your backup codes.</p>` +
+    stepForm(view, codeField('Code', 'one-time-code'), 'Verify'),
+})
+
+/** Enrolment: the QR code and secret for the authenticator app, and the code that confirms it. */
+export const totpEnrolmentPage: StepPage = (view) => ({
+  title: 'Set up two-step verification',
+  html:
+    `<h1>Set up two-step verification</h1>${stepError(view)}` +
+    `<p>Scan this code with your authenticator app, then enter the 6-digit code it shows.</p>` +
+    // The SVG is produced by the qrcode library from our own URI: no user input reaches it.
+    `<div class="qr" role="img" aria-label="QR code for your authenticator app">${String(view.data.qr ?? '')}</div>` +
+    `<p>Or enter this key by hand: <code class="secret">${escapeHtml(view.data.secret)}</code></p>` +
+    stepForm(view, codeField('Code from the app', 'one-time-code'), 'Turn on'),
+})
+
+/** The backup codes, shown once when a second factor is turned on. */
+export function renderBackupCodesPage(theme: PageTheme, codes: readonly string[], continueUrl: string): RenderedPage {
+  return renderCardPage(
+    'Backup codes',
+    theme,
+    `<h1>Two-step verification is on</h1><p>Keep these backup codes somewhere safe. Each one signs you in once if you lose your authenticator app; they are not shown again.</p>` +
+      `<ul class="codes">${codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('')}</ul>` +
+      `<p><a class="button" href="${escapeHtml(continueUrl)}">Done</a></p>`,
+  )
+}
+
+/** A signed-in user's second-factor settings: on or off, and how to turn it on. */
+export function renderTwoFactorPage(
+  theme: PageTheme,
+  p: { enrolled: boolean; backupCodesLeft: number; action: string; csrfToken: string },
+): RenderedPage {
+  const body = p.enrolled
+    ? `<p>Two-step verification is <strong>on</strong>. ${p.backupCodesLeft} backup code${p.backupCodesLeft === 1 ? '' : 's'} left.</p>`
+    : `<p>Two-step verification is <strong>off</strong>. Turn it on to be asked for a code from an authenticator app when you sign in.</p>` +
+      `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<button type="submit">Turn on two-step verification</button></form>`
+  return renderCardPage('Two-step verification', theme, `<h1>Two-step verification</h1>${body}`)
+}

@@ -1,0 +1,3 @@
+import { component$, Slot } from '@builder.io/qwik'
+
+export default component$(() => <Slot />)

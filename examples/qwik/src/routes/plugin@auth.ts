@@ -1,0 +1,4 @@
+import { QwikAuth$ } from 'authchart/qwik'
+import { authConfig } from '../auth'
+
+export const { onRequest, useSession, useSignIn, useSignOut } = QwikAuth$((ev) => authConfig(ev.env))

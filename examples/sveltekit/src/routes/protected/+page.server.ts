@@ -1,0 +1,9 @@
+import { redirect } from '@sveltejs/kit'
+import type { PageServerLoad } from './$types'
+
+// Checked per page, in its own load function (spec §1.8: not in a layout).
+export const load: PageServerLoad = async (event) => {
+  const session = await event.locals.auth()
+  if (!session?.user) redirect(303, `/login?callbackUrl=${encodeURIComponent(event.url.pathname)}`)
+  return { name: session.user.name }
+}

@@ -1,0 +1,3 @@
+import { signIn } from '../../hooks.server'
+
+export const actions = { default: signIn }

@@ -1,0 +1,3 @@
+import { signOut } from '../../hooks.server'
+
+export const actions = { default: signOut }

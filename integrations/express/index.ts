@@ -1,0 +1,118 @@
+/**
+ * Express integration (Express 5, and Express 4): a middleware for the auth routes and
+ * `getSession` for the app's own pages.
+ *
+ * ```ts
+ * import express from 'express'
+ * import { ExpressAuth, getSession } from 'authchart/express'
+ *
+ * const app = express()
+ * app.set('trust proxy', true)              // only behind a proxy you run
+ * app.use('/auth', ExpressAuth(config))     // Express 4 also takes '/auth/*'; Express 5 '/auth/*splat'
+ * app.use(async (req, res, next) => {
+ *   res.locals.session = await getSession(req, config)
+ *   next()
+ * })
+ * ```
+ *
+ * @module
+ */
+import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express'
+import { Auth } from '../../core/auth.js'
+import { RequestError } from '../../core/errors.js'
+import type { Session } from '../../core/types.js'
+import { bodyBytes, copyHeaders, encodeParsedBody, readBody, toWebRequest } from '../node/index.js'
+import { prepareConfig, readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
+import { originFromHost, requestUrl } from '../shared/request-url.js'
+
+/** The configuration of the Express integration: the core's, without `raw`. */
+export type ExpressAuthConfig = IntegrationConfig
+
+type TrustFunction = (address: string | undefined, hop: number) => boolean
+
+/**
+ * The request's host as Express sees it: `X-Forwarded-Host` only when the app's `trust proxy`
+ * setting trusts the peer (what Express 5's `req.host` does; Express 4 has no such getter).
+ */
+function hostOf(req: ExpressRequest): string | undefined {
+  const trust = req.app.get('trust proxy fn') as TrustFunction | undefined
+  const forwarded = trust?.(req.socket.remoteAddress, 0) ? req.get('x-forwarded-host') : undefined
+  return forwarded?.split(',')[0]?.trim() || req.get('host')
+}
+
+const detectOrigin = (req: ExpressRequest) => () => originFromHost(req.protocol, hostOf(req))
+
+/**
+ * The path the middleware is mounted at: `req.baseUrl`, without what a wildcard in the mount path
+ * (`/auth/*`, `/auth/*splat`) matched.
+ */
+function mountPath(req: ExpressRequest): string {
+  const rest = req.url.split('?')[0]
+  if (rest && rest !== '/') return req.baseUrl || '/'
+  const params = (req.params ?? {}) as Record<string, unknown>
+  const wildcard = Object.values(params).find(Array.isArray) ?? params[0]
+  const tail = Array.isArray(wildcard) ? wildcard.join('/') : typeof wildcard === 'string' ? wildcard : ''
+  const base = tail && req.baseUrl.endsWith(`/${tail}`) ? req.baseUrl.slice(0, -tail.length - 1) : req.baseUrl
+  return base || '/'
+}
+
+/** The POST body as bytes, whether or not the app installed `express.json()` / `urlencoded()`. */
+async function bodyOf(req: ExpressRequest): Promise<Uint8Array | undefined> {
+  if (req.method !== 'POST') return undefined
+  // A body parser that ran has consumed the stream and left its result on `req.body`.
+  if (req.readableEnded) return encodeParsedBody(req.body, req.get('content-type'))
+  return readBody(req)
+}
+
+/**
+ * The middleware serving the auth routes. Mount it on the auth base path: `app.use('/auth', …)`
+ * (or `/auth/*` in Express 4, `/auth/*splat` in Express 5); the mount path becomes `basePath`
+ * unless the config sets one. The configuration and the environment (`AUTH_SECRET`, `AUTH_URL`,
+ * `AUTH_TRUST_HOST`…) are read here, once.
+ *
+ * @throws the configuration's error (`ConfigError`, `MissingSecret`…) at once, not per request.
+ * @see spec §1.7, §4.1; reference §10 (`@auth/express`)
+ */
+export function ExpressAuth(
+  config: ExpressAuthConfig,
+): (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => Promise<void> {
+  const fixedBasePath = config.basePath
+  const { config: prepared, origin } = prepareConfig(config, process.env)
+  return async (req, res, next) => {
+    try {
+      let url: URL
+      let body: Uint8Array | undefined
+      try {
+        url = requestUrl(req.originalUrl, origin, detectOrigin(req))
+        body = await bodyOf(req)
+      } catch (error) {
+        if (!(error instanceof RequestError)) throw error
+        res.status(error.status).json('Bad request.')
+        return
+      }
+      const request = toWebRequest({ method: req.method, headers: req.headers, body, clientAddress: req.ip }, url)
+      const response = await Auth(request, fixedBasePath ? prepared : withBasePath(prepared, mountPath(req)))
+      res.status(response.status)
+      copyHeaders(response, {
+        header: (name, value) => (name === 'set-cookie' ? res.append(name, value) : res.setHeader(name, value)),
+      })
+      res.end(await bodyBytes(response))
+    } catch (error) {
+      next(error)
+    }
+  }
+}
+
+/**
+ * The session of a request, or `null`. Reads it through the handler's own `GET /session` (under
+ * `config.basePath`, default `/auth`) with the request's cookies, so callbacks run as for the
+ * client; the cookies that read may set are not sent (as in Auth.js).
+ *
+ * @throws the configuration's error, `UntrustedHost`, or the `AuthError` the read ended in, each
+ *   with its own class (Auth.js throws a bare `Error(message)`); `RequestError` for a bad `Host`.
+ * @see spec §1.7
+ */
+export async function getSession(req: ExpressRequest, config: ExpressAuthConfig): Promise<Session | null> {
+  const { config: prepared, origin } = prepareConfig(config, process.env)
+  return (await readSession(prepared, origin ?? detectOrigin(req)(), req.headers.cookie)).session
+}

@@ -1,0 +1,164 @@
+/**
+ * SvelteKit integration: a `handle` hook serving `{basePath}/*` and defining `event.locals.auth()`,
+ * and the `signIn` / `signOut` form actions for the `SignIn` / `SignOut` components
+ * (`authchart/sveltekit/components`) and plain forms.
+ *
+ * ```ts
+ * // src/hooks.server.ts
+ * import { SvelteKitAuth } from 'authchart/sveltekit'
+ * export const { handle, signIn, signOut } = SvelteKitAuth(config)
+ * // src/routes/signin/+page.server.ts
+ * import { signIn } from '../../hooks.server'
+ * export const actions = { default: signIn }
+ * ```
+ *
+ * @module
+ */
+import { error, redirect, type Action, type Handle, type RequestEvent } from '@sveltejs/kit'
+import { Auth } from '../../core/auth.js'
+import { isAuthAction } from '../../core/actions.js'
+import { setClientAddress } from '../../core/http/request.js'
+import type { EnvObject } from '../../core/env.js'
+import type { Awaitable, Session } from '../../core/types.js'
+import {
+  isSameOrigin,
+  prepareConfig,
+  readSession,
+  serverAction,
+  type IntegrationConfig,
+  type PreparedConfig,
+  type ServerActionInput,
+} from '../shared/auth.js'
+import { requestUrl } from '../shared/request-url.js'
+
+declare global {
+  namespace App {
+    interface Locals {
+      /** The session of this request, or `null`; read once per request. */
+      auth(): Promise<Session | null>
+    }
+  }
+}
+
+/** The configuration of the SvelteKit integration: the core's, without `raw`. */
+export type SvelteKitAuthConfig = IntegrationConfig
+
+/** What {@link SvelteKitAuth} returns. */
+export interface SvelteKitAuthResult {
+  /** The server hook: export it from `src/hooks.server.ts` (first, when chaining hooks). */
+  handle: Handle
+  /** The sign-in form action (`export const actions = { default: signIn }`). */
+  signIn: Action
+  /** The sign-out form action. */
+  signOut: Action
+}
+
+// Read once: SvelteKit's Node adapter fills process.env before the server starts.
+let processEnv: EnvObject | undefined
+const environment = () => (processEnv ??= (globalThis as { process?: { env: EnvObject } }).process?.env ?? {})
+
+const sessions = new WeakMap<RequestEvent, Promise<Session | null>>()
+
+/**
+ * Creates the hook and form actions. `config` may be a function of the request event (to read
+ * `event.platform`); it is resolved, with the environment's defaults, once per config object it
+ * returns, and never while the app is being built.
+ *
+ * @throws nothing at creation; the first request fails with the configuration's error instead.
+ * @see spec §1.7, §4.1; reference §10 (`@auth/sveltekit`)
+ */
+export function SvelteKitAuth(
+  config: SvelteKitAuthConfig | ((event: RequestEvent) => Awaitable<SvelteKitAuthConfig>),
+): SvelteKitAuthResult {
+  const prepare = async (event: RequestEvent): Promise<PreparedConfig> =>
+    prepareConfig(typeof config === 'function' ? await config(event) : config, environment())
+
+  // The origin of every URL the handler writes: AUTH_URL's, else the one SvelteKit derived
+  // (adapter-node: its ORIGIN, or Host with PROTOCOL_HEADER/HOST_HEADER when configured).
+  const originOf = (event: RequestEvent, prepared: PreparedConfig) => prepared.origin ?? event.url.origin
+
+  const auth = (event: RequestEvent): Promise<Session | null> => {
+    let session = sessions.get(event)
+    if (!session) {
+      session = prepare(event).then(async (prepared) => {
+        const read = await readSession(prepared.config, originOf(event, prepared), event.request.headers.get('cookie'))
+        setCookies(event, read.cookies)
+        return read.session
+      })
+      sessions.set(event, session)
+    }
+    return session
+  }
+
+  const handle: Handle = async ({ event, resolve }) => {
+    event.locals.auth = () => auth(event)
+    const prepared = await prepare(event)
+    const base = prepared.config.basePath ?? '/auth'
+    const [action] = event.url.pathname.slice(base.length + 1).split('/')
+    if (!event.url.pathname.startsWith(`${base}/`) || !action || !isAuthAction(action)) return resolve(event)
+    const { request } = event
+    const url = requestUrl(`${event.url.pathname}${event.url.search}`, originOf(event, prepared), () => event.url.origin)
+    const body = url.href === request.url || request.method !== 'POST' ? undefined : await request.arrayBuffer()
+    const forwarded = url.href === request.url ? request : new Request(url, { method: request.method, headers: request.headers, body })
+    return Auth(withClientAddress(forwarded, event), prepared.config)
+  }
+
+  const action =
+    (kind: ServerActionInput['action']): Action =>
+    async (event) => {
+      const prepared = await prepare(event)
+      refuseCrossSite(event, prepared)
+      const form = await event.request.formData()
+      const fields: Record<string, string> = {}
+      const authorizationParams: Record<string, string> = {}
+      for (const [key, value] of form) {
+        if (typeof value !== 'string') continue
+        if (key.startsWith('authorizationParams-')) authorizationParams[key.slice(20)] = value
+        else if (!['providerId', 'redirectTo', 'redirect', 'callbackUrl', 'csrfToken'].includes(key)) fields[key] = value
+      }
+      const redirectTo =
+        text(form.get('redirectTo')) ?? text(form.get('callbackUrl')) ?? event.request.headers.get('referer') ?? '/'
+      const { url, cookies } = await serverAction(prepared.config, originOf(event, prepared), event.request.headers.get('cookie'), {
+        action: kind,
+        providerId: text(form.get('providerId')),
+        redirectTo,
+        fields,
+        authorizationParams,
+      })
+      setCookies(event, cookies)
+      if (form.get('redirect') === 'false') return { redirect: url }
+      // 303: the browser follows a POST's redirect with a GET. A failed sign-in lands on the sign-in
+      // page with ?error=… (Auth.js's action throws, and SvelteKit shows its 500 page).
+      redirect(303, url)
+    }
+
+  return { handle, signIn: action('signin'), signOut: action('signout') }
+}
+
+/** The client address the adapter reports (its proxy settings applied), for the inspector's loopback rule. */
+function withClientAddress(request: Request, event: RequestEvent): Request {
+  try {
+    return setClientAddress(request, event.getClientAddress())
+  } catch {
+    return request // an adapter without client addresses
+  }
+}
+
+const text = (value: FormDataEntryValue | null) => (typeof value === 'string' && value !== '' ? value : undefined)
+
+/**
+ * The form actions fetch their own CSRF token, so the request's origin is what protects them:
+ * refused unless it is this app's. SvelteKit checks it too (`csrf.checkOrigin`), but an app may
+ * turn that off for its own reasons; sign-in must not depend on it (login CSRF).
+ */
+function refuseCrossSite(event: RequestEvent, prepared: PreparedConfig): void {
+  if (!isSameOrigin(event.request, [event.url.origin, prepared.origin])) {
+    error(403, { message: 'Cross-site sign-in and sign-out forms are refused' })
+  }
+}
+
+function setCookies(event: RequestEvent, cookies: readonly { name: string; value: string; options: object }[]): void {
+  for (const { name, value, options } of cookies) {
+    event.cookies.set(name, value, { path: '/', ...options })
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * Applications' extensions of the sign-in: refused when the config is loaded if they could bypass
+ * a security step; run, when accepted, on every way of signing in, after the second factor and
+ * with CSRF-checked steps; and a flow sealed by another shape of the chart is refused cleanly.
+ */
+import { object } from 'superstruct'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assign } from 'xstate'
+import { termsExtension } from 'authchart/extensions/terms'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import { assertConfig, Auth } from '../../core/index.js'
+import { CONTINUE, DENY, defineExtension, toStepPage, type FlowExtension } from '../../core/extensions.js'
+import { ConfigError } from '../../core/errors.js'
+import { totpCode } from '../../core/second-factor/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { authRequest, Client, ORIGIN, spyLogger, testConfig } from '../fixtures/http.js'
+import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
+import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+
+/** A minimal safe extension; each refusal test breaks one thing about it. */
+function extension(overrides: Partial<FlowExtension> = {}): FlowExtension {
+  return defineExtension({
+    id: 'check',
+    version: '1',
+    at: 'beforeSession',
+    initial: 'checking',
+    states: {
+      checking: { tags: 'effect.check', on: { 'check.done': CONTINUE, 'check.failed': DENY } },
+    },
+    effects: { check: async (_context, ctx) => ({ type: 'check.done', output: null, at: ctx.at }) },
+    ...overrides,
+  })
+}
+
+function refusal(extensions: FlowExtension[]): string {
+  try {
+    assertConfig(testConfig({ extensions }))
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error('the config was accepted')
+}
+
+describe('an extension is refused when the config is loaded', () => {
+  it.each([
+    ['a state that targets a core state (skipping the gate or issuing a session)', { checking: { tags: 'effect.check', on: { 'check.done': 'issuingSession' } } }, 'targets "issuingSession"'],
+    ['a final state of its own', { checking: { type: 'final' } }, 'may not be final'],
+    ['an invoked actor', { checking: { tags: 'effect.check', invoke: { src: 'x' }, on: {} } }, 'uses "invoke"'],
+    ['a delayed transition', { checking: { tags: 'effect.check', after: { 1000: CONTINUE }, on: {} } }, 'uses "after"'],
+    ['an eventless transition', { checking: { tags: 'effect.check', always: CONTINUE, on: {} } }, 'uses "always"'],
+    ['an entry action', { checking: { tags: 'effect.check', entry: 'x', on: {} } }, 'uses "entry"'],
+    ['a core effect (issuing a session itself)', { checking: { tags: 'effect.issueSession', on: { 'issueSession.done': CONTINUE } } }, 'runs the core effect issueSession'],
+    ['a state named like a core state', { preparingSession: { tags: 'effect.check', on: { 'check.done': CONTINUE } }, checking: { tags: 'effect.check', on: {} } }, 'would replace a state'],
+    ['a waiting state without its step', { checking: { tags: 'awaitsRequest', on: { 'x.go': CONTINUE } } }, 'declare meta.step'],
+    ['a step event the state does not take', { checking: { tags: 'awaitsRequest', meta: { outcome: toStepPage, step: { page: 'p', events: { 'x.go': object() } } }, on: {} } }, 'does not take it'],
+    ['a state that neither waits nor runs an effect', { checking: { on: { 'x.go': CONTINUE } } }, 'neither waits'],
+  ])('%s', (_name, states, message) => {
+    expect(refusal([extension({ states: states as never })])).toContain(message)
+  })
+
+  it('an action that is not an assign (a side effect in the chart)', () => {
+    expect(refusal([extension({ actions: { sideEffect: () => {} } })])).toContain('is not an assign')
+  })
+
+  it('a guard or action named like a core one', () => {
+    expect(refusal([extension({ guards: { isEnrolled: () => false } })])).toContain('"isEnrolled" would replace')
+    expect(refusal([extension({ actions: { recordDenial: assign({}) } })])).toContain('"recordDenial" would replace')
+  })
+
+  it('a context field named like a core one', () => {
+    expect(refusal([extension({ context: { schema: { amr: object() }, initial: { amr: {} } } })])).toContain(
+      'context field "amr"',
+    )
+  })
+
+  it('an effect named like a core one, or one no extension implements', () => {
+    expect(refusal([extension({ effects: { check: async () => ({ type: 'check.done' }), prepareSession: async () => ({ type: 'x' }) } })])).toContain(
+      'effect "prepareSession" would replace',
+    )
+    expect(refusal([extension({ effects: {} })])).toContain('no extension implements the effect "check"')
+  })
+
+  it('a page no extension renders', () => {
+    const waiting = {
+      checking: { tags: 'awaitsRequest', meta: { outcome: toStepPage, step: { page: 'mine', events: { 'x.go': object() } } }, on: { 'x.go': CONTINUE } },
+    }
+    expect(refusal([extension({ states: waiting as never, effects: {} })])).toContain('no extension renders the page "mine"')
+  })
+
+  it('two extensions at one point, a bad id or an unknown point', () => {
+    expect(refusal([extension(), extension({ id: 'other', states: { other: { tags: 'effect.check', on: { 'check.done': CONTINUE } } }, initial: 'other' })])).toContain('both insert at beforeSession')
+    expect(refusal([extension({ id: 'bad id' })])).toContain('needs an id')
+    expect(refusal([extension({ at: 'beforeAnything' as never })])).toContain('"at" must be one of')
+  })
+
+  it('answers every request with the Configuration error while the config is unsafe', async () => {
+    const config = testConfig({ extensions: [extension({ states: { checking: { type: 'final' } } as never })] })
+    const response = await Auth(authRequest({ path: '/auth/session' }), config)
+    expect(response.status).toBe(500)
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'ConfigError' }))
+  })
+})
+
+describe('the terms step', () => {
+  let op: RunningOidcProvider
+  beforeAll(async () => {
+    op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
+  })
+  afterAll(() => op?.close())
+
+  function setup(version = '2026-01') {
+    const store = createMemoryStore()
+    const accepted = new Map<string, string>()
+    const config = testConfig({
+      adapter: MemoryAdapter(store),
+      providers: [...testConfig().providers, appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] })] as never,
+      extensions: [
+        termsExtension({
+          version,
+          html: '<p>Be excellent to each other.</p>',
+          acceptedVersion: (userId) => accepted.get(userId) ?? null,
+          recordAcceptance: (userId, v) => void accepted.set(userId, v),
+        }),
+      ],
+    })
+    return { store, accepted, config }
+  }
+
+  const accept = async (client: Client) =>
+    client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.accept' } })
+
+  it('asks before the first session, records the version, and does not ask again', async () => {
+    const { store, accepted, config } = setup()
+    const client = new Client(config)
+    const afterPassword = await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect(afterPassword.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    const page = await (await client.send({ path: '/step/signin-completion' })).text()
+    expect(page).toContain('Be excellent to each other.')
+    const done = await accept(client)
+    expect(done.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+    const [user] = [...store.users.values()]
+    expect(accepted.get(user!.id)).toBe('2026-01')
+    await client.signOut()
+    const again = await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect(again.headers.get('location')).toBe(ORIGIN)
+  })
+
+  it('asks again when the terms change', async () => {
+    const first = setup('2026-01')
+    const client = new Client(first.config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    await accept(client)
+    const next = testConfig({ ...first.config, extensions: [termsExtension({ version: '2026-06', html: '<p>New.</p>', acceptedVersion: (id) => first.accepted.get(id) ?? null, recordAcceptance: () => {} })] })
+    const later = new Client(next)
+    const response = await later.signIn({ username: 'alice', password: 'wonderland' })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+  })
+
+  it('refuses the sign-in when the user declines', async () => {
+    const { store, config } = setup()
+    const client = new Client(config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    const declined = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.decline' } })
+    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(store.sessions.size).toBe(0)
+  })
+
+  it('is reached by an OIDC sign-in too', async () => {
+    const { config } = setup()
+    const client = new Client(config)
+    const { callback } = await signInThroughProvider(client, 'op')
+    expect(callback.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+    await accept(client)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
+  it('comes after the second factor, never instead of it', async () => {
+    const { config } = setup()
+    const client = new Client(config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    await accept(client)
+    // Turn on two-step verification, sign out, sign in again: the code comes first.
+    await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
+    const enrolPage = await (await client.send({ path: '/step/totp-enrolment' })).text()
+    const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(enrolPage)![1]!
+    await client.send({ path: '/step/totp-enrolment', body: { csrfToken: await client.csrfToken(), code: totpCode(secret, Math.floor(Date.now() / 1000)) } })
+    await client.signOut()
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    const step = await (await client.send({ path: '/step/signin-completion' })).text()
+    expect(step).toContain('Two-step verification')
+    const accepted = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.accept' } })
+    expect(accepted.status).toBe(400)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+  })
+
+  it('refuses a terms answer without the CSRF token', async () => {
+    const { config } = setup()
+    const client = new Client(config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    const response = await client.send({ path: '/step/signin-completion', body: { event: 'terms.accept' } })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+  })
+
+  it('refuses, cleanly, a sign-in sealed by the chart before the extension was deployed', async () => {
+    const base = setup()
+    const before: AuthConfig = { ...base.config, logger: spyLogger(), extensions: [] }
+    const after: AuthConfig = { ...base.config, logger: spyLogger(), extensions: [extension({ id: 'audit', effects: { check: async (_c, ctx) => ({ type: 'check.done', output: null, at: ctx.at }) } })] }
+    const { config: withTerms } = base
+    const client = new Client(withTerms)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    // The terms page waits; the deployment changes its extensions meanwhile.
+    for (const changed of [before, after]) {
+      const stale = await Auth(
+        authRequest({ path: '/auth/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.accept' }, cookies: client.jar }),
+        changed,
+      )
+      expect(stale.status).toBe(302)
+      expect(stale.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      expect(stale.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+    }
+    // Logged as what it is: a flow of another version of the chart.
+    expect(changedLog(before)).toContain('envelope from version 2+terms@1, machine is 2')
+    expect(changedLog(after)).toContain('envelope from version 2+terms@1, machine is 2+audit@1')
+  })
+})
+
+function changedLog(config: AuthConfig): string | undefined {
+  const error = (config.logger as unknown as { error: { mock: { calls: [Error][] } } }).error.mock.calls.find(([e]) => /version/.test(e.message))
+  return error?.[0].message
+}

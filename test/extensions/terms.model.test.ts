@@ -1,0 +1,124 @@
+/**
+ * The test kit on an application's extended flow: the sign-in completion with the terms step
+ * inserted, model-tested through `Auth` with `describeFlowModel` (`authchart/testing`) exactly as
+ * an application would, to 100% of the extended chart's transitions — the core's and the
+ * extension's.
+ */
+import { describe, expect, it } from 'vitest'
+import { termsExtension } from 'authchart/extensions/terms'
+import { describeFlowModel, flowMachine } from 'authchart/testing'
+import { Auth } from '../../core/index.js'
+import { authRequest, ORIGIN, SECRET } from '../fixtures/http.js'
+import { completionDriver, configFor, expectNothingIssued, type ExtensionDriver, type World } from '../machines/completion-driver.js'
+import { reportCoverage } from '../machines/harness.js'
+
+const T0 = Math.floor(Date.now() / 1000)
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+
+interface TermsWorld {
+  terms: 'accepted' | 'notAccepted'
+  recording: 'works' | 'fails'
+  answered: 'nothing' | 'accepted' | 'declined'
+  recorded: string[]
+}
+
+/** The world of the path being driven (paths run one after another). */
+let current: TermsWorld
+const terms = termsExtension({
+  version: '2026-01',
+  html: '<p>Be excellent to each other.</p>',
+  acceptedVersion: () => (current.terms === 'accepted' ? '2026-01' : null),
+  recordAcceptance: (userId) => {
+    if (current.recording === 'fails') throw new Error('terms store unavailable')
+    current.recorded.push(userId)
+  },
+})
+
+const termsOf = (world: World) => world.extension as unknown as TermsWorld
+
+async function answerTerms(world: World, event: 'terms.accept' | 'terms.decline', inspect: Parameters<typeof configFor>[1]) {
+  const config = configFor(world, inspect, [terms])
+  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+  world.jar.store(csrf)
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+  const response = await Auth(
+    authRequest({ path: '/auth/step/signin-completion', body: { csrfToken, event }, cookies: world.jar }),
+    config,
+  )
+  world.jar.store(response)
+  return response
+}
+
+const extension: ExtensionDriver = {
+  extensions: [terms],
+  samples: [
+    { type: 'checkTerms.done', at: T0, output: { accepted: true } },
+    { type: 'checkTerms.done', at: T0, output: { accepted: false } },
+    { type: 'terms.accept', at: T0 },
+    { type: 'terms.decline', at: T0 },
+    { type: 'recordTerms.done', at: T0, output: null },
+    { type: 'recordTerms.failed', at: T0, reason: 'threw' },
+  ],
+  world: () => {
+    current = { terms: 'notAccepted', recording: 'works', answered: 'nothing', recorded: [] }
+    return current as unknown as Record<string, unknown>
+  },
+  arrange: {
+    'checkTerms.done': (world, event) => {
+      termsOf(world).terms = event.output.accepted ? 'accepted' : 'notAccepted'
+    },
+    'recordTerms.done': (world) => {
+      termsOf(world).recording = 'works'
+    },
+    'recordTerms.failed': (world) => {
+      termsOf(world).recording = 'fails'
+    },
+  },
+  send: {
+    'terms.accept': async (world, _event, inspect) => {
+      termsOf(world).answered = 'accepted'
+      return answerTerms(world, 'terms.accept', inspect)
+    },
+    'terms.decline': async (world, _event, inspect) => {
+      termsOf(world).answered = 'declined'
+      return answerTerms(world, 'terms.decline', inspect)
+    },
+  },
+  expect: {
+    awaitingTerms: async (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+      const page = await Auth(authRequest({ path: '/auth/step/signin-completion', cookies: world.jar }), configFor(world, () => {}, [terms]))
+      const html = await page.text()
+      expect(html).toContain('Be excellent to each other.')
+      expect(html).toContain('value="terms.accept"')
+    },
+    denied: (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+      const own = termsOf(world)
+      if (own.answered === 'declined' || own.recording === 'fails') {
+        // Refused by the terms step: the user may be stored, but no session exists.
+        expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+        expect(world.store.sessions.size).toBe(0)
+        expect(world.events.signIn).not.toHaveBeenCalled()
+      } else {
+        expectNothingIssued(response, world)
+      }
+    },
+  },
+}
+
+const machine = flowMachine({ secret: SECRET, providers: [], extensions: [terms] }, 'signin-completion')
+
+describe('the extended chart', () => {
+  it('is the built-in one with the terms states inserted, under a version of its own', () => {
+    expect(machine.version).toBe('2+terms@1')
+    expect(Object.keys(machine.root.states)).toEqual(
+      expect.arrayContaining(['checkingSecondFactor', 'checkingTerms', 'awaitingTerms', 'recordingAcceptance']),
+    )
+  })
+})
+
+describeFlowModel('sign-in completion with the terms step', completionDriver(machine, extension), { describe, it }, {
+  onCoverage: (result) => reportCoverage({ ...result, machine: `${result.machine} + terms` }),
+})

@@ -1,0 +1,114 @@
+/**
+ * The request-URL attacks every integration must refuse (scope 1 of the integrations issue), as
+ * one suite each integration's test runs against its own server: an absolute-form request target
+ * and a forged `X-Forwarded-Host` (with proxy trust off) must not choose the origin that lands in
+ * the sign-in page's form actions and in the OAuth redirect (whose `redirect_uri` is sealed in the
+ * flow's state cookie).
+ *
+ * @module
+ */
+import { expect, it } from 'vitest'
+import OAuth from '../../providers/oauth.js'
+import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
+
+/**
+ * A config for the suite: credentials, and an OAuth provider `op` whose endpoints are never
+ * reached (the suite stops at the redirect to it).
+ */
+export function attackTargetConfig() {
+  return {
+    secret: SECRET,
+    trustHost: true,
+    logger: spyLogger(),
+    providers: [
+      credentialsProvider(),
+      OAuth({
+        id: 'op',
+        authorization: 'http://op.invalid/authorize',
+        token: 'http://op.invalid/token',
+        userinfo: 'http://op.invalid/me',
+        clientId: 'client',
+        clientSecret: 'secret',
+      }),
+    ],
+  }
+}
+
+/** What the suite needs of a running app. */
+export interface OriginAttackTarget {
+  port: () => number
+  /** The auth base path, `/auth` by default. */
+  basePath?: string
+  /** The id of an OAuth provider the app configures (its authorization endpoint is never called). */
+  oauthProvider: string
+  /**
+   * The built-in page whose form action shows the origin: `signin` unless the app has its own
+   * sign-in page (`pages.signIn`), then `signout`.
+   */
+  page?: 'signin' | 'signout'
+  /**
+   * The framework itself refuses an absolute-form request target before the integration sees it
+   * (SvelteKit's Node adapter joins its origin and the target into a URL that matches no route;
+   * Qwik City's Node middleware reads the target as a path, `/evil.example/auth/…`, a 404).
+   */
+  frameworkRefusesAbsoluteForm?: boolean
+}
+
+const EVIL = 'evil.example'
+/** The attacker's host as an origin (a 404 may echo the target's path, which is harmless). */
+const EVIL_ORIGIN = `//${EVIL}`
+
+/** Registers the attack tests in the calling `describe`. */
+export function originAttackSuite(target: OriginAttackTarget): void {
+  const base = target.basePath ?? '/auth'
+  const host = () => `127.0.0.1:${target.port()}`
+  const realOrigin = () => `http://${host()}`
+
+  const attacks: [string, (path: string) => { target: string; headers: Record<string, string> }][] = [
+    ['an absolute-form request target', (path) => ({ target: `http://${EVIL}${path}`, headers: { host: host() } })],
+    [
+      'a forged X-Forwarded-Host (proxy trust off)',
+      (path) => ({ target: path, headers: { host: host(), 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' } }),
+    ],
+  ]
+
+  const page = target.page ?? 'signin'
+  const pageAction = () =>
+    page === 'signin' ? `${realOrigin()}${base}/signin/${target.oauthProvider}` : `${realOrigin()}${base}/signout`
+  const refused = (name: string) => name.startsWith('an absolute-form') && target.frameworkRefusesAbsoluteForm
+
+  for (const [name, attack] of attacks) {
+    it(`keeps the real origin in the ${page} page's form actions under ${name}`, async () => {
+      const response = await rawRequest(target.port(), { ...attack(`${base}/${page}`) })
+      expect(JSON.stringify([...response.headers]) + response.body).not.toContain(EVIL_ORIGIN)
+      if (refused(name)) return expect(response.status).toBeGreaterThanOrEqual(400)
+      expect(response.status).toBe(200)
+      expect(response.body).not.toContain(EVIL)
+      expect(response.body).toContain(`action="${pageAction()}"`)
+    })
+
+    it(`keeps the real origin in the OAuth redirect_uri under ${name}`, async () => {
+      const csrf = await rawRequest(target.port(), { target: `${base}/csrf`, headers: { host: host() } })
+      const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
+      const { target: path, headers } = attack(`${base}/signin/${target.oauthProvider}`)
+      const response = await rawRequest(target.port(), {
+        method: 'POST',
+        target: path,
+        headers: {
+          ...headers,
+          cookie: cookieHeader(csrf),
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: realOrigin(), // as the browser sends it
+        },
+        body: new URLSearchParams({ csrfToken, callbackUrl: `${realOrigin()}/` }).toString(),
+      })
+      expect(JSON.stringify([...response.headers]) + response.body).not.toContain(EVIL_ORIGIN)
+      if (refused(name)) return expect(response.status).toBeGreaterThanOrEqual(400)
+      expect(response.status, JSON.stringify(response)).toBe(302)
+      expect(JSON.stringify([...response.headers])).not.toContain(EVIL)
+      const location = new URL(response.headers.get('location')![0]!)
+      expect(location.searchParams.get('redirect_uri')).toBe(`${realOrigin()}${base}/callback/${target.oauthProvider}`)
+    })
+  }
+}

@@ -1,0 +1,421 @@
+/**
+ * The model driver of the sign-in completion, for the built-in chart and for charts an application
+ * extended (the extension adds its samples, arrangements, requests and expectations): the tail every
+ * first factor hands its verified user to. Paths start with a credentials sign-in (JWT or database sessions) or an OIDC
+ * sign-in at the real test provider (JWT sessions with an adapter, so the user is stored); the
+ * world decides what the `signIn` callback says, how storing the user goes, whether the user has
+ * a second factor and which code they type, what the `jwt` callback returns and whether the
+ * session store works.
+ */
+import { afterAll, expect, vi, type Mock } from 'vitest'
+import type { AnyStateMachine } from 'xstate'
+import type { FlowExtension } from '../../core/extensions.js'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import { Auth } from '../../core/index.js'
+import { decode } from '../../core/jwt.js'
+import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
+import Credentials from '../../providers/credentials.js'
+import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
+import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
+import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import type { ModelDriver, ModelEvent } from './harness.js'
+
+const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
+afterAll(() => op.close())
+const OP_EMAIL = OP_ACCOUNT.email.toLowerCase()
+
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
+const T0 = Math.floor(Date.now() / 1000)
+const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
+const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
+const OTHER = { id: 'oauth-alice', name: 'Alice (GitHub)', email: ALICE.email, emailVerified: null }
+
+/** Each way in: a first factor, and the session policy it is tried with. */
+const ENTRIES = [
+  // Credentials users stay out of the database with JWT sessions; their second factor is found
+  // by the id `authorize` returns.
+  { firstFactor: 'credentials', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
+  // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
+  { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+] as const
+
+export interface World {
+  firstFactor: (typeof ENTRIES)[number]['firstFactor']
+  policy: (typeof ENTRIES)[number]['policy']
+  store: MemoryStore
+  authStore: AuthStore
+  jar: CookieJar
+  signIn: 'allows' | 'redirects' | 'refuses'
+  stored: 'createsUser' | 'returning' | 'emailTaken' | 'fails'
+  factor: 'none' | 'enrolled'
+  factorStore: 'works' | 'fails'
+  totpSecret: string
+  code: 'right' | 'wrong' | 'overTheLimit'
+  jwt: 'identity' | 'revokes' | 'throws'
+  sessionStore: 'works' | 'fails'
+  events: { signIn: Mock<(message: unknown) => void> }
+  /** What an extension's steps keep of the world (their own knobs). */
+  extension: Record<string, unknown>
+}
+
+/** What an application's extension adds to the driver. */
+export interface ExtensionDriver {
+  extensions: FlowExtension[]
+  samples: ModelEvent[]
+  arrange: ModelDriver<World>['arrange']
+  send: ModelDriver<World>['send']
+  expect: ModelDriver<World>['expect']
+  world: () => Record<string, unknown>
+}
+
+/** The config a path runs under: the world's, with the extensions under test. */
+export function configFor(world: World, inspect: AuthConfig['inspect'], extensions: FlowExtension[] = []): AuthConfig {
+  const memory = MemoryAdapter(world.store)
+  return {
+    ...(extensions.length > 0 ? { extensions } : {}),
+    secret: SECRET,
+    trustHost: true,
+    logger: spyLogger(),
+    inspect,
+    events: world.events,
+    store: world.authStore,
+    session: { strategy: world.policy.strategy },
+    ...(world.policy.newUserUrl ? { pages: { newUser: world.policy.newUserUrl } } : {}),
+    adapter: {
+      ...memory,
+      async linkAccount(linked) {
+        if (world.stored === 'fails') throw new Error('database unavailable')
+        await memory.linkAccount(linked)
+      },
+      async listSecondFactors(userId) {
+        if (world.factorStore === 'fails') throw new Error('database unavailable')
+        return memory.listSecondFactors(userId)
+      },
+      async createSession(session) {
+        if (world.sessionStore === 'fails') throw new Error('database unavailable')
+        return memory.createSession(session)
+      },
+    },
+    providers: [
+      Credentials({
+        credentials: { username: {}, password: {} },
+        authorize: () => ({ ...ALICE }),
+      }),
+      appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
+    ] as never,
+    callbacks: {
+      signIn: ({ credentials, profile }) => {
+        // The callback sees what was submitted (credentials) or the provider's profile (OAuth).
+        if (world.firstFactor === 'credentials') expect(credentials?.password).toBe('wonderland')
+        else expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        if (world.signIn === 'refuses') return false
+        return world.signIn === 'redirects' ? '/from-signin' : true
+      },
+      jwt: ({ token }) => {
+        if (world.jwt === 'throws') throw new Error('jwt callback failed')
+        return world.jwt === 'revokes' ? null : token
+      },
+    },
+  }
+}
+
+const emailOf = (world: World) => (world.firstFactor === 'oauth' ? OP_EMAIL : ALICE.email)
+
+/** The id the second factor belongs to: the stored user, or the credentials user's own id. */
+const userIdOf = (world: World) =>
+  world.firstFactor === 'credentials' && world.policy.strategy === 'jwt' ? ALICE.id : RETURNING.id
+
+/** Puts the store in the state the world describes before the sign-in. */
+async function seed(world: World): Promise<void> {
+  const email = emailOf(world)
+  const memory = MemoryAdapter(world.store)
+  if (world.stored === 'returning') {
+    world.store.users.set(RETURNING.id, { ...RETURNING, email })
+    const linked =
+      world.firstFactor === 'oauth'
+        ? { provider: 'op', providerAccountId: OP_ACCOUNT.sub, type: 'oidc' as const }
+        : { ...account, type: 'credentials' as never }
+    await memory.linkAccount({ ...linked, userId: RETURNING.id })
+  } else if (world.stored === 'emailTaken') {
+    world.store.users.set(OTHER.id, { ...OTHER, email })
+  }
+  if (world.factor === 'enrolled') {
+    await memory.createSecondFactor({
+      id: 'factor-1',
+      userId: userIdOf(world),
+      type: 'totp',
+      secret: await sealFactorSecret(world.totpSecret, [SECRET]),
+      createdAt: new Date(),
+    })
+  }
+}
+
+/** The completion's driver; with `extension`, for the chart the extension builds. */
+export function completionDriver(machine: AnyStateMachine = signInCompletionMachine, extension?: ExtensionDriver): ModelDriver<World> {
+  const extensions = extension?.extensions ?? []
+  const configOf = (world: World, inspect: AuthConfig['inspect']) => configFor(world, inspect, extensions)
+  return {
+  machine,
+  samples: [
+    ...ENTRIES.map(({ firstFactor, policy }) => ({
+      type: 'signin.verified',
+      at: T0,
+      policy,
+      identity: { firstFactor, persist: firstFactor === 'oauth' || policy.strategy === 'database' },
+    })),
+    { type: 'checkSignIn.done', at: T0, output: { redirect: null } },
+    { type: 'checkSignIn.done', at: T0, output: { redirect: `${ORIGIN}/from-signin` } },
+    { type: 'checkSignIn.failed', at: T0, reason: 'denied', error: 'AccessDenied' },
+    { type: 'storeUser.done', at: T0, output: { user: {}, account: {}, isNewUser: true } },
+    { type: 'storeUser.done', at: T0, output: { user: {}, account: {}, isNewUser: false } },
+    { type: 'storeUser.failed', at: T0, reason: 'notLinked', error: 'AccountNotLinked' },
+    { type: 'storeUser.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'findSecondFactor.done', at: T0, output: { challenge: null } },
+    { type: 'findSecondFactor.done', at: T0, output: { challenge: 'challenge' } },
+    { type: 'findSecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'secondFactor.submit', at: T0, code: '000000' },
+    { type: 'verifySecondFactor.done', at: T0, output: { method: 'otp' } },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'wrongCode' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'exhausted', error: 'AccessDenied' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'prepareSession.done', at: T0, output: { amr: ['pwd'] } },
+    { type: 'prepareSession.done', at: T0, output: { amr: ['pwd', 'otp'] } },
+    { type: 'issueSession.done', at: T0, output: { value: 'sealed', expires: T0 + 2_592_000 } },
+    { type: 'issueSession.done', at: T0, output: { value: null, expires: T0 + 2_592_000 } },
+    { type: 'issueSession.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
+    { type: 'createDatabaseSession.done', at: T0, output: { value: 'token', expires: T0 + 2_592_000 } },
+    { type: 'createDatabaseSession.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'emitSignInEvent.done', at: T0, output: null },
+    ...(extension?.samples ?? []),
+  ],
+  possible: (snapshot, event) => {
+    // A user created just now has no second factor yet.
+    if (event.type === 'findSecondFactor.done' && event.output.challenge !== null) return !snapshot.context.isNewUser
+    // The session records a second factor exactly when one was passed.
+    if (event.type === 'prepareSession.done') return event.output.amr.length === 1 + snapshot.context.amr.length
+    return true
+  },
+  label: (event) => {
+    if (event.policy) return `${event.type} (${event.identity.firstFactor}, ${event.policy.strategy})`
+    if (event.type === 'checkSignIn.done') {
+      return event.output.redirect ? 'signIn callback returns a URL' : 'signIn callback allows'
+    }
+    if (event.type === 'storeUser.done') return event.output.isNewUser ? 'new user created' : 'returning user'
+    if (event.type === 'findSecondFactor.done') return event.output.challenge ? 'second factor enrolled' : 'no second factor'
+    if (event.type === 'issueSession.done') return event.output.value ? 'session issued' : 'jwt callback returns null'
+    return undefined
+  },
+  world: () => ({
+    firstFactor: ENTRIES[0].firstFactor,
+    policy: ENTRIES[0].policy,
+    store: createMemoryStore(),
+    authStore: memoryAuthStore(),
+    jar: new CookieJar(),
+    signIn: 'allows',
+    stored: 'createsUser',
+    factor: 'none',
+    factorStore: 'works',
+    totpSecret: createTotpSecret(),
+    code: 'right',
+    jwt: 'identity',
+    sessionStore: 'works',
+    events: { signIn: vi.fn() },
+    extension: extension?.world() ?? {},
+  }),
+  arrange: {
+    ...extension?.arrange,
+    'checkSignIn.done': (world, event) => {
+      world.signIn = event.output.redirect ? 'redirects' : 'allows'
+    },
+    'checkSignIn.failed': (world) => {
+      world.signIn = 'refuses'
+    },
+    'storeUser.done': (world, event) => {
+      world.stored = event.output.isNewUser ? 'createsUser' : 'returning'
+    },
+    'storeUser.failed': (world, event) => {
+      world.stored = event.reason === 'notLinked' ? 'emailTaken' : 'fails'
+    },
+    'findSecondFactor.done': (world, event) => {
+      world.factor = event.output.challenge ? 'enrolled' : 'none'
+    },
+    'findSecondFactor.failed': (world) => {
+      world.factorStore = 'fails'
+    },
+    'verifySecondFactor.done': (world) => {
+      world.code = 'right'
+      world.factorStore = 'works'
+    },
+    'verifySecondFactor.failed': (world, event) => {
+      if (event.reason === 'threw') world.factorStore = 'fails'
+      else world.code = event.reason === 'wrongCode' ? 'wrong' : 'overTheLimit'
+    },
+    'prepareSession.done': () => {},
+    'issueSession.done': (world, event) => {
+      world.jwt = event.output.value ? 'identity' : 'revokes'
+    },
+    'issueSession.failed': (world) => {
+      world.jwt = 'throws'
+    },
+    'createDatabaseSession.done': () => {},
+    'createDatabaseSession.failed': (world) => {
+      world.sessionStore = 'fails'
+    },
+    'emitSignInEvent.done': () => {},
+  },
+  send: {
+    ...extension?.send,
+    'signin.verified': async (world, event, inspect) => {
+      world.policy = event.policy
+      world.firstFactor = event.identity.firstFactor
+      await seed(world)
+      const config = configOf(world, inspect)
+      if (world.firstFactor === 'oauth') {
+        const client = new Client(config)
+        const { callback } = await signInThroughProvider(client, 'op', { callbackUrl: '/dashboard' })
+        world.jar = client.jar
+        return callback
+      }
+      const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+      world.jar.store(csrfResponse)
+      const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
+      const response = await Auth(
+        authRequest({
+          path: '/auth/callback/credentials',
+          body: { username: 'alice', password: 'wonderland', csrfToken, callbackUrl: '/dashboard' },
+          cookies: world.jar,
+        }),
+        config,
+      )
+      world.jar.store(response)
+      return response
+    },
+    'secondFactor.submit': async (world, _event, inspect) => {
+      const config = configOf(world, inspect)
+      if (world.code === 'overTheLimit') {
+        // This user has spent every guess of the last quarter hour, in other sign-ins.
+        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await world.authStore.increment(`2fa:user:${userIdOf(world)}`, 900)
+      }
+      const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+      world.jar.store(csrfResponse)
+      const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
+      const code = world.code === 'wrong' ? wrongCode(world) : totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
+      const response = await Auth(
+        authRequest({ path: '/auth/step/signin-completion', body: { code, csrfToken }, cookies: world.jar }),
+        config,
+      )
+      world.jar.store(response)
+      return response
+    },
+  },
+  expect: {
+    awaitingSecondFactor: async (response, world) => {
+      expect(response.status).toBe(302)
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+      expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+      expect(setCookie(response, COMPLETION_COOKIE)?.value).toMatch(/^ey/)
+      // The page asks for the code, and says so when the last one was wrong.
+      const page = await Auth(
+        authRequest({ path: '/auth/step/signin-completion', cookies: world.jar }),
+        configOf(world, () => {}),
+      )
+      expect(page.status).toBe(200)
+      expect(page.headers.get('cache-control')).toContain('no-store')
+      const html = await page.text()
+      expect(html).toContain('Two-step verification')
+      expect(html.includes('That code is not right')).toBe(world.code === 'wrong')
+    },
+    signedIn: async (response, world) => {
+      expect(response.status).toBe(302)
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/dashboard`)
+      await expectSession(response, world)
+    },
+    welcomedNewUser: async (response, world) => {
+      expect(response.headers.get('location')).toBe(
+        `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
+      )
+      await expectSession(response, world)
+    },
+    redirectedBySignIn: (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/from-signin`)
+      expectNothingIssued(response, world)
+    },
+    denied: (response, world) => {
+      expectError(response, 'error?error=AccessDenied')
+      if (world.factor === 'enrolled') expect(setCookie(response, COMPLETION_COOKIE)?.attributes['max-age']).toBe('0')
+      expectNothingIssued(response, world)
+    },
+    notLinked: (response, world) => {
+      const error = world.firstFactor === 'oauth' ? 'OAuthAccountNotLinked' : 'AccountNotLinked'
+      expectError(response, `signin?error=${error}`)
+      expectNothingIssued(response, world)
+    },
+    failed: (response) => expectError(response, 'error?error=Configuration'),
+    // An extension's expectations come last: it knows how its own steps end.
+    ...extension?.expect,
+  },
+  }
+}
+
+/** A six-digit code that is not the current one. */
+function wrongCode(world: World): string {
+  const right = totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
+  return right === '123456' ? '654321' : '123456'
+}
+
+export function expectError(response: Response, target: string): void {
+  expect(response.status).toBe(302)
+  expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/${target}`)
+  expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+}
+
+/** No session, and nothing stored on the user's behalf (a refused sign-in creates no user). */
+export function expectNothingIssued(response: Response, world: World): void {
+  expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+  expect(world.store.sessions.size).toBe(0)
+  const seeded = world.stored === 'returning' || world.stored === 'emailTaken' ? 1 : 0
+  expect(world.store.users.size).toBe(seeded)
+  expect(world.events.signIn).not.toHaveBeenCalled()
+}
+
+export async function expectSession(response: Response, world: World): Promise<void> {
+  const cookie = setCookie(response, SESSION_COOKIE)
+  expect(world.events.signIn).toHaveBeenCalledOnce()
+  if (world.jwt === 'revokes') {
+    expect(cookie?.value ?? '').toBe('')
+    return
+  }
+  const multiFactor = world.factor === 'enrolled'
+  if (world.policy.strategy === 'database') {
+    const row = world.store.sessions.get(cookie!.value)!
+    const user = world.store.users.get(row.userId)!
+    expect(user.email).toBe(ALICE.email)
+    if (world.stored === 'returning') expect(user.id).toBe(RETURNING.id)
+    expect(Date.parse(cookie!.attributes.expires as string)).toBe(row.expires.getTime())
+    // The row records how the user signed in after a second factor.
+    expect(row.amr).toEqual(multiFactor ? ['pwd', 'otp'] : undefined)
+    return
+  }
+  const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
+  if (world.firstFactor === 'oauth') {
+    // The JWT names the stored user the OAuth account is linked to.
+    const linked = await MemoryAdapter(world.store).getUserByAccount({ provider: 'op', providerAccountId: OP_ACCOUNT.sub })
+    expect(token).toMatchObject({ sub: linked!.id, email: OP_EMAIL })
+    if (world.stored === 'returning') expect(linked!.id).toBe(RETURNING.id)
+  } else {
+    expect(token).toMatchObject({ sub: ALICE.id, email: ALICE.email })
+  }
+  if (multiFactor) {
+    expect(token).toMatchObject({ amr: [world.firstFactor === 'oauth' ? 'fed' : 'pwd', 'otp'], aal: 2 })
+  } else {
+    // A single-factor token is exactly Auth.js's: nothing added.
+    expect(token).not.toHaveProperty('amr')
+    expect(token).not.toHaveProperty('aal')
+  }
+}
+

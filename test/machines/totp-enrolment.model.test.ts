@@ -1,0 +1,133 @@
+/**
+ * Model-based test of turning on two-step verification, through `Auth`: a signed-in user starts it
+ * (POST /two-factor), the QR code page waits for the app's code (POST /step/totp-enrolment), and
+ * the world decides whether the user already has a factor, which code is typed, and whether the
+ * factor store works.
+ */
+import { expect } from 'vitest'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import { Auth } from '../../core/index.js'
+import { totpCode } from '../../core/second-factor/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
+import { authRequest, CookieJar, ORIGIN, testConfig } from '../fixtures/http.js'
+import { describeModel, type ModelDriver } from './harness.js'
+
+const T0 = Math.floor(Date.now() / 1000)
+const ENROLMENT_COOKIE = '__Secure-authchart.flow.totp-enrolment'
+
+interface World {
+  store: MemoryStore
+  jar: CookieJar
+  enrolled: boolean
+  factorStore: 'works' | 'fails'
+  code: 'right' | 'wrong'
+  config?: AuthConfig
+}
+
+function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
+  const memory = MemoryAdapter(world.store)
+  world.config ??= testConfig({
+    adapter: {
+      ...memory,
+      async listSecondFactors(userId) {
+        if (world.factorStore === 'fails') throw new Error('database unavailable')
+        return memory.listSecondFactors(userId)
+      },
+    },
+  })
+  return { ...world.config, inspect }
+}
+
+async function csrf(world: World, config: AuthConfig): Promise<string> {
+  const response = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+  world.jar.store(response)
+  return ((await response.json()) as { csrfToken: string }).csrfToken
+}
+
+async function post(world: World, config: AuthConfig, path: string, body: Record<string, string>): Promise<Response> {
+  const response = await Auth(authRequest({ path, body: { ...body, csrfToken: await csrf(world, config) }, cookies: world.jar }), config)
+  world.jar.store(response)
+  return response
+}
+
+const secretOf = async (world: World, config: AuthConfig) => {
+  const page = await (await Auth(authRequest({ path: '/auth/step/totp-enrolment', cookies: world.jar }), config)).text()
+  return /<code class="secret">([A-Z2-7]+)<\/code>/.exec(page)![1]!
+}
+
+const driver: ModelDriver<World> = {
+  machine: totpEnrolmentMachine,
+  samples: [
+    { type: 'enrolment.start', at: T0, callbackUrl: `${ORIGIN}/account` },
+    { type: 'createTotpSecret.done', at: T0, output: { userId: 'u', secret: 's', uri: 'u', qr: 'q', challenge: 'c' } },
+    { type: 'createTotpSecret.failed', at: T0, reason: 'alreadyEnrolled' },
+    { type: 'createTotpSecret.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'enrolment.confirm', at: T0, code: '000000' },
+    { type: 'confirmTotp.done', at: T0, output: { codes: [] } },
+    { type: 'confirmTotp.failed', at: T0, reason: 'wrongCode' },
+    { type: 'confirmTotp.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+  ],
+  world: () => ({ store: createMemoryStore(), jar: new CookieJar(), enrolled: false, factorStore: 'works', code: 'right' }),
+  arrange: {
+    'createTotpSecret.done': () => {},
+    'createTotpSecret.failed': (world, event) => {
+      if (event.reason === 'alreadyEnrolled') world.enrolled = true
+      else world.factorStore = 'fails'
+    },
+    'confirmTotp.done': (world) => {
+      world.code = 'right'
+      world.factorStore = 'works'
+    },
+    'confirmTotp.failed': (world, event) => {
+      world.code = event.reason === 'wrongCode' ? 'wrong' : 'right'
+      if (event.reason === 'threw') world.factorStore = 'fails'
+    },
+  },
+  send: {
+    'enrolment.start': async (world, _event, inspect) => {
+      const config = configFor(world, () => {})
+      // The user signs in before the world turns against them.
+      const factorStore = world.factorStore
+      world.factorStore = 'works'
+      await post(world, config, '/auth/callback/credentials', { username: 'alice', password: 'wonderland' })
+      world.factorStore = factorStore
+      if (world.enrolled) {
+        const [user] = [...world.store.users.values()]
+        await MemoryAdapter(world.store).createSecondFactor({ id: 'f', userId: user!.id, type: 'totp', secret: 'sealed', createdAt: new Date() })
+      }
+      return post(world, configFor(world, inspect), '/auth/two-factor', { callbackUrl: '/account' })
+    },
+    'enrolment.confirm': async (world, _event, inspect) => {
+      const config = configFor(world, inspect)
+      const code = world.code === 'right' ? totpCode(await secretOf(world, config), Math.floor(Date.now() / 1000)) : '000000'
+      return post(world, config, '/auth/step/totp-enrolment', { code })
+    },
+  },
+  expect: {
+    awaitingConfirmation: async (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/totp-enrolment`)
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${ENROLMENT_COOKIE}=ey`))).toBe(true)
+      const page = await (await Auth(authRequest({ path: '/auth/step/totp-enrolment', cookies: world.jar }), world.config!)).text()
+      expect(page).toContain('<svg')
+      expect(page.includes('That code is not right')).toBe(world.code === 'wrong')
+    },
+    enrolled: async (response, world) => {
+      expect(response.status).toBe(200)
+      const html = await response.text()
+      expect([...html.matchAll(/<li><code>/g)]).toHaveLength(10)
+      expect(html).toContain(`href="${ORIGIN}/account"`)
+      expect([...world.store.secondFactors.values()].map((f) => f.type).sort()).toEqual(['backup-codes', 'totp'])
+    },
+    alreadyEnrolled: (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/account`)
+      expect(world.store.secondFactors.size).toBe(1)
+    },
+    failed: (response, world) => {
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      expect([...world.store.secondFactors.values()].filter((f) => f.id !== 'f')).toEqual([])
+    },
+  },
+}
+
+describeModel('TOTP enrolment machine', driver)
