@@ -44,7 +44,7 @@ describe.each(worlds.map(([name, options], index) => [name, options, index] as c
     it(`answers ${RUNS} generated requests across the routing table without a violation, reaching every flow`, async () => {
       const world = new World(parties(), options)
       const driver = new Driver(world)
-      await fuzz(world, `fuzz-flows (${name})`, index, RUNS, planArb(driver.table.length, driver.flowRoutes), (plan) => driver.run(plan))
+      await fuzz(world, `fuzz-flows (${name})`, index, RUNS, planArb(driver.table.length, driver.routesByFlow), (plan) => driver.run(plan))
       const { reach } = driver
       world.log.print(reach.report(`fuzz-flows (${name})`))
 

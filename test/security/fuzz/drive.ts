@@ -165,8 +165,16 @@ export class Driver {
   }
 
   /** Indexes of the table's routes that a flow serves. */
-  get flowRoutes(): number[] {
-    return this.routes.flatMap((route, index) => (isFlow(route.serve) ? [index] : []))
+  /** The indexes of the routes a flow serves, grouped by flow (a flow chosen per request is one group). */
+  get routesByFlow(): number[][] {
+    const groups = new Map<string, number[]>()
+    this.routes.forEach((route, index) => {
+      if (!isFlow(route.serve)) return
+      const { flow } = route.serve
+      const key = typeof flow === 'function' ? `per-request:${routeKey(route)}` : flow.machine.id
+      groups.set(key, [...(groups.get(key) ?? []), index])
+    })
+    return [...groups.values()]
   }
 
   /** Executes one plan: preparation, tampering, the fuzzed request, the verdict. */

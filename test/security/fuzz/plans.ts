@@ -231,12 +231,15 @@ const tamperArb: fc.Arbitrary<Tamper> = fc.oneof(
 )
 
 /**
- * Plans over a table of `routeCount` routes; half of them aim at the routes in `flowRoutes` (those
- * served by a flow), so every flow is reached often whatever the seed.
+ * Plans over a table of `routeCount` routes; half of them aim at a flow chosen uniformly (then one
+ * of the routes it serves), so every flow is reached often whatever the seed, and a flow served by
+ * one route is aimed at as often as one served by six.
  */
-export function planArb(routeCount: number, flowRoutes: readonly number[]): fc.Arbitrary<Plan> {
+export function planArb(routeCount: number, routesByFlow: readonly (readonly number[])[]): fc.Arbitrary<Plan> {
+  const anyRoute = fc.nat({ max: routeCount - 1 })
+  const groups = routesByFlow.filter((routes) => routes.length > 0)
   return fc.record({
-    route: flowRoutes.length > 0 ? fc.oneof(fc.nat({ max: routeCount - 1 }), fc.constantFrom(...flowRoutes)) : fc.nat({ max: routeCount - 1 }),
+    route: groups.length > 0 ? fc.oneof(anyRoute, fc.constantFrom(...groups).chain((routes) => fc.constantFrom(...routes))) : anyRoute,
     provider: fc.nat({ max: 7 }),
     csrf: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     session: fc.oneof(
