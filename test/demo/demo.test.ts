@@ -257,7 +257,8 @@ describe('the demo over real HTTP', () => {
     const fields = Object.fromEntries(
       [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
     )
-    const signedIn = await post('/auth/callback/email', fields, jar)
+    // A first sign-in: the demo's terms come before the session.
+    const signedIn = await acceptTermsIfAsked(await post('/auth/callback/email', fields, jar), jar)
     expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
     const protectedPage = await get('/protected', jar)
     expect(protectedPage.status).toBe(200)
@@ -269,7 +270,7 @@ describe('the demo over real HTTP', () => {
     const { code } = await emailFromMailbox('coder@example.com', jar)
     const verifyPage = await (await get('/auth/verify-request?provider=email&type=email', jar)).text()
     expect(verifyPage).toContain('name="code"')
-    const signedIn = await post('/auth/callback/email', { code, csrfToken: await csrfToken(jar) }, jar)
+    const signedIn = await acceptTermsIfAsked(await post('/auth/callback/email', { code, csrfToken: await csrfToken(jar) }, jar), jar)
     expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
     expect(await (await get('/protected', jar)).text()).toContain('coder@example.com')
   })
@@ -289,7 +290,8 @@ describe('the demo over real HTTP', () => {
       const answer = action === 'register' ? authenticator.register(options) : authenticator.authenticate(options)
       return post('/auth/callback/passkey', { action, data: JSON.stringify(answer), callbackUrl: '/protected' }, jar)
     }
-    const signUp = await ceremony('email=pat%40example.com')
+    // Signing up is a first sign-in: the demo's terms come before the session.
+    const signUp = await acceptTermsIfAsked(await ceremony('email=pat%40example.com'), jar)
     expect(signUp.headers.get('location')).toBe(`${origin}/protected`)
     expect(await (await get('/protected', jar)).text()).toContain('pat@example.com')
 
