@@ -349,7 +349,8 @@ export async function dispatch(
     setCookies,
     callbackUrl: origin,
   }
-  if (route.csrf || route.csrfToken) {
+  const handsOutCsrfToken = typeof route.csrfToken === 'function' ? route.csrfToken(ctx) : route.csrfToken === true
+  if (route.csrf || handsOutCsrfToken) {
     if (config.csrfDisabled) {
       ctx.csrf = { token: '', verified: true }
     } else {

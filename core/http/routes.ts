@@ -78,8 +78,11 @@ export interface Route {
   provider: 'none' | ProviderType
   /** Require the double-submit CSRF token in the body. */
   csrf?: boolean
-  /** The handler hands a CSRF token to the client; a cookie is minted when missing. */
-  csrfToken?: boolean
+  /**
+   * The handler hands a CSRF token to the client; a cookie is minted when missing. A function
+   * decides per request (a page that shows a form only sometimes).
+   */
+  csrfToken?: boolean | ((ctx: RequestContext) => boolean)
   /** Resolve `callbackUrl` (body, query, then cookie) through the `redirect` callback. */
   callbackUrl?: boolean
   /** Errors answer 400 with a JSON `null` body instead of redirecting (an API route). */
@@ -393,7 +396,9 @@ export const routes: readonly Route[] = [
     method: 'GET',
     action: 'verify-request',
     provider: 'none',
-    csrfToken: true,
+    // Only the built-in page of a provider that sends codes has a form (the code's) to protect.
+    csrfToken: (ctx) =>
+      !ctx.config.pages.verifyRequest && ctx.config.providerById.get(ctx.request.query.provider ?? '')?.email?.code !== undefined,
     serve: respondVerifyRequestPage,
   }),
 ]
