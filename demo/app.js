@@ -1,6 +1,6 @@
-// The demo application: Fastify with credentials, OpenID Connect and e-mail sign-in (magic links
-// and one-time codes), a protected page and sign-out. It imports the package by name, exactly as
-// an application would.
+// The demo application: Fastify with credentials, OpenID Connect, e-mail (magic links and one-time
+// codes) and passkey sign-in, a protected page and sign-out. It imports the package by name,
+// exactly as an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -12,6 +12,7 @@ import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
 import Nodemailer from 'authchart/providers/nodemailer'
 import { termsExtension } from 'authchart/extensions/terms'
+import Passkey from 'authchart/providers/passkey'
 import { createLocalOp } from './local-op.js'
 import { createMailbox } from './mailbox.js'
 
@@ -94,6 +95,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         },
       }),
     ],
+    // Passkeys are experimental, in Auth.js and here: the flag says you know.
+    experimental: { enableWebAuthn: true },
     providers: [
       Credentials({
         name: 'Demo account',
@@ -120,6 +123,9 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
       },
       // Magic links (opened through a "Sign in as …" page) and a one-time code in the same message.
       Nodemailer({ id: 'email', name: 'Email', server: mailbox.smtpUrl, from: 'authchart demo <demo@authchart.test>', code: true }),
+      // Sign up with an e-mail address and a passkey, sign in with it (or from the autofill of the
+      // e-mail field). Browsers allow passkeys on http://localhost, not on an IP address.
+      Passkey(),
     ],
   }
 
@@ -161,7 +167,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     const signedIn = Boolean(session?.user)
     const account = signedIn
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>. ${await signOutButton(request, reply)}</p>`
-      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app, or with <strong>Email</strong> (a link and a one-time code).</p>`
+      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>), with <strong>Local OP</strong>, an OpenID Provider running inside this app, with <strong>Email</strong> (a link and a one-time code), or with <strong>a passkey</strong>: a new e-mail address signs up with one, a known one (or the autofill) signs in.</p>`
     return reply.type('text/html').send(
       page(
         'authchart demo',
@@ -188,7 +194,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/two-factor">Two-step verification</a> · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })
@@ -255,5 +261,6 @@ export async function serveDemo({ port = DEFAULT_PORT, host = 'localhost', dataD
   out(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}",`)
   out('or with "Local OP", an OpenID Provider served by the demo itself at /op,')
   out(`or by e-mail: links and codes land in http://${host}:${port}/dev/mailbox.`)
+  out(`or sign up with a passkey (browsers allow them on http://localhost, not on an IP address).`)
   return app
 }

@@ -11,6 +11,7 @@ import {
   sessionMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
+  webauthnSignInMachine,
 } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
@@ -22,6 +23,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   credentialsSignInMachine,
   oauthSignInMachine,
   emailSignInMachine,
+  webauthnSignInMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
 ]

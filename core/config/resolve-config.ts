@@ -10,10 +10,13 @@ import { defaultCookies, mergeCookies, type CookiesOptions } from '../cookies.js
 import {
   AuthError,
   ConfigError,
+  DuplicateConditionalUI,
+  ExperimentalFeatureNotEnabled,
   MissingAdapter,
   MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
+  MissingWebAuthnAutocomplete,
 } from '../errors.js'
 import type { JWTOptions } from '../jwt.js'
 import { createLogger, type Logger } from '../logger.js'
@@ -260,6 +263,48 @@ function checkProviders(providers: readonly ResolvedProvider[]): void {
   }
 }
 
+/**
+ * Checks the WebAuthn providers as Auth.js does (reference §5.4): the experimental flag, one
+ * conditional-UI provider at most, a `webauthn` autocomplete field for it. Returns whether there
+ * is any, so the caller requires an adapter and its methods.
+ *
+ * @throws {ExperimentalFeatureNotEnabled} without `experimental.enableWebAuthn`.
+ * @throws {DuplicateConditionalUI} | {MissingWebAuthnAutocomplete} | {AuthError} for a provider
+ *   misconfigured.
+ */
+function checkWebAuthnProviders(providers: readonly ResolvedProvider[], enabled: boolean): boolean {
+  const webauthn = providers.filter((p) => p.type === 'webauthn')
+  if (webauthn.length === 0) return false
+  if (!enabled) {
+    throw new ExperimentalFeatureNotEnabled(
+      'WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config',
+    )
+  }
+  let conditional = false
+  for (const { id, config } of webauthn) {
+    const version = config.simpleWebAuthnBrowserVersion
+    if (typeof version === 'string' && !/^v\d+(?:\.\d+){0,2}$/.test(version)) {
+      throw new AuthError(
+        `Invalid provider config for "${id}": simpleWebAuthnBrowserVersion "${version}" must be a valid semver string.`,
+      )
+    }
+    if (!config.enableConditionalUI) continue
+    if (conditional) {
+      throw new DuplicateConditionalUI(
+        "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time",
+      )
+    }
+    conditional = true
+    const fields = Object.values((config.formFields ?? {}) as Record<string, { autocomplete?: unknown }>)
+    if (!fields.some((f) => String(f.autocomplete ?? '').includes('webauthn'))) {
+      throw new MissingWebAuthnAutocomplete(
+        `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param`,
+      )
+    }
+  }
+  return true
+}
+
 function resolve(source: AuthConfig): ResolvedConfig {
   let validated
   try {
@@ -282,6 +327,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     normalizeProvider(provider, index, validated.redirectProxyUrl),
   )
   checkProviders(providers)
+  const hasWebAuthn = checkWebAuthnProviders(providers, validated.experimental.enableWebAuthn)
 
   const given = validated.adapter === undefined ? undefined : source.adapter
   const hasEmail = providers.some((p) => p.type === 'email')
@@ -290,8 +336,10 @@ function resolve(source: AuthConfig): ResolvedConfig {
   if (strategy === 'database' && !given) {
     throw new MissingAdapter('Database session requires an adapter')
   }
+  if (hasWebAuthn && !given) throw new MissingAdapter('WebAuthn requires an adapter')
   if (given) {
     const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
+    if (hasWebAuthn) required.push(...REQUIRED_METHODS.webauthn)
     if (strategy === 'database') {
       required.push(...REQUIRED_METHODS.databaseSessions)
       if (providers.some((p) => p.type === 'credentials')) {
@@ -307,6 +355,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
+  if (hasWebAuthn) logger.warn('experimental-webauthn')
 
   return Object.freeze({
     source,

@@ -169,7 +169,7 @@ export async function sealEnvelope(
     id: flow.machine.id,
     v: flow.machine.version ?? '',
     value: snapshot.value,
-    context: snapshot.context,
+    context: flow.sealed ? flow.sealed(snapshot.context) : snapshot.context,
   }
   if (fastGcm) {
     // The claims jose would write, in its order.

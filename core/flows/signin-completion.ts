@@ -31,6 +31,7 @@ import { storeCredentialsUser } from './credentials.js'
 import { storeEmailUser } from './email.js'
 import { emitEvent } from './emit.js'
 import { storeOAuthUser } from './oauth.js'
+import { storeWebAuthnUser } from './webauthn.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -49,6 +50,7 @@ export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
   'oauth-signin': storeOAuthUser,
   'email-signin': storeEmailUser,
+  'webauthn-signin': storeWebAuthnUser,
 }
 
 const userOf = (context: Context) => context.user as User

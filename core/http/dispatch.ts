@@ -21,7 +21,7 @@ import {
 import { advance } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
-import { openEnvelope, sealEnvelope } from '../engine/envelope.js'
+import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import { defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'
 import { ACTIONS_WITH_FLOW } from '../actions.js'
@@ -228,7 +228,9 @@ async function runOne(
   const cookieName = resting.cookie.name
   if (run.resting) {
     const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding))
-    ctx.setCookies.push({ ...resting.cookie, value })
+    // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
+    const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
+    ctx.setCookies.push({ ...resting.cookie, options: { ...resting.cookie.options, expires }, value })
   } else if (request.cookies[cookieName] !== undefined) {
     ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
   }
@@ -350,7 +352,8 @@ export async function dispatch(
     setCookies,
     callbackUrl: origin,
   }
-  if (route.csrf || route.csrfToken) {
+  const handsOutCsrfToken = typeof route.csrfToken === 'function' ? route.csrfToken(ctx) : route.csrfToken === true
+  if (route.csrf || handsOutCsrfToken) {
     if (config.csrfDisabled) {
       ctx.csrf = { token: '', verified: true }
     } else {

@@ -84,7 +84,12 @@ function pageProviders(ctx: RequestContext): PageProvider[] {
       pages.push({ ...provider, type, credentials: config.credentials as PageProvider['credentials'] })
     } else if (type === 'webauthn') {
       if (!config.formFields) continue
-      pages.push({ ...provider, type })
+      pages.push({
+        ...provider,
+        type,
+        formFields: config.formFields as PageProvider['formFields'],
+        enableConditionalUI: config.enableConditionalUI === true,
+      })
     } else {
       pages.push({ ...provider, type, ...(config.style ? { style: config.style as PageProvider['style'] } : {}) })
     }
@@ -108,6 +113,7 @@ export function respondSignInPage(ctx: RequestContext): ResponseInternal {
       providers: pageProviders(ctx),
       csrfToken: ctx.csrf!.token,
       callbackUrl: ctx.callbackUrl,
+      authUrl: ctx.authUrl,
       ...(ctx.request.query.email ? { email: ctx.request.query.email } : {}),
       ...(error ? { error } : {}),
     }),

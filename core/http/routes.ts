@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { define, optional, record, string, type, unknown, type Struct } from 'superstruct'
+import { define, enums, optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
@@ -25,6 +25,7 @@ import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessions, revokeSessions } from '../session/manage.js'
+import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -78,8 +79,11 @@ export interface Route {
   provider: 'none' | ProviderType
   /** Require the double-submit CSRF token in the body. */
   csrf?: boolean
-  /** The handler hands a CSRF token to the client; a cookie is minted when missing. */
-  csrfToken?: boolean
+  /**
+   * The handler hands a CSRF token to the client; a cookie is minted when missing. A function
+   * decides per request (a page that shows a form only sometimes).
+   */
+  csrfToken?: boolean | ((ctx: RequestContext) => boolean)
   /** Resolve `callbackUrl` (body, query, then cookie) through the `redirect` callback. */
   callbackUrl?: boolean
   /** Errors answer 400 with a JSON `null` body instead of redirecting (an API route). */
@@ -189,6 +193,34 @@ const emailVerification = {
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
 } satisfies FlowBinding<Record<string, unknown>>
+/** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
+const webauthnOptions = {
+  flow: webauthnSignInFlow,
+  params: StringParams,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
+    type: 'webauthn.options',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    action: query.action ?? null,
+  }),
+} satisfies FlowBinding<Record<string, string>>
+
+/** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
+const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
+const webauthnAnswer = {
+  flow: webauthnSignInFlow,
+  params: WebAuthnAnswer,
+  resumes: true,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
+    type: 'webauthn.answer',
+    at: ctx.at,
+    ceremony: body.action,
+    response: body.data,
+    callbackUrl: ctx.callbackUrl,
+  }),
+} satisfies FlowBinding<{ action: 'register' | 'authenticate'; data: string }>
 
 interface SessionProviderIds {
   refresh: string[]
@@ -268,14 +300,10 @@ export const routes: readonly Route[] = [
     callbackUrl: true,
     serve: redirectToSignInPage,
   }),
-  route({
-    method: 'POST',
-    action: 'signin',
-    provider: 'credentials',
-    csrf: true,
-    callbackUrl: true,
-    serve: redirectToSignInPage,
-  }),
+  // Providers without a sign-in step of their own: back to the sign-in page, as Auth.js.
+  ...(['credentials', 'webauthn'] as const).map((provider) =>
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
+  ),
   route({ method: 'GET', action: 'signout', provider: 'none', csrfToken: true, serve: respondSignOutPage }),
   route({
     method: 'POST',
@@ -362,12 +390,19 @@ export const routes: readonly Route[] = [
   // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST).
   route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
   route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
+  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
+  // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
+  // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
+  route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, serve: webauthnAnswer }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({
     method: 'GET',
     action: 'verify-request',
     provider: 'none',
-    csrfToken: true,
+    // Only the built-in page of a provider that sends codes has a form (the code's) to protect.
+    csrfToken: (ctx) =>
+      !ctx.config.pages.verifyRequest && ctx.config.providerById.get(ctx.request.query.provider ?? '')?.email?.code !== undefined,
     serve: respondVerifyRequestPage,
   }),
 ]

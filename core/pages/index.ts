@@ -7,6 +7,7 @@
  */
 import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
+import { passkeyForm, passkeyScripts, type PagePasskeyProvider } from './webauthn.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -27,6 +28,10 @@ export interface PageProvider {
   credentials?: Record<string, Record<string, unknown>>
   /** OAuth providers: button look. */
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
+  /** WebAuthn providers: input name → attributes of the passkey form. */
+  formFields?: Record<string, Record<string, unknown>>
+  /** WebAuthn providers: offer passkeys in the autofill of the form's fields. */
+  enableConditionalUI?: boolean
 }
 
 /** A rendered page and its HTTP status. */
@@ -128,8 +133,11 @@ export function renderSignInPage(p: {
   callbackUrl?: string
   email?: string
   error?: string
+  /** `<origin><basePath>`, where the passkey script asks for options. */
+  authUrl?: string
 }): RenderedPage {
   const { providers } = p
+  const passkeys: PagePasskeyProvider[] = []
   let blocks = ''
   providers.forEach((provider, i) => {
     let block = ''
@@ -140,6 +148,17 @@ export function renderSignInPage(p: {
     if (isFormProvider(provider) && previous && !isFormProvider(previous)) block += '<hr>'
     if (provider.type === 'email') block += emailForm(provider, p.csrfToken, p.email)
     if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken)
+    if (provider.type === 'webauthn') {
+      const passkey = {
+        id: provider.id,
+        name: provider.name,
+        callbackUrl: provider.callbackUrl,
+        formFields: provider.formFields ?? {},
+        enableConditionalUI: provider.enableConditionalUI === true,
+      }
+      passkeys.push(passkey)
+      block += passkeyForm(passkey, p.csrfToken)
+    }
     if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
   })
@@ -151,7 +170,8 @@ export function renderSignInPage(p: {
     html: shell(
       'Sign In',
       p.theme,
-      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>`,
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
+        passkeyScripts(p.authUrl ?? '', passkeys),
     ),
   }
 }

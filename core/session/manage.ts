@@ -134,6 +134,13 @@ async function currentSession(ctx: RequestContext): Promise<{ userId: string; to
   }
 }
 
+/** Database sessions can be listed only through an adapter with `listSessions` (logged when not). */
+function canManageRows(ctx: RequestContext): boolean {
+  if (ctx.config.session.strategy === 'jwt' || ctx.config.adapter?.listSessions) return true
+  ctx.logger.error(new TypeError('the adapter has no listSessions: database sessions cannot be listed or revoked'))
+  return false
+}
+
 const json = (body: unknown, status?: number): ResponseInternal => ({
   ...(status !== undefined ? { status } : {}),
   headers: { 'Content-Type': 'application/json', ...NO_STORE_HEADERS },
@@ -148,6 +155,7 @@ const json = (body: unknown, status?: number): ResponseInternal => ({
 export async function respondSessions(ctx: RequestContext): Promise<ResponseInternal> {
   const current = await currentSession(ctx)
   if (!current) return json(null, 401)
+  if (!canManageRows(ctx)) return json(null, 400)
   if (ctx.config.session.strategy === 'jwt') {
     return json([
       {
@@ -173,6 +181,7 @@ export async function respondSessions(ctx: RequestContext): Promise<ResponseInte
 export async function revokeSessions(ctx: RequestContext): Promise<ResponseInternal> {
   const current = await currentSession(ctx)
   if (!current) return json(null, 401)
+  if (!canManageRows(ctx)) return json(null, 400)
   const body = ctx.request.body ?? {}
   const { strategy } = ctx.config.session
   switch (body.revoke) {

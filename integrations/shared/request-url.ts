@@ -44,7 +44,10 @@ export function originFromHost(protocol: string, host: string | undefined): stri
   const scheme = protocol.replace(/:$/, '').toLowerCase()
   if (scheme !== 'http' && scheme !== 'https') throw new RequestError(`Unsupported protocol ${scheme}`)
   if (!host || !HOST.test(host)) throw new RequestError('Missing or malformed Host header')
-  return `${scheme}://${host}`
+  const origin = `${scheme}://${host}`
+  // The pattern cannot bound a port (65536 and up) or an IPv4 octet; the URL parser can.
+  if (!URL.canParse(origin)) throw new RequestError('Missing or malformed Host header')
+  return origin
 }
 
 /**
@@ -69,5 +72,7 @@ export function targetPath(target: string): string {
  */
 export function requestUrl(target: string, configured: string | undefined, detect: () => string): URL {
   // Concatenated, never resolved: `new URL('//evil.example/x', origin)` would change the host.
-  return new URL(`${configured ?? detect()}${targetPath(target)}`)
+  const url = URL.parse(`${configured ?? detect()}${targetPath(target)}`)
+  if (!url) throw new RequestError('Malformed request target')
+  return url
 }

@@ -1,24 +1,60 @@
 /**
- * The same requests against @auth/core and authchart, side by side: status, Location and JSON
- * body must match. This is what "drop-in" means for an application and its tests.
+ * The same requests against @auth/core and authchart, side by side. What must match is what an
+ * application, a browser or a test can observe (see `observe.ts`): status, `Location`, the JSON
+ * body with exact expiries, every `Set-Cookie` with its attributes and exact `Expires`/`Max-Age`,
+ * the claims of the session JWT, and the structure of the built-in pages' forms. Time is frozen,
+ * so expiries compare to the second.
+ *
+ * Besides credentials and the plain routes, both libraries sign in against the same real OpenID
+ * Provider (JWT sessions), and with database sessions each on its own PostgreSQL database (PGlite):
+ * @auth/pg-adapter for @auth/core, our PostgresAdapter for us, on the same schema.
+ *
+ * Where authchart deliberately differs (README, "Where it deliberately differs from Auth.js", and
+ * the reference's BUG? marks), the scenario says how: @auth/core's observation is transformed by
+ * exactly that difference, and ours must equal the result. Nothing is skipped.
  */
+import { PGlite } from '@electric-sql/pglite'
 import { Auth as AuthjsAuth } from '@auth/core'
 import { CredentialsSignin as AuthjsCredentialsSignin } from '@auth/core/errors'
 import { encode as authjsEncode } from '@auth/core/jwt'
 import AuthjsCredentials from '@auth/core/providers/credentials'
-import { describe, expect, it } from 'vitest'
+import AuthjsPgAdapter from '@auth/pg-adapter'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { PostgresAdapter } from '../../adapters/postgres.js'
 import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import Credentials from '../../providers/credentials.js'
 import { ALICE, CookieJar, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
+import { OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
+import { CALLBACK_BASE, CLIENT_SECRET, opClient } from '../oauth/helpers.js'
+import { observe, type Observation, type ObservedCookie } from './observe.js'
 
 type AnyAuth = (request: Request, config: never) => Promise<Response>
 
 interface Library {
-  name: string
+  name: '@auth/core' | 'authchart'
   Auth: AnyAuth
   Credentials: typeof Credentials
   CredentialsSignin: typeof CredentialsSignin
+  /** A database adapter of this library's own, on its own database. */
+  adapter: () => unknown
+}
+
+/** Frozen time: both libraries compute every expiry from the same instant. */
+const NOW = new Date('2026-11-23T12:00:00.000Z')
+const KEYS = { secret: SECRET }
+
+let op: RunningOidcProvider
+const databases: Record<Library['name'], PGlite> = { '@auth/core': new PGlite(), authchart: new PGlite() }
+
+/** @auth/pg-adapter speaks to a `pg` Pool; PGlite's results need `rowCount`. */
+function pgPoolOn(db: PGlite) {
+  return {
+    async query(text: string, params?: unknown[]) {
+      const result = await db.query(text, params)
+      return { rows: result.rows, rowCount: result.affectedRows || result.rows.length }
+    },
+  }
 }
 
 const libraries: Library[] = [
@@ -27,33 +63,38 @@ const libraries: Library[] = [
     Auth: AuthjsAuth as unknown as AnyAuth,
     Credentials: AuthjsCredentials as unknown as typeof Credentials,
     CredentialsSignin: AuthjsCredentialsSignin as unknown as typeof CredentialsSignin,
+    adapter: () => AuthjsPgAdapter(pgPoolOn(databases['@auth/core']) as never),
   },
-  { name: 'authchart', Auth: Auth as unknown as AnyAuth, Credentials, CredentialsSignin },
+  {
+    name: 'authchart',
+    Auth: Auth as unknown as AnyAuth,
+    Credentials,
+    CredentialsSignin,
+    adapter: () => PostgresAdapter(databases.authchart),
+  },
 ]
 
-interface Observation {
-  status: number
-  location: string | null
-  body: unknown
-}
+beforeAll(async () => {
+  op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
+  // The same schema for both: ours is @auth/pg-adapter's, with text ids.
+  for (const db of Object.values(databases)) await PostgresAdapter(db).migrate()
+  vi.useFakeTimers({ toFake: ['Date'], now: NOW })
+})
+afterAll(async () => {
+  vi.useRealTimers()
+  await op?.close()
+  for (const db of Object.values(databases)) await db.close()
+})
 
-async function observe(response: Response): Promise<Observation> {
-  const type = response.headers.get('content-type') ?? ''
-  let body: unknown = null
-  if (type.startsWith('application/json')) {
-    body = await response.json()
-    if (body && typeof body === 'object' && 'expires' in body) {
-      // Both compute `expires` at request time; its presence and shape are what must agree.
-      body = { ...body, expires: typeof (body as { expires: unknown }).expires }
-    }
-  } else if (type.startsWith('text/html')) {
-    body = (await response.text()).match(/<title>([^<]*)<\/title>/)?.[1] ?? 'html'
-  }
-  return { status: response.status, location: response.headers.get('location'), body }
-}
-
-/** A scenario builds a config and a request (possibly after preparatory requests) per library. */
-type Scenario = (lib: Library) => Promise<Response>
+/** The OpenID Provider, configured identically for both libraries. */
+const opProvider = () => ({
+  id: 'op',
+  name: 'OP',
+  type: 'oidc',
+  issuer: op.issuer,
+  clientId: 'op',
+  clientSecret: CLIENT_SECRET,
+})
 
 function config(lib: Library, extra: Record<string, unknown> = {}) {
   return {
@@ -62,7 +103,7 @@ function config(lib: Library, extra: Record<string, unknown> = {}) {
     logger: spyLogger(),
     providers: [
       lib.Credentials({
-        credentials: { username: {}, password: {} },
+        credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
         authorize: (c: Record<string, unknown>) => {
           if (c.username === 'throws') throw new Error('backend down')
           if (c.username === 'coded') {
@@ -73,10 +114,15 @@ function config(lib: Library, extra: Record<string, unknown> = {}) {
           return c.username === 'alice' && c.password === 'wonderland' ? { ...ALICE } : null
         },
       }),
+      opProvider(),
     ],
     ...extra,
   } as never
 }
+
+/** Database sessions on the library's own PostgreSQL database. */
+const databaseConfig = (lib: Library, extra: Record<string, unknown> = {}) =>
+  config(lib, { adapter: lib.adapter(), session: { strategy: 'database' }, ...extra })
 
 async function send(
   lib: Library,
@@ -95,7 +141,7 @@ async function send(
     body = JSON.stringify(init.json)
   }
   const response = await lib.Auth(
-    new Request(`${ORIGIN}${path}`, {
+    new Request(new URL(path, ORIGIN), {
       method: init.method ?? (body === undefined ? 'GET' : 'POST'),
       headers,
       ...(body !== undefined ? { body } : {}),
@@ -110,10 +156,36 @@ async function csrf(lib: Library, cfg: never, jar: CookieJar): Promise<string> {
   return ((await (await send(lib, cfg, '/auth/csrf', { jar })).json()) as { csrfToken: string }).csrfToken
 }
 
-async function signIn(lib: Library, cfg: never, form: Record<string, string>, headers?: Record<string, string>) {
-  const jar = new CookieJar()
+async function signIn(lib: Library, cfg: never, form: Record<string, string>, headers?: Record<string, string>, jar = new CookieJar()) {
   const csrfToken = await csrf(lib, cfg, jar)
   return send(lib, cfg, '/auth/callback/credentials', { form: { ...form, csrfToken }, jar, ...(headers ? { headers } : {}) })
+}
+
+/** Starts an OAuth sign-in at the OP; returns the authorization URL. */
+async function startOAuth(lib: Library, cfg: never, jar: CookieJar, form: Record<string, string> = {}): Promise<Response> {
+  const csrfToken = await csrf(lib, cfg, jar)
+  return send(lib, cfg, '/auth/signin/op', { form: { csrfToken, ...form }, jar })
+}
+
+/** A whole OAuth sign-in: start, the user at the OP, the callback. Returns the callback's response. */
+async function oauthSignIn(lib: Library, cfg: never, jar = new CookieJar(), query?: (params: URLSearchParams) => void): Promise<Response> {
+  const start = await startOAuth(lib, cfg, jar)
+  expect(start.status, `${lib.name} starts the sign-in`).toBe(302)
+  const answer = await visitProvider(start.headers.get('location')!, CALLBACK_BASE)
+  query?.(answer.url.searchParams)
+  return send(lib, cfg, `${answer.url.pathname}${answer.url.search}`, { jar })
+}
+
+/** Signs in through the OP with `cfg`, then sends what `next` sends with the signed-in jar. */
+async function afterOAuthSignIn(lib: Library, cfg: never, next: (jar: CookieJar) => Promise<Response>): Promise<Response> {
+  const jar = new CookieJar()
+  await oauthSignIn(lib, cfg, jar)
+  return next(jar)
+}
+
+/** Posts the sign-out form with a fresh CSRF token. */
+async function signOut(lib: Library, cfg: never, jar: CookieJar, form: Record<string, string> = {}): Promise<Response> {
+  return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar), ...form }, jar })
 }
 
 const sessionCookie = async () => ({
@@ -124,83 +196,340 @@ const sessionCookie = async () => ({
   }),
 })
 
-const scenarios: Record<string, Scenario> = {
-  'GET /session without a cookie': (lib) => send(lib, config(lib), '/auth/session'),
-  'GET /session with a session cookie': async (lib) =>
-    send(lib, config(lib), '/auth/session', { jar: new CookieJar(await sessionCookie()) }),
-  'GET /session with a garbage cookie': (lib) =>
-    send(lib, config(lib), '/auth/session', { jar: new CookieJar({ '__Secure-authjs.session-token': 'x' }) }),
-  'GET /session with a custom session callback': async (lib) =>
-    send(
-      lib,
-      config(lib, { callbacks: { session: ({ session, token }: { session: object; token: { sub: string } }) => ({ ...session, userId: token.sub }) } }),
-      '/auth/session',
-      { jar: new CookieJar(await sessionCookie()) },
-    ),
-  'GET /providers': (lib) => send(lib, config(lib), '/auth/providers'),
-  'POST /csrf': (lib) => send(lib, config(lib), '/auth/csrf', { method: 'POST' }),
-  'PUT /session': (lib) => send(lib, config(lib), '/auth/session', { method: 'PUT' }),
-  'GET an unknown action': (lib) => send(lib, config(lib), '/auth/nope'),
-  'GET a path outside basePath': (lib) => send(lib, config(lib), '/elsewhere/session'),
-  'GET /signin/credentials': (lib) => send(lib, config(lib), '/auth/signin/credentials'),
-  'GET /callback/credentials': (lib) => send(lib, config(lib), '/auth/callback/credentials'),
-  'POST /signin/unknown': (lib) => send(lib, config(lib), '/auth/signin/unknown', { method: 'POST' }),
-  'POST /callback/credentials without CSRF': (lib) =>
-    send(lib, config(lib), '/auth/callback/credentials', { form: { username: 'alice', password: 'wonderland' } }),
-  'credentials sign-in that succeeds': (lib) => signIn(lib, config(lib), { username: 'alice', password: 'wonderland' }),
-  'credentials sign-in to a callback URL': (lib) =>
-    signIn(lib, config(lib), { username: 'alice', password: 'wonderland', callbackUrl: '/dash' }),
-  'credentials sign-in to another origin': (lib) =>
-    signIn(lib, config(lib), { username: 'alice', password: 'wonderland', callbackUrl: 'https://evil.example/' }),
-  'credentials sign-in with a wrong password': (lib) => signIn(lib, config(lib), { username: 'alice', password: 'x' }),
-  'credentials sign-in with a custom error code': (lib) => signIn(lib, config(lib), { username: 'coded' }),
-  'credentials sign-in whose authorize throws': (lib) => signIn(lib, config(lib), { username: 'throws' }),
-  'credentials sign-in refused by the signIn callback': (lib) =>
-    signIn(lib, config(lib, { callbacks: { signIn: () => false } }), { username: 'alice', password: 'wonderland' }),
-  'credentials sign-in redirected by the signIn callback': (lib) =>
-    signIn(lib, config(lib, { callbacks: { signIn: () => '/terms' } }), { username: 'alice', password: 'wonderland' }),
-  'credentials sign-in with a custom sign-in page and a wrong password': (lib) =>
-    signIn(lib, config(lib, { pages: { signIn: '/login' } }), { username: 'alice', password: 'x' }),
-  'credentials sign-in asking for a JSON redirect': (lib) =>
-    signIn(lib, config(lib), { username: 'alice', password: 'x' }, { 'X-Auth-Return-Redirect': '1' }),
-  'POST /signin/credentials with CSRF': async (lib) => {
-    const cfg = config(lib)
-    const jar = new CookieJar()
-    return send(lib, cfg, '/auth/signin/credentials', { form: { csrfToken: await csrf(lib, cfg, jar) }, jar })
+/** A scenario: the response to compare, per library. */
+type Scenario = (lib: Library) => Promise<Response>
+
+/**
+ * How authchart deliberately answers differently: @auth/core's observation, transformed by exactly
+ * that difference. Each names its reason.
+ */
+type Deliberate = (theirs: Observation) => Observation
+
+const withoutCookies = (names: RegExp): Deliberate => (theirs) => ({
+  ...theirs,
+  cookies: theirs.cookies.filter((c) => !names.test(c.name)),
+})
+
+/**
+ * README: "Only routes that hand out or check CSRF tokens mint a CSRF cookie, and only routes that
+ * redirect maintain the callback-url cookie".
+ */
+const noIncidentalCsrfOrCallbackCookie = withoutCookies(/authjs\.(csrf-token|callback-url)$/)
+const noIncidentalCallbackCookie = withoutCookies(/authjs\.callback-url$/)
+
+/**
+ * README (OAuth): "One sealed flow instead of three check cookies": the PKCE verifier, state and
+ * nonce travel together in the `state` cookie, which has the attributes @auth/core gives its check
+ * cookies (15 minutes, HttpOnly, Secure, SameSite=Lax, Path=/).
+ */
+const oneSealedFlowCookie: Deliberate = (theirs) => {
+  const checks = theirs.cookies.filter((c) => /authjs\.(pkce\.code_verifier|state|nonce)$/.test(c.name))
+  if (checks.length === 0) return theirs
+  const live = checks.find((c) => c.value !== '')
+  const merged: ObservedCookie = {
+    name: '__Secure-authjs.state',
+    value: live ? '<sealed>' : '',
+    attributes: (checks.find((c) => /pkce/.test(c.name)) ?? checks[0]!).attributes,
+  }
+  return { ...theirs, cookies: sortCookies([...theirs.cookies.filter((c) => !checks.includes(c)), merged]) }
+}
+
+/**
+ * The other half of the same README line: @auth/core already set the callback-url cookie on the
+ * `/csrf` request before this one; authchart sets it on the first route that redirects.
+ */
+const callbackCookieSetHere = (value: string): Deliberate => (theirs) => ({
+  ...theirs,
+  cookies: sortCookies([
+    ...theirs.cookies,
+    {
+      name: '__Secure-authjs.callback-url',
+      value,
+      attributes: { httponly: true, path: '/', samesite: 'lax', secure: true },
+    },
+  ]),
+})
+
+/**
+ * A flow's envelope is spent by its callback whatever the outcome, so the cookie carrying it is
+ * cleared (envelope.ts: "the cookie is replaced or cleared on every resume"); @auth/core leaves its
+ * PKCE cookie behind when the provider answers with an error.
+ */
+const spentFlowCookieCleared: Deliberate = (theirs) => ({
+  ...theirs,
+  cookies: sortCookies([
+    ...theirs.cookies,
+    {
+      name: '__Secure-authjs.state',
+      value: '',
+      attributes: { httponly: true, 'max-age': '0', path: '/', samesite: 'lax', secure: true },
+    },
+  ]),
+})
+
+/**
+ * The sign-in page's hidden `callbackUrl` is the URL the `redirect` callback accepted; @auth/core
+ * echoes the raw query value into the page (it resolves it again on the next request).
+ */
+const resolvedCallbackUrlInPage = (raw: string, resolved: string): Deliberate => (theirs) => ({
+  ...theirs,
+  body: (theirs.body as string[]).map((line) =>
+    line === `input name=callbackUrl type=hidden value=${raw}` ? `input name=callbackUrl type=hidden value=${resolved}` : line,
+  ),
+})
+
+const sortCookies = (cookies: ObservedCookie[]) => [...cookies].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+const compose = (...steps: Deliberate[]): Deliberate => (theirs) => steps.reduce((o, step) => step(o), theirs)
+
+/**
+ * Reference §11, BUG?: @auth/core's error page links "Sign in" to `<request URL>/signin`
+ * (`/auth/error?error=AccessDenied/signin`); ours links to the sign-in page.
+ */
+const signInLinkToSignInPage: Deliberate = (theirs) => ({
+  ...theirs,
+  body: (theirs.body as string[]).map((line) =>
+    line.replace(/^a href=https:\/\/authchart\.test\/auth\/error\?error=[A-Za-z]+\/signin/, 'a href=https://authchart.test/auth/signin'),
+  ),
+})
+
+/** README: the sign-out heading reads "Sign out" (Auth.js: "Signout"). */
+const signOutHeading: Deliberate = (theirs) => ({
+  ...theirs,
+  body: (theirs.body as string[]).map((line) => (line === 'h1 "Signout"' ? 'h1 "Sign out"' : line)),
+})
+
+/**
+ * README: "Built-in pages load nothing from third-party hosts" — so the outline's links and form
+ * elements are what compare; @auth/core's provider logos from authjs.dev are simply absent.
+ * (The outline leaves images out on both sides; nothing to transform.)
+ */
+
+interface Case {
+  run: Scenario
+  deliberate?: Deliberate
+}
+
+const scenarios: Record<string, Case> = {
+  'GET /session without a cookie': {
+    run: (lib) => send(lib, config(lib), '/auth/session'),
+    deliberate: noIncidentalCsrfOrCallbackCookie,
   },
-  'POST /session without CSRF': async (lib) =>
-    send(lib, config(lib), '/auth/session', { json: { data: {} }, jar: new CookieJar(await sessionCookie()) }),
-  'POST /signout with a session': async (lib) => {
-    const cfg = config(lib)
-    const jar = new CookieJar(await sessionCookie())
-    return send(lib, cfg, '/auth/signout', { form: { csrfToken: await csrf(lib, cfg, jar), callbackUrl: '/bye' }, jar })
+  'GET /session with a session cookie': {
+    run: async (lib) => send(lib, config(lib), '/auth/session', { jar: new CookieJar(await sessionCookie()) }),
+    // README: "A session read re-encrypts the JWT only when it changed or updateAge has passed"
+    // (and then sets no cookie at all).
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
   },
-  'POST /signout without CSRF': (lib) => send(lib, config(lib), '/auth/signout', { form: {} }),
-  'GET /signin': (lib) => send(lib, config(lib), '/auth/signin'),
-  'GET /signin with a custom page': (lib) =>
-    send(lib, config(lib, { pages: { signIn: '/login' } }), '/auth/signin?callbackUrl=%2Fx'),
-  'GET /signout': (lib) => send(lib, config(lib), '/auth/signout'),
-  'GET /verify-request': (lib) => send(lib, config(lib), '/auth/verify-request'),
-  'GET /error?error=AccessDenied': (lib) => send(lib, config(lib), '/auth/error?error=AccessDenied'),
-  'GET /error?error=Verification': (lib) => send(lib, config(lib), '/auth/error?error=Verification'),
-  'GET /error?error=Configuration': (lib) => send(lib, config(lib), '/auth/error?error=Configuration'),
-  'GET /error?error=Other': (lib) => send(lib, config(lib), '/auth/error?error=Other'),
-  'GET /error with a custom error page': (lib) =>
-    send(lib, config(lib, { pages: { error: '/oops' } }), '/auth/error?error=AccessDenied'),
-  'a config without a secret': (lib) =>
-    send(lib, { trustHost: true, providers: [], logger: spyLogger() } as never, '/auth/session'),
-  'a config without trustHost': (lib) =>
-    send(lib, { secret: SECRET, providers: [], logger: spyLogger() } as never, '/auth/session'),
-  'GET /signin with a config without a secret': (lib) =>
-    send(lib, { trustHost: true, providers: [], logger: spyLogger() } as never, '/auth/signin'),
+  'GET /session with a garbage cookie': {
+    run: (lib) => send(lib, config(lib), '/auth/session', { jar: new CookieJar({ '__Secure-authjs.session-token': 'x' }) }),
+    deliberate: noIncidentalCsrfOrCallbackCookie,
+  },
+  'GET /session with a custom session callback': {
+    run: async (lib) =>
+      send(
+        lib,
+        config(lib, { callbacks: { session: ({ session, token }: { session: object; token: { sub: string } }) => ({ ...session, userId: token.sub }) } }),
+        '/auth/session',
+        { jar: new CookieJar(await sessionCookie()) },
+      ),
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
+  },
+  'GET /providers': { run: (lib) => send(lib, config(lib), '/auth/providers') },
+  'GET /csrf': { run: (lib) => send(lib, config(lib), '/auth/csrf'), deliberate: noIncidentalCallbackCookie },
+  'POST /csrf': { run: (lib) => send(lib, config(lib), '/auth/csrf', { method: 'POST' }) },
+  'PUT /session': { run: (lib) => send(lib, config(lib), '/auth/session', { method: 'PUT' }) },
+  'GET an unknown action': { run: (lib) => send(lib, config(lib), '/auth/nope') },
+  'GET a path outside basePath': { run: (lib) => send(lib, config(lib), '/elsewhere/session') },
+  'GET /signin/credentials': { run: (lib) => send(lib, config(lib), '/auth/signin/credentials') },
+  'GET /callback/credentials': { run: (lib) => send(lib, config(lib), '/auth/callback/credentials') },
+  'POST /signin/unknown': { run: (lib) => send(lib, config(lib), '/auth/signin/unknown', { method: 'POST' }) },
+  'POST /callback/credentials without CSRF': {
+    run: (lib) => send(lib, config(lib), '/auth/callback/credentials', { form: { username: 'alice', password: 'wonderland' } }),
+  },
+  'credentials sign-in that succeeds': {
+    run: (lib) => signIn(lib, config(lib), { username: 'alice', password: 'wonderland' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in with a shorter session maxAge': {
+    run: (lib) => signIn(lib, config(lib, { session: { maxAge: 3600 } }), { username: 'alice', password: 'wonderland' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in to a callback URL': {
+    run: (lib) => signIn(lib, config(lib), { username: 'alice', password: 'wonderland', callbackUrl: '/dash' }),
+  },
+  'credentials sign-in to another origin': {
+    run: (lib) => signIn(lib, config(lib), { username: 'alice', password: 'wonderland', callbackUrl: 'https://evil.example/' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in with a wrong password': {
+    run: (lib) => signIn(lib, config(lib), { username: 'alice', password: 'x' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in with a custom error code': {
+    run: (lib) => signIn(lib, config(lib), { username: 'coded' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in whose authorize throws': {
+    run: (lib) => signIn(lib, config(lib), { username: 'throws' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in refused by the signIn callback': {
+    run: (lib) => signIn(lib, config(lib, { callbacks: { signIn: () => false } }), { username: 'alice', password: 'wonderland' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in redirected by the signIn callback': {
+    run: (lib) => signIn(lib, config(lib, { callbacks: { signIn: () => '/terms' } }), { username: 'alice', password: 'wonderland' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in with a custom sign-in page and a wrong password': {
+    run: (lib) => signIn(lib, config(lib, { pages: { signIn: '/login' } }), { username: 'alice', password: 'x' }),
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'credentials sign-in asking for a JSON redirect': {
+    run: (lib) => signIn(lib, config(lib), { username: 'alice', password: 'x' }, { 'X-Auth-Return-Redirect': '1' }),
+  },
+  'POST /signin/credentials with CSRF': {
+    run: async (lib) => {
+      const cfg = config(lib)
+      const jar = new CookieJar()
+      return send(lib, cfg, '/auth/signin/credentials', { form: { csrfToken: await csrf(lib, cfg, jar) }, jar })
+    },
+    deliberate: callbackCookieSetHere(ORIGIN),
+  },
+  'POST /session without CSRF': {
+    run: async (lib) => send(lib, config(lib), '/auth/session', { json: { data: {} }, jar: new CookieJar(await sessionCookie()) }),
+  },
+  'POST /session with CSRF (update)': {
+    run: async (lib) => {
+      const cfg = config(lib)
+      const jar = new CookieJar(await sessionCookie())
+      return send(lib, cfg, '/auth/session', { json: { csrfToken: await csrf(lib, cfg, jar), data: { name: 'A' } }, jar })
+    },
+  },
+  'POST /signout with a session': {
+    run: async (lib) => {
+      const cfg = config(lib)
+      const jar = new CookieJar(await sessionCookie())
+      return signOut(lib, cfg, jar, { callbackUrl: '/bye' })
+    },
+  },
+  'POST /signout without CSRF': { run: (lib) => send(lib, config(lib), '/auth/signout', { form: {} }) },
+  'GET /signin': { run: (lib) => send(lib, config(lib), '/auth/signin') },
+  'GET /signin with a callbackUrl and an error': {
+    run: (lib) => send(lib, config(lib), '/auth/signin?callbackUrl=%2Fdash&error=CredentialsSignin'),
+    deliberate: resolvedCallbackUrlInPage('/dash', `${ORIGIN}/dash`),
+  },
+  'GET /signin with a custom page': {
+    run: (lib) => send(lib, config(lib, { pages: { signIn: '/login' } }), '/auth/signin?callbackUrl=%2Fx'),
+  },
+  'GET /signout': {
+    run: (lib) => send(lib, config(lib), '/auth/signout'),
+    deliberate: compose(noIncidentalCallbackCookie, signOutHeading),
+  },
+  'GET /verify-request': { run: (lib) => send(lib, config(lib), '/auth/verify-request'), deliberate: noIncidentalCsrfOrCallbackCookie },
+  'GET /error?error=AccessDenied': {
+    run: (lib) => send(lib, config(lib), '/auth/error?error=AccessDenied'),
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, signInLinkToSignInPage),
+  },
+  'GET /error?error=Verification': {
+    run: (lib) => send(lib, config(lib), '/auth/error?error=Verification'),
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, signInLinkToSignInPage),
+  },
+  'GET /error?error=Configuration': {
+    run: (lib) => send(lib, config(lib), '/auth/error?error=Configuration'),
+    deliberate: noIncidentalCsrfOrCallbackCookie,
+  },
+  'GET /error?error=Other': { run: (lib) => send(lib, config(lib), '/auth/error?error=Other'), deliberate: noIncidentalCsrfOrCallbackCookie },
+  'GET /error with a custom error page': {
+    run: (lib) => send(lib, config(lib, { pages: { error: '/oops' } }), '/auth/error?error=AccessDenied'),
+    deliberate: noIncidentalCsrfOrCallbackCookie,
+  },
+  'a config without a secret': { run: (lib) => send(lib, { trustHost: true, providers: [], logger: spyLogger() } as never, '/auth/session') },
+  'a config without trustHost': { run: (lib) => send(lib, { secret: SECRET, providers: [], logger: spyLogger() } as never, '/auth/session') },
+  'GET /signin with a config without a secret': {
+    run: (lib) => send(lib, { trustHost: true, providers: [], logger: spyLogger() } as never, '/auth/signin'),
+  },
+
+  // OAuth against the same OpenID Provider.
+  'OAuth sign-in start': {
+    run: (lib) => startOAuth(lib, config(lib), new CookieJar()),
+    deliberate: compose(oneSealedFlowCookie, callbackCookieSetHere(ORIGIN)),
+  },
+  'OAuth sign-in start with a callbackUrl on our origin': {
+    run: (lib) => startOAuth(lib, config(lib), new CookieJar(), { callbackUrl: '/after' }),
+    deliberate: oneSealedFlowCookie,
+  },
+  'OAuth callback completing a sign-in (JWT session)': {
+    run: (lib) => oauthSignIn(lib, config(lib)),
+    deliberate: oneSealedFlowCookie,
+  },
+  'GET /session after an OAuth sign-in': {
+    run: (lib) => {
+      const cfg = config(lib)
+      return afterOAuthSignIn(lib, cfg, (jar) => send(lib, cfg, '/auth/session', { jar }))
+    },
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
+  },
+  'OAuth callback where the user denied access': {
+    run: async (lib) => {
+      op.decision = 'deny'
+      try {
+        return await oauthSignIn(lib, config(lib))
+      } finally {
+        op.decision = 'accept'
+      }
+    },
+    deliberate: spentFlowCookieCleared,
+  },
+  'sign-out after an OAuth sign-in': {
+    run: (lib) => {
+      const cfg = config(lib)
+      return afterOAuthSignIn(lib, cfg, (jar) => signOut(lib, cfg, jar))
+    },
+  },
+
+  // Database sessions, each library on its own PostgreSQL database.
+  'OAuth sign-in with a database session': {
+    run: (lib) => oauthSignIn(lib, databaseConfig(lib)),
+    deliberate: oneSealedFlowCookie,
+  },
+  'GET /session with a database session': {
+    run: (lib) => {
+      const cfg = databaseConfig(lib)
+      return afterOAuthSignIn(lib, cfg, (jar) => send(lib, cfg, '/auth/session', { jar }))
+    },
+    // Reference §4, BUG?: @auth/core re-issues the session cookie on every read even when the row
+    // was not extended; ours sets it only when the session changed (README).
+    deliberate: compose(noIncidentalCsrfOrCallbackCookie, withoutCookies(/session-token$/)),
+  },
+  'sign-out with a database session': {
+    run: (lib) => {
+      const cfg = databaseConfig(lib)
+      return afterOAuthSignIn(lib, cfg, (jar) => signOut(lib, cfg, jar, { callbackUrl: '/bye' }))
+    },
+  },
+  'GET /session after signing out of a database session': {
+    run: (lib) => {
+      const cfg = databaseConfig(lib)
+      return afterOAuthSignIn(lib, cfg, async (jar) => {
+        const stale = new CookieJar(Object.fromEntries(jar.cookies))
+        await signOut(lib, cfg, jar)
+        return send(lib, cfg, '/auth/session', { jar: stale })
+      })
+    },
+  },
 }
 
 describe('authchart answers like @auth/core', () => {
   it.each(Object.keys(scenarios))('%s', async (name) => {
-    const [theirs, ours] = await Promise.all(
-      libraries.map(async (lib) => observe(await scenarios[name]!(lib))),
-    )
-    expect(ours).toEqual(theirs)
+    const { run, deliberate } = scenarios[name]!
+    const theirs = await observe(await run(libraries[0]!), KEYS)
+    const ours = await observe(await run(libraries[1]!), KEYS)
+    expect(ours).toEqual(deliberate ? deliberate(theirs) : theirs)
+    if (deliberate) {
+      // The difference is real: without it the two would not match.
+      expect(deliberate(theirs), 'a declared difference that changes nothing').not.toEqual(theirs)
+    }
   })
 
   it('accepts provider objects made by @auth/core factories', async () => {
@@ -208,5 +537,36 @@ describe('authchart answers like @auth/core', () => {
     const response = await signIn(lib, config(lib), { username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(response.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token=eyJ'))).toBe(true)
+  })
+
+  it('stores the same user, account and session rows after an OAuth sign-in with database sessions', async () => {
+    const rows: Record<string, unknown> = {}
+    for (const lib of libraries) {
+      const db = databases[lib.name]
+      await db.exec('DELETE FROM sessions; DELETE FROM accounts; DELETE FROM users;')
+      const jar = new CookieJar()
+      await oauthSignIn(lib, databaseConfig(lib), jar)
+      const one = async (sql: string) => (await db.query<Record<string, unknown>>(sql)).rows
+      rows[lib.name] = {
+        users: (await one('SELECT * FROM users')).map(({ id, ...user }) => ({ ...user, id: typeof id })),
+        accounts: (await one('SELECT * FROM accounts')).map(({ id, userId, access_token, id_token, ...account }) => ({
+          ...account,
+          id: typeof id,
+          userId: typeof userId,
+          access_token: typeof access_token,
+          id_token: typeof id_token,
+        })),
+        sessions: (await one('SELECT * FROM sessions')).map(({ id, userId, sessionToken, ...session }) => ({
+          ...session,
+          id: typeof id,
+          userId: typeof userId,
+          sessionTokenIsTheCookie: sessionToken === jar.get('__Secure-authjs.session-token'),
+        })),
+      }
+    }
+    expect(rows.authchart).toEqual(rows['@auth/core'])
+    expect((rows.authchart as { users: unknown[] }).users).toEqual([
+      expect.objectContaining({ email: OP_ACCOUNT.email.toLowerCase(), name: OP_ACCOUNT.name, image: OP_ACCOUNT.picture }),
+    ])
   })
 })

@@ -18,9 +18,12 @@ import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from 
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
+import Passkey from '../../providers/passkey.js'
 import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
+import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
 import type { ModelDriver, ModelEvent } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
@@ -42,7 +45,12 @@ const ENTRIES = [
   { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
   // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
   { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  // A passkey: a URL returned by the signIn callback is ignored, as in Auth.js.
+  { firstFactor: 'webauthn', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
 ] as const
+
+/** RFC 8176 `amr` of each first factor (a passkey is a hardware-bound key). */
+const FIRST_FACTOR_AMR = { credentials: 'pwd', oauth: 'fed', webauthn: 'hwk' } as const
 
 export interface World {
   firstFactor: (typeof ENTRIES)[number]['firstFactor']
@@ -61,6 +69,7 @@ export interface World {
   events: { signIn: Mock<(message: unknown) => void> }
   /** What an extension's steps keep of the world (their own knobs). */
   extension: Record<string, unknown>
+  authenticator: SoftwareAuthenticator
 }
 
 /** What an application's extension adds to the driver. */
@@ -76,8 +85,10 @@ export interface ExtensionDriver {
 /** The config a path runs under: the world's, with the extensions under test. */
 export function configFor(world: World, inspect: AuthConfig['inspect'], extensions: FlowExtension[] = []): AuthConfig {
   const memory = MemoryAdapter(world.store)
+  const passkeys = world.firstFactor === 'webauthn'
   return {
     ...(extensions.length > 0 ? { extensions } : {}),
+    ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
     secret: SECRET,
     trustHost: true,
     logger: spyLogger(),
@@ -107,12 +118,15 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         authorize: () => ({ ...ALICE }),
       }),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
+      ...(passkeys ? [Passkey()] : []),
     ] as never,
     callbacks: {
-      signIn: ({ credentials, profile }) => {
-        // The callback sees what was submitted (credentials) or the provider's profile (OAuth).
+      signIn: ({ credentials, profile, account }) => {
+        // The callback sees what was submitted (credentials), the provider's profile (OAuth) or the
+        // passkey's account.
         if (world.firstFactor === 'credentials') expect(credentials?.password).toBe('wonderland')
-        else expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else if (world.firstFactor === 'oauth') expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else expect(account?.type).toBe('webauthn')
         if (world.signIn === 'refuses') return false
         return world.signIn === 'redirects' ? '/from-signin' : true
       },
@@ -134,7 +148,10 @@ const userIdOf = (world: World) =>
 async function seed(world: World): Promise<void> {
   const email = emailOf(world)
   const memory = MemoryAdapter(world.store)
-  if (world.stored === 'returning') {
+  if (world.firstFactor === 'webauthn') {
+    if (world.stored === 'returning') await seedPasskeyUser(world.store, world.authenticator, { ...RETURNING, email })
+    // A taken address is taken between the options and the answer (see `passkeySignIn`).
+  } else if (world.stored === 'returning') {
     world.store.users.set(RETURNING.id, { ...RETURNING, email })
     const linked =
       world.firstFactor === 'oauth'
@@ -166,7 +183,11 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       type: 'signin.verified',
       at: T0,
       policy,
-      identity: { firstFactor, persist: firstFactor === 'oauth' || policy.strategy === 'database' },
+      identity: {
+        firstFactor,
+        persist: firstFactor !== 'credentials' || policy.strategy === 'database',
+        ignoresSignInRedirect: firstFactor === 'webauthn',
+      },
     })),
     { type: 'checkSignIn.done', at: T0, output: { redirect: null } },
     { type: 'checkSignIn.done', at: T0, output: { redirect: `${ORIGIN}/from-signin` } },
@@ -226,6 +247,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     sessionStore: 'works',
     events: { signIn: vi.fn() },
     extension: extension?.world() ?? {},
+    authenticator: new SoftwareAuthenticator(ORIGIN),
   }),
   arrange: {
     ...extension?.arrange,
@@ -281,6 +303,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
         world.jar = client.jar
         return callback
       }
+      if (world.firstFactor === 'webauthn') return passkeySignIn(world, config)
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
@@ -362,6 +385,19 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
   }
 }
 
+/** A passkey sign-in (returning user) or sign-up (anyone else), as the built-in page runs it. */
+async function passkeySignIn(world: World, config: AuthConfig): Promise<Response> {
+  const browser = new PasskeyBrowser(config, world.authenticator)
+  world.jar = browser.jar
+  const returning = world.stored === 'returning'
+  const { body } = await browser.options(returning ? { action: 'authenticate' } : { email: ALICE.email })
+  if (world.stored === 'emailTaken') world.store.users.set(OTHER.id, { ...OTHER })
+  const answer = returning
+    ? world.authenticator.authenticate(body.options as never)
+    : world.authenticator.register(body.options as never)
+  return browser.answer(body.action, answer, { callbackUrl: '/dashboard' })
+}
+
 /** A six-digit code that is not the current one. */
 function wrongCode(world: World): string {
   const right = totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
@@ -398,7 +434,7 @@ export async function expectSession(response: Response, world: World): Promise<v
     if (world.stored === 'returning') expect(user.id).toBe(RETURNING.id)
     expect(Date.parse(cookie!.attributes.expires as string)).toBe(row.expires.getTime())
     // The row records how the user signed in after a second factor.
-    expect(row.amr).toEqual(multiFactor ? ['pwd', 'otp'] : undefined)
+    expect(row.amr).toEqual(multiFactor ? [FIRST_FACTOR_AMR[world.firstFactor], 'otp'] : undefined)
     return
   }
   const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
@@ -411,7 +447,7 @@ export async function expectSession(response: Response, world: World): Promise<v
     expect(token).toMatchObject({ sub: ALICE.id, email: ALICE.email })
   }
   if (multiFactor) {
-    expect(token).toMatchObject({ amr: [world.firstFactor === 'oauth' ? 'fed' : 'pwd', 'otp'], aal: 2 })
+    expect(token).toMatchObject({ amr: [FIRST_FACTOR_AMR[world.firstFactor], 'otp'], aal: 2 })
   } else {
     // A single-factor token is exactly Auth.js's: nothing added.
     expect(token).not.toHaveProperty('amr')

@@ -1,15 +1,22 @@
 /**
- * The published package: `npm run build` emits JavaScript and declarations to dist/, publint finds
+ * The published package: the build emits JavaScript and declarations to dist/, publint finds
  * nothing wrong, and plain `node` (no bundler, no TypeScript) imports every subpath by name.
+ *
+ * The package is built into a temporary folder (its package.json, README, LICENSE, the build's
+ * dist/, and a link to the checkout's node_modules), never into the checkout's own dist/: other
+ * test files and tools may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-const root = process.cwd()
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+const checkout = process.cwd()
+const root = mkdtempSync(join(tmpdir(), 'authchart-package-'))
+const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { types: string; default?: string; svelte?: string }>
+  scripts: Record<string, string>
 }
 
 function node(script: string): string {
@@ -20,9 +27,29 @@ function node(script: string): string {
 }
 
 beforeAll(() => {
-  // The apps project's global setup has built dist/ in this run already (and packed it).
-  if (!process.env.AUTHCHART_DIST_BUILT) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  if (process.env.AUTHCHART_DIST_BUILT) {
+    // The apps project's global setup built (and packed) the checkout's dist/ in this run already:
+    // copy it, reading only.
+    cpSync(join(checkout, 'dist'), join(root, 'dist'), { recursive: true })
+  } else {
+    // The build script's steps, with dist/ redirected; the script itself must not drift.
+    expect(pkg.scripts.build).toBe(
+      'rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/',
+    )
+    const tsc = join(checkout, 'node_modules/.bin/tsc')
+    for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
+      execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
+    }
+    cpSync(join(checkout, 'integrations/sveltekit/components'), join(root, 'dist/integrations/sveltekit/components'), {
+      recursive: true,
+    })
+  }
+  for (const file of ['package.json', 'README.md', 'LICENSE']) copyFileSync(join(checkout, file), join(root, file))
+  copyFileSync(join(checkout, 'test/fixtures/extended-flows.mjs'), join(root, 'extended-flows.mjs'))
+  symlinkSync(join(checkout, 'node_modules'), join(root, 'node_modules'), 'dir')
 }, 120_000)
+
+afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 describe('the package', () => {
   it('points every export at a built file and its declarations', () => {
@@ -51,7 +78,7 @@ describe('the package', () => {
   })
 
   it('passes publint --strict', () => {
-    const output = execFileSync('npx', ['publint', '--strict'], { cwd: root, encoding: 'utf8' })
+    const output = execFileSync(join(checkout, 'node_modules/.bin/publint'), ['--strict', root], { cwd: root, encoding: 'utf8' })
     expect(output).toContain('All good!')
   })
 
@@ -172,7 +199,7 @@ describe('the package', () => {
   })
 
   it('imports every provider subpath by name, each a factory that works uncalled', () => {
-    const files = readdirSync(join(root, 'providers'))
+    const files = readdirSync(join(checkout, 'providers'))
       .filter((file) => file.endsWith('.ts'))
       .map((file) => file.slice(0, -'.ts'.length))
     const ids = JSON.parse(
@@ -254,8 +281,15 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'signin-completion'])
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion', 'totp-enrolment'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual([
+      'session',
+      'credentials-signin',
+      'oauth-signin',
+      'email-signin',
+      'webauthn-signin',
+      'signin-completion',
+      'totp-enrolment',
+    ])
   })
 
   it.each([
@@ -265,13 +299,13 @@ describe('the authchart command line', () => {
   ])('prints a flow as %s, identical to the committed diagram', (format, extension) => {
     const result = cli('diagram', 'oauth-signin', '--format', format)
     expect(result.status).toBe(0)
-    expect(result.stdout).toBe(readFileSync(join(root, `visualizations/out/oauth-signin.${extension}`), 'utf8'))
+    expect(result.stdout).toBe(readFileSync(join(checkout, `visualizations/out/oauth-signin.${extension}`), 'utf8'))
   })
 
   it('draws a flow as extended by the application (--config)', () => {
-    const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'test/fixtures/extended-flows.mjs')
+    const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('title: signin-completion (v2+terms@1)')
+    expect(result.stdout).toContain('title: signin-completion (v3+terms@1)')
     expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
     expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
@@ -279,7 +313,8 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, signin-completion')
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion, totp-enrolment')
+    expect(result.stderr).toContain(
+      'Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, webauthn-signin, signin-completion, totp-enrolment',
+    )
   })
 })
