@@ -74,6 +74,16 @@ export interface JwtSessionInput {
 }
 
 /**
+ * The token with its sign-in time (the engine's claim, kept across reissues), when something is
+ * measured from it: an absolute lifetime, or sign-out everywhere through a configured store.
+ * Otherwise the token is exactly Auth.js's.
+ */
+function withSignInTime(ctx: RequestContext, token: JWT): JWT {
+  const { session, sharedStore } = ctx.config
+  return session.absoluteMaxAge !== null || sharedStore ? { ...token, [SIGN_IN_TIME_CLAIM]: ctx.at } : token
+}
+
+/**
  * Runs the `jwt` callback (trigger `signIn`, or `signUp` for a new user) on the default token and
  * encrypts the result; `value` is null when the callback returned null (no session).
  */
@@ -96,9 +106,7 @@ export async function issueJwtSession(
     trigger: isNewUser ? 'signUp' : 'signIn',
   })
   return {
-    // The sign-in time rides along (the engine's claim, kept across reissues): the absolute
-    // lifetime and sign-out everywhere are measured from it.
-    value: token === null ? null : await encodeSessionToken(ctx, { ...(token as JWT), [SIGN_IN_TIME_CLAIM]: ctx.at }),
+    value: token === null ? null : await encodeSessionToken(ctx, withSignInTime(ctx, token as JWT)),
     expires: ctx.at + ctx.config.session.maxAge,
   }
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { Auth, listSessions, memoryAuthStore, revokeAllSessions } from '../../core/index.js'
+import { assertConfig, Auth, listSessions, memoryAuthStore, revokeAllSessions } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { authRequest, Client, SECRET, testConfig } from '../fixtures/http.js'
 
@@ -106,6 +106,28 @@ describe('session lifecycle', () => {
     expect(await listSessions(config, userId)).toHaveLength(1)
     await revokeAllSessions(config, userId)
     expect(await sessionOf(laptop)).toBeNull()
+  })
+
+  it('reads a JWT session without asking the store when none is configured, and asks a configured one', async () => {
+    const countGets = (store: ReturnType<typeof memoryAuthStore>) => {
+      let gets = 0
+      const get = store.get
+      store.get = (key) => (gets++, get(key))
+      return () => gets
+    }
+    const plain = testConfig()
+    const defaultGets = countGets(assertConfig(plain).store as ReturnType<typeof memoryAuthStore>)
+    const client = await signedIn(plain)
+    for (let i = 0; i < 5; i++) expect(await sessionOf(client)).not.toBeNull()
+    expect(defaultGets(), 'the default store is not read on session reads').toBe(0)
+    const claims = await decode({ token: client.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    expect(claims).not.toHaveProperty('auth_time') // the default token is exactly Auth.js's
+
+    const store = memoryAuthStore()
+    const sharedGets = countGets(store)
+    const shared = await signedIn(testConfig({ store }))
+    await sessionOf(shared)
+    expect(sharedGets()).toBe(1)
   })
 
   it('answers the sessions routes with 401 without a session, and refuses sign-out everywhere of JWTs without a store', async () => {

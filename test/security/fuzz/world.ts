@@ -129,6 +129,10 @@ export class World {
       session: { strategy: options.strategy },
       adapter,
       experimental: { enableWebAuthn: true },
+      // Attempts are still counted on every credentials request, but the preparation signs the one
+      // fuzz user in thousands of times: limits no run reaches (test/store/rate-limit.test.ts and
+      // the credentials model test drive the refusal).
+      rateLimit: { credentials: { perIdentifier: 1_000_000, perAddress: 1_000_000 } },
       ...(options.debug ? { debug: true } : {}),
       ...(options.customPages
         ? { pages: { signIn: '/login', signOut: '/goodbye', error: '/oops', verifyRequest: '/check-mail', newUser: '/welcome' } }
