@@ -144,7 +144,8 @@ describe('an envelope with one claim changed', () => {
 describe('the age of an envelope', () => {
   const aged = (iat: number, exp: number) => forged((c) => ({ ...c, iat, exp }))
 
-  it('lives exactly ENVELOPE_MAX_AGE seconds', async () => {
+  it('lives exactly ENVELOPE_MAX_AGE seconds: 15 minutes', async () => {
+    expect(ENVELOPE_MAX_AGE).toBe(900)
     const claims = await openClaims(await sealedFor(), SECRET, COOKIE)
     expect(claims.iat).toBe(AT)
     expect(claims.exp).toBe(AT + ENVELOPE_MAX_AGE)
@@ -288,5 +289,156 @@ describe('sealed values (the redirect proxy state)', () => {
       const sealed = encryptGcm(JSON.stringify({ value, iat: AT, exp: AT + 60 }), key, kid)
       expect(await openValue(sealed, valueOptions)).toBeNull()
     }
+  })
+})
+
+describe('why an envelope did not open (the cause it is refused with)', () => {
+  async function causeOf(sealed: string, at = AT): Promise<Error> {
+    const error = await openEnvelope(flowOf(), sealed, { ...options, at }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FlowStateError)
+    return (error as FlowStateError).cause as Error
+  }
+  async function sealedText(plaintext: string): Promise<string> {
+    const key = await hkdfSha256(SECRET, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
+    return encryptGcm(plaintext, key, kid)
+  }
+
+  it('names a claims set that is not a JSON object', async () => {
+    for (const plaintext of ['not json', 'null', '[]', '"s"']) {
+      const cause = await causeOf(await sealedText(plaintext))
+      expect(cause.name, plaintext).toBe('JWTInvalid')
+      expect(cause.message).toBe('JWT Claims Set must be a top-level JSON object')
+    }
+  })
+
+  it('names a missing time claim, an expiry, an old or a future issue time', async () => {
+    const missing = await causeOf(await forged(({ iat: _iat, ...c }) => c as EnvelopeClaims))
+    expect([missing.name, missing.message]).toEqual(['JWTClaimValidationFailed', 'missing or invalid "iat" or "exp" claim'])
+    const expired = await causeOf(await sealedFor(), AT + ENVELOPE_MAX_AGE)
+    expect([expired.name, expired.message]).toEqual(['JWTExpired', '"exp" claim timestamp check failed'])
+    const old = await causeOf(await forged((c) => ({ ...c, iat: AT - ENVELOPE_MAX_AGE - 1, exp: AT + 60 })))
+    expect([old.name, old.message]).toEqual(['JWTExpired', '"iat" claim timestamp check failed (too far in the past)'])
+    const future = await causeOf(await forged((c) => ({ ...c, iat: AT + 1, exp: AT + 60 })))
+    expect([future.name, future.message]).toEqual([
+      'JWTClaimValidationFailed',
+      '"iat" claim timestamp check failed (it should be in the past)',
+    ])
+  })
+
+  it('names a secret it does not know, on either path', async () => {
+    const foreign = await sealEnvelope(flowOf(), (await advance(flowOf(), {}, { type: 'go', at: AT })).snapshot, {
+      ...options,
+      secrets: [OTHER],
+    })
+    expect((await causeOf(foreign)).message).toBe('sealed with an unknown secret')
+    const key = await hkdfSha256(OTHER, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
+    const viaJose = await new EncryptJWT({ aud: 'two-step' })
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'unknown', typ: 'JWT' })
+      .encrypt(key)
+    expect((await causeOf(viaJose)).message).toBe('sealed with an unknown secret')
+  })
+
+  it('refuses a sealed flow whose id or version is not a string before comparing it', async () => {
+    const numericId = await forged((c) => ({ ...c, env: { ...c.env, id: 7 as unknown as string } }))
+    expect((await refusal(openEnvelope(flowOf(), numericId, options))).message).toBe('two-step: envelope has no flow')
+    const numericVersion = await forged((c) => ({ ...c, env: { ...c.env, v: 1 as unknown as string } }))
+    expect((await refusal(openEnvelope(flowOf(), numericVersion, options))).message).toBe('two-step: envelope has no flow')
+  })
+
+  it('names the path of a nested context field that does not fit', async () => {
+    const machine = setup({ types: {} as { context: { user: { name: string } }; events: { type: 'go'; at: number } } }).createMachine({
+      id: 'two-step',
+      version: '1',
+      initial: 'idle',
+      context: { user: { name: 'alice' } },
+      states: {
+        idle: { tags: 'awaitsRequest', on: { go: 'waiting' } },
+        waiting: { tags: 'awaitsRequest', meta: { outcome: () => ({ type: 'redirect', url: '/next' }) } },
+      },
+    })
+    const nested = defineFlow({ machine, context: object({ user: object({ name: string() }) }), effects: {} })
+    const sealed = await forged((c) => ({ ...c, env: { ...c.env, context: { user: { name: 1 } } } }))
+    expect((await refusal(openEnvelope(nested, sealed, options))).message).toBe('two-step: envelope context does not fit at context.user.name')
+  })
+
+  it('keeps the superstruct or xstate error as the cause of a misfit', async () => {
+    const misfit = await causeOf(await forged((c) => ({ ...c, env: { ...c.env, context: { user: 1, n: 1 } } })))
+    expect(misfit.name).toBe('StructError')
+    const nowhere = await openEnvelope(flowOf(), await forged((c) => ({ ...c, env: { ...c.env, value: 'nowhere' } })), options).catch(
+      (e: unknown) => e as FlowStateError,
+    )
+    expect(nowhere.message).toBe('two-step: envelope names an unknown state')
+    expect(nowhere.cause).toBeInstanceOf(Error)
+  })
+})
+
+describe('the compact form the fast path accepts', () => {
+  it('refuses a dir token carrying an encrypted key, or with a part missing', async () => {
+    const parts = (await sealedFor()).split('.')
+    const withKey = [parts[0], 'AAAA', ...parts.slice(2)].join('.')
+    expect((await refusal(openEnvelope(flowOf(), withKey, options))).code).toBe('ERR_FLOW_STATE_INVALID')
+    const short = [parts[0], ...parts.slice(2)].join('.')
+    expect((await refusal(openEnvelope(flowOf(), short, options))).code).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses a header naming another algorithm, even over a valid dir ciphertext', async () => {
+    const key = await hkdfSha256(SECRET, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
+    const claims = await openClaims(await sealedFor(), SECRET, COOKIE)
+    for (const extra of [{ alg: 'A256KW' }, { enc: 'A128GCM' }, { zip: 'DEF' }]) {
+      // Seal with the header as it would read, so only the header's meaning is wrong.
+      const headerText = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid, ...extra }))
+      const iv = crypto.getRandomValues(new Uint8Array(12))
+      const aesKey = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt'])
+      const sealedBytes = new Uint8Array(
+        await crypto.subtle.encrypt(
+          { name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(headerText) },
+          aesKey,
+          new TextEncoder().encode(JSON.stringify({ ...claims, jti: crypto.randomUUID() })),
+        ),
+      )
+      const token = [headerText, '', base64url.encode(iv), base64url.encode(sealedBytes.slice(0, -16)), base64url.encode(sealedBytes.slice(-16))].join('.')
+      expect(parseGcm(token), JSON.stringify(extra)).toBeUndefined()
+      expect((await refusal(openEnvelope(flowOf(), token, options))).code, JSON.stringify(extra)).toBe('ERR_FLOW_STATE_INVALID')
+    }
+  })
+
+  it('parses exactly {alg, enc, kid} headers, kid optional but a string', () => {
+    const token = (h: unknown) => `${base64url.encode(JSON.stringify(h))}..AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA`
+    expect(parseGcm(token({ alg: 'dir', enc: 'A256GCM', kid: 'k' }))?.kid).toBe('k')
+    expect(parseGcm(token({ alg: 'dir', enc: 'A256GCM' }))).toMatchObject({ kid: undefined })
+    expect(parseGcm(token({ alg: 'dir', enc: 'A256GCM', kid: 1 }))).toBeUndefined()
+    expect(parseGcm(token(null))).toBeUndefined()
+    expect(parseGcm(token('dir'))).toBeUndefined()
+    expect(parseGcm(`${base64url.encode('{')}..a.b.c`)).toBeUndefined()
+  })
+
+  it('refuses wrong lengths of key, IV and tag', async () => {
+    const parts = (await sealedFor()).split('.')
+    const token = parseGcm(parts.join('.'))!
+    expect(() => token.decrypt(new Uint8Array(16))).toThrow('JWE decryption failed')
+    const shortIv = parseGcm([parts[0], '', base64url.encode(new Uint8Array(8)), parts[3], parts[4]].join('.'))!
+    const key = await hkdfSha256(SECRET, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
+    expect(() => shortIv.decrypt(key)).toThrow('JWE decryption failed')
+    const shortTag = parseGcm([parts[0], '', parts[2], parts[3], base64url.encode(new Uint8Array(12))].join('.'))!
+    expect(() => shortTag.decrypt(key)).toThrow('JWE decryption failed')
+    expect(token.decrypt(key)).toContain('"aud":"two-step"')
+  })
+})
+
+describe('single use across the clock', () => {
+  it('refuses a replay even after envelopes expired by the wall clock were opened in between', async () => {
+    // Envelopes stamped in the past (their own `at` keeps them valid): what the process remembers
+    // of them must not be dropped while they can still be presented.
+    const past = Math.floor(Date.now() / 1000) - 3 * ENVELOPE_MAX_AGE
+    const flow = flowOf()
+    const run = await advance(flow, {}, { type: 'go', at: past })
+    const pastOptions = { ...options, at: past }
+    const first = await sealEnvelope(flow, run.snapshot, pastOptions)
+    const second = await sealEnvelope(flow, run.snapshot, pastOptions)
+    await openEnvelope(flow, first, pastOptions)
+    await openEnvelope(flow, second, pastOptions)
+    expect((await refusal(openEnvelope(flow, first, pastOptions))).code).toBe('ERR_FLOW_STATE_INVALID')
   })
 })
