@@ -12,15 +12,15 @@ export const groups = {
   },
   envelope: {
     mutate: ['core/engine/envelope.ts', 'core/jwe-gcm.ts'],
-    tests: ['test/core/envelope.test.ts', 'test/core/resume.test.ts', 'test/mutation/envelope.test.ts'],
+    tests: ['test/core/envelope.test.ts', 'test/core/resume.test.ts', 'test/mutation/envelope.test.ts', 'test/mutation/webcrypto.test.ts'],
   },
   jwt: {
     mutate: ['core/jwt.ts', 'core/jwe-cbc.ts'],
-    tests: ['test/core/jwt.test.ts', 'test/mutation/jwt.test.ts'],
+    tests: ['test/core/jwt.test.ts', 'test/mutation/jwt.test.ts', 'test/mutation/webcrypto.test.ts'],
   },
   cookies: {
     mutate: ['core/cookies.ts'],
-    tests: ['test/core/session.test.ts', 'test/core/signout.test.ts', 'test/mutation/cookies.test.ts'],
+    tests: ['test/core/session.test.ts', 'test/core/signout.test.ts', 'test/mutation/cookies.test.ts', 'test/mutation/session.test.ts'],
   },
   redirect: {
     mutate: ['core/http/dispatch.ts:49-56', 'core/http/dispatch.ts:87-114', 'core/flows/callbacks.ts:12-25', 'core/config/origins.ts'],
@@ -33,7 +33,16 @@ export const groups = {
     ],
   },
   oauth: {
-    mutate: ['core/flows/oauth.ts', 'core/oauth/exchange.ts:1-123', 'core/oauth/server.ts:14-23', 'core/oauth/server.ts:108-171'],
+    // The checks: protected parameters, callback URL and redirect proxy, state/PKCE/nonce, the code
+    // exchange and ID token signature, account linking. Not the profile mapping around them.
+    mutate: [
+      'core/flows/oauth.ts:42-163',
+      'core/flows/oauth.ts:225-275',
+      'core/flows/oauth.ts:281-360',
+      'core/oauth/exchange.ts:58-112',
+      'core/oauth/server.ts:14-23',
+      'core/oauth/server.ts:134-171',
+    ],
     tests: [
       'test/oauth/oidc-signin.test.ts',
       'test/oauth/attacks.test.ts',

@@ -98,8 +98,8 @@ export interface ExpectedCookie {
 /** A response as an oracle entry describes it. */
 export interface ExpectedResponse {
   status: number
-  /** The exact `Location` header; `null` when the response must have none. Omitted: not checked. */
-  location?: string | null
+  /** The `Location` header, exactly or by pattern; `null` when there must be none. Omitted: not checked. */
+  location?: string | RegExp | null
   /** By cookie name: exactly this `Set-Cookie`, or `null` when it must not be set. Others are not checked. */
   cookies?: Record<string, ExpectedCookie | null>
   /** The error types logged during the request, in order (needs {@link ModelDriver.loggedErrors}). */
@@ -175,7 +175,14 @@ const sortedEntries = (record: Record<string, unknown>) => Object.fromEntries(Ob
  */
 function checkOracle(key: string, expected: ExpectedResponse, response: Response, errors: string[] | undefined): void {
   assertEqual(response.status, expected.status, `${key}: status`)
-  if (expected.location !== undefined) assertEqual(response.headers.get('location'), expected.location, `${key}: Location`)
+  const location = response.headers.get('location')
+  if (expected.location instanceof RegExp) {
+    if (location === null || !expected.location.test(location)) {
+      throw new ModelAssertionError(`${key}: Location`, String(expected.location), location)
+    }
+  } else if (expected.location !== undefined) {
+    assertEqual(location, expected.location, `${key}: Location`)
+  }
   const cookies = setCookiesOf(response)
   for (const [name, cookie] of Object.entries(expected.cookies ?? {})) {
     const actual = cookies.get(name)

@@ -4,7 +4,8 @@
  * account's lookup. A verified user is handed to the sign-in completion, whose own model test
  * walks the rest; here it runs with its defaults and must sign the user in.
  */
-import { expect, vi, type Mock } from 'vitest'
+import { afterAll, expect, vi, type Mock } from 'vitest'
+import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import { decode } from '../../core/jwt.js'
@@ -21,6 +22,57 @@ const jwtPolicy = { strategy: 'jwt', maxAge: 2_592_000 } as const
 const dbPolicy = { strategy: 'database', maxAge: 2_592_000 } as const
 const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
+const MAX_AGE = jwtPolicy.maxAge
+
+// Every request of this file happens at T0 to the second, so expiries can be expected exactly.
+vi.useFakeTimers({ toFake: ['Date'] })
+vi.setSystemTime(T0 * 1000)
+afterAll(() => vi.useRealTimers())
+
+const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
+const session = (value: RegExp): Record<string, ExpectedCookie> => ({
+  [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: new Date((T0 + MAX_AGE) * 1000).toUTCString() } },
+  '__Secure-authjs.callback-url': { value: `${ORIGIN}/dashboard`, attributes: ATTRIBUTES },
+})
+const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const refused = (location: string, errors: string[]): ExpectedResponse => ({
+  status: 302,
+  location,
+  cookies: { [SESSION_COOKIE]: null },
+  errors,
+})
+
+/**
+ * What each (final state, cause) must answer, from the spec rather than the chart: a verdict of
+ * `authorize` or the database that the chart mishandles ends in a pair this table does not list.
+ */
+const ORACLE: Record<string, ExpectedResponse> = {
+  'verified ← jwt, authorize accepts': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(JWE), errors: [] },
+  'verified ← database, authorize accepts, account unknown': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(UUID), errors: [] },
+  'verified ← database, authorize accepts, account linked': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(UUID), errors: [] },
+  'rejected ← jwt, authorize returns null': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`, ['CredentialsSignin']),
+  'rejected ← database, authorize returns null': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`, ['CredentialsSignin']),
+  'rejected ← jwt, authorize rejects with a code': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=wrong-password`, ['CredentialsSignin']),
+  'rejected ← database, authorize rejects with a code': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=wrong-password`, ['CredentialsSignin']),
+  'failed ← jwt, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
+  'failed ← database, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
+  'failed ← database, authorize accepts, account lookup fails': refused(`${ORIGIN}/auth/error?error=Configuration`, ['AdapterError', 'AdapterError']),
+}
+
+/** Why the request ends where it does, in the words of the arranged world. */
+function causeOf(world: World): string {
+  const verdict = {
+    accepts: 'authorize accepts',
+    returnsNull: 'authorize returns null',
+    rejectsWithCode: 'authorize rejects with a code',
+    throws: 'authorize throws',
+  }[world.authorize]
+  const lookup = world.strategy === 'database' && world.authorize === 'accepts'
+    ? `, account ${world.account === 'lookupFails' ? 'lookup fails' : world.account}`
+    : ''
+  return `${world.strategy}, ${verdict}${lookup}`
+}
 
 class WrongPassword extends CredentialsSignin {
   override code = 'wrong-password'
@@ -32,6 +84,7 @@ interface World {
   authorize: 'accepts' | 'returnsNull' | 'rejectsWithCode' | 'throws'
   account: 'unknown' | 'linked' | 'lookupFails'
   events: { signIn: Mock<(message: unknown) => void> }
+  logger: ReturnType<typeof spyLogger>
 }
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
@@ -39,7 +92,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
-    logger: spyLogger(),
+    logger: world.logger,
     inspect,
     events: world.events,
     session: { strategy: world.strategy },
@@ -102,7 +155,12 @@ const driver: ModelDriver<World> = {
     authorize: 'accepts',
     account: 'unknown',
     events: { signIn: vi.fn() },
+    logger: spyLogger(),
   }),
+  cause: causeOf,
+  oracle: ORACLE,
+  loggedErrors: (world) =>
+    world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name),
   arrange: {
     'authorize.done': (world) => {
       world.authorize = 'accepts'

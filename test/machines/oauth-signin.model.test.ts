@@ -5,6 +5,7 @@
  * succeeds, the database is down, the callbacks decide.
  */
 import { afterAll, expect, vi, type Mock } from 'vitest'
+import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { string, type as looseObject } from 'superstruct'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth, customFetch } from '../../core/index.js'
@@ -25,6 +26,91 @@ const EMAIL = OP_ACCOUNT.email.toLowerCase()
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', PROVIDER)] })
 afterAll(() => op.close())
 
+// Every request of this file (the provider's too) happens at T0 to the second: exact expiries.
+vi.useFakeTimers({ toFake: ['Date'] })
+vi.setSystemTime(T0 * 1000)
+afterAll(() => vi.useRealTimers())
+
+const MAX_AGE = 2_592_000
+const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
+const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** The sealed flow, for 15 minutes; then cleared by the callback, whatever it brings. */
+const FLOW_SEALED: ExpectedCookie = {
+  value: JWE,
+  attributes: { ...ATTRIBUTES, 'max-age': '900', expires: new Date((T0 + 900) * 1000).toUTCString() },
+}
+const FLOW_CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
+const sessionIssued = (value: RegExp): ExpectedCookie => ({
+  value,
+  attributes: { ...ATTRIBUTES, expires: new Date((T0 + MAX_AGE) * 1000).toUTCString() },
+})
+const CONFIGURATION = `${ORIGIN}/auth/error?error=Configuration`
+const failedCallback = (errors: string[]): ExpectedResponse => ({
+  status: 302,
+  location: CONFIGURATION,
+  cookies: { [SESSION_COOKIE]: null, [STATE_COOKIE]: FLOW_CLEARED },
+  errors,
+})
+
+/** What each (final state, cause) must answer, from the spec rather than the chart. */
+const ORACLE: Record<string, ExpectedResponse> = {
+  'awaitingCallback ← sign-in started': {
+    status: 302,
+    location: new RegExp(`^${op.issuer}/auth\\?`),
+    cookies: { [STATE_COOKIE]: FLOW_SEALED, [SESSION_COOKIE]: null },
+    errors: [],
+  },
+  'failed ← discovery fails': {
+    status: 302,
+    location: CONFIGURATION,
+    cookies: { [STATE_COOKIE]: null, [SESSION_COOKIE]: null },
+    errors: ['CallbackRouteError'],
+  },
+  'refusedByProvider ← provider denies': {
+    status: 302,
+    location: `${ORIGIN}/auth/signin?error=OAuthCallbackError`,
+    cookies: { [SESSION_COOKIE]: null, [STATE_COOKIE]: FLOW_CLEARED },
+    errors: ['OAuthCallbackError'],
+  },
+  'failed ← callback names another issuer': failedCallback(['InvalidCheck']),
+  'failed ← code forged': failedCallback(['CallbackRouteError']),
+  'failed ← userinfo fails': failedCallback(['CallbackRouteError']),
+  'failed ← profile misfits': failedCallback(['OAuthProfileParseError']),
+  'failed ← account lookup fails': failedCallback(['AdapterError', 'AdapterError']),
+  'verified ← no adapter, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(JWE), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+  'verified ← adapter, account unknown, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(UUID), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+  'verified ← adapter, account linked, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(UUID), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+}
+
+/** Why a request ends where it does, in the words of the arranged world (the first thing to go wrong). */
+function causeOf(world: World, request: readonly { event: { type: string } }[]): string {
+  if (world.discovery === 'fails') return 'discovery fails'
+  if (request[0]!.event.type === 'oauth.start') return 'sign-in started'
+  if (world.provider === 'denies') return 'provider denies'
+  if (world.callback === 'wrongIssuer') return 'callback names another issuer'
+  if (world.code === 'forged') return 'code forged'
+  if (world.userinfo === 'fails') return 'userinfo fails'
+  if (world.profile === 'misfits') return 'profile misfits'
+  if (world.account === 'lookupFails') return 'account lookup fails'
+  return world.policy.hasAdapter ? `adapter, account ${world.account}, signed in` : 'no adapter, signed in'
+}
+
 const POLICIES = [{ hasAdapter: false }, { hasAdapter: true }] as const
 
 interface World {
@@ -41,6 +127,7 @@ interface World {
   profile: 'fits' | 'misfits'
   account: 'unknown' | 'linked' | 'lookupFails'
   events: { signIn: Mock<(message: unknown) => void> }
+  logger: ReturnType<typeof spyLogger>
 }
 
 function worldFetch(world: World): typeof fetch {
@@ -60,7 +147,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
-    logger: spyLogger(),
+    logger: world.logger,
     inspect,
     events: world.events,
     ...(world.policy.hasAdapter
@@ -131,6 +218,14 @@ const driver: ModelDriver<World> = {
     if (event.type === 'lookUpAccount.done') return event.output.user ? 'account linked' : 'account unknown'
     return undefined
   },
+  cause: causeOf,
+  oracle: ORACLE,
+  // The errors of the request just sent: the log is emptied after each read.
+  loggedErrors: (world) => {
+    const errors = world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name)
+    world.logger.error.mockClear()
+    return errors
+  },
   world: () => {
     const world = {
       policy: POLICIES[0],
@@ -145,6 +240,7 @@ const driver: ModelDriver<World> = {
       profile: 'fits',
       account: 'unknown',
       events: { signIn: vi.fn() },
+      logger: spyLogger(),
     } as Omit<World, 'fetch'> as World
     world.fetch = worldFetch(world)
     return world
