@@ -9,7 +9,16 @@ import { termsExtension } from 'authchart/extensions/terms'
 import { describeFlowModel, flowMachine } from 'authchart/testing'
 import { Auth } from '../../core/index.js'
 import { authRequest, ORIGIN, SECRET } from '../fixtures/http.js'
-import { completionDriver, configFor, expectNothingIssued, type ExtensionDriver, type World } from '../machines/completion-driver.js'
+import type { ExpectedResponse } from 'authchart/testing'
+import {
+  FLOW_CLEARED,
+  FLOW_SEALED,
+  completionDriver,
+  configFor,
+  expectNothingIssued,
+  type ExtensionDriver,
+  type World,
+} from '../machines/completion-driver.js'
 import { reportCoverage } from '../machines/harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
@@ -49,8 +58,63 @@ async function answerTerms(world: World, event: 'terms.accept' | 'terms.decline'
   return response
 }
 
+const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
+const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
+const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** What the ends the terms step decides must answer, per way in. */
+const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
+for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
+  const refused = (errors: string[]): ExpectedResponse => ({
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=AccessDenied`,
+    cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_CLEARED },
+    errors,
+  })
+  Object.assign(ORACLE, {
+    [`awaitingTerms ← ${entry}: terms to accept`]: {
+      status: 302,
+      location: `${ORIGIN}/auth/step/signin-completion`,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    },
+    [`denied ← ${entry}: terms declined`]: refused([]),
+    [`denied ← ${entry}: recording the acceptance fails`]: refused(['Error']),
+    [`signedIn ← ${entry}: terms accepted`]: (world: World): ExpectedResponse => ({
+      status: 302,
+      location: `${ORIGIN}/dashboard`,
+      cookies: {
+        [SESSION_COOKIE]: {
+          value: world.policy.strategy === 'database' ? UUID : JWE,
+          attributes: { ...ATTRIBUTES, expires: new Date((T0 + 2_592_000) * 1000).toUTCString() },
+        },
+        [COMPLETION_COOKIE]: FLOW_CLEARED,
+      },
+      errors: [],
+    }),
+  })
+}
+// A first sign-in with a newUser page goes there once the terms are accepted.
+ORACLE['welcomedNewUser ← credentials database: terms accepted'] = (world) => ({
+  ...(ORACLE['signedIn ← credentials database: terms accepted'] as (w: World) => ExpectedResponse)(world),
+  location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
+})
+
 const extension: ExtensionDriver = {
   extensions: [terms],
+  cause: (world, request) => {
+    const own = termsOf(world)
+    const entry = `${world.firstFactor} ${world.policy.strategy}`
+    const answering = request[0]!.event.type.startsWith('terms.')
+    if (answering && own.answered === 'declined') return `${entry}: terms declined`
+    if (answering && own.recording === 'fails') return `${entry}: recording the acceptance fails`
+    if (answering) return `${entry}: terms accepted`
+    // The first-factor or code request: the terms stop it only when they are not accepted yet.
+    const rest = request.map((step) => step.event.type)
+    return rest.includes('checkTerms.done') && own.terms === 'notAccepted' ? `${entry}: terms to accept` : undefined
+  },
+  oracle: ORACLE,
   samples: [
     { type: 'checkTerms.done', at: T0, output: { accepted: true } },
     { type: 'checkTerms.done', at: T0, output: { accepted: false } },
