@@ -1,10 +1,14 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import base from '../../vitest.config.js'
+import { groups } from '../../stryker.config.mjs'
+
+const names = (process.env.MUTATE_GROUPS ?? Object.keys(groups).join(',')).split(',') as (keyof typeof groups)[]
 
 /**
  * The vitest config StrykerJS runs the mutation groups with (`npm run mutate`): the suite's own
- * aliases and timeouts, one project, without the model-coverage summary (its records live in the
+ * aliases and timeouts, one project holding only the test files of the groups in MUTATE_GROUPS,
+ * without the model-coverage summary (its records live in the
  * shared node_modules/.cache, which a mutation run must not clear under a concurrent `npm test`).
  */
 export default defineConfig({
@@ -13,7 +17,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/apps/**'],
+    // Only the test files of the mutation groups being run.
+    include: [...new Set(names.flatMap((name) => groups[name].tests))],
   },
 })
