@@ -320,7 +320,7 @@ export async function drivePath<World>(driver: ModelDriver<World>, path: ModelPa
       if (!entry) {
         throw new ModelAssertionError(`no oracle entry for "${key}": the request ended where its cause does not lead`, Object.keys(driver.oracle).filter((k) => k.startsWith(`${restedIn} ←`) || k.endsWith(`← ${cause}`)), key)
       }
-      checkOracle(key, typeof entry === 'function' ? entry(world) : entry, response.clone(), driver.loggedErrors?.(world))
+      checkOracle(key, typeof entry === 'function' ? entry(world) : entry, response, driver.loggedErrors?.(world))
     }
     await check(response, world)
   }
