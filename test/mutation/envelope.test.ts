@@ -442,3 +442,50 @@ describe('single use across the clock', () => {
     expect((await refusal(openEnvelope(flow, first, pastOptions))).code).toBe('ERR_FLOW_STATE_INVALID')
   })
 })
+
+describe('tokens sealed with our key but outside the format', () => {
+  /** Seals `plaintext` with AES-GCM under the envelope key, with the IV and tag lengths given. */
+  async function sealedRaw(plaintext: Uint8Array, ivLength = 12, tagLength = 16): Promise<string> {
+    const key = await hkdfSha256(SECRET, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
+    const header = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid }))
+    const iv = crypto.getRandomValues(new Uint8Array(ivLength))
+    const aesKey = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt'])
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(header), tagLength: 128 }, aesKey, plaintext),
+    )
+    const tag = sealed.slice(-16).slice(0, tagLength)
+    return [header, '', base64url.encode(iv), base64url.encode(sealed.slice(0, -16)), base64url.encode(tag)].join('.')
+  }
+  const claimsBytes = async () => new TextEncoder().encode(JSON.stringify({ ...(await openClaims(await sealedFor(), SECRET, COOKIE)), jti: crypto.randomUUID() }))
+
+  it('opens one sealed exactly as the engine seals (the helper is faithful)', async () => {
+    expect((await openEnvelope(flowOf(), await sealedRaw(await claimsBytes()), options)).value).toBe('waiting')
+  })
+
+  it('refuses a truncated authentication tag, which AES-GCM alone would accept', async () => {
+    const sealed = await sealedRaw(await claimsBytes(), 12, 12)
+    const error = await openEnvelope(flowOf(), sealed, options).catch((e: unknown) => e as FlowStateError)
+    expect(error).toBeInstanceOf(FlowStateError)
+    expect((error.cause as Error).message).toBe('JWE decryption failed')
+    expect(((error.cause as Error).cause as Error).message).toBe('lengths')
+  })
+
+  it('refuses an IV other than 96 bits', async () => {
+    const sealed = await sealedRaw(await claimsBytes(), 16)
+    expect((await refusal(openEnvelope(flowOf(), sealed, options))).code).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses a token with a sixth part', async () => {
+    const sealed = `${await sealedRaw(await claimsBytes())}.extra`
+    expect((await refusal(openEnvelope(flowOf(), sealed, options))).code).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it('refuses plaintext that is not UTF-8, even inside a JSON string', async () => {
+    const text = JSON.stringify({ ...(await openClaims(await sealedFor(), SECRET, COOKIE)), jti: crypto.randomUUID() })
+    const at = text.indexOf('"alice"') + 1
+    const bytes = new TextEncoder().encode(text)
+    bytes[at] = 0xff
+    expect((await refusal(openEnvelope(flowOf(), await sealedRaw(bytes), options))).code).toBe('ERR_FLOW_STATE_INVALID')
+  })
+})
