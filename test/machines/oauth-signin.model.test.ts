@@ -278,9 +278,11 @@ const driver: ModelDriver<World> = {
       const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrf)
       const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+      // Every sign-in also names a redirect_uri of its own: it must never reach the provider.
       const response = await Auth(
         authRequest({
           path: `/auth/signin/${PROVIDER}`,
+          query: { redirect_uri: 'https://evil.example/cb' },
           body: { csrfToken, callbackUrl: '/dashboard' },
           cookies: world.jar,
         }),
@@ -315,6 +317,7 @@ const driver: ModelDriver<World> = {
       const location = new URL(response.headers.get('location')!)
       expect(location.origin).toBe(op.issuer)
       expect(location.searchParams.get('code_challenge_method')).toBe('S256')
+      expect(location.searchParams.getAll('redirect_uri')).toEqual([`${CALLBACK_BASE}${PROVIDER}`])
       expect(setCookie(response, STATE_COOKIE)?.value).toMatch(/^ey/)
     },
     // The provider vouched for the user; the sign-in completion (its own model test) did the rest.
