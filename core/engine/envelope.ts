@@ -106,12 +106,13 @@ async function openClaims(sealed: string, secrets: readonly string[], salt: stri
  */
 function checkedClaims(plaintext: string, at: number): JWTPayload {
   let payload: unknown
+  // Stryker disable BlockStatement: equivalent, emptied, either block leaves payload undefined and the next check throws the same error
   try {
     payload = JSON.parse(plaintext)
-    // Stryker disable next-line BlockStatement: equivalent, payload stays undefined and the next check throws the same error
   } catch {
     throw new joseErrors.JWTInvalid('JWT Claims Set must be a top-level JSON object')
   }
+  // Stryker restore BlockStatement
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
     throw new joseErrors.JWTInvalid('JWT Claims Set must be a top-level JSON object')
   }
@@ -212,8 +213,8 @@ function consumeOnce(jti: string, expires: number): boolean {
     for (const [id, until] of consumed) if (until < now) consumed.delete(id)
     // Still full of live ids: drop the oldest rather than grow without bound.
     if (consumed.size >= MAX_CONSUMED) consumed.delete(consumed.keys().next().value as string)
-    // Stryker restore all
   }
+  // Stryker restore all
   consumed.set(jti, expires)
   return true
 }
