@@ -206,7 +206,7 @@ const MAX_CONSUMED = 100_000
 
 function consumeOnce(jti: string, expires: number): boolean {
   if (consumed.has(jti)) return false
-  // Stryker disable next-line EqualityOperator,ConditionalExpression,BlockStatement: not equivalent, but reached only with 100 000 live ids in one process (16 s of sealing per run); test/mutation/envelope.test.ts kills the mutants that evict earlier
+  // Stryker disable next-line EqualityOperator,ConditionalExpression,BlockStatement: not equivalent, but reached only with 100 000 live ids in one process (16 s of sealing per run); an eviction that comes too early fails "single use across the clock" in test/mutation/envelope.test.ts
   if (consumed.size >= MAX_CONSUMED) {
     // Stryker disable all: reached only with 100 000 live ids in one process, as above
     const now = Date.now() / 1000
