@@ -19,7 +19,7 @@ import {
   type ExtensionDriver,
   type World,
 } from '../machines/completion-driver.js'
-import { reportCoverage } from '../machines/harness.js'
+import { httpDate, JWE, reportCoverage, SECURE_ATTRIBUTES, UUID } from '../machines/harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -58,10 +58,7 @@ async function answerTerms(world: World, event: 'terms.accept' | 'terms.decline'
   return response
 }
 
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
 const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
-const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** What the ends the terms step decides must answer, per way in. */
 const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
@@ -87,7 +84,7 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
       cookies: {
         [SESSION_COOKIE]: {
           value: world.policy.strategy === 'database' ? UUID : JWE,
-          attributes: { ...ATTRIBUTES, expires: new Date((T0 + 2_592_000) * 1000).toUTCString() },
+          attributes: { ...SECURE_ATTRIBUTES, expires: httpDate(T0 + 2_592_000) },
         },
         [COMPLETION_COOKIE]: FLOW_CLEARED,
       },

@@ -22,7 +22,7 @@ import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLo
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import type { ExpectedCookie, ExpectedResponse, ModelStep } from '../../testing/index.js'
-import type { ModelDriver, ModelEvent } from './harness.js'
+import { freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver, type ModelEvent } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
 afterAll(() => op.close())
@@ -35,16 +35,10 @@ const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'c
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
 const OTHER = { id: 'oauth-alice', name: 'Alice (GitHub)', email: ALICE.email, emailVerified: null }
 
-// Every request of the paths happens at T0 to the second, so expiries can be expected exactly.
-vi.useFakeTimers({ toFake: ['Date'] })
-vi.setSystemTime(T0 * 1000)
-afterAll(() => vi.useRealTimers())
+freezeClock(T0)
 
 const MAX_AGE = 2_592_000
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
-const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const httpDate = (seconds: number) => new Date(seconds * 1000).toUTCString()
+const ATTRIBUTES = SECURE_ATTRIBUTES
 /** The resting completion, sealed for 15 minutes. */
 export const FLOW_SEALED: ExpectedCookie = { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) } }
 export const FLOW_CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
@@ -330,11 +324,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
   cause: (world, request) => extension?.cause?.(world, request) ?? causeOf(world, request),
   oracle: { ...ORACLE, ...extension?.oracle },
   // The errors of the request just sent: the log is emptied after each read.
-  loggedErrors: (world) => {
-    const errors = world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name)
-    world.logger.error.mockClear()
-    return errors
-  },
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   arrange: {
     ...extension?.arrange,
     'checkSignIn.done': (world, event) => {

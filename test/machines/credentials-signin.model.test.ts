@@ -4,7 +4,7 @@
  * account's lookup. A verified user is handed to the sign-in completion, whose own model test
  * walks the rest; here it runs with its defaults and must sign the user in.
  */
-import { afterAll, expect, vi, type Mock } from 'vitest'
+import { expect, vi, type Mock } from 'vitest'
 import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
@@ -14,7 +14,7 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { credentialsSignInMachine } from '../../machines/credentials-signin.machine.js'
 import Credentials from '../../providers/credentials.js'
 import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const T0 = Math.floor(Date.now() / 1000)
@@ -24,18 +24,13 @@ const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'c
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
 const MAX_AGE = jwtPolicy.maxAge
 
-// Every request of this file happens at T0 to the second, so expiries can be expected exactly.
-vi.useFakeTimers({ toFake: ['Date'] })
-vi.setSystemTime(T0 * 1000)
-afterAll(() => vi.useRealTimers())
+freezeClock(T0)
 
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
+const ATTRIBUTES = SECURE_ATTRIBUTES
 const session = (value: RegExp): Record<string, ExpectedCookie> => ({
-  [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: new Date((T0 + MAX_AGE) * 1000).toUTCString() } },
+  [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) } },
   '__Secure-authjs.callback-url': { value: `${ORIGIN}/dashboard`, attributes: ATTRIBUTES },
 })
-const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const refused = (location: string, errors: string[]): ExpectedResponse => ({
   status: 302,
   location,
@@ -159,8 +154,7 @@ const driver: ModelDriver<World> = {
   }),
   cause: causeOf,
   oracle: ORACLE,
-  loggedErrors: (world) =>
-    world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name),
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   arrange: {
     'authorize.done': (world) => {
       world.authorize = 'accepts'

@@ -15,7 +15,7 @@ import { oauthSignInMachine } from '../../machines/oauth-signin.machine.js'
 import { authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, opClient } from '../oauth/helpers.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STATE_COOKIE = '__Secure-authjs.state'
@@ -26,24 +26,19 @@ const EMAIL = OP_ACCOUNT.email.toLowerCase()
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', PROVIDER)] })
 afterAll(() => op.close())
 
-// Every request of this file (the provider's too) happens at T0 to the second: exact expiries.
-vi.useFakeTimers({ toFake: ['Date'] })
-vi.setSystemTime(T0 * 1000)
-afterAll(() => vi.useRealTimers())
+freezeClock(T0)
 
 const MAX_AGE = 2_592_000
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
-const JWE = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const ATTRIBUTES = SECURE_ATTRIBUTES
 /** The sealed flow, for 15 minutes; then cleared by the callback, whatever it brings. */
 const FLOW_SEALED: ExpectedCookie = {
   value: JWE,
-  attributes: { ...ATTRIBUTES, 'max-age': '900', expires: new Date((T0 + 900) * 1000).toUTCString() },
+  attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) },
 }
 const FLOW_CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
 const sessionIssued = (value: RegExp): ExpectedCookie => ({
   value,
-  attributes: { ...ATTRIBUTES, expires: new Date((T0 + MAX_AGE) * 1000).toUTCString() },
+  attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) },
 })
 const CONFIGURATION = `${ORIGIN}/auth/error?error=Configuration`
 const failedCallback = (errors: string[]): ExpectedResponse => ({
@@ -221,11 +216,7 @@ const driver: ModelDriver<World> = {
   cause: causeOf,
   oracle: ORACLE,
   // The errors of the request just sent: the log is emptied after each read.
-  loggedErrors: (world) => {
-    const errors = world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name)
-    world.logger.error.mockClear()
-    return errors
-  },
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   world: () => {
     const world = {
       policy: POLICIES[0],

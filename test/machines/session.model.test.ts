@@ -10,7 +10,7 @@ import { startOidcProvider } from '../fixtures/oidc-provider.js'
 import type { AuthConfig } from '../../core/types.js'
 import { sessionMachine } from '../../machines/session.machine.js'
 import { authRequest, ALICE, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const MAX_AGE = 2_592_000
@@ -47,10 +47,7 @@ const op = await startOidcProvider({
 })
 afterAll(() => op.close())
 
-// Every request of this file happens at T0 to the second, so expiries can be expected exactly.
-vi.useFakeTimers({ toFake: ['Date'] })
-vi.setSystemTime(T0 * 1000)
-afterAll(() => vi.useRealTimers())
+freezeClock(T0)
 
 type AdapterMethod = 'getSessionAndUser' | 'deleteSession' | 'updateSession'
 
@@ -235,10 +232,9 @@ function causeOf(world: World): string {
   return `${world.strategy} ${world.request}, ${cookie}${trouble.length > 0 ? `; ${trouble.join(', ')}` : ''}`
 }
 
-const httpDate = (seconds: number) => new Date(seconds * 1000).toUTCString()
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
+const ATTRIBUTES = SECURE_ATTRIBUTES
 /** A session cookie (re)issued to expire at T0 + maxAge: a JWE, or the stored row's token. */
-const ISSUED = (value: string | RegExp = /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/): Record<string, ExpectedCookie> => ({
+const ISSUED = (value: string | RegExp = JWE): Record<string, ExpectedCookie> => ({
   [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) } },
 })
 const EXTENDED = ISSUED(STORED_TOKEN)
@@ -455,8 +451,7 @@ const driver: ModelDriver<World> = {
   }),
   cause: causeOf,
   oracle: ORACLE,
-  loggedErrors: (world) =>
-    world.logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name),
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   arrange: {
     'decodeSessionToken.done': (world, event) => {
       const { token } = event.output

@@ -4,29 +4,23 @@
  * the world decides whether the user already has a factor, which code is typed, and whether the
  * factor store works.
  */
-import { afterAll, expect, vi } from 'vitest'
+import { expect } from 'vitest'
 import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { totpCode } from '../../core/second-factor/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
-import { authRequest, CookieJar, ORIGIN, testConfig } from '../fixtures/http.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { authRequest, CookieJar, ORIGIN, spyLogger, testConfig } from '../fixtures/http.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, type ModelDriver } from './harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const ENROLMENT_COOKIE = '__Secure-authchart.flow.totp-enrolment'
 
-// Every request of this file happens at T0 to the second, so expiries can be expected exactly.
-vi.useFakeTimers({ toFake: ['Date'] })
-vi.setSystemTime(T0 * 1000)
-afterAll(() => vi.useRealTimers())
+freezeClock(T0)
 
-const ATTRIBUTES = { path: '/', httponly: true, secure: true, samesite: 'Lax' } as const
-const SEALED: ExpectedCookie = {
-  value: /^eyJ[\w-]*\.\.[\w-]+\.[\w-]+\.[\w-]+$/,
-  attributes: { ...ATTRIBUTES, 'max-age': '900', expires: new Date((T0 + 900) * 1000).toUTCString() },
-}
+const ATTRIBUTES = SECURE_ATTRIBUTES
+const SEALED: ExpectedCookie = { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) } }
 const CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
 const STEP_PAGE = `${ORIGIN}/auth/step/totp-enrolment`
 const DB_DOWN = ['AdapterError', 'AdapterError']
@@ -114,12 +108,7 @@ const driver: ModelDriver<World> = {
   },
   oracle: ORACLE,
   // The errors of the request just sent: the log is emptied after each read.
-  loggedErrors: (world) => {
-    const error = (world.config!.logger as { error: ReturnType<typeof vi.fn> }).error
-    const errors = error.mock.calls.map(([e]) => (e as { type?: string; name: string }).type ?? (e as Error).name)
-    error.mockClear()
-    return errors
-  },
+  loggedErrors: (world) => takeLoggedErrors(world.config!.logger as ReturnType<typeof spyLogger>),
   arrange: {
     'createTotpSecret.done': () => {},
     'createTotpSecret.failed': (world, event) => {
