@@ -136,10 +136,12 @@ describe('serializeCookie', () => {
     expect(serializeCookie({ name: 'n', value: 'a b;c=d,e"f\\g', options: {} })).toBe('n=a%20b%3Bc%3Dd%2Ce%22f%5Cg')
     expect(serializeCookie({ name: 'n', value: 'token|hash', options: {} })).toBe('n=token%7Chash')
     expect(serializeCookie({ name: 'n', value: 'https://a.example/x?y=1', options: {} })).toBe('n=https%3A%2F%2Fa.example%2Fx%3Fy%3D1')
+    // Nothing plain in it at all: still encoded, a space or `;` never reaches the header raw.
+    expect(serializeCookie({ name: 'n', value: ' ;=', options: {} })).toBe('n=%20%3B%3D')
   })
 
   it.each(['bad name', 'semi;colon', 'eq=ual', '', 'new\nline', 'ä'])('refuses the name %j', (name) => {
-    expect(() => serializeCookie({ name, value: 'v', options: {} })).toThrow(TypeError)
+    expect(() => serializeCookie({ name, value: 'v', options: {} })).toThrow(new TypeError(`invalid cookie name: ${name}`))
   })
 
   it('accepts every token character in a name', () => {
@@ -148,7 +150,7 @@ describe('serializeCookie', () => {
   })
 
   it.each(['/a;b', '/a\nb', '/\u007f', '/ä'])('refuses the path %j (header injection)', (path) => {
-    expect(() => serializeCookie({ name: 'n', value: 'v', options: { path } })).toThrow(TypeError)
+    expect(() => serializeCookie({ name: 'n', value: 'v', options: { path } })).toThrow(new TypeError('invalid path for n'))
   })
 
   it('accepts a path with spaces, = and other printable characters but ;', () => {
@@ -158,17 +160,19 @@ describe('serializeCookie', () => {
   it.each(['example.com;x=y', 'exa mple.com', '-bad.com', 'bad-.com', 'a..b', 'ex\nample.com', `${'a'.repeat(64)}.com`])(
     'refuses the domain %j',
     (domain) => {
-      expect(() => serializeCookie({ name: 'n', value: 'v', options: { domain } })).toThrow(TypeError)
+      expect(() => serializeCookie({ name: 'n', value: 'v', options: { domain } })).toThrow(new TypeError('invalid domain for n'))
     },
   )
 
   it('accepts a leading-dot domain, digits and inner hyphens', () => {
     expect(serializeCookie({ name: 'n', value: 'v', options: { domain: '.sub-1.Example.com' } })).toBe('n=v; Domain=.sub-1.Example.com')
     expect(serializeCookie({ name: 'n', value: 'v', options: { domain: `${'a'.repeat(63)}.com` } })).toBe(`n=v; Domain=${'a'.repeat(63)}.com`)
+    // Labels of one character, first and later.
+    expect(serializeCookie({ name: 'n', value: 'v', options: { domain: 'a.b.c' } })).toBe('n=v; Domain=a.b.c')
   })
 
   it.each([1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses maxAge %s', (maxAge) => {
-    expect(() => serializeCookie({ name: 'n', value: 'v', options: { maxAge } })).toThrow(TypeError)
+    expect(() => serializeCookie({ name: 'n', value: 'v', options: { maxAge } })).toThrow(new TypeError('invalid maxAge for n'))
   })
 
   it('formats each expiry to its own second', () => {
@@ -185,6 +189,8 @@ describe('parseCookieHeader', () => {
   it('reads names and values, trimming spaces and tabs, first occurrence winning', () => {
     const cookies = parseCookieHeader(' a=1 ;\tb = two\t; a=3;c=;=x; noequals; d=e=f')
     expect({ ...cookies }).toEqual({ a: '1', b: 'two', c: '', d: 'e=f' })
+    // A last part without `=` is no cookie.
+    expect({ ...parseCookieHeader('a=1; flag') }).toEqual({ a: '1' })
   })
 
   it('decodes percent-encoded values that decode cleanly and keeps the others as sent', () => {
@@ -239,6 +245,16 @@ describe('chunked session cookies', () => {
       `${NAME}.1=b; ${NAME}.0=a; ${NAME}.10=k; ${NAME}.2=c; ${NAME}x=no; ${NAME}.01=no; ${NAME}.16=no; ${NAME}.-1=no; ${NAME}.=no; ${NAME}_1=no; ${NAME}.1a=no`,
     )
     expect(readChunkedCookie(cookies, NAME)).toEqual({ value: 'abck', names: [`${NAME}.0`, `${NAME}.1`, `${NAME}.2`, `${NAME}.10`] })
+  })
+
+  it('reads the unchunked cookie before the chunks when both are sent', () => {
+    const cookies = parseCookieHeader(`${NAME}.1=c; ${NAME}=a; ${NAME}.0=b`)
+    expect(readChunkedCookie(cookies, NAME)).toEqual({ value: 'abc', names: [NAME, `${NAME}.0`, `${NAME}.1`] })
+  })
+
+  it('ignores a cookie of the same length with a chunk suffix but another name', () => {
+    const cookies = parseCookieHeader(`${'x'.repeat(NAME.length)}.0=evil; ${NAME}.1=b; ${NAME}.0=a`)
+    expect(readChunkedCookie(cookies, NAME)).toEqual({ value: 'ab', names: [`${NAME}.0`, `${NAME}.1`] })
   })
 
   it('reads an unchunked cookie, ignores empty ones, and reads nothing when there is none', () => {
