@@ -42,7 +42,7 @@ describe('isValidCallbackUrl', () => {
     expect(isValidCallbackUrl(url, ORIGIN)).toBe(true)
   })
 
-  it.each(['javascript:alert(1)', 'data:text/html,x', 'ftp://a.example/', 'x', '', 'https:', 'mailto:a@b.example', 'xhttps://a.example'])(
+  it.each(['javascript:alert(1)', 'data:text/html,x', 'ftp://a.example/', 'x', '', 'https:', 'mailto:a@b.example', 'xhttps://a.example', 'httpsx://a.example', 'http+x://a.example'])(
     'refuses %j',
     (url) => {
       expect(isValidCallbackUrl(url, ORIGIN)).toBe(false)
@@ -99,7 +99,9 @@ describe('the callback URL of a request', () => {
     client.jar.cookies.set(CALLBACK_COOKIE, 'javascript:alert(1)')
     const response = await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(ORIGIN)
-    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'InvalidCallbackUrl' }))
+    expect(config.logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({ type: 'InvalidCallbackUrl', message: 'Invalid callback URL cookie. Received: javascript:alert(1)' }),
+    )
   })
 
   it('sends an off-origin cookie value through the redirect callback, which keeps us home', async () => {
@@ -113,7 +115,11 @@ describe('the callback URL of a request', () => {
     const config = testConfig()
     const response = await Auth(authRequest({ path: '/auth/signin', query: { callbackUrl } }), config)
     expect(response.status).toBe(400)
-    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'InvalidCallbackUrl' }))
+    const logged = config.logger.error.mock.calls.map(([error]) => [(error as Error).name, (error as Error).message])
+    expect(logged).toEqual([
+      ['InvalidCallbackUrl', `Invalid callback URL. Received: ${callbackUrl}`],
+      ['RequestError', 'Invalid callbackUrl'],
+    ])
     expect(setCookie(response, CALLBACK_COOKIE)).toBeUndefined()
   })
 
@@ -124,10 +130,12 @@ describe('the callback URL of a request', () => {
     expect(response.status).toBe(400)
   })
 
-  it('is our origin when nothing names one; an empty callbackUrl is refused', async () => {
-    const client = new Client(testConfig())
+  it('is our origin when nothing names one, quietly; an empty callbackUrl is refused', async () => {
+    const config = testConfig()
+    const client = new Client(config)
     const response = await client.send({ path: '/signin' })
     expect(setCookie(response, CALLBACK_COOKIE)?.value).toBe(ORIGIN)
+    expect(config.logger.error).not.toHaveBeenCalled()
     expect((await client.send({ path: '/signin', query: { callbackUrl: '' } })).status).toBe(400)
   })
 })
