@@ -33,7 +33,6 @@ export const groups = {
     // exchange and ID token signature, account linking. Not the profile mapping around them.
     mutate: [
       'core/flows/oauth.ts:42-163',
-      'core/flows/oauth.ts:225-275',
       'core/flows/oauth.ts:281-360',
       'core/oauth/exchange.ts:58-112',
       'core/oauth/server.ts:14-23',
@@ -42,12 +41,16 @@ export const groups = {
     tests: [
       'test/oauth/oidc-signin.test.ts',
       'test/oauth/attacks.test.ts',
-      'test/oauth/linking.test.ts',
       'test/oauth/redirect-proxy.test.ts',
       'test/security/redirect-proxy-takeover.test.ts',
       'test/security/jwks-rotation.test.ts',
       'test/mutation/oauth.test.ts',
     ],
+  },
+  // Account linking after an OAuth sign-in: which user an account may be linked to.
+  linking: {
+    mutate: ['core/flows/oauth.ts:225-275'],
+    tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts'],
   },
   session: {
     mutate: [
@@ -80,7 +83,8 @@ export default {
   coverageAnalysis: 'perTest',
   // Two cores shared with the other work on the machine: one test runner at a time by default.
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
-  timeoutMS: 20_000,
+  // A mutant that makes a sign-in wait on the provider times out rather than hold the run.
+  timeoutMS: 8_000,
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${names.join('+')}/index.html` },
   jsonReporter: { fileName: `reports/mutation/${names.join('+')}/mutation.json` },
