@@ -231,7 +231,17 @@ const CLIENT_SAFE_TYPES = new Set<ErrorType>([
   'MissingCSRF',
   'AccountNotLinked',
   'WebAuthnVerificationError',
+  'EmailSignInError',
 ])
+
+/** The `error` query value of a client-safe type, where the page's vocabulary differs (spec §7). */
+const ERROR_PARAMS = new Map<ErrorType, string>([['EmailSignInError', 'EmailSignin']])
+
+/** The `error` query parameter for an error type: its page name if client-safe, else `Configuration`. */
+export function errorParamOf(type: ErrorType | 'Configuration'): string {
+  if (type === 'Configuration' || !CLIENT_SAFE_TYPES.has(type)) return 'Configuration'
+  return ERROR_PARAMS.get(type) ?? type
+}
 
 /**
  * Whether an error's `type` may be shown to the client. Every other error reaches the client as

@@ -14,6 +14,7 @@ export type WarningCode =
   | 'env-url-basepath-mismatch'
   | 'experimental-webauthn'
   | 'inspector-refused-in-production'
+  | 'email-send-throttled'
   | 'second-factor-attempts-exhausted'
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'

@@ -10,6 +10,8 @@ import type { LoggerInstance } from './logger.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
 import type { OAuthConfig } from './oauth/provider.js'
+import type { EmailConfig } from './email/provider.js'
+import type { WebAuthnConfig } from './flows/webauthn.js'
 import type { AuthStore } from './store/index.js'
 import type { FlowExtension } from './extensions.js'
 
@@ -193,7 +195,7 @@ export interface ProviderConfig extends CommonProviderOptions {
 /** A provider of any kind. */
 // An OAuth provider's profile type only matters to its own `profile` mapping.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | ProviderConfig
+export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | EmailConfig | WebAuthnConfig | ProviderConfig
 
 /** A provider, or a function returning one (Auth.js accepts both). */
 export type Provider = AnyProviderConfig | (() => AnyProviderConfig)

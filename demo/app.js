@@ -1,5 +1,6 @@
-// The demo application: Fastify with credentials sign-in, a protected page and sign-out.
-// It imports the package by name, exactly as an application would.
+// The demo application: Fastify with credentials, OpenID Connect, e-mail (magic links and one-time
+// codes) and passkey sign-in, a protected page and sign-out. It imports the package by name,
+// exactly as an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -9,8 +10,11 @@ import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
 import Credentials from 'authchart/providers/credentials'
+import Nodemailer from 'authchart/providers/nodemailer'
 import { termsExtension } from 'authchart/extensions/terms'
+import Passkey from 'authchart/providers/passkey'
 import { createLocalOp } from './local-op.js'
+import { createMailbox } from './mailbox.js'
 
 /** The demo user, printed at start. */
 export const DEMO_USER = {
@@ -60,6 +64,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
   mkdirSync(dataDir, { recursive: true })
   const origins = [...new Set([host, 'localhost', '127.0.0.1'])].map((h) => `http://${h}:${port}`)
   const localOp = createLocalOp({ issuer: `http://${host}:${port}/op`, origins })
+  // Sign-in e-mails go to an SMTP server inside the demo; /dev/mailbox shows what it received.
+  const mailbox = await createMailbox()
   const db = new PGlite(join(dataDir, 'pglite'))
   const adapter = PostgresAdapter(db)
   await adapter.migrate()
@@ -89,6 +95,8 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         },
       }),
     ],
+    // Passkeys are experimental, in Auth.js and here: the flag says you know.
+    experimental: { enableWebAuthn: true },
     providers: [
       Credentials({
         name: 'Demo account',
@@ -113,11 +121,19 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         // "Sign in with Local OP" shows its login page instead of silently reusing its session.
         logout: true,
       },
+      // Magic links (opened through a "Sign in as …" page) and a one-time code in the same message.
+      Nodemailer({ id: 'email', name: 'Email', server: mailbox.smtpUrl, from: 'authchart demo <demo@authchart.test>', code: true }),
+      // Sign up with an e-mail address and a passkey, sign in with it (or from the autofill of the
+      // e-mail field). Browsers allow passkeys on http://localhost, not on an IP address.
+      Passkey(),
     ],
   }
 
   const app = Fastify({ logger })
-  app.addHook('onClose', async () => db.close())
+  app.addHook('onClose', async () => {
+    await mailbox.close()
+    await db.close()
+  })
   // The Local OP reads its own request bodies, so it is served before Fastify parses them.
   app.addHook('onRequest', async (request, reply) => {
     const url = request.raw.url ?? ''
@@ -151,17 +167,22 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     const signedIn = Boolean(session?.user)
     const account = signedIn
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>. ${await signOutButton(request, reply)}</p>`
-      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>) or with <strong>Local OP</strong>, an OpenID Provider running inside this app.</p>`
+      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>), with <strong>Local OP</strong>, an OpenID Provider running inside this app, with <strong>Email</strong> (a link and a one-time code), or with <strong>a passkey</strong>: a new e-mail address signs up with one, a known one (or the autofill) signs in.</p>`
     return reply.type('text/html').send(
       page(
         'authchart demo',
         `<h1>authchart demo</h1>${account}<ul>
 <li><a href="/protected">Protected page</a>${signedIn ? '' : ' (sends you to sign in first)'}</li>
+<li><a href="/dev/mailbox">Development mailbox</a>: the sign-in e-mails the demo "sent", with their links and codes</li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
 <li><a href="/auth/__flows">Flow inspector</a>: the charts every request runs through, with recent traces (development only)</li></ul>`,
       ),
     )
   })
+
+  app.get('/dev/mailbox', async (_request, reply) =>
+    reply.type('text/html').header('cache-control', 'no-store').send(page('Development mailbox', mailbox.render())),
+  )
 
   app.get('/protected', async (request, reply) => {
     const session = await getSession(request, authConfig)
@@ -173,7 +194,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/two-factor">Two-step verification</a> · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })
@@ -238,6 +259,8 @@ export async function serveDemo({ port = DEFAULT_PORT, host = 'localhost', dataD
   }
   out(`authchart demo on http://${host}:${port}`)
   out(`Sign in with username "${DEMO_USER.username}" and password "${DEMO_USER.password}",`)
-  out('or with "Local OP", an OpenID Provider served by the demo itself at /op.')
+  out('or with "Local OP", an OpenID Provider served by the demo itself at /op,')
+  out(`or by e-mail: links and codes land in http://${host}:${port}/dev/mailbox.`)
+  out(`or sign up with a passkey (browsers allow them on http://localhost, not on an IP address).`)
   return app
 }

@@ -10,11 +10,10 @@
  *
  * @module
  */
-import { enums, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
+import { enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the submit event. */
@@ -24,8 +23,6 @@ export const CredentialsPolicy = object({
 })
 export type CredentialsPolicy = Infer<typeof CredentialsPolicy>
 
-const Denial = object({ error: string(), code: nullable(string()) })
-const Json = record(string(), unknown())
 
 /** Context of the credentials machine. */
 export const CredentialsSignInContext = object({
@@ -92,11 +89,6 @@ const toCompletion: Mapper = ({ context }) => ({
     credentials: context.credentials,
     claims: null,
   },
-})
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
 })
 
 /** The credentials sign-in machine. */

@@ -27,6 +27,13 @@ export {
   type OAuthSignInTag,
 } from './oauth-signin.machine.js'
 export {
+  emailSignInMachine,
+  EmailSignInContext,
+  type EmailSignInEvent,
+  type EmailSignInTag,
+  type PendingCode,
+} from './email-signin.machine.js'
+export {
   buildSignInCompletion,
   CONTINUE,
   DENY,
@@ -52,6 +59,16 @@ export {
   type TotpEnrolmentEvent,
   type TotpEnrolmentTag,
 } from './totp-enrolment.machine.js'
+export {
+  webauthnSignInMachine,
+  WebAuthnSignInContext,
+  WebAuthnCeremony,
+  decideCeremony,
+  type CeremonyOptions,
+  type FoundUser,
+  type WebAuthnSignInEvent,
+  type WebAuthnSignInTag,
+} from './webauthn-signin.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'

@@ -7,11 +7,10 @@
  *
  * @module
  */
-import { boolean, nullable, object, record, string, unknown, type Infer } from 'superstruct'
+import { boolean, nullable, object, record, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the start event. */
@@ -21,8 +20,6 @@ export const OAuthPolicy = object({
 })
 export type OAuthPolicy = Infer<typeof OAuthPolicy>
 
-const Denial = object({ error: string(), code: nullable(string()) })
-const Json = record(string(), unknown())
 
 /** Context of the OAuth machine; everything before the callback is sealed while it waits. */
 export const OAuthSignInContext = object({
@@ -133,11 +130,6 @@ const toCompletion: Mapper = ({ context }) => ({
     credentials: null,
     claims: context.sessionClaims,
   },
-})
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
 })
 
 /** The OAuth sign-in machine. */

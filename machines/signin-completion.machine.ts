@@ -27,15 +27,14 @@ import {
   type Struct,
 } from 'superstruct'
 import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
 import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
+import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
 export const SIGN_IN_COMPLETION = 'signin-completion'
 
 /** The version of the built-in chart; an extended chart's version adds its extensions'. */
-export const SIGN_IN_COMPLETION_VERSION = '2'
+export const SIGN_IN_COMPLETION_VERSION = '3'
 
 /** Where applications may insert their own states. */
 export const EXTENSION_POINTS = ['afterFirstFactor', 'afterFirstSignIn', 'beforeSession'] as const
@@ -61,8 +60,6 @@ export const SignInPolicy = object({
 })
 export type SignInPolicy = Infer<typeof SignInPolicy>
 
-const Json = record(string(), unknown())
-const Denial = object({ error: string(), code: nullable(string()) })
 
 const coreContextSchema = {
   policy: nullable(SignInPolicy),
@@ -77,6 +74,10 @@ const coreContextSchema = {
   /** What the user submitted; cleared as soon as the `signIn` callback has seen it. */
   credentials: nullable(Json),
   claims: nullable(Json),
+  /** A credential the first factor enrolled (a new passkey), saved by its user store. */
+  enrolment: nullable(Json),
+  /** The first factor signs in even when the `signIn` callback returns a URL (passkeys). */
+  ignoresSignInRedirect: boolean(),
   isNewUser: boolean(),
   /** The open second-factor challenge (its attempts are counted on the server under this id). */
   challenge: nullable(string()),
@@ -141,6 +142,8 @@ const initialContext: SignInCompletionContext = {
   persist: false,
   credentials: null,
   claims: null,
+  enrolment: null,
+  ignoresSignInRedirect: false,
   isNewUser: false,
   challenge: null,
   stepError: null,
@@ -173,11 +176,6 @@ const toNewUserPage: Mapper = ({ context }) => {
   }
 }
 const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
-})
 /** A resting step: the browser is sent to the step's page. */
 export const toStepPage = (): FlowOutcome => ({ type: 'step' })
 
@@ -190,9 +188,10 @@ const toSessionIssue = <A extends string>(actions: A) =>
 
 /** The core guards, by name. */
 const guards = {
-  hasSignInRedirect: ({ event }: { event: SignInCompletionEvent }) => {
+  /** The `signIn` callback returned a URL, and the first factor follows it (passkeys do not). */
+  hasSignInRedirect: ({ context, event }: { context: SignInCompletionContext; event: SignInCompletionEvent }) => {
     assertEvent(event, 'checkSignIn.done')
-    return event.output.redirect !== null
+    return event.output.redirect !== null && !context.ignoresSignInRedirect
   },
   /** Database sessions always belong to a stored user; otherwise the first factor decides. */
   isUserStored: ({ context }: { context: SignInCompletionContext }) =>
@@ -238,6 +237,8 @@ const actions = {
       persist: identity.persist,
       credentials: identity.credentials,
       claims: identity.claims,
+      enrolment: identity.enrolment ?? null,
+      ignoresSignInRedirect: identity.ignoresSignInRedirect ?? false,
     }
   }),
   // Submitted credentials exist for the `signIn` callback only: never sealed, never kept.

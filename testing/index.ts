@@ -68,6 +68,11 @@ export interface ModelDriver<World> {
    * follow certain earlier ones, e.g. no new user once the account was found linked).
    */
   possible?: (snapshot: AnyMachineSnapshot, event: ModelEvent) => boolean
+  /**
+   * Explore only the samples. When `possible` rules out every sample of an event type, xstate/graph
+   * otherwise substitutes a bare `{ type }` event, so a whole type cannot be ruled out.
+   */
+  onlySamples?: boolean
   /** Words for an event sample in test names; defaults to its type (and failure reason). */
   label?: (event: ModelEvent) => string | undefined
   /**
@@ -237,6 +242,9 @@ export function modelPaths<World>(driver: ModelDriver<World>): ModelPath[] {
   const model = createTestModel(machine, {
     events: (snapshot: AnyMachineSnapshot) =>
       samples.filter((e) => snapshot.can(e) && (driver.possible?.(snapshot, e) ?? true)) as never,
+    ...(driver.onlySamples
+      ? { filterEvents: (_snapshot: AnyMachineSnapshot, event: EventObject) => samples.includes(event as ModelEvent) }
+      : {}),
     serializeState: (snapshot, event) =>
       `${JSON.stringify(snapshot.value)}|${JSON.stringify(snapshot.context)}|${event ? withoutTime(event) : ''}`,
   })

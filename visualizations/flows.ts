@@ -6,10 +6,12 @@
 import type { AnyStateMachine } from 'xstate'
 import {
   credentialsSignInMachine,
+  emailSignInMachine,
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
+  webauthnSignInMachine,
 } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
@@ -20,6 +22,8 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   sessionMachine,
   credentialsSignInMachine,
   oauthSignInMachine,
+  emailSignInMachine,
+  webauthnSignInMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
 ]

@@ -10,10 +10,13 @@ import { defaultCookies, mergeCookies, type CookiesOptions } from '../cookies.js
 import {
   AuthError,
   ConfigError,
+  DuplicateConditionalUI,
+  ExperimentalFeatureNotEnabled,
   MissingAdapter,
   MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
+  MissingWebAuthnAutocomplete,
 } from '../errors.js'
 import type { JWTOptions } from '../jwt.js'
 import { createLogger, type Logger } from '../logger.js'
@@ -35,6 +38,7 @@ import type {
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
 import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, SECRET_HINT } from './structs.js'
@@ -48,6 +52,8 @@ export interface ResolvedProvider {
   readonly config: Readonly<ProviderConfig>
   /** OAuth and OIDC providers: endpoints, checks and mappers, normalised. */
   readonly oauth?: ResolvedOAuthProvider
+  /** E-mail providers: link mode, codes, limits and lifetime, defaulted and checked. */
+  readonly email?: ResolvedEmailProvider
 }
 
 /** The session settings after defaults. */
@@ -173,6 +179,7 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
           ),
         }
       : {}),
+    ...(type === 'email' ? { email: resolveEmailProvider(merged as Record<string, unknown>, path) } : {}),
   })
 }
 
@@ -229,6 +236,48 @@ function checkProviders(providers: readonly ResolvedProvider[]): void {
   }
 }
 
+/**
+ * Checks the WebAuthn providers as Auth.js does (reference §5.4): the experimental flag, one
+ * conditional-UI provider at most, a `webauthn` autocomplete field for it. Returns whether there
+ * is any, so the caller requires an adapter and its methods.
+ *
+ * @throws {ExperimentalFeatureNotEnabled} without `experimental.enableWebAuthn`.
+ * @throws {DuplicateConditionalUI} | {MissingWebAuthnAutocomplete} | {AuthError} for a provider
+ *   misconfigured.
+ */
+function checkWebAuthnProviders(providers: readonly ResolvedProvider[], enabled: boolean): boolean {
+  const webauthn = providers.filter((p) => p.type === 'webauthn')
+  if (webauthn.length === 0) return false
+  if (!enabled) {
+    throw new ExperimentalFeatureNotEnabled(
+      'WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config',
+    )
+  }
+  let conditional = false
+  for (const { id, config } of webauthn) {
+    const version = config.simpleWebAuthnBrowserVersion
+    if (typeof version === 'string' && !/^v\d+(?:\.\d+){0,2}$/.test(version)) {
+      throw new AuthError(
+        `Invalid provider config for "${id}": simpleWebAuthnBrowserVersion "${version}" must be a valid semver string.`,
+      )
+    }
+    if (!config.enableConditionalUI) continue
+    if (conditional) {
+      throw new DuplicateConditionalUI(
+        "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time",
+      )
+    }
+    conditional = true
+    const fields = Object.values((config.formFields ?? {}) as Record<string, { autocomplete?: unknown }>)
+    if (!fields.some((f) => String(f.autocomplete ?? '').includes('webauthn'))) {
+      throw new MissingWebAuthnAutocomplete(
+        `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param`,
+      )
+    }
+  }
+  return true
+}
+
 function resolve(source: AuthConfig): ResolvedConfig {
   let validated
   try {
@@ -251,14 +300,19 @@ function resolve(source: AuthConfig): ResolvedConfig {
     normalizeProvider(provider, index, validated.redirectProxyUrl),
   )
   checkProviders(providers)
+  const hasWebAuthn = checkWebAuthnProviders(providers, validated.experimental.enableWebAuthn)
 
   const given = validated.adapter === undefined ? undefined : source.adapter
+  const hasEmail = providers.some((p) => p.type === 'email')
+  if (hasEmail && !given) throw new MissingAdapter('Email login requires an adapter')
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
   if (strategy === 'database' && !given) {
     throw new MissingAdapter('Database session requires an adapter')
   }
+  if (hasWebAuthn && !given) throw new MissingAdapter('WebAuthn requires an adapter')
   if (given) {
-    const required: AdapterMethod[] = []
+    const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
+    if (hasWebAuthn) required.push(...REQUIRED_METHODS.webauthn)
     if (strategy === 'database') {
       required.push(...REQUIRED_METHODS.databaseSessions)
       if (providers.some((p) => p.type === 'credentials')) {
@@ -274,6 +328,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
+  if (hasWebAuthn) logger.warn('experimental-webauthn')
 
   return Object.freeze({
     source,

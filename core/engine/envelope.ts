@@ -174,7 +174,7 @@ export async function sealEnvelope(
     // Stryker disable next-line StringLiteral: unreachable, defineFlow refuses a machine without a version
     v: flow.machine.version ?? '',
     value: snapshot.value,
-    context: snapshot.context,
+    context: flow.sealed ? flow.sealed(snapshot.context) : snapshot.context,
   }
   // Stryker disable next-line ConditionalExpression,BlockStatement: equivalent, jose writes the same claims (test/mutation/webcrypto.test.ts checks its path); only speed differs
   if (fastGcm) {

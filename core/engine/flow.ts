@@ -25,6 +25,12 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
   /** Shape of the context; a sealed flow whose context does not fit is refused. */
   readonly context: Struct<ContextFrom<TMachine>, unknown>
   readonly effects: Readonly<Record<string, EffectImplementation<ContextFrom<TMachine>, Env>>>
+  /**
+   * What of the context is sealed while the flow rests; all of it by default. The resting answer is
+   * computed first, so what only that answer needs (options already handed to the browser) does
+   * not travel back and forth in the cookie. The result must still fit `context`.
+   */
+  readonly sealed?: (context: ContextFrom<TMachine>) => ContextFrom<TMachine>
 }
 
 /** The effect names a machine's states are tagged with. */

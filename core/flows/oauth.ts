@@ -29,7 +29,7 @@ import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
-import { decodeSessionToken } from '../session/token.js'
+import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
@@ -180,23 +180,6 @@ export async function storeAccountTokens(ctx: RequestContext, account: AdapterAc
   }
 }
 
-/** The user the request is signed in as, if any (to link a new account to them). */
-async function currentUser(ctx: RequestContext): Promise<AdapterUser | null> {
-  const { value } = ctx.sessionCookie
-  if (!value) return null
-  const adapter = ctx.config.adapter!
-  try {
-    if (ctx.config.session.strategy === 'jwt') {
-      const token = await decodeSessionToken(ctx, value)
-      return token?.sub ? ((await adapter.getUser?.(token.sub)) ?? null) : null
-    }
-    return (await adapter.getSessionAndUser?.(value))?.user ?? null
-  } catch {
-    // An unreadable session is treated as no session, as Auth.js does.
-    return null
-  }
-}
-
 /**
  * What a JWT session keeps of the provider's tokens, only for providers that opt in: what it needs
  * to refresh the access token (`refreshTokens`) and to sign out at the provider (`logout`).
@@ -238,7 +221,7 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
     return { notLinked: 'OAuthAccountNotLinked' }
   }
-  const signedIn = await currentUser(ctx)
+  const signedIn = await signedInUser(ctx)
   const linked = context.storedUser as unknown as AdapterUser | null
   let user: AdapterUser
   let isNewUser = false

@@ -28,8 +28,10 @@ import {
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
+import { storeEmailUser } from './email.js'
 import { emitEvent } from './emit.js'
 import { storeOAuthUser } from './oauth.js'
+import { storeWebAuthnUser } from './webauthn.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -47,6 +49,8 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
   'oauth-signin': storeOAuthUser,
+  'email-signin': storeEmailUser,
+  'webauthn-signin': storeWebAuthnUser,
 }
 
 const userOf = (context: Context) => context.user as User
@@ -165,8 +169,9 @@ const coreEffects: Record<string, Effect> = {
     await emitEvent(ctx, 'signIn', {
       user: userOf(context),
       account: accountOf(context),
+      ...(context.profile ? { profile: context.profile as Profile } : {}),
       // Auth.js announces credentials sign-ins as `{ user, account }` only.
-      ...(context.profile ? { profile: context.profile as Profile, isNewUser: context.isNewUser } : {}),
+      ...(accountOf(context).type !== 'credentials' ? { isNewUser: context.isNewUser } : {}),
     })
     return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
   },

@@ -30,7 +30,7 @@ import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
-  isClientSafeType,
+  errorParamOf,
   kindOfType,
   MissingCSRF,
   RequestError,
@@ -145,9 +145,7 @@ export function errorRedirectUrl(
   kind: ErrorKind,
   code?: string,
 ): string {
-  const params = new URLSearchParams({
-    error: type !== 'Configuration' && isClientSafeType(type) ? type : 'Configuration',
-  })
+  const params = new URLSearchParams({ error: errorParamOf(type) })
   if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
   const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
   const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`
@@ -263,7 +261,8 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     ...(provider ? { binding: provider.id } : {}),
   }
   let from: AnyMachineSnapshot | undefined
-  if (binding.resumes) {
+  const resumes = typeof binding.resumes === 'function' ? binding.resumes(ctx, params) : binding.resumes === true
+  if (resumes) {
     try {
       const sealed = request.cookies[resting.cookie.name]
       if (!sealed) {
@@ -351,7 +350,8 @@ export async function dispatch(
     setCookies,
     callbackUrl: origin,
   }
-  if (route.csrf || route.csrfToken) {
+  const handsOutCsrfToken = typeof route.csrfToken === 'function' ? route.csrfToken(ctx) : route.csrfToken === true
+  if (route.csrf || handsOutCsrfToken) {
     if (config.csrfDisabled) {
       ctx.csrf = { token: '', verified: true }
     } else {

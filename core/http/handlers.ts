@@ -84,7 +84,12 @@ function pageProviders(ctx: RequestContext): PageProvider[] {
       pages.push({ ...provider, type, credentials: config.credentials as PageProvider['credentials'] })
     } else if (type === 'webauthn') {
       if (!config.formFields) continue
-      pages.push({ ...provider, type })
+      pages.push({
+        ...provider,
+        type,
+        formFields: config.formFields as PageProvider['formFields'],
+        enableConditionalUI: config.enableConditionalUI === true,
+      })
     } else {
       pages.push({ ...provider, type, ...(config.style ? { style: config.style as PageProvider['style'] } : {}) })
     }
@@ -108,6 +113,7 @@ export function respondSignInPage(ctx: RequestContext): ResponseInternal {
       providers: pageProviders(ctx),
       csrfToken: ctx.csrf!.token,
       callbackUrl: ctx.callbackUrl,
+      authUrl: ctx.authUrl,
       ...(ctx.request.query.email ? { email: ctx.request.query.email } : {}),
       ...(error ? { error } : {}),
     }),
@@ -130,7 +136,26 @@ export function respondVerifyRequestPage(ctx: RequestContext): ResponseInternal 
   if (pages.verifyRequest) {
     return { redirect: `${pages.verifyRequest}${ctx.request.url.search}`, cookies: ctx.setCookies }
   }
-  return html(ctx, renderVerifyRequestPage({ theme, url: ctx.request.url }))
+  const provider = ctx.config.providerById.get(ctx.request.query.provider ?? '')
+  const code = provider?.email?.code
+  return html(
+    ctx,
+    renderVerifyRequestPage({
+      theme,
+      url: ctx.request.url,
+      // Providers that send codes: the form that posts the code back, from this browser only.
+      ...(code && ctx.csrf
+        ? {
+            code: {
+              actionUrl: `${ctx.authUrl}/callback/${provider!.id}`,
+              csrfToken: ctx.csrf.token,
+              length: code.length,
+              rejected: ctx.request.query.error === 'InvalidCode',
+            },
+          }
+        : {}),
+    }),
+  )
 }
 
 /** The error page for `error`: built-in, or a redirect to `pages.error`. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { define, optional, record, string, type, unknown, type Struct } from 'superstruct'
+import { define, enums, optional, record, string, type, unknown, type Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
@@ -14,6 +14,7 @@ import type { CookieOption } from '../cookies.js'
 import { InvalidCheck, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
+import { confirmLinkPage, emailEnvelopeCookie, emailSignInFlow, refusedCode } from '../flows/email.js'
 import {
   forwardProxiedCallback,
   oauthEnvelopeCookie,
@@ -23,6 +24,7 @@ import {
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -50,8 +52,8 @@ export interface FlowBinding<Params = unknown> {
   accepts?: (input: unknown) => input is Params
   /** Builds the request event from the validated input. */
   toEvent: (ctx: RequestContext, params: Params) => EventObject & { at: number }
-  /** Continue the flow sealed in the flow cookie instead of starting a new one. */
-  resumes?: boolean
+  /** Continue the flow sealed in the flow cookie instead of starting a new one (or say per request). */
+  resumes?: boolean | ((ctx: RequestContext, params: Params) => boolean)
   /**
    * A step: the request event is read from the body against the events the waiting state
    * declares (`meta.step.events`), once the flow is reopened; `toEvent` is not used.
@@ -76,8 +78,11 @@ export interface Route {
   provider: 'none' | ProviderType
   /** Require the double-submit CSRF token in the body. */
   csrf?: boolean
-  /** The handler hands a CSRF token to the client; a cookie is minted when missing. */
-  csrfToken?: boolean
+  /**
+   * The handler hands a CSRF token to the client; a cookie is minted when missing. A function
+   * decides per request (a page that shows a form only sometimes).
+   */
+  csrfToken?: boolean | ((ctx: RequestContext) => boolean)
   /** Resolve `callbackUrl` (body, query, then cookie) through the `redirect` callback. */
   callbackUrl?: boolean
   /** Errors answer 400 with a JSON `null` body instead of redirecting (an API route). */
@@ -141,6 +146,80 @@ const oauthCallback = {
     params,
   }),
 } satisfies FlowBinding<Record<string, string>>
+
+/** An address posted to POST /signin/:provider starts an e-mail sign-in. */
+const emailRequest = {
+  flow: emailSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: emailEnvelopeCookie,
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+    type: 'email.request',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    callbackUrl: ctx.callbackUrl,
+    email: typeof body.email === 'string' ? body.email : null,
+  }),
+} satisfies FlowBinding<Record<string, unknown>>
+
+const toLinkEvent = (ctx: RequestContext, input: Record<string, unknown>) => ({
+  type: 'email.verifyLink',
+  at: ctx.at,
+  providerId: ctx.provider!.id,
+  callbackUrl: ctx.callbackUrl,
+  token: typeof input.token === 'string' ? input.token : '',
+  email: typeof input.email === 'string' ? input.email : null,
+})
+
+/** GET on a sign-in link: the confirmation page, or (`link: 'direct'`) the sign-in itself. */
+const emailLink = {
+  flow: emailSignInFlow,
+  params: StringParams,
+  intercept: confirmLinkPage,
+  toEvent: toLinkEvent,
+} satisfies FlowBinding<Record<string, string>>
+
+const hasCode = (_ctx: RequestContext, body: Record<string, unknown>) => typeof body.code === 'string'
+
+/** POST from the confirmation page (`token`) or the verify-request page (`code`, resumes the flow). */
+const emailVerification = {
+  flow: emailSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: emailEnvelopeCookie,
+  resumes: hasCode,
+  refused: refusedCode,
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
+    hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
+} satisfies FlowBinding<Record<string, unknown>>
+/** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
+const webauthnOptions = {
+  flow: webauthnSignInFlow,
+  params: StringParams,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
+    type: 'webauthn.options',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    action: query.action ?? null,
+  }),
+} satisfies FlowBinding<Record<string, string>>
+
+/** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
+const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
+const webauthnAnswer = {
+  flow: webauthnSignInFlow,
+  params: WebAuthnAnswer,
+  resumes: true,
+  envelopeCookie: webauthnEnvelopeCookie,
+  toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
+    type: 'webauthn.answer',
+    at: ctx.at,
+    ceremony: body.action,
+    response: body.data,
+    callbackUrl: ctx.callbackUrl,
+  }),
+} satisfies FlowBinding<{ action: 'register' | 'authenticate'; data: string }>
 
 interface SessionProviderIds {
   refresh: string[]
@@ -220,14 +299,10 @@ export const routes: readonly Route[] = [
     callbackUrl: true,
     serve: redirectToSignInPage,
   }),
-  route({
-    method: 'POST',
-    action: 'signin',
-    provider: 'credentials',
-    csrf: true,
-    callbackUrl: true,
-    serve: redirectToSignInPage,
-  }),
+  // Providers without a sign-in step of their own: back to the sign-in page, as Auth.js.
+  ...(['credentials', 'webauthn'] as const).map((provider) =>
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
+  ),
   route({ method: 'GET', action: 'signout', provider: 'none', csrfToken: true, serve: respondSignOutPage }),
   route({
     method: 'POST',
@@ -273,6 +348,10 @@ export const routes: readonly Route[] = [
     route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
     route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
   ]),
+  route({ method: 'POST', action: 'signin', provider: 'email', csrf: true, callbackUrl: true, serve: emailRequest }),
+  // The link's page hands out a CSRF token; only its CSRF-checked POST spends the link.
+  route({ method: 'GET', action: 'callback', provider: 'email', csrfToken: true, callbackUrl: true, serve: emailLink }),
+  route({ method: 'POST', action: 'callback', provider: 'email', csrf: true, callbackUrl: true, serve: emailVerification }),
   // A flow waiting for the user: its page, and the answer (CSRF-checked like every posted step;
   // an application's extension cannot opt out).
   route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, serve: respondStepPage }),
@@ -307,8 +386,21 @@ export const routes: readonly Route[] = [
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
+  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
+  // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
+  // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
+  route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, serve: webauthnAnswer }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
-  route({ method: 'GET', action: 'verify-request', provider: 'none', serve: respondVerifyRequestPage }),
+  route({
+    method: 'GET',
+    action: 'verify-request',
+    provider: 'none',
+    // Only the built-in page of a provider that sends codes has a form (the code's) to protect.
+    csrfToken: (ctx) =>
+      !ctx.config.pages.verifyRequest && ctx.config.providerById.get(ctx.request.query.provider ?? '')?.email?.code !== undefined,
+    serve: respondVerifyRequestPage,
+  }),
 ]
 
 /** A flow that another flow hands a request over to, and the event that starts it. */

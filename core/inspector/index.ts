@@ -15,9 +15,11 @@
 import type { AnyStateMachine } from 'xstate'
 import {
   credentialsSignInMachine,
+  emailSignInMachine,
   oauthSignInMachine,
   sessionMachine,
   totpEnrolmentMachine,
+  webauthnSignInMachine,
 } from '../../machines/index.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
@@ -128,6 +130,8 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     sessionMachine,
     ...(types.has('credentials') ? [credentialsSignInMachine] : []),
     ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
+    ...(types.has('email') ? [emailSignInMachine] : []),
+    ...(types.has('webauthn') ? [webauthnSignInMachine] : []),
     // The completion as this config runs it: with the application's extensions.
     ...(types.size > 0 ? [signInCompletionFlowFor(config.extensions).machine] : []),
     ...(typeof config.adapter?.listSecondFactors === 'function' ? [totpEnrolmentMachine] : []),

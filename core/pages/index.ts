@@ -7,6 +7,7 @@
  */
 import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
+import { passkeyForm, passkeyScripts, type PagePasskeyProvider } from './webauthn.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -27,6 +28,10 @@ export interface PageProvider {
   credentials?: Record<string, Record<string, unknown>>
   /** OAuth providers: button look. */
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
+  /** WebAuthn providers: input name → attributes of the passkey form. */
+  formFields?: Record<string, Record<string, unknown>>
+  /** WebAuthn providers: offer passkeys in the autofill of the form's fields. */
+  enableConditionalUI?: boolean
 }
 
 /** A rendered page and its HTTP status. */
@@ -128,8 +133,11 @@ export function renderSignInPage(p: {
   callbackUrl?: string
   email?: string
   error?: string
+  /** `<origin><basePath>`, where the passkey script asks for options. */
+  authUrl?: string
 }): RenderedPage {
   const { providers } = p
+  const passkeys: PagePasskeyProvider[] = []
   let blocks = ''
   providers.forEach((provider, i) => {
     let block = ''
@@ -140,6 +148,17 @@ export function renderSignInPage(p: {
     if (isFormProvider(provider) && previous && !isFormProvider(previous)) block += '<hr>'
     if (provider.type === 'email') block += emailForm(provider, p.csrfToken, p.email)
     if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken)
+    if (provider.type === 'webauthn') {
+      const passkey = {
+        id: provider.id,
+        name: provider.name,
+        callbackUrl: provider.callbackUrl,
+        formFields: provider.formFields ?? {},
+        enableConditionalUI: provider.enableConditionalUI === true,
+      }
+      passkeys.push(passkey)
+      block += passkeyForm(passkey, p.csrfToken)
+    }
     if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
   })
@@ -151,7 +170,8 @@ export function renderSignInPage(p: {
     html: shell(
       'Sign In',
       p.theme,
-      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>`,
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
+        passkeyScripts(p.authUrl ?? '', passkeys),
     ),
   }
 }
@@ -172,14 +192,63 @@ export function renderSignOutPage(p: {
   }
 }
 
-/** The "check your email" page shown after a magic link was sent. */
-export function renderVerifyRequestPage(p: { theme: PageTheme; url: URL }): RenderedPage {
+/** The one-time code form of the verify-request page, for e-mail providers that send codes. */
+export interface CodeForm {
+  /** Where the code is posted: `<basePath>/callback/<provider id>`. */
+  actionUrl: string
+  csrfToken: string
+  length: number
+  /** The last code typed was wrong. */
+  rejected: boolean
+}
+
+function codeForm(form: CodeForm): string {
+  const error = form.rejected
+    ? '<div class="error"><p>That code is not right. Check the e-mail and try again.</p></div>'
+    : ''
+  return (
+    `<hr>${error}<form action="${escapeHtml(form.actionUrl)}" method="POST">${hiddenCsrf(form.csrfToken)}` +
+    '<label class="section-header" for="input-code">Or enter the code from the e-mail</label>' +
+    `<input id="input-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" minlength="${form.length}" maxlength="${form.length + 2}" required>` +
+    '<button id="submitButton" type="submit">Sign in</button></form>'
+  )
+}
+
+/** The "check your email" page shown after a magic link was sent (with the code form, if any). */
+export function renderVerifyRequestPage(p: { theme: PageTheme; url: URL; code?: CodeForm }): RenderedPage {
   return {
     status: 200,
     html: shell(
       'Verify Request',
       p.theme,
-      `<div class="verify-request">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p><p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p></div></div>`,
+      `<div class="verify-request">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p>${p.code ? codeForm(p.code) : ''}<p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p></div></div>`,
+    ),
+  }
+}
+
+/**
+ * The page a sign-in link opens: it names the address and signs in only when its button is
+ * pressed (a CSRF-checked POST), so a mail scanner that follows the link changes nothing.
+ */
+export function renderEmailConfirmPage(p: {
+  theme: PageTheme
+  csrfToken: string
+  /** `<basePath>/callback/<provider id>`. */
+  actionUrl: string
+  email: string
+  token: string
+  callbackUrl: string
+}): RenderedPage {
+  const hidden = (name: string, value: string) =>
+    `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`
+  return {
+    status: 200,
+    html: shell(
+      'Sign In',
+      p.theme,
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign in</h1><p>Continue as <strong>${escapeHtml(p.email)}</strong>?</p>` +
+        `<form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}${hidden('token', p.token)}${hidden('email', p.email)}${hidden('callbackUrl', p.callbackUrl)}` +
+        `<button id="submitButton" type="submit">Sign in as ${escapeHtml(p.email)}</button></form></div></div>`,
     ),
   }
 }

@@ -24,4 +24,7 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(-
 hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
 .signin .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
 .site{color:var(--brand-color)}
-.message{margin-bottom:1rem}`
+.message{margin-bottom:1rem}
+[hidden]{display:none!important}
+.webauthn-status{margin:0;font-size:.875rem;color:var(--muted)}
+.webauthn-status:empty{display:none}`

@@ -98,6 +98,23 @@ export const REQUIRED_METHODS = {
    * account (`getUserByAccount`), created and linked on a first sign-in.
    */
   credentialsDatabaseSessions: ['getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount', 'createSession'],
+  /** E-mail sign-in: the token's hash stored and spent, the user found, created or marked verified. */
+  emailSignIn: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
+  /**
+   * Passkeys: Auth.js's list, plus `getUserByEmail`, which its default `getUserInfo` and the
+   * sign-up check call (Auth.js would fail mid-ceremony without it).
+   */
+  webauthn: [
+    'createUser',
+    'getUser',
+    'getUserByEmail',
+    'linkAccount',
+    'getAccount',
+    'getAuthenticator',
+    'createAuthenticator',
+    'listAuthenticatorsByUserId',
+    'updateAuthenticatorCounter',
+  ],
 } as const satisfies Record<string, readonly AdapterMethod[]>
 
 /** The methods of `required` that `adapter` lacks. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { AdapterUser } from '../adapters.js'
 import { decode, encode, type JWT } from '../jwt.js'
 import type { RequestContext } from '../http/context.js'
 
@@ -33,4 +34,24 @@ export async function encodeSessionToken(ctx: RequestContext, token: JWT): Promi
 export async function decodeSessionToken(ctx: RequestContext, token: string): Promise<JWT | null> {
   const params = jwtParams(ctx)
   return params.decode({ ...params, token })
+}
+
+/**
+ * The stored user the request is signed in as, if any (to link a new account or passkey to them):
+ * the JWT's `sub` through `getUser`, or the database session's user. An unreadable session counts
+ * as none, as in Auth.js.
+ */
+export async function signedInUser(ctx: RequestContext): Promise<AdapterUser | null> {
+  const { value } = ctx.sessionCookie
+  if (!value) return null
+  const adapter = ctx.config.adapter!
+  try {
+    if (ctx.config.session.strategy === 'jwt') {
+      const token = await decodeSessionToken(ctx, value)
+      return token?.sub ? ((await adapter.getUser?.(token.sub)) ?? null) : null
+    }
+    return (await adapter.getSessionAndUser?.(value))?.user ?? null
+  } catch {
+    return null
+  }
 }

@@ -4,7 +4,15 @@
  *
  * @module
  */
+import { nullable, object, record, string, unknown, type Infer } from 'superstruct'
 import type { ErrorType } from '../../core/errors.js'
+
+/** A plain JSON object in a flow's context: a user, an account, a profile. */
+export const Json = record(string(), unknown())
+
+/** Why a flow refused: the error type the user is shown and, for credentials, its `code`. */
+export const Denial = object({ error: string(), code: nullable(string()) })
+export type Denial = Infer<typeof Denial>
 
 /** A change to the session cookie. */
 export type SessionCookieChange =
@@ -33,6 +41,13 @@ export interface VerifiedIdentity {
   credentials: Record<string, unknown> | null
   /** Claims added to a new JWT before the `jwt` callback (provider tokens kept for refresh). */
   claims: Record<string, unknown> | null
+  /**
+   * A credential the first factor enrolled, which the user store saves once the user is stored
+   * (a new passkey). Absent: none.
+   */
+  enrolment?: Record<string, unknown> | null
+  /** Sign in even when the `signIn` callback returns a URL (Auth.js's passkeys). Absent: false. */
+  ignoresSignInRedirect?: boolean
 }
 
 /** The answer of a flow. */
@@ -56,3 +71,10 @@ export type FlowOutcome = FlowResponse & { session?: SessionCookieChange }
  */
 export const finalStateOutcome = ({ event }: { event: { output?: unknown } }): FlowOutcome =>
   event.output as FlowOutcome
+
+/** A final state's output for a flow that refused: the error redirect (Configuration by default). */
+export const toDenial = ({ context }: { context: { denial: Denial | null } }): FlowOutcome => ({
+  type: 'error',
+  error: (context.denial?.error ?? 'Configuration') as ErrorType,
+  ...(context.denial?.code ? { code: context.denial.code } : {}),
+})

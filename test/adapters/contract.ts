@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, randomInt, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type {
   Adapter,
@@ -276,6 +276,95 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await adapter.listSecondFactors!(user.id)).toEqual([{ ...codes, secret: 'h1 h3' }])
       await adapter.deleteUser(user.id)
       expect(await adapter.listSecondFactors!(user.id)).toEqual([])
+    })
+
+    // Auth.js's runBasicTests WebAuthn cases (packages/utils/adapter.ts, testWebAuthnMethods),
+    // each with its own records. Its listAuthenticatorsByUserId case compares in one fixed order;
+    // the interface promises none, so the lists are compared by credential id.
+    describe("Auth.js's WebAuthn cases", () => {
+      async function passkeyUser(tag: string) {
+        const { adapter } = subject()
+        const user = await adapter.createUser({
+          id: randomUUID(),
+          email: `${tag}-${randomUUID()}@example.com`,
+          emailVerified: null,
+        })
+        const credentialID = randomUUID()
+        await adapter.linkAccount({ provider: 'webauthn', providerAccountId: credentialID, type: 'webauthn', userId: user.id })
+        const authenticator = {
+          credentialID,
+          providerAccountId: credentialID,
+          userId: user.id,
+          counter: randomInt(100),
+          credentialBackedUp: true,
+          credentialDeviceType: 'platform',
+          credentialPublicKey: randomUUID(),
+          transports: 'usb,ble,nfc',
+        }
+        return { user, credentialID, authenticator }
+      }
+
+      it('getAccount finds an account by providerAccountId and provider, and nothing for either wrong', async () => {
+        const { adapter, db } = subject()
+        const providerAccountId = randomUUID()
+        const provider = 'auth0'
+        const user = await adapter.createUser({ id: randomUUID(), email: `getAccount-${randomUUID()}@example.com`, emailVerified: null })
+        await adapter.linkAccount({ provider, providerAccountId, type: 'oauth', userId: user.id })
+        expect(await adapter.getAccount('invalid-provider-account-id', 'invalid-provider')).toBeNull()
+        expect(await adapter.getAccount(providerAccountId, 'invalid-provider')).toBeNull()
+        expect(await adapter.getAccount('invalid-provider-account-id', provider)).toBeNull()
+        const account = await adapter.getAccount(providerAccountId, provider)
+        expect(account).not.toBeNull()
+        expect(await db.account({ provider, providerAccountId })).toMatchObject(account!)
+      })
+
+      it('createAuthenticator returns and stores what it was given', async () => {
+        const { adapter, db } = subject()
+        const { credentialID, authenticator } = await passkeyUser('createAuthenticator')
+        const created = await adapter.createAuthenticator(authenticator)
+        expect(created).toMatchObject(authenticator)
+        expect(await db.authenticator(credentialID)).toMatchObject(created)
+      })
+
+      it('getAuthenticator finds an authenticator by credential id, and null for an unknown one', async () => {
+        const { adapter, db } = subject()
+        const { credentialID, authenticator } = await passkeyUser('getAuthenticator')
+        await adapter.createAuthenticator(authenticator)
+        expect(await adapter.getAuthenticator('invalid-credential-id')).toBeNull()
+        const found = await adapter.getAuthenticator(credentialID)
+        expect(found).not.toBeNull()
+        expect(await db.authenticator(credentialID)).toMatchObject(found!)
+      })
+
+      it("listAuthenticatorsByUserId lists exactly each user's authenticators", async () => {
+        const { adapter } = subject()
+        const first = await passkeyUser('listAuthenticatorsByUserId1')
+        const second = await passkeyUser('listAuthenticatorsByUserId2')
+        const firstSecondId = randomUUID()
+        await adapter.linkAccount({ provider: 'webauthn', providerAccountId: firstSecondId, type: 'webauthn', userId: first.user.id })
+        const a1 = await adapter.createAuthenticator(first.authenticator)
+        const a2 = await adapter.createAuthenticator({
+          ...first.authenticator,
+          credentialID: firstSecondId,
+          providerAccountId: firstSecondId,
+          transports: 'usb,nfc',
+        })
+        const a3 = await adapter.createAuthenticator({ ...second.authenticator, transports: 'usb,ble' })
+        const byId = (list: AdapterAuthenticator[]) => [...list].sort((x, y) => x.credentialID.localeCompare(y.credentialID))
+        expect(await adapter.listAuthenticatorsByUserId('invalid-user-id')).toEqual([])
+        expect(byId(await adapter.listAuthenticatorsByUserId(first.user.id))).toMatchObject(byId([a1, a2]))
+        expect(await adapter.listAuthenticatorsByUserId(second.user.id)).toMatchObject([a3])
+      })
+
+      it('updateAuthenticatorCounter stores the new counter, and rejects an unknown credential', async () => {
+        const { adapter } = subject()
+        const { credentialID, authenticator } = await passkeyUser('updateAuthenticatorCounter')
+        const created = await adapter.createAuthenticator(authenticator)
+        await expect(adapter.updateAuthenticatorCounter('invalid-credential-id', randomInt(100))).rejects.toThrow()
+        const counter = created.counter + randomInt(100)
+        const updated = await adapter.updateAuthenticatorCounter(credentialID, counter)
+        expect(updated.counter).toBe(counter)
+      })
     })
   })
 }

@@ -12,6 +12,7 @@ import { createDemoApp, DEMO_USER, serveDemo } from '../../demo/app.js'
 import { LOCAL_OP_USER } from '../../demo/local-op.js'
 import { totpCode } from '../../core/second-factor/index.js'
 import { CookieJar } from '../fixtures/http.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 
 let app: FastifyInstance
 let origin: string
@@ -87,7 +88,7 @@ async function signInDemoUser(jar: CookieJar, extra: Record<string, string> = {}
 }
 
 describe('the demo over real HTTP', () => {
-  it('lists the credentials provider and the Local OP at GET /auth/providers', async () => {
+  it('lists the credentials provider, the Local OP, e-mail and passkeys at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -104,6 +105,20 @@ describe('the demo over real HTTP', () => {
         type: 'oidc',
         signinUrl: `${origin}/auth/signin/local-op`,
         callbackUrl: `${origin}/auth/callback/local-op`,
+      },
+      email: {
+        id: 'email',
+        name: 'Email',
+        type: 'email',
+        signinUrl: `${origin}/auth/signin/email`,
+        callbackUrl: `${origin}/auth/callback/email`,
+      },
+      passkey: {
+        id: 'passkey',
+        name: 'Passkey',
+        type: 'webauthn',
+        signinUrl: `${origin}/auth/signin/passkey`,
+        callbackUrl: `${origin}/auth/callback/passkey`,
       },
     })
   })
@@ -213,7 +228,78 @@ describe('the demo over real HTTP', () => {
     const inspector = await get('/auth/__flows')
     expect(inspector.status).toBe(200)
     const html = await inspector.text()
-    for (const flow of ['session', 'credentials-signin', 'oauth-signin']) expect(html).toContain(`data-flow="${flow}"`)
+    for (const flow of ['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'webauthn-signin']) {
+      expect(html).toContain(`data-flow="${flow}"`)
+    }
+  })
+
+  /** Asks for a sign-in e-mail and reads it in the development mailbox. */
+  async function emailFromMailbox(address: string, jar: CookieJar): Promise<{ link: string; code: string }> {
+    const asked = await post('/auth/signin/email', { email: address, csrfToken: await csrfToken(jar), callbackUrl: '/protected' }, jar)
+    expect(asked.headers.get('location')).toBe(`${origin}/auth/verify-request?provider=email&type=email`)
+    const mailbox = await (await get('/dev/mailbox')).text()
+    const first = mailbox.slice(mailbox.indexOf('<li class="message">'))
+    expect(first).toContain(`<span class="to">${address}</span>`)
+    const link = /<a class="link" href="([^"]+)"/.exec(first)![1]!.replace(/&#38;/g, '&')
+    const code = /<code class="code">([^<]+)<\/code>/.exec(first)![1]!
+    return { link, code }
+  }
+
+  it('signs in with a magic link from the development mailbox, through the confirmation page', async () => {
+    expect(await (await get('/auth/signin')).text()).toContain(`action="${origin}/auth/signin/email"`)
+    expect(await (await get('/')).text()).toContain('href="/dev/mailbox"')
+    const jar = new CookieJar()
+    const { link } = await emailFromMailbox('reader@example.com', jar)
+    const confirm = await get(new URL(link).pathname + new URL(link).search, jar)
+    expect(confirm.status).toBe(200)
+    const html = await confirm.text()
+    expect(html).toContain('Sign in as reader@example.com')
+    const fields = Object.fromEntries(
+      [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+    )
+    // A first sign-in: the demo's terms come before the session.
+    const signedIn = await acceptTermsIfAsked(await post('/auth/callback/email', fields, jar), jar)
+    expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
+    const protectedPage = await get('/protected', jar)
+    expect(protectedPage.status).toBe(200)
+    expect(await protectedPage.text()).toContain('reader@example.com')
+  })
+
+  it('signs in with the one-time code from the development mailbox, on the verify-request page', async () => {
+    const jar = new CookieJar()
+    const { code } = await emailFromMailbox('coder@example.com', jar)
+    const verifyPage = await (await get('/auth/verify-request?provider=email&type=email', jar)).text()
+    expect(verifyPage).toContain('name="code"')
+    const signedIn = await acceptTermsIfAsked(await post('/auth/callback/email', { code, csrfToken: await csrfToken(jar) }, jar), jar)
+    expect(signedIn.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('coder@example.com')
+  })
+
+  it('offers a passkey on its sign-in page: sign up, sign out, sign back in (a software authenticator over real HTTP)', async () => {
+    const page = await (await get('/auth/signin')).text()
+    expect(page).toContain(`action="${origin}/auth/callback/passkey" method="POST" id="passkey-form"`)
+    expect(page).toContain('autocomplete="username webauthn"')
+
+    const authenticator = new SoftwareAuthenticator(origin)
+    const jar = new CookieJar()
+    const ceremony = async (query: string) => {
+      const { action, options } = (await (await get(`/auth/webauthn-options/passkey?${query}`, jar)).json()) as {
+        action: 'register' | 'authenticate'
+        options: never
+      }
+      const answer = action === 'register' ? authenticator.register(options) : authenticator.authenticate(options)
+      return post('/auth/callback/passkey', { action, data: JSON.stringify(answer), callbackUrl: '/protected' }, jar)
+    }
+    // Signing up is a first sign-in: the demo's terms come before the session.
+    const signUp = await acceptTermsIfAsked(await ceremony('email=pat%40example.com'), jar)
+    expect(signUp.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('pat@example.com')
+
+    await post('/auth/signout', { csrfToken: await csrfToken(jar) }, jar)
+    expect((await get('/protected', jar)).status).toBe(302)
+    const signIn = await ceremony('action=authenticate')
+    expect(signIn.headers.get('location')).toBe(`${origin}/protected`)
+    expect(await (await get('/protected', jar)).text()).toContain('pat@example.com')
   })
 
   it('refuses a wrong password with the CredentialsSignin error', async () => {

@@ -226,8 +226,8 @@ describe('the terms step', () => {
       expect(stale.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
     }
     // Logged as what it is: a flow of another version of the chart.
-    expect(changedLog(before)).toContain('envelope from version 2+terms@1, machine is 2')
-    expect(changedLog(after)).toContain('envelope from version 2+terms@1, machine is 2+audit@1')
+    expect(changedLog(before)).toContain('envelope from version 3+terms@1, machine is 3')
+    expect(changedLog(after)).toContain('envelope from version 3+terms@1, machine is 3+audit@1')
   })
 })
 

@@ -13,6 +13,7 @@ import type { ExpectedResponse } from 'authchart/testing'
 import {
   FLOW_CLEARED,
   FLOW_SEALED,
+  causeOf,
   completionDriver,
   configFor,
   expectNothingIssued,
@@ -62,7 +63,7 @@ const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
 
 /** What the ends the terms step decides must answer, per way in. */
 const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
-for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
+for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
   const refused = (errors: string[]): ExpectedResponse => ({
     status: 302,
     location: `${ORIGIN}/auth/error?error=AccessDenied`,
@@ -93,10 +94,12 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
   })
 }
 // A first sign-in with a newUser page goes there once the terms are accepted.
-ORACLE['welcomedNewUser ← credentials database: terms accepted'] = (world) => ({
-  ...(ORACLE['signedIn ← credentials database: terms accepted'] as (w: World) => ExpectedResponse)(world),
-  location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
-})
+for (const entry of ['credentials database', 'webauthn database']) {
+  ORACLE[`welcomedNewUser ← ${entry}: terms accepted`] = (world) => ({
+    ...(ORACLE[`signedIn ← ${entry}: terms accepted`] as (w: World) => ExpectedResponse)(world),
+    location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
+  })
+}
 
 const extension: ExtensionDriver = {
   extensions: [terms],
@@ -107,9 +110,10 @@ const extension: ExtensionDriver = {
     if (answering && own.answered === 'declined') return `${entry}: terms declined`
     if (answering && own.recording === 'fails') return `${entry}: recording the acceptance fails`
     if (answering) return `${entry}: terms accepted`
-    // The first-factor or code request: the terms stop it only when they are not accepted yet.
-    const rest = request.map((step) => step.event.type)
-    return rest.includes('checkTerms.done') && own.terms === 'notAccepted' ? `${entry}: terms to accept` : undefined
+    // The first-factor or code request: the terms stop it, when not accepted yet, where it would
+    // otherwise have signed the user in.
+    const reachesTheSession = causeOf(world, request).endsWith('signed in') || causeOf(world, request).endsWith('with a code')
+    return reachesTheSession && own.terms === 'notAccepted' ? `${entry}: terms to accept` : undefined
   },
   oracle: ORACLE,
   samples: [
@@ -173,7 +177,7 @@ const machine = flowMachine({ secret: SECRET, providers: [], extensions: [terms]
 
 describe('the extended chart', () => {
   it('is the built-in one with the terms states inserted, under a version of its own', () => {
-    expect(machine.version).toBe('2+terms@1')
+    expect(machine.version).toBe('3+terms@1')
     expect(Object.keys(machine.root.states)).toEqual(
       expect.arrayContaining(['checkingSecondFactor', 'checkingTerms', 'awaitingTerms', 'recordingAcceptance']),
     )

@@ -18,10 +18,13 @@ import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from 
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
+import Passkey from '../../providers/passkey.js'
 import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import type { ExpectedCookie, ExpectedResponse, ModelStep } from '../../testing/index.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
+import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
 import { freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver, type ModelEvent } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
@@ -74,7 +77,7 @@ const signedIn = (location: string, secondStep: boolean) => (world: World): Expe
  * this table does not list or answer other than it says.
  */
 const ORACLE: NonNullable<ModelDriver<World>['oracle']> = {}
-for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
+for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
   const oauth = entry.startsWith('oauth')
   Object.assign(ORACLE, {
     [`awaitingSecondFactor ← ${entry}: second factor enrolled`]: (): ExpectedResponse => ({
@@ -117,10 +120,9 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt']) {
   })
 }
 // Only a first sign-in with a configured newUser page is welcomed there.
-ORACLE['welcomedNewUser ← credentials database: new user signed in'] = signedIn(
-  `/welcome-new?callbackUrl=${encodeURIComponent(DASHBOARD)}`,
-  false,
-)
+for (const entry of ['credentials database', 'webauthn database']) {
+  ORACLE[`welcomedNewUser ← ${entry}: new user signed in`] = signedIn(`/welcome-new?callbackUrl=${encodeURIComponent(DASHBOARD)}`, false)
+}
 
 /** Each way in: a first factor, and the session policy it is tried with. */
 const ENTRIES = [
@@ -130,7 +132,12 @@ const ENTRIES = [
   { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
   // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
   { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  // A passkey: a URL returned by the signIn callback is ignored, as in Auth.js.
+  { firstFactor: 'webauthn', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
 ] as const
+
+/** RFC 8176 `amr` of each first factor (a passkey is a hardware-bound key). */
+const FIRST_FACTOR_AMR = { credentials: 'pwd', oauth: 'fed', webauthn: 'hwk' } as const
 
 export interface World {
   firstFactor: (typeof ENTRIES)[number]['firstFactor']
@@ -150,6 +157,7 @@ export interface World {
   logger: ReturnType<typeof spyLogger>
   /** What an extension's steps keep of the world (their own knobs). */
   extension: Record<string, unknown>
+  authenticator: SoftwareAuthenticator
 }
 
 /** What an application's extension adds to the driver. */
@@ -169,8 +177,10 @@ export interface ExtensionDriver {
 /** The config a path runs under: the world's, with the extensions under test. */
 export function configFor(world: World, inspect: AuthConfig['inspect'], extensions: FlowExtension[] = []): AuthConfig {
   const memory = MemoryAdapter(world.store)
+  const passkeys = world.firstFactor === 'webauthn'
   return {
     ...(extensions.length > 0 ? { extensions } : {}),
+    ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
     secret: SECRET,
     trustHost: true,
     logger: world.logger,
@@ -200,12 +210,15 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         authorize: () => ({ ...ALICE }),
       }),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
+      ...(passkeys ? [Passkey()] : []),
     ] as never,
     callbacks: {
-      signIn: ({ credentials, profile }) => {
-        // The callback sees what was submitted (credentials) or the provider's profile (OAuth).
+      signIn: ({ credentials, profile, account }) => {
+        // The callback sees what was submitted (credentials), the provider's profile (OAuth) or the
+        // passkey's account.
         if (world.firstFactor === 'credentials') expect(credentials?.password).toBe('wonderland')
-        else expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else if (world.firstFactor === 'oauth') expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else expect(account?.type).toBe('webauthn')
         if (world.signIn === 'refuses') return false
         return world.signIn === 'redirects' ? '/from-signin' : true
       },
@@ -227,7 +240,10 @@ const userIdOf = (world: World) =>
 async function seed(world: World): Promise<void> {
   const email = emailOf(world)
   const memory = MemoryAdapter(world.store)
-  if (world.stored === 'returning') {
+  if (world.firstFactor === 'webauthn') {
+    if (world.stored === 'returning') await seedPasskeyUser(world.store, world.authenticator, { ...RETURNING, email })
+    // A taken address is taken between the options and the answer (see `passkeySignIn`).
+  } else if (world.stored === 'returning') {
     world.store.users.set(RETURNING.id, { ...RETURNING, email })
     const linked =
       world.firstFactor === 'oauth'
@@ -259,7 +275,11 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       type: 'signin.verified',
       at: T0,
       policy,
-      identity: { firstFactor, persist: firstFactor === 'oauth' || policy.strategy === 'database' },
+      identity: {
+        firstFactor,
+        persist: firstFactor !== 'credentials' || policy.strategy === 'database',
+        ignoresSignInRedirect: firstFactor === 'webauthn',
+      },
     })),
     { type: 'checkSignIn.done', at: T0, output: { redirect: null } },
     { type: 'checkSignIn.done', at: T0, output: { redirect: `${ORIGIN}/from-signin` } },
@@ -320,6 +340,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     events: { signIn: vi.fn() },
     logger: spyLogger(),
     extension: extension?.world() ?? {},
+    authenticator: new SoftwareAuthenticator(ORIGIN),
   }),
   cause: (world, request) => extension?.cause?.(world, request) ?? causeOf(world, request),
   oracle: { ...ORACLE, ...extension?.oracle },
@@ -379,6 +400,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
         world.jar = client.jar
         return callback
       }
+      if (world.firstFactor === 'webauthn') return passkeySignIn(world, config)
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
@@ -471,7 +493,8 @@ export function causeOf(world: World, request: readonly ModelStep[]): string {
   const decided = (() => {
     if (!secondStep) {
       if (world.signIn === 'refuses') return 'signIn refuses'
-      if (world.signIn === 'redirects') return 'signIn redirects'
+      // A passkey sign-in ignores a URL from the signIn callback, as Auth.js does.
+      if (world.signIn === 'redirects' && world.firstFactor !== 'webauthn') return 'signIn redirects'
       if (world.stored === 'emailTaken') return 'e-mail address taken'
       if (world.stored === 'fails') return 'storing the user fails'
       if (world.factorStore === 'fails') return 'factor lookup fails'
@@ -488,6 +511,19 @@ export function causeOf(world: World, request: readonly ModelStep[]): string {
     return `${world.stored === 'createsUser' ? 'new' : 'returning'} user signed in${secondStep ? ' with a code' : ''}`
   })()
   return `${entry}: ${decided}`
+}
+
+/** A passkey sign-in (returning user) or sign-up (anyone else), as the built-in page runs it. */
+async function passkeySignIn(world: World, config: AuthConfig): Promise<Response> {
+  const browser = new PasskeyBrowser(config, world.authenticator)
+  world.jar = browser.jar
+  const returning = world.stored === 'returning'
+  const { body } = await browser.options(returning ? { action: 'authenticate' } : { email: ALICE.email })
+  if (world.stored === 'emailTaken') world.store.users.set(OTHER.id, { ...OTHER })
+  const answer = returning
+    ? world.authenticator.authenticate(body.options as never)
+    : world.authenticator.register(body.options as never)
+  return browser.answer(body.action, answer, { callbackUrl: '/dashboard' })
 }
 
 /** A six-digit code that is not the current one. */
@@ -526,7 +562,7 @@ export async function expectSession(response: Response, world: World): Promise<v
     if (world.stored === 'returning') expect(user.id).toBe(RETURNING.id)
     expect(Date.parse(cookie!.attributes.expires as string)).toBe(row.expires.getTime())
     // The row records how the user signed in after a second factor.
-    expect(row.amr).toEqual(multiFactor ? ['pwd', 'otp'] : undefined)
+    expect(row.amr).toEqual(multiFactor ? [FIRST_FACTOR_AMR[world.firstFactor], 'otp'] : undefined)
     return
   }
   const token = await decode({ token: cookie!.value, secret: SECRET, salt: SESSION_COOKIE })
@@ -539,7 +575,7 @@ export async function expectSession(response: Response, world: World): Promise<v
     expect(token).toMatchObject({ sub: ALICE.id, email: ALICE.email })
   }
   if (multiFactor) {
-    expect(token).toMatchObject({ amr: [world.firstFactor === 'oauth' ? 'fed' : 'pwd', 'otp'], aal: 2 })
+    expect(token).toMatchObject({ amr: [FIRST_FACTOR_AMR[world.firstFactor], 'otp'], aal: 2 })
   } else {
     // A single-factor token is exactly Auth.js's: nothing added.
     expect(token).not.toHaveProperty('amr')

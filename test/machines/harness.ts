@@ -16,6 +16,8 @@ export const COVERAGE_DIR = join(process.cwd(), 'node_modules', '.cache', 'authc
 
 /** Records a machine's coverage for the end-of-run summary. */
 export function reportCoverage(result: ModelCoverage): void {
+  // Mutation runs (test/mutation/vitest.config.ts) share node_modules/.cache with `npm test`.
+  if (process.env.AUTHCHART_MODEL_COVERAGE === 'off') return
   mkdirSync(COVERAGE_DIR, { recursive: true })
   writeFileSync(join(COVERAGE_DIR, `${result.machine}.json`), JSON.stringify(result))
 }

@@ -100,6 +100,13 @@ describe('the package', () => {
           google: await import('authchart/providers/google'),
           twitter: await import('authchart/providers/twitter'),
           vk: await import('authchart/providers/vk'),
+          email: await import('authchart/providers/email'),
+          nodemailer: await import('authchart/providers/nodemailer'),
+          resend: await import('authchart/providers/resend'),
+          sendgrid: await import('authchart/providers/sendgrid'),
+          postmark: await import('authchart/providers/postmark'),
+          mailgun: await import('authchart/providers/mailgun'),
+          forwardemail: await import('authchart/providers/forwardemail'),
           fastify: await import('authchart/fastify'),
           terms: await import('authchart/extensions/terms'),
           testing: await import('authchart/testing'),
@@ -124,7 +131,11 @@ describe('the package', () => {
     expect(names.terms).toEqual(['termsExtension'])
     expect(names.testing).toEqual(expect.arrayContaining(['describeFlowModel', 'flowMachine', 'modelPaths', 'drivePath', 'coverage']))
     expect(names.credentials).toEqual(['default'])
-    for (const provider of ['oauth', 'oidc', 'github', 'google', 'twitter', 'vk']) {
+    expect(names.machines).toContain('emailSignInMachine')
+    for (const provider of [
+      'oauth', 'oidc', 'github', 'google', 'twitter', 'vk',
+      'email', 'nodemailer', 'resend', 'sendgrid', 'postmark', 'mailgun', 'forwardemail',
+    ]) {
       expect(names[provider], provider).toContain('default')
     }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
@@ -156,6 +167,33 @@ describe('the package', () => {
     expect(readFileSync(join(root, manifest.qwik), 'utf8')).toContain("inlinedQrl")
   })
 
+  it('imports the nodemailer provider without Nodemailer installed, and says how to install it on send', () => {
+    // A resolve hook that makes `nodemailer` missing, as in an application that never installed it.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      'export async function resolve(s, c, next) { if (s === "nodemailer") { const e = new Error("Cannot find package nodemailer"); e.code = "ERR_MODULE_NOT_FOUND"; throw e } return next(s, c) }',
+    )}`
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
+        import { register } from 'node:module'
+        register(${JSON.stringify(hook)})
+        const { default: Nodemailer } = await import('authchart/providers/nodemailer')
+        const provider = Nodemailer({ server: 'smtp://127.0.0.1:1' })
+        try {
+          await provider.sendVerificationRequest({ identifier: 'a@b.c', url: 'http://localhost/x', token: 't', expires: new Date(), provider, theme: {} })
+        } catch (error) {
+          console.log(provider.id, error.message)
+        }
+      `,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    )
+    expect(output.trim()).toBe('nodemailer The nodemailer provider needs Nodemailer: npm install nodemailer')
+  })
+
   it('imports every provider subpath by name, each a factory that works uncalled', () => {
     const files = readdirSync(join(checkout, 'providers'))
       .filter((file) => file.endsWith('.ts'))
@@ -165,15 +203,24 @@ describe('the package', () => {
         const ids = {}
         for (const file of ${JSON.stringify(files)}) {
           const { default: factory } = await import('authchart/providers/' + file)
-          ids[file] = typeof factory === 'function' && file !== 'credentials' ? (factory() ?? {}).id ?? null : 'n/a'
+          try {
+            ids[file] = typeof factory === 'function' && file !== 'credentials' ? (factory() ?? {}).id ?? null : 'n/a'
+          } catch (error) {
+            ids[file] = 'throws: ' + error.message
+          }
         }
         console.log(JSON.stringify(ids))
       `),
     ) as Record<string, string | null>
     expect(Object.keys(ids)).toHaveLength(files.length)
+    // As in Auth.js, these cannot be built without a way to send: a sender or an SMTP server.
+    const needOptions: Record<string, string> = {
+      email: 'throws: Email requires a `sendVerificationRequest` function or a `server` configuration',
+      nodemailer: 'throws: Nodemailer requires a `server` configuration',
+    }
     for (const file of files) {
       if (file === 'credentials' || file === 'oauth' || file === 'oidc') continue
-      expect(ids[file], file).toBe(file)
+      expect(ids[file], file).toBe(needOptions[file] ?? file)
     }
   })
 
@@ -230,7 +277,15 @@ describe('the authchart command line', () => {
   })
 
   it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual(['session', 'credentials-signin', 'oauth-signin', 'signin-completion', 'totp-enrolment'])
+    expect(cli('flows').stdout.trim().split('\n')).toEqual([
+      'session',
+      'credentials-signin',
+      'oauth-signin',
+      'email-signin',
+      'webauthn-signin',
+      'signin-completion',
+      'totp-enrolment',
+    ])
   })
 
   it.each([
@@ -246,7 +301,7 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('title: signin-completion (v2+terms@1)')
+    expect(result.stdout).toContain('title: signin-completion (v3+terms@1)')
     expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
     expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
@@ -254,6 +309,8 @@ describe('the authchart command line', () => {
   it('names the known flows when asked for an unknown one', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, signin-completion, totp-enrolment')
+    expect(result.stderr).toContain(
+      'Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, webauthn-signin, signin-completion, totp-enrolment',
+    )
   })
 })

@@ -18,11 +18,14 @@ import { CASES } from './catalogue-cases.js'
 
 type Factory = (options?: Record<string, unknown>) => OAuthConfig<Record<string, unknown>>
 
-/** Every OAuth preset file: providers/ without the generic ones and credentials. */
+/** Every OAuth preset file: providers/ without the generic ones, credentials, the e-mail senders and passkeys. */
+const { NOT_OAUTH_PRESETS } = (await import(/* @vite-ignore */ new URL('../../scripts/catalogue.mjs', import.meta.url).href)) as {
+  NOT_OAUTH_PRESETS: Set<string>
+}
 const PRESETS = readdirSync(new URL('../../providers/', import.meta.url))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.slice(0, -'.ts'.length))
-  .filter((file) => !['credentials', 'oauth', 'oidc'].includes(file))
+  .filter((file) => !NOT_OAUTH_PRESETS.has(file))
   .sort()
 
 async function preset(file: string): Promise<Factory> {

@@ -1,7 +1,7 @@
 /**
  * Two-step verification end to end through `Auth`: turning it on (QR code, confirming code, backup
- * codes shown once), then signing in with credentials and with OIDC at the real test provider,
- * answering with the app's code or a backup code. And what an attacker tries: no code, wrong codes
+ * codes shown once), then signing in with credentials, with OIDC at the real test provider, with an
+ * e-mail link or code and with a passkey, answering with the app's code or a backup code. And what an attacker tries: no code, wrong codes
  * replayed on an old flow cookie, one valid code sent ten times at once, a spent backup code, a
  * step posted without its CSRF token.
  */
@@ -15,6 +15,8 @@ import type { AuthConfig } from '../../core/types.js'
 import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
+import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP = '/step/signin-completion'
@@ -182,6 +184,61 @@ describe('signing in with two-step verification', () => {
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
     await answer(client, nextCode(secret))
     expect(store.sessions.get(client.jar.get(SESSION_COOKIE)!)?.amr).toEqual(['fed', 'otp'])
+  })
+
+  it('asks an e-mail user for the code too, after the link and after the one-time code', async () => {
+    const { config, outbox } = emailConfig({ provider: { code: true } })
+    const first = new EmailClient(config)
+    await first.requestLink('reader@example.com')
+    await first.confirm(lastLink(outbox))
+    const { secret, codes } = await enrol(first)
+    await first.signOut()
+
+    const byLink = new EmailClient(config)
+    await byLink.requestLink('reader@example.com')
+    const afterLink = await byLink.confirm(lastLink(outbox))
+    expect(afterLink.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
+    expect(byLink.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect((await byLink.session()).body).toBeNull()
+    await answer(byLink, nextCode(secret))
+    const token = await decode({ token: byLink.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    expect(token).toMatchObject({ email: 'reader@example.com', amr: ['email', 'otp'], aal: 2 })
+
+    const byCode = new EmailClient(config)
+    await byCode.requestLink('reader@example.com')
+    const afterCode = await byCode.enterCode(outbox.at(-1)!.code!)
+    expect(afterCode.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
+    expect(byCode.jar.get(SESSION_COOKIE)).toBeUndefined()
+    const wrong = await answer(byCode, nextCode(secret) === '000000' ? '111111' : '000000')
+    expect(wrong.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
+    expect(byCode.jar.get(SESSION_COOKIE)).toBeUndefined()
+    // The app's code of this time step is spent (by the link's sign-in); a backup code still works.
+    expect((await answer(byCode, nextCode(secret))).headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
+    await answer(byCode, codes[0]!)
+    const coded = await decode({ token: byCode.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    expect(coded).toMatchObject({ email: 'reader@example.com', amr: ['email', 'backup'], aal: 2 })
+  })
+
+  it('asks a passkey user for the code too: the passkey alone is not the session', async () => {
+    const { store, ...rest } = { store: createMemoryStore() }
+    const config = passkeyConfig(store, rest)
+    const browser = new PasskeyBrowser(config)
+    await browser.register({ email: 'pat@example.com' })
+    const { secret, codes } = await enrol(browser.client)
+    await browser.client.signOut()
+
+    const afterPasskey = await browser.signIn()
+    expect(afterPasskey.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
+    expect(browser.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(await browser.session()).toBeNull()
+    await answer(browser.client, nextCode(secret))
+    expect(store.sessions.get(browser.jar.get(SESSION_COOKIE)!)?.amr).toEqual(['hwk', 'otp'])
+
+    // A backup code completes a passkey sign-in as well.
+    await browser.client.signOut()
+    await browser.signIn()
+    await answer(browser.client, codes[0]!)
+    expect(store.sessions.get(browser.jar.get(SESSION_COOKIE)!)?.amr).toEqual(['hwk', 'backup'])
   })
 
   it('accepts each backup code once', async () => {

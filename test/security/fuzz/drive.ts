@@ -225,7 +225,11 @@ export class Driver {
       secrets.add(started.envelope.value)
       facts.envelope = true
       let params: Record<string, string>
-      if (plan.flow === 'visited') {
+      if (started.authorizationUrl === undefined) {
+        // A flow that does not leave for a provider (passkeys): an answer the browser could have
+        // produced, for a challenge no authenticator signed.
+        params = { action: plan.provider % 2 === 0 ? 'authenticate' : 'register', data: unsignedPasskeyAnswer(plan.provider) }
+      } else if (plan.flow === 'visited') {
         const answer = await world.visitProvider(started.authorizationUrl)
         params = answer.form ?? Object.fromEntries(answer.url.searchParams)
         facts.answer = true
@@ -411,7 +415,7 @@ export class Driver {
       const providerId = world.providersOf('oidc')[0]!
       const resume = this.routes.find((r) => isFlow(r.serve) && r.serve.resumes === true && r.provider === 'oidc')!
       const started = await this.startFlow(resume, providerId, jar)
-      const answer = await world.visitProvider(started.authorizationUrl)
+      const answer = await world.visitProvider(started.authorizationUrl!)
       await this.deliver(jar, providerId, answer)
     }
     const token = jar.get(world.cookies.sessionToken.name)
@@ -447,13 +451,16 @@ export class Driver {
     const start = this.routes[this.startRouteFor(resumeRoute)]!
     const scratch = new CookieJar()
     const csrfToken = await this.csrfToken(scratch)
-    const response = await this.prepare(scratch, {
-      method: start.method,
-      path: world.path(start.action, providerId),
-      body: { csrfToken },
-    })
-    const authorizationUrl = response.location
-    if (!authorizationUrl) throw new Error(`starting ${providerId} did not redirect: ${response.status} ${response.body.slice(0, 200)}`)
+    const path = world.path(start.action, providerId)
+    const response = await this.prepare(
+      scratch,
+      start.method === 'GET' ? { method: 'GET', path, query: { action: 'authenticate' } } : { method: start.method, path, body: { csrfToken } },
+    )
+    // A flow that leaves for a provider redirects there; one answered in the page (passkeys) does not.
+    const authorizationUrl = response.location ?? undefined
+    if (!authorizationUrl && response.status !== 200) {
+      throw new Error(`starting ${providerId} failed: ${response.status} ${response.body.slice(0, 200)}`)
+    }
     const known = new Set([world.cookies.csrfToken.name, world.cookies.callbackUrl.name, world.cookies.sessionToken.name])
     const envelope = setCookies(response.raw).find((c) => !known.has(c.name) && c.value !== '')
     if (!envelope) throw new Error(`starting ${providerId} set no flow cookie`)
@@ -675,6 +682,7 @@ export class Driver {
           case 'other-visit': {
             // Another sign-in's genuine answer, delivered with this flow's envelope.
             const other = await this.startFlow(context.route, context.providerId!, new CookieJar())
+            if (other.authorizationUrl === undefined) return undefined
             const answer = await world.visitProvider(other.authorizationUrl)
             for (const key of ['code', 'state', 'iss']) delete params[key]
             Object.assign(params, answer.form ?? Object.fromEntries(answer.url.searchParams))
@@ -738,6 +746,24 @@ function declaredFields(route: Route): Record<string, string> {
   return Object.fromEntries(Object.keys(schema).map((key) => [key, FIELD_VALUES[key] ?? `fuzz-${key}`]))
 }
 
+/** A passkey answer in the browser's JSON shape whose signature no authenticator made. */
+function unsignedPasskeyAnswer(n: number): string {
+  const id = Buffer.from(`fuzz-credential-${n}`).toString('base64url')
+  const bytes = (text: string) => Buffer.from(text).toString('base64url')
+  return JSON.stringify({
+    id,
+    rawId: id,
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: bytes(JSON.stringify({ type: 'webauthn.get', challenge: bytes('not-the-challenge'), origin: ORIGIN })),
+      authenticatorData: bytes('authenticator-data'),
+      signature: bytes('signature'),
+      attestationObject: bytes('attestation'),
+    },
+  })
+}
+
 const isReplay = (tamper: Tamper) => tamper.kind === 'envelope' && tamper.how === 'replay'
 
 function applyNoise(noise: Noise, draft: Draft, facts: Facts, params: Record<string, unknown>): boolean {
@@ -794,7 +820,8 @@ function applyNoise(noise: Noise, draft: Draft, facts: Facts, params: Record<str
 /** A sign-in started through the routing table's start route. */
 interface Started {
   providerId: string
-  authorizationUrl: string
+  /** Where the browser is sent to sign in at the provider; none when the page answers (passkeys). */
+  authorizationUrl: string | undefined
   envelope: { name: string; value: string }
 }
 

@@ -17,7 +17,9 @@ import { routes as builtInRoutes, type Route } from '../../../core/http/routes.j
 import { Auth, customFetch } from '../../../core/index.js'
 import type { AuthConfig, ProviderType } from '../../../core/types.js'
 import Credentials from '../../../providers/credentials.js'
+import Email from '../../../providers/email.js'
 import GitHub from '../../../providers/github.js'
+import Passkey from '../../../providers/passkey.js'
 import { ORIGIN, SECRET } from '../../fixtures/http.js'
 import { loopbackFetch, startOAuth2Server, toLoopback, type RunningOAuth2Server } from '../../fixtures/oauth2-server.js'
 import { startOidcProvider, visitProvider, type ProviderReturn, type RunningOidcProvider } from '../../fixtures/oidc-provider.js'
@@ -100,7 +102,10 @@ export class World {
   readonly cookies: CookiesOptions
   readonly table: readonly Route[]
   readonly log = new LogCapture()
-  readonly store: MemoryStore | undefined
+  /** The database (every world has one: e-mail and passkeys need an adapter, as in Auth.js). */
+  readonly store: MemoryStore
+  /** The e-mail messages sent (links and codes), newest last. */
+  readonly outbox: { identifier: string; url: string; code?: string }[] = []
   /** Traces of flow runs since the last {@link take}. */
   private traces: FlowTrace[] = []
   /** Sessions the adapter created since the last {@link take}. */
@@ -114,15 +119,16 @@ export class World {
     this.basePath = options.basePath ?? '/auth'
     this.table = options.table ?? builtInRoutes
     this.handler = options.handler ?? (Auth as never)
-    this.store = options.strategy === 'database' ? createMemoryStore() : undefined
-    const adapter = this.store ? this.countingAdapter(MemoryAdapter(this.store)) : undefined
+    this.store = createMemoryStore()
+    const adapter = this.countingAdapter(MemoryAdapter(this.store))
     const { op, loopback } = parties
     this.config = {
       secret: SECRET,
       trustHost: true,
       basePath: this.basePath,
       session: { strategy: options.strategy },
-      ...(adapter ? { adapter } : {}),
+      adapter,
+      experimental: { enableWebAuthn: true },
       ...(options.debug ? { debug: true } : {}),
       ...(options.customPages
         ? { pages: { signIn: '/login', signOut: '/goodbye', error: '/oops', verifyRequest: '/check-mail', newUser: '/welcome' } }
@@ -149,6 +155,13 @@ export class World {
           authorization: { params: { response_mode: 'form_post' } },
         }),
         GitHub({ clientId: 'github-app', clientSecret: CLIENT_SECRET, [customFetch]: loopbackFetch(loopback) }),
+        Email({
+          code: true,
+          sendVerificationRequest: async ({ identifier, url, code }: { identifier: string; url: string; code?: string }) => {
+            this.outbox.push({ identifier, url, ...(code ? { code } : {}) })
+          },
+        }),
+        Passkey(),
       ],
     } as AuthConfig
     this.resolved = assertConfig(this.config)
@@ -210,7 +223,9 @@ export class World {
 
   /** Values that must never appear in a log line or a response body. */
   staticSecrets(): string[] {
-    return [SECRET, CLIENT_SECRET]
+    // Every e-mail token and code sent so far: a log line or a page that shows one is a leak.
+    const sent = this.outbox.flatMap(({ url, code }) => [new URL(url).searchParams.get('token') ?? '', code ?? ''])
+    return [SECRET, CLIENT_SECRET, ...sent.filter((value) => value.length >= 6)]
   }
 
   private countingAdapter<A extends { createSession: (...args: never[]) => unknown }>(adapter: A): A {

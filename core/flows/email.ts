@@ -1,0 +1,336 @@
+/**
+ * The e-mail sign-in flow: the first-factor machine's effects, the scanner-safe confirmation page
+ * its links open, and how the sign-in completion stores an e-mail user. Tokens and codes are
+ * hashed before anything stores them; what a user can get wrong (a bad address, a used link, a
+ * wrong code) is a `*.failed` event with a reason, never an exception.
+ *
+ * @module
+ */
+import { EmailSignInContext, emailSignInMachine } from '../../machines/email-signin.machine.js'
+import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import type { AdapterUser } from '../adapters.js'
+import type { ResolvedProvider } from '../config/resolve-config.js'
+import type { CookieOption } from '../cookies.js'
+import { sha256Hex, timingSafeEqual } from '../crypto.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../email/normalize.js'
+import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
+import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
+import { defineFlow } from '../engine/flow.js'
+import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
+import type { RequestContext } from '../http/context.js'
+import { NO_STORE_HEADERS } from '../http/handlers.js'
+import { renderEmailConfirmPage } from '../pages/index.js'
+import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js'
+import type { Account, ResponseInternal, User } from '../types.js'
+import { emitEvent } from './emit.js'
+import type { StoredUser } from './signin-completion.js'
+
+/** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
+interface EmailProvider {
+  id: string
+  config: EmailConfig
+  settings: ResolvedEmailProvider
+}
+
+function emailProviderOf(ctx: RequestContext, providerId: string): EmailProvider {
+  const provider = ctx.config.providerById.get(providerId) as ResolvedProvider
+  return { id: provider.id, config: provider.config as unknown as EmailConfig, settings: provider.email! }
+}
+
+/** The account Auth.js passes to the callbacks for an e-mail sign-in. */
+function emailAccount(providerId: string, identifier: string, user: Record<string, unknown>): Account {
+  return { providerAccountId: identifier, userId: String(user.id), type: 'email', provider: providerId }
+}
+
+/** Keys of the server-side counters; addresses are hashed, so the store never holds them. */
+const sendKey = async (providerId: string, kind: 'identifier' | 'address', value: string) =>
+  `email:send:${providerId}:${kind}:${await sha256Hex(value)}`
+const codeAttemptsKey = (tokenHash: string) => `email:code:${tokenHash}`
+
+/**
+ * An error as thrown by a sender, rewritten so that no line of it (message or stack) carries the
+ * link, the token or the code: a custom `sendVerificationRequest` may well quote its input.
+ */
+function redacted(error: unknown, secrets: readonly (string | undefined)[]): Error {
+  const scrub = (text: string) => {
+    let out = text
+    for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]')
+    return out
+  }
+  const original = error instanceof Error ? error : new Error(String(error))
+  const copy = new Error(scrub(original.message))
+  copy.name = original.name
+  copy.stack = original.stack ? scrub(original.stack) : copy.stack
+  return copy
+}
+
+/** The client's address from the configured trusted header (its first entry), if any. */
+function clientAddress(ctx: RequestContext, header: string | null): string | undefined {
+  if (header === null) return undefined
+  const value = ctx.request.headers.get(header)?.split(',')[0]?.trim()
+  return value ? value : undefined
+}
+
+const requestEmail = (trigger: { email?: unknown }): unknown => trigger.email
+
+/**
+ * Stores an e-mail user once the address is verified (reference §5.2, callback step 4): an existing
+ * user gets `emailVerified` now (`events.updateUser`), and a database session of someone else in
+ * this browser is ended; otherwise the user is created verified (`events.createUser`, a new user).
+ * No account row is linked, as in Auth.js.
+ */
+export async function storeEmailUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
+  const adapter = ctx.config.adapter!
+  const verified = context.user as unknown as AdapterUser
+  const account = context.account as unknown as Account
+  const existing = await adapter.getUserByEmail!(verified.email)
+  let user: AdapterUser
+  let isNewUser = false
+  if (existing) {
+    const sessionToken = ctx.sessionCookie.value
+    if (ctx.config.session.strategy === 'database' && sessionToken) {
+      const current = await adapter.getSessionAndUser!(sessionToken)
+      // Signing in as another user replaces this browser's session rather than sharing it.
+      if (current && String(current.user.id) !== String(existing.id)) await adapter.deleteSession!(sessionToken)
+    }
+    user = await adapter.updateUser!({ id: existing.id, emailVerified: new Date(ctx.at * 1000) })
+    await emitEvent(ctx, 'updateUser', { user })
+  } else {
+    user = await adapter.createUser!({ ...verified, emailVerified: new Date(ctx.at * 1000) })
+    await emitEvent(ctx, 'createUser', { user })
+    isNewUser = true
+  }
+  return {
+    user: user as unknown as Record<string, unknown>,
+    account: { ...account, userId: String(user.id) },
+    isNewUser,
+  }
+}
+
+/**
+ * GET on a sign-in link, in the default `confirm` mode: the "Sign in as …" page, which changes
+ * nothing. Its button posts the token back with a CSRF token; only that POST spends the link, so
+ * mail scanners and link previews that fetch it cannot. `direct` providers (and a link without a
+ * token) go on to the flow.
+ */
+export async function confirmLinkPage(
+  ctx: RequestContext,
+  query: Record<string, string>,
+): Promise<ResponseInternal | undefined> {
+  const provider = emailProviderOf(ctx, ctx.provider!.id)
+  if (provider.settings.link === 'direct' || !query.token) return undefined
+  const page = renderEmailConfirmPage({
+    theme: ctx.config.theme,
+    csrfToken: ctx.csrf!.token,
+    actionUrl: `${ctx.authUrl}/callback/${provider.id}`,
+    email: query.email ?? '',
+    token: query.token,
+    callbackUrl: ctx.callbackUrl,
+  })
+  return {
+    status: page.status,
+    // The page's URL holds the token: keep it out of caches and out of any Referer header.
+    headers: { 'Content-Type': 'text/html', ...NO_STORE_HEADERS, 'Referrer-Policy': 'no-referrer' },
+    body: page.html,
+    cookies: ctx.setCookies,
+  }
+}
+
+/**
+ * A code posted without a flow this browser can resume (another browser, an expired, spent or
+ * forged cookie) is reported as `Verification`, as a spent link is: the user asks again.
+ */
+export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error {
+  return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
+}
+
+/** The e-mail sign-in flow definition. */
+export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
+  machine: emailSignInMachine,
+  context: EmailSignInContext,
+  effects: {
+    async admitRequest(context, ctx, trigger) {
+      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
+      const input = requestEmail(trigger as { email?: unknown })
+      let identifier: string
+      try {
+        identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+        if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
+          throw new Error('Invalid email address format.')
+        }
+      } catch (error) {
+        ctx.logger.error(
+          new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
+        )
+        return { type: 'admitRequest.failed', reason: 'invalidIdentifier', error: 'EmailSignInError', at: ctx.at }
+      }
+      const throttle = settings.throttle
+      if (throttle) {
+        const { store } = ctx.config
+        const sends = await store.increment(await sendKey(id, 'identifier', identifier), throttle.window)
+        const address = clientAddress(ctx, throttle.addressHeader)
+        const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
+        if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
+          ctx.logger.warn('email-send-throttled')
+          ctx.logger.error(
+            new EmailSignInError(
+              sends > throttle.perIdentifier
+                ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
+                : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
+            ),
+          )
+          return { type: 'admitRequest.failed', reason: 'throttled', error: 'EmailSignInError', at: ctx.at }
+        }
+      }
+      return { type: 'admitRequest.done', output: { identifier }, at: ctx.at }
+    },
+
+    async lookUpUser(context, ctx) {
+      const identifier = context.identifier!
+      try {
+        const stored = await ctx.config.adapter!.getUserByEmail!(identifier)
+        const user = stored ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
+        return {
+          type: 'lookUpUser.done',
+          output: { user: user as unknown as Record<string, unknown>, stored: stored !== null },
+          at: ctx.at,
+        }
+      } catch (error) {
+        return { type: 'lookUpUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+
+    async checkSignIn(context, ctx) {
+      const user = context.user!
+      const verdict = await askSignIn(ctx, {
+        user: user as User,
+        account: emailAccount(context.providerId, context.identifier!, user),
+        email: { verificationRequest: true },
+      })
+      return checkSignInResult(verdict, ctx.at)
+    },
+
+    async sendVerificationRequest(context, ctx) {
+      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
+      const identifier = context.identifier!
+      const token = (await config.generateVerificationToken?.()) ?? generateToken()
+      const expiresAt = ctx.at + settings.maxAge
+      const expires = new Date(expiresAt * 1000)
+      const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
+      const code = settings.code ? generateCode(settings.code.length, settings.code.alphabet) : undefined
+      const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: context.callbackUrl, token, email: identifier })}`
+      try {
+        // Stored before it is sent: a link that arrives always works.
+        await ctx.config.adapter!.createVerificationToken!({ identifier, token: tokenHash, expires })
+      } catch (error) {
+        return { type: 'sendVerificationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+      try {
+        await config.sendVerificationRequest({
+          identifier,
+          token,
+          expires,
+          url,
+          provider: config,
+          theme: ctx.config.theme,
+          request: ctx.raw,
+          ...(code !== undefined ? { code } : {}),
+        })
+      } catch (error) {
+        ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
+        return { type: 'sendVerificationRequest.failed', reason: 'notSent', error: 'EmailSignInError', at: ctx.at }
+      }
+      const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
+      return {
+        type: 'sendVerificationRequest.done',
+        output: {
+          verifyRequestUrl,
+          code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
+        },
+        at: ctx.at,
+      }
+    },
+
+    async checkCode(context, ctx, trigger) {
+      const { settings } = emailProviderOf(ctx, context.providerId)
+      const tokenHash = context.tokenHash!
+      const limit = settings.code!.attempts
+      if (ctx.at >= context.expires) {
+        ctx.logger.error(new Verification('The one-time code has expired'))
+        return { type: 'checkCode.failed', reason: 'expired', error: 'Verification', at: ctx.at }
+      }
+      // Counted on the server before the comparison, keyed by the token: an older copy of the
+      // flow cookie carries the same token hash, so replaying it cannot reset the count.
+      // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
+      // counter per token in stores that group counters by lifetime.
+      const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
+      if (attempt > limit) {
+        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+      }
+      const typed = (trigger as { code?: unknown }).code
+      const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
+      if (timingSafeEqual(hash, context.codeHash!)) return { type: 'checkCode.done', output: null, at: ctx.at }
+      if (attempt >= limit) {
+        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+      }
+      ctx.logger.debug('email_code_rejected', { attempt, limit })
+      return { type: 'checkCode.failed', reason: 'wrong', error: 'Verification', at: ctx.at }
+    },
+
+    async voidToken(context, ctx) {
+      try {
+        await ctx.config.adapter!.useVerificationToken!({ identifier: context.identifier!, token: context.tokenHash! })
+      } catch (error) {
+        // The attempt counter already refuses every further code; the link expires on its own.
+        reportFailure(ctx, error)
+      }
+      return { type: 'voidToken.done', output: null, at: ctx.at }
+    },
+
+    async consumeToken(context, ctx, trigger) {
+      const { config } = emailProviderOf(ctx, context.providerId)
+      const adapter = ctx.config.adapter!
+      const link = trigger as { type: string; token?: unknown; email?: unknown }
+      let candidates: string[]
+      let identifier: string | undefined
+      if (link.type === 'email.verifyLink') {
+        if (typeof link.token !== 'string' || link.token === '') {
+          const missing = new Error(
+            'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
+          )
+          missing.name = 'Configuration'
+          ctx.logger.error(missing)
+          return { type: 'consumeToken.failed', reason: 'missingToken', at: ctx.at }
+        }
+        candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
+        identifier = typeof link.email === 'string' && link.email !== '' ? link.email : undefined
+      } else {
+        candidates = [context.tokenHash!]
+        identifier = context.identifier!
+      }
+      try {
+        let invite = null
+        for (const token of candidates) {
+          invite = await adapter.useVerificationToken!({ identifier: identifier as string, token })
+          if (invite) break
+        }
+        const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
+        // A link may omit the address; when it names one, it must be the token's.
+        if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
+          ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
+          return { type: 'consumeToken.failed', reason: 'invalid', error: 'Verification', at: ctx.at }
+        }
+        return { type: 'consumeToken.done', output: { identifier: invite.identifier }, at: ctx.at }
+      } catch (error) {
+        return { type: 'consumeToken.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+  },
+})
+
+/** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
+export function emailEnvelopeCookie(ctx: RequestContext): CookieOption {
+  return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSignInMachine.id}` }
+}
