@@ -33,7 +33,7 @@ export const groups = {
     // exchange and ID token signature, account linking. Not the profile mapping around them.
     mutate: [
       'core/flows/oauth.ts:42-163',
-      'core/flows/oauth.ts:281-360',
+      'core/flows/oauth.ts:264-343',
       'core/oauth/exchange.ts:58-112',
       'core/oauth/server.ts:14-23',
       'core/oauth/server.ts:134-171',
@@ -49,7 +49,7 @@ export const groups = {
   },
   // Account linking after an OAuth sign-in: which user an account may be linked to.
   linking: {
-    mutate: ['core/flows/oauth.ts:225-275'],
+    mutate: ['core/flows/oauth.ts:208-258', 'core/session/token.ts:39-57'],
     tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts'],
   },
   session: {
