@@ -53,10 +53,14 @@ export const groups = {
     tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts'],
   },
   session: {
+    // Expiry: when a session is over, extended or re-issued, and the expiry each one carries.
     mutate: [
-      'machines/session.machine.ts:196-267',
+      'machines/session.machine.ts:209-218',
+      'machines/session.machine.ts:256-265',
+      'machines/session.machine.ts:314-342',
       'core/session/current.ts',
-      'core/session/issue.ts:90-131',
+      'core/session/issue.ts:97-100',
+      'core/session/issue.ts:107-124',
       'core/flows/session.ts:192-240',
     ],
     tests: [

@@ -187,3 +187,76 @@ describe('signedInUser (who the second-factor pages serve)', () => {
     expect(await signedInUser(contextFor(config, 'unknown'))).toBeNull()
   })
 })
+
+describe('database session rows with an unusual expiry', () => {
+  const TOKEN = 'stored-session-token'
+  function configWith(store: ReturnType<typeof createMemoryStore>, adapter: Partial<ReturnType<typeof MemoryAdapter>> = {}) {
+    return testConfig({ adapter: { ...MemoryAdapter(store), ...adapter } })
+  }
+
+  it('serves no session from a row whose expiry is not a date, keeps the cookie and logs why', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    store.sessions.set(TOKEN, { sessionToken: TOKEN, userId: ALICE.id, expires: new Date('not a date') })
+    const config = configWith(store)
+    const response = await readSession(config, TOKEN)
+    expect(await response.json()).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    const [error] = config.logger.error.mock.calls.map(([e]) => e as Error & { type: string })
+    expect(error?.type).toBe('SessionTokenError')
+    expect((error?.cause as { err?: Error })?.err?.message ?? (error?.cause as Error)?.message).toBe('the stored session has no valid expiry')
+  })
+
+  it('extends to now + maxAge when the adapter returns nothing from updateSession', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    store.sessions.set(TOKEN, { sessionToken: TOKEN, userId: ALICE.id, expires: new Date((T0 + MAX_AGE - DAY) * 1000) })
+    const memory = MemoryAdapter(store)
+    const config = configWith(store, {
+      updateSession: async (session) => {
+        await memory.updateSession(session)
+        return null
+      },
+    })
+    const response = await readSession(config, TOKEN)
+    expect(((await response.json()) as { expires: string }).expires).toBe(iso(T0 + MAX_AGE))
+    expect(setCookie(response, SESSION_COOKIE)?.attributes.expires).toBe(httpDate(T0 + MAX_AGE))
+  })
+
+  it('sets the cookie of a new row to the expiry the adapter stored, or to now + maxAge when it returns none', async () => {
+    const store = createMemoryStore()
+    const memory = MemoryAdapter(store)
+    const shortened = testConfig({
+      adapter: { ...memory, createSession: async (session) => ({ ...(await memory.createSession(session)), expires: new Date((T0 + 60) * 1000) }) },
+    })
+    const cookie = setCookie(await new Client(shortened).signIn(good), SESSION_COOKIE)!
+    expect(cookie.attributes.expires).toBe(httpDate(T0 + 60))
+    const silent = testConfig({
+      adapter: {
+        ...memory,
+        createSession: async (session) => {
+          const { expires: _expires, ...row } = await memory.createSession(session)
+          return row as never
+        },
+      },
+    })
+    expect(setCookie(await new Client(silent).signIn(good), SESSION_COOKIE)!.attributes.expires).toBe(httpDate(T0 + MAX_AGE))
+  })
+})
+
+describe('a sign-in whose jwt callback returns null', () => {
+  it('sets no session cookie and serves no session', async () => {
+    const client = new Client(testConfig({ callbacks: { jwt: () => null } }))
+    const response = await client.signIn(good)
+    expect(response.status).toBe(302)
+    expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    expect((await client.session()).body).toBeNull()
+  })
+
+  it('issues a session with the default callback, passing signIn as the trigger of a returning user', async () => {
+    const triggers: unknown[] = []
+    const client = new Client(testConfig({ callbacks: { jwt: ({ token, trigger }) => (triggers.push(trigger), token) } }))
+    await client.signIn(good)
+    expect(triggers).toEqual(['signIn'])
+  })
+})
