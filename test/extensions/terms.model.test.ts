@@ -9,8 +9,18 @@ import { termsExtension } from 'authchart/extensions/terms'
 import { describeFlowModel, flowMachine } from 'authchart/testing'
 import { Auth } from '../../core/index.js'
 import { authRequest, ORIGIN, SECRET } from '../fixtures/http.js'
-import { completionDriver, configFor, expectNothingIssued, type ExtensionDriver, type World } from '../machines/completion-driver.js'
-import { reportCoverage } from '../machines/harness.js'
+import type { ExpectedResponse } from 'authchart/testing'
+import {
+  FLOW_CLEARED,
+  FLOW_SEALED,
+  causeOf,
+  completionDriver,
+  configFor,
+  expectNothingIssued,
+  type ExtensionDriver,
+  type World,
+} from '../machines/completion-driver.js'
+import { httpDate, JWE, reportCoverage, SECURE_ATTRIBUTES, UUID } from '../machines/harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -49,8 +59,63 @@ async function answerTerms(world: World, event: 'terms.accept' | 'terms.decline'
   return response
 }
 
+const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
+
+/** What the ends the terms step decides must answer, per way in. */
+const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
+for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
+  const refused = (errors: string[]): ExpectedResponse => ({
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=AccessDenied`,
+    cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_CLEARED },
+    errors,
+  })
+  Object.assign(ORACLE, {
+    [`awaitingTerms ← ${entry}: terms to accept`]: {
+      status: 302,
+      location: `${ORIGIN}/auth/step/signin-completion`,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    },
+    [`denied ← ${entry}: terms declined`]: refused([]),
+    [`denied ← ${entry}: recording the acceptance fails`]: refused(['Error']),
+    [`signedIn ← ${entry}: terms accepted`]: (world: World): ExpectedResponse => ({
+      status: 302,
+      location: `${ORIGIN}/dashboard`,
+      cookies: {
+        [SESSION_COOKIE]: {
+          value: world.policy.strategy === 'database' ? UUID : JWE,
+          attributes: { ...SECURE_ATTRIBUTES, expires: httpDate(T0 + 2_592_000) },
+        },
+        [COMPLETION_COOKIE]: FLOW_CLEARED,
+      },
+      errors: [],
+    }),
+  })
+}
+// A first sign-in with a newUser page goes there once the terms are accepted.
+for (const entry of ['credentials database', 'webauthn database']) {
+  ORACLE[`welcomedNewUser ← ${entry}: terms accepted`] = (world) => ({
+    ...(ORACLE[`signedIn ← ${entry}: terms accepted`] as (w: World) => ExpectedResponse)(world),
+    location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
+  })
+}
+
 const extension: ExtensionDriver = {
   extensions: [terms],
+  cause: (world, request) => {
+    const own = termsOf(world)
+    const entry = `${world.firstFactor} ${world.policy.strategy}`
+    const answering = request[0]!.event.type.startsWith('terms.')
+    if (answering && own.answered === 'declined') return `${entry}: terms declined`
+    if (answering && own.recording === 'fails') return `${entry}: recording the acceptance fails`
+    if (answering) return `${entry}: terms accepted`
+    // The first-factor or code request: the terms stop it, when not accepted yet, where it would
+    // otherwise have signed the user in.
+    const reachesTheSession = causeOf(world, request).endsWith('signed in') || causeOf(world, request).endsWith('with a code')
+    return reachesTheSession && own.terms === 'notAccepted' ? `${entry}: terms to accept` : undefined
+  },
+  oracle: ORACLE,
   samples: [
     { type: 'checkTerms.done', at: T0, output: { accepted: true } },
     { type: 'checkTerms.done', at: T0, output: { accepted: false } },

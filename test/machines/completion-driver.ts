@@ -22,9 +22,10 @@ import Passkey from '../../providers/passkey.js'
 import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import type { ExpectedCookie, ExpectedResponse, ModelStep } from '../../testing/index.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
-import type { ModelDriver, ModelEvent } from './harness.js'
+import { freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver, type ModelEvent } from './harness.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
 afterAll(() => op.close())
@@ -36,6 +37,92 @@ const T0 = Math.floor(Date.now() / 1000)
 const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
 const OTHER = { id: 'oauth-alice', name: 'Alice (GitHub)', email: ALICE.email, emailVerified: null }
+
+freezeClock(T0)
+
+const MAX_AGE = 2_592_000
+const ATTRIBUTES = SECURE_ATTRIBUTES
+/** The resting completion, sealed for 15 minutes. */
+export const FLOW_SEALED: ExpectedCookie = { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) } }
+export const FLOW_CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
+const SESSION_ISSUED = (world: World): ExpectedCookie => ({
+  value: world.policy.strategy === 'database' ? UUID : JWE,
+  attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) },
+})
+const DB_DOWN = ['AdapterError', 'AdapterError']
+const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
+const CONFIGURATION = `${ORIGIN}/auth/error?error=Configuration`
+const DASHBOARD = `${ORIGIN}/dashboard`
+
+/** A refusal or failure: no session; after a second step the resting flow is cleared. */
+const refusal = (location: string, errors: readonly string[], secondStep: boolean) => (): ExpectedResponse => ({
+  status: 302,
+  location,
+  cookies: { [SESSION_COOKIE]: null, ...(secondStep ? { [COMPLETION_COOKIE]: FLOW_CLEARED } : { [COMPLETION_COOKIE]: null }) },
+  errors,
+})
+const signedIn = (location: string, secondStep: boolean) => (world: World): ExpectedResponse => ({
+  status: 302,
+  location,
+  cookies: {
+    [SESSION_COOKIE]: SESSION_ISSUED(world),
+    [COMPLETION_COOKIE]: secondStep ? FLOW_CLEARED : null,
+  },
+  errors: [],
+})
+
+/**
+ * What each (final state, cause) must answer, from the spec rather than the chart: a gate that lets
+ * an enrolled user through, a session issued after a refusal, a cookie left behind all end in a pair
+ * this table does not list or answer other than it says.
+ */
+const ORACLE: NonNullable<ModelDriver<World>['oracle']> = {}
+for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
+  const oauth = entry.startsWith('oauth')
+  Object.assign(ORACLE, {
+    [`awaitingSecondFactor ← ${entry}: second factor enrolled`]: (): ExpectedResponse => ({
+      status: 302,
+      location: STEP_PAGE,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    }),
+    [`awaitingSecondFactor ← ${entry}: wrong code`]: (): ExpectedResponse => ({
+      status: 302,
+      location: STEP_PAGE,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    }),
+    [`denied ← ${entry}: signIn refuses`]: refusal(`${ORIGIN}/auth/error?error=AccessDenied`, ['AccessDenied'], false),
+    // Exhausted attempts are a warning (second-factor-attempts-exhausted), not an error.
+    [`denied ← ${entry}: attempts exhausted`]: refusal(`${ORIGIN}/auth/error?error=AccessDenied`, [], true),
+    [`redirectedBySignIn ← ${entry}: signIn redirects`]: refusal(`${ORIGIN}/from-signin`, [], false),
+    [`notLinked ← ${entry}: e-mail address taken`]: refusal(
+      `${ORIGIN}/auth/signin?error=${oauth ? 'OAuthAccountNotLinked' : 'AccountNotLinked'}`,
+      [oauth ? 'OAuthAccountNotLinked' : 'AccountNotLinked'],
+      false,
+    ),
+    [`failed ← ${entry}: storing the user fails`]: refusal(CONFIGURATION, DB_DOWN, false),
+    [`failed ← ${entry}: factor lookup fails`]: refusal(CONFIGURATION, DB_DOWN, false),
+    [`failed ← ${entry}: factor store fails`]: refusal(CONFIGURATION, DB_DOWN, true),
+    [`failed ← ${entry}: jwt callback throws`]: (world: World) => refusal(CONFIGURATION, ['CallbackRouteError'], world.factor === 'enrolled')(),
+    [`failed ← ${entry}: session store fails`]: (world: World) => refusal(CONFIGURATION, DB_DOWN, world.factor === 'enrolled')(),
+    // The jwt callback returned null: signed in as Auth.js does it, without a session cookie.
+    [`signedIn ← ${entry}: jwt callback revokes`]: (world: World): ExpectedResponse => ({
+      status: 302,
+      location: DASHBOARD,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: world.factor === 'enrolled' ? FLOW_CLEARED : null },
+      errors: [],
+    }),
+    [`signedIn ← ${entry}: new user signed in`]: signedIn(DASHBOARD, false),
+    [`signedIn ← ${entry}: returning user signed in`]: signedIn(DASHBOARD, false),
+    [`signedIn ← ${entry}: returning user signed in with a code`]: signedIn(DASHBOARD, true),
+    [`signedIn ← ${entry}: new user signed in with a code`]: signedIn(DASHBOARD, true),
+  })
+}
+// Only a first sign-in with a configured newUser page is welcomed there.
+for (const entry of ['credentials database', 'webauthn database']) {
+  ORACLE[`welcomedNewUser ← ${entry}: new user signed in`] = signedIn(`/welcome-new?callbackUrl=${encodeURIComponent(DASHBOARD)}`, false)
+}
 
 /** Each way in: a first factor, and the session policy it is tried with. */
 const ENTRIES = [
@@ -67,6 +154,7 @@ export interface World {
   jwt: 'identity' | 'revokes' | 'throws'
   sessionStore: 'works' | 'fails'
   events: { signIn: Mock<(message: unknown) => void> }
+  logger: ReturnType<typeof spyLogger>
   /** What an extension's steps keep of the world (their own knobs). */
   extension: Record<string, unknown>
   authenticator: SoftwareAuthenticator
@@ -80,6 +168,10 @@ export interface ExtensionDriver {
   send: ModelDriver<World>['send']
   expect: ModelDriver<World>['expect']
   world: () => Record<string, unknown>
+  /** The cause of a request's end when the extension's steps decided it; `undefined` otherwise. */
+  cause?: (world: World, request: readonly ModelStep[]) => string | undefined
+  /** Oracle entries for the ends the extension's steps decide. */
+  oracle?: ModelDriver<World>['oracle']
 }
 
 /** The config a path runs under: the world's, with the extensions under test. */
@@ -91,7 +183,7 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
     ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
     secret: SECRET,
     trustHost: true,
-    logger: spyLogger(),
+    logger: world.logger,
     inspect,
     events: world.events,
     store: world.authStore,
@@ -246,9 +338,14 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     jwt: 'identity',
     sessionStore: 'works',
     events: { signIn: vi.fn() },
+    logger: spyLogger(),
     extension: extension?.world() ?? {},
     authenticator: new SoftwareAuthenticator(ORIGIN),
   }),
+  cause: (world, request) => extension?.cause?.(world, request) ?? causeOf(world, request),
+  oracle: { ...ORACLE, ...extension?.oracle },
+  // The errors of the request just sent: the log is emptied after each read.
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   arrange: {
     ...extension?.arrange,
     'checkSignIn.done': (world, event) => {
@@ -383,6 +480,37 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     ...extension?.expect,
   },
   }
+}
+
+/**
+ * Why a request of the completion ends where it does, in the words of the arranged world: the way
+ * in, then the first thing that decides (the signIn callback, the store, the second factor, the
+ * code typed, the jwt callback, the session store).
+ */
+export function causeOf(world: World, request: readonly ModelStep[]): string {
+  const entry = `${world.firstFactor} ${world.policy.strategy}`
+  const secondStep = request[0]!.event.type === 'secondFactor.submit'
+  const decided = (() => {
+    if (!secondStep) {
+      if (world.signIn === 'refuses') return 'signIn refuses'
+      // A passkey sign-in ignores a URL from the signIn callback, as Auth.js does.
+      if (world.signIn === 'redirects' && world.firstFactor !== 'webauthn') return 'signIn redirects'
+      if (world.stored === 'emailTaken') return 'e-mail address taken'
+      if (world.stored === 'fails') return 'storing the user fails'
+      if (world.factorStore === 'fails') return 'factor lookup fails'
+      if (world.factor === 'enrolled') return 'second factor enrolled'
+    } else {
+      // What this request arranged comes first: a store outage after an earlier wrong code.
+      if (world.factorStore === 'fails') return 'factor store fails'
+      if (world.code === 'overTheLimit') return 'attempts exhausted'
+      if (world.code === 'wrong') return 'wrong code'
+    }
+    if (world.jwt === 'throws') return 'jwt callback throws'
+    if (world.jwt === 'revokes') return 'jwt callback revokes'
+    if (world.sessionStore === 'fails') return 'session store fails'
+    return `${world.stored === 'createsUser' ? 'new' : 'returning'} user signed in${secondStep ? ' with a code' : ''}`
+  })()
+  return `${entry}: ${decided}`
 }
 
 /** A passkey sign-in (returning user) or sign-up (anyone else), as the built-in page runs it. */

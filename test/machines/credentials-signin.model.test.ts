@@ -5,6 +5,7 @@
  * walks the rest; here it runs with its defaults and must sign the user in.
  */
 import { expect, vi, type Mock } from 'vitest'
+import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { Auth } from '../../core/index.js'
 import { CredentialsSignin } from '../../core/errors.js'
 import { decode } from '../../core/jwt.js'
@@ -15,7 +16,7 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { credentialsSignInMachine } from '../../machines/credentials-signin.machine.js'
 import Credentials from '../../providers/credentials.js'
 import { ALICE, authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const T0 = Math.floor(Date.now() / 1000)
@@ -23,6 +24,52 @@ const jwtPolicy = { strategy: 'jwt', maxAge: 2_592_000 } as const
 const dbPolicy = { strategy: 'database', maxAge: 2_592_000 } as const
 const account = { providerAccountId: ALICE.id, type: 'credentials', provider: 'credentials' }
 const RETURNING = { id: 'db-alice', name: 'Alice (stored)', email: ALICE.email, emailVerified: null }
+const MAX_AGE = jwtPolicy.maxAge
+
+freezeClock(T0)
+
+const ATTRIBUTES = SECURE_ATTRIBUTES
+const session = (value: RegExp): Record<string, ExpectedCookie> => ({
+  [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) } },
+  '__Secure-authjs.callback-url': { value: `${ORIGIN}/dashboard`, attributes: ATTRIBUTES },
+})
+const refused = (location: string, errors: string[]): ExpectedResponse => ({
+  status: 302,
+  location,
+  cookies: { [SESSION_COOKIE]: null },
+  errors,
+})
+
+/**
+ * What each (final state, cause) must answer, from the spec rather than the chart: a verdict of
+ * `authorize` or the database that the chart mishandles ends in a pair this table does not list.
+ */
+const ORACLE: Record<string, ExpectedResponse> = {
+  'verified ← jwt, authorize accepts': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(JWE), errors: [] },
+  'verified ← database, authorize accepts, account unknown': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(UUID), errors: [] },
+  'verified ← database, authorize accepts, account linked': { status: 302, location: `${ORIGIN}/dashboard`, cookies: session(UUID), errors: [] },
+  'rejected ← jwt, authorize returns null': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`, ['CredentialsSignin']),
+  'rejected ← database, authorize returns null': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`, ['CredentialsSignin']),
+  'rejected ← jwt, authorize rejects with a code': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=wrong-password`, ['CredentialsSignin']),
+  'rejected ← database, authorize rejects with a code': refused(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=wrong-password`, ['CredentialsSignin']),
+  'failed ← jwt, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
+  'failed ← database, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
+  'failed ← database, authorize accepts, account lookup fails': refused(`${ORIGIN}/auth/error?error=Configuration`, ['AdapterError', 'AdapterError']),
+}
+
+/** Why the request ends where it does, in the words of the arranged world. */
+function causeOf(world: World): string {
+  const verdict = {
+    accepts: 'authorize accepts',
+    returnsNull: 'authorize returns null',
+    rejectsWithCode: 'authorize rejects with a code',
+    throws: 'authorize throws',
+  }[world.authorize]
+  const lookup = world.strategy === 'database' && world.authorize === 'accepts'
+    ? `, account ${world.account === 'lookupFails' ? 'lookup fails' : world.account}`
+    : ''
+  return `${world.strategy}, ${verdict}${lookup}`
+}
 
 class WrongPassword extends CredentialsSignin {
   override code = 'wrong-password'
@@ -38,6 +85,7 @@ interface World {
   limits: AuthStore
   authorizeCalls: number
   events: { signIn: Mock<(message: unknown) => void> }
+  logger: ReturnType<typeof spyLogger>
 }
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
@@ -45,7 +93,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
-    logger: spyLogger(),
+    logger: world.logger,
     inspect,
     events: world.events,
     session: { strategy: world.strategy },
@@ -121,7 +169,11 @@ const driver: ModelDriver<World> = {
     limits: memoryAuthStore(),
     authorizeCalls: 0,
     events: { signIn: vi.fn() },
+    logger: spyLogger(),
   }),
+  cause: causeOf,
+  oracle: ORACLE,
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   arrange: {
     'admitAttempt.done': (world) => {
       world.limit = 'within'

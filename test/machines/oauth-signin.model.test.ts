@@ -5,6 +5,7 @@
  * succeeds, the database is down, the callbacks decide.
  */
 import { afterAll, expect, vi, type Mock } from 'vitest'
+import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { string, type as looseObject } from 'superstruct'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth, customFetch } from '../../core/index.js'
@@ -14,7 +15,7 @@ import { oauthSignInMachine } from '../../machines/oauth-signin.machine.js'
 import { authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, opClient } from '../oauth/helpers.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver } from './harness.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STATE_COOKIE = '__Secure-authjs.state'
@@ -24,6 +25,86 @@ const EMAIL = OP_ACCOUNT.email.toLowerCase()
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', PROVIDER)] })
 afterAll(() => op.close())
+
+freezeClock(T0)
+
+const MAX_AGE = 2_592_000
+const ATTRIBUTES = SECURE_ATTRIBUTES
+/** The sealed flow, for 15 minutes; then cleared by the callback, whatever it brings. */
+const FLOW_SEALED: ExpectedCookie = {
+  value: JWE,
+  attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) },
+}
+const FLOW_CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
+const sessionIssued = (value: RegExp): ExpectedCookie => ({
+  value,
+  attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) },
+})
+const CONFIGURATION = `${ORIGIN}/auth/error?error=Configuration`
+const failedCallback = (errors: string[]): ExpectedResponse => ({
+  status: 302,
+  location: CONFIGURATION,
+  cookies: { [SESSION_COOKIE]: null, [STATE_COOKIE]: FLOW_CLEARED },
+  errors,
+})
+
+/** What each (final state, cause) must answer, from the spec rather than the chart. */
+const ORACLE: Record<string, ExpectedResponse> = {
+  'awaitingCallback ← sign-in started': {
+    status: 302,
+    location: new RegExp(`^${op.issuer}/auth\\?`),
+    cookies: { [STATE_COOKIE]: FLOW_SEALED, [SESSION_COOKIE]: null },
+    errors: [],
+  },
+  'failed ← discovery fails': {
+    status: 302,
+    location: CONFIGURATION,
+    cookies: { [STATE_COOKIE]: null, [SESSION_COOKIE]: null },
+    errors: ['CallbackRouteError'],
+  },
+  'refusedByProvider ← provider denies': {
+    status: 302,
+    location: `${ORIGIN}/auth/signin?error=OAuthCallbackError`,
+    cookies: { [SESSION_COOKIE]: null, [STATE_COOKIE]: FLOW_CLEARED },
+    errors: ['OAuthCallbackError'],
+  },
+  'failed ← callback names another issuer': failedCallback(['InvalidCheck']),
+  'failed ← code forged': failedCallback(['CallbackRouteError']),
+  'failed ← userinfo fails': failedCallback(['CallbackRouteError']),
+  'failed ← profile misfits': failedCallback(['OAuthProfileParseError']),
+  'failed ← account lookup fails': failedCallback(['AdapterError', 'AdapterError']),
+  'verified ← no adapter, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(JWE), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+  'verified ← adapter, account unknown, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(UUID), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+  'verified ← adapter, account linked, signed in': {
+    status: 302,
+    location: `${ORIGIN}/dashboard`,
+    cookies: { [SESSION_COOKIE]: sessionIssued(UUID), [STATE_COOKIE]: FLOW_CLEARED },
+    errors: [],
+  },
+}
+
+/** Why a request ends where it does, in the words of the arranged world (the first thing to go wrong). */
+function causeOf(world: World, request: readonly { event: { type: string } }[]): string {
+  if (world.discovery === 'fails') return 'discovery fails'
+  if (request[0]!.event.type === 'oauth.start') return 'sign-in started'
+  if (world.provider === 'denies') return 'provider denies'
+  if (world.callback === 'wrongIssuer') return 'callback names another issuer'
+  if (world.code === 'forged') return 'code forged'
+  if (world.userinfo === 'fails') return 'userinfo fails'
+  if (world.profile === 'misfits') return 'profile misfits'
+  if (world.account === 'lookupFails') return 'account lookup fails'
+  return world.policy.hasAdapter ? `adapter, account ${world.account}, signed in` : 'no adapter, signed in'
+}
 
 const POLICIES = [{ hasAdapter: false }, { hasAdapter: true }] as const
 
@@ -41,6 +122,7 @@ interface World {
   profile: 'fits' | 'misfits'
   account: 'unknown' | 'linked' | 'lookupFails'
   events: { signIn: Mock<(message: unknown) => void> }
+  logger: ReturnType<typeof spyLogger>
 }
 
 function worldFetch(world: World): typeof fetch {
@@ -60,7 +142,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
-    logger: spyLogger(),
+    logger: world.logger,
     inspect,
     events: world.events,
     ...(world.policy.hasAdapter
@@ -131,6 +213,10 @@ const driver: ModelDriver<World> = {
     if (event.type === 'lookUpAccount.done') return event.output.user ? 'account linked' : 'account unknown'
     return undefined
   },
+  cause: causeOf,
+  oracle: ORACLE,
+  // The errors of the request just sent: the log is emptied after each read.
+  loggedErrors: (world) => takeLoggedErrors(world.logger),
   world: () => {
     const world = {
       policy: POLICIES[0],
@@ -145,6 +231,7 @@ const driver: ModelDriver<World> = {
       profile: 'fits',
       account: 'unknown',
       events: { signIn: vi.fn() },
+      logger: spyLogger(),
     } as Omit<World, 'fetch'> as World
     world.fetch = worldFetch(world)
     return world
@@ -182,9 +269,11 @@ const driver: ModelDriver<World> = {
       const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrf)
       const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+      // Every sign-in also names a redirect_uri of its own: it must never reach the provider.
       const response = await Auth(
         authRequest({
           path: `/auth/signin/${PROVIDER}`,
+          query: { redirect_uri: 'https://evil.example/cb' },
           body: { csrfToken, callbackUrl: '/dashboard' },
           cookies: world.jar,
         }),
@@ -219,6 +308,7 @@ const driver: ModelDriver<World> = {
       const location = new URL(response.headers.get('location')!)
       expect(location.origin).toBe(op.issuer)
       expect(location.searchParams.get('code_challenge_method')).toBe('S256')
+      expect(location.searchParams.getAll('redirect_uri')).toEqual([`${CALLBACK_BASE}${PROVIDER}`])
       expect(setCookie(response, STATE_COOKIE)?.value).toMatch(/^ey/)
     },
     // The provider vouched for the user; the sign-in completion (its own model test) did the rest.

@@ -5,16 +5,45 @@
  * factor store works.
  */
 import { expect } from 'vitest'
+import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { totpCode } from '../../core/second-factor/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
-import { authRequest, CookieJar, ORIGIN, testConfig } from '../fixtures/http.js'
-import { describeModel, type ModelDriver } from './harness.js'
+import { authRequest, CookieJar, ORIGIN, spyLogger, testConfig } from '../fixtures/http.js'
+import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, type ModelDriver } from './harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const ENROLMENT_COOKIE = '__Secure-authchart.flow.totp-enrolment'
+
+freezeClock(T0)
+
+const ATTRIBUTES = SECURE_ATTRIBUTES
+const SEALED: ExpectedCookie = { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) } }
+const CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
+const STEP_PAGE = `${ORIGIN}/auth/step/totp-enrolment`
+const DB_DOWN = ['AdapterError', 'AdapterError']
+
+/** What each (final state, cause) must answer, from the spec rather than the chart. */
+const ORACLE: Record<string, ExpectedResponse> = {
+  'awaitingConfirmation ← enrolment started': { status: 302, location: STEP_PAGE, cookies: { [ENROLMENT_COOKIE]: SEALED }, errors: [] },
+  'awaitingConfirmation ← wrong code': { status: 302, location: STEP_PAGE, cookies: { [ENROLMENT_COOKIE]: SEALED }, errors: [] },
+  'enrolled ← right code': { status: 200, location: null, cookies: { [ENROLMENT_COOKIE]: CLEARED }, errors: [] },
+  'alreadyEnrolled ← already enrolled': { status: 302, location: `${ORIGIN}/account`, cookies: { [ENROLMENT_COOKIE]: null }, errors: [] },
+  'failed ← factor store fails at the start': {
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=Configuration`,
+    cookies: { [ENROLMENT_COOKIE]: null },
+    errors: DB_DOWN,
+  },
+  'failed ← factor store fails at the confirmation': {
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=Configuration`,
+    cookies: { [ENROLMENT_COOKIE]: CLEARED },
+    errors: DB_DOWN,
+  },
+}
 
 interface World {
   store: MemoryStore
@@ -69,6 +98,17 @@ const driver: ModelDriver<World> = {
     { type: 'confirmTotp.failed', at: T0, reason: 'threw', error: 'AdapterError' },
   ],
   world: () => ({ store: createMemoryStore(), jar: new CookieJar(), enrolled: false, factorStore: 'works', code: 'right' }),
+  cause: (world, request) => {
+    if (request[0]!.event.type === 'enrolment.start') {
+      if (world.factorStore === 'fails') return 'factor store fails at the start'
+      return world.enrolled ? 'already enrolled' : 'enrolment started'
+    }
+    if (world.factorStore === 'fails') return 'factor store fails at the confirmation'
+    return world.code === 'wrong' ? 'wrong code' : 'right code'
+  },
+  oracle: ORACLE,
+  // The errors of the request just sent: the log is emptied after each read.
+  loggedErrors: (world) => takeLoggedErrors(world.config!.logger as ReturnType<typeof spyLogger>),
   arrange: {
     'createTotpSecret.done': () => {},
     'createTotpSecret.failed': (world, event) => {

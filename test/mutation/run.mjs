@@ -1,0 +1,77 @@
+// `npm run mutate [-- group …]`: runs StrykerJS over each mutation group of stryker.config.mjs in
+// turn (each with only its own test files), then writes test/mutation/SUMMARY.md from the JSON
+// reports in reports/mutation/. `--summary` only rewrites the summary from the reports at hand.
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { groups } from '../../stryker.config.mjs'
+
+const args = process.argv.slice(2)
+const summaryOnly = args.includes('--summary')
+const chosen = args.filter((arg) => !arg.startsWith('--'))
+const unknown = chosen.filter((name) => !(name in groups))
+if (unknown.length > 0) {
+  console.error(`unknown group(s): ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`)
+  process.exit(2)
+}
+const names = chosen.length > 0 ? chosen : Object.keys(groups)
+
+if (!summaryOnly) {
+  for (const name of names) {
+    const started = Date.now()
+    console.log(`\n=== mutation group "${name}": ${groups[name].mutate.join(', ')}`)
+    const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
+      stdio: 'inherit',
+      env: { ...process.env, MUTATE_GROUPS: name },
+    })
+    console.log(`=== group "${name}" took ${Math.round((Date.now() - started) / 1000)} s (exit ${run.status})`)
+    if (run.status !== 0) process.exit(run.status ?? 1)
+  }
+}
+
+/** Killed (or timed out) over every mutant that ran or had no test; ignored ones are left out. */
+function tally(mutants) {
+  const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length
+  const detected = count('Killed', 'Timeout')
+  const undetected = count('Survived', 'NoCoverage')
+  return {
+    detected,
+    survived: count('Survived'),
+    noCoverage: count('NoCoverage'),
+    ignored: count('Ignored'),
+    errors: count('CompileError', 'RuntimeError'),
+    score: detected + undetected === 0 ? 100 : (100 * detected) / (detected + undetected),
+  }
+}
+
+const rows = []
+const all = []
+for (const name of Object.keys(groups)) {
+  const file = `reports/mutation/${name}/mutation.json`
+  if (!existsSync(file)) continue
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  for (const [path, { mutants }] of Object.entries(report.files)) {
+    rows.push({ group: name, path, ...tally(mutants) })
+    all.push(...mutants)
+  }
+}
+if (rows.length === 0) {
+  console.error('no reports under reports/mutation/: run `npm run mutate` first')
+  process.exit(1)
+}
+const total = tally(all)
+const line = (r) =>
+  `| ${r.group} | \`${r.path}\` | ${r.detected} | ${r.survived} | ${r.noCoverage} | ${r.ignored} | ${r.score.toFixed(1)} % |`
+const summary = `# Mutation testing summary
+
+Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the reports in
+\`reports/mutation/\` on ${new Date().toISOString().slice(0, 10)}. Score: killed (or timed out) mutants over
+killed + survived + uncovered; mutants marked \`// Stryker disable\` (each with the reason it is
+equivalent) are not counted.
+
+| group | file | killed | survived | no coverage | disabled | score |
+|---|---|---:|---:|---:|---:|---:|
+${rows.map(line).join('\n')}
+| **all** | | **${total.detected}** | **${total.survived}** | **${total.noCoverage}** | **${total.ignored}** | **${total.score.toFixed(1)} %** |
+`
+writeFileSync('test/mutation/SUMMARY.md', summary)
+console.log(summary)
