@@ -19,6 +19,7 @@ import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { authorizationServer } from '../oauth/server.js'
 import { storeAccountTokens } from './oauth.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
+import { callbacksOf } from '../config/resolve-config.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
 
@@ -94,7 +95,9 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
 
     async runJwtCallback(context, ctx) {
       const token = context.token as JWT
-      const before = stableJson(token)
+      // The built-in callback returns the token as it is: nothing to compare.
+      const builtIn = !callbacksOf(ctx.config).jwt
+      const before = builtIn ? '' : stableJson(token)
       try {
         const result = await callback(ctx.config, 'jwt')({
           token,
@@ -104,7 +107,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         const refreshed = result ?? null
         return {
           type: 'runJwtCallback.done',
-          output: { token: refreshed, changed: refreshed !== null && stableJson(refreshed) !== before },
+          output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
           at: ctx.at,
         }
       } catch (error) {
