@@ -3,12 +3,12 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
-import { fastifyAuth } from 'authchart/fastify'
 import { summarize } from './harness.js'
 import { configFor, SECRET } from './scenarios.js'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url))
 const COOKIE = 'authjs.session-token'
+const BARE = 'bare Fastify'
 
 /** @auth/core has no Fastify integration: the usual catch-all route converting to web Requests. */
 function authjsRoutes(app, Auth, config) {
@@ -28,13 +28,24 @@ function authjsRoutes(app, Auth, config) {
 async function server(lib) {
   const app = Fastify()
   const config = configFor(lib)
-  if (lib.name === 'authchart') await app.register(fastifyAuth, config)
+  if (lib.fastifyAuth) await app.register(lib.fastifyAuth, config)
   else authjsRoutes(app, lib.Auth, config)
   const origin = await app.listen({ port: 0, host: '127.0.0.1' })
   // Plain HTTP: the cookie has no __Secure- prefix, and its name is the key derivation salt.
   const cookie = `${COOKIE}=${await lib.encode({ token: { name: 'Alice', email: 'a@x.test', sub: '1' }, secret: SECRET, salt: COOKIE })}`
   const check = await (await fetch(`${origin}/auth/session`, { headers: { cookie } })).json()
   if (check?.user?.name !== 'Alice') throw new Error(`${lib.name}: HTTP session check failed`)
+  return { app, origin, cookie, body: JSON.stringify(check) }
+}
+
+/**
+ * The ceiling: a Fastify route answering the same JSON a session read returns, with no auth at all
+ * (the same cookie is sent, and ignored).
+ */
+async function bareServer(body, cookie) {
+  const app = Fastify()
+  app.get('/auth/session', (_req, reply) => reply.header('content-type', 'application/json').send(body))
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, origin, cookie }
 }
 
@@ -50,13 +61,19 @@ function autocannon(url, cookie, seconds) {
   })
 }
 
-/** Interleaved autocannon rounds against each library's server; medians of requests/s. */
+/**
+ * Interleaved autocannon rounds against each library's server and the bare route; medians of
+ * requests/s.
+ */
 export async function httpSession(libs, { rounds, seconds }) {
   const servers = Object.fromEntries(await Promise.all(libs.map(async (lib) => [lib.name, await server(lib)])))
-  const samples = Object.fromEntries(libs.map((lib) => [lib.name, []]))
+  const { body, cookie } = servers[libs[0].name]
+  servers[BARE] = await bareServer(body, cookie)
+  const targets = [...libs, { name: BARE }]
+  const samples = Object.fromEntries(targets.map((lib) => [lib.name, []]))
   try {
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? libs : [...libs].reverse()
+      const order = round % 2 === 0 ? targets : [...targets].reverse()
       for (const lib of order) {
         const { origin, cookie } = servers[lib.name]
         const cpu = process.cpuUsage()

@@ -1,21 +1,26 @@
-// `npm run bench`: authchart and @auth/core side by side in one process, interleaved rounds,
-// medians, ratios. Options: --quick (shorter rounds), --only <name>[,<name>], --json.
+// `npm run bench`: authchart next to @auth/core and better-auth in one process, interleaved
+// rounds, medians, ratios, and the floor (plain node:crypto decryption, the trivial route).
+// Options: --quick (shorter rounds), --only <name>[,<name>], --json, --baseline <dir> (a checkout
+// of a previous authchart, built, measured in the same rounds: `git worktree add ../main main`).
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { Auth as AuthJs } from '@auth/core'
+import { Auth as AuthJs, customFetch as customFetchJs } from '@auth/core'
 import { encode as encodeJs } from '@auth/core/jwt'
 import CredentialsJs from '@auth/core/providers/credentials'
-import { Auth } from 'authchart'
+import { Auth, customFetch } from 'authchart'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'
+import { fastifyAuth } from 'authchart/fastify'
 import { compare } from './harness.js'
 import { httpSession } from './http.js'
 import { scenarios, sessionCookieSize } from './scenarios.js'
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'boolean' } },
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'boolean' }, baseline: { type: 'string' } },
 })
 const only = values.only ? new Set(values.only.split(',')) : undefined
 const wanted = (name) => !only || only.has(name)
@@ -23,10 +28,23 @@ const timing = values.quick
   ? { rounds: 3, budgetMs: 250, warmupMs: 150, httpRounds: 2, httpSeconds: 2 }
   : { rounds: 7, budgetMs: 600, warmupMs: 400, httpRounds: 3, httpSeconds: 5 }
 
+const AUTHCHART = 'authchart'
+const AUTHJS = '@auth/core'
+const BASELINE = 'authchart (baseline)'
 const libs = [
-  { name: 'authchart', Auth, Credentials, encode },
-  { name: '@auth/core', Auth: AuthJs, Credentials: CredentialsJs, encode: encodeJs },
+  { name: AUTHCHART, Auth, Credentials, encode, customFetch, fastifyAuth },
+  { name: AUTHJS, Auth: AuthJs, Credentials: CredentialsJs, encode: encodeJs, customFetch: customFetchJs },
 ]
+if (values.baseline) {
+  const dist = (path) => import(pathToFileURL(resolve(values.baseline, 'dist', path)).href)
+  const [core, jwt, credentials, fastify] = await Promise.all([
+    dist('core/index.js'),
+    dist('core/jwt.js'),
+    dist('providers/credentials.js'),
+    dist('integrations/fastify/index.js'),
+  ])
+  libs.push({ name: BASELINE, Auth: core.Auth, Credentials: credentials.default, encode: jwt.encode, customFetch: core.customFetch, fastifyAuth: fastify.fastifyAuth })
+}
 
 async function startOp() {
   const child = fork(new URL('./oidc-op.js', import.meta.url), { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] })
@@ -37,8 +55,8 @@ async function startOp() {
   return { issuer, stop: () => child.kill() }
 }
 
+const loadBefore = loadavg()
 const results = []
-const TARGETS = { 'http-session': undefined }
 let op
 try {
   for (const scenario of scenarios.filter((s) => wanted(s.name))) {
@@ -48,14 +66,20 @@ try {
       context.issuer = op.issuer
     }
     const ops = {}
-    for (const lib of libs) ops[lib.name] = await scenario.setup(lib, context)
+    const peers = { [AUTHCHART]: 'authchart', [AUTHJS]: 'authjs', [BASELINE]: 'baseline' }
+    if (!scenario.floorOnly) for (const lib of libs) ops[lib.name] = await scenario.setup(lib, context)
+    for (const peer of scenario.peers ?? []) {
+      ops[peer.name] = await peer.setup(libs[0])
+      peers[peer.name] = peer.peer
+    }
     const measured = await compare(ops, timing)
-    results.push({ name: scenario.name, title: scenario.title, target: scenario.target, ...measured })
+    results.push({ name: scenario.name, title: scenario.title, target: scenario.target, peers, measured })
     process.stderr.write(`  measured ${scenario.name}\n`)
   }
   if (wanted('http-session')) {
     const measured = await httpSession(libs, { rounds: timing.httpRounds, seconds: timing.httpSeconds })
-    results.push({ name: 'http-session', title: 'GET /auth/session over HTTP (Fastify, autocannon -c 10)', target: TARGETS['http-session'], ...measured })
+    const peers = { [AUTHCHART]: 'authchart', [AUTHJS]: 'authjs', [BASELINE]: 'baseline', 'bare Fastify': 'floor' }
+    results.push({ name: 'http-session', title: 'GET /auth/session over HTTP (Fastify, autocannon -c 10)', peers, measured })
   }
 } finally {
   op?.stop()
@@ -65,42 +89,88 @@ const cookie = wanted('cookie-size')
   ? { authchart: await sessionCookieSize(libs[0]), authjs: await sessionCookieSize(libs[1]) }
   : undefined
 
+/** The fastest of a scenario's better-auth modes (by ops/s), if it has any. */
+function fastestBetterAuth(r) {
+  const modes = Object.keys(r.measured).filter((name) => r.peers[name] === 'better-auth')
+  if (modes.length === 0) return undefined
+  const name = modes.reduce((a, b) => (r.measured[a].opsPerSec >= r.measured[b].opsPerSec ? a : b))
+  return { name, ...r.measured[name] }
+}
+
+const byName = Object.fromEntries(results.map((r) => [r.name, r]))
 const rows = results.map((r) => {
-  const ours = r.authchart
-  const theirs = r['@auth/core']
-  const ratio = ours.opsPerSec / theirs.opsPerSec
-  const verdict = r.target === undefined ? '' : ratio >= r.target ? `PASS (≥ ${r.target}×)` : `MISS (< ${r.target}×)`
-  return { ...r, ratio, cpuRatio: theirs.cpuUsPerOp / ours.cpuUsPerOp, verdict }
+  const ours = r.measured[AUTHCHART]
+  const versus = (other) =>
+    other && ours ? { speedUp: ours.opsPerSec / other.opsPerSec, cpu: other.cpuUsPerOp / ours.cpuUsPerOp } : undefined
+  const betterAuth = fastestBetterAuth(r)
+  const row = {
+    name: r.name,
+    title: r.title,
+    target: r.target,
+    measured: r.measured,
+    vsAuthjs: versus(r.measured[AUTHJS]),
+    ...(betterAuth ? { betterAuthFastest: betterAuth.name, vsBetterAuth: versus(betterAuth) } : {}),
+    ...(r.measured[BASELINE] ? { vsBaseline: versus(r.measured[BASELINE]) } : {}),
+  }
+  if (r.name === 'http-session') row.fractionOfBare = ours.opsPerSec / r.measured['bare Fastify'].opsPerSec
+  return row
 })
 
-const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const table = [
-  ['scenario', 'authchart ops/s', '@auth/core ops/s', 'authchart µs/op', '@auth/core µs/op', 'authchart CPU µs/op', '@auth/core CPU µs/op', 'RSS MB (ac / aj)', 'speed-up', 'target'],
-  ...rows.map((r) => [
-    r.title,
-    fmt(r.authchart.opsPerSec),
-    fmt(r['@auth/core'].opsPerSec),
-    fmt(r.authchart.usPerOp, 1),
-    fmt(r['@auth/core'].usPerOp, 1),
-    fmt(r.authchart.cpuUsPerOp, 1),
-    fmt(r['@auth/core'].cpuUsPerOp, 1),
-    `${fmt(r.authchart.rssMb)} / ${fmt(r['@auth/core'].rssMb)}`,
-    `${fmt(r.ratio, 2)}×`,
-    r.verdict,
-  ]),
-]
-if (cookie) {
-  const ratio = cookie.authchart / cookie.authjs
-  table.push(['session cookie size (chars, same claims)', String(cookie.authchart), String(cookie.authjs), '', '', '', '', '', `${fmt(ratio, 2)}×`, ratio <= 1 ? 'PASS (≤ 1×)' : 'MISS (> 1×)'])
+// The floor: a session read next to (trivial route + decryption), in CPU µs per operation.
+const floor =
+  byName['floor-decrypt'] && byName.providers && byName['session-jwt']
+    ? (() => {
+        const decrypt = byName['floor-decrypt'].measured['node:crypto'].cpuUsPerOp
+        const trivial = byName.providers.measured[AUTHCHART].cpuUsPerOp
+        const session = byName['session-jwt'].measured[AUTHCHART].cpuUsPerOp
+        return { decryptCpuUs: decrypt, trivialRouteCpuUs: trivial, sessionReadCpuUs: session, multiple: session / (trivial + decrypt), target: 1.5 }
+      })()
+    : undefined
+
+const fmt = (n, digits = 0) => (n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }))
+const ratio = (v) => (v ? `${fmt(v.speedUp, 2)}×` : '–')
+const verdict = (value, target) => (target === undefined || value === undefined ? '' : value >= target ? 'PASS' : 'MISS')
+
+function renderTable(table) {
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)))
+  const line = (row) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`
+  return [line(table[0]), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...table.slice(1).map(line)].join('\n')
 }
-const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)))
-const line = (row) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`
-const environment = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${values.quick ? 'quick' : 'full'} run`
+
+const summary = [
+  ['scenario', 'authchart CPU µs/op', '@auth/core CPU µs/op', 'better-auth CPU µs/op (fastest)', 'vs @auth/core', 'vs better-auth', 'target', 'vs baseline'],
+  ...rows
+    .filter((r) => r.measured[AUTHCHART])
+    .map((r) => {
+      const ba = r.betterAuthFastest ? r.measured[r.betterAuthFastest] : undefined
+      const targetNote = r.target === undefined ? '' : `≥ ${r.target}×: ${verdict(r.vsAuthjs?.speedUp, r.target)}${ba ? ` / ${verdict(r.vsBetterAuth?.speedUp, r.target)}` : ''}`
+      return [
+        r.title,
+        fmt(r.measured[AUTHCHART].cpuUsPerOp, 1),
+        fmt(r.measured[AUTHJS]?.cpuUsPerOp, 1),
+        ba ? `${fmt(ba.cpuUsPerOp, 1)} (${r.betterAuthFastest.replace(/^better-auth ?\(?|\)$/g, '') || 'no cache'})` : '–',
+        ratio(r.vsAuthjs),
+        ratio(r.vsBetterAuth),
+        targetNote,
+        ratio(r.vsBaseline),
+      ]
+    }),
+]
+const details = [
+  ['scenario', 'library', 'ops/s', 'µs/op', 'CPU µs/op', 'RSS MB'],
+  ...rows.flatMap((r) =>
+    Object.entries(r.measured).map(([lib, m]) => [r.name, lib, fmt(m.opsPerSec), fmt(m.usPerOp, 1), fmt(m.cpuUsPerOp, 1), fmt(m.rssMb)]),
+  ),
+]
+const http = byName['http-session'] && rows.find((r) => r.name === 'http-session')
+const environment = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${values.quick ? 'quick' : 'full'} run, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before / ${loadavg().map((l) => l.toFixed(2)).join(' ')} after`
 const report = {
   date: new Date().toISOString(),
   environment,
   timing,
-  scenarios: rows.map(({ title, ...r }) => ({ title, ...r })),
+  floor,
+  httpFractionOfBareFastify: http?.fractionOfBare,
+  scenarios: rows,
   cookieSize: cookie,
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true })
@@ -108,9 +178,16 @@ writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringi
 if (values.json) {
   console.log(JSON.stringify(report, null, 2))
 } else {
-  console.log(`\nauthchart vs @auth/core — ${environment}; speed-up = authchart ops/s ÷ @auth/core ops/s (median of interleaved rounds)\n`)
-  console.log(line(table[0]))
-  console.log(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`)
-  for (const row of table.slice(1)) console.log(line(row))
+  console.log(`\nauthchart vs @auth/core and better-auth — ${environment}`)
+  console.log('ratios = authchart ops/s ÷ the other\'s ops/s (medians of interleaved rounds); better-auth: its fastest mode\n')
+  console.log(renderTable(summary))
+  if (floor) {
+    console.log(
+      `\nfloor: session read ${fmt(floor.sessionReadCpuUs, 1)} CPU µs = ${fmt(floor.multiple, 2)} × (trivial route ${fmt(floor.trivialRouteCpuUs, 1)} + node:crypto decryption ${fmt(floor.decryptCpuUs, 1)}); target ≤ 1.5×: ${floor.multiple <= 1.5 ? 'PASS' : 'MISS'}`,
+    )
+  }
+  if (http) console.log(`HTTP: session reads at ${fmt(http.fractionOfBare * 100, 1)}% of a bare Fastify route's requests/s (target ≥ 70%: ${http.fractionOfBare >= 0.7 ? 'PASS' : 'MISS'})`)
+  if (cookie) console.log(`session cookie: ${cookie.authchart} chars vs @auth/core ${cookie.authjs}`)
+  console.log(`\n${renderTable(details)}`)
   console.log('\nJSON: bench/results/latest.json')
 }

@@ -1,13 +1,18 @@
-// The scenarios, each the same for both libraries: an async `setup(lib)` that checks the
-// scenario works once (so a broken setup fails loudly instead of timing an error path) and returns
-// the operation to time.
+// The scenarios. Each one is the same operation for every library: `setup(lib, context)` for the
+// Auth.js-shaped libraries (authchart, @auth/core, and authchart's previous build with
+// `--baseline`), `peers` for better-auth's variants (its API differs) and for the floor. A setup
+// checks its operation once (so a broken setup fails loudly instead of timing an error path) and
+// returns the operation to time.
+import { betterAuthInstance, betterAuthSignIn, betterAuthSignOut, BA_ORIGIN, BA_SESSION_COOKIE } from './better-auth.js'
+import { openSessionToken, sessionKey } from './floor.js'
 import { Jar } from './jar.js'
+import { CANNED_CLIENT, CANNED_ISSUER, cannedProvider } from './oidc-canned.js'
 
 export const ORIGIN = 'https://bench.test'
 export const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const CLAIMS = { name: 'Alice', email: 'a@x.test', sub: '1' }
-const quiet = { error() {}, warn() {}, debug() {} }
+const quiet = process.env.BENCH_LOG ? { error: console.error, warn: console.warn, debug() {} } : { error() {}, warn() {}, debug() {} }
 
 /** The config each library gets: built once, reused, as both cache per config object. */
 export function configFor(lib, extra = {}) {
@@ -55,11 +60,10 @@ async function credentialsSignIn(lib, config, csrfRequest = request('/auth/csrf'
   )
 }
 
-/** A full OIDC sign-in against the OP in the child process. */
-async function oidcSignIn(lib, config) {
-  const jar = new Jar()
+/** POST /signin/op with a CSRF token: the redirect to the provider, cookies in `jar`. */
+async function oidcStart(lib, config, jar) {
   const csrfToken = await csrfOf(lib, config, jar)
-  const start = jar.store(
+  return jar.store(
     await lib.Auth(
       request('/auth/signin/op', {
         method: 'POST',
@@ -69,6 +73,12 @@ async function oidcSignIn(lib, config) {
       config,
     ),
   )
+}
+
+/** A full OIDC sign-in against the OP in the child process. */
+async function oidcSignIn(lib, config) {
+  const jar = new Jar()
+  const start = await oidcStart(lib, config, jar)
   let next = start.headers.get('location')
   const opJar = new Jar()
   for (let hop = 0; hop < 10 && !next.startsWith(ORIGIN); hop++) {
@@ -79,7 +89,64 @@ async function oidcSignIn(lib, config) {
   return lib.Auth(request(new URL(next).pathname + new URL(next).search, { headers: { cookie: jar.header() } }), config)
 }
 
+/**
+ * An OIDC sign-in whose provider answers are canned: the authorization redirect is answered at
+ * once with a code for the request's `state`, the token endpoint by `customFetch`.
+ */
+async function cannedOidcSignIn(lib, config) {
+  const jar = new Jar()
+  const start = await oidcStart(lib, config, jar)
+  const authorize = new URL(start.headers.get('location'))
+  if (`${authorize.origin}${authorize.pathname}` !== `${CANNED_ISSUER}/authorize`) {
+    throw new Error(`${lib.name}: unexpected authorization redirect ${authorize.href}`)
+  }
+  const state = authorize.searchParams.get('state')
+  const query = new URLSearchParams({ code: 'canned-code', ...(state ? { state } : {}) })
+  return lib.Auth(request(`/auth/callback/op?${query}`, { headers: { cookie: jar.header() } }), config)
+}
+
+function checkSignedIn(lib, response, what) {
+  check(response.headers.get('location') === ORIGIN, `${lib.name}: ${what} redirect ${response.headers.get('location')}`)
+  check(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=ey`)), `${lib.name}: ${what} session cookie`)
+}
+
+/** better-auth's session read in one cookie-cache mode (`undefined`: off). */
+function betterAuthSessionRead(cache) {
+  return {
+    name: `better-auth${cache ? ` (cache ${cache})` : ''}`,
+    peer: 'better-auth',
+    async setup() {
+      const { auth } = await betterAuthInstance({ cache })
+      const signIn = await betterAuthSignIn(auth)
+      const cookie = signIn.headers.getSetCookie().map((c) => c.slice(0, c.indexOf(';'))).join('; ')
+      check(cache === undefined || cookie.includes('session_data='), `better-auth: ${cache} cookie cache`)
+      const get = new Request(`${BA_ORIGIN}/api/auth/get-session`, { headers: { cookie } })
+      const op = async () => (await auth.handler(get)).text()
+      check(JSON.parse(await op()).user?.name === 'Alice', `better-auth (${cache}): session read`)
+      return op
+    },
+  }
+}
+
 export const scenarios = [
+  {
+    name: 'floor-decrypt',
+    title: 'floor: node:crypto decrypt + verify of the session JWE',
+    peers: [
+      {
+        name: 'node:crypto',
+        peer: 'floor',
+        async setup(lib) {
+          const token = await lib.encode({ token: CLAIMS, secret: SECRET, salt: SESSION_COOKIE })
+          const key = sessionKey(SECRET, SESSION_COOKIE)
+          const op = async () => openSessionToken(token, key)
+          check((await op()).name === 'Alice', 'floor: decrypt')
+          return op
+        },
+      },
+    ],
+    floorOnly: true,
+  },
   {
     name: 'session-jwt',
     title: 'GET /session, valid JWT cookie',
@@ -94,6 +161,7 @@ export const scenarios = [
       check(JSON.parse(await op()).user?.name === 'Alice', `${lib.name}: session read`)
       return op
     },
+    peers: [betterAuthSessionRead(undefined), betterAuthSessionRead('compact'), betterAuthSessionRead('jwe')],
   },
   {
     name: 'session-none',
@@ -105,6 +173,19 @@ export const scenarios = [
       check((await op()) === 'null', `${lib.name}: empty session`)
       return op
     },
+    peers: [
+      {
+        name: 'better-auth',
+        peer: 'better-auth',
+        async setup() {
+          const { auth } = await betterAuthInstance()
+          const get = new Request(`${BA_ORIGIN}/api/auth/get-session`)
+          const op = async () => (await auth.handler(get)).text()
+          check((await op()) === 'null', 'better-auth: empty session')
+          return op
+        },
+      },
+    ],
   },
   {
     name: 'csrf-new',
@@ -135,7 +216,7 @@ export const scenarios = [
   },
   {
     name: 'providers',
-    title: 'GET /providers',
+    title: 'trivial route: GET /providers (better-auth: GET /ok)',
     target: 2,
     async setup(lib) {
       const config = configFor(lib)
@@ -144,11 +225,24 @@ export const scenarios = [
       check((await op()).credentials?.id === 'credentials', `${lib.name}: providers`)
       return op
     },
+    peers: [
+      {
+        name: 'better-auth',
+        peer: 'better-auth',
+        async setup() {
+          const { auth } = await betterAuthInstance()
+          const get = new Request(`${BA_ORIGIN}/api/auth/ok`)
+          const op = async () => (await auth.handler(get)).json()
+          check((await op()).ok === true, 'better-auth: ok')
+          return op
+        },
+      },
+    ],
   },
   {
     name: 'credentials-signin',
-    title: 'credentials sign-in (csrf + POST)',
-    target: 3,
+    title: 'password sign-in, cheap hash (Auth.js: csrf + POST; better-auth: POST)',
+    target: 5,
     async setup(lib) {
       const config = configFor(lib)
       const csrfRequest = request('/auth/csrf')
@@ -157,9 +251,114 @@ export const scenarios = [
         await response.arrayBuffer()
         return response
       }
-      const response = await op()
-      check(response.headers.get('location') === ORIGIN, `${lib.name}: sign-in redirect ${response.headers.get('location')}`)
-      check(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=ey`)), `${lib.name}: session cookie`)
+      checkSignedIn(lib, await op(), 'sign-in')
+      return op
+    },
+    peers: [
+      {
+        name: 'better-auth',
+        peer: 'better-auth',
+        async setup() {
+          const { auth, db } = await betterAuthInstance()
+          const op = async () => {
+            const response = await betterAuthSignIn(auth)
+            await response.arrayBuffer()
+            // Each sign-in adds a session row; the memory adapter scans arrays, so keep it short.
+            db.session.length = 0
+            return response
+          }
+          const response = await op()
+          check(response.headers.getSetCookie().some((c) => c.startsWith(`${BA_SESSION_COOKIE}=`)), 'better-auth: session cookie')
+          return op
+        },
+      },
+    ],
+  },
+  {
+    name: 'signin-signout',
+    title: 'sign-in + sign-out (cheap hash)',
+    async setup(lib) {
+      const config = configFor(lib)
+      const csrfRequest = request('/auth/csrf')
+      const op = async () => {
+        const signIn = await credentialsSignIn(lib, config, csrfRequest)
+        const jar = new Jar()
+        jar.store(signIn)
+        const csrfToken = await csrfOf(lib, config, jar)
+        const signOut = await lib.Auth(
+          request('/auth/signout', {
+            method: 'POST',
+            headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+            body: `csrfToken=${csrfToken}`,
+          }),
+          config,
+        )
+        await signOut.arrayBuffer()
+        return signOut
+      }
+      const signOut = await op()
+      check(signOut.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`)), `${lib.name}: sign-out clears the session`)
+      return op
+    },
+    peers: [
+      {
+        name: 'better-auth',
+        peer: 'better-auth',
+        async setup() {
+          const { auth, db } = await betterAuthInstance()
+          const op = async () => {
+            const signIn = await betterAuthSignIn(auth)
+            await signIn.arrayBuffer()
+            const signOut = await betterAuthSignOut(auth, signIn)
+            await signOut.arrayBuffer()
+            return signOut
+          }
+          const before = db.session.length
+          const signOut = await op()
+          check(signOut.status === 200 && db.session.length === before, 'better-auth: sign-out deletes the session')
+          return op
+        },
+      },
+    ],
+  },
+  {
+    name: 'signin-scrypt',
+    title: "password sign-in, better-auth's default scrypt (for scale)",
+    floorOnly: true,
+    peers: [
+      {
+        name: 'better-auth (scrypt)',
+        peer: 'better-auth',
+        async setup() {
+          const { auth, db } = await betterAuthInstance({ scrypt: true })
+          const op = async () => {
+            const response = await betterAuthSignIn(auth)
+            await response.arrayBuffer()
+            db.session.length = 0
+            return response
+          }
+          check((await op()).status === 200, 'better-auth (scrypt): sign-in')
+          return op
+        },
+      },
+    ],
+  },
+  {
+    name: 'oidc-canned',
+    title: 'OIDC sign-in, provider answers canned (relying-party work only)',
+    target: 3,
+    async setup(lib) {
+      const provider = await cannedProvider()
+      const config = configFor(lib, {
+        providers: [{ id: 'op', name: 'OP', type: 'oidc', issuer: CANNED_ISSUER, ...CANNED_CLIENT, [lib.customFetch]: provider.fetch }],
+      })
+      const op = async () => {
+        const response = await cannedOidcSignIn(lib, config)
+        await response.arrayBuffer()
+        return response
+      }
+      checkSignedIn(lib, await op(), 'canned OIDC sign-in')
+      check(provider.served.token === 1, `${lib.name}: one code exchange per sign-in`)
       return op
     },
   },
@@ -177,9 +376,7 @@ export const scenarios = [
         await response.arrayBuffer()
         return response
       }
-      const response = await op()
-      check(response.headers.get('location') === ORIGIN, `${lib.name}: OIDC sign-in redirect ${response.headers.get('location')}`)
-      check(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=ey`)), `${lib.name}: session cookie`)
+      checkSignedIn(lib, await op(), 'OIDC sign-in')
       return op
     },
   },

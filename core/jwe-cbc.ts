@@ -80,6 +80,38 @@ function headerFor(kid: string): EncodedHeader {
   return header
 }
 
+/** A protected header the fast path handles, with its AAD and AL. */
+interface ParsedHeader extends FastHeader {
+  aad: Uint8Array
+  al: Uint8Array
+}
+const parsedHeaders = new Map<string, ParsedHeader>()
+
+/**
+ * The fast-path header a token's encoded protected header decodes to, or `undefined`. The few
+ * headers a deployment's tokens carry (one per secret) are remembered once authenticated, so a
+ * session read skips decoding and parsing its header.
+ */
+function parsedHeader(encoded: string): ParsedHeader | undefined {
+  const known = parsedHeaders.get(encoded)
+  if (known) return known
+  let header: unknown
+  try {
+    header = JSON.parse(decoder.decode(base64urlDecode(encoded)))
+  } catch {
+    return undefined
+  }
+  if (!isFastHeader(header)) return undefined
+  const aad = encoder.encode(encoded)
+  const parsed = { ...header, aad, al: aadLength(aad) }
+  return parsed
+}
+
+/** Remembers a header once a token carrying it authenticated (so no forged header fills the map). */
+function rememberHeader(encoded: string, header: ParsedHeader): void {
+  if (parsedHeaders.size < 64 && !parsedHeaders.has(encoded)) parsedHeaders.set(encoded, header)
+}
+
 /** Whether the fast path is available in this runtime. */
 // Stryker disable next-line ConditionalExpression,EqualityOperator: false is equivalent (jose, same bytes); true is refused by test/mutation/webcrypto.test.ts
 export const fastJwe = syncCrypto !== undefined
@@ -113,15 +145,8 @@ export function parseCbcHs512(jwe: string): FastDecryption {
   if (!fastJwe) return { handled: false }
   const parts = jwe.split('.')
   if (parts.length !== 5 || parts[1] !== '') return { handled: false }
-  let header: unknown
-  // Stryker disable BlockStatement: equivalent, an undefined header is not a fast header either (jose decides)
-  try {
-    header = JSON.parse(decoder.decode(base64urlDecode(parts[0]!)))
-  } catch {
-    return { handled: false }
-  }
-  // Stryker restore BlockStatement
-  if (!isFastHeader(header)) return { handled: false }
+  const header = parsedHeader(parts[0]!)
+  if (!header) return { handled: false }
   return {
     handled: true,
     kid: header.kid,
@@ -140,9 +165,10 @@ export function parseCbcHs512(jwe: string): FastDecryption {
       // Survives mutation: dropping the IV or ciphertext length checks is equivalent, the tag check or
       // AES-CBC itself refuses those tokens with the same error. The tag length is killed.
       if (iv.length !== 16 || tag.length !== 32 || ciphertext.length === 0 || ciphertext.length % 16 !== 0) throw fail()
-      const expected = tagOf(key.subarray(0, 32), encoder.encode(parts[0]!), iv, ciphertext)
+      const expected = tagOf(key.subarray(0, 32), header.aad, iv, ciphertext, header.al)
       // Authenticate before decrypting: no padding oracle.
       if (!syncCrypto!.timingSafeEqual(expected, tag)) throw fail()
+      rememberHeader(parts[0]!, header)
       try {
         const decipher = syncCrypto!.createDecipheriv('aes-256-cbc', key.subarray(32, 64), iv)
         const plaintext = concatBytes(decipher.update(ciphertext), decipher.final())

@@ -192,9 +192,11 @@ export function compiledStep(
   if (!candidates) return undefined
   for (const candidate of candidates) {
     if (candidate.guard && !candidate.guard({ context, event }, undefined)) continue
+    // One copy per step, however many assignments: the caller's context is never written to.
     let next = context
-    for (const assignment of candidate.assignments) {
-      next = Object.assign({}, next, assignment({ context: next, event }, undefined))
+    if (candidate.assignments.length > 0) {
+      next = { ...context }
+      for (const assignment of candidate.assignments) Object.assign(next, assignment({ context: next, event }, undefined))
     }
     const target = candidate.target === undefined ? state : machine.states.get(candidate.target)!
     return { state: target, context: next, transition: candidate.id }

@@ -20,6 +20,7 @@ import { authorizationServer } from '../oauth/server.js'
 import { storeAccountTokens } from './oauth.js'
 import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
 import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
+import { callbacksOf } from '../config/resolve-config.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
 
@@ -107,7 +108,9 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
 
     async runJwtCallback(context, ctx) {
       const token = context.token as JWT
-      const before = stableJson(token)
+      // The built-in callback returns the token as it is: nothing to compare.
+      const builtIn = !callbacksOf(ctx.config).jwt
+      const before = builtIn ? '' : stableJson(token)
       try {
         const result = await callback(ctx.config, 'jwt')({
           token,
@@ -119,7 +122,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
         return {
           type: 'runJwtCallback.done',
-          output: { token: refreshed, changed: refreshed !== null && stableJson(refreshed) !== before },
+          output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
           at: ctx.at,
         }
       } catch (error) {

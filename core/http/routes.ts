@@ -102,6 +102,8 @@ const isObjectBody = (value: unknown): value is Record<string, unknown> =>
 /** Any object body (the credentials are the application's to check); no per-field walk. */
 const AnyBody = define<Record<string, unknown>>('AnyBody', isObjectBody)
 const NoInput = optional(unknown())
+/** What {@link NoInput} accepts: anything (so superstruct need not walk the query). */
+const anyInput = (_input: unknown): _input is unknown => true
 const StringParams = record(string(), string())
 
 const oauthPolicy = (ctx: RequestContext) => ({ hasAdapter: ctx.config.adapter !== undefined })
@@ -264,6 +266,7 @@ export const routes: readonly Route[] = [
     serve: {
       flow: sessionFlow,
       params: NoInput,
+      accepts: anyInput,
       toEvent: (ctx) => ({ type: 'session.read', at: ctx.at, policy: sessionPolicy(ctx) }),
     },
   }),
@@ -314,6 +317,7 @@ export const routes: readonly Route[] = [
     serve: {
       flow: sessionFlow,
       params: NoInput,
+      accepts: anyInput,
       toEvent: (ctx) => ({
         type: 'session.signOut',
         at: ctx.at,

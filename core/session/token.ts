@@ -32,6 +32,9 @@ export async function encodeSessionToken(ctx: RequestContext, token: JWT): Promi
  * @throws when the token is tampered, expired or sealed with an unknown secret.
  */
 export async function decodeSessionToken(ctx: RequestContext, token: string): Promise<JWT | null> {
+  const { jwt } = ctx.config
+  // The built-in codec reads only these three: no copy of the options on every session read.
+  if (!jwt.decode) return decode({ token, secret: jwt.secret, salt: ctx.cookies.sessionToken.name })
   const params = jwtParams(ctx)
   return params.decode({ ...params, token })
 }

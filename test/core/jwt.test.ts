@@ -133,6 +133,24 @@ describe('the synchronous A256CBC-HS512 path (node:crypto) and its jose fallback
     await expect(decode({ token: [header, ...rest].join('.'), secret: SECRET, salt: SALT })).rejects.toThrow()
   })
 
+  it('authenticates every token whose header it has seen before, and is not swayed by forged headers', async () => {
+    const token = await encode({ token: claims, secret: SECRET, salt: SALT })
+    expect(await decode({ token, secret: SECRET, salt: SALT })).toMatchObject(claims)
+    // The same (now familiar) header on a tampered body is still refused.
+    for (const index of [2, 3, 4]) {
+      await expect(decode({ token: tamper(token, index), secret: SECRET, salt: SALT })).rejects.toThrow()
+    }
+    // A flood of well-formed headers with kids of no key of ours: all refused, and the real one still opens.
+    const [, ...rest] = token.split('.')
+    for (let i = 0; i < 100; i++) {
+      const forged = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid: `forged-${i}` })).toString('base64url')
+      await expect(decode({ token: [forged, ...rest].join('.'), secret: SECRET, salt: SALT })).rejects.toThrow()
+    }
+    const kidless = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' })).toString('base64url')
+    await expect(decode({ token: [kidless, ...rest].join('.'), secret: SECRET, salt: SALT })).rejects.toThrow()
+    expect(await decode({ token, secret: SECRET, salt: SALT })).toMatchObject(claims)
+  })
+
   it('leaves tokens with other header parameters to jose, which still opens valid ones', async () => {
     const { EncryptJWT, base64url, calculateJwkThumbprint } = await import('jose')
     const { hkdf } = await import('node:crypto')

@@ -93,6 +93,20 @@ describe('GET /session with a JWT session', () => {
     })
   })
 
+  it('re-issues the token when the jwt callback changes it in place and returns the same object', async () => {
+    const config = testConfig({
+      callbacks: {
+        jwt: ({ token }) => {
+          token.role = 'admin'
+          return token
+        },
+      },
+    })
+    const response = await getSession(config, { [SESSION_COOKIE]: await mint() })
+    const cookie = setCookie(response, SESSION_COOKIE)!
+    expect(await decode({ token: cookie.value, secret: SECRET, salt: SESSION_COOKIE })).toMatchObject({ role: 'admin' })
+  })
+
   it('passes the decoded token to the jwt callback without a trigger, then to the session callback', async () => {
     const jwt = vi.fn(({ token }) => token)
     const session = vi.fn(({ session }) => session)
