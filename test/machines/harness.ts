@@ -45,7 +45,10 @@ export function freezeClock(seconds: number): void {
 
 /** The types of the errors a spy logger recorded since the last call (which it then forgets). */
 export function takeLoggedErrors(logger: { error: Mock<(...args: never[]) => unknown> }): string[] {
-  const types = logger.error.mock.calls.map(([error]) => (error as { type?: string; name: string }).type ?? (error as Error).name)
+  const types = logger.error.mock.calls.map((call) => {
+    const error = (call as unknown[])[0] as { type?: string; name: string }
+    return error.type ?? error.name
+  })
   logger.error.mockClear()
   return types
 }

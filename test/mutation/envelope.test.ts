@@ -365,9 +365,9 @@ describe('why an envelope did not open (the cause it is refused with)', () => {
   it('keeps the superstruct or xstate error as the cause of a misfit', async () => {
     const misfit = await causeOf(await forged((c) => ({ ...c, env: { ...c.env, context: { user: 1, n: 1 } } })))
     expect(misfit.name).toBe('StructError')
-    const nowhere = await openEnvelope(flowOf(), await forged((c) => ({ ...c, env: { ...c.env, value: 'nowhere' } })), options).catch(
-      (e: unknown) => e as FlowStateError,
-    )
+    const nowhere = (await openEnvelope(flowOf(), await forged((c) => ({ ...c, env: { ...c.env, value: 'nowhere' } })), options).catch(
+      (e: unknown) => e,
+    )) as FlowStateError
     expect(nowhere.message).toBe('two-step: envelope names an unknown state')
     expect(nowhere.cause).toBeInstanceOf(Error)
   })
@@ -390,7 +390,7 @@ describe('the compact form the fast path accepts', () => {
       // Seal with the header as it would read, so only the header's meaning is wrong.
       const headerText = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid, ...extra }))
       const iv = crypto.getRandomValues(new Uint8Array(12))
-      const aesKey = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt'])
+      const aesKey = await crypto.subtle.importKey('raw', key as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt'])
       const sealedBytes = new Uint8Array(
         await crypto.subtle.encrypt(
           { name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(headerText) },
@@ -445,12 +445,12 @@ describe('single use across the clock', () => {
 
 describe('tokens sealed with our key but outside the format', () => {
   /** Seals `plaintext` with AES-GCM under the envelope key, with the IV and tag lengths given. */
-  async function sealedRaw(plaintext: Uint8Array, ivLength = 12, tagLength = 16): Promise<string> {
+  async function sealedRaw(plaintext: Uint8Array<ArrayBuffer>, ivLength = 12, tagLength = 16): Promise<string> {
     const key = await hkdfSha256(SECRET, COOKIE, `authchart flow envelope (${COOKIE})`, 32)
     const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, 'sha256')
     const header = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid }))
     const iv = crypto.getRandomValues(new Uint8Array(ivLength))
-    const aesKey = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt'])
+    const aesKey = await crypto.subtle.importKey('raw', key as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt'])
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(header), tagLength: 128 }, aesKey, plaintext),
     )
@@ -465,7 +465,7 @@ describe('tokens sealed with our key but outside the format', () => {
 
   it('refuses a truncated authentication tag, which AES-GCM alone would accept', async () => {
     const sealed = await sealedRaw(await claimsBytes(), 12, 12)
-    const error = await openEnvelope(flowOf(), sealed, options).catch((e: unknown) => e as FlowStateError)
+    const error = (await openEnvelope(flowOf(), sealed, options).catch((e: unknown) => e)) as FlowStateError
     expect(error).toBeInstanceOf(FlowStateError)
     expect((error.cause as Error).message).toBe('JWE decryption failed')
     expect(((error.cause as Error).cause as Error).message).toBe('lengths')

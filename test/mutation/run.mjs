@@ -3,7 +3,7 @@
 // reports in reports/mutation/. `--summary` only rewrites the summary from the reports at hand.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { groups } from '../../stryker.config.mjs'
+import { groups } from './groups.mjs'
 
 const args = process.argv.slice(2)
 const summaryOnly = args.includes('--summary')
