@@ -1,3 +1,4 @@
+// `node bench/profiles/http-variants.mjs [seconds]`: Fastify routes with a growing share of the work (bare, + web Request, + Auth) under autocannon, to see what the web-API boundary costs.
 import Fastify from 'fastify'
 import { spawn } from 'node:child_process'
 import { Auth } from 'authchart'

@@ -1,3 +1,4 @@
+// `node bench/profiles/signin-loop.mjs [n]`: credentials sign-in (csrf + POST) in a loop, to profile.
 import { Auth } from 'authchart'
 import Credentials from 'authchart/providers/credentials'
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'

@@ -1,3 +1,4 @@
+// `node bench/profiles/session-loop.mjs session|providers [n]`: a tight loop to profile with `node --cpu-prof`.
 import { Auth } from 'authchart'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'

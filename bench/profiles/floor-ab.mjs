@@ -1,4 +1,4 @@
-// Interleaved short rounds, minimum CPU µs/op per operation: the least noisy view on a loaded machine.
+// `node bench/profiles/floor-ab.mjs [rounds]` after `npm run build`. Interleaved short rounds, minimum CPU µs/op per operation: the least noisy view on a loaded machine.
 import { Auth } from 'authchart'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'
