@@ -3,12 +3,14 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
+import { toWebRequest } from '../dist/integrations/node/index.js'
 import { summarize } from './harness.js'
 import { configFor, SECRET } from './scenarios.js'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url))
 const COOKIE = 'authjs.session-token'
 const BARE = 'bare Fastify'
+const BARE_WEB = 'bare Fastify + web Request'
 
 /** @auth/core has no Fastify integration: the usual catch-all route converting to web Requests. */
 function authjsRoutes(app, Auth, config) {
@@ -42,9 +44,13 @@ async function server(lib) {
  * The ceiling: a Fastify route answering the same JSON a session read returns, with no auth at all
  * (the same cookie is sent, and ignored).
  */
-async function bareServer(body, cookie) {
+async function bareServer(body, cookie, { webRequest = false } = {}) {
   const app = Fastify()
-  app.get('/auth/session', (_req, reply) => reply.header('content-type', 'application/json').send(body))
+  app.get('/auth/session', (req, reply) => {
+    // The price of the web-API boundary alone: the Request an integration must build for the core.
+    if (webRequest) toWebRequest({ method: req.method, headers: req.headers }, new URL(`http://${req.host}${req.url}`))
+    return reply.header('content-type', 'application/json').send(body)
+  })
   const origin = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, origin, cookie }
 }
@@ -69,7 +75,8 @@ export async function httpSession(libs, { rounds, seconds }) {
   const servers = Object.fromEntries(await Promise.all(libs.map(async (lib) => [lib.name, await server(lib)])))
   const { body, cookie } = servers[libs[0].name]
   servers[BARE] = await bareServer(body, cookie)
-  const targets = [...libs, { name: BARE }]
+  servers[BARE_WEB] = await bareServer(body, cookie, { webRequest: true })
+  const targets = [...libs, { name: BARE }, { name: BARE_WEB }]
   const samples = Object.fromEntries(targets.map((lib) => [lib.name, []]))
   try {
     for (let round = 0; round < rounds; round++) {

@@ -67,18 +67,28 @@ interface DerivedKey {
 const ALG = 'dir'
 const ENC: ContentEncryption = 'A256CBC-HS512'
 const derivedKeys = new DerivationCache<DerivedKey>()
+/** The key derived most recently, with what it was derived from. */
+let lastDerived: { enc: string; secret: string; salt: string; derived: DerivedKey } | undefined
 
 /**
  * Derives the encryption key and its RFC 7638 thumbprint, memoised per (enc, secret, salt):
  * HKDF and the thumbprint cost more than the decryption they enable.
  */
 function deriveKey(enc: string, secret: string, salt: string): Promise<DerivedKey> | DerivedKey {
+  // Nearly every call asks for the session cookie's key again: skip building the cache key.
+  const last = lastDerived
+  if (last !== undefined && last.secret === secret && last.salt === salt && last.enc === enc) return last.derived
   // Stryker disable next-line ConditionalExpression: equivalent, jose refuses any other enc (contentEncryptionAlgorithms) before it asks for a key
   const length = enc === 'A256CBC-HS512' ? 64 : enc === 'A256GCM' ? 32 : 0
   // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable for the same reason
   if (length === 0) return Promise.reject(new Error('Unsupported JWT Content Encryption Algorithm'))
   const cacheKey = `${enc}\u0000${salt}\u0000${secret}`
-  return derivedKeys.peek(cacheKey) ?? derivedKeys.get(cacheKey, async () => {
+  const known = derivedKeys.peek(cacheKey)
+  if (known !== undefined) {
+    lastDerived = { enc, secret, salt, derived: known }
+    return known
+  }
+  return derivedKeys.get(cacheKey, async () => {
     const key = await hkdfSha256(secret, salt, `Auth.js Generated Encryption Key (${salt})`, length)
     const kid = await calculateJwkThumbprint(
       { kty: 'oct', k: base64url.encode(key) },

@@ -69,6 +69,14 @@ function absoluteExpiry(ctx: RequestContext, createdAt: Date | string | undefine
   return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
 }
 
+let lastIso = { seconds: Number.NaN, text: '' }
+
+/** `new Date(seconds * 1000).toISOString()`, remembered for the last value (a token's reads repeat it). */
+function isoTime(seconds: number): string {
+  if (seconds !== lastIso.seconds) lastIso = { seconds, text: new Date(seconds * 1000).toISOString() }
+  return lastIso.text
+}
+
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   machine: sessionMachine,
@@ -135,7 +143,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const token = context.token as JWT
       const session = {
         user: { name: token.name, email: token.email, image: token.picture as string | undefined },
-        expires: new Date(context.expires * 1000).toISOString(),
+        expires: isoTime(context.expires),
         // A failed built-in refresh is reported to the client, as Auth.js's rotation guide does.
         ...(token.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
       }
