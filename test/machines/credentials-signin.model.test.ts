@@ -33,7 +33,10 @@ const session = (value: RegExp): Record<string, ExpectedCookie> => ({
   [SESSION_COOKIE]: { value, attributes: { ...ATTRIBUTES, expires: httpDate(T0 + MAX_AGE) } },
   '__Secure-authjs.callback-url': { value: `${ORIGIN}/dashboard`, attributes: ATTRIBUTES },
 })
-const refused = (location: string, errors: string[]): ExpectedResponse => ({
+const RATE_LIMITED = new RegExp(
+  `^${ORIGIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/auth/signin\\?error=CredentialsSignin&code=rate_limited&retryAfter=\\d+$`,
+)
+const refused = (location: string | RegExp, errors: string[]): ExpectedResponse => ({
   status: 302,
   location,
   cookies: { [SESSION_COOKIE]: null },
@@ -55,10 +58,17 @@ const ORACLE: Record<string, ExpectedResponse> = {
   'failed ← jwt, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
   'failed ← database, authorize throws': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
   'failed ← database, authorize accepts, account lookup fails': refused(`${ORIGIN}/auth/error?error=Configuration`, ['AdapterError', 'AdapterError']),
+  // Over the limit: authorize is not asked, the answer names no account (a warning, not an error).
+  'limited ← jwt, over the limit': refused(RATE_LIMITED, []),
+  'limited ← database, over the limit': refused(RATE_LIMITED, []),
+  'failed ← jwt, the store fails': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
+  'failed ← database, the store fails': refused(`${ORIGIN}/auth/error?error=Configuration`, ['CallbackRouteError']),
 }
 
 /** Why the request ends where it does, in the words of the arranged world. */
 function causeOf(world: World): string {
+  // The limit is checked before authorize: past it, nothing else of the world is reached.
+  if (world.limit !== 'within') return `${world.strategy}, ${world.limit === 'over' ? 'over the limit' : 'the store fails'}`
   const verdict = {
     accepts: 'authorize accepts',
     returnsNull: 'authorize returns null',

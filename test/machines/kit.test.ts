@@ -53,12 +53,13 @@ describe('the oracle of a driver', () => {
       machine: credentialsSignInMachine,
       samples: [
         { type: 'credentials.submit', at: T0, providerId: 'credentials', credentials: {}, callbackUrl: ORIGIN, policy },
+        { type: 'admitAttempt.done', at: T0, output: null },
         { type: 'authorize.done', at: T0, output: { user: {}, account: {} } },
         { type: 'authorize.failed', at: T0, reason: 'rejected', error: 'CredentialsSignin', code: 'credentials' },
         { type: 'authorize.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
       ],
       world: () => ({ errors: [] }),
-      arrange: { 'authorize.done': () => {}, 'authorize.failed': () => {} },
+      arrange: { 'admitAttempt.done': () => {}, 'authorize.done': () => {}, 'authorize.failed': () => {} },
       send: {
         'credentials.submit': async (_world, _event, inspect) => {
           const config = { ...testConfig(), inspect }
