@@ -460,5 +460,5 @@ describe('starting the demo', () => {
     const code = await post('/auth/step/signin-completion', { csrfToken: await csrfToken(jar), code: totpCode(secret, now + 30) }, jar)
     expect(code.headers.get('location')).toBe(origin)
     expect((await get('/protected', jar)).status).toBe(200)
-  })
+  }, 90_000) // starts a second demo (PGlite on disk, the local OP): slow on a loaded machine
 })
