@@ -7,7 +7,6 @@
  */
 import { PAGE_ACTIONS } from './actions.js'
 import { resolveConfig, type ResolvedConfig } from './config/resolve-config.js'
-import { serializeCookie } from './cookies.js'
 import {
   AuthError,
   ErrorPageLoop,
@@ -15,8 +14,20 @@ import {
   RequestError,
   UntrustedHost,
 } from './errors.js'
+import {
+  Answer,
+  answerOf,
+  answerOfResponse,
+  HeaderMap,
+  isPlainBody,
+  jsonAnswer,
+  prepareAnswer,
+  redirectAnswer,
+  responseOf,
+  toAnswer,
+} from './http/answer.js'
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor } from './http/dispatch.js'
-import { parseRequest, type ParsedRequest } from './http/request.js'
+import { parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
@@ -31,23 +42,10 @@ const DEFAULT_THEME = { colorScheme: 'auto', logo: '', brandColor: '', buttonTex
 
 /** Converts an internal response to a web `Response` (cookies serialised, JSON encoded). */
 export function toResponse(internal: ResponseInternal): Response {
-  const headers = new Headers(internal.headers)
-  for (const cookie of internal.cookies ?? []) headers.append('Set-Cookie', serializeCookie(cookie))
-  let body: BodyInit | null | undefined = internal.body as BodyInit | null | undefined
-  const contentType = headers.get('content-type')
-  if (contentType === 'application/json') body = JSON.stringify(internal.body)
-  else if (contentType === 'application/x-www-form-urlencoded') {
-    body = new URLSearchParams(internal.body as Record<string, string>).toString()
-  }
-  if (internal.redirect) headers.set('Location', encodeLocation(internal.redirect))
-  return new Response(body ?? null, {
-    headers,
-    status: internal.redirect ? 302 : (internal.status ?? 200),
-  })
-}
-
-function redirect(url: string): Response {
-  return new Response(null, { status: 302, headers: { Location: encodeLocation(url) } })
+  const { status, headers, body } = prepareAnswer(internal)
+  if (isPlainBody(body)) return responseOf(answerOf(status, headers, body) as Answer)
+  // A stream, blob or form: the web Response reads it itself.
+  return new Response(body as BodyInit, { status, headers: headers.list() })
 }
 
 function fallbackBasePath(config: AuthConfig): string {
@@ -63,15 +61,15 @@ function configurationFailure(
   error: Error,
   logger: Logger,
   source: AuthConfig,
-): Response {
+): Answer | Promise<Answer> {
   logger.error(error)
   if (request.method !== 'GET' || !PAGE_ACTIONS.has(request.action)) {
-    return Response.json({ message: CONFIGURATION_MESSAGE }, { status: 500 })
+    return jsonAnswer({ message: CONFIGURATION_MESSAGE }, 500)
   }
   const errorPage = typeof source?.pages?.error === 'string' ? source.pages.error : undefined
   const loops = errorPage !== undefined && request.query.callbackUrl?.startsWith(errorPage)
   if (errorPage !== undefined && !loops) {
-    return redirect(`${request.url.origin}${errorPage}?error=Configuration`)
+    return redirectAnswer(`${request.url.origin}${errorPage}?error=Configuration`)
   }
   if (loops) {
     logger.error(new ErrorPageLoop(`The error page ${errorPage} should not require authentication`))
@@ -83,7 +81,9 @@ function configurationFailure(
     url: request.url,
     signInUrl: `${request.url.origin}${basePath}/signin`,
   })
-  return new Response(page.html, { status: page.status, headers: { 'Content-Type': 'text/html' } })
+  const headers = new HeaderMap()
+  headers.set('content-type', 'text/html')
+  return answerOf(page.status, headers, page.html)
 }
 
 /** Answers a request whose handling threw: 400 `null` on API routes, else an error redirect. */
@@ -93,12 +93,12 @@ function failure(
   config: ResolvedConfig,
   table: readonly Route[],
   wantsJsonRedirect: boolean,
-): Response {
+): Answer | Promise<Answer> {
   if (error instanceof RequestError) {
-    return Response.json('Bad request.', { status: error.status })
+    return jsonAnswer('Bad request.', error.status)
   }
   if (routeFor(request, config, table)?.failure === 'json-null') {
-    return Response.json(null, { status: 400 })
+    return jsonAnswer(null, 400)
   }
   const authError = error instanceof AuthError ? error : undefined
   const url = errorRedirectUrl(
@@ -108,13 +108,14 @@ function failure(
     authError?.kind ?? 'error',
     authError && 'code' in authError ? String(authError.code) : undefined,
   )
-  return wantsJsonRedirect ? Response.json({ url }) : redirect(url)
+  return wantsJsonRedirect ? jsonAnswer({ url }) : redirectAnswer(url)
 }
 
-function isInspectorRequest(request: Request, config: ResolvedConfig): boolean {
-  if (request.method !== 'GET') return false
+function isInspectorRequest(source: RequestSource, config: ResolvedConfig): boolean {
+  if (source.method !== 'GET') return false
   const base = config.basePath === '/' ? '' : config.basePath
-  return new URL(request.url).pathname === `${base}${INSPECTOR_PATH}`
+  const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+  return url.pathname === `${base}${INSPECTOR_PATH}`
 }
 
 /** The signature of {@link Auth}. */
@@ -124,60 +125,87 @@ export interface AuthHandler {
 }
 
 /**
- * Builds a handler over a routing table. {@link Auth} is the handler over the built-in routes;
- * flow extensions and tests add routes of their own.
+ * Answers a request from any source: a web `Response` only for the inspector's page, the internal
+ * response for `raw` configs, an {@link Answer} otherwise.
  */
-export function createHandler(table: readonly Route[]): AuthHandler {
-  async function handle(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+type SourceHandler = (source: RequestSource, config: AuthConfig) => Promise<Answer | Response | ResponseInternal>
+
+function createSourceHandler(table: readonly Route[]): SourceHandler {
+  return async function handle(source, config) {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
-    if (resolution.ok && resolution.config.inspector && isInspectorRequest(request, resolution.config)) {
+    if (resolution.ok && resolution.config.inspector && isInspectorRequest(source, resolution.config)) {
       // Flow charts and traces describe the deployment and its users: development and loopback only.
-      return respondInspector(resolution.config, request)
+      return respondInspector(resolution.config, source.request())
     }
     let parsed: ParsedRequest
     try {
-      parsed = await parseRequest(
-        request,
+      parsed = await parseSource(
+        source,
         resolution.ok ? resolution.config.basePath : fallbackBasePath(config),
       )
     } catch (error) {
       logger.error(error instanceof Error ? error : new Error(String(error)))
       const status = error instanceof RequestError ? error.status : 400
-      return Response.json('Bad request.', { status })
+      return jsonAnswer('Bad request.', status)
     }
     if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
     const resolved = resolution.config
     if (!resolved.trustHost) {
-      const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${request.url}`)
+      const href = typeof source.url === 'string' ? source.url : source.url.href
+      const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${href}`)
       return configurationFailure(parsed, untrusted, logger, config)
     }
 
-    const wantsJsonRedirect = request.headers.has('X-Auth-Return-Redirect')
+    const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
     try {
-      const { response: internal, failure: reported } = await dispatch(
-        request,
-        parsed,
-        resolved,
-        table,
-      )
+      const { response: internal, failure: reported } = await dispatch(source, parsed, resolved, table)
       if (resolved.raw) {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
         return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
       }
-      const response = toResponse(internal)
-      const location = response.headers.get('Location')
-      if (!wantsJsonRedirect || !location) return response
+      const answer = await toAnswer(internal)
+      if (!wantsJsonRedirect) return answer
+      const location = answer.headers.find(([name]) => name === 'location')?.[1]
+      if (!location) return answer
       // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
-      if (reported) return Response.json({ url: location })
-      return Response.json({ url: location }, { headers: response.headers })
+      if (reported) return await jsonAnswer({ url: location })
+      return await jsonAnswer({ url: location }, 200, HeaderMap.of(answer.headers as [string, string][]))
     } catch (error) {
       if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
       logger.error(error instanceof Error ? error : new Error(String(error)))
       return failure(error, parsed, resolved, table, wantsJsonRedirect)
     }
   }
-  return handle as AuthHandler
+}
+
+/**
+ * Builds a handler over a routing table. {@link Auth} is the handler over the built-in routes;
+ * flow extensions and tests add routes of their own.
+ */
+export function createHandler(table: readonly Route[]): AuthHandler {
+  const handle = createSourceHandler(table)
+  async function handleRequest(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+    const answered = await handle(webRequestSource(request), config)
+    return answered instanceof Answer ? responseOf(answered) : answered
+  }
+  return handleRequest as AuthHandler
+}
+
+const answerBuiltIn = createSourceHandler(routes)
+
+/**
+ * Answers a request without web `Request`/`Response` objects, for server integrations that can
+ * write an {@link Answer} to their own reply. The same routing table, checks and bytes as
+ * {@link Auth}, which goes through it too.
+ *
+ * @throws {TypeError} for a `raw` configuration (only {@link Auth} returns internal responses).
+ */
+export async function answerRequest(source: RequestSource, config: Omit<AuthConfig, 'raw'>): Promise<Answer> {
+  const answered = await answerBuiltIn(source, config as AuthConfig)
+  if (answered instanceof Answer) return answered
+  if (answered instanceof Response) return answerOfResponse(answered)
+  throw new TypeError('answerRequest does not take a raw configuration')
 }
 
 /**

@@ -15,7 +15,6 @@ import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
-import { clientAddressOf } from '../http/request.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
@@ -138,7 +137,7 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
       const limits = ctx.config.rateLimit.credentials
       if (!limits) return { type: 'admitAttempt.done', output: null, at: ctx.at }
       const identifier = attemptIdentifier(credentialsProviderOf(ctx, context.providerId), context.credentials ?? {})
-      const address = clientAddressOf(ctx.raw)
+      const address = ctx.clientAddress
       const subjects: LimitedSubject[] = [
         ...(identifier !== undefined ? [{ kind: 'identifier', value: identifier, limit: limits.perIdentifier }] : []),
         ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),

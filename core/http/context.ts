@@ -15,6 +15,8 @@ export interface RequestContext {
   readonly request: ParsedRequest
   /** The web request as received, for callbacks that take one (`authorize`). */
   readonly raw: Request
+  /** The client's address as the integration gave it, if it did (rate limits by address). */
+  readonly clientAddress: string | undefined
   /** Cookie names and attributes for this request's protocol. */
   readonly cookies: CookiesOptions
   readonly provider?: ResolvedProvider

@@ -43,7 +43,7 @@ import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
 import { NO_STORE_HEADERS } from './handlers.js'
-import type { ParsedRequest } from './request.js'
+import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
@@ -317,7 +317,7 @@ export function routeFor(
  *   {@link RequestError} for bad input; {@link FlowStateError} for a refused sealed flow.
  */
 export async function dispatch(
-  raw: Request,
+  source: RequestSource,
   request: ParsedRequest,
   config: ResolvedConfig,
   table: readonly Route[] = routes,
@@ -341,7 +341,11 @@ export async function dispatch(
   const ctx: RequestContext = {
     config,
     request,
-    raw,
+    // Built only for the callbacks that take a web Request (`sendVerificationRequest`).
+    get raw() {
+      return source.request()
+    },
+    clientAddress: source.clientAddress,
     cookies,
     ...(provider ? { provider } : {}),
     ...(flowId !== undefined ? { flowId } : {}),

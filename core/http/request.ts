@@ -77,31 +77,86 @@ export function parseActionPath(
     : { action, providerId }
 }
 
-async function readBoundedText(request: Request): Promise<string> {
-  const declared = request.headers.get('content-length')
+/**
+ * A request as the handler reads it, whatever carries it: a web `Request` ({@link webRequestSource})
+ * or a server's own request object (the Fastify integration answers without building web objects).
+ * Every source is parsed by {@link parseSource}, so the checks are the same for all.
+ */
+export interface RequestSource {
+  readonly method: string
+  /** The absolute URL the request is answered for (the integration's URL rule already applied). */
+  readonly url: string | URL
+  /** One header by lower-case name, as web `Headers.get` returns it (repeated headers joined). */
+  header(name: string): string | null
+  /** Every header as a web `Headers` (built on first use when the source is not a web request). */
+  headers(): Headers
+  /**
+   * The body's bytes, refused beyond `limit` bytes; empty for none.
+   *
+   * @throws {RequestError} 413 past `limit`.
+   */
+  bytes(limit: number): Promise<Uint8Array>
+  /** The web `Request`, for callbacks that take one (built on first use when there is none). */
+  request(): Request
+  /** The client address the integration gave (see {@link setClientAddress}). */
+  readonly clientAddress: string | undefined
+}
+
+class WebRequestSource implements RequestSource {
+  readonly method: string
+  readonly url: string
+  readonly clientAddress: string | undefined
+  constructor(private readonly web: Request) {
+    this.method = web.method
+    this.url = web.url
+    this.clientAddress = clientAddresses.get(web)
+  }
+  header(name: string): string | null {
+    return this.web.headers.get(name)
+  }
+  headers(): Headers {
+    return this.web.headers
+  }
+  request(): Request {
+    return this.web
+  }
+  async bytes(limit: number): Promise<Uint8Array> {
+    if (!this.web.body) return new Uint8Array(0)
+    const reader = this.web.body.getReader()
+    const chunks: Uint8Array[] = []
+    let size = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limit) {
+        await reader.cancel().catch(() => {})
+        throw new RequestError('Request body too large', 413)
+      }
+      chunks.push(value)
+    }
+    const bytes = new Uint8Array(size)
+    let offset = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.byteLength
+    }
+    return bytes
+  }
+}
+
+/** A web `Request` as a {@link RequestSource}. */
+export function webRequestSource(request: Request): RequestSource {
+  return new WebRequestSource(request)
+}
+
+async function readBoundedText(source: RequestSource): Promise<string> {
+  const declared = source.header('content-length')
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
     throw new RequestError('Request body too large', 413)
   }
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {})
-      throw new RequestError('Request body too large', 413)
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
+  const bytes = await source.bytes(MAX_BODY_BYTES)
+  if (bytes.byteLength === 0) return ''
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
@@ -123,8 +178,8 @@ export function mediaTypeOf(contentType: string | null): string {
   return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
 }
 
-async function readBody(request: Request): Promise<Record<string, unknown> | undefined> {
-  const mediaType = mediaTypeOf(request.headers.get('content-type'))
+async function readBody(request: RequestSource): Promise<Record<string, unknown> | undefined> {
+  const mediaType = mediaTypeOf(request.header('content-type'))
   if (mediaType === 'application/json') {
     const text = await readBoundedText(request)
     let parsed: unknown
@@ -150,33 +205,52 @@ async function readBody(request: Request): Promise<Record<string, unknown> | und
  * @throws {RequestError} 400 for a bad method, path or body; 413 for a large body; 431 for a large
  *   `Cookie` header or URL.
  */
-export async function parseRequest(request: Request, basePath: string): Promise<ParsedRequest> {
-  if (request.method !== 'GET' && request.method !== 'POST') {
+export function parseRequest(request: Request, basePath: string): Promise<ParsedRequest> {
+  return parseSource(webRequestSource(request), basePath)
+}
+
+/**
+ * Parses a request from any {@link RequestSource}: the one place requests are checked.
+ *
+ * @throws {RequestError} as {@link parseRequest}.
+ */
+export async function parseSource(source: RequestSource, basePath: string): Promise<ParsedRequest> {
+  const method = source.method
+  if (method !== 'GET' && method !== 'POST') {
     throw new RequestError('Only GET and POST requests are supported')
   }
-  if (request.url.length > MAX_URL_LENGTH) throw new RequestError('URL too long', 431)
+  const href = typeof source.url === 'string' ? source.url : source.url.href
+  if (href.length > MAX_URL_LENGTH) throw new RequestError('URL too long', 431)
   let url: URL
-  try {
-    url = new URL(request.url)
-  } catch {
-    throw new RequestError('Invalid URL')
+  if (typeof source.url === 'string') {
+    try {
+      url = new URL(source.url)
+    } catch {
+      throw new RequestError('Invalid URL')
+    }
+  } else {
+    url = source.url
   }
   const { action, providerId } = parseActionPath(url.pathname, basePath)
-  const cookieHeader = request.headers.get('cookie')
+  const cookieHeader = source.header('cookie')
   if (cookieHeader !== null && cookieHeader.length > MAX_COOKIE_HEADER_BYTES) {
     throw new RequestError('Cookie header too large', 431)
   }
   const query: Record<string, string> = Object.create(null)
-  for (const [key, value] of url.searchParams) query[key] = value
-  const body = request.method === 'POST' ? await readBody(request) : undefined
-  return {
+  if (url.search.length > 1) for (const [key, value] of url.searchParams) query[key] = value
+  const body = method === 'POST' ? await readBody(source) : undefined
+  const parsed: ParsedRequest = {
     url,
-    method: request.method,
+    method,
     action,
-    ...(providerId !== undefined ? { providerId } : {}),
-    headers: request.headers,
+    // Most requests never read the headers as a whole: a `Headers` is built only if one does.
+    get headers() {
+      return source.headers()
+    },
     cookies: parseCookieHeader(cookieHeader),
     query,
-    ...(body !== undefined ? { body } : {}),
   }
+  if (providerId !== undefined) (parsed as { providerId?: string }).providerId = providerId
+  if (body !== undefined) (parsed as { body?: Record<string, unknown> }).body = body
+  return parsed
 }

@@ -22,10 +22,10 @@ import type {
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify'
-import { Auth } from '../../core/auth.js'
+import { answerRequest } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
 import type { Session } from '../../core/types.js'
-import { bodyBytes, copyHeaders, toWebRequest } from '../node/index.js'
+import { NodeRequestSource, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
 import { originFromHost, requestUrl, targetPath } from '../shared/request-url.js'
 
@@ -68,11 +68,10 @@ const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstanc
         return reply.code(400).send('"Bad request."')
       }
       const body = request.body as Buffer | undefined
-      const response = await Auth(toWebRequest({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url), config)
-      reply.code(response.status)
-      copyHeaders(response, reply)
-      const bytes = await bodyBytes(response)
-      return bytes.length > 0 ? reply.send(bytes) : reply.send()
+      // No web Request or Response on the way: the same handler, without undici's objects.
+      const source = new NodeRequestSource({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url)
+      const bytes = writeAnswer(await answerRequest(source, config), reply)
+      return bytes ? reply.send(bytes) : reply.send()
     }
     const base = config.basePath === '/' ? '' : config.basePath
     scope.get(`${base}/*`, handler)

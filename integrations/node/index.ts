@@ -7,7 +7,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import { MAX_BODY_BYTES, setClientAddress } from '../../core/http/request.js'
+import type { Answer } from '../../core/http/answer.js'
+import { MAX_BODY_BYTES, setClientAddress, type RequestSource } from '../../core/http/request.js'
 import { RequestError } from '../../core/errors.js'
 
 /** What the handler needs of a Node request, whatever framework parsed it. */
@@ -20,18 +21,91 @@ export interface NodeRequest {
   clientAddress?: string | undefined
 }
 
-/** Builds the web `Request` for `url` (already built by the URL rule) from a Node request. */
-export function toWebRequest(request: NodeRequest, url: URL): Request {
+function webHeaders(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const [name, value] of Object.entries(incoming)) {
     // HTTP/2 pseudo-headers (`:authority`…) are not header names a `Headers` accepts.
     if (value === undefined || name.startsWith(':')) continue
     if (Array.isArray(value)) for (const item of value) headers.append(name, item)
     else headers.set(name, value)
   }
-  const hasBody = request.method === 'POST' && request.body !== undefined && request.body.length > 0
-  const web = new Request(url, { method: request.method, headers, ...(hasBody ? { body: request.body as BodyInit } : {}) })
+  return headers
+}
+
+const hasBody = (request: NodeRequest) =>
+  request.method === 'POST' && request.body !== undefined && request.body.length > 0
+
+/** Builds the web `Request` for `url` (already built by the URL rule) from a Node request. */
+export function toWebRequest(request: NodeRequest, url: URL): Request {
+  const headers = webHeaders(request.headers)
+  const web = new Request(url, { method: request.method, headers, ...(hasBody(request) ? { body: request.body as BodyInit } : {}) })
   return request.clientAddress ? setClientAddress(web, request.clientAddress) : web
+}
+
+/** Whether a character code is HTTP whitespace, which a web `Headers` trims from values. */
+const isHttpWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
+
+/** One header value as `Headers.get` gives it: trimmed, repeated values joined with `, `. */
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null
+  if (Array.isArray(value)) return value.map((item) => headerValue(item)).join(', ')
+  const edges = value.length > 0 && (isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)))
+  return edges ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '') : value
+}
+
+/**
+ * A Node request as the handler's {@link RequestSource}: headers read straight from Node's object,
+ * the web `Request` and `Headers` built only if a callback asks for them. It answers exactly as
+ * {@link toWebRequest} would make the handler answer.
+ */
+export class NodeRequestSource implements RequestSource {
+  readonly method: string
+  readonly clientAddress: string | undefined
+  private web: Request | undefined
+
+  constructor(
+    private readonly node: NodeRequest,
+    readonly url: URL,
+  ) {
+    this.method = node.method
+    this.clientAddress = node.clientAddress ? node.clientAddress : undefined
+  }
+
+  header(name: string): string | null {
+    return headerValue(this.node.headers[name])
+  }
+
+  headers(): Headers {
+    return this.request().headers
+  }
+
+  request(): Request {
+    return (this.web ??= toWebRequest(this.node, this.url))
+  }
+
+  async bytes(limit: number): Promise<Uint8Array> {
+    if (!hasBody(this.node)) return new Uint8Array(0)
+    const body = this.node.body!
+    if (body.length > limit) throw new RequestError('Request body too large', 413)
+    return body
+  }
+}
+
+/**
+ * Writes an answer to a reply: status, headers (every `Set-Cookie` as its own header line) and
+ * the body as bytes, so the framework adds nothing to its type.
+ */
+export function writeAnswer(answer: Answer, reply: HeaderSink & { code(status: number): unknown }): Buffer | undefined {
+  reply.code(answer.status)
+  let cookies: string[] | undefined
+  for (const [name, value] of answer.headers) {
+    if (name === 'set-cookie') (cookies ??= []).push(value)
+    else reply.header(name, value)
+  }
+  if (cookies) reply.header('set-cookie', cookies)
+  const { body } = answer
+  if (body === null || body.length === 0) return undefined
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
 }
 
 /**
