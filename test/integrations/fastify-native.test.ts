@@ -82,8 +82,8 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
   beforeAll(async () => {
     // Pinned clock and randomness: CSRF tokens, IVs, `jti` and expiry dates repeat exactly.
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-05-01T12:00:00.000Z') })
-    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(<T extends ArrayBufferView | null>(array: T) => {
-      new Uint8Array(array!.buffer, array!.byteOffset, array!.byteLength).fill(7)
+    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((array: ArrayBufferView) => {
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).fill(7)
       return array
     })
     vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000')
