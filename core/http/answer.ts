@@ -170,8 +170,59 @@ export function isPlainBody(body: unknown): boolean {
   return body === undefined || body === null || typeof body === 'string' || body instanceof ArrayBuffer || ArrayBuffer.isView(body)
 }
 
+/** A frozen header set converted once: its pairs sorted, and where `Set-Cookie` lines go. */
+interface CompiledHeaders {
+  pairs: readonly (readonly [string, string])[]
+  contentType: string | undefined
+  /** The index in `pairs` before which `set-cookie` sorts. */
+  cookieAt: number
+}
+const compiledHeaders = new WeakMap<object, CompiledHeaders | null>()
+
+/**
+ * The conversion of a frozen header record (the shared constants of `handlers.ts`), or `null` when
+ * it cannot be reused (mutable, or naming `Set-Cookie` or `Location`, which the answer merges).
+ */
+function compiledOf(init: HeadersInit | undefined): CompiledHeaders | null {
+  if (init === undefined || !Object.isFrozen(init) || Array.isArray(init) || init instanceof Headers) return null
+  let compiled = compiledHeaders.get(init)
+  if (compiled === undefined) {
+    const map = HeaderMap.of(init)
+    const pairs = map.list()
+    compiled =
+      map.cookies.length > 0 || map.values.has('location')
+        ? null
+        : {
+            pairs: Object.freeze(pairs.map((pair) => Object.freeze(pair))),
+            contentType: map.get('content-type'),
+            cookieAt: pairs.filter(([name]) => name < 'set-cookie').length,
+          }
+    compiledHeaders.set(init, compiled)
+  }
+  return compiled
+}
+
 /** An internal response as an {@link Answer}. */
 export function toAnswer(internal: ResponseInternal): Answer | Promise<Answer> {
+  const compiled = internal.redirect ? null : compiledOf(internal.headers)
+  // The common case (a JSON document under shared headers): the converted headers, the cookies
+  // set in their place, no map and no sort per request.
+  if (compiled !== null && compiled.contentType === 'application/json') {
+    const status = internal.status ?? 200
+    const body = JSON.stringify(internal.body)
+    if (status < 200 || status > 599 || (body !== undefined && NULL_BODY_STATUSES.has(status))) {
+      return answerOf(status, HeaderMap.of(internal.headers), body)
+    }
+    const cookies = internal.cookies
+    let headers = compiled.pairs
+    if (cookies !== undefined && cookies.length > 0) {
+      const merged: (readonly [string, string])[] = compiled.pairs.slice(0, compiled.cookieAt)
+      for (const cookie of cookies) merged.push(['set-cookie', checkedValue(serializeCookie(cookie))])
+      for (let i = compiled.cookieAt; i < compiled.pairs.length; i++) merged.push(compiled.pairs[i]!)
+      headers = merged
+    }
+    return new Answer(status, headers, body ?? null)
+  }
   const { status, headers, body } = prepareAnswer(internal)
   return answerOf(status, headers, body)
 }

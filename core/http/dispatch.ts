@@ -42,7 +42,7 @@ import { callback } from '../flows/callbacks.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
-import { NO_STORE_HEADERS } from './handlers.js'
+import { JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
 
@@ -165,10 +165,7 @@ function toInternal(ctx: RequestContext, outcome: SettledOutcome, flowId: string
     case 'json':
       return {
         ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-        headers: {
-          'Content-Type': 'application/json',
-          ...(outcome.cache === 'no-store' ? NO_STORE_HEADERS : {}),
-        },
+        headers: outcome.cache === 'no-store' ? JSON_NO_STORE_HEADERS : JSON_HEADERS,
         body: outcome.body,
         cookies: ctx.setCookies,
       }
@@ -311,6 +308,41 @@ export function routeFor(
 }
 
 /**
+ * The per-request context. A class, not a literal: the web `Request` is a getter on the prototype
+ * (built only for the callbacks that take one), and every request's context shares one shape.
+ */
+class Context implements RequestContext {
+  readonly at = Math.floor(Date.now() / 1000)
+  readonly logger: ResolvedConfig['logger']
+  readonly authUrl: string
+  readonly sessionCookie: RequestContext['sessionCookie']
+  readonly setCookies: Cookie[] = []
+  readonly clientAddress: string | undefined
+  csrf?: RequestContext['csrf']
+  callbackUrl: string
+
+  constructor(
+    private readonly source: RequestSource,
+    readonly request: ParsedRequest,
+    readonly config: ResolvedConfig,
+    readonly cookies: RequestContext['cookies'],
+    readonly provider: RequestContext['provider'],
+    readonly flowId: string | undefined,
+    readonly origin: string,
+  ) {
+    this.logger = config.logger
+    this.authUrl = `${origin}${config.basePath === '/' ? '' : config.basePath}`
+    this.sessionCookie = readChunkedCookie(request.cookies, cookies.sessionToken.name)
+    this.clientAddress = source.clientAddress
+    this.callbackUrl = origin
+  }
+
+  get raw(): Request {
+    return this.source.request()
+  }
+}
+
+/**
  * Serves a parsed request.
  *
  * @throws {AuthError} for the errors Auth.js throws (unknown provider or action, missing CSRF);
@@ -337,26 +369,8 @@ export async function dispatch(
   const route = matchRoute(table, request.method, request.action, provider?.type)
   if (!route) throw new UnknownAction(`Cannot handle action: ${request.action}`)
   const cookies = cookiesFor(config, request.url)
-  const setCookies: Cookie[] = []
-  const ctx: RequestContext = {
-    config,
-    request,
-    // Built only for the callbacks that take a web Request (`sendVerificationRequest`).
-    get raw() {
-      return source.request()
-    },
-    clientAddress: source.clientAddress,
-    cookies,
-    ...(provider ? { provider } : {}),
-    ...(flowId !== undefined ? { flowId } : {}),
-    at: Math.floor(Date.now() / 1000),
-    logger: config.logger,
-    origin,
-    authUrl: `${origin}${config.basePath === '/' ? '' : config.basePath}`,
-    sessionCookie: readChunkedCookie(request.cookies, cookies.sessionToken.name),
-    setCookies,
-    callbackUrl: origin,
-  }
+  const ctx = new Context(source, request, config, cookies, provider, flowId, origin)
+  const { setCookies } = ctx
   const handsOutCsrfToken = typeof route.csrfToken === 'function' ? route.csrfToken(ctx) : route.csrfToken === true
   if (route.csrf || handsOutCsrfToken) {
     if (config.csrfDisabled) {

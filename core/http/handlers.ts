@@ -17,17 +17,28 @@ import type { PublicProvider, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 
 /** Headers that keep a response out of every cache: it carries per-user data. */
-export const NO_STORE_HEADERS = {
+export const NO_STORE_HEADERS = Object.freeze({
   'Cache-Control': 'private, no-cache, no-store',
   Expires: '0',
   Pragma: 'no-cache',
-} as const
+} as const)
+
+/*
+ * Frozen, shared header sets: the answer converts each once and reuses the result (see
+ * `http/answer.ts`), instead of checking and sorting the same names on every request.
+ */
+/** A JSON document. */
+export const JSON_HEADERS = Object.freeze({ 'Content-Type': 'application/json' } as const)
+/** A JSON document with per-user data. */
+export const JSON_NO_STORE_HEADERS = Object.freeze({ 'Content-Type': 'application/json', ...NO_STORE_HEADERS } as const)
+/** A page with per-user data. */
+export const HTML_NO_STORE_HEADERS = Object.freeze({ 'Content-Type': 'text/html', ...NO_STORE_HEADERS } as const)
 
 /** A built-in page: never cached, since it carries a CSRF token or cookies of one browser. */
 function html(ctx: RequestContext, page: RenderedPage): ResponseInternal {
   return {
     status: page.status,
-    headers: { 'Content-Type': 'text/html', ...NO_STORE_HEADERS },
+    headers: HTML_NO_STORE_HEADERS,
     body: page.html,
     cookies: ctx.setCookies,
   }
@@ -53,7 +64,7 @@ export function publicProviders(ctx: RequestContext): PublicProvider[] {
 export function respondProviders(ctx: RequestContext): ResponseInternal {
   const body: Record<string, PublicProvider> = {}
   for (const provider of publicProviders(ctx)) body[provider.id] = provider
-  return { headers: { 'Content-Type': 'application/json' }, body, cookies: ctx.setCookies }
+  return { headers: JSON_HEADERS, body, cookies: ctx.setCookies }
 }
 
 /** GET /csrf: the token, or 404 (and the cookie cleared) when CSRF checks are disabled. */
@@ -63,7 +74,7 @@ export function respondCsrf(ctx: RequestContext): ResponseInternal {
     return { status: 404, cookies: [...ctx.setCookies, expiredCookie(ctx.cookies.csrfToken)] }
   }
   return {
-    headers: { 'Content-Type': 'application/json', ...NO_STORE_HEADERS },
+    headers: JSON_NO_STORE_HEADERS,
     body: { csrfToken: ctx.csrf!.token },
     cookies: ctx.setCookies,
   }

@@ -239,18 +239,23 @@ export async function parseSource(source: RequestSource, basePath: string): Prom
   const query: Record<string, string> = Object.create(null)
   if (url.search.length > 1) for (const [key, value] of url.searchParams) query[key] = value
   const body = method === 'POST' ? await readBody(source) : undefined
-  const parsed: ParsedRequest = {
-    url,
-    method,
-    action,
-    // Most requests never read the headers as a whole: a `Headers` is built only if one does.
-    get headers() {
-      return source.headers()
-    },
-    cookies: parseCookieHeader(cookieHeader),
-    query,
+  return new Parsed(source, url, method, action, providerId, parseCookieHeader(cookieHeader), query, body)
+}
+
+/** A parsed request; its `headers` are built only if something reads them as a whole. */
+class Parsed implements ParsedRequest {
+  constructor(
+    private readonly source: RequestSource,
+    readonly url: URL,
+    readonly method: 'GET' | 'POST',
+    readonly action: RoutedAction,
+    readonly providerId: string | undefined,
+    readonly cookies: RequestCookies,
+    readonly query: Readonly<Record<string, string>>,
+    readonly body: Readonly<Record<string, unknown>> | undefined,
+  ) {}
+
+  get headers(): Headers {
+    return this.source.headers()
   }
-  if (providerId !== undefined) (parsed as { providerId?: string }).providerId = providerId
-  if (body !== undefined) (parsed as { body?: Record<string, unknown> }).body = body
-  return parsed
 }

@@ -14,7 +14,7 @@ import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import { sha256Hex } from '../crypto.js'
 import { expiredCookie } from '../cookies.js'
 import type { RequestContext } from '../http/context.js'
-import { NO_STORE_HEADERS } from '../http/handlers.js'
+import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { AuthConfig, ResponseInternal } from '../types.js'
 import { endJwtSessionsOf, isJwtSessionEnded, signInTimeOf } from './lifecycle.js'
 import { decodeSessionToken } from './token.js'
@@ -143,7 +143,7 @@ function canManageRows(ctx: RequestContext): boolean {
 
 const json = (body: unknown, status?: number): ResponseInternal => ({
   ...(status !== undefined ? { status } : {}),
-  headers: { 'Content-Type': 'application/json', ...NO_STORE_HEADERS },
+  headers: JSON_NO_STORE_HEADERS,
   body,
 })
 

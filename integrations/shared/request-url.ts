@@ -41,14 +41,23 @@ export function configuredOrigin(env: EnvObject): string | undefined {
  * @throws {RequestError} 400 when the host is missing or is not a host name (with optional port).
  */
 export function originFromHost(protocol: string, host: string | undefined): string {
+  // NUL is in neither an accepted protocol nor an accepted host: the key names one pair.
+  const key = `${protocol}\u0000${host ?? ''}`
+  const known = origins.get(key)
+  if (known !== undefined) return known
   const scheme = protocol.replace(/:$/, '').toLowerCase()
   if (scheme !== 'http' && scheme !== 'https') throw new RequestError(`Unsupported protocol ${scheme}`)
   if (!host || !HOST.test(host)) throw new RequestError('Missing or malformed Host header')
   const origin = `${scheme}://${host}`
   // The pattern cannot bound a port (65536 and up) or an IPv4 octet; the URL parser can.
   if (!URL.canParse(origin)) throw new RequestError('Missing or malformed Host header')
+  // Only accepted hosts are remembered, a bounded few: a flood of invented hosts cannot grow it.
+  if (origins.size < MAX_REMEMBERED_ORIGINS) origins.set(key, origin)
   return origin
 }
+/** Origins already checked, by protocol and host: a server answers for a handful. */
+const origins = new Map<string, string>()
+const MAX_REMEMBERED_ORIGINS = 64
 
 /**
  * The path and query of a request target. An origin-form target (`/auth/x?y`) is kept as it is;
