@@ -132,20 +132,49 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
  * @throws when the token is malformed, tampered with, expired, or sealed with an unknown secret.
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  return decodeNow<Payload>(params)
+}
+
+/**
+ * {@link decode}, synchronously when it can be: the fast path with keys already derived (every
+ * session read after the first). Otherwise a promise, as `decode` returns. A synchronous failure
+ * throws, an asynchronous one rejects.
+ *
+ * @throws as {@link decode}.
+ */
+export function decodeNow<Payload = JWT>(params: JWTDecodeParams): Payload | null | Promise<Payload | null> {
   const { token, secret, salt } = params
   if (!token) return null
   const secrets = Array.isArray(secret) ? secret : [secret]
   const fast = parseCbcHs512(token)
-  if (fast.handled) {
-    for (const candidate of secrets) {
-      const pending = deriveKey(ENC, candidate, salt)
-      const derived = pending instanceof Promise ? await pending : pending
-      if (fast.kid === undefined || fast.kid === derived.kid) {
-        return validatedClaims(fast.decrypt(derived.key), nowSeconds()) as Payload
-      }
+  if (!fast.handled) return decodeWithJose<Payload>(token, secrets, salt)
+  for (let index = 0; index < secrets.length; index++) {
+    const pending = deriveKey(ENC, secrets[index]!, salt)
+    // A key still being derived: the rest of the search waits for it.
+    if (pending instanceof Promise) return decodeFastAsync<Payload>(fast, secrets.slice(index), salt)
+    if (fast.kid === undefined || fast.kid === pending.kid) {
+      return validatedClaims(fast.decrypt(pending.key), nowSeconds()) as Payload
     }
-    throw new Error('no matching decryption secret')
   }
+  throw new Error('no matching decryption secret')
+}
+
+async function decodeFastAsync<Payload>(
+  fast: Extract<ReturnType<typeof parseCbcHs512>, { handled: true }>,
+  secrets: readonly string[],
+  salt: string,
+): Promise<Payload> {
+  for (const candidate of secrets) {
+    const pending = deriveKey(ENC, candidate, salt)
+    const derived = pending instanceof Promise ? await pending : pending
+    if (fast.kid === undefined || fast.kid === derived.kid) {
+      return validatedClaims(fast.decrypt(derived.key), nowSeconds()) as Payload
+    }
+  }
+  throw new Error('no matching decryption secret')
+}
+
+async function decodeWithJose<Payload>(token: string, secrets: readonly string[], salt: string): Promise<Payload> {
   const { payload } = await jwtDecrypt(
     token,
     async ({ kid, enc }) => {

@@ -20,6 +20,10 @@ import type { FlowDefinition } from './flow.js'
 import type { FlowTrace, TraceStep } from './trace.js'
 import { stateLabel, transitionId } from './transitions.js'
 
+/** Whether an effect answered with a promise (or any thenable) rather than its event. */
+const isThenable = (value: unknown): value is PromiseLike<EventObject> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
+
 /** The most effects one request may run before the flow is declared stuck. */
 export const MAX_EFFECT_HOPS = 32
 
@@ -173,7 +177,8 @@ export async function advance<Env>(
     take(event)
     for (let hop = 0; state.effect !== undefined; hop++) {
       checkHops(hop)
-      take(await flow.effects[state.effect]!(context as never, env, event))
+      const result = flow.effects[state.effect]!(context as never, env, event)
+      take(isThenable(result) ? await result : result)
     }
     const outcome = (
       state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
@@ -201,7 +206,8 @@ export async function advance<Env>(
       const effect = pendingEffect(snapshot)
       if (effect === undefined) break
       checkHops(hop)
-      snapshot = step(snapshot, await flow.effects[effect]!(snapshot.context, env, event))
+      const result = flow.effects[effect]!(snapshot.context, env, event)
+      snapshot = step(snapshot, isThenable(result) ? await result : result)
     }
     return settle(snapshot, stateLabel(snapshot.value), outcomeOf(snapshot), snapshot.status !== 'done')
   }

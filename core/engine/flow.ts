@@ -11,13 +11,15 @@ import { listStateNodes } from './transitions.js'
 
 /**
  * Runs one effect. Expected failures are returned as `<name>.failed` events, never thrown; a throw
- * means a bug or an outage and ends the request with the Configuration error.
+ * means a bug or an outage and ends the request with the Configuration error. An effect with
+ * nothing to wait for may answer synchronously: the engine then takes the event without a
+ * microtask hop (a session read runs four effects, each awaiting nothing on its common path).
  */
 export type EffectImplementation<Context, Env> = (
   context: Context,
   env: Env,
   trigger: EventObject,
-) => Promise<EventObject>
+) => EventObject | Promise<EventObject>
 
 /** A flow definition. */
 export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {

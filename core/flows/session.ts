@@ -19,8 +19,8 @@ import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { authorizationServer } from '../oauth/server.js'
 import { storeAccountTokens } from './oauth.js'
 import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
-import { decodeSessionToken, encodeSessionToken } from '../session/token.js'
-import { callbacksOf } from '../config/resolve-config.js'
+import { decodeSessionTokenNow, encodeSessionToken } from '../session/token.js'
+import { callbacksOf, eventsOf } from '../config/resolve-config.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
 
@@ -69,6 +69,10 @@ function absoluteExpiry(ctx: RequestContext, createdAt: Date | string | undefine
   return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
 }
 
+/** Whether a callback answered with a promise (or any thenable). */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
+
 let lastIso = { seconds: Number.NaN, text: '' }
 
 /** `new Date(seconds * 1000).toISOString()`, remembered for the last value (a token's reads repeat it). */
@@ -82,20 +86,33 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   machine: sessionMachine,
   context: SessionContext,
   effects: {
-    async decodeSessionToken(context, ctx) {
+    decodeSessionToken(context, ctx) {
       const { value } = ctx.sessionCookie
       if (!value) return { type: 'decodeSessionToken.failed', reason: 'missing', at: ctx.at }
-      try {
-        const token = await decodeSessionToken(ctx, value)
-        if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
-        // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
-        if (await isJwtSessionEnded(ctx.config, token, ctx.at)) {
-          return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
-        }
-        return { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
-      } catch (error) {
+      const failed = (error: unknown) => {
         logSessionFailure(ctx, context, error)
         return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+      }
+      // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
+      const decoded = (token: JWT | null, ended: boolean) =>
+        ended
+          ? { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+          : { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
+      const checked = (token: JWT | null) => {
+        if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
+        const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
+        return ended instanceof Promise ? ended.then((e) => decoded(token, e)) : decoded(token, ended)
+      }
+      // Synchronous on the common path (the built-in codec, keys derived, no store to ask).
+      try {
+        const token = decodeSessionTokenNow(ctx, value)
+        if (!(token instanceof Promise)) {
+          const result = checked(token)
+          return result instanceof Promise ? result.catch(failed) : result
+        }
+        return token.then(checked).catch(failed)
+      } catch (error) {
+        return failed(error)
       }
     },
 
@@ -114,17 +131,12 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       }
     },
 
-    async runJwtCallback(context, ctx) {
+    runJwtCallback(context, ctx) {
       const token = context.token as JWT
       // The built-in callback returns the token as it is: nothing to compare.
       const builtIn = !callbacksOf(ctx.config).jwt
       const before = builtIn ? '' : stableJson(token)
-      try {
-        const result = await callback(ctx.config, 'jwt')({
-          token,
-          ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
-          session: context.data,
-        })
+      const done = (result: JWT | null | undefined) => {
         const refreshed = result ?? null
         // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
         if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
@@ -133,13 +145,25 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
           at: ctx.at,
         }
-      } catch (error) {
+      }
+      const failed = (error: unknown) => {
         logSessionFailure(ctx, context, error)
         return { type: 'runJwtCallback.failed', reason: 'threw', at: ctx.at }
       }
+      try {
+        const result = callback(ctx.config, 'jwt')({
+          token,
+          ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
+          session: context.data,
+        })
+        // The built-in callback answers at once; an application's may be async.
+        return isThenable(result) ? Promise.resolve(result).then(done).catch(failed) : done(result)
+      } catch (error) {
+        return failed(error)
+      }
     },
 
-    async runSessionCallback(context, ctx) {
+    runSessionCallback(context, ctx) {
       const token = context.token as JWT
       const session = {
         user: { name: token.name, email: token.email, image: token.picture as string | undefined },
@@ -147,13 +171,17 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         // A failed built-in refresh is reported to the client, as Auth.js's rotation guide does.
         ...(token.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
       }
-      try {
-        // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
-        const result = await callback(ctx.config, 'session')({ session, token } as never)
-        return { type: 'runSessionCallback.done', output: { session: result }, at: ctx.at }
-      } catch (error) {
+      const done = (result: unknown) => ({ type: 'runSessionCallback.done', output: { session: result }, at: ctx.at })
+      const failed = (error: unknown) => {
         logSessionFailure(ctx, context, error)
         return { type: 'runSessionCallback.failed', reason: 'threw', at: ctx.at }
+      }
+      try {
+        // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
+        const result: unknown = callback(ctx.config, 'session')({ session, token } as never)
+        return isThenable(result) ? Promise.resolve(result).then(done).catch(failed) : done(result)
+      } catch (error) {
+        return failed(error)
       }
     },
 
@@ -167,16 +195,18 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       }
     },
 
-    async emitSessionEvent(context, ctx) {
+    emitSessionEvent(context, ctx) {
+      const done = { type: 'emitSessionEvent.done', output: null, at: ctx.at }
+      // Nothing to wait for when the application has no `session` event handler.
+      if (!eventsOf(ctx.config).session) return done
       // Auth.js passes the token under the jwt strategy and only the session under database.
-      await emitEvent(
+      return emitEvent(
         ctx,
         'session',
         (context.policy?.strategy === 'database'
           ? { session: context.session }
           : { session: context.session, token: context.token }) as never,
-      )
-      return { type: 'emitSessionEvent.done', output: null, at: ctx.at }
+      ).then(() => done)
     },
 
     async emitSignOutEvent(context, ctx) {

@@ -27,13 +27,17 @@ const notBeforeKey = async (config: ResolvedConfig, userId: string) =>
  * signed in no later than the user's last sign-out everywhere (checked only with a configured
  * store). A token whose sign-in time is unknown is checked against `maxAge` alone.
  */
-export async function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): Promise<boolean> {
+export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): boolean | Promise<boolean> {
   const signedInAt = signInTimeOf(token)
   if (signedInAt === undefined) return false
   const { absoluteMaxAge } = config.session
   if (absoluteMaxAge !== null && signedInAt + absoluteMaxAge <= at) return true
   if (!config.sharedStore || typeof token.sub !== 'string') return false
-  const notBefore = await config.store.get(await notBeforeKey(config, token.sub))
+  return endedInStore(config, token.sub, signedInAt)
+}
+
+async function endedInStore(config: ResolvedConfig, sub: string, signedInAt: number): Promise<boolean> {
+  const notBefore = await config.store.get(await notBeforeKey(config, sub))
   // A session signed in during the very second of the sign-out everywhere ends too.
   return notBefore !== null && signedInAt <= Number(notBefore)
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AdapterUser } from '../adapters.js'
-import { decode, encode, type JWT } from '../jwt.js'
+import { decode, decodeNow, encode, type JWT } from '../jwt.js'
 import type { RequestContext } from '../http/context.js'
 
 function jwtParams(ctx: RequestContext) {
@@ -32,11 +32,21 @@ export async function encodeSessionToken(ctx: RequestContext, token: JWT): Promi
  * @throws when the token is tampered, expired or sealed with an unknown secret.
  */
 export async function decodeSessionToken(ctx: RequestContext, token: string): Promise<JWT | null> {
+  return decodeSessionTokenNow(ctx, token)
+}
+
+/**
+ * {@link decodeSessionToken}, synchronously when the built-in codec can answer at once (see
+ * `decodeNow`); a promise otherwise, and always with an application's own codec.
+ *
+ * @throws as {@link decodeSessionToken} (synchronously, or as a rejection).
+ */
+export function decodeSessionTokenNow(ctx: RequestContext, token: string): JWT | null | Promise<JWT | null> {
   const { jwt } = ctx.config
   // The built-in codec reads only these three: no copy of the options on every session read.
-  if (!jwt.decode) return decode({ token, secret: jwt.secret, salt: ctx.cookies.sessionToken.name })
+  if (!jwt.decode) return decodeNow({ token, secret: jwt.secret, salt: ctx.cookies.sessionToken.name })
   const params = jwtParams(ctx)
-  return params.decode({ ...params, token })
+  return Promise.resolve(params.decode({ ...params, token }))
 }
 
 /**
