@@ -140,10 +140,8 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
     }
     let parsed: ParsedRequest
     try {
-      parsed = await parseSource(
-        source,
-        resolution.ok ? resolution.config.basePath : fallbackBasePath(config),
-      )
+      const parsing = parseSource(source, resolution.ok ? resolution.config.basePath : fallbackBasePath(config))
+      parsed = parsing instanceof Promise ? await parsing : parsing
     } catch (error) {
       logger.error(error instanceof Error ? error : new Error(String(error)))
       const status = error instanceof RequestError ? error.status : 400
@@ -164,7 +162,8 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
         return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
       }
-      const answer = await toAnswer(internal)
+      const converted = toAnswer(internal)
+      const answer = converted instanceof Answer ? converted : await converted
       if (!wantsJsonRedirect) return answer
       const location = answer.headers.find(([name]) => name === 'location')?.[1]
       if (!location) return answer

@@ -118,6 +118,21 @@ export async function advance<Env>(
   event: { type: string; at: number; [key: string]: unknown },
   options: AdvanceOptions = {},
 ): Promise<FlowRun> {
+  return advanceNow(flow, env, event, options)
+}
+
+/**
+ * {@link advance}, synchronously when every effect the run takes answers synchronously; a promise
+ * as soon as one does not. A failure throws (or rejects) as in {@link advance}.
+ *
+ * @throws as {@link advance}.
+ */
+export function advanceNow<Env>(
+  flow: FlowDefinition<AnyStateMachine, Env>,
+  env: Env,
+  event: { type: string; at: number; [key: string]: unknown },
+  options: AdvanceOptions = {},
+): FlowRun | Promise<FlowRun> {
   const { machine } = flow
   const { scope, initial } = runtimeOf(machine)
   const steps: TraceStep[] = []
@@ -149,14 +164,31 @@ export async function advance<Env>(
   }
 
   const compiledMachine = compileMachine(machine)
+  let running: FlowRun | Promise<FlowRun>
   try {
-    return compiledMachine ? await runCompiled(compiledMachine) : await run()
-  } finally {
+    running = compiledMachine ? runCompiled(compiledMachine) : run()
+  } catch (error) {
     options.onTrace?.(trace)
+    throw error
   }
+  // The trace is reported once the run ends, whether it came to rest or failed.
+  if (!(running instanceof Promise)) {
+    options.onTrace?.(trace)
+    return running
+  }
+  return running.then(
+    (ran) => {
+      options.onTrace?.(trace)
+      return ran
+    },
+    (error: unknown) => {
+      options.onTrace?.(trace)
+      throw error
+    },
+  )
 
   /** The loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
-  async function runCompiled(chart: CompiledMachine): Promise<FlowRun> {
+  function runCompiled(chart: CompiledMachine): FlowRun | Promise<FlowRun> {
     const start = options.from ?? initial
     let state: CompiledState | undefined = chart.states.get(String(start.value))
     if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${stateLabel(start.value)}"`)
@@ -175,17 +207,31 @@ export async function advance<Env>(
       last = input
     }
     take(event)
-    for (let hop = 0; state.effect !== undefined; hop++) {
-      checkHops(hop)
-      const result = flow.effects[state.effect]!(context as never, env, event)
-      take(isThenable(result) ? await result : result)
+    /** Runs effects from hop `first` on; it continues asynchronously only past a pending effect. */
+    const proceed = (first: number): FlowRun | Promise<FlowRun> => {
+      for (let hop = first; state!.effect !== undefined; hop++) {
+        checkHops(hop)
+        const result = flow.effects[state!.effect]!(context as never, env, event)
+        if (isThenable(result)) {
+          return Promise.resolve(result).then((next) => {
+            take(next)
+            return proceed(hop + 1)
+          })
+        }
+        take(result)
+      }
+      return finish(state!)
     }
-    const outcome = (
-      state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
-    ) as FlowOutcome | undefined
-    // Only the value and context of a snapshot are ever read after a run (to seal it).
-    const snapshot = { value: state.key, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
-    return settle(snapshot, state.key, outcome, !state.final)
+    return proceed(0)
+
+    function finish(state: CompiledState): FlowRun {
+      const outcome = (
+        state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
+      ) as FlowOutcome | undefined
+      // Only the value and context of a snapshot are ever read after a run (to seal it).
+      const snapshot = { value: state.key, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
+      return settle(snapshot, state.key, outcome, !state.final)
+    }
   }
 
   /** The same loop through xstate, for charts beyond the compiled subset. */

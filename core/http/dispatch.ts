@@ -18,7 +18,7 @@ import {
   type Cookie,
   type CookieOption,
 } from '../cookies.js'
-import { advance } from '../engine/advance.js'
+import { advanceNow, type FlowRun } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { inspectorEnabled, recordTrace } from '../inspector/index.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
@@ -209,29 +209,48 @@ type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' }>
 const MAX_HANDOFFS = 4
 
 /** Runs `flow` from `from` (or its start) with `event`; seals it if it comes to rest. */
-async function runOne(
+function runOne(
   ctx: RequestContext,
   flow: FlowDefinition<AnyStateMachine, RequestContext>,
   event: { type: string; at: number; [key: string]: unknown },
   resting: Resting,
   from?: AnyMachineSnapshot,
-): Promise<FlowOutcome> {
-  const { config, request } = ctx
+): FlowOutcome | Promise<FlowOutcome> {
+  const { config } = ctx
   const inspecting = config.inspect !== undefined || inspectorEnabled(config)
-  const run = await advance(flow, ctx, event, {
+  const run = advanceNow(flow, ctx, event, {
     ...(from ? { from } : {}),
     traceTransitions: inspecting,
     ...(inspecting ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) } : {}),
   })
+  // A run whose effects all answered at once (a session read) settles without a microtask.
+  return run instanceof Promise ? run.then((ran) => afterRun(ctx, flow, resting, ran)) : afterRun(ctx, flow, resting, run)
+}
+
+/** Seals a flow that came to rest, or expires the cookie of one that ended; gives its outcome. */
+function afterRun(
+  ctx: RequestContext,
+  flow: FlowDefinition<AnyStateMachine, RequestContext>,
+  resting: Resting,
+  run: FlowRun,
+): FlowOutcome | Promise<FlowOutcome> {
   const cookieName = resting.cookie.name
-  if (run.resting) {
-    const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding))
-    // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
-    const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
-    ctx.setCookies.push({ ...resting.cookie, options: { ...resting.cookie.options, expires }, value })
-  } else if (request.cookies[cookieName] !== undefined) {
-    ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
-  }
+  if (run.resting) return sealResting(ctx, flow, resting, run)
+  if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
+  return run.outcome
+}
+
+async function sealResting(
+  ctx: RequestContext,
+  flow: FlowDefinition<AnyStateMachine, RequestContext>,
+  resting: Resting,
+  run: FlowRun,
+): Promise<FlowOutcome> {
+  const cookieName = resting.cookie.name
+  const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding))
+  // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
+  const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
+  ctx.setCookies.push({ ...resting.cookie, options: { ...resting.cookie.options, expires }, value })
   return run.outcome
 }
 
@@ -275,7 +294,8 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   }
   const event = binding.step ? stepEvent(ctx, from!) : binding.toEvent(ctx, params)
   let current = flow
-  let outcome = await runOne(ctx, flow, event, resting, from)
+  const first = runOne(ctx, flow, event, resting, from)
+  let outcome = first instanceof Promise ? await first : first
   // A first factor hands its verified identity on: the request goes on in the next flow.
   for (let hop = 0; outcome.type === 'handoff'; hop++) {
     if (hop === MAX_HANDOFFS) {

@@ -205,16 +205,17 @@ async function readBody(request: RequestSource): Promise<Record<string, unknown>
  * @throws {RequestError} 400 for a bad method, path or body; 413 for a large body; 431 for a large
  *   `Cookie` header or URL.
  */
-export function parseRequest(request: Request, basePath: string): Promise<ParsedRequest> {
+export async function parseRequest(request: Request, basePath: string): Promise<ParsedRequest> {
   return parseSource(webRequestSource(request), basePath)
 }
 
 /**
  * Parses a request from any {@link RequestSource}: the one place requests are checked.
+ * Synchronous for a GET; a promise for a POST, whose body is read first.
  *
- * @throws {RequestError} as {@link parseRequest}.
+ * @throws {RequestError} as {@link parseRequest} (synchronously, or as a rejection).
  */
-export async function parseSource(source: RequestSource, basePath: string): Promise<ParsedRequest> {
+export function parseSource(source: RequestSource, basePath: string): ParsedRequest | Promise<ParsedRequest> {
   const method = source.method
   if (method !== 'GET' && method !== 'POST') {
     throw new RequestError('Only GET and POST requests are supported')
@@ -238,8 +239,10 @@ export async function parseSource(source: RequestSource, basePath: string): Prom
   }
   const query: Record<string, string> = Object.create(null)
   if (url.search.length > 1) for (const [key, value] of url.searchParams) query[key] = value
-  const body = method === 'POST' ? await readBody(source) : undefined
-  return new Parsed(source, url, method, action, providerId, parseCookieHeader(cookieHeader), query, body)
+  const cookies = parseCookieHeader(cookieHeader)
+  // Only a POST has a body to wait for: a GET is parsed without a microtask.
+  if (method !== 'POST') return new Parsed(source, url, method, action, providerId, cookies, query, undefined)
+  return readBody(source).then((body) => new Parsed(source, url, method, action, providerId, cookies, query, body))
 }
 
 /** A parsed request; its `headers` are built only if something reads them as a whole. */
