@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { toWebRequest } from '../dist/integrations/node/index.js'
+import { openSessionToken, sessionKey } from './floor.js'
 import { summarize } from './harness.js'
 import { configFor, SECRET } from './scenarios.js'
 
@@ -11,6 +12,7 @@ const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', impo
 const COOKIE = 'authjs.session-token'
 const BARE = 'bare Fastify'
 const BARE_WEB = 'bare Fastify + web Request'
+const BARE_DECRYPT = 'bare Fastify + decryption'
 
 /** @auth/core has no Fastify integration: the usual catch-all route converting to web Requests. */
 function authjsRoutes(app, Auth, config) {
@@ -44,11 +46,17 @@ async function server(lib) {
  * The ceiling: a Fastify route answering the same JSON a session read returns, with no auth at all
  * (the same cookie is sent, and ignored).
  */
-async function bareServer(body, cookie, { webRequest = false } = {}) {
+async function bareServer(body, cookie, { webRequest = false, decrypt = false } = {}) {
   const app = Fastify()
+  const key = sessionKey(SECRET, COOKIE)
   app.get('/auth/session', (req, reply) => {
     // The price of the web-API boundary alone: the Request an integration must build for the core.
     if (webRequest) toWebRequest({ method: req.method, headers: req.headers }, new URL(`http://${req.host}${req.url}`))
+    // The physical floor over HTTP: the route plus opening the cookie's JWE with plain node:crypto.
+    if (decrypt) {
+      const header = req.headers.cookie ?? ''
+      if (openSessionToken(header.slice(header.indexOf('=') + 1), key).name !== 'Alice') throw new Error('floor: wrong claims')
+    }
     return reply.header('content-type', 'application/json').send(body)
   })
   const origin = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -76,7 +84,8 @@ export async function httpSession(libs, { rounds, seconds }) {
   const { body, cookie } = servers[libs[0].name]
   servers[BARE] = await bareServer(body, cookie)
   servers[BARE_WEB] = await bareServer(body, cookie, { webRequest: true })
-  const targets = [...libs, { name: BARE }, { name: BARE_WEB }]
+  servers[BARE_DECRYPT] = await bareServer(body, cookie, { decrypt: true })
+  const targets = [...libs, { name: BARE }, { name: BARE_WEB }, { name: BARE_DECRYPT }]
   const samples = Object.fromEntries(targets.map((lib) => [lib.name, []]))
   try {
     for (let round = 0; round < rounds; round++) {

@@ -19,6 +19,15 @@ export interface SyncCrypto {
   createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
   randomFillSync(buffer: Uint8Array): Uint8Array
+  /** A public key from a JWK (`format: 'jwk'`). */
+  createPublicKey?(input: { key: object; format: 'jwk' }): object
+  /** One-shot signature verification (RSA PKCS#1 v1.5 and PSS, ECDSA, Ed25519). */
+  verify?(
+    algorithm: string | null,
+    data: Uint8Array,
+    key: { key: object; padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' },
+    signature: Uint8Array,
+  ): boolean
 }
 
 /** The part of `node:buffer` used here. */

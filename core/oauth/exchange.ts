@@ -8,11 +8,13 @@
  */
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
 import * as oauth from 'oauth4webapi'
+import { idTokenSignatureVerifiedNow } from './id-token-signature.js'
 import type { ResolvedOAuthProvider, TokenSet, UserinfoContext } from './provider.js'
 import {
   authorizationServer,
   clientAuthentication,
   clientOf,
+  jwksCacheOf,
   requestOptions,
   tokenRequestOptions,
   verifyIdTokenSignature,
@@ -67,7 +69,10 @@ async function verifyIdToken(
     await compactVerify(idToken, new TextEncoder().encode(provider.clientSecret), { algorithms: [alg] })
     return
   }
-  if (as.jwks_uri) await verifyIdTokenSignature(provider, as, response)
+  if (!as.jwks_uri) return
+  // Synchronously, when the cached key set settles it; otherwise oauth4webapi's full check.
+  if (idTokenSignatureVerifiedNow(jwksCacheOf(provider), idToken)) return
+  await verifyIdTokenSignature(provider, as, response)
 }
 
 /**
