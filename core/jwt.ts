@@ -193,6 +193,9 @@ async function decodeWithJose<Payload>(token: string, secrets: readonly string[]
   return payload as Payload
 }
 
+/** The claims that must be numbers when present, in the order jose checks them. */
+const TIME_CLAIMS = ['iat', 'nbf', 'exp'] as const
+
 /** Seconds of clock skew allowed on `exp` and `nbf`, as Auth.js allows. */
 const CLOCK_TOLERANCE = 15
 
@@ -216,7 +219,8 @@ function validatedClaims(plaintext: string, now: number): Record<string, unknown
     throw new TypeError('JWT Claims Set must be a top-level JSON object')
   }
   const set = claims as Record<string, unknown>
-  for (const claim of ['iat', 'nbf', 'exp']) {
+  for (let i = 0; i < TIME_CLAIMS.length; i++) {
+    const claim = TIME_CLAIMS[i]!
     if (set[claim] !== undefined && typeof set[claim] !== 'number') throw new TypeError(`"${claim}" claim must be a number`)
   }
   // Stryker disable next-line ConditionalExpression: equivalent, undefined > n is false

@@ -24,6 +24,9 @@ import { stateLabel, transitionId } from './transitions.js'
 const isThenable = (value: unknown): value is PromiseLike<EventObject> =>
   typeof (value as { then?: unknown } | null)?.then === 'function'
 
+/** The transitions of a step when nobody inspects them: one shared, frozen empty list. */
+const NO_TRANSITIONS: readonly string[] = Object.freeze([])
+
 /** The most effects one request may run before the flow is declared stuck. */
 export const MAX_EFFECT_HOPS = 32
 
@@ -200,7 +203,7 @@ export function advanceNow<Env>(
         event: input.type,
         from: state!.key,
         to: result.state.key,
-        transitions: options.traceTransitions ? [result.transition] : [],
+        transitions: options.traceTransitions ? [result.transition] : NO_TRANSITIONS,
       })
       state = result.state
       context = result.context

@@ -13,7 +13,7 @@ export interface TraceStep {
   from: string
   to: string
   /** Ids of the transition definitions taken (`<source state id>:<event>:<index>`). */
-  transitions: string[]
+  readonly transitions: readonly string[]
 }
 
 /** A flow run: one HTTP request's worth of transitions. */

@@ -81,6 +81,44 @@ function isoTime(seconds: number): string {
   return lastIso.text
 }
 
+/** An effect's result event (the chart checks its shape). */
+type EffectEvent = { type: string; at: number; [key: string]: unknown }
+
+/** The decode effect's answer for a decoded token (ended sessions are refused, the cookie cleared). */
+function checkedToken(ctx: RequestContext, token: JWT | null): EffectEvent | Promise<EffectEvent> {
+  if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
+  // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
+  const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
+  return ended instanceof Promise ? ended.then((e) => decodedEvent(ctx, token, e)) : decodedEvent(ctx, token, ended)
+}
+
+function decodedEvent(ctx: RequestContext, token: JWT, ended: boolean): EffectEvent {
+  return ended
+    ? { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+    : { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
+}
+
+function decodeFailed(ctx: RequestContext, context: Context, error: unknown): EffectEvent {
+  logSessionFailure(ctx, context, error)
+  return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+}
+
+function jwtCallbackDone(ctx: RequestContext, token: JWT, builtIn: boolean, before: string, result: JWT | null | undefined): EffectEvent {
+  const refreshed = result ?? null
+  // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
+  if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
+  return {
+    type: 'runJwtCallback.done',
+    output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
+    at: ctx.at,
+  }
+}
+
+function callbackFailed(ctx: RequestContext, context: Context, effect: string, error: unknown): EffectEvent {
+  logSessionFailure(ctx, context, error)
+  return { type: `${effect}.failed`, reason: 'threw', at: ctx.at }
+}
+
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   machine: sessionMachine,
@@ -89,30 +127,14 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     decodeSessionToken(context, ctx) {
       const { value } = ctx.sessionCookie
       if (!value) return { type: 'decodeSessionToken.failed', reason: 'missing', at: ctx.at }
-      const failed = (error: unknown) => {
-        logSessionFailure(ctx, context, error)
-        return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
-      }
-      // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
-      const decoded = (token: JWT | null, ended: boolean) =>
-        ended
-          ? { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
-          : { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
-      const checked = (token: JWT | null) => {
-        if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
-        const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
-        return ended instanceof Promise ? ended.then((e) => decoded(token, e)) : decoded(token, ended)
-      }
-      // Synchronous on the common path (the built-in codec, keys derived, no store to ask).
+      // Synchronous on the common path (the built-in codec, keys derived, no store to ask); the
+      // closures below are made only when something is pending.
       try {
         const token = decodeSessionTokenNow(ctx, value)
-        if (!(token instanceof Promise)) {
-          const result = checked(token)
-          return result instanceof Promise ? result.catch(failed) : result
-        }
-        return token.then(checked).catch(failed)
+        const result = token instanceof Promise ? token.then((t) => checkedToken(ctx, t)) : checkedToken(ctx, token)
+        return result instanceof Promise ? result.catch((error: unknown) => decodeFailed(ctx, context, error)) : result
       } catch (error) {
-        return failed(error)
+        return decodeFailed(ctx, context, error)
       }
     },
 
@@ -136,20 +158,6 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       // The built-in callback returns the token as it is: nothing to compare.
       const builtIn = !callbacksOf(ctx.config).jwt
       const before = builtIn ? '' : stableJson(token)
-      const done = (result: JWT | null | undefined) => {
-        const refreshed = result ?? null
-        // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
-        if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
-        return {
-          type: 'runJwtCallback.done',
-          output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
-          at: ctx.at,
-        }
-      }
-      const failed = (error: unknown) => {
-        logSessionFailure(ctx, context, error)
-        return { type: 'runJwtCallback.failed', reason: 'threw', at: ctx.at }
-      }
       try {
         const result = callback(ctx.config, 'jwt')({
           token,
@@ -157,9 +165,12 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           session: context.data,
         })
         // The built-in callback answers at once; an application's may be async.
-        return isThenable(result) ? Promise.resolve(result).then(done).catch(failed) : done(result)
+        if (!isThenable(result)) return jwtCallbackDone(ctx, token, builtIn, before, result)
+        return Promise.resolve(result)
+          .then((refreshed) => jwtCallbackDone(ctx, token, builtIn, before, refreshed))
+          .catch((error: unknown) => callbackFailed(ctx, context, 'runJwtCallback', error))
       } catch (error) {
-        return failed(error)
+        return callbackFailed(ctx, context, 'runJwtCallback', error)
       }
     },
 
@@ -171,17 +182,15 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         // A failed built-in refresh is reported to the client, as Auth.js's rotation guide does.
         ...(token.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
       }
-      const done = (result: unknown) => ({ type: 'runSessionCallback.done', output: { session: result }, at: ctx.at })
-      const failed = (error: unknown) => {
-        logSessionFailure(ctx, context, error)
-        return { type: 'runSessionCallback.failed', reason: 'threw', at: ctx.at }
-      }
       try {
         // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
         const result: unknown = callback(ctx.config, 'session')({ session, token } as never)
-        return isThenable(result) ? Promise.resolve(result).then(done).catch(failed) : done(result)
+        if (!isThenable(result)) return { type: 'runSessionCallback.done', output: { session: result }, at: ctx.at }
+        return Promise.resolve(result)
+          .then((resolved) => ({ type: 'runSessionCallback.done', output: { session: resolved }, at: ctx.at }))
+          .catch((error: unknown) => callbackFailed(ctx, context, 'runSessionCallback', error))
       } catch (error) {
-        return failed(error)
+        return callbackFailed(ctx, context, 'runSessionCallback', error)
       }
     },
 
