@@ -77,10 +77,14 @@ function assignmentOf(machine: AnyStateMachine, action: unknown): Assignment | n
   if (!assignment || typeof assignment !== 'object') return null
   // The property-map form, `assign({ key: value | (args) => value })`, as xstate resolves it.
   const properties = Object.entries(assignment as Record<string, unknown>)
+  // Indexed, not destructured per entry: this runs on every step of every request.
+  const keys = properties.map(([key]) => key)
+  const values = properties.map(([, value]) => value)
   return (args, params) => {
     const partial: Context = {}
-    for (const [key, value] of properties) {
-      partial[key] = typeof value === 'function' ? (value as Assignment)(args, params) : value
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i]
+      partial[keys[i]!] = typeof value === 'function' ? (value as Assignment)(args, params) : value
     }
     return partial
   }
