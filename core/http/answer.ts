@@ -47,10 +47,16 @@ function checkedName(name: string): string {
  * @throws {TypeError} for a value a web `Headers` refuses.
  */
 function checkedValue(value: string): string {
-  const trimmed = value.replace(HTTP_WHITESPACE_EDGES, '')
+  // Looking at the two ends first: a long cookie is not scanned twice to trim nothing.
+  const trimmed =
+    value.length > 0 && (isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)))
+      ? value.replace(HTTP_WHITESPACE_EDGES, '')
+      : value
   if (FORBIDDEN_IN_VALUE.test(trimmed)) throw new TypeError('invalid header value')
   return trimmed
 }
+
+const isHttpWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
 
 /** Headers by lower-case name, `Set-Cookie` kept apart: the state a web `Headers` keeps. */
 export class HeaderMap {
