@@ -1,7 +1,8 @@
-// `node bench/profiles/http-variants.mjs [seconds]`: Fastify routes with a growing share of the work (bare, + web Request, + Auth) under autocannon, to see what the web-API boundary costs.
+// `node bench/profiles/http-variants.mjs [seconds]`: Fastify routes with a growing share of the work (bare, + web Request, + Auth, the plugin's native answers) under autocannon, to see what the web-API boundary costs.
 import Fastify from 'fastify'
 import { spawn } from 'node:child_process'
 import { Auth } from 'authchart'
+import { fastifyAuth } from 'authchart/fastify'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'
 import { toWebRequest } from '../../dist/integrations/node/index.js'
@@ -17,6 +18,7 @@ const variants = {
 }
 const apps = {}
 for (const [name, handler] of Object.entries(variants)) { const app = Fastify(); app.get('/auth/session', handler); apps[name] = { app, origin: await app.listen({ port: 0, host: '127.0.0.1' }) } }
+{ const app = Fastify(); await app.register(fastifyAuth, config); apps.plugin = { app, origin: await app.listen({ port: 0, host: '127.0.0.1' }) } }
 async function run(url) {
   const c = process.cpuUsage()
   const child = spawn('node_modules/.bin/autocannon', ['-j', '-c', '10', '-d', process.argv[2] ?? '3', '-H', `cookie=${cookie}`, url], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -15,19 +15,13 @@
  *
  * @module
  */
-import type {
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  preHandlerAsyncHookHandler,
-} from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { answerRequest } from '../../core/auth.js'
-import { RequestError } from '../../core/errors.js'
 import type { Session } from '../../core/types.js'
 import { NodeRequestSource, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
-import { originFromHost, requestUrl, targetPath } from '../shared/request-url.js'
+import { originFromHost, targetPath } from '../shared/request-url.js'
+import { mountAuthRoutes } from './routes.js'
 
 /** The configuration of the Fastify integration: the core's, without `raw`. */
 export type FastifyAuthConfig = IntegrationConfig
@@ -53,30 +47,17 @@ const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstanc
     if (!session) sessions.set(this, (session = getSession(this, options)))
     return session
   })
-  await app.register(async (scope) => {
-    // The handler parses bodies itself, with its own limits; Fastify hands it the raw bytes.
-    scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) =>
-      done(null, body),
-    )
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      let url: URL
-      try {
-        url = requestUrl(request.url, origin, () => originFromHost(request.protocol, request.host))
-      } catch (error) {
-        if (!(error instanceof RequestError)) throw error
-        return reply.code(400).send('"Bad request."')
-      }
+  // setEnvDefaults has set it (`/auth` unless configured).
+  const base = config.basePath === '/' ? '' : (config.basePath ?? '/auth')
+  await app.register(async (scope) =>
+    mountAuthRoutes(scope, base, origin, async (request, reply, url) => {
       const body = request.body as Buffer | undefined
       // No web Request or Response on the way: the same handler, without undici's objects.
       const source = new NodeRequestSource({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url)
       const bytes = writeAnswer(await answerRequest(source, config), reply)
       return bytes ? reply.send(bytes) : reply.send()
-    }
-    const base = config.basePath === '/' ? '' : config.basePath
-    scope.get(`${base}/*`, handler)
-    scope.post(`${base}/*`, handler)
-  })
+    }),
+  )
 }
 
 // Like fastify-plugin: skip encapsulation so the app sees what the plugin registers, and name it.

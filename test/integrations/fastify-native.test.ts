@@ -1,19 +1,18 @@
 /**
  * The Fastify plugin answers without web `Request`/`Response` objects (`answerRequest` with a
  * `NodeRequestSource`). These tests hold it to the bytes of the web path it replaced: a reference
- * app converts each request to a web `Request`, calls `Auth()`, and copies the `Response` back, and
- * both apps must answer every request with the same status, headers (each `Set-Cookie` included)
- * and body. Time and randomness are pinned so that tokens and dates repeat.
+ * app (the same routes and URL rule) converts each request to a web `Request`, calls `Auth()`, and
+ * copies the `Response` back, and both apps must answer every request with the same status,
+ * headers (each `Set-Cookie` included) and body. Time and randomness are pinned so that tokens and dates repeat.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Auth } from '../../core/auth.js'
-import { RequestError } from '../../core/errors.js'
 import { encode } from '../../core/jwt.js'
 import { fastifyAuth } from '../../integrations/fastify/index.js'
+import { mountAuthRoutes } from '../../integrations/fastify/routes.js'
 import { bodyBytes, copyHeaders, toWebRequest } from '../../integrations/node/index.js'
 import { prepareConfig } from '../../integrations/shared/auth.js'
-import { originFromHost, requestUrl } from '../../integrations/shared/request-url.js'
 import { SECRET } from '../fixtures/http.js'
 import { attackTargetConfig } from './origin-attacks.js'
 
@@ -21,27 +20,16 @@ import { attackTargetConfig } from './origin-attacks.js'
 async function webPathApp(config: ReturnType<typeof attackTargetConfig>, trustProxy: boolean): Promise<FastifyInstance> {
   const app = Fastify({ trustProxy })
   const { config: prepared, origin } = prepareConfig(config, process.env)
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body))
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      let url: URL
-      try {
-        url = requestUrl(request.url, origin, () => originFromHost(request.protocol, request.host))
-      } catch (error) {
-        if (!(error instanceof RequestError)) throw error
-        return reply.code(400).send('"Bad request."')
-      }
+  await app.register(async (scope) =>
+    mountAuthRoutes(scope, '/auth', origin, async (request, reply, url) => {
       const body = request.body as Buffer | undefined
       const response = await Auth(toWebRequest({ method: request.method, headers: request.headers, body, clientAddress: request.ip }, url), prepared)
       reply.code(response.status)
       copyHeaders(response, reply)
       const bytes = await bodyBytes(response)
       return bytes.length > 0 ? reply.send(bytes) : reply.send()
-    }
-    scope.get('/auth/*', handler)
-    scope.post('/auth/*', handler)
-  })
+    }),
+  )
   return app
 }
 
