@@ -50,15 +50,25 @@ export const groups = {
     tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts'],
   },
   session: {
-    // Expiry: when a session is over, extended or re-issued, and the expiry each one carries.
+    // Expiry: when a session is over, extended or re-issued, and the expiry each one carries,
+    // idle (maxAge) and absolute (absoluteMaxAge, the sign-in time a session keeps). Line ranges
+    // follow the code: move them when the functions named here move.
     mutate: [
+      // isSessionExpired, isExtensionDue; isReissueDue; scheduleReissue … rememberExtension
       'machines/session.machine.ts:209-218',
       'machines/session.machine.ts:256-265',
       'machines/session.machine.ts:314-342',
       'core/session/current.ts',
-      'core/session/issue.ts:97-100',
-      'core/session/issue.ts:107-124',
-      'core/flows/session.ts:192-240',
+      // signInTimeOf, isJwtSessionEnded
+      'core/session/lifecycle.ts:17-21',
+      'core/session/lifecycle.ts:31-40',
+      // withSignInTime; issueJwtSession's value and expiry; createSessionRow
+      'core/session/issue.ts:81-84',
+      'core/session/issue.ts:108-111',
+      'core/session/issue.ts:118-140',
+      // absoluteExpiry; getSessionAndUser, deleteExpiredSession, extendSession
+      'core/flows/session.ts:65-71',
+      'core/flows/session.ts:219-274',
     ],
     tests: [
       'test/core/session.test.ts',
