@@ -273,7 +273,7 @@ export function readChunkedCookie(cookies: RequestCookies, name: string): Chunke
   }
   // One cookie is read as the loop below would read it, cap included: getToken() reads headers that
   // never passed the request's Cookie header limit.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a shortcut: the loop below reads one chunk of at most MAX_CHUNKED_VALUE characters the same way
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: equivalent, a shortcut: the loop below reads one chunk of at most MAX_CHUNKED_VALUE characters the same way
   if (found.length === 1 && found[0]!.value.length <= MAX_CHUNKED_VALUE) {
     return { value: found[0]!.value, names: [found[0]!.name] }
   }

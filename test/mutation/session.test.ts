@@ -191,6 +191,13 @@ describe('signedInUser (who the second-factor pages serve)', () => {
     expect(await signedInUser(contextFor(config, 'garbage'))).toBeNull()
   })
 
+  it('names the user of a token without a numeric exp from a custom decoder, as the session route re-issues it', async () => {
+    for (const exp of [undefined, null, String(T0 - 60)]) {
+      const config = testConfig({ jwt: { decode: async () => ({ ...claims, iat: T0 - 60, exp }) } })
+      expect(await signedInUser(contextFor(config, 'opaque'))).toEqual({ id: ALICE.id, email: ALICE.email, name: ALICE.name })
+    }
+  })
+
   it('names the user of a live database session, and nobody from the second it expires', async () => {
     const store = createMemoryStore()
     store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
