@@ -35,6 +35,7 @@ function tally(mutants) {
   const undetected = count('Survived', 'NoCoverage')
   return {
     detected,
+    timedOut: count('Timeout'),
     survived: count('Survived'),
     noCoverage: count('NoCoverage'),
     ignored: count('Ignored'),
@@ -60,7 +61,7 @@ if (rows.length === 0) {
 }
 const total = tally(all)
 const line = (r) =>
-  `| ${r.group} | \`${r.path}\` | ${r.detected} | ${r.survived} | ${r.noCoverage} | ${r.ignored} | ${r.score.toFixed(1)} % |`
+  `| ${r.group} | \`${r.path}\` | ${r.detected} | ${r.timedOut} | ${r.survived} | ${r.noCoverage} | ${r.ignored} | ${r.score.toFixed(1)} % |`
 const summary = `# Mutation testing summary
 
 Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the reports in
@@ -68,10 +69,10 @@ Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the repor
 killed + survived + uncovered; mutants marked \`// Stryker disable\` (each with the reason it is
 equivalent) are not counted.
 
-| group | file | killed | survived | no coverage | disabled | score |
-|---|---|---:|---:|---:|---:|---:|
+| group | file | killed or timed out | of which timed out | survived | no coverage | disabled | score |
+|---|---|---:|---:|---:|---:|---:|---:|
 ${rows.map(line).join('\n')}
-| **all** | | **${total.detected}** | **${total.survived}** | **${total.noCoverage}** | **${total.ignored}** | **${total.score.toFixed(1)} %** |
+| **all** | | **${total.detected}** | **${total.timedOut}** | **${total.survived}** | **${total.noCoverage}** | **${total.ignored}** | **${total.score.toFixed(1)} %** |
 `
 writeFileSync('test/mutation/SUMMARY.md', summary)
 console.log(summary)
