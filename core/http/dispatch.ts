@@ -49,6 +49,7 @@ import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './ro
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
   try {
+    // Stryker disable next-line Regex: equivalent, a URL's protocol is its scheme and one ':' (a scheme holds no ':'), so nothing can follow a leading 'http:' or 'https:'
     return /^https?:$/.test(new URL(url, url.startsWith('/') ? origin : undefined).protocol)
   } catch {
     return false
