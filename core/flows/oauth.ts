@@ -312,7 +312,13 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           at: ctx.at,
         }
       } catch (error) {
-        return { type: 'createAuthorizationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+        return {
+          type: 'createAuthorizationRequest.failed',
+          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+          reason: 'threw',
+          error: reportFailure(ctx, error),
+          at: ctx.at,
+        }
       }
     },
 
@@ -328,7 +334,13 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           return { type: 'validateCallback.failed', reason: 'providerError', error: 'OAuthCallbackError', at: ctx.at }
         }
         ctx.logger.error(new InvalidCheck(error as Error, { provider: provider.id }))
-        return { type: 'validateCallback.failed', reason: 'invalid', error: 'InvalidCheck', at: ctx.at }
+        return {
+          type: 'validateCallback.failed',
+          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+          reason: 'invalid',
+          error: 'InvalidCheck',
+          at: ctx.at,
+        }
       }
     },
 
@@ -343,7 +355,13 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           at: ctx.at,
         }
       } catch (error) {
-        return { type: 'exchangeCode.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+        return {
+          type: 'exchangeCode.failed',
+          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+          reason: 'threw',
+          error: reportFailure(ctx, error),
+          at: ctx.at,
+        }
       }
     },
 

@@ -27,13 +27,13 @@ export const groups = {
   },
   oauth: {
     // The checks: protected parameters, callback URL and redirect proxy, state/PKCE/nonce, the code
-    // exchange and ID token signature, account linking. Not the profile mapping around them.
+    // exchange and ID token signature, the key-set refetch. Not the profile mapping around them.
     mutate: [
       'core/flows/oauth.ts:42-168',
-      'core/flows/oauth.ts:269-348',
-      'core/oauth/exchange.ts:58-112',
+      'core/flows/oauth.ts:269-366',
+      'core/oauth/exchange.ts:59-109',
       'core/oauth/server.ts:14-23',
-      'core/oauth/server.ts:134-171',
+      'core/oauth/server.ts:134-174',
     ],
     tests: [
       'test/oauth/oidc-signin.test.ts',

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
 import { isLoopback } from '../../core/oauth/server.js'
 import { sealValue } from '../../core/engine/envelope.js'
+import type { FlowTrace } from '../../core/engine/trace.js'
 import { PROXY_STATE_SALT } from '../../core/flows/oauth.js'
 import { Client, ORIGIN, SECRET, setCookie, testConfig } from '../fixtures/http.js'
 import {
@@ -39,6 +40,17 @@ const logged = (config: ReturnType<typeof testConfig>) =>
     const { type, message, cause } = error as Logged
     return [type, message || cause?.err?.message]
   })
+
+/** A config that records the OAuth flow's runs (the public `inspect` hook): their steps and outcome. */
+function inspected(op: StandIn) {
+  const runs: { steps: string[]; outcome?: string }[] = []
+  const config = configFor(op, {}, {
+    inspect: (trace: FlowTrace) => {
+      if (trace.flow === 'oauth-signin') runs.push({ steps: trace.steps.map((s) => `${s.event} -> ${s.to}`), outcome: trace.outcome })
+    },
+  })
+  return { config, runs }
+}
 
 const hasSession = (response: Response) => response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))
 
@@ -130,8 +142,8 @@ describe('the flow cookie of a sign-in', () => {
 })
 
 describe('a callback the provider refused or that does not match the flow', () => {
-  it('logs the provider error with its parameters and the provider, and says OAuthCallbackError', async () => {
-    const config = configFor(standIn())
+  it('logs the provider error with its parameters and the provider, and ends refused by the provider', async () => {
+    const { config, runs } = inspected(standIn())
     const client = new Client(config)
     const start = await startAt(client)
     const { state } = answerTo(start.headers.get('location')!)
@@ -144,14 +156,22 @@ describe('a callback the provider refused or that does not match the flow', () =
     expect(error.type).toBe('OAuthCallbackError')
     expect(error.message).toBe('OAuth Provider returned an error')
     expect(error.cause).toMatchObject({ providerId: 'standin', error: 'access_denied', error_description: 'the user said no' })
+    expect(runs.at(-1)).toEqual({
+      steps: ['oauth.callback -> validatingCallback', 'validateCallback.failed -> refusedByProvider'],
+      outcome: 'error:OAuthCallbackError',
+    })
   })
 
   it('logs a state that is not the flow\'s as InvalidCheck of that provider, and exchanges no code', async () => {
     const op = standIn()
-    const config = configFor(op)
+    const { config, runs } = inspected(op)
     const client = new Client(config)
     const start = await startAt(client)
     const response = await client.send({ path: '/callback/standin', query: answerTo(start.headers.get('location')!, { state: 'other' }) })
+    expect(runs.at(-1)).toEqual({
+      steps: ['oauth.callback -> validatingCallback', 'validateCallback.failed -> failed'],
+      outcome: 'error:InvalidCheck',
+    })
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     expect(op.seen.token).toBe(0)
     const [error] = config.logger.error.mock.calls.at(-1)! as [Error & { type: string; cause: Record<string, unknown> }]
@@ -172,13 +192,13 @@ describe('the code exchange', () => {
     expect(hasSession(callback)).toBe(false)
   })
 
-  it('refuses an OIDC token response without an ID token', async () => {
+  it('refuses an OIDC token response without an ID token at the exchange, even without the nonce check', async () => {
     const op = standIn()
     op.behaviour.idToken = 'none'
-    const config = configFor(op)
+    const config = configFor(op, { checks: ['pkce', 'state'] })
     const { callback } = await signInAt(new Client(config))
     expect(hasSession(callback)).toBe(false)
-    expect(config.logger.error).toHaveBeenCalled()
+    expect(logged(config)).toEqual([['CallbackRouteError', '"response" body "id_token" property must be a string']])
   })
 
   it('signs in an OAuth 2 provider, which sends no ID token, with the userinfo profile', async () => {
@@ -196,6 +216,24 @@ describe('the code exchange', () => {
     const { callback } = await signInAt(client)
     expect(callback.headers.get('location')).toBe(ORIGIN)
     expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+  })
+
+  it('signs in an OAuth 2 provider without a key set whose token response also carries an ID token', async () => {
+    // Configured endpoints, no discovery: no jwks_uri to check the token against, and the profile
+    // comes from userinfo; the token came straight from the token endpoint over TLS.
+    const op = standIn()
+    const config = configFor(op, {
+      type: 'oauth',
+      checks: ['pkce', 'state'],
+      issuer: undefined,
+      authorization: `${ISSUER}/authorize`,
+      token: `${ISSUER}/token`,
+      userinfo: `${ISSUER}/userinfo`,
+    })
+    const { callback } = await signInAt(new Client(config))
+    expect(callback.headers.get('location')).toBe(ORIGIN)
+    expect(config.logger.error).not.toHaveBeenCalled()
+    expect(op.seen.jwks).toBe(0)
   })
 
   it('stores expires_at as the sign-in time plus expires_in, and none when the provider gives no lifetime', async () => {

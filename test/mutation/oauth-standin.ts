@@ -72,7 +72,6 @@ export function standIn(): StandIn {
     userinfo: { sub: 'standin-user', email: 'alice@example.com', name: 'Alice' },
   }
   const seen = { jwks: 0, token: 0, tokenBodies: [] as URLSearchParams[] }
-  /** The challenge and nonce of the last authorization request the test delivered a code for. */
   const fetchImpl: typeof fetch = async (input, init) => {
     const request = new Request(input, init)
     const url = request.url
@@ -85,6 +84,7 @@ export function standIn(): StandIn {
       seen.token += 1
       const body = new URLSearchParams(await request.text())
       seen.tokenBodies.push(body)
+      // The code names the PKCE challenge and nonce of its authorization request (see answerTo).
       const [challenge, nonce] = (body.get('code') ?? '').split('~')
       const verifier = body.get('code_verifier')
       const pkceOk =
@@ -102,8 +102,8 @@ export function standIn(): StandIn {
 }
 
 async function signIdToken(behaviour: StandInBehaviour, nonce: string): Promise<string | undefined> {
-  const signing_ = behaviour.idToken
-  if (signing_ === 'none') return undefined
+  const how = behaviour.idToken
+  if (how === 'none') return undefined
   const now = Math.floor(Date.now() / 1000)
   const jwt = new SignJWT({
     sub: 'standin-user',
@@ -116,11 +116,11 @@ async function signIdToken(behaviour: StandInBehaviour, nonce: string): Promise<
     .setAudience('standin')
     .setIssuedAt(now)
     .setExpirationTime(now + 300)
-  if (signing_.alg === 'HS256') {
-    return jwt.setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(signing_.secret))
+  if (how.alg === 'HS256') {
+    return jwt.setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(how.secret))
   }
-  const key = signing_.key === 'other' ? other.privateKey : signing.privateKey
-  return jwt.setProtectedHeader({ alg: 'RS256', ...(signing_.kid ? { kid: signing_.kid } : {}) }).sign(key)
+  const key = how.key === 'other' ? other.privateKey : signing.privateKey
+  return jwt.setProtectedHeader({ alg: 'RS256', ...(how.kid ? { kid: how.kid } : {}) }).sign(key)
 }
 
 /** The app's provider for a stand-in; `extra` overrides any field. */
