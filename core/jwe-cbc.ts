@@ -94,10 +94,10 @@ const parsedHeaders = new Map<string, ParsedHeader>()
  */
 function parsedHeader(encoded: string): ParsedHeader | undefined {
   const known = parsedHeaders.get(encoded)
-  // Stryker disable next-line ConditionalExpression: equivalent, a memo: the header is parsed again to the same value
+  // Stryker disable next-line ConditionalExpression: `known` as false is equivalent, a memo: the header is parsed again to the same value; its other variants on this line are killed (hidden with it)
   if (known) return known
   let header: unknown
-  // Stryker disable BlockStatement: equivalent, an emptied catch leaves header undefined, which the fast-header check below refuses the same way
+  // Stryker disable BlockStatement: the emptied catch is equivalent, it leaves header undefined, which the fast-header check below refuses the same way (the emptied try, killed, is hidden with it)
   try {
     header = JSON.parse(decoder.decode(base64urlDecode(encoded)))
   } catch {
@@ -169,7 +169,7 @@ export function parseCbcHs512(jwe: string): FastDecryption {
       }
       // A tag of another length would make timingSafeEqual throw a RangeError instead.
       if (tag.length !== 32) throw fail()
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, an IV or ciphertext of another length fails the tag check, or AES-CBC (caught below), with the same error
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: dropping or weakening these checks is equivalent, an IV or ciphertext of another length fails the tag check, or AES-CBC (caught below), with the same error (the condition as true, killed, is hidden with them)
       if (iv.length !== 16 || ciphertext.length === 0 || ciphertext.length % 16 !== 0) throw fail()
       const expected = tagOf(key.subarray(0, 32), header.aad, iv, ciphertext, header.al)
       // Authenticate before decrypting: no padding oracle.

@@ -84,7 +84,7 @@ export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<und
   // non-string callbackUrl never gets here: the request was already refused with a 400.
   if (typeof requested !== 'string') return undefined
   const wanted = new URL(requested, ctx.origin)
-  // Stryker disable next-line ConditionalExpression: `ctx.callbackUrl !== wanted.href` as true is equivalent, equal URLs have equal origins (the comparison only saves parsing)
+  // Stryker disable next-line ConditionalExpression: `ctx.callbackUrl !== wanted.href` as true is equivalent, equal URLs have equal origins (the comparison only saves parsing); its other variants on this line are killed (hidden with it)
   if (ctx.callbackUrl !== wanted.href && new URL(ctx.callbackUrl, ctx.origin).origin !== wanted.origin) {
     throw new InvalidCallbackUrl(`The redirect callback refused the callback URL ${wanted.origin}`)
   }

@@ -49,8 +49,8 @@ import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './ro
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
   try {
-    // Stryker disable next-line Regex: equivalent, a URL's protocol is its scheme and one ':' (a scheme holds no ':'), so nothing can follow a leading 'http:' or 'https:'
-    return /^https?:$/.test(new URL(url, url.startsWith('/') ? origin : undefined).protocol)
+    const { protocol } = new URL(url, url.startsWith('/') ? origin : undefined)
+    return protocol === 'https:' || protocol === 'http:'
   } catch {
     return false
   }

@@ -63,7 +63,7 @@ async function verifyIdToken(
   idToken: string,
 ): Promise<void> {
   const { alg } = decodeProtectedHeader(idToken)
-  // Stryker disable next-line ConditionalExpression: `typeof alg === 'string'` as true is equivalent, oauth4webapi has already refused an ID token whose alg is not one of the expected strings
+  // Stryker disable next-line ConditionalExpression: `typeof alg === 'string'` as true is equivalent, oauth4webapi has already refused an ID token whose alg is not one of the expected strings; its other variants on this line are killed (hidden with it)
   if (typeof alg === 'string' && alg.startsWith('HS')) {
     if (!provider.clientSecret) throw new TypeError(`provider "${provider.id}" has no clientSecret to verify a ${alg} ID token`)
     // Stryker disable next-line ObjectLiteral: equivalent, the allowed algorithm is the token's own (oauth4webapi pinned it to the client's), so the option restricts nothing jose would not

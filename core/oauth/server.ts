@@ -133,7 +133,7 @@ const lastForcedRefetch = new WeakMap<ResolvedOAuthProvider, number>()
  */
 export function refetchJwksOnce(provider: ResolvedOAuthProvider, now = Date.now()): boolean {
   const last = lastForcedRefetch.get(provider)
-  // Stryker disable next-line ConditionalExpression: `last !== undefined` as true is equivalent, now - undefined is NaN and NaN < interval is false: the first refetch is allowed either way
+  // Stryker disable next-line ConditionalExpression: `last !== undefined` as true is equivalent, now - undefined is NaN and NaN < interval is false: the first refetch is allowed either way; its other variants on this line are killed (hidden with it)
   if (last !== undefined && now - last < JWKS_REFETCH_INTERVAL_MS) return false
   lastForcedRefetch.set(provider, now)
   const cache = jwksCacheOf(provider) as Partial<oauth.ExportedJWKSCache>

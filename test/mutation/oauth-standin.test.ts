@@ -28,6 +28,16 @@ const PROXY = 'https://proxy.authchart.test'
 const PREVIEW = 'https://preview.authchart.test'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
+/** An OAuth 2 provider on the stand-in: configured endpoints, no discovery, no ID token expected. */
+const OAUTH2 = {
+  type: 'oauth',
+  checks: ['pkce', 'state'],
+  issuer: undefined,
+  authorization: `${ISSUER}/authorize`,
+  token: `${ISSUER}/token`,
+  userinfo: `${ISSUER}/userinfo`,
+}
+
 function configFor(op: StandIn, extra: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) {
   return testConfig({ providers: [standInProvider(op, extra)] as never, ...overrides })
 }
@@ -70,26 +80,14 @@ describe('the authorization request', () => {
     expect(params.get('prompt')).toBe('login')
   })
 
-  it('keeps an attacker-chosen state and nonce out even when the provider uses neither check', async () => {
-    const response = await startAt(new Client(configFor(standIn(), { checks: ['pkce'] })), {
-      state: 'attacker-state',
-      nonce: 'attacker-nonce',
-    })
+  it.each([
+    ['state and nonce', ['pkce'], { state: 'attacker-state', nonce: 'attacker-nonce' }, 'code_challenge'],
+    ['PKCE challenge', ['state'], { code_challenge: 'attacker-challenge', code_challenge_method: 'plain' }, 'state'],
+  ])('keeps an attacker-chosen %s out even when the provider does not use that check', async (_, checks, forged, own) => {
+    const response = await startAt(new Client(configFor(standIn(), { checks })), forged)
     const params = new URL(response.headers.get('location')!).searchParams
-    expect(params.has('state')).toBe(false)
-    expect(params.has('nonce')).toBe(false)
-    expect(params.get('code_challenge_method')).toBe('S256')
-  })
-
-  it('keeps an attacker-chosen PKCE challenge out even when the provider does not use PKCE', async () => {
-    const response = await startAt(new Client(configFor(standIn(), { checks: ['state'] })), {
-      code_challenge: 'attacker-challenge',
-      code_challenge_method: 'plain',
-    })
-    const params = new URL(response.headers.get('location')!).searchParams
-    expect(params.has('code_challenge')).toBe(false)
-    expect(params.has('code_challenge_method')).toBe(false)
-    expect(params.get('state')).toBeTruthy()
+    for (const key of Object.keys(forged)) expect(params.has(key), key).toBe(false)
+    expect(params.get(own), 'the check the provider does use').toBeTruthy()
   })
 
   it('fails, saying why, when the provider publishes no authorization endpoint', async () => {
@@ -204,14 +202,7 @@ describe('the code exchange', () => {
   it('signs in an OAuth 2 provider, which sends no ID token, with the userinfo profile', async () => {
     const op = standIn()
     op.behaviour.idToken = 'none'
-    const config = configFor(op, {
-      type: 'oauth',
-      checks: ['pkce', 'state'],
-      issuer: undefined,
-      authorization: `${ISSUER}/authorize`,
-      token: `${ISSUER}/token`,
-      userinfo: `${ISSUER}/userinfo`,
-    })
+    const config = configFor(op, OAUTH2)
     const client = new Client(config)
     const { callback } = await signInAt(client)
     expect(callback.headers.get('location')).toBe(ORIGIN)
@@ -222,14 +213,7 @@ describe('the code exchange', () => {
     // Configured endpoints, no discovery: no jwks_uri to check the token against, and the profile
     // comes from userinfo; the token came straight from the token endpoint over TLS.
     const op = standIn()
-    const config = configFor(op, {
-      type: 'oauth',
-      checks: ['pkce', 'state'],
-      issuer: undefined,
-      authorization: `${ISSUER}/authorize`,
-      token: `${ISSUER}/token`,
-      userinfo: `${ISSUER}/userinfo`,
-    })
+    const config = configFor(op, OAUTH2)
     const { callback } = await signInAt(new Client(config))
     expect(callback.headers.get('location')).toBe(ORIGIN)
     expect(config.logger.error).not.toHaveBeenCalled()
@@ -329,12 +313,7 @@ describe('a profile that is not an object', () => {
     op.behaviour.idToken = 'none'
     op.behaviour.userinfo = userinfo
     const config = configFor(op, {
-      type: 'oauth',
-      checks: ['pkce', 'state'],
-      issuer: undefined,
-      authorization: `${ISSUER}/authorize`,
-      token: `${ISSUER}/token`,
-      userinfo: `${ISSUER}/userinfo`,
+      ...OAUTH2,
       profile: (profile: Record<string, unknown>) => ({ id: 'x', email: 'alice@example.com', ...profile }),
     })
     const { callback } = await signInAt(new Client(config))
