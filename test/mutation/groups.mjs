@@ -20,20 +20,20 @@ export const groups = {
     tests: ['test/core/session.test.ts', 'test/core/signout.test.ts', 'test/mutation/cookies.test.ts', 'test/mutation/session.test.ts'],
   },
   redirect: {
-    mutate: ['core/http/dispatch.ts:49-56', 'core/http/dispatch.ts:87-114', 'core/flows/callbacks.ts:12-25', 'core/config/origins.ts'],
+    mutate: ['core/http/dispatch.ts:49-57', 'core/http/dispatch.ts:88-115', 'core/flows/callbacks.ts:12-25', 'core/config/origins.ts'],
     // Every request resolves its callback URL: each of these tests covers every mutant of dispatch.ts,
     // so the group keeps to the files about redirects (hardening.test.ts repeats them at a cost).
     tests: ['test/core/routing.test.ts', 'test/security/redirect-proxy-origins.test.ts', 'test/mutation/redirect.test.ts'],
   },
   oauth: {
     // The checks: protected parameters, callback URL and redirect proxy, state/PKCE/nonce, the code
-    // exchange and ID token signature, account linking. Not the profile mapping around them.
+    // exchange and ID token signature, the key-set refetch. Not the profile mapping around them.
     mutate: [
-      'core/flows/oauth.ts:42-163',
-      'core/flows/oauth.ts:264-343',
-      'core/oauth/exchange.ts:58-112',
+      'core/flows/oauth.ts:42-168',
+      'core/flows/oauth.ts:269-366',
+      'core/oauth/exchange.ts:59-109',
       'core/oauth/server.ts:14-23',
-      'core/oauth/server.ts:134-171',
+      'core/oauth/server.ts:134-174',
     ],
     tests: [
       'test/oauth/oidc-signin.test.ts',
@@ -42,12 +42,14 @@ export const groups = {
       'test/security/redirect-proxy-takeover.test.ts',
       'test/security/jwks-rotation.test.ts',
       'test/mutation/oauth.test.ts',
+      'test/mutation/oauth-standin.test.ts',
+      'test/mutation/webcrypto.test.ts',
     ],
   },
   // Account linking after an OAuth sign-in: which user an account may be linked to.
   linking: {
-    mutate: ['core/flows/oauth.ts:208-258', 'core/session/token.ts:39-57'],
-    tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts'],
+    mutate: ['core/flows/oauth.ts:213-263', 'core/session/token.ts:47-65'],
+    tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts', 'test/mutation/linking.test.ts'],
   },
   session: {
     // Expiry: when a session is over, extended or re-issued, and the expiry each one carries,
