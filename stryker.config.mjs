@@ -4,7 +4,7 @@
 // a mutant runs only the tests that reached it. Reports go to reports/mutation/<group>/ (gitignored);
 // test/mutation/run.mjs writes test/mutation/SUMMARY.md from them.
 
-import { groups } from './test/mutation/groups.mjs'
+import { groups, toStrykerPattern } from './test/mutation/groups.mjs'
 
 export { groups }
 
@@ -16,7 +16,7 @@ if (unknown.length > 0) throw new Error(`unknown mutation group(s): ${unknown.jo
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
-  mutate: names.flatMap((name) => groups[name].mutate),
+  mutate: names.flatMap((name) => groups[name].mutate.map((entry) => toStrykerPattern(entry))),
   // The tests are chosen by test/mutation/vitest.config.ts (from MUTATE_GROUPS), not with Stryker's
   // `testFiles`: with `testFiles`, Stryker 9.6 activates static mutants (module-level constants,
   // regular expressions) only after the modules have loaded, so they always survive.

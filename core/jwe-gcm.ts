@@ -57,8 +57,7 @@ export function parseGcm(jwe: string): GcmToken | undefined {
         const iv = base64urlDecode(parts[2]!)
         const ciphertext = base64urlDecode(parts[3]!)
         const tag = base64urlDecode(parts[4]!)
-        // Survives mutation: `key.length !== 32` → false is equivalent, node:crypto refuses any other
-        // AES-256 key length and the error ends in the same TypeError below. IV and tag are killed.
+        // Stryker disable next-line ConditionalExpression: `key.length !== 32` as false is equivalent, node:crypto refuses an AES-256 key of any other length and the catch below throws the same TypeError (the directive also hides the killed IV and tag variants)
         if (key.length !== 32 || iv.length !== 12 || tag.length !== 16) throw new Error('lengths')
         const decipher = syncCrypto!.createDecipheriv('aes-256-gcm', key, iv)
         decipher.setAAD!(encoder.encode(parts[0]!))

@@ -64,8 +64,9 @@ async function linkedIdToken(ctx: RequestContext, context: Context): Promise<Ses
 /** When a database session signed in at `createdAt` reaches the absolute lifetime (Infinity: never). */
 function absoluteExpiry(ctx: RequestContext, createdAt: Date | string | undefined): number {
   const { absoluteMaxAge } = ctx.config.session
-  if (absoluteMaxAge === null || createdAt === undefined) return Infinity
-  const signedInAt = toSeconds(createdAt)
+  if (absoluteMaxAge === null) return Infinity
+  // No sign-in time (an Auth.js row) reads as NaN, as an unreadable one does: idle expiry only.
+  const signedInAt = toSeconds(createdAt ?? Number.NaN)
   return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
 }
 
@@ -293,7 +294,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     },
 
     async extendSession(context, ctx) {
-      const createdAt = (context.storedSession as { createdAt?: Date | string } | null)?.createdAt
+      // The chart enters extendingSession only with the row it read remembered (storedSession).
+      const createdAt = (context.storedSession as { createdAt?: Date | string }).createdAt
       const expires = Math.min(ctx.at + context.policy!.maxAge, absoluteExpiry(ctx, createdAt))
       try {
         const updated = await ctx.config.adapter!.updateSession!({

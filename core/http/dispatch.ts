@@ -49,7 +49,8 @@ import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './ro
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
   try {
-    return /^https?:$/.test(new URL(url, url.startsWith('/') ? origin : undefined).protocol)
+    const { protocol } = new URL(url, url.startsWith('/') ? origin : undefined)
+    return protocol === 'https:' || protocol === 'http:'
   } catch {
     return false
   }

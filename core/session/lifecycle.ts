@@ -16,7 +16,8 @@ export const SIGN_IN_TIME_CLAIM = 'auth_time'
 /** The sign-in time a JWT carries: its `auth_time`, else (a token from before it) its `iat`. */
 export function signInTimeOf(token: JWT): number | undefined {
   const time = token[SIGN_IN_TIME_CLAIM] ?? token.iat
-  return typeof time === 'number' && Number.isFinite(time) ? time : undefined
+  // Number.isFinite is false for anything but a finite number (no coercion, unlike isFinite).
+  return Number.isFinite(time) ? (time as number) : undefined
 }
 
 const notBeforeKey = async (config: ResolvedConfig, userId: string) =>

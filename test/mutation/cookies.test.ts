@@ -281,6 +281,13 @@ describe('chunked session cookies', () => {
     expect(over.value.length).toBe(15 * 4096)
   })
 
+  it('holds one unchunked cookie to MAX_CHUNKED_VALUE characters too (getToken reads headers of any size)', () => {
+    const whole = 'x'.repeat(MAX_CHUNKED_VALUE)
+    expect(readChunkedCookie(parseCookieHeader(`${NAME}=${whole}`), NAME)).toEqual({ value: whole, names: [NAME] })
+    expect(readChunkedCookie(parseCookieHeader(`${NAME}=${whole}y`), NAME)).toEqual({ value: '', names: [] })
+    expect(readChunkedCookie(parseCookieHeader(`${NAME}.3=${whole}y`), NAME)).toEqual({ value: '', names: [] })
+  })
+
   it('clears every chunk it read, keeping the attributes', () => {
     expect(clearChunkedCookie(option, [`${NAME}.0`, `${NAME}.1`])).toEqual([
       { name: `${NAME}.0`, value: '', options: { ...option.options, maxAge: 0 } },

@@ -6,10 +6,10 @@
  */
 import { EncryptJWT, base64url, calculateJwkThumbprint } from 'jose'
 import { number, object, string } from 'superstruct'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { setup } from 'xstate'
 import { advance } from '../../core/engine/advance.js'
-import { ENVELOPE_MAX_AGE, openEnvelope, openValue, sealEnvelope, sealValue } from '../../core/engine/envelope.js'
+import { ENVELOPE_MAX_AGE, makeRoom, openEnvelope, openValue, sealEnvelope, sealValue } from '../../core/engine/envelope.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { hkdfSha256 } from '../../core/crypto.js'
 import { FlowStateError } from '../../core/errors.js'
@@ -440,6 +440,32 @@ describe('single use across the clock', () => {
     await openEnvelope(flow, first, pastOptions)
     await openEnvelope(flow, second, pastOptions)
     expect((await refusal(openEnvelope(flow, first, pastOptions))).code).toBe('ERR_FLOW_STATE_INVALID')
+  })
+})
+
+describe('the memory of spent envelope ids, when full', () => {
+  const NOW = 1_800_000_000
+  afterEach(() => vi.useRealTimers())
+  const spent = (...entries: [string, number][]) => new Map(entries)
+
+  it('is left alone below its size', () => {
+    const ids = spent(['a', NOW - 100], ['b', NOW + 100])
+    makeRoom(ids, 3)
+    expect([...ids.keys()]).toEqual(['a', 'b'])
+  })
+
+  it('forgets the ids expired by the wall clock, and keeps every live one (even one expiring this second)', () => {
+    vi.useFakeTimers({ now: NOW * 1000 })
+    const ids = spent(['old', NOW + 100], ['expired', NOW - 1], ['now', NOW], ['live', NOW + 900])
+    makeRoom(ids, 4)
+    expect([...ids.keys()]).toEqual(['old', 'now', 'live'])
+  })
+
+  it('drops only the oldest id when every one is still live, rather than grow', () => {
+    vi.useFakeTimers({ now: NOW * 1000 })
+    const ids = spent(['oldest', NOW + 100], ['b', NOW + 200], ['c', NOW + 300])
+    makeRoom(ids, 3)
+    expect([...ids.keys()]).toEqual(['b', 'c'])
   })
 })
 

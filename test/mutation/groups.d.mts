@@ -6,3 +6,10 @@ export interface MutationGroup {
 
 /** The mutation groups of `npm run mutate`, by name. */
 export declare const groups: Record<string, MutationGroup>
+
+/**
+ * The Stryker `mutate` pattern of one group entry: a whole file as it is, `file#name` and
+ * `file#first..last` as the `file:from-to` line range those declarations span in the file today.
+ * Throws when a name is missing or names more than one declaration.
+ */
+export declare function toStrykerPattern(entry: string, root?: string): string

@@ -138,6 +138,18 @@ describe('decode: the JWE', () => {
     if (fast.handled) expect(() => fast.decrypt(new Uint8Array(32))).toThrow('JWE decryption failed')
   })
 
+  it('fails a token it cannot authenticate with a TypeError, as callers catching it expect', () => {
+    const fast = parseCbcHs512('eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIn0..AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')
+    let thrown: unknown = 'nothing thrown'
+    try {
+      if (fast.handled) fast.decrypt(new Uint8Array(64))
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(TypeError)
+    expect((thrown as Error).message).toBe('JWE decryption failed')
+  })
+
   it('leaves tokens it does not recognise exactly to jose', () => {
     const json = (header: unknown) => `${base64url.encode(JSON.stringify(header))}..a.b.c`
     expect(parseCbcHs512(json({ alg: 'dir', enc: 'A256GCM' })).handled).toBe(false)

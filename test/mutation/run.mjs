@@ -2,7 +2,7 @@
 // turn (each with only its own test files), then writes test/mutation/SUMMARY.md from the JSON
 // reports in reports/mutation/. `--summary` only rewrites the summary from the reports at hand.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { groups } from './groups.mjs'
 
 const args = process.argv.slice(2)
@@ -15,16 +15,22 @@ if (unknown.length > 0) {
 }
 const names = chosen.length > 0 ? chosen : Object.keys(groups)
 
+/** Groups whose run failed in this invocation, with how (their report is gone, not stale). */
+const failed = new Map()
 if (!summaryOnly) {
   for (const name of names) {
     const started = Date.now()
     console.log(`\n=== mutation group "${name}": ${groups[name].mutate.join(', ')}`)
+    // A failed run must not leave the previous run's report behind to be summarised as current.
+    rmSync(`reports/mutation/${name}`, { recursive: true, force: true })
     const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
       stdio: 'inherit',
       env: { ...process.env, MUTATE_GROUPS: name },
     })
-    console.log(`=== group "${name}" took ${Math.round((Date.now() - started) / 1000)} s (exit ${run.status})`)
-    if (run.status !== 0) process.exit(run.status ?? 1)
+    console.log(`=== group "${name}" took ${Math.round((Date.now() - started) / 1000)} s (exit ${run.status ?? run.signal})`)
+    // The other groups still run: one failing group (a failing test in its initial run, a
+    // timeout) must not leave every later group out of the summary.
+    if (run.status !== 0) failed.set(name, run.status ?? run.signal)
   }
 }
 
@@ -35,6 +41,7 @@ function tally(mutants) {
   const undetected = count('Survived', 'NoCoverage')
   return {
     detected,
+    timedOut: count('Timeout'),
     survived: count('Survived'),
     noCoverage: count('NoCoverage'),
     ignored: count('Ignored'),
@@ -45,12 +52,17 @@ function tally(mutants) {
 
 const rows = []
 const all = []
+const missing = []
 for (const name of Object.keys(groups)) {
   const file = `reports/mutation/${name}/mutation.json`
-  if (!existsSync(file)) continue
+  if (!existsSync(file)) {
+    missing.push(failed.has(name) ? `\`${name}\` (run failed: exit ${failed.get(name)})` : `\`${name}\` (not run)`)
+    continue
+  }
+  const reportDate = statSync(file).mtime.toISOString().slice(0, 16).replace('T', ' ')
   const report = JSON.parse(readFileSync(file, 'utf8'))
   for (const [path, { mutants }] of Object.entries(report.files)) {
-    rows.push({ group: name, path, ...tally(mutants) })
+    rows.push({ group: name, path, reportDate, ...tally(mutants) })
     all.push(...mutants)
   }
 }
@@ -60,7 +72,7 @@ if (rows.length === 0) {
 }
 const total = tally(all)
 const line = (r) =>
-  `| ${r.group} | \`${r.path}\` | ${r.detected} | ${r.survived} | ${r.noCoverage} | ${r.ignored} | ${r.score.toFixed(1)} % |`
+  `| ${r.group} | \`${r.path}\` | ${r.reportDate} | ${r.detected} | ${r.timedOut} | ${r.survived} | ${r.noCoverage} | ${r.ignored} | ${r.score.toFixed(1)} % |`
 const summary = `# Mutation testing summary
 
 Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the reports in
@@ -68,10 +80,11 @@ Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the repor
 killed + survived + uncovered; mutants marked \`// Stryker disable\` (each with the reason it is
 equivalent) are not counted.
 
-| group | file | killed | survived | no coverage | disabled | score |
-|---|---|---:|---:|---:|---:|---:|
+| group | file | report (UTC) | killed or timed out | of which timed out | survived | no coverage | disabled | score |
+|---|---|---|---:|---:|---:|---:|---:|---:|
 ${rows.map(line).join('\n')}
-| **all** | | **${total.detected}** | **${total.survived}** | **${total.noCoverage}** | **${total.ignored}** | **${total.score.toFixed(1)} %** |
-`
+| **all** | | | **${total.detected}** | **${total.timedOut}** | **${total.survived}** | **${total.noCoverage}** | **${total.ignored}** | **${total.score.toFixed(1)} %** |
+${missing.length > 0 ? `\nNo report for: ${missing.join(', ')}.\n` : ''}`
 writeFileSync('test/mutation/SUMMARY.md', summary)
 console.log(summary)
+if (failed.size > 0) process.exit(1)

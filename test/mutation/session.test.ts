@@ -1,14 +1,17 @@
 /**
  * The session cookie's attributes and the session's expiry to the second, at the boundaries where
- * an off-by-one would keep an expired session alive: JWT and database strategies, through `Auth`
- * with a frozen clock, and the `signedInUser` check the second-factor pages rely on.
+ * an off-by-one would keep an expired session alive: JWT and database strategies, idle (`maxAge`)
+ * and absolute (`absoluteMaxAge`, sign-out everywhere), through `Auth` with a frozen clock, and the
+ * `signedInUser` check the second-factor pages rely on.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { assertConfig } from '../../core/index.js'
+import { assertConfig, memoryAuthStore } from '../../core/index.js'
 import { decode, encode } from '../../core/jwt.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { signedInUser } from '../../core/session/current.js'
+import { createSessionRow } from '../../core/session/issue.js'
+import { endJwtSessionsOf, isJwtSessionEnded } from '../../core/session/lifecycle.js'
 import { ALICE, authRequest, Client, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
 
@@ -34,6 +37,16 @@ async function tokenAt(iat: number, maxAge = MAX_AGE): Promise<string> {
   vi.setSystemTime(iat * 1000)
   try {
     return await encode({ token: claims, secret: SECRET, salt: SESSION_COOKIE, maxAge })
+  } finally {
+    vi.setSystemTime(T0 * 1000)
+  }
+}
+
+/** A JWT session token minted at `iat` with `extra` claims (a sign-in time, another subject). */
+async function tokenWith(iat: number, extra: Record<string, unknown>): Promise<string> {
+  vi.setSystemTime(iat * 1000)
+  try {
+    return await encode({ token: { ...claims, ...extra }, secret: SECRET, salt: SESSION_COOKIE, maxAge: MAX_AGE })
   } finally {
     vi.setSystemTime(T0 * 1000)
   }
@@ -152,16 +165,18 @@ describe('a database session at its expiry', () => {
   })
 })
 
+/** The request context `signedInUser` reads: the config and the session cookie, at T0. */
+function contextFor(config: ReturnType<typeof testConfig>, value: string): RequestContext {
+  const resolved = assertConfig(config)
+  return {
+    config: resolved,
+    cookies: resolved.cookies.secure,
+    sessionCookie: { value, names: [SESSION_COOKIE] },
+    at: T0,
+  } as unknown as RequestContext
+}
+
 describe('signedInUser (who the second-factor pages serve)', () => {
-  function contextFor(config: ReturnType<typeof testConfig>, value: string): RequestContext {
-    const resolved = assertConfig(config)
-    return {
-      config: resolved,
-      cookies: resolved.cookies.secure,
-      sessionCookie: { value, names: [SESSION_COOKIE] },
-      at: T0,
-    } as unknown as RequestContext
-  }
 
   it('names the user of a live JWT session, and nobody for an expired, subject-less or missing one', async () => {
     const config = testConfig()
@@ -174,6 +189,14 @@ describe('signedInUser (who the second-factor pages serve)', () => {
     expect(await signedInUser(contextFor(config, anonymous))).toBeNull()
     expect(await signedInUser(contextFor(config, ''))).toBeNull()
     expect(await signedInUser(contextFor(config, 'garbage'))).toBeNull()
+  })
+
+  it('names the user of a token without a numeric exp from a custom decoder, as the session route re-issues it', async () => {
+    // null and a string are what a decoder in plain JavaScript may give (JWT types exp as a number).
+    for (const exp of [undefined, null, String(T0 - 60)]) {
+      const config = testConfig({ jwt: { decode: async () => ({ ...claims, iat: T0 - 60, exp }) as never } })
+      expect(await signedInUser(contextFor(config, 'opaque'))).toEqual({ id: ALICE.id, email: ALICE.email, name: ALICE.name })
+    }
   })
 
   it('names the user of a live database session, and nobody from the second it expires', async () => {
@@ -258,5 +281,175 @@ describe('a sign-in whose jwt callback returns null', () => {
     const client = new Client(testConfig({ callbacks: { jwt: ({ token, trigger }) => (triggers.push(trigger), token) } }))
     await client.signIn(good)
     expect(triggers).toEqual(['signIn'])
+  })
+})
+
+describe('a JWT session token without an expiry (a custom decoder)', () => {
+  it('is re-issued with a fresh expiry rather than served without one', async () => {
+    const config = testConfig({ jwt: { decode: async () => ({ ...claims, iat: T0 - 60 }) } })
+    const response = await readSession(config, 'opaque')
+    expect(((await response.json()) as { expires: string }).expires).toBe(iso(T0 + MAX_AGE))
+    const cookie = setCookie(response, SESSION_COOKIE)!
+    expect(cookie.attributes.expires).toBe(httpDate(T0 + MAX_AGE))
+    expect((await decode({ token: cookie.value, secret: SECRET, salt: SESSION_COOKIE }))!.exp).toBe(T0 + MAX_AGE)
+  })
+})
+
+const HOUR = 3600
+const json = async (response: Response) => (await response.json()) as { user?: { email: string }; expires?: string } | null
+const sessionCookieOf = async (response: Response) =>
+  decode({ token: setCookie(response, SESSION_COOKIE)!.value, secret: SECRET, salt: SESSION_COOKIE })
+
+describe('the absolute lifetime of a JWT session (session.absoluteMaxAge)', () => {
+  const limited = () => testConfig({ session: { absoluteMaxAge: HOUR } })
+
+  it('stamps the sign-in time into the token only when something is measured from it', async () => {
+    expect(await sessionCookieOf(await new Client(testConfig()).signIn(good))).not.toHaveProperty('auth_time')
+    expect((await sessionCookieOf(await new Client(limited()).signIn(good)))!.auth_time).toBe(T0)
+    // Sign-out everywhere compares it with the store's not-before time.
+    expect((await sessionCookieOf(await new Client(testConfig({ store: memoryAuthStore() })).signIn(good)))!.auth_time).toBe(T0)
+  })
+
+  it('ends the session the second its lifetime is reached, however recently the token was issued', async () => {
+    expect(await json(await readSession(limited(), await tokenWith(T0 - 60, { auth_time: T0 - HOUR + 1 })))).toMatchObject({
+      user: { email: ALICE.email },
+    })
+    const ended = await readSession(limited(), await tokenWith(T0 - 60, { auth_time: T0 - HOUR }))
+    expect(await json(ended)).toBeNull()
+    expect(setCookie(ended, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    // The sign-in time counts, not the issue time of a re-issued token.
+    expect(await json(await readSession(limited(), await tokenWith(T0 - HOUR, { auth_time: T0 - 60 })))).not.toBeNull()
+  })
+
+  it('measures a token issued without a sign-in time from its iat', async () => {
+    expect(await json(await readSession(limited(), await tokenAt(T0 - HOUR + 1)))).toMatchObject({ user: { email: ALICE.email } })
+    expect(await json(await readSession(limited(), await tokenAt(T0 - HOUR)))).toBeNull()
+  })
+
+  it('holds a token whose sign-in time is no number to maxAge alone', async () => {
+    // Not read as a time: JavaScript would take `'' + 3600` for a second of 1970.
+    expect(await json(await readSession(limited(), await tokenWith(T0 - 60, { auth_time: '' })))).toMatchObject({
+      user: { email: ALICE.email },
+    })
+  })
+
+  it('names nobody for a session past it (signedInUser)', async () => {
+    expect(await signedInUser(contextFor(limited(), await tokenWith(T0 - 60, { auth_time: T0 - HOUR })))).toBeNull()
+    expect(await signedInUser(contextFor(limited(), await tokenWith(T0 - 60, { auth_time: T0 - HOUR + 1 })))).toEqual({
+      id: ALICE.id,
+      email: ALICE.email,
+      name: ALICE.name,
+    })
+  })
+})
+
+describe('sign-out everywhere of JWT sessions (a configured store)', () => {
+  it('ends every session signed in up to the second of the sign-out, and none signed in after or of another user', async () => {
+    const config = testConfig({ store: memoryAuthStore() })
+    await endJwtSessionsOf(assertConfig(config), ALICE.id, T0 - 100)
+    expect(await json(await readSession(config, await tokenWith(T0 - 60, { auth_time: T0 - 101 })))).toBeNull()
+    expect(await json(await readSession(config, await tokenWith(T0 - 60, { auth_time: T0 - 100 })))).toBeNull()
+    expect(await json(await readSession(config, await tokenWith(T0 - 60, { auth_time: T0 - 99 })))).toMatchObject({
+      user: { email: ALICE.email },
+    })
+    expect(await json(await readSession(config, await tokenWith(T0 - 60, { auth_time: T0 - 101, sub: 'u-2' })))).not.toBeNull()
+    expect(await signedInUser(contextFor(config, await tokenWith(T0 - 60, { auth_time: T0 - 100 })))).toBeNull()
+  })
+
+  it('reads the store only for a token with a subject and a sign-in time, and only when one is configured', async () => {
+    const counted = (store: { get: (key: string) => Promise<string | null> }) => {
+      let gets = 0
+      const get = store.get.bind(store)
+      store.get = (key) => (gets++, get(key))
+      return () => gets
+    }
+    const shared = assertConfig(testConfig({ store: memoryAuthStore() }))
+    const sharedGets = counted(shared.store)
+    expect(await isJwtSessionEnded(shared, { sub: ALICE.id, iat: T0 - 60 }, T0)).toBe(false)
+    expect(sharedGets()).toBe(1)
+    expect(await isJwtSessionEnded(shared, { iat: T0 - 60 }, T0)).toBe(false)
+    expect(await isJwtSessionEnded(shared, { sub: ALICE.id }, T0)).toBe(false)
+    expect(sharedGets()).toBe(1)
+    // Number(null) is 0: with no sign-out recorded, a sign-in at the epoch is no sign-in before it.
+    expect(await isJwtSessionEnded(shared, { sub: ALICE.id, auth_time: 0 }, T0)).toBe(false)
+
+    const plain = assertConfig(testConfig())
+    const plainGets = counted(plain.store)
+    expect(await isJwtSessionEnded(plain, { sub: ALICE.id, iat: T0 - 60 }, T0)).toBe(false)
+    expect(plainGets()).toBe(0)
+  })
+})
+
+describe('the absolute lifetime of a database session', () => {
+  const TOKEN = 'stored-session-token'
+
+  function storeWith(createdAt: Date | undefined, expires: number) {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    store.sessions.set(TOKEN, { sessionToken: TOKEN, userId: ALICE.id, expires: new Date(expires * 1000), ...(createdAt ? { createdAt } : {}) })
+    return { store, config: testConfig({ adapter: MemoryAdapter(store), session: { absoluteMaxAge: HOUR } }) }
+  }
+
+  // The absolute expiry of a row is read as its idle one is (`expires < now` ends it, as in
+  // Auth.js): the row lives through the second signedIn + absoluteMaxAge, a JWT ends at it.
+  it('ends a row signed in more than absoluteMaxAge ago however active, deleting it and clearing the cookie', async () => {
+    const { store, config } = storeWith(new Date((T0 - HOUR - 1) * 1000), T0 + MAX_AGE - 60)
+    const response = await readSession(config, TOKEN)
+    expect(await json(response)).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    expect(store.sessions.has(TOKEN)).toBe(false)
+  })
+
+  it('serves a row up to that second, extended no further than its absolute lifetime', async () => {
+    for (const signedIn of [T0 - HOUR, T0 - HOUR + 1]) {
+      const { store, config } = storeWith(new Date(signedIn * 1000), T0 + MAX_AGE - DAY)
+      const response = await readSession(config, TOKEN)
+      expect(await json(response)).toMatchObject({ user: { email: ALICE.email }, expires: iso(signedIn + HOUR) })
+      expect(setCookie(response, SESSION_COOKIE)?.attributes.expires).toBe(httpDate(signedIn + HOUR))
+      expect(store.sessions.get(TOKEN)!.expires.getTime()).toBe((signedIn + HOUR) * 1000)
+    }
+  })
+
+  it('extends to maxAge a row without a sign-in time (an Auth.js table) or with one that is no date', async () => {
+    for (const createdAt of [undefined, new Date('not a date')]) {
+      const { store, config } = storeWith(createdAt, T0 + 60)
+      expect(await json(await readSession(config, TOKEN))).toMatchObject({ user: { email: ALICE.email }, expires: iso(T0 + MAX_AGE) })
+      expect(store.sessions.get(TOKEN)!.expires.getTime()).toBe((T0 + MAX_AGE) * 1000)
+    }
+  })
+})
+
+describe('createSessionRow (the database session a sign-in stores)', () => {
+  function rowContext(adapter: ReturnType<typeof MemoryAdapter>, headers: Record<string, string> = {}): RequestContext {
+    return { config: assertConfig(testConfig({ adapter })), at: T0, request: { headers: new Headers(headers) } } as unknown as RequestContext
+  }
+  function aliceStore() {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    return store
+  }
+
+  it('stores the expiry, the second factors, the sign-in time and the user agent cut to 512 characters', async () => {
+    const store = aliceStore()
+    const { value, expires } = await createSessionRow(rowContext(MemoryAdapter(store), { 'user-agent': 'x'.repeat(600) }), ALICE.id, ['pwd', 'otp'])
+    expect(expires).toBe(T0 + MAX_AGE)
+    expect(store.sessions.get(value)).toEqual({
+      sessionToken: value,
+      userId: ALICE.id,
+      expires: new Date((T0 + MAX_AGE) * 1000),
+      amr: ['pwd', 'otp'],
+      createdAt: new Date(T0 * 1000),
+      lastSeenAt: new Date(T0 * 1000),
+      userAgent: 'x'.repeat(512),
+    })
+  })
+
+  it('stores a null user agent when the request names none, and no lifecycle details where sessions cannot be listed', async () => {
+    const store = aliceStore()
+    const { value } = await createSessionRow(rowContext(MemoryAdapter(store)), ALICE.id)
+    expect(store.sessions.get(value)).toMatchObject({ createdAt: new Date(T0 * 1000), userAgent: null })
+    const { listSessions: _listSessions, ...authjs } = MemoryAdapter(store)
+    const plain = await createSessionRow(rowContext(authjs as ReturnType<typeof MemoryAdapter>, { 'user-agent': 'ua' }), ALICE.id)
+    expect(store.sessions.get(plain.value)).toEqual({ sessionToken: plain.value, userId: ALICE.id, expires: new Date((T0 + MAX_AGE) * 1000) })
   })
 })

@@ -23,6 +23,8 @@ const { FlowStateError } = await import('../../core/errors.js')
 const { fastGcm, parseGcm } = await import('../../core/jwe-gcm.js')
 const { fastJwe, parseCbcHs512 } = await import('../../core/jwe-cbc.js')
 const { decode, encode } = await import('../../core/jwt.js')
+const { Client, testConfig } = await import('../fixtures/http.js')
+const { signInAt, standIn, standInProvider } = await import('./oauth-standin.js')
 
 const SECRET = 'test-secret-that-is-long-enough-for-hkdf-0123456789'
 const COOKIE = 'authchart.flow.two-step'
@@ -133,5 +135,15 @@ describe('without a synchronous node:crypto', () => {
     expect(payload).toEqual({ sub: 'u', iat: expect.any(Number), exp: (payload.iat as number) + 60, jti: expect.stringMatching(/^[0-9a-f-]{36}$/) })
     expect(await decode({ token, secret: ['another-secret-that-is-long-enough-00000', SECRET], salt })).toEqual(payload)
     await expect(decode({ token, secret: 'another-secret-that-is-long-enough-00000', salt })).rejects.toThrow()
+  })
+
+  it('starts an OAuth sign-in with the S256 challenge of its PKCE verifier, which the provider accepts', async () => {
+    const op = standIn()
+    const client = new Client(testConfig({ providers: [standInProvider(op)] as never }))
+    const { location, callback } = await signInAt(client)
+    expect(new URL(location).searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // The stand-in's token endpoint refuses a verifier whose S256 is not the challenge it was shown.
+    expect(op.seen.token).toBe(1)
+    expect(callback.headers.get('location')).toBe('https://authchart.test')
   })
 })
