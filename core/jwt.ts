@@ -151,10 +151,11 @@ export function decodeNow<Payload = JWT>(params: JWTDecodeParams): Payload | nul
   const secrets = Array.isArray(secret) ? secret : [secret]
   const fast = parseCbcHs512(token)
   if (!fast.handled) return decodeWithJose<Payload>(token, secrets, salt)
-  for (let index = 0; index < secrets.length; index++) {
-    const pending = deriveKey(ENC, secrets[index]!, salt)
-    // A key still being derived: the rest of the search waits for it.
-    if (pending instanceof Promise) return decodeFastAsync<Payload>(fast, secrets.slice(index), salt)
+  for (const candidate of secrets) {
+    const pending = deriveKey(ENC, candidate, salt)
+    // A key still being derived: the search starts again, asynchronously (derived keys are cached).
+    // Stryker disable next-line ConditionalExpression: true is equivalent, the asynchronous search gives the same answer a tick later; false reads a pending key as a key and is killed
+    if (pending instanceof Promise) return decodeFastAsync<Payload>(fast, secrets, salt)
     if (fast.kid === undefined || fast.kid === pending.kid) {
       return validatedClaims(fast.decrypt(pending.key), nowSeconds()) as Payload
     }
@@ -222,8 +223,7 @@ function validatedClaims(plaintext: string, now: number): Record<string, unknown
     throw new TypeError('JWT Claims Set must be a top-level JSON object')
   }
   const set = claims as Record<string, unknown>
-  for (let i = 0; i < TIME_CLAIMS.length; i++) {
-    const claim = TIME_CLAIMS[i]!
+  for (const claim of TIME_CLAIMS) {
     if (set[claim] !== undefined && typeof set[claim] !== 'number') throw new TypeError(`"${claim}" claim must be a number`)
   }
   // Stryker disable next-line ConditionalExpression: equivalent, undefined > n is false

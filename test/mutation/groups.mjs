@@ -66,7 +66,7 @@ export const groups = {
       'machines/session.machine.ts#scheduleReissue..rememberExtension',
       'core/session/current.ts',
       'core/session/lifecycle.ts#signInTimeOf',
-      'core/session/lifecycle.ts#isJwtSessionEnded',
+      'core/session/lifecycle.ts#isJwtSessionEnded..endedInStore',
       'core/session/issue.ts#withSignInTime..createSessionRow',
       'core/flows/session.ts#absoluteExpiry',
       'core/flows/session.ts#getSessionAndUser..extendSession',
