@@ -40,6 +40,7 @@ export const groups = {
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
+      'core/oauth/id-token-signature.ts',
     ],
     tests: [
       'test/oauth/oidc-signin.test.ts',
@@ -49,6 +50,7 @@ export const groups = {
       'test/security/jwks-rotation.test.ts',
       'test/mutation/oauth.test.ts',
       'test/mutation/oauth-standin.test.ts',
+      'test/oauth/id-token-signature.test.ts',
       'test/mutation/webcrypto.test.ts',
     ],
   },
