@@ -384,6 +384,25 @@ describe('the redirect proxy receiving a callback', () => {
     ])
   })
 
+  it('opens a state sealed under the wire salt, so a proxy and the deployments behind it may run different versions', async () => {
+    // The literal, not the constant: renaming the salt would strand every state in flight between versions.
+    const state = await sealValue(
+      { origin: 'https://evil.example/auth/callback/standin', random: 'r' },
+      { secrets: [SECRET], salt: 'authchart.redirect-proxy-state', at: Math.floor(Date.now() / 1000) },
+    )
+    const error = await refusedAtProxy(state)
+    expect(error.message).toMatch(/not in redirectProxyOrigins/)
+  })
+
+  it('refuses as undecodable a state sealed with the same secret for another purpose', async () => {
+    const state = await sealValue(
+      { origin: `${PREVIEW}/auth/callback/standin`, random: 'r' },
+      { secrets: [SECRET], salt: '', at: Math.floor(Date.now() / 1000) },
+    )
+    const error = await refusedAtProxy(state)
+    expect(error.message).toBe('State could not be decoded')
+  })
+
   it('treats a callback without state as its own (the flow cookie is then missing), not as undecodable', async () => {
     const config = proxyConfig(standIn())
     const response = await new Client(config, PROXY).send({ path: '/callback/standin', query: { code: 'x' } })
