@@ -88,6 +88,22 @@ describe('decode: the JWE', () => {
     expect(withKid).not.toBe(token)
   })
 
+  // Keys are derived once per (secret, salt) and then read synchronously: a salt no other test
+  // uses makes decode derive it now, on its asynchronous path.
+  it('opens a token without a key id on the first read under a salt, while its key is still being derived', async () => {
+    const salt = `first-read-${randomBytes(6).toString('hex')}`
+    const { key } = await keyFor(SECRET, salt)
+    const token = await new EncryptJWT({ sub: 'u' }).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(key)
+    expect(await decode({ token, secret: [SECRET], salt })).toEqual({ sub: 'u' })
+  })
+
+  it('refuses, saying why, a token no secret matches on the first read under a salt', async () => {
+    const salt = `first-read-${randomBytes(6).toString('hex')}`
+    const { key, kid } = await keyFor(OTHER, salt)
+    const token = encryptCbcHs512(JSON.stringify({ sub: 'u' }), key, kid)
+    await expect(decode({ token, secret: [SECRET], salt })).rejects.toThrow('no matching decryption secret')
+  })
+
   it.each([
     ['the tag', 4],
     ['the ciphertext', 3],

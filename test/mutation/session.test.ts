@@ -10,7 +10,7 @@ import { assertConfig, memoryAuthStore } from '../../core/index.js'
 import { decode, encode } from '../../core/jwt.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { signedInUser } from '../../core/session/current.js'
-import { createSessionRow } from '../../core/session/issue.js'
+import { createSessionRow, issueJwtSession } from '../../core/session/issue.js'
 import { endJwtSessionsOf, isJwtSessionEnded } from '../../core/session/lifecycle.js'
 import { ALICE, authRequest, Client, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
@@ -451,5 +451,56 @@ describe('createSessionRow (the database session a sign-in stores)', () => {
     const { listSessions: _listSessions, ...authjs } = MemoryAdapter(store)
     const plain = await createSessionRow(rowContext(authjs as ReturnType<typeof MemoryAdapter>, { 'user-agent': 'ua' }), ALICE.id)
     expect(store.sessions.get(plain.value)).toEqual({ sessionToken: plain.value, userId: ALICE.id, expires: new Date((T0 + MAX_AGE) * 1000) })
+  })
+})
+
+describe('issueJwtSession (the JWT a sign-in issues)', () => {
+  const account = { provider: 'credentials', type: 'credentials', providerAccountId: 'alice' } as const
+
+  /** Issues a session with a jwt callback that records what it was given, and decodes the token. */
+  async function issue(input: Omit<Parameters<typeof issueJwtSession>[1], 'account'>) {
+    const seen: Record<string, unknown>[] = []
+    const config = testConfig({
+      callbacks: {
+        jwt: (params: Record<string, unknown>) => {
+          seen.push(params)
+          return params.token as never
+        },
+      },
+    })
+    const issued = await issueJwtSession(contextFor(config, ''), { account, ...input })
+    const token = (await decode({ token: issued.value!, secret: SECRET, salt: SESSION_COOKIE }))!
+    return { issued, token, params: seen[0]! }
+  }
+
+  it("starts the token from the user's name, e-mail, picture and id as a string subject", async () => {
+    const { token, params } = await issue({ user: { id: 42 as never, name: 'Alice', email: 'a@example.com', image: 'https://img/a' }, isNewUser: false })
+    expect(params.token).toEqual({ name: 'Alice', email: 'a@example.com', picture: 'https://img/a', sub: '42' })
+    expect(token).toMatchObject({ name: 'Alice', email: 'a@example.com', picture: 'https://img/a', sub: '42' })
+  })
+
+  it('leaves the subject out for a user without an id, rather than the string "undefined"', async () => {
+    const { params } = await issue({ user: { name: 'Alice' } as never, isNewUser: false })
+    expect(params.token).toEqual({ name: 'Alice', email: undefined, picture: undefined, sub: undefined })
+  })
+
+  it('adds the claims it is given (refreshable provider tokens) over the defaults', async () => {
+    const { params } = await issue({ user: { id: 'u1' }, isNewUser: false, claims: { sub: 'other', oauth: { provider: 'op' } } })
+    expect(params.token).toMatchObject({ sub: 'other', oauth: { provider: 'op' } })
+  })
+
+  it('tells the jwt callback signUp and hands it the profile for a new user, signIn and no profile key otherwise', async () => {
+    const profile = { sub: 'p1', email: 'a@example.com' }
+    const first = await issue({ user: { id: 'u1' }, isNewUser: true, profile })
+    expect(first.params).toMatchObject({ trigger: 'signUp', isNewUser: true, profile })
+    const again = await issue({ user: { id: 'u1' }, isNewUser: false })
+    expect(again.params.trigger).toBe('signIn')
+    expect('profile' in again.params).toBe(false)
+  })
+
+  it('expires maxAge after the sign-in', async () => {
+    const { issued, token } = await issue({ user: { id: 'u1' }, isNewUser: false })
+    expect(issued.expires).toBe(T0 + MAX_AGE)
+    expect(token.exp).toBe(T0 + MAX_AGE)
   })
 })
