@@ -462,9 +462,9 @@ describe('issueJwtSession (the JWT a sign-in issues)', () => {
     const seen: Record<string, unknown>[] = []
     const config = testConfig({
       callbacks: {
-        jwt: (params: Record<string, unknown>) => {
-          seen.push(params)
-          return params.token as never
+        jwt: (params) => {
+          seen.push({ ...params })
+          return params.token
         },
       },
     })
