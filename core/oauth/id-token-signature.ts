@@ -3,9 +3,10 @@
  * as oauth4webapi cached it. Web Crypto verifies on Node's thread pool: for one RSA signature the
  * hop costs more than the arithmetic. This is only a fast path: it answers `true` when the
  * signature verifies under the one key oauth4webapi would select from a fresh cached key set, and
- * `false` for anything else (no cache, an old one, no key or several, an algorithm it does not
- * handle, a bad signature), which sends the token through oauth4webapi's own check, key refetch and
- * error.
+ * `false` for anything else (no cache, an old one, no key or several, a key oauth4webapi would not
+ * import or use, an algorithm it does not handle, a bad signature), which sends the token through
+ * oauth4webapi's own check, key refetch and error. It must never be more lenient than that check:
+ * a `true` here is the whole signature check of the ID token.
  *
  * @module
  */
