@@ -99,7 +99,7 @@ function candidatesOf(keys: readonly Jwk[], alg: string, kid: unknown, spec: Jws
  */
 export function idTokenSignatureVerifiedNow(cache: oauth.JWKSCacheInput, idToken: string, now = Date.now()): boolean {
   const crypto = syncCrypto
-  // Stryker disable next-line ConditionalExpression: false is equivalent, syncCrypto is a module constant: without verify or createPublicKey the calls below throw inside their try blocks and answer false too (the `return false` itself is checked with a stubbed runtime)
+  // Stryker disable next-line ConditionalExpression: false is equivalent, syncCrypto is a module constant: without verify or createPublicKey the calls below throw inside their try blocks and answer false too (the `return false` itself is checked with a stubbed runtime; the operand variants, killed by test/mutation/webcrypto.test.ts, are hidden with it)
   if (!crypto?.verify || !crypto.createPublicKey) return false
   const { jwks, uat } = cache as Partial<oauth.ExportedJWKSCache>
   if (typeof uat !== 'number' || Math.floor(now / 1000) - uat >= JWKS_MAX_AGE) return false
@@ -122,7 +122,7 @@ export function idTokenSignatureVerifiedNow(cache: oauth.JWKSCacheInput, idToken
   const candidates = candidatesOf(jwks.keys as Jwk[], header.alg, header.kid, spec)
   if (candidates.length !== 1) return false
   const key = keyObjectOf(candidates[0]!)
-  // Stryker disable next-line ConditionalExpression: false is equivalent, crypto.verify refuses a null key with ERR_INVALID_ARG_TYPE, caught below as false
+  // Stryker disable next-line ConditionalExpression: false is equivalent, crypto.verify refuses a null key with ERR_INVALID_ARG_TYPE, caught below as false (the killed true variant is hidden with it)
   if (key === null) return false
   const data = new TextEncoder().encode(`${encodedHeader}.${payload}`)
   const saltLength = spec.pss ? Number(spec.hash!.slice(3)) >> 3 : undefined
@@ -133,7 +133,7 @@ export function idTokenSignatureVerifiedNow(cache: oauth.JWKSCacheInput, idToken
       {
         key,
         ...(spec.pss ? { padding: RSA_PKCS1_PSS_PADDING, saltLength: saltLength! } : {}),
-        // Stryker disable next-line ConditionalExpression: true is equivalent, node:crypto reads dsaEncoding for (EC)DSA keys only: RSA and Ed25519 verify the same with it
+        // Stryker disable next-line ConditionalExpression: true is equivalent, node:crypto reads dsaEncoding for (EC)DSA keys only: RSA and Ed25519 verify the same with it (the false variant, killed by the ES* tests, is hidden with it)
         ...(spec.kty === 'EC' ? { dsaEncoding: 'ieee-p1363' as const } : {}),
       },
       signature,
