@@ -133,6 +133,15 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
     expect(String(answer.headers['set-cookie'])).toContain(`${SESSION}=`)
   })
 
+  it.each(['an absolute-form target', 'a sign-in without a CSRF token', 'a forged X-Forwarded-Host on the sign-in page'])(
+    'refuses %s on the native path: no session cookie, no redirect off the origin',
+    async (name) => {
+      const answer = await answerOf(native, cases.find(([caseName]) => caseName === name)![1]())
+      expect(String(answer.headers['set-cookie'] ?? '')).not.toContain(`${SESSION}=ey`)
+      expect(String(answer.headers.location ?? '')).not.toContain('evil.example')
+    },
+  )
+
   it('reads the session of a valid cookie (the comparison above is not of two empty answers)', async () => {
     const answer = await answerOf(native, { url: '/auth/session', headers: { ...host, cookie: sessionCookie } })
     expect(JSON.parse(answer.body)).toMatchObject({ user: { name: 'Alice' } })
