@@ -47,13 +47,18 @@ function checkedName(name: string): string {
  * @throws {TypeError} for a value a web `Headers` refuses.
  */
 function checkedValue(value: string): string {
-  // Looking at the two ends first: a long cookie is not scanned twice to trim nothing.
-  const trimmed =
-    value.length > 0 && (isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)))
-      ? value.replace(HTTP_WHITESPACE_EDGES, '')
-      : value
+  const trimmed = trimHttpWhitespace(value)
   if (FORBIDDEN_IN_VALUE.test(trimmed)) throw new TypeError('invalid header value')
   return trimmed
+}
+
+/**
+ * A header value with HTTP whitespace trimmed at both ends, as a web `Headers` stores it. The two
+ * ends are looked at first, so a long cookie is not scanned to trim nothing.
+ */
+export function trimHttpWhitespace(value: string): string {
+  const edges = value.length > 0 && (isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)))
+  return edges ? value.replace(HTTP_WHITESPACE_EDGES, '') : value
 }
 
 const isHttpWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d

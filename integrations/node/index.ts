@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { Answer } from '../../core/http/answer.js'
+import { trimHttpWhitespace, type Answer } from '../../core/http/answer.js'
 import { MAX_BODY_BYTES, setClientAddress, type RequestSource } from '../../core/http/request.js'
 import { RequestError } from '../../core/errors.js'
 
@@ -42,15 +42,11 @@ export function toWebRequest(request: NodeRequest, url: URL): Request {
   return request.clientAddress ? setClientAddress(web, request.clientAddress) : web
 }
 
-/** Whether a character code is HTTP whitespace, which a web `Headers` trims from values. */
-const isHttpWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
-
 /** One header value as `Headers.get` gives it: trimmed, repeated values joined with `, `. */
 function headerValue(value: string | string[] | undefined): string | null {
   if (value === undefined) return null
   if (Array.isArray(value)) return value.map((item) => headerValue(item)).join(', ')
-  const edges = value.length > 0 && (isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)))
-  return edges ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '') : value
+  return trimHttpWhitespace(value)
 }
 
 /**
