@@ -16,7 +16,7 @@ import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../email/
 import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
-import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
+import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
@@ -24,6 +24,7 @@ import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './webauthn.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
 interface EmailProvider {
@@ -77,7 +78,8 @@ const requestEmail = (trigger: { email?: unknown }): unknown => trigger.email
  * Stores an e-mail user once the address is verified (reference §5.2, callback step 4): an existing
  * user gets `emailVerified` now (`events.updateUser`), and a database session of someone else in
  * this browser is ended; otherwise the user is created verified (`events.createUser`, a new user).
- * No account row is linked, as in Auth.js.
+ * No account row is linked, as in Auth.js. A user signed up with a passkey for an address nobody
+ * verified is refused (`AccountNotLinked`), never adopted: see {@link isUnverifiedPasskeyUser}.
  */
 export async function storeEmailUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const adapter = ctx.config.adapter!
@@ -86,6 +88,14 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
   const existing = await adapter.getUserByEmail!(verified.email)
   let user: AdapterUser
   let isNewUser = false
+  if (existing && (await isUnverifiedPasskeyUser(adapter, existing))) {
+    ctx.logger.error(
+      new AccountNotLinked('The account with this e-mail address signed up with a passkey and never verified the address', {
+        provider: context.providerId,
+      }),
+    )
+    return { notLinked: 'AccountNotLinked' }
+  }
   if (existing) {
     const sessionToken = ctx.sessionCookie.value
     if (ctx.config.session.strategy === 'database' && sessionToken) {

@@ -209,6 +209,21 @@ function storedAuthenticator(a: AdapterAuthenticator): Record<string, unknown> {
 }
 
 /**
+ * Whether `user` was signed up with a passkey for an address nobody verified: its address is not
+ * verified and a passkey opens it. Such a user is never adopted by its address, by the e-mail
+ * flow, OAuth or credentials linking: whoever typed the address at sign-up never proved it was
+ * theirs, and the passkey they hold would still open the account the address's owner then uses
+ * (a pre-account takeover). Any passkey counts, also one added later: the holder of such an
+ * account can add passkeys and link accounts of their own, so nothing else about it tells the
+ * address's owner apart from someone who squats it.
+ */
+export async function isUnverifiedPasskeyUser(adapter: Adapter, user: AdapterUser): Promise<boolean> {
+  if (user.emailVerified || !adapter.listAuthenticatorsByUserId) return false
+  const passkeys = await adapter.listAuthenticatorsByUserId(String(user.id))
+  return passkeys.length > 0
+}
+
+/**
  * Stores a passkey sign-in's user (reference §5.4). An assertion signs in the passkey's user,
  * refused when someone else is signed in. A registration links the new passkey's account and
  * stores the authenticator: for a signed-in user adding a passkey, only while the same user is
