@@ -62,6 +62,23 @@ const sessionUserOf = (store: MemoryStore, client: Client) => {
 }
 
 describe('a passkey sign-up under the victim’s address does not become the victim’s account', () => {
+  it('with an e-mail provider: the victim’s e-mail link never lands in a user Mallory’s passkey opens', async () => {
+    const store = createMemoryStore()
+    const outbox: Outbox = []
+    const config = passkeyConfig(store, { providers: [Passkey(), mailbox(outbox)] })
+    const mallory = await malloryTriesToSignUp(config, VICTIM)
+    expect(store.authenticators.size, 'no passkey is registered under an address whose mail Mallory cannot read').toBe(0)
+
+    const victim = new EmailClient(config)
+    await victim.requestLink(VICTIM)
+    await victim.confirm(lastLink(outbox))
+    const victimUser = sessionUserOf(store, victim)
+    expect(victimUser, 'the victim is signed in').toBeDefined()
+    // Nobody's passkey but the victim's own may open the victim's account: it has none.
+    expect([...store.authenticators.values()].filter((a) => a.userId === victimUser)).toEqual([])
+    expect(await userMallorysPasskeyOpens(store, mallory)).not.toBe(victimUser)
+  })
+
   it('an unverified passkey account from before an e-mail provider was configured is not adopted by the victim’s e-mail link', async () => {
     const store = createMemoryStore()
     const mallory = await malloryTriesToSignUp(passkeyConfig(store), VICTIM)
