@@ -323,9 +323,10 @@ export const webauthnSignInMachine = setup({
       return { tokenHash: event.output.tokenHash, codeHash: event.output.codeHash, codeExpires: event.output.expires }
     }),
     rejectCode: assign({ codeRejected: true }),
+    // The code is spent: its hashes need not travel on in the cookie.
     markAddressVerified: assign(({ event }) => {
       assertEvent(event, 'spendToken.done')
-      return { emailVerified: event.at, codeRejected: false }
+      return { emailVerified: event.at, codeRejected: false, tokenHash: null, codeHash: null }
     }),
     chooseAuthentication: assign({ ceremony: 'authenticate' as const }),
     chooseRegistration: assign({ ceremony: 'register' as const }),
