@@ -27,7 +27,7 @@ import {
   type Struct,
 } from 'superstruct'
 import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
+import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
 import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
@@ -95,6 +95,8 @@ const coreContextSchema = {
 
 /** Context of the built-in completion machine. */
 export const SignInCompletionContext = object(coreContextSchema)
+/** The completion's own context fields, read off its struct: no extension may write them. */
+export const CORE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(SignInCompletionContext.schema))
 export type SignInCompletionTag = 'awaitsRequest' | `effect.${(typeof CORE_EFFECTS)[number]}`
 export type SignInCompletionContext = Infer<typeof SignInCompletionContext>
 
@@ -337,12 +339,40 @@ function targetsOf(transition: unknown): string[] {
   })
 }
 
+function actionsOf(transition: unknown): unknown[] {
+  const list = Array.isArray(transition) ? transition : [transition]
+  return list.flatMap((candidate) => {
+    if (!candidate || typeof candidate !== 'object' || !('actions' in candidate)) return []
+    const own = (candidate as { actions?: unknown }).actions
+    return own === undefined ? [] : Array.isArray(own) ? own : [own]
+  })
+}
+
+/**
+ * What is wrong with an action an extension runs, if anything: it must be an `assign` in the
+ * property form (so the fields it writes are known at load), and none of them a core field.
+ */
+function assignProblem(action: unknown, ownFields: ReadonlySet<string>): string | undefined {
+  const { type, assignment } = (action ?? {}) as { type?: unknown; assignment?: unknown }
+  if (typeof action !== 'function' || type !== 'xstate.assign') return 'is not an assign: effects belong in effect states'
+  if (typeof assignment === 'function' || !assignment || typeof assignment !== 'object') {
+    return 'computes which fields it writes: write assign({ <field>: ({ event }) => … }) so they are known at load'
+  }
+  for (const field of Object.keys(assignment)) {
+    if (CORE_CONTEXT_FIELDS.has(field)) return `writes the core field "${field}"`
+    if (!ownFields.has(field)) return `writes "${field}", which its context does not declare`
+  }
+  return undefined
+}
+
 /**
  * Checks an extension before it is inserted: it may not bypass the core's security steps.
  *
  * @throws {ExtensionError} when a state targets a core state, is final, uses `invoke`, `after`,
  *   eventless or entry/exit actions, names a core effect, collides with a core state or context
- *   field, waits for a request without declaring its step, or uses an action other than `assign`.
+ *   field, waits for a request without declaring its step, answers with a `meta.outcome` other
+ *   than its step page, or runs an action other than one of its own `assign`s, or an `assign`
+ *   that writes a core context field (a written `amr` would make a password-only JWT `aal: 2`).
  */
 export function validateExtension(extension: CompletionExtension, coreStates: readonly string[]): void {
   const fail = (message: string): never => {
@@ -355,6 +385,8 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
   }
   const own = Object.keys(extension.states ?? {})
   if (own.length === 0) fail('has no states')
+  const ownFields = new Set(Object.keys(extension.context?.schema ?? {}))
+  const ownActions = extension.actions ?? {}
   if (!own.includes(extension.initial)) fail(`its initial state "${extension.initial}" is not one of its states`)
   for (const key of own) {
     if (coreStates.includes(key)) fail(`state "${key}" would replace a state of the sign-in completion`)
@@ -387,24 +419,39 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
     } else if (effects.length === 0) {
       fail(`state "${key}" neither waits for a request nor runs an effect`)
     }
+    // A waiting state's answer is its step page; any other outcome (a session cookie, a redirect)
+    // would be decided by the extension, before or around the second factor.
+    if (state.meta && typeof state.meta === 'object' && 'outcome' in state.meta) {
+      if (!tags.includes('awaitsRequest')) fail(`state "${key}" has a meta.outcome, which only a waiting state shows (its step page)`)
+      if (state.meta.outcome !== toStepPage) {
+        fail(`state "${key}" answers with its own meta.outcome: a waiting state shows its step page (leave meta.outcome out, or write toStepPage)`)
+      }
+    }
     for (const [event, transition] of Object.entries(state.on ?? {})) {
       for (const target of targetsOf(transition)) {
         if (target !== CONTINUE && target !== DENY && !own.includes(target)) {
           fail(`state "${key}" on "${event}" targets "${target}": only its own states, "${CONTINUE}" or "${DENY}"`)
         }
       }
+      for (const action of actionsOf(transition)) {
+        if (typeof action === 'string') {
+          if (!Object.hasOwn(ownActions, action)) fail(`state "${key}" on "${event}" names the action "${action}", which is not its own`)
+          continue
+        }
+        const problem = assignProblem(action, ownFields)
+        if (problem) fail(`state "${key}" on "${event}": its action ${problem}`)
+      }
     }
   }
-  for (const [name, action] of Object.entries(extension.actions ?? {})) {
-    if ((action as { type?: unknown })?.type !== 'xstate.assign') {
-      fail(`action "${name}" is not an assign: effects belong in effect states`)
-    }
+  for (const [name, action] of Object.entries(ownActions)) {
+    const problem = assignProblem(action, ownFields)
+    if (problem) fail(`action "${name}" ${problem}`)
   }
   for (const name of [...Object.keys(extension.guards ?? {}), ...Object.keys(extension.actions ?? {})]) {
     if (name in guards || name in actions) fail(`"${name}" would replace a guard or action of the sign-in completion`)
   }
-  for (const field of Object.keys(extension.context?.schema ?? {})) {
-    if (field in coreContextSchema) fail(`context field "${field}" would replace one of the sign-in completion`)
+  for (const field of [...Object.keys(extension.context?.schema ?? {}), ...Object.keys(extension.context?.initial ?? {})]) {
+    if (CORE_CONTEXT_FIELDS.has(field)) fail(`context field "${field}" would replace one of the sign-in completion`)
   }
 }
 
@@ -432,7 +479,8 @@ function wireExtension(
     for (const [event, transition] of Object.entries(state.on ?? {})) {
       on[event] = (Array.isArray(transition) ? transition : [transition]).flatMap(rewrite)
     }
-    states[key] = { ...state, on }
+    const waiting = state.tags === AWAITS_REQUEST || (Array.isArray(state.tags) && state.tags.includes(AWAITS_REQUEST))
+    states[key] = { ...state, ...(waiting ? { meta: { ...state.meta, outcome: toStepPage } } : {}), on }
   }
   return states
 }
