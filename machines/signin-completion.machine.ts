@@ -7,7 +7,8 @@
  * A first-factor machine has no way to issue a session itself: it can only end in a handoff to this
  * machine, so the gate and every step inserted here reach every way of signing in (OWASP ASVS 5.0
  * §6.3.4). Applications insert states at three extension points — after the first factor (before
- * the gate), after a first sign-in, and before the session — with {@link buildSignInCompletion};
+ * the gate), after the first sign-in (until the user has completed the step once, at its version),
+ * and before the session — with {@link buildSignInCompletion};
  * their states can only leave through {@link CONTINUE} (on to the next step) or {@link DENY}, so
  * they can neither skip the gate nor issue a session (ASVS §2.3.1: steps in order, none skipped).
  *
@@ -50,6 +51,10 @@ export const DENY = '$deny'
 export const SESSION_ISSUING_STATES = ['issuingSession', 'creatingDatabaseSession'] as const
 /** The second-factor gate. */
 export const SECOND_FACTOR_GATE = 'checkingSecondFactor'
+
+/** With a step at `afterFirstSignIn`: the states that decide whether it runs, and record it ran. */
+const FIRST_SIGN_IN_STEP_CHECK = 'checkingFirstSignInStep'
+const FIRST_SIGN_IN_STEP_RECORD = 'recordingFirstSignInStep'
 
 /** Settings the HTTP layer copies from the config into the handoff event. */
 export const SignInPolicy = object({
@@ -119,6 +124,8 @@ export type SignInCompletionEvent =
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
   | EffectDone<'emitSignInEvent', null>
+  | EffectResult<'findCompletedStep', { pending: boolean }, 'threw'>
+  | EffectResult<'recordCompletedStep', null, 'threw'>
 
 /** The effects of the built-in chart; extensions may not name them. */
 export const CORE_EFFECTS = [
@@ -130,6 +137,8 @@ export const CORE_EFFECTS = [
   'issueSession',
   'createDatabaseSession',
   'emitSignInEvent',
+  'findCompletedStep',
+  'recordCompletedStep',
 ] as const
 
 const initialContext: SignInCompletionContext = {
@@ -218,6 +227,11 @@ const guards = {
     return event.reason === 'exhausted'
   },
   isNewUser: ({ context }: { context: SignInCompletionContext }) => context.isNewUser,
+  /** The user has not completed the step after the first sign-in at its current version. */
+  isFirstSignInStepPending: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'findCompletedStep.done')
+    return event.output.pending
+  },
   isNewUserWithPage: ({ context }: { context: SignInCompletionContext }) =>
     context.isNewUser && context.policy?.newUserUrl != null,
 }
@@ -278,6 +292,8 @@ const actions = {
       'verifySecondFactor.failed',
       'issueSession.failed',
       'createDatabaseSession.failed',
+      'findCompletedStep.failed',
+      'recordCompletedStep.failed',
     ])
     return {
       credentials: null,
@@ -307,6 +323,11 @@ export interface CompletionExtension {
   id: string
   /** Bump it when the states change: flows sealed by another version are refused cleanly. */
   version: string
+  /**
+   * At `afterFirstSignIn`: the version a user's completion of the step is recorded under (default
+   * {@link CompletionExtension.version}); a new one asks every user again.
+   */
+  stepVersion?: string
   at: ExtensionPoint
   /** The first state entered at the extension point. */
   initial: string
@@ -380,6 +401,9 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
   }
   if (!/^[A-Za-z0-9-]+$/.test(extension.id ?? '')) fail('needs an id of letters, digits and "-"')
   if (!/^[A-Za-z0-9.-]+$/.test(extension.version ?? '')) fail('needs a version (letters, digits, ".", "-")')
+  if (extension.stepVersion !== undefined && (typeof extension.stepVersion !== 'string' || extension.stepVersion === '')) {
+    fail('stepVersion must be a non-empty string')
+  }
   if (!EXTENSION_POINTS.includes(extension.at)) {
     fail(`"at" must be one of ${EXTENSION_POINTS.join(', ')}`)
   }
@@ -512,10 +536,33 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
   const toPrepare = [{ target: 'preparingSession' }]
   const beforeSession = at('beforeSession')
   const toBeforeSession = beforeSession ? [{ target: beforeSession.initial }] : toPrepare
+  // A step after the first sign-in runs until the user has completed it once at its version, not
+  // while the user row is new: one declined or abandoned is asked again, on any way of signing in.
   const afterFirstSignIn = at('afterFirstSignIn')
-  const toAfterFirstSignIn = afterFirstSignIn
-    ? [{ guard: 'isNewUser', target: afterFirstSignIn.initial }, ...toBeforeSession]
-    : toBeforeSession
+  const toAfterFirstSignIn = afterFirstSignIn ? [{ target: FIRST_SIGN_IN_STEP_CHECK }] : toBeforeSession
+  const firstSignInStates = afterFirstSignIn
+    ? {
+        [FIRST_SIGN_IN_STEP_CHECK]: {
+          tags: 'effect.findCompletedStep',
+          description: `Looks up whether the user has completed "${afterFirstSignIn.id}" at its current version.`,
+          on: {
+            'findCompletedStep.done': [
+              { guard: 'isFirstSignInStepPending', target: afterFirstSignIn.initial },
+              ...toBeforeSession,
+            ],
+            'findCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
+          },
+        },
+        [FIRST_SIGN_IN_STEP_RECORD]: {
+          tags: 'effect.recordCompletedStep',
+          description: `Records that the user completed "${afterFirstSignIn.id}" at its current version.`,
+          on: {
+            'recordCompletedStep.done': toBeforeSession,
+            'recordCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
+          },
+        },
+      }
+    : {}
   const toGate = [{ target: SECOND_FACTOR_GATE }]
   const afterFirstFactor = at('afterFirstFactor')
   const toAfterFirstFactor = afterFirstFactor ? [{ target: afterFirstFactor.initial }] : toGate
@@ -524,7 +571,8 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
 
   const extensionStates = {
     ...(afterFirstFactor ? wireExtension(afterFirstFactor, toGate) : {}),
-    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, toBeforeSession) : {}),
+    ...firstSignInStates,
+    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, [{ target: FIRST_SIGN_IN_STEP_RECORD }]) : {}),
     ...(beforeSession ? wireExtension(beforeSession, toPrepare) : {}),
   }
   const version = [SIGN_IN_COMPLETION_VERSION, ...extensions.map((e) => `${e.id}@${e.version}`)].join('+')
@@ -684,6 +732,8 @@ const CORE_STATE_KEYS = [
   'awaitingSecondFactor',
   'verifyingSecondFactor',
   'preparingSession',
+  FIRST_SIGN_IN_STEP_CHECK,
+  FIRST_SIGN_IN_STEP_RECORD,
   ...SESSION_ISSUING_STATES,
   'announcingSignIn',
   'signedIn',
