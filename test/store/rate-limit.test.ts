@@ -3,9 +3,11 @@
  * (IPv6 per /64), counted before `authorize` so an attempt over the limit costs the application
  * nothing and tells an attacker nothing about the account.
  */
-import { describe, expect, it } from 'vitest'
+import Fastify from 'fastify'
+import { afterAll, describe, expect, it } from 'vitest'
 import { Auth, setClientAddress } from '../../core/index.js'
 import { addressBucket } from '../../core/store/limits.js'
+import { fastifyAuth } from '../../integrations/fastify/index.js'
 import { authRequest, CookieJar, credentialsProvider, ALICE, ORIGIN, testConfig } from '../fixtures/http.js'
 
 type Config = ReturnType<typeof testConfig>
@@ -173,5 +175,57 @@ describe('credentials of other shapes than strings and numbers', () => {
       expect(url.searchParams.get('code')).toBe('rate_limited')
     }
     expect(calls).toHaveLength(10)
+  })
+})
+
+/**
+ * Issue 24, finding 12: the per-client limit counts the address the integration gives. With
+ * Fastify's `trustProxy: true` that is the leftmost `X-Forwarded-For` entry, which the client
+ * writes; the proxies' addresses take the entry the proxy appended. What README says under
+ * "Which client address is counted".
+ */
+describe('the client address behind a proxy (Fastify)', () => {
+  const apps: ReturnType<typeof Fastify>[] = []
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()))
+  })
+
+  async function limitedApp(trustProxy: boolean | string | string[]) {
+    const app = Fastify({ trustProxy })
+    apps.push(app)
+    await app.register(fastifyAuth, testConfig({ rateLimit: { credentials: { perAddress: 3 } } }))
+    /** A wrong password from `remoteAddress` (the proxy, 10.0.0.1, by default) with an X-Forwarded-For. */
+    return async (forwardedFor: string, username: string, remoteAddress = '10.0.0.1') => {
+      const headers = { 'x-forwarded-for': forwardedFor }
+      const csrf = await app.inject({ method: 'GET', url: '/auth/csrf', remoteAddress, headers })
+      const cookie = ([] as string[]).concat(csrf.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ')
+      const response = await app.inject({
+        method: 'POST',
+        url: '/auth/callback/credentials',
+        remoteAddress,
+        headers: { ...headers, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ csrfToken: csrf.json<{ csrfToken: string }>().csrfToken, username, password: 'wrong' }).toString(),
+      })
+      return new URL(response.headers.location as string).searchParams.get('code')
+    }
+  }
+
+  it('with trustProxy: true, lets a client choose a new address for every attempt', async () => {
+    const post = await limitedApp(true)
+    const codes = []
+    for (let i = 0; i < 6; i++) codes.push(await post(`198.51.100.${i}, 203.0.113.9`, `user-${i}`))
+    expect(codes).toEqual(Array(6).fill('credentials'))
+  })
+
+  it.each([['10.0.0.1'], [['10.0.0.0/8']]])('with trustProxy: %j, counts the address the proxy appended', async (trustProxy) => {
+    const post = await limitedApp(trustProxy)
+    const codes = []
+    for (let i = 0; i < 4; i++) codes.push(await post(`198.51.100.${i}, 203.0.113.9`, `user-${i}`))
+    expect(codes).toEqual(['credentials', 'credentials', 'credentials', 'rate_limited'])
+    // Another client behind the same proxy is counted apart; a client reaching the app directly is
+    // counted by its own address, whatever it writes in X-Forwarded-For.
+    expect(await post('203.0.113.10', 'user-9')).toBe('credentials')
+    for (let i = 0; i < 3; i++) await post('203.0.113.9', `direct-${i}`, '192.0.2.50')
+    expect(await post('203.0.113.11', 'direct-9', '192.0.2.50')).toBe('rate_limited')
   })
 })
