@@ -76,6 +76,9 @@ describe('the mailbox a send is counted against', () => {
     ['alice@gmail.com.', 'alice@gmail.com'],
     ['alice@example.com..', 'alice@example.com'],
     ['+tag@example.com', '@example.com'],
+    ['alice@bücher.de', 'alice@xn--bcher-kva.de'],
+    ['alice+x@XN--BCHER-KVA.DE.', 'alice@xn--bcher-kva.de'],
+    ['alice@[192.0.2.1]', 'alice@[192.0.2.1]'],
     ['no-at-sign', 'no-at-sign'],
   ])('%s → %s', (address, mailbox) => {
     expect(mailboxOf(address)).toBe(mailbox)
