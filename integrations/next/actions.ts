@@ -44,6 +44,10 @@ const DROPPED_HEADERS = ['content-length', 'content-type', 'transfer-encoding', 
 async function context(prepared: NextPrepared) {
   const headers = new Headers(await nextHeaders())
   for (const name of DROPPED_HEADERS) headers.delete(name)
+  // The cookies as the action has left them so far (an update before a sign-out, say).
+  const cookie = (await nextCookies()).toString()
+  if (cookie) headers.set('cookie', cookie)
+  else headers.delete('cookie')
   const origin = originOf(prepared, headers)
   const sameSite = isSameOrigin({ headers } as Request, [origin, prepared.origin])
   return { headers, origin, sameSite, base: `${origin}${baseOf(prepared.config)}` }

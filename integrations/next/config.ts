@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { NextRequest } from 'next/server.js'
 import { setEnvDefaults, type EnvObject } from '../../core/env.js'
 import { raw } from '../../core/symbols.js'
 import type { AuthConfig, Awaitable, Session } from '../../core/types.js'
@@ -20,8 +21,8 @@ export interface NextAuthConfig extends Omit<IntegrationConfig, 'callbacks'> {
      * it is (a redirect to a page of its own, a 401).
      */
     authorized?: (params: {
-      /** The request to authorize (a `NextRequest`). */
-      request: Request & { nextUrl: URL }
+      /** The request to authorize. */
+      request: NextRequest
       /** The session of the request, or `null`. */
       auth: Session | null
     }) => Awaitable<boolean | Response | undefined>
@@ -89,23 +90,16 @@ export async function prepareFor<R>(source: NextAuthConfigSource<R>, request: R 
 }
 
 /**
- * The protocol Next.js detected for a request, by its own rule (`next start` sets
- * `X-Forwarded-Proto` from the connection when no proxy did, and takes any value naming `https`).
- */
-export function nextProtocol(headers: Headers): string {
-  return headers.get('x-forwarded-proto')?.includes('https') ? 'https:' : 'http:'
-}
-
-/**
- * The origin a request is answered for: `AUTH_URL`'s, else its `Host` with the protocol Next
- * detected (`X-Forwarded-Host` only with `AUTH_TRUST_PROXY=true`). Never Next's own request URL,
- * whose host on a self-hosted `next start` is the server's listening name (`localhost`), not the
- * one the browser asked for: a sign-in that returned there would leave the site.
+ * The origin a request is answered for: `AUTH_URL`'s, else its `Host` over `http:`, the protocol
+ * `next start` serves (HTTPS reaches it only through a proxy: `X-Forwarded-Host` and
+ * `X-Forwarded-Proto` count with `AUTH_TRUST_PROXY=true` or on Vercel). Never Next's own request
+ * URL, whose host on a self-hosted `next start` is the server's listening name (`localhost`), not
+ * the one the browser asked for, and whose protocol follows any `X-Forwarded-Proto` a client sends.
  *
  * @throws {RequestError} 400 when the origin must be detected and the host is malformed.
  */
 export function originOf(prepared: NextPrepared, headers: Headers): string {
-  return prepared.origin ?? originFromHeaders(headers, nextProtocol(headers), prepared.trustForwarded)
+  return prepared.origin ?? originFromHeaders(headers, 'http:', prepared.trustForwarded)
 }
 
 /** `basePath` without a trailing slash (`''` for `/`). */

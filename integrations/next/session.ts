@@ -88,7 +88,10 @@ async function setCookiesIfAllowed(cookies: readonly Cookie[]): Promise<void> {
 
 async function serverComponentSession(prepared: NextPrepared): Promise<Session | null> {
   const headers = await nextHeaders()
-  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), headers.get('cookie'))
+  // The cookies as they are now: a server action that just updated the session re-renders the
+  // page in the same request, whose `Cookie` header still holds the old one (next-auth reads it).
+  const cookie = (await nextCookies()).toString()
+  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), cookie || null)
   await setCookiesIfAllowed(cookies)
   return session
 }

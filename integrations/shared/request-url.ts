@@ -88,13 +88,14 @@ export function requestUrl(target: string, configured: string | undefined, detec
 
 /**
  * For frameworks with no proxy setting of their own (Next.js, Hono): whether the deployment says a
- * proxy in front of it sets `X-Forwarded-Host` and `X-Forwarded-Proto` (`AUTH_TRUST_PROXY=true`).
- * `AUTH_TRUST_HOST` does not say that: a self-hosted app without `AUTH_URL` needs it only to answer
- * for its own `Host`, and a forged `X-Forwarded-Host` would otherwise choose the host of the links
- * it e-mails and the redirects it sends.
+ * proxy in front of it sets `X-Forwarded-Host` and `X-Forwarded-Proto` (`AUTH_TRUST_PROXY=true`),
+ * or runs on Vercel, whose edge writes them itself. `AUTH_TRUST_HOST` does not say that: a
+ * self-hosted app without `AUTH_URL` needs it only to answer for its own `Host`, and a forged
+ * `X-Forwarded-Host` would otherwise choose the host of the links it e-mails and the redirects it
+ * sends.
  */
 export function trustsForwardedHeaders(env: EnvObject): boolean {
-  return env.AUTH_TRUST_PROXY === 'true' || env.AUTH_TRUST_PROXY === '1'
+  return env.AUTH_TRUST_PROXY === 'true' || env.AUTH_TRUST_PROXY === '1' || Boolean(env.VERCEL)
 }
 
 const firstValue = (headers: Headers, name: string) => headers.get(name)?.split(',')[0]?.trim() || undefined

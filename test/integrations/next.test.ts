@@ -40,22 +40,26 @@ describe('authchart/next route handlers', () => {
     expect(page).not.toContain('localhost:3000')
   })
 
-  it('do not follow a forged X-Forwarded-Host, with AUTH_TRUST_HOST set', async () => {
+  it('do not follow a forged X-Forwarded-Host or -Proto, with AUTH_TRUST_HOST set', async () => {
     vi.stubEnv('AUTH_TRUST_HOST', 'true')
     const { handlers } = NextAuth(config())
-    const response = await handlers.GET(request('/api/auth/signin', { 'x-forwarded-host': 'evil.example' }))
+    const forged = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+    const response = await handlers.GET(request('/api/auth/signin', forged))
     const page = await response.text()
     expect(page).not.toContain('evil.example')
     expect(page).toContain(`action="http://${HOST}/api/auth/callback/credentials"`)
   })
 
-  it('follow X-Forwarded-Host and -Proto when the deployment says its proxy sets them (AUTH_TRUST_PROXY=true)', async () => {
-    vi.stubEnv('AUTH_TRUST_PROXY', 'true')
-    const { handlers } = NextAuth(config())
-    const forwarded = { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }
-    const page = await (await handlers.GET(request('/api/auth/signin', forwarded))).text()
-    expect(page).toContain('action="https://public.example/api/auth/callback/credentials"')
-  })
+  it.each([['AUTH_TRUST_PROXY', 'true'], ['VERCEL', '1']])(
+    'follow X-Forwarded-Host and -Proto when the deployment says a proxy sets them (%s=%s)',
+    async (name, value) => {
+      vi.stubEnv(name, value)
+      const { handlers } = NextAuth(config())
+      const forwarded = { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }
+      const page = await (await handlers.GET(request('/api/auth/signin', forwarded))).text()
+      expect(page).toContain('action="https://public.example/api/auth/callback/credentials"')
+    },
+  )
 
   it('answer for AUTH_URL whatever the Host, with its path as the base path (as next-auth)', async () => {
     vi.stubEnv('AUTH_URL', 'https://pinned.example/custom/auth')

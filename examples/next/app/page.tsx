@@ -13,7 +13,7 @@ export default async function Home() {
   }
   return (
     <main>
-      <p id="who">Signed in as {session.user.name}</p>
+      <p id="who">{`Signed in as ${session.user.name}`}</p>
       <form
         action={async () => {
           'use server'

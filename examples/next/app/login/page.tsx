@@ -9,7 +9,7 @@ export default async function Login({ searchParams }: { searchParams: Search }) 
   const { callbackUrl = '/', error } = await searchParams
   return (
     <main>
-      {error && <p id="error">Sign-in failed: {error}</p>}
+      {error && <p id="error">{`Sign-in failed: ${error}`}</p>}
       <form
         action={async (formData: FormData) => {
           'use server'
@@ -30,7 +30,12 @@ export default async function Login({ searchParams }: { searchParams: Search }) 
       <form
         action={async () => {
           'use server'
-          await signIn('op', { redirectTo: callbackUrl })
+          try {
+            await signIn('op', { redirectTo: callbackUrl })
+          } catch (error) {
+            if (error instanceof AuthError) redirect(`/login?error=${error.type}`)
+            throw error
+          }
         }}
       >
         <button id="signin-op">Sign in with Test OP</button>
