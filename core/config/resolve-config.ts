@@ -41,7 +41,7 @@ import { memoryAuthStore, type AuthStore } from '../store/index.js'
 import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct, SECRET_HINT, type ValidatedConfig } from './structs.js'
+import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
 export interface ResolvedProvider {
@@ -211,14 +211,25 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
 }
 
 /**
+ * Auth.js's message, exactly: applications match on it. How to make a secret is the default
+ * logger's second line (`[auth][hint]`) and the README's.
+ */
+const MISSING_SECRET_MESSAGE = 'Please define a `secret`'
+
+/** No secret at all: unset, empty, or `[]` (what `setEnvDefaults` leaves without `AUTH_SECRET`). */
+function isEmptySecret(value: unknown): boolean {
+  return value === undefined || value === '' || (Array.isArray(value) && value.length === 0)
+}
+
+/**
  * A `ConfigError` for a failed validation that carries no received value. superstruct's
  * `StructError` embeds the value in its message and keeps it in `value` and `branch`: for
  * `secret` (or a client secret, a private key, a token misplaced in the config) that would print
  * the secret into the server log. The cause is a value-free copy whose message is the main one.
  */
 function toConfigError(error: StructError): Error {
-  if (error.path[0] === 'secret' && error.value === undefined) {
-    return new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
+  if (error.path.length === 1 && error.path[0] === 'secret' && isEmptySecret(error.value)) {
+    return new MissingSecret(MISSING_SECRET_MESSAGE)
   }
   // A union (e.g. `secret`: string or array) fails as a whole; its refinement says why.
   const failure = error.failures().find((f) => f.refinement !== undefined) ?? error
@@ -314,9 +325,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   }
   const logger = createLogger(validated as Parameters<typeof createLogger>[0])
   const secretInput = validated.secret
-  if (secretInput === undefined || secretInput.length === 0) {
-    throw new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
-  }
+  if (secretInput === undefined || isEmptySecret(secretInput)) throw new MissingSecret(MISSING_SECRET_MESSAGE)
   const secrets = (Array.isArray(secretInput) ? [...secretInput] : [secretInput]) as [
     string,
     ...string[],

@@ -20,7 +20,7 @@ describe('misconfiguration', () => {
     expect(logger.error).toHaveBeenCalledTimes(1)
     expect(logger.error.mock.calls[0]![0]).toMatchObject({
       type: 'MissingSecret',
-      message: 'Please define a `secret` (generate one with `npx authchart secret`)',
+      message: 'Please define a `secret`',
     })
   })
 
