@@ -221,7 +221,7 @@ describe('Auth.js assert-config.test.ts: Assert user config correctness', () => 
       expect(response.status).toBe(500)
       expect(await response.json()).toEqual(CONFIGURATION_ERROR)
       expect(logger.error).toHaveBeenCalledWith(expect.any(MissingAdapter))
-      expect(logger.error.mock.calls[0]![0]).toMatchObject({ type: 'MissingAdapter' })
+      expect(vi.mocked(logger.error!).mock.calls[0]![0]).toMatchObject({ type: 'MissingAdapter' })
     })
   })
 })
