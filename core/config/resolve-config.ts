@@ -193,19 +193,25 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
   }
   const name = typeof merged.name === 'string' ? merged.name : id
   const isOAuth = type === 'oauth' || type === 'oidc'
+  // Endpoints are checked first, as in Auth.js (its assert-config test expects InvalidEndpoints).
+  const oauth = isOAuth
+    ? resolveOAuthProvider({ ...merged, id, name } as unknown as OAuthConfig<Record<string, unknown>>, redirectProxyUrl)
+    : undefined
+  if (oauth && (typeof merged.clientId !== 'string' || merged.clientId === '')) {
+    // Without it the sign-in would send the user to the provider with `client_id=` and fail there.
+    const variable = `AUTH_${id.toUpperCase().replace(/-/g, '_')}_ID`
+    throw new ConfigError(
+      `config.providers.${path} ("${id}"): clientId is missing. Set ${variable} in the environment ` +
+        `(read by the framework integrations and setEnvDefaults) or pass clientId to the provider`,
+      ['providers', path, 'clientId'],
+    )
+  }
   return Object.freeze({
     id,
     name,
     type,
     config: Object.freeze(merged),
-    ...(isOAuth
-      ? {
-          oauth: resolveOAuthProvider(
-            { ...merged, id, name } as unknown as OAuthConfig<Record<string, unknown>>,
-            redirectProxyUrl,
-          ),
-        }
-      : {}),
+    ...(oauth ? { oauth } : {}),
     ...(type === 'email' ? { email: resolveEmailProvider(merged as Record<string, unknown>, path) } : {}),
   })
 }
