@@ -322,6 +322,14 @@ function checkWebAuthnProviders(providers: readonly ResolvedProvider[], enabled:
   return true
 }
 
+/**
+ * How to fix a missing adapter: integrations throw the error at boot, where only its message is
+ * seen, so the message itself says it (after Auth.js's sentence).
+ */
+const ADAPTER_HINT =
+  "To start, `adapter: MemoryAdapter()` from 'authchart/adapters/memory' (in memory: lost on restart); " +
+  "in production, `PostgresAdapter(pool)` from 'authchart/adapters/postgres' or any Auth.js adapter."
+
 function resolve(source: AuthConfig): ResolvedConfig {
   let validated
   try {
@@ -346,12 +354,12 @@ function resolve(source: AuthConfig): ResolvedConfig {
 
   const given = validated.adapter === undefined ? undefined : source.adapter
   const hasEmail = providers.some((p) => p.type === 'email')
-  if (hasEmail && !given) throw new MissingAdapter('Email login requires an adapter')
+  if (hasEmail && !given) throw new MissingAdapter(`Email login requires an adapter. ${ADAPTER_HINT}`)
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
   if (strategy === 'database' && !given) {
-    throw new MissingAdapter('Database session requires an adapter')
+    throw new MissingAdapter(`Database session requires an adapter. ${ADAPTER_HINT}`)
   }
-  if (hasWebAuthn && !given) throw new MissingAdapter('WebAuthn requires an adapter')
+  if (hasWebAuthn && !given) throw new MissingAdapter(`WebAuthn requires an adapter. ${ADAPTER_HINT}`)
   if (given) {
     const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
     if (hasWebAuthn) required.push(...REQUIRED_METHODS.webauthn)
