@@ -240,6 +240,16 @@ describe('a fresh app made with tsc --init and the packed package', () => {
     }
   }, 60_000)
 
+  it('runs the CLI with a TypeScript --config under tsx, as it says to on Node 20', async () => {
+    const output = await run(
+      join(app, 'node_modules/.bin/tsx'),
+      ['node_modules/authchart/dist/visualizations/cli.js', 'flows', '--config', './auth.ts'],
+      app,
+      { ...process.env, AUTH_SECRET: SECRET },
+    )
+    expect(output).toMatch(/^credentials-signin {2,}Checks credentials/m)
+  }, 60_000)
+
   it('keeps the app outside the checkout, with its own node_modules', () => {
     expect(app.startsWith(checkout)).toBe(false)
     expect(readdirSync(join(app, 'node_modules'))).toContain('authchart')
