@@ -125,7 +125,8 @@ const consoleLogger: Logger = {
   error(error) {
     const type = error instanceof AuthError ? error.type : undefined
     const name = type ?? error.name
-    const message = String(error.message) || (type && MEANING[type]) || 'no message given'
+    // An error that only wraps another (Auth.js's `new CallbackRouteError(err)`) says what that one says.
+    const message = String(error.message) || causeOf(error)?.message || (type && MEANING[type]) || 'no message given'
     console.error(`[auth][error] ${escapeControl(String(name))}: ${escapeControl(message)}`)
     const hint = type && HINTS[type]
     if (hint) console.error(`[auth][hint]: ${hint}`)
