@@ -110,3 +110,67 @@ function sourcePaths(): Record<string, string[]> {
   }
   return paths
 }
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+    .replace(/ /g, '-')
+
+/** The lines of README outside fenced blocks. */
+const proseLines = (() => {
+  let fenced = false
+  return readme.split('\n').filter((line) => {
+    if (line.startsWith('```')) fenced = !fenced
+    return !fenced && !line.startsWith('```')
+  })
+})()
+
+describe('README structure', () => {
+  const headings = proseLines.filter((line) => /^#{2,3} /.test(line)).map((line) => line.replace(/^#+ /, ''))
+  const toc = readme.slice(readme.indexOf('## Contents\n'), readme.indexOf('\n## ', readme.indexOf('## Contents\n') + 1))
+
+  it('has a table of contents whose every link opens a heading, listing every section', () => {
+    const anchors = new Set(headings.map(anchorOf))
+    const links = [...toc.matchAll(/\]\(#([^)]+)\)/g)].map(([, anchor]) => anchor!)
+    expect(links.length).toBeGreaterThan(10)
+    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
+    const sections = headings.filter((h) => proseLines.includes(`## ${h}`) && h !== 'Contents')
+    expect(sections.filter((h) => !links.includes(anchorOf(h)))).toEqual([])
+  })
+
+  it('links only to headings that exist', () => {
+    const anchors = new Set(headings.map(anchorOf))
+    const links = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map(([, anchor]) => anchor!)
+    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
+  })
+
+  it('refers to no section of a document the reader does not have (spec §…)', () => {
+    expect(readme.match(/[^\n]*§[^\n]*/g) ?? []).toEqual([])
+  })
+
+  it('describes how it is built in one table, each folder once', () => {
+    const section = readme.slice(readme.indexOf('## How it is built\n'), readme.indexOf('\n### ', readme.indexOf('## How it is built\n')))
+    const blocks = section.split(/\n\s*\n/).filter((block) => block.trimStart().startsWith('|'))
+    expect(blocks).toHaveLength(1)
+    const folders = blocks[0]!.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!.trim())
+    expect(folders.length).toBeGreaterThan(10)
+    expect(new Set(folders).size).toBe(folders.length)
+  })
+
+  it('names in its Install section every package a snippet imports besides authchart', () => {
+    const install = readme.slice(readme.indexOf('## Install\n'), readme.indexOf('\n## ', readme.indexOf('## Install\n') + 1))
+    const files = [...snippets.map((name) => join(SNIPPETS_DIR, name))]
+    const missing = new Set<string>()
+    for (const file of files) {
+      for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/from '([^'.][^']*)'/g)) {
+        const name = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!
+        if (name === pkg.name || specifier!.startsWith('node:')) continue
+        if (!install.includes(`\`${name}\``)) missing.add(`${name} (${relative(root, file)})`)
+      }
+    }
+    expect([...missing]).toEqual([])
+  })
+})
