@@ -50,21 +50,12 @@ const STRIPPING = 'AUTHCHART_CLI_STRIP_TYPES'
 
 /**
  * For a TypeScript `--config` on a Node that needs the flag: runs this command again with it and
- * returns its exit code; `undefined` when this process can load the module itself.
- *
- * @throws {Error} on a Node that cannot load TypeScript, saying what to run instead.
+ * returns its exit code; `undefined` when this process tries the import itself.
  */
 function rerunForTypeScript(configPath: string | undefined, argv: string[]): number | undefined {
   if (!configPath || !TYPESCRIPT_EXTENSIONS.has(extname(configPath)) || process.env[STRIPPING]) return undefined
-  const loading = typeScriptLoading(process.version, process.features as { typescript?: unknown })
-  if (loading === 'native') return undefined
-  if (loading === 'unsupported') {
-    throw new Error(
-      `${configPath} is TypeScript, which Node ${process.version} cannot load (Node >= 22.6 can). Run the command under tsx:\n` +
-        `  npx tsx node_modules/authchart/dist/visualizations/cli.js ${argv.join(' ')}\n` +
-        'or give --config a JavaScript module.',
-    )
-  }
+  // Natively, or not at all: the import is tried (a loader such as tsx may be registered).
+  if (typeScriptLoading(process.version, process.features as { typescript?: unknown }) !== 'flag') return undefined
   const rerun = spawnSync(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', process.argv[1]!, ...argv], {
     stdio: 'inherit',
     env: { ...process.env, [STRIPPING]: '1' },
@@ -83,11 +74,30 @@ function newSecret(): string {
 const isMachine = (value: unknown): value is AnyStateMachine =>
   typeof value === 'object' && value !== null && 'root' in value && 'id' in value && 'transition' in value
 
+/**
+ * Imports the application's config module.
+ *
+ * @throws {Error} for a TypeScript module this Node cannot load, saying what to run instead.
+ */
+async function importConfig(configPath: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(resolve(configPath)).href)) as Record<string, unknown>
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION' || !TYPESCRIPT_EXTENSIONS.has(extname(configPath))) throw error
+    throw new Error(
+      `${configPath} is TypeScript, which Node ${process.version} cannot load (Node >= 22.6 can). Run the command under tsx:\n` +
+        `  npx tsx node_modules/authchart/dist/visualizations/cli.js ${process.argv.slice(2).join(' ')}\n` +
+        'or give --config a JavaScript module.',
+      { cause: error },
+    )
+  }
+}
+
 /** The flows known to the CLI: built-in ones, then the config module's `flows` by id. */
 async function knownFlows(configPath: string | undefined): Promise<Map<string, AnyStateMachine>> {
   const flows = new Map(builtInMachines.map((machine) => [machine.id, machine]))
   if (configPath) {
-    const module = (await import(pathToFileURL(resolve(configPath)).href)) as Record<string, unknown>
+    const module = await importConfig(configPath)
     const config = module.default as Record<string, unknown> | undefined
     const extensions = (module.extensions ?? config?.extensions ?? []) as CompletionExtension[]
     if (extensions.length > 0) {
