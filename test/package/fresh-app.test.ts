@@ -76,17 +76,18 @@ beforeAll(async () => {
   const [packed, pg, rd] = await Promise.all([tarball(), startPostgres(), startRedis()])
   postgres = pg
   redis = rd
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }, null, 2))
-  const install = (args: string[]) =>
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...args], app).catch((error: { output?: string }) => {
-      throw new Error(`npm install ${args.join(' ')} failed in the fresh app:\n${error.output ?? String(error)}`)
-    })
-  installOutput = await install([packed, ...DEPENDENCIES.map((name) => `${name}@${localVersion(name)}`)])
-  installOutput += await install([
-    '--save-dev',
-    ...DEV_DEPENDENCIES.map((name) => `${name}@${localVersion(name)}`),
-    ...Object.entries(EXTRA_DEV_DEPENDENCIES).map(([name, range]) => `${name}@${range}`),
-  ])
+  // What `npm install authchart <packages>` and `npm install -D <tools>` write, in one install.
+  const manifest = {
+    name: 'my-app',
+    private: true,
+    type: 'module',
+    dependencies: { authchart: `file:${packed}`, ...Object.fromEntries(DEPENDENCIES.map((name) => [name, localVersion(name)])) },
+    devDependencies: { ...Object.fromEntries(DEV_DEPENDENCIES.map((name) => [name, localVersion(name)])), ...EXTRA_DEV_DEPENDENCIES },
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  installOutput = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app).catch((error: { output?: string }) => {
+    throw new Error(`npm install failed in the fresh app:\n${error.output ?? String(error)}`)
+  })
   // tsconfig.json as `tsc --init` writes it (5.9 here; 7 in its own folder, compared below).
   await run(join(app, 'node_modules/typescript/bin/tsc'), ['--init'], app)
   mkdirSync(join(app, 'ts7'))
