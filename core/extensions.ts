@@ -55,8 +55,12 @@ export interface FlowExtension extends CompletionExtension {
   pages?: Record<string, StepPage>
 }
 
-/** Declares an extension (typing only; it is checked when the config is loaded). */
-export function defineExtension<E extends FlowExtension>(extension: E): E {
+/**
+ * Declares an extension (typing only; it is checked when the config is loaded). Returns it as a
+ * {@link FlowExtension}, so an application's exported extension has a type its declarations can
+ * name (`declaration: true`, as `tsc --init` sets).
+ */
+export function defineExtension(extension: FlowExtension): FlowExtension {
   return extension
 }
 

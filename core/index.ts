@@ -58,6 +58,7 @@ export type {
   SignInPageErrorParam,
   Theme,
   User,
+  UserOptions,
 } from './types.js'
 export type { JWT } from './jwt.js'
 export type { LoggerInstance, WarningCode } from './logger.js'

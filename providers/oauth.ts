@@ -5,7 +5,7 @@
  * @module
  */
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { Profile } from '../core/types.js'
+import type { Profile, UserOptions } from '../core/types.js'
 
 export type {
   ClientAuthMethod,
@@ -16,7 +16,7 @@ export type {
 } from '../core/oauth/provider.js'
 
 /** What an application passes to a provider factory: any option, `clientId`/`clientSecret` above all. */
-export type OAuthUserConfig<P extends object = Profile> = Omit<Partial<OAuthConfig<P>>, 'options' | 'type'>
+export type OAuthUserConfig<P extends object = Profile> = UserOptions<Omit<OAuthConfig<P>, 'options' | 'type'>>
 
 /**
  * Creates an OAuth 2 provider.

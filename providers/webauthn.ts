@@ -6,6 +6,7 @@
  * @module
  */
 import type { WebAuthnConfig } from '../core/flows/webauthn.js'
+import type { UserOptions } from '../core/types.js'
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn.js'
 
@@ -13,7 +14,7 @@ export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flo
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
 
 /** Options of {@link WebAuthn}: any field of the provider. */
-export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, 'type'>>
+export type WebAuthnOptions = UserOptions<Omit<WebAuthnConfig, 'type'>>
 
 /**
  * Creates a WebAuthn provider. The relying party is the request's host and origin unless

@@ -8,7 +8,7 @@
 import { ConfigError } from '../errors.js'
 import { html, text } from './message.js'
 import { customFetch } from '../symbols.js'
-import type { Awaitable, CommonProviderOptions, Theme } from '../types.js'
+import type { Awaitable, CommonProviderOptions, Theme, UserOptions } from '../types.js'
 import { codeEntropyBits, type CodeAlphabet } from './secrets.js'
 
 /** What `sendVerificationRequest` receives (Auth.js's parameters, plus `code`). */
@@ -94,7 +94,7 @@ export interface EmailConfig extends CommonProviderOptions {
 }
 
 /** Options accepted by the provider factories: every field optional. */
-export type EmailUserConfig = Partial<Omit<EmailConfig, 'options' | 'type'>>
+export type EmailUserConfig = UserOptions<Omit<EmailConfig, 'options' | 'type'>>
 
 /** An e-mail provider's settings after defaults and validation. */
 export interface ResolvedEmailProvider {

@@ -18,11 +18,13 @@ import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
 import {
+  AuthError,
   InvalidCallbackUrl,
   InvalidCheck,
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  OAuthSignInError,
   UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
@@ -317,13 +319,26 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           at: ctx.at,
         }
       } catch (error) {
-        return {
-          type: 'createAuthorizationRequest.failed',
-          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-          reason: 'threw',
-          error: reportFailure(ctx, error),
-          at: ctx.at,
+        if (error instanceof AuthError) {
+          return {
+            type: 'createAuthorizationRequest.failed',
+            // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+            reason: 'threw',
+            error: reportFailure(ctx, error),
+            at: ctx.at,
+          }
         }
+        // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
+        // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
+        // page with `Configuration`, as Auth.js answers any error that is not its own.
+        ctx.logger.error(
+          new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
+            err: error as Error,
+            provider: provider.id,
+          }),
+        )
+        // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+        return { type: 'createAuthorizationRequest.failed', reason: 'threw', at: ctx.at }
       }
     },
 
