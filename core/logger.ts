@@ -83,10 +83,12 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
   'inspector-refused-outside-development': 'The flow inspector is served only when NODE_ENV is "development" or "test".',
   'inspector-refused-remote-client': 'The flow inspector answered a non-loopback client 404 (`inspector: { clients: \'any\' }` allows it).',
+  'after-first-sign-in-unrecorded':
+    'An `afterFirstSignIn` step runs on every sign-in: the adapter has no getCompletedSteps/recordCompletedStep to remember that a user completed it.',
 }
 
 /** Warnings the default logger prints once per process: they describe the setup, not a request. */
-const ONCE_PER_PROCESS = new Set<WarningCode>(['experimental-webauthn', 'debug-enabled', 'csrf-disabled'])
+const ONCE_PER_PROCESS = new Set<WarningCode>(['experimental-webauthn', 'debug-enabled', 'csrf-disabled', 'after-first-sign-in-unrecorded'])
 const printedOnce = new Set<WarningCode>()
 
 /**
