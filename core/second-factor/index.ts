@@ -3,8 +3,8 @@
  * A TOTP secret is kept encrypted with the auth secret (it must be read back to check codes);
  * backup codes are kept only as keyed hashes. Wrong codes are counted in the server-side store
  * under the challenge id, so a replayed older flow cookie cannot reset the count, and every code
- * is spent once (a TOTP time step per factor, a backup code per factor) however many requests
- * race with it.
+ * is spent once (a TOTP time step per factor, claimed in the store; a backup code per factor,
+ * removed from the factor in one conditional update) however many requests race with it.
  *
  * @module
  */
@@ -184,16 +184,50 @@ export async function checkCode(input: CodeCheckInput): Promise<CodeCheck> {
   }
   const hash = await hashBackupCode(code, secrets[0]!)
   for (const factor of factors.filter((f) => f.type === 'backup-codes')) {
-    const remaining = hashesOf(factor)
-    const match = remaining.find((candidate) => timingSafeEqual(candidate, hash))
-    if (match && (await store.claim(`2fa:backup:${factor.id}:${match}`, 24 * 60 * 60))) {
-      await adapter.updateSecondFactor!({ id: factor.id, secret: remaining.filter((h) => h !== match).join(' ') })
+    const match = hashesOf(factor).find((candidate) => timingSafeEqual(candidate, hash))
+    if (match && (await spendBackupCode(adapter, store, factor, match))) {
       await store.reset(attempts)
       return { ok: true, method: 'backup' }
     }
   }
   // The last allowed guess was wrong: the challenge is void now, not one request later.
   return { ok: false, reason: attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrongCode' }
+}
+
+/** How long a lock on one factor's backup codes lives at most (a crashed holder's is freed then). */
+const BACKUP_LOCK_SECONDS = 10
+/** How often, and how long apart (ms), a spend waits for another spend of the same factor. */
+const BACKUP_LOCK_TRIES = 50
+const BACKUP_LOCK_WAIT = 20
+
+/**
+ * Spends one backup code: removes its hash from the factor in the adapter, where the spent state
+ * lives (a store that forgets, as the memory store does on a restart, cannot bring it back).
+ * Through the adapter's one conditional update when it has one; otherwise the spends of one factor
+ * take turns under a lock in the store, each re-reading the factor before writing it, so two
+ * codes spent at once are both removed and one code is spent once.
+ */
+export async function spendBackupCode(
+  adapter: Adapter,
+  store: AuthStore,
+  factor: AdapterSecondFactor,
+  hash: string,
+): Promise<boolean> {
+  if (adapter.spendBackupCode) return adapter.spendBackupCode({ id: factor.id, hash })
+  const lock = `2fa:backup-lock:${factor.id}`
+  for (let attempt = 0; !(await store.claim(lock, BACKUP_LOCK_SECONDS)); attempt++) {
+    if (attempt >= BACKUP_LOCK_TRIES) throw new Error('backup codes are locked by another sign-in')
+    await new Promise((resolve) => setTimeout(resolve, BACKUP_LOCK_WAIT))
+  }
+  try {
+    const current = (await enrolledFactors(adapter, factor.userId)).find((f) => f.id === factor.id)
+    const hashes = current ? hashesOf(current) : []
+    if (!hashes.includes(hash)) return false
+    await adapter.updateSecondFactor!({ id: factor.id, secret: hashes.filter((h) => h !== hash).join(' ') })
+    return true
+  } finally {
+    await store.reset(lock)
+  }
 }
 
 /** A random challenge id. */
