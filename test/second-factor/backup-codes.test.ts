@@ -29,15 +29,16 @@ const now = () => Math.floor(Date.now() / 1000)
 let postgres: PostgresServer
 let pool: pg.Pool
 let redis: RedisServer
-const pglite = new PGlite()
+let pglite: PGlite
 beforeAll(async () => {
-  ;[postgres, redis] = await Promise.all([startPostgres(), startRedis()])
+  // PGlite compiles its WebAssembly when created: here, not in the middle of a test.
+  ;[postgres, redis, pglite] = await Promise.all([startPostgres(), startRedis(), PGlite.create()])
   pool = new pg.Pool({ connectionString: await postgres.createDatabase('backup_codes'), max: 10 })
   pool.on('error', () => {})
 }, 60_000)
 afterAll(async () => {
   await pool?.end()
-  await Promise.all([postgres?.stop(), redis?.stop(), pglite.close()])
+  await Promise.all([postgres?.stop(), redis?.stop(), pglite?.close()])
 })
 
 /** Where the factors live: an adapter and the user row its factors need. */
