@@ -22,6 +22,7 @@ import {
   userAttemptsKey,
   userSlotKey,
 } from '../../core/second-factor/index.js'
+import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
@@ -220,6 +221,8 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         if (world.sessionStore === 'fails') throw new Error('database unavailable')
         return memory.createSession(session)
       },
+      // An extension's driver may stand in for adapter methods its steps use.
+      ...(world.extension.adapter as Partial<Adapter> | undefined),
     },
     providers: [
       Credentials({

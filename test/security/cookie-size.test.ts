@@ -74,10 +74,10 @@ const profileStep = defineExtension({
     },
   },
   actions: {
-    rememberProfile: assign(({ event }: { event: { displayName?: string; company?: string } }) => ({
-      displayName: event.displayName ?? null,
-      company: event.company ?? null,
-    })),
+    rememberProfile: assign({
+      displayName: ({ event }: { event: { displayName?: string } }) => event.displayName ?? null,
+      company: ({ event }: { event: { company?: string } }) => event.company ?? null,
+    }),
   },
   pages: {
     profile: (view) => ({ title: 'Profile', html: stepForm(view, '<input name="displayName"><input name="company">', 'Save') }),
