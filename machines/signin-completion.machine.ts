@@ -119,7 +119,7 @@ export type SignInCompletionEvent =
       'notLinked' | 'threw'
     >
   | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
-  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'locked' | 'exhausted' | 'threw'>
   | EffectDone<'prepareSession', { amr: string[] }>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
@@ -222,6 +222,11 @@ const guards = {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'wrongCode'
   },
+  /** The user's codes are spent (perhaps by someone else) and this minute's check is taken. */
+  isUserLocked: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'locked'
+  },
   isCodeLimitReached: ({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'exhausted'
@@ -272,6 +277,7 @@ const actions = {
     return { challenge: event.output.challenge, stepError: null }
   }),
   recordWrongCode: assign({ stepError: 'InvalidCode' }),
+  recordLockedOut: assign({ stepError: 'TooManyAttempts' }),
   rememberSecondFactor: assign(({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.done')
     return { challenge: null, stepError: null, amr: [event.output.method] }
@@ -648,11 +654,13 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
       },
       verifyingSecondFactor: {
         tags: 'effect.verifySecondFactor',
-        description: 'Checks the code; wrong codes are counted on the server against a small limit.',
+        description:
+          'Checks the code; codes are counted on the server, per sign-in and per user (past the user\'s limit, one a minute).',
         on: {
           'verifySecondFactor.done': withActions(toAfterFirstSignIn, 'rememberSecondFactor'),
           'verifySecondFactor.failed': [
             { guard: 'isCodeWrong', target: 'awaitingSecondFactor', actions: 'recordWrongCode' },
+            { guard: 'isUserLocked', target: 'awaitingSecondFactor', actions: 'recordLockedOut' },
             { guard: 'isCodeLimitReached', target: 'denied', actions: 'recordDenial' },
             { target: 'failed', actions: 'recordDenial' },
           ],

@@ -119,6 +119,7 @@ const coreEffects: Record<string, Effect> = {
       })
       if (check.ok) return { type: 'verifySecondFactor.done', output: { method: check.method === 'otp' ? 'otp' : 'backup' }, at: ctx.at }
       if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+      if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
       return {
         type: 'verifySecondFactor.failed',
         reason: check.reason,

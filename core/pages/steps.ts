@@ -28,6 +28,7 @@ export function stepForm(view: StepView, fields: string, button: string, event?:
 
 const STEP_ERRORS: Record<string, string> = {
   InvalidCode: 'That code is not right. Try the current code from your app, or a backup code.',
+  TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
 }
 
 /** The error line of a step page. */
