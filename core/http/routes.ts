@@ -24,8 +24,8 @@ import {
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
-import { respondSessions, revokeSessions } from '../session/manage.js'
 import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
+import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -391,9 +391,10 @@ export const routes: readonly Route[] = [
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
-  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST).
-  route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
+  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
+  // browser asking for HTML gets the page, whose forms carry the token.
+  route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
+  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read

@@ -27,4 +27,10 @@ hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
 .message{margin-bottom:1rem}
 [hidden]{display:none!important}
 .webauthn-status{margin:0;font-size:.875rem;color:var(--muted)}
-.webauthn-status:empty{display:none}`
+.webauthn-status:empty{display:none}
+.muted{color:var(--muted);font-size:.875rem}
+.notice{background:#dcfce7;color:#166534;border-radius:var(--radius);padding:.5rem .75rem}
+.sessions{list-style:none;margin:1rem 0;padding:0}
+.session{border-top:1px solid var(--line);padding:.5rem 0}
+.session:last-child{border-bottom:1px solid var(--line)}
+.badge{font-size:.75rem;font-weight:600;color:var(--brand-color);border:1px solid var(--brand-color);border-radius:1rem;padding:0 .5rem;margin-left:.25rem;white-space:nowrap}`
