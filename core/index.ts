@@ -22,6 +22,7 @@ export {
   CONTINUE,
   DENY,
   defineExtension,
+  denyBecause,
   EXTENSION_POINTS,
   ExtensionError,
   toStepPage,

@@ -61,7 +61,9 @@ const hiddenCsrf = (csrfToken: string) =>
 const SIGNIN_ERRORS: Record<string, string> = {
   Signin: 'Try signing in with a different account.',
   OAuthSignin: 'Try signing in with a different account.',
-  OAuthCallbackError: 'Try signing in with a different account.',
+  // The provider sent the user back with an `error` (RFC 6749 §4.1.2.1), most often because they
+  // pressed Cancel there: another account would not help.
+  OAuthCallbackError: 'The sign-in was cancelled or refused at the provider. Try again, or choose another way to sign in.',
   OAuthCreateAccount: 'Try signing in with a different account.',
   EmailCreateAccount: 'Try signing in with a different account.',
   Callback: 'Try signing in with a different account.',
@@ -259,6 +261,8 @@ export function renderErrorPage(p: {
   error?: string
   url: URL
   signInUrl: string
+  /** AccessDenied by an application's step: what happened, in the step's words (plain text). */
+  denial?: string
 }): RenderedPage {
   const signIn = `<a class="button" href="${escapeHtml(p.signInUrl)}">Sign in</a>`
   const site = `<p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p>`
@@ -269,11 +273,10 @@ export function renderErrorPage(p: {
       message:
         '<div><p>There is a problem with the server configuration.</p><p>Check the server logs for more information.</p></div>',
     },
-    AccessDenied: {
-      status: 403,
-      heading: 'Access Denied',
-      message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>`,
-    },
+    AccessDenied:
+      p.denial === undefined
+        ? { status: 403, heading: 'Access Denied', message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>` }
+        : { status: 403, heading: 'Not signed in', message: `<div><p>${escapeHtml(p.denial)}</p><p>${signIn}</p></div>` },
     Verification: {
       status: 403,
       heading: 'Unable to sign in',

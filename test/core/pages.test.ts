@@ -62,6 +62,8 @@ describe('the sign-in page', () => {
 
   it.each([
     ['OAuthSignin', 'Try signing in with a different account.'],
+    // The provider sent an `error` back (the user pressed Cancel there): another account is no answer.
+    ['OAuthCallbackError', 'The sign-in was cancelled or refused at the provider. Try again, or choose another way to sign in.'],
     ['OAuthAccountNotLinked', 'To confirm your identity, sign in with the same account you used originally.'],
     ['EmailSignin', 'The e-mail could not be sent.'],
     ['CredentialsSignin', 'Sign in failed. Check the details you provided are correct.'],
@@ -129,6 +131,16 @@ describe('the other pages', () => {
     const page = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', ...(error ? { error } : {}) })
     expect(page.status).toBe(status)
     expect(page.html).toContain(`<h1>${heading}</h1>`)
+  })
+
+  it('says why in an extension\'s words when it refused, and keeps Auth.js\'s text otherwise', () => {
+    const declined = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', error: 'AccessDenied', denial: 'You declined <the terms>.' })
+    expect(declined.status).toBe(403)
+    expect(declined.html).toContain('<h1>Not signed in</h1>')
+    expect(declined.html).toContain('<p>You declined &lt;the terms&gt;.</p>')
+    expect(declined.html).not.toContain('permission')
+    const refused = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', error: 'AccessDenied' })
+    expect(refused.html).toContain('You do not have permission to sign in.')
   })
 
   it('applies the colour scheme, brand colour and logo', () => {
