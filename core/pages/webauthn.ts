@@ -34,6 +34,23 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   var status = document.getElementById(providerId + '-status')
   var add = document.getElementById(providerId + '-add')
   function say(text) { if (status) status.textContent = text }
+  // What went wrong, as a sentence: the browser's own text names the spec, not the problem.
+  function sentence(error) {
+    var name = error && error.name
+    var code = error && error.code
+    if (name === 'OptionsUnavailable') return 'Passkeys are not available right now. Try again, or sign in another way.'
+    if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError') {
+      return 'This device already has a passkey for your account.'
+    }
+    if (name === 'NotAllowedError') return 'The passkey request was cancelled or timed out. Try again when you are ready.'
+    if (name === 'SecurityError' || code === 'ERROR_INVALID_DOMAIN' || code === 'ERROR_INVALID_RP_ID') {
+      return 'Passkeys do not work at this address. Open the site at its usual address and try again.'
+    }
+    if (name === 'NotSupportedError' || name === 'ConstraintError') {
+      return 'This device cannot make the kind of passkey this site needs. Try another device, or sign in another way.'
+    }
+    return 'The passkey could not be used. Try again, or sign in another way.'
+  }
   function fields() { return Array.prototype.slice.call(form.querySelectorAll('input[data-form-field]')) }
   function options(action, withFields) {
     var url = new URL(authUrl + '/webauthn-options/' + encodeURIComponent(providerId))
@@ -41,7 +58,11 @@ const CLIENT = `function (authUrl, providerId, conditional) {
     if (withFields) fields().forEach(function (f) { url.searchParams.append(f.name, f.value) })
     return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (res) {
       return res.json().catch(function () { return null }).then(function (body) {
-        if (!res.ok || !body || !body.options) throw new Error((body && body.error) || 'Passkey options are unavailable')
+        if (!res.ok || !body || !body.options) {
+          var unavailable = new Error('Passkey options are unavailable')
+          unavailable.name = 'OptionsUnavailable'
+          throw unavailable
+        }
         return body
       })
     })
@@ -62,10 +83,33 @@ const CLIENT = `function (authUrl, providerId, conditional) {
     }
     return W.startRegistration({ optionsJSON: body.options }).then(function (answer) { post('register', answer) })
   }
+  // A signed-in user adding a passkey stays on the page and is told it worked: the answer is
+  // posted from the script (the redirect comes back as JSON); an error or a further step opens its page.
+  function addPasskey(body) {
+    return W.startRegistration({ optionsJSON: body.options }).then(function (answer) {
+      var fields = new URLSearchParams()
+      Array.prototype.forEach.call(form.querySelectorAll('input[type=hidden]'), function (input) { fields.append(input.name, input.value) })
+      fields.set('action', 'register')
+      fields.set('data', JSON.stringify(answer))
+      return fetch(form.action, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Auth-Return-Redirect': '1' },
+        body: fields,
+      })
+    }).then(function (res) {
+      return res.json().catch(function () { return null }).then(function (answer) {
+        var next = answer && typeof answer.url === 'string' ? new URL(answer.url, location.href) : null
+        if (!res.ok || !next) throw new Error('The passkey answer was not accepted')
+        if (next.searchParams.has('error') || next.pathname.indexOf('/step/') !== -1) { location.assign(next.href); return }
+        say('Passkey added. You can sign in with it from now on.')
+      })
+    })
+  }
   function fail(error) {
     // A newer ceremony (the button after autofill began) aborts the older one: not a failure.
     if (error && (error.name === 'AbortError' || error.code === 'ERROR_CEREMONY_ABORTED')) return
-    say(error && error.message ? error.message : String(error))
+    say(sentence(error))
   }
   if (!W.browserSupportsWebAuthn()) { form.style.display = 'none'; return }
   form.addEventListener('submit', function (event) {
@@ -80,7 +124,7 @@ const CLIENT = `function (authUrl, providerId, conditional) {
       .catch(function () {})
     add.addEventListener('click', function () {
       say('')
-      options('register', false).then(function (body) { return ceremony(body, false) }).catch(fail)
+      options('register', false).then(addPasskey).catch(fail)
     })
   }
   if (conditional) {
