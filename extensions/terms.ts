@@ -103,8 +103,7 @@ export function termsExtension(options: TermsOptions): FlowExtension {
         html:
           `<h1>Terms of service</h1><div class="terms">${options.html}</div>` +
           stepForm(view, '', 'Accept', 'terms.accept') +
-          `<hr>` +
-          stepForm(view, '', 'Decline', 'terms.decline'),
+          stepForm(view, '', 'Decline', 'terms.decline', 'secondary'),
       }),
     },
   })

@@ -22,7 +22,9 @@ input{width:100%;padding:.6rem .75rem;border:1px solid var(--line);border-radius
 button,.button{display:flex;gap:.5rem;align-items:center;justify-content:center;width:100%;padding:.65rem 1rem;border:0;border-radius:var(--radius);background:var(--provider-brand-color,var(--brand-color));color:var(--button-text-color);font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(--brand-color);outline-offset:2px}
 hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
-.signin .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
+.card .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
+button.secondary{background:transparent;color:var(--brand-color);border:1px solid var(--line)}
+form+form{margin-top:.5rem}
 .site{color:var(--brand-color)}
 .message{margin-bottom:1rem}
 [hidden]{display:none!important}

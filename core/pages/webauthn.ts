@@ -6,6 +6,7 @@
  * @module
  */
 import { attributes, escapeHtml } from './html.js'
+import { PageFields } from './fields.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
 /** A WebAuthn provider as the sign-in page shows it. */
@@ -142,25 +143,29 @@ function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029')
 }
 
+/** The label of a passkey form field on its own: its `label`, else its key (as Auth.js). */
+export function passkeyFieldLabel(key: string, input: Record<string, unknown>): string {
+  return typeof input.label === 'string' ? input.label : key
+}
+
 /** The passkey form of one WebAuthn provider (Auth.js's markup, plus our add button and status line). */
-export function passkeyForm(p: PagePasskeyProvider, csrfToken: string): string {
+export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: PageFields = new PageFields()): string {
   const id = escapeHtml(p.id)
   let inputs = ''
   for (const [key, input] of Object.entries(p.formFields)) {
     const inputId = `input-${escapeHtml(key)}-for-${id}-provider`
-    const label = typeof input.label === 'string' ? input.label : key
     const type = typeof input.type === 'string' ? input.type : 'text'
     const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
     inputs +=
-      `<div><label class="section-header" for="${inputId}">${escapeHtml(label)}</label>` +
-      `<input name="${escapeHtml(key)}" data-form-field id="${inputId}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${attributes(input, FIELD_RESERVED)}></div>`
+      `<div><label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, key, passkeyFieldLabel(key, input)))}</label>` +
+      `<input name="${escapeHtml(key)}" data-form-field id="${fields.id(inputId, inputId)}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${fields.autofocus(type)}${attributes(input, FIELD_RESERVED)}></div>`
   }
   return (
-    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${id}-form">` +
+    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${fields.id(`${id}-form`, `${id}-form`)}">` +
     `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">${inputs}` +
-    `<button id="submitButton-${id}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
-    `<button id="${id}-add" type="button" hidden>Add a passkey to your account</button>` +
-    `<p id="${id}-status" class="webauthn-status" role="status"></p></form>`
+    `<button id="${fields.id(`submitButton-${id}`, `submitButton-${id}`)}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
+    `<button id="${fields.id(`${id}-add`, `${id}-add`)}" type="button" hidden>Add a passkey to your account</button>` +
+    `<p id="${fields.id(`${id}-status`, `${id}-status`)}" class="webauthn-status" role="status"></p></form>`
   )
 }
 
