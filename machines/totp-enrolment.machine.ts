@@ -21,11 +21,12 @@ export const EnrolmentConfirmation = object({ code: string() })
 export const TotpEnrolmentContext = object({
   callbackUrl: string(),
   userId: nullable(string()),
-  /** Shown to the user (QR code and key) and kept only in the sealed flow until confirmed. */
+  /**
+   * Shown to the user (as a QR code and as a key) and kept only in the sealed flow until confirmed.
+   * The QR code and `otpauth://` URI are rendered from it at page time, never sealed: a cookie over
+   * 4,096 bytes is dropped by the browser.
+   */
   secret: nullable(string()),
-  /** The `otpauth://` URI and its QR code, for the page. */
-  uri: nullable(string()),
-  qr: nullable(string()),
   /** Names this enrolment's attempts in the server-side store. */
   challenge: nullable(string()),
   stepError: nullable(string()),
@@ -41,7 +42,7 @@ export type TotpEnrolmentEvent =
   | ({ type: 'enrolment.confirm'; code: string } & Timestamped)
   | EffectResult<
       'createTotpSecret',
-      { userId: string; secret: string; uri: string; qr: string; challenge: string },
+      { userId: string; secret: string; challenge: string },
       'signedOut' | 'alreadyEnrolled' | 'threw'
     >
   | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'threw'>
@@ -53,8 +54,6 @@ const initialContext: TotpEnrolmentContext = {
   callbackUrl: '',
   userId: null,
   secret: null,
-  uri: null,
-  qr: null,
   challenge: null,
   stepError: null,
   codes: null,
@@ -92,13 +91,13 @@ export const totpEnrolmentMachine = setup({
     }),
     rememberSecret: assign(({ event }) => {
       assertEvent(event, 'createTotpSecret.done')
-      const { userId, secret, uri, qr, challenge } = event.output
-      return { userId, secret, uri, qr, challenge, stepError: null }
+      const { userId, secret, challenge } = event.output
+      return { userId, secret, challenge, stepError: null }
     }),
     recordWrongCode: assign({ stepError: 'InvalidCode' }),
     rememberCodes: assign(({ event }) => {
       assertEvent(event, 'confirmTotp.done')
-      return { codes: event.output.codes, secret: null, qr: null, uri: null }
+      return { codes: event.output.codes, secret: null }
     }),
     recordDenial: assign(({ event }) => {
       assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
@@ -107,7 +106,7 @@ export const totpEnrolmentMachine = setup({
   },
 }).createMachine({
   id: TOTP_ENROLMENT,
-  version: '1',
+  version: '2',
   description: 'Turns on two-step verification (TOTP and backup codes) for a signed-in user.',
   initial: 'idle',
   context: initialContext,
@@ -120,7 +119,7 @@ export const totpEnrolmentMachine = setup({
     },
     creatingSecret: {
       tags: 'effect.createTotpSecret',
-      description: 'Creates a TOTP secret for the signed-in user and its QR code.',
+      description: 'Creates a TOTP secret for the signed-in user.',
       on: {
         'createTotpSecret.done': { target: 'awaitingConfirmation', actions: 'rememberSecret' },
         'createTotpSecret.failed': [

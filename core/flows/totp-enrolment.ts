@@ -38,6 +38,22 @@ function requireFactorStore(ctx: RequestContext) {
   return adapter!
 }
 
+/**
+ * What the enrolment page shows: the key, and the `otpauth://` URI and QR code rendered from it now
+ * (only the secret is sealed: the QR code alone would push the flow cookie past 4,096 bytes). `null`
+ * when the request is not signed in as the enrolling user: the key is shown to them only.
+ */
+export async function enrolmentPageData(
+  ctx: RequestContext,
+  context: TotpEnrolmentContext,
+): Promise<{ secret: string; uri: string; qr: string } | null> {
+  if (!context.secret || !context.userId) return null
+  const user = await signedInUser(ctx)
+  if (!user || user.id !== context.userId) return null
+  const { uri, qr } = await totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
+  return { secret: context.secret, uri, qr }
+}
+
 /** The TOTP enrolment flow definition. */
 export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
   machine: totpEnrolmentMachine,
@@ -52,11 +68,9 @@ export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, Request
         if (factors.some((factor) => factor.type === 'totp')) {
           return { type: 'createTotpSecret.failed', reason: 'alreadyEnrolled', at: ctx.at }
         }
-        const secret = createTotpSecret()
-        const { uri, qr } = await totpEnrolment(secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
         return {
           type: 'createTotpSecret.done',
-          output: { userId: user.id, secret, uri, qr, challenge: newChallenge() },
+          output: { userId: user.id, secret: createTotpSecret(), challenge: newChallenge() },
           at: ctx.at,
         }
       } catch (error) {
