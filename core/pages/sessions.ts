@@ -18,7 +18,7 @@ const BROWSERS: [RegExp, string][] = [
   [/\bOPR\//, 'Opera'],
   [/\bSamsungBrowser\//, 'Samsung Internet'],
   [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
-  [/\b(?:Chrome|Chromium|CriOS)\//, 'Chrome'],
+  [/\b(?:HeadlessChrome|Chrome|Chromium|CriOS)\//, 'Chrome'],
   [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
 ]
 const SYSTEMS: [RegExp, string][] = [

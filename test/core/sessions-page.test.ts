@@ -116,6 +116,7 @@ describe('what the sessions page shows', () => {
     [SAFARI_IPHONE, 'Safari on iOS'],
     ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:141.0) Gecko/20100101 Firefox/141.0', 'Firefox on Windows'],
     ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0', 'Edge on macOS'],
+    ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/140.0.0.0 Safari/537.36', 'Chrome on Linux'],
     ['curl/8.5.0', 'curl/8.5.0'],
     [null, 'Unknown browser'],
     ['x'.repeat(200), `${'x'.repeat(59)}…`],
