@@ -138,7 +138,9 @@ describe('passkeys in Chromium with the virtual authenticator', () => {
     await page.goto(`${origin}/auth/signin`)
     await page.waitForSelector('#passkey-add:not([hidden])')
     await page.click('#passkey-add')
-    expect(await signedInAs(page)).toBe('linus@example.com')
+    // The page stays and confirms it; the user is still signed in.
+    await expect.poll(() => page.textContent('#passkey-status')).toBe('Passkey added. You can sign in with it from now on.')
+    expect(await sessionEmail(page)).toBe('linus@example.com')
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId: second.authenticatorId })
     expect(credentials).toHaveLength(1)
     const user = [...store.users.values()].find((u) => u.email === 'linus@example.com')!
