@@ -19,6 +19,17 @@ export function wantsPage(ctx: RequestContext): boolean {
 
 const sessionsUrl = (ctx: RequestContext) => `${ctx.authUrl}/sessions`
 
+/**
+ * The page's headers: never cached, and never framed. Its buttons sign sessions out; a page of
+ * the same site (whose requests carry the SameSite=Lax session cookie) could otherwise frame it
+ * under a decoy and have them clicked.
+ */
+const SESSIONS_PAGE_HEADERS = Object.freeze({
+  ...HTML_NO_STORE_HEADERS,
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+} as const)
+
 /** A signed-out browser signs in first, and comes back to its sessions. */
 function signInFirst(ctx: RequestContext): ResponseInternal {
   const back = new URLSearchParams({ callbackUrl: sessionsUrl(ctx) })
@@ -41,7 +52,7 @@ export async function respondSessionsOrPage(ctx: RequestContext): Promise<Respon
         ...revokedCount(ctx.request.query.revoked),
       })
     : renderSessionsUnavailablePage(ctx.config.theme)
-  return { status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html, cookies: ctx.setCookies }
+  return { status: page.status, headers: SESSIONS_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
 
 function revokedCount(value: string | undefined): { revoked?: number } {

@@ -432,6 +432,16 @@ describe('every built-in page flow in Chromium', () => {
 
     expect(await home(phone.page)).toBe('Not signed in')
     expect(await home(laptop.page)).toBe('Signed in as sam@credentials.test')
+
+    // A page of another origin on the same site (its SameSite=Lax cookie goes along) frames the
+    // sessions page to have its buttons clicked through a decoy: Chromium refuses to show it.
+    const framing = await laptop.context.newPage()
+    await framing.goto(`http://localhost:${new URL(op.issuer).port}/.well-known/openid-configuration`)
+    await framing.setContent(`<iframe src="${app.origin}/auth/sessions" width="600" height="600"></iframe>`)
+    const framed = framing.frames().find((frame) => frame !== framing.mainFrame())!
+    await framed.waitForLoadState('domcontentloaded').catch(() => {})
+    expect(await framed.locator('li.session').count(), 'the framed page shows no session').toBe(0)
+    await framing.close()
     expectUniqueIds(laptop.loaded, ['/auth/signin', '/auth/sessions'])
     await laptop.context.close()
     await phone.context.close()

@@ -72,6 +72,14 @@ describe('the sessions page', () => {
     expect(store.sessions.size).toBe(0)
   })
 
+  it('may not be framed: its sign-out buttons cannot be clickjacked', async () => {
+    const { config } = databaseConfig()
+    const laptop = await signedIn(config, CHROME_LINUX)
+    const page = await laptop.send({ path: '/sessions', headers: HTML })
+    expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'")
+    expect(page.headers.get('x-frame-options')).toBe('DENY')
+  })
+
   it('refuses a form post without the CSRF token, revoking nothing', async () => {
     const { store, config } = databaseConfig()
     const laptop = await signedIn(config, CHROME_LINUX)
