@@ -138,7 +138,7 @@ export interface Adapter {
   ): Awaitable<AdapterAuthenticator>
   /** Ours, optional: a user's second factors. Without it no user has one. */
   listSecondFactors?(userId: string): Awaitable<AdapterSecondFactor[]>
-  /** Ours, optional: stores a confirmed second factor. */
+  /** Ours, optional: stores a confirmed second factor; throws when a factor with its id exists. */
   createSecondFactor?(factor: AdapterSecondFactor): Awaitable<AdapterSecondFactor>
   /** Ours, optional: replaces a factor's secret (a backup code spent). */
   updateSecondFactor?(factor: Pick<AdapterSecondFactor, 'id' | 'secret'>): Awaitable<AdapterSecondFactor | null | undefined>

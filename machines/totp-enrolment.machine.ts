@@ -45,7 +45,7 @@ export type TotpEnrolmentEvent =
       { userId: string; secret: string; challenge: string },
       'signedOut' | 'alreadyEnrolled' | 'threw'
     >
-  | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'signedOut' | 'alreadyEnrolled' | 'threw'>
 
 /** Tags: effect states and the resting states. */
 export type TotpEnrolmentTag = 'awaitsRequest' | 'effect.createTotpSecret' | 'effect.confirmTotp'
@@ -76,7 +76,7 @@ export const totpEnrolmentMachine = setup({
   types: {} as { context: TotpEnrolmentContext; events: TotpEnrolmentEvent; tags: TotpEnrolmentTag },
   guards: {
     isAlreadyEnrolled: ({ event }) => {
-      assertEvent(event, 'createTotpSecret.failed')
+      assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
       return event.reason === 'alreadyEnrolled'
     },
     isCodeWrong: ({ event }) => {
@@ -139,11 +139,13 @@ export const totpEnrolmentMachine = setup({
     },
     confirmingCode: {
       tags: 'effect.confirmTotp',
-      description: 'Checks the code; stores the factor and a set of backup codes.',
+      description:
+        'Re-checks that the enrolling user is still signed in and has no factor yet, checks the code; stores the factor and its backup codes.',
       on: {
         'confirmTotp.done': { target: 'enrolled', actions: 'rememberCodes' },
         'confirmTotp.failed': [
           { guard: 'isCodeWrong', target: 'awaitingConfirmation', actions: 'recordWrongCode' },
+          { guard: 'isAlreadyEnrolled', target: 'alreadyEnrolled' },
           { target: 'failed', actions: 'recordDenial' },
         ],
       },
@@ -155,12 +157,12 @@ export const totpEnrolmentMachine = setup({
     },
     alreadyEnrolled: {
       type: 'final',
-      description: 'The user already has a second factor: back to where they came from.',
+      description: 'The user already has a second factor (perhaps enrolled since this one started): back to where they came from.',
       output: toCallbackUrl,
     },
     failed: {
       type: 'final',
-      description: 'Signed out, too many wrong codes, or the store failed: the error page.',
+      description: 'Signed out (or signed in as someone else) by now, too many wrong codes, or the store failed: the error page.',
       output: toDenial,
     },
   },
