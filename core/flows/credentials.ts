@@ -15,6 +15,7 @@ import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
+import { escapeForLog } from '../email/normalize.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
@@ -117,15 +118,41 @@ function credentialsAccountId(strategy: string | undefined, returnedId: string |
 }
 
 /**
- * What a credentials attempt is counted under: the submitted value of the provider's first declared
- * credential that is not a password (the username or e-mail field), trimmed and lower-cased;
- * `undefined` when there is none (the attempt is then limited per client address only).
+ * A submitted value as the application's own `String(value)` would spell it: an array `['alice']`
+ * is `alice`, as it is for a lookup such as `users.get(String(username))`. Never throws (an object
+ * whose `toString` is not a function spells `[object Object]`).
  */
-function attemptIdentifier(provider: CredentialsConfig, submitted: Record<string, unknown>): string | undefined {
+function spelledAs(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return '[object Object]'
+  }
+}
+
+/**
+ * What a credentials attempt is counted under: the submitted value of the provider's first declared
+ * credential that is not a password (the username or e-mail field), spelled as `String()` spells it
+ * whatever its shape, trimmed and lower-cased; `undefined` when the field is absent (the attempt is
+ * then limited per client address only).
+ */
+export function attemptIdentifier(provider: CredentialsConfig, submitted: Record<string, unknown>): string | undefined {
   const fields = Object.entries((provider.credentials ?? {}) as Record<string, { type?: string } | undefined>)
   const field = fields.find(([, input]) => input?.type !== 'password')?.[0]
   const value = field === undefined ? undefined : submitted[field]
-  return typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : undefined
+  return value === undefined ? undefined : spelledAs(value).trim().toLowerCase()
+}
+
+/**
+ * The first submitted field that is neither a string nor a number (an array, an object, a
+ * boolean, `null`), if any. Such a body never reaches `authorize`: a lookup written for strings
+ * (`String(username)`, a SQL parameter) can read `['alice']` as `alice`, or throw on an object.
+ */
+export function malformedCredential(submitted: Record<string, unknown>): string | undefined {
+  for (const [field, value] of Object.entries(submitted)) {
+    if (typeof value !== 'string' && typeof value !== 'number') return field
+  }
+  return undefined
 }
 
 /** The credentials sign-in flow definition. */
@@ -163,6 +190,13 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
 
     async authorize(context, ctx) {
       const provider = credentialsProviderOf(ctx, context.providerId)
+      const malformed = malformedCredential(context.credentials ?? {})
+      if (malformed !== undefined) {
+        // Answered as a wrong password (already counted by admitAttempt); the value is never logged.
+        const refused = new CredentialsSignin(`The credential "${escapeForLog(malformed, 64)}" is not a string or a number`)
+        ctx.logger.error(refused)
+        return { type: 'authorize.failed', reason: 'rejected', error: 'CredentialsSignin', code: refused.code, at: ctx.at }
+      }
       try {
         const user = (await provider.authorize(
           context.credentials ?? {},

@@ -12,7 +12,7 @@ import type { AdapterUser } from '../adapters.js'
 import type { ResolvedProvider } from '../config/resolve-config.js'
 import type { CookieOption } from '../cookies.js'
 import { sha256Hex, timingSafeEqual } from '../crypto.js'
-import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../email/normalize.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../email/normalize.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
@@ -167,7 +167,8 @@ export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestCont
       const throttle = settings.throttle
       if (throttle) {
         const { store } = ctx.config
-        const sends = await store.increment(await sendKey(id, 'identifier', identifier), throttle.window)
+        // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
+        const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
         const address = clientAddress(ctx, throttle.addressHeader)
         const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
         if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
