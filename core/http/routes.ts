@@ -24,7 +24,7 @@ import {
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
-import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
+import { signUpVerifier, webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
@@ -195,18 +195,44 @@ const emailVerification = {
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
 } satisfies FlowBinding<Record<string, unknown>>
-/** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
+/**
+ * The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads.
+ * A non-string `action` (a posted list) is no action the rules know: "Invalid action".
+ */
+const toWebAuthnOptions = (ctx: RequestContext, action: unknown, mayEmail: boolean) => ({
+  type: 'webauthn.options',
+  at: ctx.at,
+  providerId: ctx.provider!.id,
+  action: action === undefined ? null : typeof action === 'string' ? action : '',
+  verifier: signUpVerifier(ctx.config),
+  mayEmail,
+})
+
+/** Auth.js's options request, a GET: it never sends e-mail, so it cannot start a sign-up to verify. */
 const webauthnOptions = {
   flow: webauthnSignInFlow,
   params: StringParams,
   envelopeCookie: webauthnEnvelopeCookie,
-  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
-    type: 'webauthn.options',
-    at: ctx.at,
-    providerId: ctx.provider!.id,
-    action: query.action ?? null,
-  }),
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => toWebAuthnOptions(ctx, query.action, false),
 } satisfies FlowBinding<Record<string, string>>
+
+/**
+ * The built-in page's options request, a POST with a CSRF token (so that it may send e-mail): the
+ * same decision as the GET, and a sign-up to verify sends its code. A posted `code` resumes the
+ * sign-up waiting for it in the challenge cookie.
+ */
+const webauthnVerification = {
+  flow: webauthnSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: webauthnEnvelopeCookie,
+  resumes: hasCode,
+  refused: refusedCode,
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
+    hasCode(ctx, body)
+      ? { type: 'webauthn.code', at: ctx.at, code: body.code as string }
+      : toWebAuthnOptions(ctx, body.action, true),
+} satisfies FlowBinding<Record<string, unknown>>
 
 /** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
 const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
@@ -396,6 +422,14 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
   route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  route({
+    method: 'POST',
+    action: 'webauthn-options',
+    provider: 'webauthn',
+    csrf: true,
+    callbackUrl: true,
+    serve: webauthnVerification,
+  }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
   // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.

@@ -1,7 +1,8 @@
 /**
  * The passkey block of the built-in sign-in page: Auth.js's form (its ids, fields and the
- * `action`/`data` it posts), a button for a signed-in user to add a passkey, and the browser script
- * that runs the ceremonies with `@simplewebauthn/browser`, served inline from our own bundle.
+ * `action`/`data` it posts), the code field a sign-up fills in when an e-mail provider verifies
+ * its address, a button for a signed-in user to add a passkey, and the browser script that runs
+ * the ceremonies with `@simplewebauthn/browser`, served inline from our own bundle.
  *
  * @module
  */
@@ -21,11 +22,15 @@ export interface PagePasskeyProvider {
 const FIELD_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder', 'value', 'data-form-field'])
 
 /**
- * The browser side, plain ES2017 (it runs as written, untranspiled). On submit it asks for options
- * with the form's fields (Auth.js's rules pick register or authenticate), runs the ceremony and
- * posts `action` and `data` with the form; with conditional UI it starts an autofill assertion on
- * load; a signed-in user (per `GET /session`) sees the add-a-passkey button, which asks for
- * registration options explicitly.
+ * The browser side, plain ES2017 (it runs as written, untranspiled). On submit it posts the form's
+ * fields with its CSRF token for options (Auth.js's rules pick register or authenticate), runs the
+ * ceremony and posts `action` and `data` with the form. A sign-up whose address must be verified
+ * is answered `verify-email` instead: the code field appears, and the next submit posts the code,
+ * whose answer is the registration options. With conditional UI it starts an autofill assertion
+ * on load; a signed-in user (per `GET /session`) sees the add-a-passkey button, which asks for
+ * registration options explicitly (and, once registered, stays on the page and says so). Both ask
+ * with a GET, which never sends e-mail. Errors reach the user as sentences, never the browser's own
+ * text (which names the spec, not the problem).
  */
 const CLIENT = `function (authUrl, providerId, conditional) {
   'use strict'
@@ -34,12 +39,23 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   if (!W || !form) return
   var status = document.getElementById(providerId + '-status')
   var add = document.getElementById(providerId + '-add')
+  var verify = document.getElementById(providerId + '-verify')
+  var code = document.getElementById(providerId + '-code')
+  var optionsUrl = authUrl + '/webauthn-options/' + encodeURIComponent(providerId)
   function say(text) { if (status) status.textContent = text }
+  // The server's refusals of an options request or a code, as sentences.
+  function serverSentence(error) {
+    if (error === 'Invalid code') return 'That code is not right. Check the e-mail and try again.'
+    if (error === 'The code is no longer valid') return 'That code is no longer valid. Enter your e-mail address again for a new one.'
+    if (error === 'The e-mail could not be sent') return 'The e-mail could not be sent. Try again later, or sign in another way.'
+    if (error === 'Email verification required') return 'Enter the code we sent to your e-mail address.'
+    return 'Passkeys are not available right now. Try again, or sign in another way.'
+  }
   // What went wrong, as a sentence: the browser's own text names the spec, not the problem.
   function sentence(error) {
     var name = error && error.name
     var code = error && error.code
-    if (name === 'OptionsUnavailable') return 'Passkeys are not available right now. Try again, or sign in another way.'
+    if (name === 'OptionsUnavailable') return serverSentence(error.serverError)
     if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError') {
       return 'This device already has a passkey for your account.'
     }
@@ -53,20 +69,42 @@ const CLIENT = `function (authUrl, providerId, conditional) {
     return 'The passkey could not be used. Try again, or sign in another way.'
   }
   function fields() { return Array.prototype.slice.call(form.querySelectorAll('input[data-form-field]')) }
-  function options(action, withFields) {
-    var url = new URL(authUrl + '/webauthn-options/' + encodeURIComponent(providerId))
-    if (action) url.searchParams.set('action', action)
-    if (withFields) fields().forEach(function (f) { url.searchParams.append(f.name, f.value) })
-    return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (res) {
-      return res.json().catch(function () { return null }).then(function (body) {
-        if (!res.ok || !body || !body.options) {
-          var unavailable = new Error('Passkey options are unavailable')
-          unavailable.name = 'OptionsUnavailable'
-          throw unavailable
-        }
-        return body
-      })
+  function awaitCode(waiting) {
+    // Disabled while hidden: the code never travels with the form's other posts.
+    verify.hidden = !waiting
+    code.disabled = !waiting
+    if (waiting) { code.value = ''; code.focus() }
+  }
+  function read(res) {
+    return res.json().catch(function () { return null }).then(function (body) {
+      if (body && body.action === 'verify-email') {
+        awaitCode(true)
+        say(body.error ? serverSentence(body.error) : 'We sent a code to your e-mail address. Enter it to continue.')
+        return null
+      }
+      // Refused on the server's error page (an expired sign-up, a missing CSRF token): show it.
+      if (!body && res.redirected) { window.location.assign(res.url); return null }
+      if (!res.ok || !body || !body.options) {
+        awaitCode(false)
+        var unavailable = new Error('Passkey options are unavailable')
+        unavailable.name = 'OptionsUnavailable'
+        unavailable.serverError = body && body.error
+        throw unavailable
+      }
+      awaitCode(false)
+      return body
     })
+  }
+  function options(action) {
+    var url = new URL(optionsUrl)
+    if (action) url.searchParams.set('action', action)
+    return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(read)
+  }
+  function posted(pairs) {
+    var body = new URLSearchParams()
+    body.set('csrfToken', form.elements.csrfToken.value)
+    pairs.forEach(function (pair) { body.append(pair[0], pair[1]) })
+    return fetch(optionsUrl, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json' }, body: body }).then(read)
   }
   function post(action, data) {
     [['action', action], ['data', JSON.stringify(data)]].forEach(function (pair) {
@@ -88,15 +126,15 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   // posted from the script (the redirect comes back as JSON); an error or a further step opens its page.
   function addPasskey(body) {
     return W.startRegistration({ optionsJSON: body.options }).then(function (answer) {
-      var fields = new URLSearchParams()
-      Array.prototype.forEach.call(form.querySelectorAll('input[type=hidden]'), function (input) { fields.append(input.name, input.value) })
-      fields.set('action', 'register')
-      fields.set('data', JSON.stringify(answer))
+      var answerFields = new URLSearchParams()
+      Array.prototype.forEach.call(form.querySelectorAll('input[type=hidden]'), function (input) { answerFields.append(input.name, input.value) })
+      answerFields.set('action', 'register')
+      answerFields.set('data', JSON.stringify(answer))
       return fetch(form.action, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Auth-Return-Redirect': '1' },
-        body: fields,
+        body: answerFields,
       })
     }).then(function (res) {
       return res.json().catch(function () { return null }).then(function (answer) {
@@ -116,7 +154,10 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   form.addEventListener('submit', function (event) {
     event.preventDefault()
     say('')
-    options(null, true).then(function (body) { return ceremony(body, false) }).catch(fail)
+    var asked = code.disabled
+      ? posted(fields().map(function (f) { return [f.name, f.value] }))
+      : posted([['code', code.value.trim()]])
+    asked.then(function (body) { if (body) return ceremony(body, false) }).catch(fail)
   })
   if (add) {
     fetch(authUrl + '/session', { credentials: 'same-origin' })
@@ -125,12 +166,12 @@ const CLIENT = `function (authUrl, providerId, conditional) {
       .catch(function () {})
     add.addEventListener('click', function () {
       say('')
-      options('register', false).then(addPasskey).catch(fail)
+      options('register').then(function (body) { if (body) return addPasskey(body) }).catch(fail)
     })
   }
   if (conditional) {
     W.browserSupportsWebAuthnAutofill().then(function (supported) {
-      if (supported) return options('authenticate', false).then(function (body) { return ceremony(body, true) })
+      if (supported) return options('authenticate').then(function (body) { if (body) return ceremony(body, true) })
     }).catch(fail)
   }
 }`
@@ -148,7 +189,7 @@ export function passkeyFieldLabel(key: string, input: Record<string, unknown>): 
   return typeof input.label === 'string' ? input.label : key
 }
 
-/** The passkey form of one WebAuthn provider (Auth.js's markup, plus our add button and status line). */
+/** The passkey form of one WebAuthn provider (Auth.js's markup, plus our code field, add button and status line). */
 export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: PageFields = new PageFields()): string {
   const id = escapeHtml(p.id)
   let inputs = ''
@@ -163,6 +204,8 @@ export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: P
   return (
     `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${fields.id(`${id}-form`, `${id}-form`)}">` +
     `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">${inputs}` +
+    `<div id="${fields.id(`${id}-verify`, `${id}-verify`)}" hidden><label class="section-header" for="${id}-code">Code from the e-mail</label>` +
+    `<input id="${fields.id(`${id}-code`, `${id}-code`)}" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" disabled></div>` +
     `<button id="${fields.id(`submitButton-${id}`, `submitButton-${id}`)}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
     `<button id="${fields.id(`${id}-add`, `${id}-add`)}" type="button" hidden>Add a passkey to your account</button>` +
     `<p id="${fields.id(`${id}-status`, `${id}-status`)}" class="webauthn-status" role="status"></p></form>`

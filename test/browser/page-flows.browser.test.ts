@@ -1,7 +1,8 @@
 /**
  * Every built-in page flow a user can click, in headless Chromium: credentials; an e-mail link and
- * an e-mail code (a real SMTP server on loopback); passkey sign-up, sign-in and adding a passkey
- * (the DevTools virtual authenticator); OpenID Connect at a real provider whose login and consent
+ * an e-mail code (a real SMTP server on loopback); passkey sign-up (its address proved by an
+ * e-mailed code), sign-in and adding a passkey (the DevTools virtual authenticator); OpenID
+ * Connect at a real provider whose login and consent
  * pages are clicked; turning on two-step verification (the key read off the page, the code computed
  * with otpauth, as an authenticator app would), then signing in with a code and with a backup code;
  * the terms step, declined and accepted; the sessions page; sign-out. Only clicks and typing: the
@@ -308,7 +309,7 @@ describe('every built-in page flow in Chromium', () => {
     await context.close()
   })
 
-  it('passkeys: sign up, sign out, sign in with the passkey, add a second one (confirmed on the page); a refused ceremony reads as a sentence', async () => {
+  it('passkeys: sign up with the e-mailed code, sign out, sign in with the passkey, add a second one (confirmed on the page); a refused ceremony reads as a sentence', async () => {
     const { context, page, loaded } = await newContext()
     // A browser without passkey autofill, where the button signs in (with it, the virtual
     // authenticator would answer the page's autofill request at once).
@@ -327,6 +328,14 @@ describe('every built-in page flow in Chromium', () => {
     await openSignIn(page)
     // The e-mail provider's field and the passkey form's read apart.
     await page.getByLabel('Email (Passkey)').fill(address)
+    await page.getByRole('button', { name: 'Sign in with Passkey' }).click()
+    // A sign-up proves the address first: the code the e-mail brought.
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('We sent a code to your e-mail address. Enter it to continue.')
+    const code = /enter this code on the sign-in page: (\S+)/.exec((await mailTo(address)).text)![1]!
+    await page.getByLabel('Code from the e-mail').fill(code === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA')
+    await page.getByRole('button', { name: 'Sign in with Passkey' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('That code is not right. Check the e-mail and try again.')
+    await page.getByLabel('Code from the e-mail').fill(code)
     await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Passkey' }).click()])
     expect(await home(page)).toBe(`Signed in as ${address}`)
     await signOut(page)
