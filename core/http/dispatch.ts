@@ -164,7 +164,8 @@ export function errorRedirectUrl(
   retryAfter?: number,
 ): string {
   const params = new URLSearchParams({ error: errorParamOf(type) })
-  if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
+  // AccessDenied carries a code only when an application's step refused with a reason.
+  if ((type === 'CredentialsSignin' || type === 'AccessDenied') && code !== undefined) params.set('code', code)
   if (retryAfter !== undefined) params.set('retryAfter', String(retryAfter))
   const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
   const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`

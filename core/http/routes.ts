@@ -24,8 +24,8 @@ import {
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
-import { respondSessions, revokeSessions } from '../session/manage.js'
 import { signUpVerifier, webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
+import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -417,9 +417,10 @@ export const routes: readonly Route[] = [
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
-  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST).
-  route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
+  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
+  // browser asking for HTML gets the page, whose forms carry the token.
+  route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
+  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
   route({
     method: 'POST',
