@@ -33,7 +33,7 @@ import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
-import { INSPECTOR_PATH, respondInspector } from './inspector/index.js'
+import { INSPECTOR_PATH, respondInspector } from './inspector/recorder.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'

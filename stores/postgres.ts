@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { RateLimiterPostgres } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster`, which an ESM bundle cannot load.
+import RateLimiterPostgres from 'rate-limiter-flexible/lib/RateLimiterPostgres.js'
 import type { Queryable } from '../adapters/postgres.js'
 import { limiterStore, type AuthStore, type ValueBackend } from '../core/store/index.js'
 

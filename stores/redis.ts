@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { RateLimiterRedis } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster`, which an ESM bundle cannot load.
+import RateLimiterRedis from 'rate-limiter-flexible/lib/RateLimiterRedis.js'
 import { limiterStore, type AuthStore } from '../core/store/index.js'
 
 /**

@@ -11,7 +11,10 @@
  *
  * @module
  */
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { RateLimiterAbstract } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster` (see ./rate-limiter-flexible.d.ts).
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 
 /** The answer of {@link AuthStore.consume}: whether the attempt is within the limit, and when to retry. */
 export interface LimitResult {
@@ -135,7 +138,7 @@ function memoryValues(): ValueBackend {
  */
 export function memoryAuthStore(): AuthStore {
   // Each in-memory limiter has its own storage: a reset forgets the key in all of them.
-  const made: RateLimiterMemory[] = []
+  const made: InstanceType<typeof RateLimiterMemory>[] = []
   return limiterStore({
     limiter(points) {
       const limiter = new RateLimiterMemory({ points, duration: 1 })
