@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { WebAuthnConfig } from '../core/flows/webauthn.js'
+import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn.js'
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn.js'
 
@@ -34,6 +34,10 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, 'type'>>
  *
  * @see https://www.w3.org/TR/webauthn-3/
  */
+// Imported here, not by the engine: only an application with a WebAuthn provider bundles the library.
+const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
+  Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
+
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {
     id: 'webauthn',
@@ -44,6 +48,7 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
     formFields: {
       email: { label: 'Email', required: true, autocomplete: 'username webauthn' },
     },
+    [SIMPLEWEBAUTHN]: loadSimpleWebAuthn,
     ...options,
     type: 'webauthn',
   }
