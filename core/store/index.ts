@@ -12,7 +12,7 @@
  * @module
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
-// One file per limiter: the package index requires `cluster` (see ./rate-limiter-flexible.d.ts).
+// One file per limiter: the package index requires `cluster` (see ../deep-imports.d.ts).
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 
