@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { FLOW_MODULE } from '../core/flows/kinds.js'
 import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn.js'
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn.js'
@@ -38,6 +39,9 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, 'type'>>
 const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
   Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
 
+// The flow, for the engine to load with this provider (see core/flows/kinds.ts).
+const WEBAUTHN_FLOW = { [FLOW_MODULE]: () => import('../core/flows/webauthn.js') }
+
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {
     id: 'webauthn',
@@ -49,6 +53,7 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
       email: { label: 'Email', required: true, autocomplete: 'username webauthn' },
     },
     [SIMPLEWEBAUTHN]: loadSimpleWebAuthn,
+    ...WEBAUTHN_FLOW,
     ...options,
     type: 'webauthn',
   }

@@ -29,6 +29,10 @@ import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
+
+// What the session flow uses for OAuth providers, through this module once it is loaded.
+export { authorizationServer } from '../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'

@@ -32,6 +32,9 @@ import { reportFailure } from '../session/issue.js'
 import { signedInUser } from '../session/token.js'
 import type { Account, Awaitable, CommonProviderOptions, CredentialInput } from '../types.js'
 import { emitEvent } from './emit.js'
+
+// The sign-in page's passkey block (with the browser library, inline) comes with this flow.
+export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
 import type { StoredUser } from './signin-completion.js'
 
 /** The relying party of a ceremony (Auth.js's `getRelayingParty` result). */

@@ -14,18 +14,11 @@ import type { CookieOption } from '../cookies.js'
 import { InvalidCheck, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
-import { confirmLinkPage, emailEnvelopeCookie, emailSignInFlow, refusedCode } from '../flows/email.js'
-import {
-  forwardProxiedCallback,
-  oauthEnvelopeCookie,
-  oauthSignInFlow,
-  refuseForeignCallbackUrl,
-} from '../flows/oauth.js'
+import { flowModule } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessions, revokeSessions } from '../session/manage.js'
-import { webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -117,11 +110,17 @@ const signInPolicy = (ctx: RequestContext) => ({
 /** The query of the sign-in request: extra authorization parameters (`prompt`, `login_hint`, …). */
 const stringQuery = (ctx: RequestContext): Record<string, string> => ({ ...ctx.request.query })
 
+// The OAuth, e-mail and WebAuthn flows come with their providers (./flows/kinds.ts): these routes
+// reach them through the loaded module, so a configuration without such a provider never loads one.
+const oauth = () => flowModule('oauth')
+const email = () => flowModule('email')
+const webauthn = () => flowModule('webauthn')
+
 const oauthStart = {
-  flow: oauthSignInFlow,
+  flow: () => oauth().oauthSignInFlow,
   params: AnyBody,
-  envelopeCookie: oauthEnvelopeCookie,
-  intercept: refuseForeignCallbackUrl,
+  envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
+  intercept: (ctx: RequestContext) => oauth().refuseForeignCallbackUrl(ctx),
   toEvent: (ctx: RequestContext) => ({
     type: 'oauth.start',
     at: ctx.at,
@@ -134,11 +133,11 @@ const oauthStart = {
 
 /** The provider's answer: GET with a query, or POST (`response_mode=form_post`) with a form. */
 const oauthCallback = {
-  flow: oauthSignInFlow,
+  flow: () => oauth().oauthSignInFlow,
   params: StringParams,
   resumes: true,
-  envelopeCookie: oauthEnvelopeCookie,
-  intercept: forwardProxiedCallback,
+  envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
+  intercept: (ctx: RequestContext, params: Record<string, string>) => oauth().forwardProxiedCallback(ctx, params),
   // Auth.js reports a missing or unreadable state/PKCE/nonce cookie as InvalidCheck, and
   // applications filter their logs by that type.
   refused: (ctx: RequestContext, error: FlowStateError) =>
@@ -152,10 +151,10 @@ const oauthCallback = {
 
 /** An address posted to POST /signin/:provider starts an e-mail sign-in. */
 const emailRequest = {
-  flow: emailSignInFlow,
+  flow: () => email().emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
-  envelopeCookie: emailEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
     type: 'email.request',
     at: ctx.at,
@@ -176,9 +175,9 @@ const toLinkEvent = (ctx: RequestContext, input: Record<string, unknown>) => ({
 
 /** GET on a sign-in link: the confirmation page, or (`link: 'direct'`) the sign-in itself. */
 const emailLink = {
-  flow: emailSignInFlow,
+  flow: () => email().emailSignInFlow,
   params: StringParams,
-  intercept: confirmLinkPage,
+  intercept: (ctx: RequestContext, params: Record<string, string>) => email().confirmLinkPage(ctx, params),
   toEvent: toLinkEvent,
 } satisfies FlowBinding<Record<string, string>>
 
@@ -186,20 +185,20 @@ const hasCode = (_ctx: RequestContext, body: Record<string, unknown>) => typeof 
 
 /** POST from the confirmation page (`token`) or the verify-request page (`code`, resumes the flow). */
 const emailVerification = {
-  flow: emailSignInFlow,
+  flow: () => email().emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
-  envelopeCookie: emailEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
   resumes: hasCode,
-  refused: refusedCode,
+  refused: (ctx: RequestContext, error: FlowStateError) => email().refusedCode(ctx, error),
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
 } satisfies FlowBinding<Record<string, unknown>>
 /** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
 const webauthnOptions = {
-  flow: webauthnSignInFlow,
+  flow: () => webauthn().webauthnSignInFlow,
   params: StringParams,
-  envelopeCookie: webauthnEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
     type: 'webauthn.options',
     at: ctx.at,
@@ -211,10 +210,10 @@ const webauthnOptions = {
 /** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
 const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
 const webauthnAnswer = {
-  flow: webauthnSignInFlow,
+  flow: () => webauthn().webauthnSignInFlow,
   params: WebAuthnAnswer,
   resumes: true,
-  envelopeCookie: webauthnEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
     type: 'webauthn.answer',
     at: ctx.at,

@@ -7,7 +7,8 @@
  */
 import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
-import { passkeyForm, passkeyScripts, type PagePasskeyProvider } from './webauthn.js'
+import { flowModule } from '../flows/kinds.js'
+import type { PagePasskeyProvider } from './webauthn.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -157,7 +158,7 @@ export function renderSignInPage(p: {
         enableConditionalUI: provider.enableConditionalUI === true,
       }
       passkeys.push(passkey)
-      block += passkeyForm(passkey, p.csrfToken)
+      block += flowModule('webauthn').passkeyForm(passkey, p.csrfToken)
     }
     if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
@@ -171,7 +172,7 @@ export function renderSignInPage(p: {
       'Sign In',
       p.theme,
       `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
-        passkeyScripts(p.authUrl ?? '', passkeys),
+        (passkeys.length > 0 ? flowModule('webauthn').passkeyScripts(p.authUrl ?? '', passkeys) : ''),
     ),
   }
 }

@@ -1,0 +1,113 @@
+/**
+ * The flows that only some configurations use (OAuth and OIDC, e-mail, WebAuthn), loaded by the
+ * providers that need them: each provider factory carries a loader of its flow module
+ * ({@link FLOW_MODULE}), a literal `import()` that a bundler follows from the provider, so an
+ * application bundles `oauth4webapi` only with an OAuth provider, and a credentials-only one none of
+ * them. The engine reads a loaded module synchronously ({@link flowModule}); the handler loads what a
+ * configuration needs before its first request ({@link loadFlowModules}).
+ *
+ * A provider written as a plain object (Auth.js's `{ type: 'oidc', issuer, … }`) has no loader: its
+ * module is imported through a specifier bundlers leave to the runtime, which works from an
+ * unbundled install; a bundled application wraps it in its factory (`OIDC(…)`, `OAuth(…)`).
+ *
+ * @module
+ */
+import type { ProviderType } from '../types.js'
+
+/** The flow modules by kind (types only: nothing here imports them). */
+export interface FlowModules {
+  oauth: typeof import('./oauth.js')
+  email: typeof import('./email.js')
+  webauthn: typeof import('./webauthn.js')
+}
+
+/** A kind of flow that is loaded on demand. */
+export type FlowKind = keyof FlowModules
+
+/** A provider factory's loader of its flow module. */
+export type FlowModuleLoader = () => Promise<unknown>
+
+/** Where a provider factory puts the loader of its flow module. */
+export const FLOW_MODULE: unique symbol = Symbol('authchart.flowModule')
+
+/** The kind of flow a provider type runs, if it is one loaded on demand. */
+export function flowKindOf(type: ProviderType): FlowKind | undefined {
+  switch (type) {
+    case 'oauth':
+    case 'oidc':
+      return 'oauth'
+    case 'email':
+      return 'email'
+    case 'webauthn':
+      return 'webauthn'
+    default:
+      return undefined
+  }
+}
+
+const loaded: Partial<FlowModules> = {}
+const loading = new Map<FlowKind, Promise<void>>()
+
+// Specifiers in a variable: bundlers leave these imports to the runtime (plain-object providers).
+const RUNTIME_SPECIFIERS: Record<FlowKind, string> = { oauth: './oauth.js', email: './email.js', webauthn: './webauthn.js' }
+const importAtRuntime = (kind: FlowKind): Promise<unknown> =>
+  import(/* webpackIgnore: true */ /* @vite-ignore */ RUNTIME_SPECIFIERS[kind])
+
+/**
+ * The loaded module of `kind`.
+ *
+ * @throws {TypeError} when it was not loaded: only routes of a configured provider reach here.
+ */
+export function flowModule<K extends FlowKind>(kind: K): FlowModules[K] {
+  const module = loaded[kind]
+  if (!module) throw new TypeError(`the ${kind} flow was not loaded: no provider of its kind is configured`)
+  return module
+}
+
+/** Loads the module of `kind` once, through `loader` when a provider gave one. */
+export function loadFlowModule<K extends FlowKind>(kind: K, loader?: FlowModuleLoader): Promise<FlowModules[K]> {
+  const done = loaded[kind]
+  if (done) return Promise.resolve(done)
+  let pending = loading.get(kind)
+  if (!pending) {
+    pending = (loader ?? (() => importAtRuntime(kind))).call(undefined).then(
+      (module) => {
+        loaded[kind] = module as FlowModules[K]
+        loading.delete(kind)
+      },
+      (error: unknown) => {
+        loading.delete(kind)
+        throw new Error(
+          `The ${kind} flow could not be loaded. A provider written as a plain object loads it at run time, ` +
+            'which a bundled application cannot: create the provider with its factory (OAuth(), OIDC(), Email(), WebAuthn()).',
+          { cause: error },
+        )
+      },
+    )
+    loading.set(kind, pending)
+  }
+  return pending.then(() => loaded[kind]!)
+}
+
+/** A provider as the loader sees it. */
+interface LoadingProvider {
+  readonly type: ProviderType
+  readonly config: object
+}
+
+/**
+ * Loads the flow modules `providers` need that are not loaded yet; `undefined` when there are
+ * none, so requests after the first take no extra step.
+ */
+export function loadFlowModules(providers: readonly LoadingProvider[]): Promise<unknown> | undefined {
+  let needed: Map<FlowKind, FlowModuleLoader | undefined> | undefined
+  for (const provider of providers) {
+    const kind = flowKindOf(provider.type)
+    if (kind === undefined || loaded[kind]) continue
+    needed ??= new Map()
+    // Any factory-made provider of the kind brings the loader a bundle can follow.
+    const loader = (provider.config as { [FLOW_MODULE]?: FlowModuleLoader })[FLOW_MODULE]
+    if (!needed.get(kind)) needed.set(kind, loader)
+  }
+  return needed && Promise.all([...needed].map(([kind, loader]) => loadFlowModule(kind, loader)))
+}
