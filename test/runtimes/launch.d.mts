@@ -20,3 +20,5 @@ export declare function startRuntime(
   runtime: Runtime,
   options: { file: string; port: number; env: Record<string, string>; timeoutMs?: number },
 ): Promise<StartedRuntime>
+/** An esbuild plugin resolving `authchart` and its subpaths to the sources. */
+export declare const fromSources: import('esbuild').Plugin

@@ -35,7 +35,8 @@ const SOURCES = [
   [/^authchart\/providers\/(.+)$/, 'providers/$1.ts'],
 ]
 
-const fromSources = {
+/** An esbuild plugin resolving `authchart` and its subpaths to the sources. */
+export const fromSources = {
   name: 'authchart-sources',
   setup(builder) {
     builder.onResolve({ filter: /^authchart(\/|$)/ }, ({ path }) => {
