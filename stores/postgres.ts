@@ -1,3 +1,4 @@
+/// <reference path="../core/deep-imports.d.ts" />
 /**
  * A shared {@link AuthStore} in PostgreSQL: on a server through `pg` (`Pool` or `Client`) or in an
  * embedded PGlite, the same database object the SQL adapter takes. Every instance that shares the

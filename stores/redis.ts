@@ -1,3 +1,4 @@
+/// <reference path="../core/deep-imports.d.ts" />
 /**
  * A shared {@link AuthStore} in Redis, through an `ioredis` client. Every instance connected to the
  * same Redis shares the claims, counters, limits and values; Redis expires them on its own.

@@ -12,6 +12,9 @@
  *
  * @module
  */
+import type { AnyStateMachine } from 'xstate'
+import type { FlowDefinition } from '../engine/flow.js'
+import type { RequestContext } from '../http/context.js'
 import type { ProviderType } from '../types.js'
 
 /** The flow modules by kind (types only: nothing here imports them). */
@@ -62,6 +65,31 @@ export function flowModule<K extends FlowKind>(kind: K): FlowModules[K] {
   const module = loaded[kind]
   if (!module) throw new TypeError(`the ${kind} flow was not loaded: no provider of its kind is configured`)
   return module
+}
+
+/**
+ * A flow of a module loaded on demand, as the routing table holds it: one object per flow (routes
+ * of the same flow share it), whose parts are read from the module once it is loaded.
+ */
+export function lazyFlow<K extends FlowKind>(
+  kind: K,
+  pick: (module: FlowModules[K]) => FlowDefinition<AnyStateMachine, RequestContext>,
+): FlowDefinition<AnyStateMachine, RequestContext> {
+  const flow = () => pick(flowModule(kind))
+  return {
+    get machine() {
+      return flow().machine
+    },
+    get context() {
+      return flow().context
+    },
+    get effects() {
+      return flow().effects
+    },
+    get sealed() {
+      return flow().sealed
+    },
+  }
 }
 
 /** Loads the module of `kind` once, through `loader` when a provider gave one. */

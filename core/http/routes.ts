@@ -14,7 +14,7 @@ import type { CookieOption } from '../cookies.js'
 import { InvalidCheck, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
-import { flowModule } from '../flows/kinds.js'
+import { flowModule, lazyFlow } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
@@ -115,9 +115,12 @@ const stringQuery = (ctx: RequestContext): Record<string, string> => ({ ...ctx.r
 const oauth = () => flowModule('oauth')
 const email = () => flowModule('email')
 const webauthn = () => flowModule('webauthn')
+const oauthSignInFlow = lazyFlow('oauth', (module) => module.oauthSignInFlow)
+const emailSignInFlow = lazyFlow('email', (module) => module.emailSignInFlow)
+const webauthnSignInFlow = lazyFlow('webauthn', (module) => module.webauthnSignInFlow)
 
 const oauthStart = {
-  flow: () => oauth().oauthSignInFlow,
+  flow: oauthSignInFlow,
   params: AnyBody,
   envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
   intercept: (ctx: RequestContext) => oauth().refuseForeignCallbackUrl(ctx),
@@ -133,7 +136,7 @@ const oauthStart = {
 
 /** The provider's answer: GET with a query, or POST (`response_mode=form_post`) with a form. */
 const oauthCallback = {
-  flow: () => oauth().oauthSignInFlow,
+  flow: oauthSignInFlow,
   params: StringParams,
   resumes: true,
   envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
@@ -151,7 +154,7 @@ const oauthCallback = {
 
 /** An address posted to POST /signin/:provider starts an e-mail sign-in. */
 const emailRequest = {
-  flow: () => email().emailSignInFlow,
+  flow: emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
   envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
@@ -175,7 +178,7 @@ const toLinkEvent = (ctx: RequestContext, input: Record<string, unknown>) => ({
 
 /** GET on a sign-in link: the confirmation page, or (`link: 'direct'`) the sign-in itself. */
 const emailLink = {
-  flow: () => email().emailSignInFlow,
+  flow: emailSignInFlow,
   params: StringParams,
   intercept: (ctx: RequestContext, params: Record<string, string>) => email().confirmLinkPage(ctx, params),
   toEvent: toLinkEvent,
@@ -185,7 +188,7 @@ const hasCode = (_ctx: RequestContext, body: Record<string, unknown>) => typeof 
 
 /** POST from the confirmation page (`token`) or the verify-request page (`code`, resumes the flow). */
 const emailVerification = {
-  flow: () => email().emailSignInFlow,
+  flow: emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
   envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
@@ -196,7 +199,7 @@ const emailVerification = {
 } satisfies FlowBinding<Record<string, unknown>>
 /** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
 const webauthnOptions = {
-  flow: () => webauthn().webauthnSignInFlow,
+  flow: webauthnSignInFlow,
   params: StringParams,
   envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
@@ -210,7 +213,7 @@ const webauthnOptions = {
 /** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
 const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
 const webauthnAnswer = {
-  flow: () => webauthn().webauthnSignInFlow,
+  flow: webauthnSignInFlow,
   params: WebAuthnAnswer,
   resumes: true,
   envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),

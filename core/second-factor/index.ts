@@ -1,3 +1,4 @@
+/// <reference path="../deep-imports.d.ts" />
 /**
  * The built-in second factor: TOTP (RFC 6238, through `otpauth`) with single-use backup codes.
  * A TOTP secret is kept encrypted with the auth secret (it must be read back to check codes);

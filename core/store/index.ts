@@ -1,3 +1,4 @@
+/// <reference path="../deep-imports.d.ts" />
 /**
  * The server-side store: the counters, limits, one-time claims and short-lived values that a
  * sealed cookie cannot hold safely, because its holder can always replay an older copy (an attempt
