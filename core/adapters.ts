@@ -75,6 +75,15 @@ export interface AdapterSecondFactor {
   createdAt: Date
 }
 
+/**
+ * Ours: an application step of the sign-in a user has completed (an extension at
+ * `afterFirstSignIn`), at the step's version.
+ */
+export interface AdapterCompletedStep {
+  stepId: string
+  version: string
+}
+
 /** The Auth.js adapter interface. */
 export interface Adapter {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>
@@ -100,6 +109,14 @@ export interface Adapter {
   listAccounts?(userId: string): Awaitable<AdapterAccount[]>
   /** Ours, optional: every database session of a user (to list and revoke them). */
   listSessions?(userId: string): Awaitable<AdapterSession[]>
+  /**
+   * Ours, optional, with {@link Adapter.recordCompletedStep}: the steps a user has completed. A step
+   * at `afterFirstSignIn` runs until its user has completed it at its current version; without
+   * these two methods it runs on every sign-in (warned at load).
+   */
+  getCompletedSteps?(userId: string): Awaitable<AdapterCompletedStep[]>
+  /** Ours, optional: records that a user completed a step at a version (again: no change). */
+  recordCompletedStep?(userId: string, stepId: string, version: string): Awaitable<void>
   unlinkAccount?(
     providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>

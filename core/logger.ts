@@ -19,6 +19,7 @@ export type WarningCode =
   | 'second-factor-attempts-exhausted'
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'
+  | 'after-first-sign-in-unrecorded'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

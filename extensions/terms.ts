@@ -48,6 +48,8 @@ export function termsExtension(options: TermsOptions): FlowExtension {
   return defineExtension({
     id: 'terms',
     version: '1',
+    // At afterFirstSignIn, a new version of the terms is a new step: every user is asked again.
+    stepVersion: options.version,
     at: options.at ?? 'beforeSession',
     initial: 'checkingTerms',
     guards: {

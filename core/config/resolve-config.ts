@@ -356,6 +356,10 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
   if (hasWebAuthn) logger.warn('experimental-webauthn')
+  // A step after the first sign-in then runs on every sign-in: nothing records that it was completed.
+  if (source.extensions?.some((e) => e.at === 'afterFirstSignIn') && !(adapter?.getCompletedSteps && adapter.recordCompletedStep)) {
+    logger.warn('after-first-sign-in-unrecorded')
+  }
 
   return Object.freeze({
     source,

@@ -39,6 +39,7 @@ import { reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
@@ -212,7 +213,8 @@ function sessionTokenClaims(provider: ResolvedOAuthProvider, tokens: TokenSet): 
  * Stores an OAuth/OIDC sign-in's user (reference §5.1 account linking): an account already linked
  * signs its user in (refused when someone else is signed in) and gets the fresh tokens; otherwise
  * the account is linked to the signed-in user, to a user with the same e-mail address only with
- * `allowDangerousEmailAccountLinking`, or to a new user.
+ * `allowDangerousEmailAccountLinking` (never one signed up with a passkey for an address nobody
+ * verified, {@link isUnverifiedPasskeyUser}), or to a new user.
  */
 export async function storeOAuthUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const provider = ctx.config.providerById.get(context.providerId)!.oauth!
@@ -248,6 +250,9 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     } else if (byEmail) {
       if (!provider.allowDangerousEmailAccountLinking) {
         return notLinked('Another account already exists with the same e-mail address')
+      }
+      if (await isUnverifiedPasskeyUser(adapter, byEmail)) {
+        return notLinked('The account with this e-mail address signed up with a passkey and never verified the address')
       }
       user = byEmail
     } else {

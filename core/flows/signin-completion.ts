@@ -191,6 +191,47 @@ export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>(
   effects: coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
 })
 
+/**
+ * The effects that decide whether the step at `afterFirstSignIn` runs and record that it ran: it
+ * runs until the user has completed it at its step version, whichever way they sign in. Without
+ * the adapter's `getCompletedSteps` and `recordCompletedStep` (or without an adapter) nothing can
+ * be recorded, so it runs on every sign-in: never skipped (warned once when the config is loaded).
+ */
+function firstSignInStepEffects(step: FlowExtension): Record<string, Effect> {
+  const version = step.stepVersion ?? step.version
+  const recorder = (ctx: RequestContext) => {
+    const adapter = ctx.config.adapter
+    return adapter?.getCompletedSteps && adapter.recordCompletedStep ? adapter : undefined
+  }
+  return {
+    async findCompletedStep(context, ctx): Promise<Result<'findCompletedStep.done' | 'findCompletedStep.failed'>> {
+      const adapter = recorder(ctx)
+      if (!adapter) return { type: 'findCompletedStep.done', output: { pending: true }, at: ctx.at }
+      try {
+        const completed = await adapter.getCompletedSteps!(userIdOf(context))
+        const pending = !completed.some((done) => done.stepId === step.id && done.version === version)
+        return { type: 'findCompletedStep.done', output: { pending }, at: ctx.at }
+      } catch (error) {
+        return { type: 'findCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+    async recordCompletedStep(context, ctx): Promise<Result<'recordCompletedStep.done' | 'recordCompletedStep.failed'>> {
+      const adapter = recorder(ctx)
+      try {
+        await adapter?.recordCompletedStep!(userIdOf(context), step.id, version)
+        return { type: 'recordCompletedStep.done', output: null, at: ctx.at }
+      } catch (error) {
+        return { type: 'recordCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+  }
+}
+
+const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[]): Record<string, Effect> => {
+  const step = extensions.find((extension) => extension.at === 'afterFirstSignIn')
+  return step ? firstSignInStepEffects(step) : {}
+}
+
 const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
 
 /**
@@ -210,6 +251,7 @@ export function signInCompletionFlowFor(
       context: signInCompletionContext(extensions),
       effects: {
         ...coreEffects,
+        ...firstSignInStepEffectsOf(extensions),
         ...Object.assign({}, ...extensions.map((e) => e.effects ?? {})),
       } as Record<string, EffectImplementation<unknown, RequestContext>>,
     })

@@ -25,7 +25,7 @@ import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope
 import { defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'
 import { ACTIONS_WITH_FLOW } from '../actions.js'
-import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
+import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
@@ -235,6 +235,7 @@ function afterRun(
   resting: Resting,
   run: FlowRun,
 ): FlowOutcome | Promise<FlowOutcome> {
+  if (run.outcome.session?.op === 'set') assertSessionIssued(flow.machine.id, run)
   const cookieName = resting.cookie.name
   if (run.resting) return sealResting(ctx, flow, resting, run)
   if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
@@ -260,7 +261,26 @@ async function sealResting(
  * sign-in completion; were one to answer with a session itself (a mistake in an edited chart), the
  * request fails instead of skipping the completion's second-factor gate.
  */
-const SESSION_ISSUERS: ReadonlySet<string> = new Set([SIGN_IN_COMPLETION, 'session'])
+const SESSION_ISSUERS: ReadonlySet<string> = new Set(['session'])
+const ISSUING_STATES: ReadonlySet<string> = new Set(SESSION_ISSUING_STATES)
+
+/**
+ * A session cookie is set only by a run that issued it: the `session` flow, or a sign-in
+ * completion whose run went through one of its issuing states (which the chart reaches only past
+ * the second-factor gate). The flow id alone is not enough: a waiting state's outcome, or a final
+ * state reached around the issuing states, would otherwise set whatever value it names.
+ *
+ * @throws {FlowStateError} `ERR_FLOW_SESSION_REFUSED` otherwise.
+ */
+function assertSessionIssued(flowId: string, run: FlowRun): void {
+  const issued =
+    flowId === SIGN_IN_COMPLETION
+      ? !run.resting && run.trace.steps.some((step) => ISSUING_STATES.has(step.from))
+      : SESSION_ISSUERS.has(flowId)
+  if (!issued) {
+    throw new FlowStateError('ERR_FLOW_SESSION_REFUSED', `${flowId} may not set a session outside its issuing states`)
+  }
+}
 
 async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
   const { request, provider } = ctx
@@ -306,9 +326,6 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     if (!next) throw new FlowStateError('ERR_FLOW_LOOP', `no flow "${outcome.flow}" to hand over to`)
     current = next.flow(ctx)
     outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.machine.id))
-  }
-  if (outcome.session?.op === 'set' && !SESSION_ISSUERS.has(current.machine.id)) {
-    throw new FlowStateError('ERR_FLOW_SESSION_REFUSED', `${current.machine.id} may not issue a session`)
   }
   return {
     response: toInternal(ctx, outcome, current.machine.id),

@@ -11,7 +11,7 @@ import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { CookieOption } from '../cookies.js'
-import { InvalidCheck, type FlowStateError } from '../errors.js'
+import { InvalidCheck, Verification, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
 import { flowModule, lazyFlow } from '../flows/kinds.js'
@@ -197,18 +197,46 @@ const emailVerification = {
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
 } satisfies FlowBinding<Record<string, unknown>>
-/** The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads. */
+/**
+ * The options request: `action` (register, authenticate, or none) and what `getUserInfo` reads.
+ * A non-string `action` (a posted list) is no action the rules know: "Invalid action".
+ */
+const toWebAuthnOptions = (ctx: RequestContext, action: unknown, mayEmail: boolean) => ({
+  type: 'webauthn.options',
+  at: ctx.at,
+  providerId: ctx.provider!.id,
+  action: action === undefined ? null : typeof action === 'string' ? action : '',
+  verifier: webauthn().signUpVerifier(ctx.config),
+  mayEmail,
+})
+
+/** Auth.js's options request, a GET: it never sends e-mail, so it cannot start a sign-up to verify. */
 const webauthnOptions = {
   flow: webauthnSignInFlow,
   params: StringParams,
   envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
-  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
-    type: 'webauthn.options',
-    at: ctx.at,
-    providerId: ctx.provider!.id,
-    action: query.action ?? null,
-  }),
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => toWebAuthnOptions(ctx, query.action, false),
 } satisfies FlowBinding<Record<string, string>>
+
+/**
+ * The built-in page's options request, a POST with a CSRF token (so that it may send e-mail): the
+ * same decision as the GET, and a sign-up to verify sends its code. A posted `code` resumes the
+ * sign-up waiting for it in the challenge cookie.
+ */
+const webauthnVerification = {
+  flow: webauthnSignInFlow,
+  params: AnyBody,
+  accepts: isObjectBody,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
+  resumes: hasCode,
+  // As the e-mail flow reports a code without a flow to resume; a passkey-only app has no e-mail flow loaded.
+  refused: (_ctx: RequestContext, error: FlowStateError) =>
+    new Verification(`No sign-in waits for a code in this browser: ${error.message}`),
+  toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
+    hasCode(ctx, body)
+      ? { type: 'webauthn.code', at: ctx.at, code: body.code as string }
+      : toWebAuthnOptions(ctx, body.action, true),
+} satisfies FlowBinding<Record<string, unknown>>
 
 /** The browser's answer: `action` and `data`, the JSON of the credential it produced. */
 const WebAuthnAnswer = type({ action: enums(['register', 'authenticate']), data: string() })
@@ -397,6 +425,14 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
   route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  route({
+    method: 'POST',
+    action: 'webauthn-options',
+    provider: 'webauthn',
+    csrf: true,
+    callbackUrl: true,
+    serve: webauthnVerification,
+  }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
   // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.

@@ -1,7 +1,8 @@
 /**
  * The passkey block of the built-in sign-in page: Auth.js's form (its ids, fields and the
- * `action`/`data` it posts), a button for a signed-in user to add a passkey, and the browser script
- * that runs the ceremonies with `@simplewebauthn/browser`, served inline from our own bundle.
+ * `action`/`data` it posts), the code field a sign-up fills in when an e-mail provider verifies
+ * its address, a button for a signed-in user to add a passkey, and the browser script that runs
+ * the ceremonies with `@simplewebauthn/browser`, served inline from our own bundle.
  *
  * @module
  */
@@ -20,11 +21,13 @@ export interface PagePasskeyProvider {
 const FIELD_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder', 'value', 'data-form-field'])
 
 /**
- * The browser side, plain ES2017 (it runs as written, untranspiled). On submit it asks for options
- * with the form's fields (Auth.js's rules pick register or authenticate), runs the ceremony and
- * posts `action` and `data` with the form; with conditional UI it starts an autofill assertion on
- * load; a signed-in user (per `GET /session`) sees the add-a-passkey button, which asks for
- * registration options explicitly.
+ * The browser side, plain ES2017 (it runs as written, untranspiled). On submit it posts the form's
+ * fields with its CSRF token for options (Auth.js's rules pick register or authenticate), runs the
+ * ceremony and posts `action` and `data` with the form. A sign-up whose address must be verified
+ * is answered `verify-email` instead: the code field appears, and the next submit posts the code,
+ * whose answer is the registration options. With conditional UI it starts an autofill assertion
+ * on load; a signed-in user (per `GET /session`) sees the add-a-passkey button, which asks for
+ * registration options explicitly. Both ask with a GET, which never sends e-mail.
  */
 const CLIENT = `function (authUrl, providerId, conditional) {
   'use strict'
@@ -33,18 +36,44 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   if (!W || !form) return
   var status = document.getElementById(providerId + '-status')
   var add = document.getElementById(providerId + '-add')
+  var verify = document.getElementById(providerId + '-verify')
+  var code = document.getElementById(providerId + '-code')
+  var optionsUrl = authUrl + '/webauthn-options/' + encodeURIComponent(providerId)
   function say(text) { if (status) status.textContent = text }
   function fields() { return Array.prototype.slice.call(form.querySelectorAll('input[data-form-field]')) }
-  function options(action, withFields) {
-    var url = new URL(authUrl + '/webauthn-options/' + encodeURIComponent(providerId))
-    if (action) url.searchParams.set('action', action)
-    if (withFields) fields().forEach(function (f) { url.searchParams.append(f.name, f.value) })
-    return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (res) {
-      return res.json().catch(function () { return null }).then(function (body) {
-        if (!res.ok || !body || !body.options) throw new Error((body && body.error) || 'Passkey options are unavailable')
-        return body
-      })
+  function awaitCode(waiting) {
+    // Disabled while hidden: the code never travels with the form's other posts.
+    verify.hidden = !waiting
+    code.disabled = !waiting
+    if (waiting) { code.value = ''; code.focus() }
+  }
+  function read(res) {
+    return res.json().catch(function () { return null }).then(function (body) {
+      if (body && body.action === 'verify-email') {
+        awaitCode(true)
+        say(body.error ? body.error + ': try again.' : 'We sent a code to your e-mail address. Enter it to continue.')
+        return null
+      }
+      // Refused on the server's error page (an expired sign-up, a missing CSRF token): show it.
+      if (!body && res.redirected) { window.location.assign(res.url); return null }
+      if (!res.ok || !body || !body.options) {
+        awaitCode(false)
+        throw new Error((body && body.error) || 'Passkey options are unavailable')
+      }
+      awaitCode(false)
+      return body
     })
+  }
+  function options(action) {
+    var url = new URL(optionsUrl)
+    if (action) url.searchParams.set('action', action)
+    return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(read)
+  }
+  function posted(pairs) {
+    var body = new URLSearchParams()
+    body.set('csrfToken', form.elements.csrfToken.value)
+    pairs.forEach(function (pair) { body.append(pair[0], pair[1]) })
+    return fetch(optionsUrl, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json' }, body: body }).then(read)
   }
   function post(action, data) {
     [['action', action], ['data', JSON.stringify(data)]].forEach(function (pair) {
@@ -71,7 +100,10 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   form.addEventListener('submit', function (event) {
     event.preventDefault()
     say('')
-    options(null, true).then(function (body) { return ceremony(body, false) }).catch(fail)
+    var asked = code.disabled
+      ? posted(fields().map(function (f) { return [f.name, f.value] }))
+      : posted([['code', code.value.trim()]])
+    asked.then(function (body) { if (body) return ceremony(body, false) }).catch(fail)
   })
   if (add) {
     fetch(authUrl + '/session', { credentials: 'same-origin' })
@@ -80,12 +112,12 @@ const CLIENT = `function (authUrl, providerId, conditional) {
       .catch(function () {})
     add.addEventListener('click', function () {
       say('')
-      options('register', false).then(function (body) { return ceremony(body, false) }).catch(fail)
+      options('register').then(function (body) { if (body) return ceremony(body, false) }).catch(fail)
     })
   }
   if (conditional) {
     W.browserSupportsWebAuthnAutofill().then(function (supported) {
-      if (supported) return options('authenticate', false).then(function (body) { return ceremony(body, true) })
+      if (supported) return options('authenticate').then(function (body) { if (body) return ceremony(body, true) })
     }).catch(fail)
   }
 }`
@@ -114,6 +146,8 @@ export function passkeyForm(p: PagePasskeyProvider, csrfToken: string): string {
   return (
     `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${id}-form">` +
     `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">${inputs}` +
+    `<div id="${id}-verify" hidden><label class="section-header" for="${id}-code">Code from the e-mail</label>` +
+    `<input id="${id}-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" disabled></div>` +
     `<button id="submitButton-${id}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
     `<button id="${id}-add" type="button" hidden>Add a passkey to your account</button>` +
     `<p id="${id}-status" class="webauthn-status" role="status"></p></form>`

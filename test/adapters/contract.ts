@@ -262,6 +262,28 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
     })
 
+    it('records completed sign-in steps per user and version, once, and deletes them with their user', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const other = await newUser()
+      expect(await adapter.getCompletedSteps!(user.id)).toEqual([])
+      await adapter.recordCompletedStep!(user.id, 'terms', '2026-01')
+      await adapter.recordCompletedStep!(user.id, 'terms', '2026-01')
+      await adapter.recordCompletedStep!(user.id, 'terms', '2026-06')
+      await adapter.recordCompletedStep!(other.id, 'welcome', '1')
+      expect(await adapter.getCompletedSteps!(user.id)).toEqual([
+        { stepId: 'terms', version: '2026-01' },
+        { stepId: 'terms', version: '2026-06' },
+      ])
+      // A user the application keeps itself (credentials with JWT sessions) has no row: recorded all the same.
+      const unstored = randomUUID()
+      await adapter.recordCompletedStep!(unstored, 'welcome', '1')
+      expect(await adapter.getCompletedSteps!(unstored)).toEqual([{ stepId: 'welcome', version: '1' }])
+      await adapter.deleteUser(user.id)
+      expect(await adapter.getCompletedSteps!(user.id)).toEqual([])
+      expect(await adapter.getCompletedSteps!(other.id)).toEqual([{ stepId: 'welcome', version: '1' }])
+    })
+
     it('stores, lists, updates and deletes second factors, and deletes them with their user', async () => {
       const { adapter } = subject()
       const user = await newUser()

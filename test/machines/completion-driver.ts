@@ -15,6 +15,7 @@ import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
@@ -203,6 +204,8 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         if (world.sessionStore === 'fails') throw new Error('database unavailable')
         return memory.createSession(session)
       },
+      // An extension's driver may stand in for adapter methods its steps use.
+      ...(world.extension.adapter as Partial<Adapter> | undefined),
     },
     providers: [
       Credentials({

@@ -114,6 +114,9 @@ describe('the package', () => {
           testing: await import('authchart/testing'),
           express: await import('authchart/express'),
           sveltekitClient: await import('authchart/sveltekit/client'),
+          next: await import('authchart/next'),
+          nextReact: await import('authchart/next/react'),
+          hono: await import('authchart/hono'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -145,6 +148,12 @@ describe('the package', () => {
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
     expect(names.express).toEqual(['ExpressAuth', 'getSession'])
     expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
+    // The Next.js and Hono peers are installed here (dev dependencies), as in an app that uses them.
+    expect(names.next).toEqual(['AuthError', 'CredentialsSignin', 'customFetch', 'default'])
+    expect(names.nextReact).toEqual(
+      expect.arrayContaining(['SessionProvider', 'useSession', 'signIn', 'signOut', 'getSession', 'getCsrfToken', 'getProviders']),
+    )
+    expect(names.hono).toEqual(['authHandler', 'getAuthUser', 'initAuthConfig', 'setEnvDefaults', 'verifyAuth'])
   })
 
   it.each([
@@ -157,6 +166,21 @@ describe('the package', () => {
       cwd: root,
       encoding: 'utf8',
     })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`Cannot find package '${peer}'`)
+  })
+
+  it.each([
+    ['authchart/next', 'next'],
+    ['authchart/next/react', 'react'],
+    ['authchart/hono', 'hono'],
+  ])('imports %s up to its framework peer when the app has not installed it (as next-auth and @hono/auth-js)', (subpath, peer) => {
+    // The peers are installed here: a resolve hook makes this one missing, as in an app without it.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      `export async function resolve(s, c, next) { if (s === ${JSON.stringify(peer)} || s.startsWith(${JSON.stringify(`${peer}/`)})) { const e = new Error("Cannot find package '${peer}'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e } return next(s, c) }`,
+    )}`
+    const script = `import { register } from 'node:module'\nregister(${JSON.stringify(hook)})\nawait import('${subpath}')`
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
     expect(result.status).toBe(1)
     expect(result.stderr).toContain(`Cannot find package '${peer}'`)
   })

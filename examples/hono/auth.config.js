@@ -1,0 +1,15 @@
+import Credentials from 'authchart/providers/credentials'
+import OIDC from 'authchart/providers/oidc'
+
+// AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
+export const authConfig = {
+  basePath: '/api/auth',
+  providers: [
+    Credentials({
+      credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
+      authorize: ({ username, password }) =>
+        username === 'alice' && password === 'wonderland' ? { id: 'alice', name: 'Alice', email: 'alice@example.com' } : null,
+    }),
+    ...(process.env.AUTH_OP_ISSUER ? [OIDC({ id: 'op', name: 'Test OP', issuer: process.env.AUTH_OP_ISSUER })] : []),
+  ],
+}
