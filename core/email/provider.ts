@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigError } from '../errors.js'
+import { FLOW_MODULE } from '../flows/kinds.js'
 import { html, text } from './message.js'
 import { customFetch } from '../symbols.js'
 import type { Awaitable, CommonProviderOptions, Theme, UserOptions } from '../types.js'
@@ -199,11 +200,15 @@ export function emailProvider(
   const id = options.id ?? provider.id
   const apiKey = usesApiKey ? (options.apiKey ?? apiKeyFromEnvironment(id)) : undefined
   return {
+    // Only an application that makes an e-mail provider bundles the e-mail flow (see ../flows/kinds.ts).
+    [FLOW_MODULE]: loadEmailFlow,
     ...provider,
     ...(apiKey !== undefined ? { apiKey } : {}),
     options: { ...options, ...(apiKey !== undefined ? { apiKey } : {}) },
   } as EmailConfig
 }
+
+const loadEmailFlow = () => import('../flows/email.js')
 
 /** The `fetch` a provider sends with: its `customFetch` (proxies, tests), else the global one. */
 export function fetchOf(provider: EmailConfig): typeof fetch {

@@ -31,13 +31,17 @@ import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
+
+// What the session flow uses for OAuth providers, through this module once it is loaded.
+export { authorizationServer } from '../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
-import { isUnverifiedPasskeyUser } from './webauthn.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'

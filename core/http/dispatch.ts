@@ -21,7 +21,7 @@ import {
 } from '../cookies.js'
 import { advanceNow, type FlowRun } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
-import { inspectorEnabled, recordTrace } from '../inspector/index.js'
+import { inspectorEnabled, recordTrace } from '../inspector/recorder.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import { BROWSER_COOKIE_LIMIT, defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'

@@ -66,3 +66,8 @@ export class PageFields {
     return this.labels.get(labelKey(providerId, field)) ?? label
   }
 }
+
+/** The label of a passkey form field on its own: its `label`, else its key (as Auth.js). */
+export function passkeyFieldLabel(key: string, input: Record<string, unknown>): string {
+  return typeof input.label === 'string' ? input.label : key
+}

@@ -7,8 +7,9 @@
  */
 import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
-import { distinctLabels, PageFields, type LabelledField } from './fields.js'
-import { passkeyFieldLabel, passkeyForm, passkeyScripts, type PagePasskeyProvider } from './webauthn.js'
+import { flowModule } from '../flows/kinds.js'
+import { distinctLabels, PageFields, passkeyFieldLabel, type LabelledField } from './fields.js'
+import type { PagePasskeyProvider } from './webauthn.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -206,7 +207,7 @@ export function renderSignInPage(p: {
         enableConditionalUI: provider.enableConditionalUI === true,
       }
       passkeys.push(passkey)
-      block += passkeyForm(passkey, p.csrfToken, fields)
+      block += flowModule('webauthn').passkeyForm(passkey, p.csrfToken, fields)
     }
     if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
@@ -220,7 +221,7 @@ export function renderSignInPage(p: {
       p.theme,
       `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
         keepTyped +
-        passkeyScripts(p.authUrl ?? '', passkeys),
+        (passkeys.length > 0 ? flowModule('webauthn').passkeyScripts(p.authUrl ?? '', passkeys) : ''),
     ),
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { attributes, escapeHtml } from './html.js'
-import { PageFields } from './fields.js'
+import { PageFields, passkeyFieldLabel } from './fields.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
 /** A WebAuthn provider as the sign-in page shows it. */
@@ -182,11 +182,6 @@ function scriptJson(value: unknown): string {
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029')
-}
-
-/** The label of a passkey form field on its own: its `label`, else its key (as Auth.js). */
-export function passkeyFieldLabel(key: string, input: Record<string, unknown>): string {
-  return typeof input.label === 'string' ? input.label : key
 }
 
 /** The passkey form of one WebAuthn provider (Auth.js's markup, plus our code field, add button and status line). */

@@ -1,3 +1,4 @@
+/// <reference path="../deep-imports.d.ts" />
 /**
  * The built-in second factor: TOTP (RFC 6238, through `otpauth`) with single-use backup codes.
  * A TOTP secret is kept encrypted with the auth secret (it must be read back to check codes);
@@ -10,7 +11,6 @@
  */
 import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
 import { Secret, TOTP } from 'otpauth'
-import QRCode from 'qrcode'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
 import { hkdfSha256, randomHex, timingSafeEqual, toHex } from '../crypto.js'
 import type { AuthStore } from '../store/index.js'
@@ -112,7 +112,9 @@ export async function totpEnrolment(
   issuer: string,
 ): Promise<{ uri: string; qr: string }> {
   const uri = totpFor(secret, label, issuer).toString()
-  return { uri, qr: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) }
+  // Loaded for the enrolment page alone: nothing else draws a QR code.
+  const [{ create }, { render }] = await Promise.all([import('qrcode/lib/core/qrcode.js'), import('qrcode/lib/renderer/svg-tag.js')])
+  return { uri, qr: render(create(uri, { errorCorrectionLevel: 'M' }), { type: 'svg', margin: 1 }) }
 }
 
 /**
