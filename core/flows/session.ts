@@ -18,6 +18,7 @@ import type { JWT } from '../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from './kinds.js'
 import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
+import { FACTOR_VERIFICATION_CLAIM } from '../session/verification.js'
 import { decodeSessionTokenNow, encodeSessionToken } from '../session/token.js'
 import { callbacksOf, eventsOf } from '../config/resolve-config.js'
 import { callback } from './callbacks.js'
@@ -107,6 +108,10 @@ function jwtCallbackDone(ctx: RequestContext, token: JWT, builtIn: boolean, befo
   const refreshed = result ?? null
   // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
+  // So are the factor verification times: a step-up policy measures from them.
+  if (refreshed && token[FACTOR_VERIFICATION_CLAIM] !== undefined) {
+    refreshed[FACTOR_VERIFICATION_CLAIM] = token[FACTOR_VERIFICATION_CLAIM]
+  }
   return {
     type: 'runJwtCallback.done',
     output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },

@@ -27,6 +27,7 @@ import {
   reportFailure,
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
+import { signInFactorTimes } from '../session/verification.js'
 import { storeCredentialsUser } from './credentials.js'
 import { emitEvent } from './emit.js'
 import { flowModule } from './kinds.js'
@@ -143,6 +144,7 @@ const coreEffects: Record<string, Effect> = {
         ...(context.profile ? { profile: context.profile as Profile } : {}),
         isNewUser: context.isNewUser,
         claims: { ...context.claims, ...assuranceClaims(context) },
+        verified: signInFactorTimes(context.amr, ctx.at),
       })
       return { type: 'issueSession.done', output, at: ctx.at }
     } catch (error) {
@@ -153,7 +155,7 @@ const coreEffects: Record<string, Effect> = {
   async createDatabaseSession(context, ctx) {
     try {
       const multiFactor = context.amr.length > 1 ? context.amr : undefined
-      const output = await createSessionRow(ctx, userIdOf(context), multiFactor)
+      const output = await createSessionRow(ctx, userIdOf(context), multiFactor, signInFactorTimes(context.amr, ctx.at))
       return { type: 'createDatabaseSession.done', output, at: ctx.at }
     } catch (error) {
       return {
