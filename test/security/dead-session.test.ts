@@ -9,19 +9,21 @@
  */
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
-import { memoryAuthStore, revokeAllSessions } from '../../core/index.js'
-import { encode } from '../../core/jwt.js'
-import type { AuthConfig } from '../../core/types.js'
+import { MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import Passkey from '../../providers/passkey.js'
-import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import {
+  DEAD_SESSION_KINDS,
+  SESSION_COOKIE,
+  storedRow,
+  victimApp,
+  VICTIM,
+  type SessionKind,
+} from '../fixtures/dead-sessions.js'
+import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
 
-const SESSION_COOKIE = '__Secure-authjs.session-token'
-const HOUR = 3600
-const VICTIM = { id: 'u-victim', email: 'victim@example.com', name: 'Victim', emailVerified: null }
 const now = () => Math.floor(Date.now() / 1000)
 
 let op: RunningOidcProvider
@@ -30,75 +32,9 @@ beforeAll(async () => {
 })
 afterAll(() => op?.close())
 
-/** One kind of session: how it is configured, a live cookie of the victim, and how it dies. */
-interface SessionKind {
-  strategy: 'jwt' | 'database'
-  session: NonNullable<AuthConfig['session']>
-  /** With a `store` in the config (sign-out everywhere of JWTs needs one). */
-  sharedStore?: boolean
-  /** A live session cookie of the victim. */
-  live(store: MemoryStore): Promise<string>
-  /** Ends the session the way its kind ends; gives the cookie the thief keeps. */
-  kill(store: MemoryStore, config: AuthConfig, cookie: string): Promise<string>
-}
-
-const jwtOf = (claims: Record<string, unknown>) =>
-  encode({ token: { sub: VICTIM.id, email: VICTIM.email, name: VICTIM.name, ...claims }, secret: SECRET, salt: SESSION_COOKIE })
-
-async function storedRow(store: MemoryStore, createdAt: number): Promise<string> {
-  const sessionToken = crypto.randomUUID()
-  await MemoryAdapter(store).createSession({
-    sessionToken,
-    userId: VICTIM.id,
-    expires: new Date((now() + 7 * 24 * HOUR) * 1000),
-    createdAt: new Date(createdAt * 1000),
-  })
-  return sessionToken
-}
-
-const KINDS: Record<string, SessionKind> = {
-  'a JWT after sign-out everywhere': {
-    strategy: 'jwt',
-    session: { strategy: 'jwt' },
-    sharedStore: true,
-    live: () => jwtOf({ auth_time: now() - 60 }),
-    kill: async (_store, config, cookie) => (await revokeAllSessions(config, VICTIM.id), cookie),
-  },
-  'a JWT past its absolute lifetime': {
-    strategy: 'jwt',
-    session: { strategy: 'jwt', absoluteMaxAge: HOUR },
-    live: () => jwtOf({ auth_time: now() - 60 }),
-    // The same session, reissued (fresh iat and exp) after its sign-in an hour ago.
-    kill: () => jwtOf({ auth_time: now() - HOUR - 1 }),
-  },
-  'a database row past its expiry, not yet deleted': {
-    strategy: 'database',
-    session: { strategy: 'database' },
-    live: (store) => storedRow(store, now() - 60),
-    kill: async (store, _config, cookie) => {
-      store.sessions.get(cookie)!.expires = new Date((now() - 60) * 1000)
-      return cookie
-    },
-  },
-  'a database row past its absolute lifetime': {
-    strategy: 'database',
-    session: { strategy: 'database', absoluteMaxAge: HOUR },
-    live: (store) => storedRow(store, now() - 60),
-    kill: async (store, _config, cookie) => {
-      store.sessions.get(cookie)!.createdAt = new Date((now() - HOUR - 1) * 1000)
-      return cookie
-    },
-  },
-}
-
 /** The victim's app: passkeys, the test OIDC provider, credentials; the kind's session settings. */
-function victimApp(kind: SessionKind) {
-  const store = createMemoryStore()
-  store.users.set(VICTIM.id, { ...VICTIM })
-  const config = testConfig({
-    adapter: MemoryAdapter(store),
-    session: kind.session,
-    ...(kind.sharedStore ? { store: memoryAuthStore() } : {}),
+const app = (kind: SessionKind) =>
+  victimApp(kind, {
     experimental: { enableWebAuthn: true },
     providers: [
       ...testConfig().providers,
@@ -106,8 +42,6 @@ function victimApp(kind: SessionKind) {
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
     ] as never,
   })
-  return { store, config }
-}
 
 /** A browser holding `cookie` as its session cookie. */
 function holding<T extends Client | PasskeyBrowser>(browser: T, cookie: string): T {
@@ -117,15 +51,15 @@ function holding<T extends Client | PasskeyBrowser>(browser: T, cookie: string):
 
 /** The kind's app with the victim's session live, and then with the same session dead. */
 async function bothStates(kind: SessionKind) {
-  const alive = victimApp(kind)
-  const dead = victimApp(kind)
+  const alive = app(kind)
+  const dead = app(kind)
   return {
     alive: { ...alive, cookie: await kind.live(alive.store) },
     dead: { ...dead, cookie: await kind.kill(dead.store, dead.config, await kind.live(dead.store)) },
   }
 }
 
-describe.each(Object.entries(KINDS))('with %s', (_name, kind) => {
+describe.each(DEAD_SESSION_KINDS.map((kind) => [kind.name, kind] as const))('with %s', (_name, kind) => {
   it('GET /session already answers no session (the session route is the reference)', async () => {
     const { alive, dead } = await bothStates(kind)
     expect((await holding(new Client(alive.config), alive.cookie).session()).body).toMatchObject({ user: { email: VICTIM.email } })
@@ -145,7 +79,7 @@ describe.each(Object.entries(KINDS))('with %s', (_name, kind) => {
   })
 
   it('refuses to store a passkey whose options were fetched before the session ended', async () => {
-    const { store, config } = victimApp(kind)
+    const { store, config } = app(kind)
     const browser = holding(new PasskeyBrowser(config), await kind.live(store))
     const { body } = await browser.options({ action: 'register' })
     holding(browser, await kind.kill(store, config, browser.jar.get(SESSION_COOKIE)!))
