@@ -53,11 +53,12 @@ const notBeforeKey = async (config: ResolvedConfig, userId: string) =>
  *   store). A token without a sign-in time is measured by its `iat`: the session existed then.
  */
 export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): boolean | Promise<boolean> {
-  const exp = finite(token.exp)
-  if (exp !== undefined && exp <= at - EXP_TOLERANCE) return true
+  // A token without an expiry of its own is held to none here (the session route reissues it).
+  if ((finite(token.exp) ?? Infinity) <= at - EXP_TOLERANCE) return true
   const signedInAt = signInTimeOf(token)
   const { absoluteMaxAge } = config.session
-  if (absoluteMaxAge !== null && signedInAt !== undefined && signedInAt + absoluteMaxAge <= at) return true
+  // Without a sign-in time, the clock starts at this read.
+  if (absoluteMaxAge !== null && (signedInAt ?? at) + absoluteMaxAge <= at) return true
   if (!config.sharedStore || typeof token.sub !== 'string') return false
   const since = signedInAt ?? finite(token.iat)
   if (since === undefined) return false

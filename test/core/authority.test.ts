@@ -253,3 +253,86 @@ describe('a JWT without a sign-in time (issue 24, finding 10)', () => {
     expect(await isJwtSessionEnded(assertConfig(testConfig()), { ...claims, iat: T0 - 365 * DAY }, T0)).toBe(false)
   })
 })
+
+describe("the authority's answers in full", () => {
+  it('gives the strategy, the user, the cookie and what the session carries', async () => {
+    const token = await jwt({ auth_time: T0 - 60, email: 42, name: ['not', 'a', 'name'] })
+    const config = testConfig({ session: { absoluteMaxAge: HOUR } })
+    expect(await currentSession(contextFor(config, token))).toEqual({
+      strategy: 'jwt',
+      user: { id: VICTIM.id, email: null, name: null },
+      value: token,
+      token: expect.objectContaining({ sub: VICTIM.id, auth_time: T0 - 60 }),
+      signedInAt: T0 - 60,
+    })
+    const store = victimStore()
+    row(store, 'row', { expires: T0 + DAY, createdAt: T0 - 60 })
+    const database = testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database', absoluteMaxAge: HOUR } })
+    expect(await currentSession(contextFor(database, 'row'))).toEqual({
+      strategy: 'database',
+      user: { id: VICTIM.id, email: VICTIM.email, name: VICTIM.name },
+      value: 'row',
+      session: store.sessions.get('row'),
+      stored: expect.objectContaining({ id: VICTIM.id }),
+      expires: T0 - 60 + HOUR,
+    })
+  })
+
+  it("gives a database session's stored user as the adapter returned it, without asking getUser", async () => {
+    const store = victimStore()
+    row(store, 'row', { expires: T0 + DAY })
+    const adapter = { ...MemoryAdapter(store), getUser: vi.fn(async () => null) }
+    const ctx = contextFor(testConfig({ adapter, session: { strategy: 'database' } }), 'row')
+    expect(await signedInAdapterUser(ctx)).toMatchObject({ id: VICTIM.id, email: VICTIM.email })
+    expect(adapter.getUser).not.toHaveBeenCalled()
+  })
+
+  it("names no stored user for a JWT whose subject the adapter cannot find or read", async () => {
+    const adapter = { ...MemoryAdapter(victimStore()), getUser: () => Promise.reject(new Error('database down')) }
+    const config = testConfig({ adapter, session: { strategy: 'jwt' } })
+    expect(await signedInAdapterUser(contextFor(config, await jwt()))).toBeNull()
+    expect(await signedInAdapterUser(contextFor(testConfig({ adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } }), await jwt()))).toBeNull()
+  })
+
+  it('refuses what an application decoder returns that is no claims object, as the session route does', async () => {
+    const config = testConfig({ jwt: { decode: async () => 'a string' as never } })
+    await expect(liveJwtSession(contextFor(config, 'opaque'), 'opaque')).rejects.toThrow('Invalid JWT')
+    const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: 'opaque' } }), config)
+    expect(await response.json()).toBeNull()
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'JWTSessionError' }))
+  })
+
+  it('logs why a session was unreadable by the error class alone, never the message that may quote the token', async () => {
+    const token = 'secret-session-token-value'
+    const config = testConfig({ jwt: { decode: async ({ token: t }) => { throw new RangeError(`cannot decode ${t}`) } } })
+    expect(await currentSession(contextFor(config, token))).toBeNull()
+    expect(config.logger.debug).toHaveBeenCalledWith('session-unreadable', { error: 'RangeError' })
+    expect(JSON.stringify([config.logger.debug.mock.calls, config.logger.error.mock.calls])).not.toContain(token)
+    // Even a decoder that throws no error object is no session, not a failure.
+    const odd = testConfig({ jwt: { decode: async () => { throw undefined } } })
+    expect(await currentSession(contextFor(odd, token))).toBeNull()
+  })
+})
+
+describe("the session route's jwt callback and the sign-in time", () => {
+  const readWith = (config: AuthConfig, token: string) =>
+    Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: token } }), config)
+
+  it('keeps the sign-in time in a token the jwt callback rebuilds without it', async () => {
+    const config = testConfig({
+      session: { absoluteMaxAge: HOUR, updateAge: 0 },
+      callbacks: { jwt: ({ token }) => ({ sub: token.sub, name: token.name, email: token.email }) },
+    })
+    const response = await readWith(config, await jwt({ auth_time: T0 - 60 }))
+    const reissued = await decode({ token: setCookie(response, SESSION_COOKIE)!.value, secret: SECRET, salt: SESSION_COOKIE })
+    expect(reissued!.auth_time).toBe(T0 - 60)
+  })
+
+  it('ends a session whose jwt callback returns null quietly, the sign-in time notwithstanding', async () => {
+    const config = testConfig({ session: { absoluteMaxAge: HOUR }, callbacks: { jwt: () => null } })
+    const response = await readWith(config, await jwt({ auth_time: T0 - 60 }))
+    expect(await response.json()).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    expect(config.logger.error).not.toHaveBeenCalled()
+  })
+})
