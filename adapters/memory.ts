@@ -9,6 +9,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterCompletedStep,
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
@@ -34,6 +35,8 @@ export interface MemoryStore {
   verificationTokens: Map<string, VerificationToken>
   authenticators: Map<string, AdapterAuthenticator>
   secondFactors: Map<string, AdapterSecondFactor>
+  /** Completed sign-in steps, by user id. */
+  completedSteps: Map<string, AdapterCompletedStep[]>
 }
 
 /** Creates an empty store. */
@@ -45,6 +48,7 @@ export function createMemoryStore(): MemoryStore {
     verificationTokens: new Map(),
     authenticators: new Map(),
     secondFactors: new Map(),
+    completedSteps: new Map(),
   }
 }
 
@@ -97,6 +101,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       // Deleting a user deletes everything that belongs to it.
       for (const [key, session] of store.sessions) if (session.userId === userId) store.sessions.delete(key)
       for (const [key, account] of store.accounts) if (account.userId === userId) store.accounts.delete(key)
+      store.completedSteps.delete(userId)
       for (const [key, a] of store.authenticators) if (a.userId === userId) store.authenticators.delete(key)
       for (const [key, f] of store.secondFactors) if (f.userId === userId) store.secondFactors.delete(key)
       return copy(user)
@@ -147,6 +152,17 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     },
     async listSessions(userId) {
       return [...store.sessions.values()].filter((session) => session.userId === userId).map(copy)
+    },
+    async getCompletedSteps(userId) {
+      return (store.completedSteps.get(userId) ?? []).map(copy)
+    },
+    // A user the application keeps itself (credentials with JWT sessions) has no row here: its
+    // steps are recorded under the id authorize returned, as its second factors are.
+    async recordCompletedStep(userId, stepId, version) {
+      const steps = store.completedSteps.get(userId) ?? []
+      if (!steps.some((step) => step.stepId === stepId && step.version === version)) {
+        store.completedSteps.set(userId, [...steps, { stepId, version }])
+      }
     },
     async deleteSession(sessionToken) {
       const session = store.sessions.get(sessionToken)
@@ -204,6 +220,14 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       const updated = { ...factor, secret }
       store.secondFactors.set(id, updated)
       return copy(updated)
+    },
+    async spendBackupCode({ id, hash }) {
+      // Read and write with no await between them: atomic within the process.
+      const factor = store.secondFactors.get(id)
+      const hashes = factor?.type === 'backup-codes' ? factor.secret.split(' ').filter(Boolean) : []
+      if (!factor || !hashes.includes(hash)) return false
+      store.secondFactors.set(id, { ...factor, secret: hashes.filter((h) => h !== hash).join(' ') })
+      return true
     },
     async deleteSecondFactor(id) {
       store.secondFactors.delete(id)

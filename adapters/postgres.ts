@@ -90,6 +90,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     sessions: `"${p}sessions"`,
     verificationTokens: hosted ? `"${p}verificationTokens"` : `"${p}verification_token"`,
     authenticators: `"${p}authenticators"`,
+    completedSteps: `"${p}completed_steps"`,
     secondFactors: `"${p}second_factors"`,
     sessionAmr: `"${p}session_amr"`,
     sessionDetails: `"${p}session_details"`,
@@ -150,6 +151,7 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   token TEXT NOT NULL,
   PRIMARY KEY (identifier, token)
 );
+${completedStepsTable(t)}
 ${authenticatorsTable(t)}
 ${secondFactorsTable(t)}`
 }
@@ -212,8 +214,23 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
   token TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('verificationTokens_key')} ON ${t.verificationTokens} (identifier, token);
+${completedStepsTable(t)}
 ${authenticatorsTable(t)}
 ${secondFactorsTable(t)}`
+}
+
+// Ours: the sign-in steps (extensions at afterFirstSignIn) each user has completed, per step
+// version; both layouts have it. No foreign key: a user the application keeps itself (credentials
+// with JWT sessions) has no row in users, and its steps are recorded under the id authorize
+// returned. deleteUser deletes a user's rows here itself.
+function completedStepsTable(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.completedSteps} (
+  "${t.userLink}" TEXT NOT NULL,
+  "stepId" TEXT NOT NULL,
+  version TEXT NOT NULL,
+  "completedAt" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY ("${t.userLink}", "stepId", version)
+);`
 }
 
 function authenticatorsTable(t: Tables): string {
@@ -413,7 +430,10 @@ ${schema(options.tablePrefix, layout)}`
       return to.user(row)
     },
     async deleteUser(userId) {
-      const row = await first(`DELETE FROM ${t.users} WHERE id = $1 RETURNING *`, [userId])
+      const row = await first(
+        `WITH steps AS (DELETE FROM ${t.completedSteps} WHERE ${link} = $1) DELETE FROM ${t.users} WHERE id = $1 RETURNING *`,
+        [userId],
+      )
       return row ? to.user(row) : null
     },
     async linkAccount(account) {
@@ -517,6 +537,16 @@ ${schema(options.tablePrefix, layout)}`
       }
       return row ? to.session(row) : null
     },
+    async getCompletedSteps(userId) {
+      const found = await rows(`SELECT "stepId", version FROM ${t.completedSteps} WHERE ${link} = $1 ORDER BY "completedAt"`, [userId])
+      return found.map((row) => ({ stepId: row.stepId as string, version: row.version as string }))
+    },
+    async recordCompletedStep(userId, stepId, version) {
+      await rows(
+        `INSERT INTO ${t.completedSteps} (${link}, "stepId", version) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [userId, stepId, version],
+      )
+    },
     async listSessions(userId) {
       const found = await rows(
         `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
@@ -601,6 +631,18 @@ ${schema(options.tablePrefix, layout)}`
     async updateSecondFactor({ id, secret }) {
       const row = await first(`UPDATE ${t.secondFactors} SET secret = $2 WHERE id = $1 RETURNING *`, [id, secret])
       return row ? to.secondFactor(row) : null
+    },
+    async spendBackupCode({ id, hash }) {
+      // One statement: a concurrent spend of the same row waits for this one and re-checks the
+      // WHERE on the row it left, so two codes are both removed and one code is removed once.
+      const row = await first(
+        `UPDATE ${t.secondFactors}
+            SET secret = array_to_string(array_remove(string_to_array(secret, ' '), $2::text), ' ')
+          WHERE id = $1 AND type = 'backup-codes' AND $2::text = ANY (string_to_array(secret, ' '))
+      RETURNING id`,
+        [id, hash],
+      )
+      return row !== null
     },
     async deleteSecondFactor(id) {
       await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])

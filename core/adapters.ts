@@ -75,6 +75,15 @@ export interface AdapterSecondFactor {
   createdAt: Date
 }
 
+/**
+ * Ours: an application step of the sign-in a user has completed (an extension at
+ * `afterFirstSignIn`), at the step's version.
+ */
+export interface AdapterCompletedStep {
+  stepId: string
+  version: string
+}
+
 /** The Auth.js adapter interface. */
 export interface Adapter {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>
@@ -100,6 +109,14 @@ export interface Adapter {
   listAccounts?(userId: string): Awaitable<AdapterAccount[]>
   /** Ours, optional: every database session of a user (to list and revoke them). */
   listSessions?(userId: string): Awaitable<AdapterSession[]>
+  /**
+   * Ours, optional, with {@link Adapter.recordCompletedStep}: the steps a user has completed. A step
+   * at `afterFirstSignIn` runs until its user has completed it at its current version; without
+   * these two methods it runs on every sign-in (warned at load).
+   */
+  getCompletedSteps?(userId: string): Awaitable<AdapterCompletedStep[]>
+  /** Ours, optional: records that a user completed a step at a version (again: no change). */
+  recordCompletedStep?(userId: string, stepId: string, version: string): Awaitable<void>
   unlinkAccount?(
     providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>
@@ -138,10 +155,17 @@ export interface Adapter {
   ): Awaitable<AdapterAuthenticator>
   /** Ours, optional: a user's second factors. Without it no user has one. */
   listSecondFactors?(userId: string): Awaitable<AdapterSecondFactor[]>
-  /** Ours, optional: stores a confirmed second factor. */
+  /** Ours, optional: stores a confirmed second factor; throws when a factor with its id exists. */
   createSecondFactor?(factor: AdapterSecondFactor): Awaitable<AdapterSecondFactor>
-  /** Ours, optional: replaces a factor's secret (a backup code spent). */
+  /** Ours, optional: replaces a factor's secret. */
   updateSecondFactor?(factor: Pick<AdapterSecondFactor, 'id' | 'secret'>): Awaitable<AdapterSecondFactor | null | undefined>
+  /**
+   * Ours, optional: spends one backup code of a backup-codes factor, removing `hash` from its
+   * secret in one conditional update (a compare-and-set); `true` only for the call that removed it,
+   * `false` when it was not (or no longer) there. Two different codes spent at once must both be
+   * gone afterwards. Without it, spends of one factor are serialised through a lock in the store.
+   */
+  spendBackupCode?(factor: { id: string; hash: string }): Awaitable<boolean>
   /** Ours, optional: removes a second factor. */
   deleteSecondFactor?(id: string): Awaitable<void>
 }

@@ -7,7 +7,8 @@
  * A first-factor machine has no way to issue a session itself: it can only end in a handoff to this
  * machine, so the gate and every step inserted here reach every way of signing in (OWASP ASVS 5.0
  * §6.3.4). Applications insert states at three extension points — after the first factor (before
- * the gate), after a first sign-in, and before the session — with {@link buildSignInCompletion};
+ * the gate), after the first sign-in (until the user has completed the step once, at its version),
+ * and before the session — with {@link buildSignInCompletion};
  * their states can only leave through {@link CONTINUE} (on to the next step) or {@link DENY}, so
  * they can neither skip the gate nor issue a session (ASVS §2.3.1: steps in order, none skipped).
  *
@@ -27,7 +28,7 @@ import {
   type Struct,
 } from 'superstruct'
 import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
+import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
 import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
@@ -46,10 +47,33 @@ export const CONTINUE = '$continue'
 /** Transition target of an extension state: refuse the sign-in (`AccessDenied`). */
 export const DENY = '$deny'
 
+const DENIAL_REASON = /^[a-z][a-z0-9-]{0,31}$/
+
+/**
+ * Transition target of an extension state: refuse the sign-in (`AccessDenied`) for `reason`
+ * (lower-case letters, digits and `-`, e.g. `declined`). The error redirect carries
+ * `code=<extension id>.<reason>`, so the error page can say what happened in the extension's words
+ * (its `denials`) instead of "You do not have permission".
+ */
+export function denyBecause(reason: string): string {
+  return `${DENY}:${reason}`
+}
+
+/** The reason of a {@link denyBecause} target; `null` for a plain {@link DENY}, `undefined` for neither. */
+function denialReasonOf(target: string): string | null | undefined {
+  if (target === DENY) return null
+  if (target.startsWith(`${DENY}:`)) return target.slice(DENY.length + 1)
+  return undefined
+}
+
 /** The states that issue sessions: reachable only through the second-factor gate. */
 export const SESSION_ISSUING_STATES = ['issuingSession', 'creatingDatabaseSession'] as const
 /** The second-factor gate. */
 export const SECOND_FACTOR_GATE = 'checkingSecondFactor'
+
+/** With a step at `afterFirstSignIn`: the states that decide whether it runs, and record it ran. */
+const FIRST_SIGN_IN_STEP_CHECK = 'checkingFirstSignInStep'
+const FIRST_SIGN_IN_STEP_RECORD = 'recordingFirstSignInStep'
 
 /** Settings the HTTP layer copies from the config into the handoff event. */
 export const SignInPolicy = object({
@@ -95,6 +119,8 @@ const coreContextSchema = {
 
 /** Context of the built-in completion machine. */
 export const SignInCompletionContext = object(coreContextSchema)
+/** The completion's own context fields, read off its struct: no extension may write them. */
+export const CORE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(SignInCompletionContext.schema))
 export type SignInCompletionTag = 'awaitsRequest' | `effect.${(typeof CORE_EFFECTS)[number]}`
 export type SignInCompletionContext = Infer<typeof SignInCompletionContext>
 
@@ -112,11 +138,13 @@ export type SignInCompletionEvent =
       'notLinked' | 'threw'
     >
   | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
-  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'locked' | 'exhausted' | 'threw'>
   | EffectDone<'prepareSession', { amr: string[] }>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
   | EffectDone<'emitSignInEvent', null>
+  | EffectResult<'findCompletedStep', { pending: boolean }, 'threw'>
+  | EffectResult<'recordCompletedStep', null, 'threw'>
 
 /** The effects of the built-in chart; extensions may not name them. */
 export const CORE_EFFECTS = [
@@ -128,6 +156,8 @@ export const CORE_EFFECTS = [
   'issueSession',
   'createDatabaseSession',
   'emitSignInEvent',
+  'findCompletedStep',
+  'recordCompletedStep',
 ] as const
 
 const initialContext: SignInCompletionContext = {
@@ -211,11 +241,21 @@ const guards = {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'wrongCode'
   },
+  /** The user's codes are spent (perhaps by someone else) and this minute's check is taken. */
+  isUserLocked: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'locked'
+  },
   isCodeLimitReached: ({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'exhausted'
   },
   isNewUser: ({ context }: { context: SignInCompletionContext }) => context.isNewUser,
+  /** The user has not completed the step after the first sign-in at its current version. */
+  isFirstSignInStepPending: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'findCompletedStep.done')
+    return event.output.pending
+  },
   isNewUserWithPage: ({ context }: { context: SignInCompletionContext }) =>
     context.isNewUser && context.policy?.newUserUrl != null,
 }
@@ -256,6 +296,7 @@ const actions = {
     return { challenge: event.output.challenge, stepError: null }
   }),
   recordWrongCode: assign({ stepError: 'InvalidCode' }),
+  recordLockedOut: assign({ stepError: 'TooManyAttempts' }),
   rememberSecondFactor: assign(({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.done')
     return { challenge: null, stepError: null, amr: [event.output.method] }
@@ -276,6 +317,8 @@ const actions = {
       'verifySecondFactor.failed',
       'issueSession.failed',
       'createDatabaseSession.failed',
+      'findCompletedStep.failed',
+      'recordCompletedStep.failed',
     ])
     return {
       credentials: null,
@@ -283,8 +326,12 @@ const actions = {
       denial: { error: event.error ?? 'Configuration', code: event.code ?? null },
     }
   }),
-  /** An application's step refused the sign-in. */
-  recordStepDenial: assign({ credentials: null, challenge: null, denial: { error: 'AccessDenied', code: null } }),
+  /** An application's step refused the sign-in (`code`: its extension id and reason, if it gave one). */
+  recordStepDenial: assign((_: unknown, params?: { code: string }) => ({
+    credentials: null,
+    challenge: null,
+    denial: { error: 'AccessDenied', code: params?.code ?? null },
+  })),
 }
 
 /** The schema of an extension's context fields. */
@@ -305,6 +352,11 @@ export interface CompletionExtension {
   id: string
   /** Bump it when the states change: flows sealed by another version are refused cleanly. */
   version: string
+  /**
+   * At `afterFirstSignIn`: the version a user's completion of the step is recorded under (default
+   * {@link CompletionExtension.version}); a new one asks every user again.
+   */
+  stepVersion?: string
   at: ExtensionPoint
   /** The first state entered at the extension point. */
   initial: string
@@ -337,12 +389,40 @@ function targetsOf(transition: unknown): string[] {
   })
 }
 
+function actionsOf(transition: unknown): unknown[] {
+  const list = Array.isArray(transition) ? transition : [transition]
+  return list.flatMap((candidate) => {
+    if (!candidate || typeof candidate !== 'object' || !('actions' in candidate)) return []
+    const own = (candidate as { actions?: unknown }).actions
+    return own === undefined ? [] : Array.isArray(own) ? own : [own]
+  })
+}
+
+/**
+ * What is wrong with an action an extension runs, if anything: it must be an `assign` in the
+ * property form (so the fields it writes are known at load), and none of them a core field.
+ */
+function assignProblem(action: unknown, ownFields: ReadonlySet<string>): string | undefined {
+  const { type, assignment } = (action ?? {}) as { type?: unknown; assignment?: unknown }
+  if (typeof action !== 'function' || type !== 'xstate.assign') return 'is not an assign: effects belong in effect states'
+  if (typeof assignment === 'function' || !assignment || typeof assignment !== 'object') {
+    return 'computes which fields it writes: write assign({ <field>: ({ event }) => … }) so they are known at load'
+  }
+  for (const field of Object.keys(assignment)) {
+    if (CORE_CONTEXT_FIELDS.has(field)) return `writes the core field "${field}"`
+    if (!ownFields.has(field)) return `writes "${field}", which its context does not declare`
+  }
+  return undefined
+}
+
 /**
  * Checks an extension before it is inserted: it may not bypass the core's security steps.
  *
  * @throws {ExtensionError} when a state targets a core state, is final, uses `invoke`, `after`,
  *   eventless or entry/exit actions, names a core effect, collides with a core state or context
- *   field, waits for a request without declaring its step, or uses an action other than `assign`.
+ *   field, waits for a request without declaring its step, answers with a `meta.outcome` other
+ *   than its step page, or runs an action other than one of its own `assign`s, or an `assign`
+ *   that writes a core context field (a written `amr` would make a password-only JWT `aal: 2`).
  */
 export function validateExtension(extension: CompletionExtension, coreStates: readonly string[]): void {
   const fail = (message: string): never => {
@@ -350,11 +430,16 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
   }
   if (!/^[A-Za-z0-9-]+$/.test(extension.id ?? '')) fail('needs an id of letters, digits and "-"')
   if (!/^[A-Za-z0-9.-]+$/.test(extension.version ?? '')) fail('needs a version (letters, digits, ".", "-")')
+  if (extension.stepVersion !== undefined && (typeof extension.stepVersion !== 'string' || extension.stepVersion === '')) {
+    fail('stepVersion must be a non-empty string')
+  }
   if (!EXTENSION_POINTS.includes(extension.at)) {
     fail(`"at" must be one of ${EXTENSION_POINTS.join(', ')}`)
   }
   const own = Object.keys(extension.states ?? {})
   if (own.length === 0) fail('has no states')
+  const ownFields = new Set(Object.keys(extension.context?.schema ?? {}))
+  const ownActions = extension.actions ?? {}
   if (!own.includes(extension.initial)) fail(`its initial state "${extension.initial}" is not one of its states`)
   for (const key of own) {
     if (coreStates.includes(key)) fail(`state "${key}" would replace a state of the sign-in completion`)
@@ -387,24 +472,43 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
     } else if (effects.length === 0) {
       fail(`state "${key}" neither waits for a request nor runs an effect`)
     }
+    // A waiting state's answer is its step page; any other outcome (a session cookie, a redirect)
+    // would be decided by the extension, before or around the second factor.
+    if (state.meta && typeof state.meta === 'object' && 'outcome' in state.meta) {
+      if (!tags.includes('awaitsRequest')) fail(`state "${key}" has a meta.outcome, which only a waiting state shows (its step page)`)
+      if (state.meta.outcome !== toStepPage) {
+        fail(`state "${key}" answers with its own meta.outcome: a waiting state shows its step page (leave meta.outcome out, or write toStepPage)`)
+      }
+    }
     for (const [event, transition] of Object.entries(state.on ?? {})) {
       for (const target of targetsOf(transition)) {
-        if (target !== CONTINUE && target !== DENY && !own.includes(target)) {
+        const reason = denialReasonOf(target)
+        if (typeof reason === 'string' && !DENIAL_REASON.test(reason)) {
+          fail(`state "${key}" on "${event}" denies for "${reason}": a reason is lower-case letters, digits and "-"`)
+        }
+        if (target !== CONTINUE && reason === undefined && !own.includes(target)) {
           fail(`state "${key}" on "${event}" targets "${target}": only its own states, "${CONTINUE}" or "${DENY}"`)
         }
       }
+      for (const action of actionsOf(transition)) {
+        if (typeof action === 'string') {
+          if (!Object.hasOwn(ownActions, action)) fail(`state "${key}" on "${event}" names the action "${action}", which is not its own`)
+          continue
+        }
+        const problem = assignProblem(action, ownFields)
+        if (problem) fail(`state "${key}" on "${event}": its action ${problem}`)
+      }
     }
   }
-  for (const [name, action] of Object.entries(extension.actions ?? {})) {
-    if ((action as { type?: unknown })?.type !== 'xstate.assign') {
-      fail(`action "${name}" is not an assign: effects belong in effect states`)
-    }
+  for (const [name, action] of Object.entries(ownActions)) {
+    const problem = assignProblem(action, ownFields)
+    if (problem) fail(`action "${name}" ${problem}`)
   }
   for (const name of [...Object.keys(extension.guards ?? {}), ...Object.keys(extension.actions ?? {})]) {
     if (name in guards || name in actions) fail(`"${name}" would replace a guard or action of the sign-in completion`)
   }
-  for (const field of Object.keys(extension.context?.schema ?? {})) {
-    if (field in coreContextSchema) fail(`context field "${field}" would replace one of the sign-in completion`)
+  for (const field of [...Object.keys(extension.context?.schema ?? {}), ...Object.keys(extension.context?.initial ?? {})]) {
+    if (CORE_CONTEXT_FIELDS.has(field)) fail(`context field "${field}" would replace one of the sign-in completion`)
   }
 }
 
@@ -417,8 +521,10 @@ function wireExtension(
     const transition = typeof candidate === 'string' ? { target: candidate } : { ...(candidate as object) }
     const { target, actions: own, ...rest } = transition as { target?: string; actions?: unknown }
     const ownActions = own === undefined ? [] : Array.isArray(own) ? own : [own]
-    if (target === DENY) {
-      return [{ ...rest, target: 'denied', actions: [...ownActions, 'recordStepDenial'] }]
+    const reason = target === undefined ? undefined : denialReasonOf(target)
+    if (reason !== undefined) {
+      const denial = reason === null ? 'recordStepDenial' : { type: 'recordStepDenial', params: { code: `${extension.id}.${reason}` } }
+      return [{ ...rest, target: 'denied', actions: [...ownActions, denial] }]
     }
     if (target === CONTINUE) {
       // The next step is a single state unless it begins with a guarded choice (first sign-in).
@@ -432,7 +538,8 @@ function wireExtension(
     for (const [event, transition] of Object.entries(state.on ?? {})) {
       on[event] = (Array.isArray(transition) ? transition : [transition]).flatMap(rewrite)
     }
-    states[key] = { ...state, on }
+    const waiting = state.tags === AWAITS_REQUEST || (Array.isArray(state.tags) && state.tags.includes(AWAITS_REQUEST))
+    states[key] = { ...state, ...(waiting ? { meta: { ...state.meta, outcome: toStepPage } } : {}), on }
   }
   return states
 }
@@ -464,10 +571,33 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
   const toPrepare = [{ target: 'preparingSession' }]
   const beforeSession = at('beforeSession')
   const toBeforeSession = beforeSession ? [{ target: beforeSession.initial }] : toPrepare
+  // A step after the first sign-in runs until the user has completed it once at its version, not
+  // while the user row is new: one declined or abandoned is asked again, on any way of signing in.
   const afterFirstSignIn = at('afterFirstSignIn')
-  const toAfterFirstSignIn = afterFirstSignIn
-    ? [{ guard: 'isNewUser', target: afterFirstSignIn.initial }, ...toBeforeSession]
-    : toBeforeSession
+  const toAfterFirstSignIn = afterFirstSignIn ? [{ target: FIRST_SIGN_IN_STEP_CHECK }] : toBeforeSession
+  const firstSignInStates = afterFirstSignIn
+    ? {
+        [FIRST_SIGN_IN_STEP_CHECK]: {
+          tags: 'effect.findCompletedStep',
+          description: `Looks up whether the user has completed "${afterFirstSignIn.id}" at its current version.`,
+          on: {
+            'findCompletedStep.done': [
+              { guard: 'isFirstSignInStepPending', target: afterFirstSignIn.initial },
+              ...toBeforeSession,
+            ],
+            'findCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
+          },
+        },
+        [FIRST_SIGN_IN_STEP_RECORD]: {
+          tags: 'effect.recordCompletedStep',
+          description: `Records that the user completed "${afterFirstSignIn.id}" at its current version.`,
+          on: {
+            'recordCompletedStep.done': toBeforeSession,
+            'recordCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
+          },
+        },
+      }
+    : {}
   const toGate = [{ target: SECOND_FACTOR_GATE }]
   const afterFirstFactor = at('afterFirstFactor')
   const toAfterFirstFactor = afterFirstFactor ? [{ target: afterFirstFactor.initial }] : toGate
@@ -476,7 +606,8 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
 
   const extensionStates = {
     ...(afterFirstFactor ? wireExtension(afterFirstFactor, toGate) : {}),
-    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, toBeforeSession) : {}),
+    ...firstSignInStates,
+    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, [{ target: FIRST_SIGN_IN_STEP_RECORD }]) : {}),
     ...(beforeSession ? wireExtension(beforeSession, toPrepare) : {}),
   }
   const version = [SIGN_IN_COMPLETION_VERSION, ...extensions.map((e) => `${e.id}@${e.version}`)].join('+')
@@ -552,11 +683,13 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
       },
       verifyingSecondFactor: {
         tags: 'effect.verifySecondFactor',
-        description: 'Checks the code; wrong codes are counted on the server against a small limit.',
+        description:
+          'Checks the code; codes are counted on the server, per sign-in and per user (past the user\'s limit, one a minute).',
         on: {
           'verifySecondFactor.done': withActions(toAfterFirstSignIn, 'rememberSecondFactor'),
           'verifySecondFactor.failed': [
             { guard: 'isCodeWrong', target: 'awaitingSecondFactor', actions: 'recordWrongCode' },
+            { guard: 'isUserLocked', target: 'awaitingSecondFactor', actions: 'recordLockedOut' },
             { guard: 'isCodeLimitReached', target: 'denied', actions: 'recordDenial' },
             { target: 'failed', actions: 'recordDenial' },
           ],
@@ -636,6 +769,8 @@ const CORE_STATE_KEYS = [
   'awaitingSecondFactor',
   'verifyingSecondFactor',
   'preparingSession',
+  FIRST_SIGN_IN_STEP_CHECK,
+  FIRST_SIGN_IN_STEP_RECORD,
   ...SESSION_ISSUING_STATES,
   'announcingSignIn',
   'signedIn',

@@ -28,6 +28,40 @@ export function defaultNormalizer(email: unknown): string {
   return `${local}@${domain}`
 }
 
+/** Domains whose mailboxes ignore dots in the local part, and the one they all deliver to. */
+const DOTLESS_DOMAINS: ReadonlyMap<string, string> = new Map([
+  ['gmail.com', 'gmail.com'],
+  ['googlemail.com', 'gmail.com'],
+])
+
+/** A domain as DNS sees it: an internationalised name in its ASCII (punycode) form. */
+function asciiDomain(domain: string): string {
+  try {
+    return new URL(`http://${domain}`).hostname
+  } catch {
+    return domain
+  }
+}
+
+/**
+ * The inbox an address delivers to, for counting sends (never for sending, nor as the user's
+ * identity): lower case, a `+tag` removed, the domain in its ASCII form without a trailing dot
+ * and, for Gmail's domains, dots in the local part removed and `googlemail.com` read as
+ * `gmail.com`. Without it, `victim+1@…`, `v.ictim@gmail.com` … would each get their own send
+ * limit: a mail bomb through the sign-in form.
+ */
+export function mailboxOf(address: string): string {
+  const lower = address.toLowerCase()
+  const at = lower.lastIndexOf('@')
+  if (at === -1) return lower
+  const domain = asciiDomain(lower.slice(at + 1)).replace(/\.+$/, '')
+  let local = lower.slice(0, at)
+  const plus = local.indexOf('+')
+  if (plus !== -1) local = local.slice(0, plus)
+  const dotless = DOTLESS_DOMAINS.get(domain)
+  return dotless ? `${local.replaceAll('.', '')}@${dotless}` : `${local}@${domain}`
+}
+
 /**
  * Whether a normalised address may be used at all: no control characters, no line breaks (a
  * header injection into the message's `To:`), no angle brackets or spaces (address-list syntax)

@@ -15,11 +15,13 @@ import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
+import { escapeForLog } from '../email/normalize.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /**
  * The request `authorize` receives: the callback URL with the original query, headers and body.
@@ -53,7 +55,8 @@ function credentialsProviderOf(ctx: RequestContext, providerId: string): Credent
  * (or by e-mail) would let an application's local account open another user's session, and breaks
  * adapters whose user ids are UUIDs. A first sign-in creates the user and links the account; an
  * existing user with the same e-mail address is linked only when the provider opts in with
- * `allowDangerousEmailAccountLinking`, as for OAuth.
+ * `allowDangerousEmailAccountLinking`, as for OAuth, and never one signed up with a passkey for an
+ * address nobody verified ({@link isUnverifiedPasskeyUser}).
  */
 export async function storeCredentialsUser(
   ctx: RequestContext,
@@ -80,6 +83,14 @@ export async function storeCredentialsUser(
     if (provider.allowDangerousEmailAccountLinking !== true) {
       ctx.logger.error(
         new AccountNotLinked('Another account already exists with the same e-mail address', {
+          provider: context.providerId,
+        }),
+      )
+      return { notLinked: 'AccountNotLinked' }
+    }
+    if (await isUnverifiedPasskeyUser(adapter, byEmail)) {
+      ctx.logger.error(
+        new AccountNotLinked('The account with this e-mail address signed up with a passkey and never verified the address', {
           provider: context.providerId,
         }),
       )
@@ -117,15 +128,41 @@ function credentialsAccountId(strategy: string | undefined, returnedId: string |
 }
 
 /**
- * What a credentials attempt is counted under: the submitted value of the provider's first declared
- * credential that is not a password (the username or e-mail field), trimmed and lower-cased;
- * `undefined` when there is none (the attempt is then limited per client address only).
+ * A submitted value as the application's own `String(value)` would spell it: an array `['alice']`
+ * is `alice`, as it is for a lookup such as `users.get(String(username))`. Never throws (an object
+ * whose `toString` is not a function spells `[object Object]`).
  */
-function attemptIdentifier(provider: CredentialsConfig, submitted: Record<string, unknown>): string | undefined {
+function spelledAs(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return '[object Object]'
+  }
+}
+
+/**
+ * What a credentials attempt is counted under: the submitted value of the provider's first declared
+ * credential that is not a password (the username or e-mail field), spelled as `String()` spells it
+ * whatever its shape, trimmed and lower-cased; `undefined` when the field is absent (the attempt is
+ * then limited per client address only).
+ */
+export function attemptIdentifier(provider: CredentialsConfig, submitted: Record<string, unknown>): string | undefined {
   const fields = Object.entries((provider.credentials ?? {}) as Record<string, { type?: string } | undefined>)
   const field = fields.find(([, input]) => input?.type !== 'password')?.[0]
   const value = field === undefined ? undefined : submitted[field]
-  return typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : undefined
+  return value === undefined ? undefined : spelledAs(value).trim().toLowerCase()
+}
+
+/**
+ * The first submitted field that is neither a string nor a number (an array, an object, a
+ * boolean, `null`), if any. Such a body never reaches `authorize`: a lookup written for strings
+ * (`String(username)`, a SQL parameter) can read `['alice']` as `alice`, or throw on an object.
+ */
+export function malformedCredential(submitted: Record<string, unknown>): string | undefined {
+  for (const [field, value] of Object.entries(submitted)) {
+    if (typeof value !== 'string' && typeof value !== 'number') return field
+  }
+  return undefined
 }
 
 /** The credentials sign-in flow definition. */
@@ -163,6 +200,13 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
 
     async authorize(context, ctx) {
       const provider = credentialsProviderOf(ctx, context.providerId)
+      const malformed = malformedCredential(context.credentials ?? {})
+      if (malformed !== undefined) {
+        // Answered as a wrong password (already counted by admitAttempt); the value is never logged.
+        const refused = new CredentialsSignin(`The credential "${escapeForLog(malformed, 64)}" is not a string or a number`)
+        ctx.logger.error(refused)
+        return { type: 'authorize.failed', reason: 'rejected', error: 'CredentialsSignin', code: refused.code, at: ctx.at }
+      }
       try {
         const user = (await provider.authorize(
           context.credentials ?? {},

@@ -6,17 +6,21 @@
  *
  * @module
  */
-import { EmailSignInContext, emailSignInMachine } from '../../machines/email-signin.machine.js'
+import {
+  EmailSignInContext,
+  emailSignInMachine,
+  type EmailSignInEvent,
+} from '../../machines/email-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { AdapterUser } from '../adapters.js'
 import type { ResolvedProvider } from '../config/resolve-config.js'
 import type { CookieOption } from '../cookies.js'
 import { sha256Hex, timingSafeEqual } from '../crypto.js'
-import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../email/normalize.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../email/normalize.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
-import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
+import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
@@ -25,6 +29,7 @@ import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
 interface EmailProvider {
@@ -78,7 +83,8 @@ const requestEmail = (trigger: { email?: unknown }): unknown => trigger.email
  * Stores an e-mail user once the address is verified (reference §5.2, callback step 4): an existing
  * user gets `emailVerified` now (`events.updateUser`), and a database session of someone else in
  * this browser is ended; otherwise the user is created verified (`events.createUser`, a new user).
- * No account row is linked, as in Auth.js.
+ * No account row is linked, as in Auth.js. A user signed up with a passkey for an address nobody
+ * verified is refused (`AccountNotLinked`), never adopted: see {@link isUnverifiedPasskeyUser}.
  */
 export async function storeEmailUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const adapter = ctx.config.adapter!
@@ -87,6 +93,14 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
   const existing = await adapter.getUserByEmail!(verified.email)
   let user: AdapterUser
   let isNewUser = false
+  if (existing && (await isUnverifiedPasskeyUser(adapter, existing))) {
+    ctx.logger.error(
+      new AccountNotLinked('The account with this e-mail address signed up with a passkey and never verified the address', {
+        provider: context.providerId,
+      }),
+    )
+    return { notLinked: 'AccountNotLinked' }
+  }
   if (existing) {
     // Signing in as another user replaces this browser's database session rather than sharing it.
     const current = ctx.config.session.strategy === 'database' ? await currentSession(ctx) : null
@@ -142,6 +156,120 @@ export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error 
   return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
 }
 
+/** The results of one of the e-mail flow's effects. */
+type EmailResult<Effect extends string> = Extract<EmailSignInEvent, { type: `${Effect}.${string}` }>
+
+/** One-time code settings: how a code looks and how many wrong tries it allows. */
+export type CodeSettings = NonNullable<ResolvedEmailProvider['code']>
+
+/** A sign-in message to send: to whom, where its link leads, and whether a code goes with it. */
+export interface SignInMessage {
+  providerId: string
+  identifier: string
+  callbackUrl: string
+  /** The code to add (its settings), or `null` for a link alone. */
+  code: CodeSettings | null
+}
+
+/**
+ * Stores a sign-in token's hash, then sends the message with its link (and code) through the
+ * provider's `sendVerificationRequest`: the one mailer of every message the flows send, e-mail
+ * sign-ins and passkey sign-ups alike. Codes leave only as their hash, bound to the token.
+ */
+export async function sendSignInMessage(
+  ctx: RequestContext,
+  message: SignInMessage,
+): Promise<EmailResult<'sendVerificationRequest'>> {
+  const { id, config, settings } = emailProviderOf(ctx, message.providerId)
+  const { identifier } = message
+  const token = (await config.generateVerificationToken?.()) ?? generateToken()
+  const expiresAt = ctx.at + settings.maxAge
+  const expires = new Date(expiresAt * 1000)
+  const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
+  const code = message.code ? generateCode(message.code.length, message.code.alphabet) : undefined
+  const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: message.callbackUrl, token, email: identifier })}`
+  try {
+    // Stored before it is sent: a link that arrives always works.
+    await ctx.config.adapter!.createVerificationToken!({ identifier, token: tokenHash, expires })
+  } catch (error) {
+    return { type: 'sendVerificationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+  }
+  try {
+    await config.sendVerificationRequest({
+      identifier,
+      token,
+      expires,
+      url,
+      provider: config,
+      theme: ctx.config.theme,
+      request: ctx.raw,
+      ...(code !== undefined ? { code } : {}),
+    })
+  } catch (error) {
+    ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
+    return { type: 'sendVerificationRequest.failed', reason: 'notSent', error: 'EmailSignInError', at: ctx.at }
+  }
+  const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
+  return {
+    type: 'sendVerificationRequest.done',
+    output: {
+      verifyRequestUrl,
+      code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
+    },
+    at: ctx.at,
+  }
+}
+
+/** A typed code to check against the one a message carried. */
+export interface CodeCheck {
+  providerId: string
+  /** The hash of the token the code stands for. */
+  tokenHash: string
+  /** The code's hash, bound to `tokenHash`. */
+  codeHash: string
+  /** When the code expires, epoch seconds. */
+  expires: number
+  /** Wrong codes allowed before the token is void. */
+  attempts: number
+  /** What was typed, as posted (anything but a string is wrong). */
+  typed: unknown
+}
+
+/**
+ * Checks a typed one-time code: expired codes are refused, every attempt is counted on the server
+ * before the comparison, and the last allowed wrong one exhausts the token.
+ */
+export async function checkSignInCode(
+  ctx: RequestContext,
+  check: CodeCheck,
+): Promise<EmailResult<'checkCode'>> {
+  const { settings } = emailProviderOf(ctx, check.providerId)
+  const { tokenHash } = check
+  const limit = check.attempts
+  if (ctx.at >= check.expires) {
+    ctx.logger.error(new Verification('The one-time code has expired'))
+    return { type: 'checkCode.failed', reason: 'expired', error: 'Verification', at: ctx.at }
+  }
+  // Counted on the server before the comparison, keyed by the token: an older copy of the
+  // flow cookie carries the same token hash, so replaying it cannot reset the count.
+  // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
+  // counter per token in stores that group counters by lifetime.
+  const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
+  if (attempt > limit) {
+    ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+    return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+  }
+  const { typed } = check
+  const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
+  if (timingSafeEqual(hash, check.codeHash)) return { type: 'checkCode.done', output: null, at: ctx.at }
+  if (attempt >= limit) {
+    ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+    return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+  }
+  ctx.logger.debug('email_code_rejected', { attempt, limit })
+  return { type: 'checkCode.failed', reason: 'wrong', error: 'Verification', at: ctx.at }
+}
+
 /** The e-mail sign-in flow definition. */
 export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
   machine: emailSignInMachine,
@@ -165,7 +293,8 @@ export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestCont
       const throttle = settings.throttle
       if (throttle) {
         const { store } = ctx.config
-        const sends = await store.increment(await sendKey(id, 'identifier', identifier), throttle.window)
+        // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
+        const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
         const address = clientAddress(ctx, throttle.addressHeader)
         const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
         if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
@@ -208,73 +337,22 @@ export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestCont
       return checkSignInResult(verdict, ctx.at)
     },
 
-    async sendVerificationRequest(context, ctx) {
-      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-      const identifier = context.identifier!
-      const token = (await config.generateVerificationToken?.()) ?? generateToken()
-      const expiresAt = ctx.at + settings.maxAge
-      const expires = new Date(expiresAt * 1000)
-      const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
-      const code = settings.code ? generateCode(settings.code.length, settings.code.alphabet) : undefined
-      const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: context.callbackUrl, token, email: identifier })}`
-      try {
-        // Stored before it is sent: a link that arrives always works.
-        await ctx.config.adapter!.createVerificationToken!({ identifier, token: tokenHash, expires })
-      } catch (error) {
-        return { type: 'sendVerificationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-      try {
-        await config.sendVerificationRequest({
-          identifier,
-          token,
-          expires,
-          url,
-          provider: config,
-          theme: ctx.config.theme,
-          request: ctx.raw,
-          ...(code !== undefined ? { code } : {}),
-        })
-      } catch (error) {
-        ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
-        return { type: 'sendVerificationRequest.failed', reason: 'notSent', error: 'EmailSignInError', at: ctx.at }
-      }
-      const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
-      return {
-        type: 'sendVerificationRequest.done',
-        output: {
-          verifyRequestUrl,
-          code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
-        },
-        at: ctx.at,
-      }
+    sendVerificationRequest(context, ctx) {
+      const { settings } = emailProviderOf(ctx, context.providerId)
+      const { providerId, callbackUrl } = context
+      return sendSignInMessage(ctx, { providerId, identifier: context.identifier!, callbackUrl, code: settings.code })
     },
 
-    async checkCode(context, ctx, trigger) {
+    checkCode(context, ctx, trigger) {
       const { settings } = emailProviderOf(ctx, context.providerId)
-      const tokenHash = context.tokenHash!
-      const limit = settings.code!.attempts
-      if (ctx.at >= context.expires) {
-        ctx.logger.error(new Verification('The one-time code has expired'))
-        return { type: 'checkCode.failed', reason: 'expired', error: 'Verification', at: ctx.at }
-      }
-      // Counted on the server before the comparison, keyed by the token: an older copy of the
-      // flow cookie carries the same token hash, so replaying it cannot reset the count.
-      // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
-      // counter per token in stores that group counters by lifetime.
-      const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
-      if (attempt > limit) {
-        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
-      }
-      const typed = (trigger as { code?: unknown }).code
-      const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
-      if (timingSafeEqual(hash, context.codeHash!)) return { type: 'checkCode.done', output: null, at: ctx.at }
-      if (attempt >= limit) {
-        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
-      }
-      ctx.logger.debug('email_code_rejected', { attempt, limit })
-      return { type: 'checkCode.failed', reason: 'wrong', error: 'Verification', at: ctx.at }
+      return checkSignInCode(ctx, {
+        providerId: context.providerId,
+        tokenHash: context.tokenHash!,
+        codeHash: context.codeHash!,
+        expires: context.expires,
+        attempts: settings.code!.attempts,
+        typed: (trigger as { code?: unknown }).code,
+      })
     },
 
     async voidToken(context, ctx) {
@@ -331,4 +409,44 @@ export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestCont
 /** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
 export function emailEnvelopeCookie(ctx: RequestContext): CookieOption {
   return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSignInMachine.id}` }
+}
+
+/** A code's token, as the effects of the e-mail flow read it from their context. */
+interface CodeToken {
+  providerId: string
+  identifier: string
+  tokenHash: string
+}
+
+const resting = (token: Partial<EmailSignInContext>): EmailSignInContext => ({
+  ...(emailSignInMachine.config.context as EmailSignInContext),
+  ...token,
+})
+
+/**
+ * Normalises an address and counts one more message to it against the provider's send limits,
+ * exactly as an e-mail sign-in request does: the same normaliser, the same counters, so a passkey
+ * sign-up's code cannot dodge the limits of the mailbox it goes to.
+ */
+export async function admitAddress(
+  ctx: RequestContext,
+  providerId: string,
+  email: unknown,
+): Promise<EmailResult<'admitRequest'>> {
+  const trigger = { type: 'email.request', email }
+  return (await emailSignInFlow.effects.admitRequest!(resting({ providerId }), ctx, trigger)) as EmailResult<'admitRequest'>
+}
+
+/** Spends the token a right code stood for (its link dies with it), as a code sign-in does. */
+export async function spendCodeToken(
+  ctx: RequestContext,
+  token: CodeToken,
+): Promise<EmailResult<'consumeToken'>> {
+  const trigger = { type: 'email.submitCode' }
+  return (await emailSignInFlow.effects.consumeToken!(resting(token), ctx, trigger)) as EmailResult<'consumeToken'>
+}
+
+/** Spends the token of a code got wrong too often, so neither the code nor the link works. */
+export async function voidCodeToken(ctx: RequestContext, token: CodeToken): Promise<void> {
+  await emailSignInFlow.effects.voidToken!(resting(token), ctx, { type: 'voidToken' })
 }

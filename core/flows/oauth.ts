@@ -18,23 +18,30 @@ import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
 import {
+  AuthError,
   InvalidCallbackUrl,
   InvalidCheck,
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  OAuthSignInError,
   UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
+
+// What the session flow uses for OAuth providers, through this module once it is loaded.
+export { authorizationServer } from '../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInAdapterUser } from '../session/current.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
@@ -208,7 +215,8 @@ function sessionTokenClaims(provider: ResolvedOAuthProvider, tokens: TokenSet): 
  * Stores an OAuth/OIDC sign-in's user (reference §5.1 account linking): an account already linked
  * signs its user in (refused when someone else is signed in) and gets the fresh tokens; otherwise
  * the account is linked to the signed-in user, to a user with the same e-mail address only with
- * `allowDangerousEmailAccountLinking`, or to a new user.
+ * `allowDangerousEmailAccountLinking` (never one signed up with a passkey for an address nobody
+ * verified, {@link isUnverifiedPasskeyUser}), or to a new user.
  */
 export async function storeOAuthUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const provider = ctx.config.providerById.get(context.providerId)!.oauth!
@@ -244,6 +252,9 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     } else if (byEmail) {
       if (!provider.allowDangerousEmailAccountLinking) {
         return notLinked('Another account already exists with the same e-mail address')
+      }
+      if (await isUnverifiedPasskeyUser(adapter, byEmail)) {
+        return notLinked('The account with this e-mail address signed up with a passkey and never verified the address')
       }
       user = byEmail
     } else {
@@ -312,13 +323,26 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           at: ctx.at,
         }
       } catch (error) {
-        return {
-          type: 'createAuthorizationRequest.failed',
-          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-          reason: 'threw',
-          error: reportFailure(ctx, error),
-          at: ctx.at,
+        if (error instanceof AuthError) {
+          return {
+            type: 'createAuthorizationRequest.failed',
+            // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+            reason: 'threw',
+            error: reportFailure(ctx, error),
+            at: ctx.at,
+          }
         }
+        // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
+        // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
+        // page with `Configuration`, as Auth.js answers any error that is not its own.
+        ctx.logger.error(
+          new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
+            err: error as Error,
+            provider: provider.id,
+          }),
+        )
+        // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+        return { type: 'createAuthorizationRequest.failed', reason: 'threw', at: ctx.at }
       }
     },
 

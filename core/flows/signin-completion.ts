@@ -28,10 +28,8 @@ import {
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
-import { storeEmailUser } from './email.js'
 import { emitEvent } from './emit.js'
-import { storeOAuthUser } from './oauth.js'
-import { storeWebAuthnUser } from './webauthn.js'
+import { flowModule } from './kinds.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -48,9 +46,10 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 /** How each first factor stores its users, by the first factor's flow id. */
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
-  'oauth-signin': storeOAuthUser,
-  'email-signin': storeEmailUser,
-  'webauthn-signin': storeWebAuthnUser,
+  // Loaded with their providers (./kinds.ts): only a configured first factor reaches its store.
+  'oauth-signin': (ctx, context) => flowModule('oauth').storeOAuthUser(ctx, context),
+  'email-signin': (ctx, context) => flowModule('email').storeEmailUser(ctx, context),
+  'webauthn-signin': (ctx, context) => flowModule('webauthn').storeWebAuthnUser(ctx, context),
 }
 
 const userOf = (context: Context) => context.user as User
@@ -119,6 +118,7 @@ const coreEffects: Record<string, Effect> = {
       })
       if (check.ok) return { type: 'verifySecondFactor.done', output: { method: check.method === 'otp' ? 'otp' : 'backup' }, at: ctx.at }
       if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+      if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
       return {
         type: 'verifySecondFactor.failed',
         reason: check.reason,
@@ -192,6 +192,47 @@ export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>(
   effects: coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
 })
 
+/**
+ * The effects that decide whether the step at `afterFirstSignIn` runs and record that it ran: it
+ * runs until the user has completed it at its step version, whichever way they sign in. Without
+ * the adapter's `getCompletedSteps` and `recordCompletedStep` (or without an adapter) nothing can
+ * be recorded, so it runs on every sign-in: never skipped (warned once when the config is loaded).
+ */
+function firstSignInStepEffects(step: FlowExtension): Record<string, Effect> {
+  const version = step.stepVersion ?? step.version
+  const recorder = (ctx: RequestContext) => {
+    const adapter = ctx.config.adapter
+    return adapter?.getCompletedSteps && adapter.recordCompletedStep ? adapter : undefined
+  }
+  return {
+    async findCompletedStep(context, ctx): Promise<Result<'findCompletedStep.done' | 'findCompletedStep.failed'>> {
+      const adapter = recorder(ctx)
+      if (!adapter) return { type: 'findCompletedStep.done', output: { pending: true }, at: ctx.at }
+      try {
+        const completed = await adapter.getCompletedSteps!(userIdOf(context))
+        const pending = !completed.some((done) => done.stepId === step.id && done.version === version)
+        return { type: 'findCompletedStep.done', output: { pending }, at: ctx.at }
+      } catch (error) {
+        return { type: 'findCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+    async recordCompletedStep(context, ctx): Promise<Result<'recordCompletedStep.done' | 'recordCompletedStep.failed'>> {
+      const adapter = recorder(ctx)
+      try {
+        await adapter?.recordCompletedStep!(userIdOf(context), step.id, version)
+        return { type: 'recordCompletedStep.done', output: null, at: ctx.at }
+      } catch (error) {
+        return { type: 'recordCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+      }
+    },
+  }
+}
+
+const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[]): Record<string, Effect> => {
+  const step = extensions.find((extension) => extension.at === 'afterFirstSignIn')
+  return step ? firstSignInStepEffects(step) : {}
+}
+
 const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
 
 /**
@@ -211,6 +252,7 @@ export function signInCompletionFlowFor(
       context: signInCompletionContext(extensions),
       effects: {
         ...coreEffects,
+        ...firstSignInStepEffectsOf(extensions),
         ...Object.assign({}, ...extensions.map((e) => e.effects ?? {})),
       } as Record<string, EffectImplementation<unknown, RequestContext>>,
     })

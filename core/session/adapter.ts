@@ -24,6 +24,8 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'unlinkAccount',
   'listAccounts',
   'listSessions',
+  'getCompletedSteps',
+  'recordCompletedStep',
   'createSession',
   'getSessionAndUser',
   'updateSession',

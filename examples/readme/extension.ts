@@ -26,7 +26,8 @@ export const chooseName = defineExtension({
     },
   },
   actions: {
-    rememberName: assign(({ event }: { event: { name?: string } }) => ({ chosenName: event.name ?? null })),
+    // The property form: the fields an action writes are checked at load (never a core field).
+    rememberName: assign({ chosenName: ({ event }: { event: { name?: string } }) => event.name ?? null }),
   },
   effects: {
     async saveName(context, ctx) {

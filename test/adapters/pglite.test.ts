@@ -1,9 +1,12 @@
 import { PGlite } from '@electric-sql/pglite'
+import { object } from 'superstruct'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAdapter, tableNames } from '../../adapters/postgres.js'
 import { adapterContract } from './contract.js'
 import { hostedLayoutSuite } from './hosted-layout.js'
 import { sqlContractDb } from './sql-db.js'
+import { CONTINUE, defineExtension } from '../../core/extensions.js'
+import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 
 const db = new PGlite()
 const adapter = PostgresAdapter(db, { tablePrefix: 'authchart' })
@@ -28,6 +31,7 @@ describe('PostgreSQL adapter schema', () => {
     expect(rows.map((r) => r.table_name)).toEqual([
       'authchart_accounts',
       'authchart_authenticators',
+      'authchart_completed_steps',
       'authchart_second_factors',
       'authchart_session_amr',
       'authchart_session_details',
@@ -45,5 +49,29 @@ describe('PostgreSQL adapter schema', () => {
   it("gives the hosted layout the prefix of that adapter's schema when none is given", () => {
     expect(tableNames(undefined, 'hosted')).toMatchObject({ users: '"nextauth_users"', verificationTokens: '"nextauth_verificationTokens"' })
     expect(tableNames(undefined)).toMatchObject({ users: '"users"', verificationTokens: '"verification_token"' })
+  })
+})
+
+describe('completed sign-in steps on PostgreSQL', () => {
+  it('are recorded durably: after a restart (a new adapter and config) a completed step is not asked again', async () => {
+    const first = PostgresAdapter(db, { tablePrefix: 'steps' })
+    await first.migrate()
+    const welcome = defineExtension({
+      id: 'welcome',
+      version: '1',
+      at: 'afterFirstSignIn',
+      initial: 'welcoming',
+      states: {
+        welcoming: { tags: 'awaitsRequest', meta: { step: { page: 'welcome', events: { 'welcome.done': object() } } }, on: { 'welcome.done': CONTINUE } },
+      },
+      pages: { welcome: () => ({ title: 'Welcome', html: '<h1>Welcome</h1>' }) },
+    })
+    const configOver = (adapter: PostgresAdapter) => testConfig({ adapter, session: { strategy: 'database' }, extensions: [welcome] })
+    const client = new Client(configOver(first))
+    expect((await client.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+    const done = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'welcome.done' } })
+    expect(done.headers.get('location')).toBe(ORIGIN)
+    const restarted = new Client(configOver(PostgresAdapter(db, { tablePrefix: 'steps' })))
+    expect((await restarted.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(ORIGIN)
   })
 })

@@ -40,9 +40,9 @@ describe('PostgreSQL adapter migrations on a server', () => {
       const { rows } = await pools[0]!.query(
         `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name LIKE 'app\\_%'`,
       )
-      // users, accounts, sessions, verification tokens, authenticators, second factors, session amr
-      // and session details
-      expect(rows[0].n).toBe(8)
+      // users, accounts, sessions, verification tokens, authenticators, second factors, session amr,
+      // session details and completed steps
+      expect(rows[0].n).toBe(9)
     } finally {
       await Promise.all(pools.map((p) => p.end()))
     }

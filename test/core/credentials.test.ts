@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Auth, raw } from '../../core/index.js'
 import { AccessDenied, CredentialsSignin, Verification } from '../../core/errors.js'
+import { attemptIdentifier, malformedCredential } from '../../core/flows/credentials.js'
 import { decode } from '../../core/jwt.js'
+import type { CredentialsConfig } from '../../core/types.js'
 import {
   ALICE,
   authRequest,
@@ -232,5 +234,46 @@ describe('raw callers', () => {
       cookies: client.jar,
     })
     await expect(Auth(request, config)).rejects.toBeInstanceOf(AccessDenied)
+  })
+})
+
+describe('what a credentials attempt is counted under, and which bodies reach authorize', () => {
+  // As the flow sees a provider: its options merged over the defaults.
+  const provider = { credentials: { username: {}, password: { type: 'password' } } } as unknown as CredentialsConfig
+
+  it('spells the identifier as String() does, whatever the shape of the field', () => {
+    expect(attemptIdentifier(provider, { username: ' Alice ' })).toBe('alice')
+    expect(attemptIdentifier(provider, { username: ['alice'] })).toBe('alice')
+    expect(attemptIdentifier(provider, { username: [[' ALICE']] })).toBe('alice')
+    expect(attemptIdentifier(provider, { username: 42 })).toBe('42')
+    expect(attemptIdentifier(provider, { username: null })).toBe('null')
+    // An object whose toString is not a function makes String() throw; it is counted all the same.
+    expect(attemptIdentifier(provider, { username: { toString: 'alice' } })).toBe('[object object]')
+    expect(attemptIdentifier(provider, { password: 'x' })).toBeUndefined()
+  })
+
+  it('lets only strings and numbers through to authorize, naming the first other field', () => {
+    expect(malformedCredential({ username: 'alice', password: 'x', pin: 1234 })).toBeUndefined()
+    expect(malformedCredential({ username: ['alice'], password: 'x' })).toBe('username')
+    expect(malformedCredential({ username: 'alice', password: { $ne: null } })).toBe('password')
+    expect(malformedCredential({ username: 'alice', remember: true })).toBe('remember')
+    expect(malformedCredential({ username: null })).toBe('username')
+    expect(malformedCredential({})).toBeUndefined()
+  })
+
+  it('logs the refused field name with its control characters escaped, never its value', async () => {
+    const config = testConfig()
+    const client = new Client(config)
+    const csrfToken = await client.csrfToken()
+    const forged = await client.send({ path: '/callback/credentials', json: { 'x\r\nforged': ['secret-value'], username: 'alice', password: 'wonderland', csrfToken } })
+    expect(forged.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`)
+    const response = await client.send({ path: '/callback/credentials', json: { username: ['alice'], password: 'wonderland', csrfToken: await client.csrfToken() } })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`)
+    const logged = config.logger.error.mock.calls.map(([error]) => (error as Error).message)
+    expect(logged).toEqual([
+      'The credential "x\\r\\nforged" is not a string or a number',
+      'The credential "username" is not a string or a number',
+    ])
+    expect(logged.join('\n')).not.toContain('secret-value')
   })
 })

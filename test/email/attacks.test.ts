@@ -197,6 +197,26 @@ describe('floods of sends', () => {
     expect(outbox).toHaveLength(4)
   })
 
+  it('counts +tag, case and Gmail dot variants of one mailbox as that mailbox, and sends to the address as typed', async () => {
+    const { config, outbox } = emailConfig()
+    const client = new EmailClient(config)
+    // 34 spellings that all land in one Gmail inbox.
+    const variants = Array.from({ length: 34 }, (_, i) => {
+      const local = ['victim.mailbox', 'v.i.c.t.i.m.mailbox', 'VictimMailbox', 'victimmailbox'][i % 4]!
+      const domain = i % 3 === 0 ? 'googlemail.com' : i % 3 === 1 ? 'Gmail.com' : 'gmail.com'
+      return `${local}+bomb${i}@${domain}`
+    })
+    for (const variant of variants) await client.requestLink(variant)
+    expect(outbox).toHaveLength(5)
+    // The messages went to the addresses as they were typed (after Auth.js's normalisation).
+    expect(outbox.map((m) => m.identifier)).toEqual(variants.slice(0, 5).map((v) => v.toLowerCase()))
+    // A +tag counts as its mailbox on any domain; dots only on Gmail's.
+    for (let i = 0; i < 5; i++) await client.requestLink(`alice+${i}@example.com`)
+    expect((await client.requestLink('Alice+other@example.com')).headers.get('location')).toBe(EMAIL_SIGNIN)
+    expect((await client.requestLink('a.lice@example.com')).headers.get('location')).toBe(VERIFY_REQUEST)
+    expect(outbox).toHaveLength(11)
+  })
+
   it('sends without limits when throttle is false', async () => {
     const { config, outbox } = emailConfig({ provider: { throttle: false } })
     const client = new EmailClient(config)

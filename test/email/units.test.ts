@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { defaultNormalizer as authjsNormalizer } from '../../node_modules/@auth/core/lib/actions/signin/send-token.js'
-import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../../core/email/normalize.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../../core/email/normalize.js'
 import { resolveEmailProvider, sendError } from '../../core/email/provider.js'
 import {
   canonicalCode,
@@ -62,6 +62,31 @@ describe('the default normaliser', () => {
   it('escapes control characters for the log and cuts long values', () => {
     expect(escapeForLog('a\r\nb')).toBe('a\\r\\nb')
     expect(escapeForLog('x'.repeat(300))).toHaveLength(201)
+  })
+})
+
+describe('the mailbox a send is counted against', () => {
+  it.each([
+    ['alice@example.com', 'alice@example.com'],
+    ['Alice+News@Example.COM', 'alice@example.com'],
+    ['alice+a+b@example.com', 'alice@example.com'],
+    ['a.lice@example.com', 'a.lice@example.com'],
+    ['a.l.i.c.e+x@gmail.com', 'alice@gmail.com'],
+    ['A.Lice@GoogleMail.com', 'alice@gmail.com'],
+    ['alice@gmail.com.', 'alice@gmail.com'],
+    ['alice@example.com..', 'alice@example.com'],
+    ['+tag@example.com', '@example.com'],
+    ['alice@bücher.de', 'alice@xn--bcher-kva.de'],
+    ['alice+x@XN--BCHER-KVA.DE.', 'alice@xn--bcher-kva.de'],
+    ['alice@[192.0.2.1]', 'alice@[192.0.2.1]'],
+    ['no-at-sign', 'no-at-sign'],
+  ])('%s → %s', (address, mailbox) => {
+    expect(mailboxOf(address)).toBe(mailbox)
+  })
+
+  it('leaves an address that is no Gmail domain with its dots, even one that ends like one', () => {
+    expect(mailboxOf('a.b@notgmail.com')).toBe('a.b@notgmail.com')
+    expect(mailboxOf('a.b@gmail.com.evil.example')).toBe('a.b@gmail.com.evil.example')
   })
 })
 

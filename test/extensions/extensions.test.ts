@@ -3,17 +3,23 @@
  * a security step; run, when accepted, on every way of signing in, after the second factor and
  * with CSRF-checked steps; and a flow sealed by another shape of the chart is refused cleanly.
  */
-import { object } from 'superstruct'
+import { nullable, object, string } from 'superstruct'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assign } from 'xstate'
+import { assign, setup } from 'xstate'
 import { termsExtension } from 'authchart/extensions/terms'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig, Auth } from '../../core/index.js'
-import { CONTINUE, DENY, defineExtension, toStepPage, type FlowExtension } from '../../core/extensions.js'
+import { CONTINUE, DENY, defineExtension, denialSentence, denyBecause, toStepPage, type FlowExtension } from '../../core/extensions.js'
 import { ConfigError } from '../../core/errors.js'
-import { totpCode } from '../../core/second-factor/index.js'
+import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import { createHandler } from '../../core/auth.js'
+import { defineFlow } from '../../core/engine/flow.js'
+import { routes, type Route } from '../../core/http/routes.js'
+import { decode, encode } from '../../core/jwt.js'
+import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig } from '../../core/types.js'
-import { authRequest, Client, ORIGIN, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 
@@ -57,6 +63,8 @@ describe('an extension is refused when the config is loaded', () => {
     ['a waiting state without its step', { checking: { tags: 'awaitsRequest', on: { 'x.go': CONTINUE } } }, 'declare meta.step'],
     ['a step event the state does not take', { checking: { tags: 'awaitsRequest', meta: { outcome: toStepPage, step: { page: 'p', events: { 'x.go': object() } } }, on: {} } }, 'does not take it'],
     ['a state that neither waits nor runs an effect', { checking: { on: { 'x.go': CONTINUE } } }, 'neither waits'],
+    ['a denial reason that is not a plain word', { checking: { tags: 'effect.check', on: { 'check.failed': denyBecause('No&Way') } } }, 'denies for "No&Way"'],
+    ['a denial with an empty reason', { checking: { tags: 'effect.check', on: { 'check.failed': denyBecause('') } } }, 'denies for ""'],
   ])('%s', (_name, states, message) => {
     expect(refusal([extension({ states: states as never })])).toContain(message)
   })
@@ -101,6 +109,209 @@ describe('an extension is refused when the config is loaded', () => {
     const response = await Auth(authRequest({ path: '/auth/session' }), config)
     expect(response.status).toBe(500)
     expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'ConfigError' }))
+  })
+})
+
+describe('a refusal with a reason', () => {
+  const refusing = (denials?: Record<string, string>) =>
+    extension({
+      states: { checking: { tags: 'effect.check', on: { 'check.done': denyBecause('too-young') } } },
+      ...(denials ? { denials } : {}),
+    })
+
+  it('redirects with the extension id and reason as the code, and the page says it in the extension\'s words', async () => {
+    const config = testConfig({ extensions: [refusing({ 'too-young': 'You must be 18 or older to sign in here.' })] })
+    const client = new Client(config)
+    const response = await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=check.too-young`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    const page = await client.send({ path: '/error', query: { error: 'AccessDenied', code: 'check.too-young' } })
+    expect(page.status).toBe(403)
+    const html = await page.text()
+    expect(html).toContain('<h1>Not signed in</h1>')
+    expect(html).toContain('You must be 18 or older to sign in here.')
+  })
+
+  it('keeps Auth.js\'s AccessDenied page for a code no extension explains', async () => {
+    const client = new Client(testConfig({ extensions: [refusing()] }))
+    for (const code of ['check.too-young', 'check.toString', 'other.declined', 'toString', '']) {
+      const html = await (await client.send({ path: '/error', query: { error: 'AccessDenied', code } })).text()
+      expect(html, code).toContain('<h1>Access Denied</h1>')
+      expect(html, code).toContain('You do not have permission to sign in.')
+    }
+  })
+
+  it('finds the sentence only under its own extension and reason', () => {
+    const extensions = [refusing({ 'too-young': 'Too young.' })]
+    expect(denialSentence(extensions, 'check.too-young')).toBe('Too young.')
+    expect(denialSentence(extensions, 'check.constructor')).toBeUndefined()
+    expect(denialSentence(extensions, '.too-young')).toBeUndefined()
+    expect(denialSentence(extensions, 'too-young')).toBeUndefined()
+    expect(denialSentence(extensions, undefined)).toBeUndefined()
+  })
+})
+
+/**
+ * Issue 24, finding 8: an extension's waiting state could answer with its own `meta.outcome` (a
+ * session cookie before the second factor), and its `assign` actions could write core fields
+ * (`amr`, so a password-only sign-in got a JWT with `aal: 2`). Both are refused at load; the
+ * engine, at run time, accepts a session only from the completion's own issuing states.
+ */
+describe('an extension cannot write the session or the core context', () => {
+  /** An extension at `at` whose one effect state leaves with `transition`. */
+  function leaving(transition: Record<string, unknown>, overrides: Partial<FlowExtension> = {}): FlowExtension {
+    return extension({ states: { checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, ...transition } } } } as never, ...overrides })
+  }
+
+  it('a password-only sign-in never gets a JWT with aal 2 from an extension writing amr', async () => {
+    const probes = [
+      leaving({ actions: assign({ amr: ['otp'] }) }),
+      leaving({ actions: 'claimOtp' }, { actions: { claimOtp: assign({ amr: () => ['otp'] }) } }),
+      leaving({ actions: 'rememberSecondFactor' }),
+    ]
+    for (const probe of probes) {
+      const config = testConfig({ extensions: [probe] })
+      const client = new Client(config)
+      const response = await client.signIn({ username: 'alice', password: 'wonderland' })
+      const token = client.jar.get(SESSION_COOKIE)
+      const claims = token ? await decode({ token, secret: SECRET, salt: SESSION_COOKIE }) : null
+      expect(claims?.aal).toBeUndefined()
+      expect(response.status).toBe(500)
+      expect(token).toBeUndefined()
+      expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'ConfigError' }))
+    }
+  })
+
+  it('no session cookie is set by a waiting state of an extension before the second factor', async () => {
+    const store = createMemoryStore()
+    const adapter = MemoryAdapter(store)
+    await adapter.createSecondFactor({ id: 'f-1', userId: 'u-1', type: 'totp', secret: await sealFactorSecret(createTotpSecret(), [SECRET]), createdAt: new Date() })
+    const minting = defineExtension({
+      id: 'mint',
+      version: '1',
+      at: 'afterFirstFactor',
+      initial: 'minting',
+      context: { schema: { minted: nullable(string()) }, initial: { minted: null } },
+      states: {
+        minting: { tags: 'effect.mint', on: { 'mint.done': { target: 'waiting', actions: 'rememberMinted' } } },
+        waiting: {
+          tags: 'awaitsRequest',
+          meta: {
+            outcome: ({ minted }: { minted: string }) => ({ type: 'redirect', url: '/', session: { op: 'set', value: minted, expires: 2_000_000_000 } }),
+            step: { page: 'second-factor', events: { 'x.go': object() } },
+          },
+          on: { 'x.go': CONTINUE },
+        },
+      },
+      actions: { rememberMinted: assign({ minted: ({ event }: { event: { output?: string } }) => event.output ?? null }) },
+      effects: {
+        async mint(context, ctx) {
+          const token = await encode({ token: { sub: String(context.user?.id) }, secret: SECRET, salt: SESSION_COOKIE })
+          return { type: 'mint.done', output: token, at: ctx.at }
+        },
+      },
+    })
+    const config = testConfig({ adapter, extensions: [minting] })
+    const client = new Client(config)
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(config.logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('extension "mint": state "waiting" answers with its own meta.outcome') }),
+    )
+  })
+
+  it.each([
+    ['a waiting state with an outcome of its own', { checking: { tags: 'awaitsRequest', meta: { outcome: () => ({ type: 'redirect', url: '/' }), step: { page: 'second-factor', events: { 'x.go': object() } } }, on: { 'x.go': CONTINUE } } }, 'state "checking" answers with its own meta.outcome'],
+    ['an effect state with an outcome', { checking: { tags: 'effect.check', meta: { outcome: toStepPage }, on: { 'check.done': CONTINUE } } }, 'state "checking" has a meta.outcome'],
+    ['an inline assign to a core field', { checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, actions: assign({ amr: ['otp'] }) } } } }, 'state "checking" on "check.done": its action writes the core field "amr"'],
+    ['an inline assign computing its fields', { checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, actions: assign(() => ({ user: null })) } } } }, 'state "checking" on "check.done": its action computes which fields it writes'],
+    ['an inline action that is not an assign', { checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, actions: () => {} } } } }, 'state "checking" on "check.done": its action is not an assign'],
+    ['a core action by name', { checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, actions: ['rememberPreparedSession'] } } } }, 'state "checking" on "check.done" names the action "rememberPreparedSession", which is not its own'],
+  ])('%s is refused at load, naming the extension and the state', (_name, states, message) => {
+    const refused = refusal([extension({ states: states as never })])
+    expect(refused).toContain('extension "check"')
+    expect(refused).toContain(message)
+  })
+
+  it.each(Object.keys(SignInCompletionContext.schema))('an assign to the core field "%s" is refused by name', (field) => {
+    expect(refusal([extension({ actions: { sneaky: assign({ [field]: null }) } })])).toContain(
+      `extension "check": action "sneaky" writes the core field "${field}"`,
+    )
+    expect(refusal([extension({ context: { schema: {}, initial: { [field]: null } } })])).toContain(
+      `extension "check": context field "${field}" would replace one of the sign-in completion`,
+    )
+  })
+
+  it('a named assign computing its fields is refused with what to write instead', () => {
+    expect(refusal([extension({ actions: { remember: assign(({ event }: { event: { name?: string } }) => ({ chosen: event.name })) } })])).toContain(
+      'action "remember" computes which fields it writes: write assign({ <field>: ({ event }) => … })',
+    )
+  })
+
+  it('an assign of its own fields, and a waiting state that shows its step page, are accepted', () => {
+    const own = extension({
+      context: { schema: { chosen: nullable(string()) }, initial: { chosen: null } },
+      actions: { remember: assign({ chosen: ({ event }: { event: { name?: string } }) => event.name ?? null }) },
+      states: {
+        asking: { tags: 'awaitsRequest', meta: { step: { page: 'second-factor', events: { 'x.go': object() } } }, on: { 'x.go': { target: 'checking', actions: 'remember' } } },
+        checking: { tags: 'effect.check', on: { 'check.done': { target: CONTINUE, actions: assign({ chosen: 'x' }) } } },
+      } as never,
+      initial: 'asking',
+    })
+    expect(() => assertConfig(testConfig({ extensions: [own] }))).not.toThrow()
+  })
+})
+
+describe('the engine accepts a session only from the completion\'s issuing states', () => {
+  it('refuses a session set by a crafted completion chart in a waiting state', async () => {
+    const crafted = setup({}).createMachine({
+      id: SIGN_IN_COMPLETION,
+      version: '1',
+      initial: 'idle',
+      context: {},
+      output: finalStateOutcome,
+      states: {
+        idle: { tags: 'awaitsRequest', on: { 'rogue.go': 'waiting' } },
+        waiting: {
+          tags: 'awaitsRequest',
+          meta: { outcome: () => ({ type: 'step', session: { op: 'set', value: 'forged', expires: 2_000_000_000 } }) },
+          on: {},
+        },
+      },
+    })
+    const flow = defineFlow({ machine: crafted, context: object(), effects: {} })
+    const table: Route[] = [
+      ...routes.filter((r) => r.action !== 'providers'),
+      { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.go', at: ctx.at }) } },
+    ]
+    const config = testConfig()
+    const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ code: 'ERR_FLOW_SESSION_REFUSED' }))
+  })
+
+  it('refuses a session set by a final state of the completion that no issuing state led to', async () => {
+    const crafted = setup({}).createMachine({
+      id: SIGN_IN_COMPLETION,
+      version: '1',
+      initial: 'idle',
+      context: {},
+      output: finalStateOutcome,
+      states: {
+        idle: { tags: 'awaitsRequest', on: { 'rogue.go': 'signedIn' } },
+        signedIn: { type: 'final', output: () => ({ type: 'redirect', url: '/', session: { op: 'set', value: 'forged', expires: 2_000_000_000 } }) },
+      },
+    })
+    const flow = defineFlow({ machine: crafted, context: object(), effects: {} })
+    const table: Route[] = [
+      ...routes.filter((r) => r.action !== 'providers'),
+      { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.go', at: ctx.at }) } },
+    ]
+    const config = testConfig()
+    const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
+    expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ code: 'ERR_FLOW_SESSION_REFUSED' }))
   })
 })
 
@@ -166,9 +377,16 @@ describe('the terms step', () => {
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const declined = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.decline' } })
-    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=terms.declined`)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
     expect(store.sessions.size).toBe(0)
+    // The error page says what happened, not "You do not have permission to sign in".
+    const page = await client.send({ path: '/error', query: { error: 'AccessDenied', code: 'terms.declined' } })
+    expect(page.status).toBe(403)
+    const html = await page.text()
+    expect(html).toContain('<h1>Not signed in</h1>')
+    expect(html).toContain('You declined the terms of service, so you are not signed in.')
+    expect(html).not.toContain('You do not have permission')
   })
 
   it('is reached by an OIDC sign-in too', async () => {

@@ -25,9 +25,14 @@ function editedCompletion(state: string, on: Record<string, unknown>): AnyStateM
 }
 
 const terms = termsExtension({ version: '1', html: '', acceptedVersion: () => null, recordAcceptance: () => {} })
+const termsAfterFirstSignIn = termsExtension({ version: '1', html: '', acceptedVersion: () => null, recordAcceptance: () => {}, at: 'afterFirstSignIn' })
 
 describe('the second-factor gate on the graph', () => {
-  it.each([...builtInMachines, buildSignInCompletion([terms])].map((m) => [m.id, m] as const))(
+  it.each([
+    ...builtInMachines.map((m) => [m.id, m] as const),
+    ['signin-completion with terms before the session', buildSignInCompletion([terms])] as const,
+    ['signin-completion with terms after the first sign-in', buildSignInCompletion([termsAfterFirstSignIn])] as const,
+  ])(
     'no path of %s reaches a session around it',
     (_id, machine) => {
       expect(secondFactorGateViolations(machine)).toEqual([])
