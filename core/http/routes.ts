@@ -405,13 +405,15 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', action: 'callback', provider: 'email', csrfToken: true, callbackUrl: true, actsForUser: true, serve: emailLink }),
   route({ method: 'POST', action: 'callback', provider: 'email', csrf: true, callbackUrl: true, actsForUser: true, serve: emailVerification }),
   // A flow waiting for the user: its page, and the answer (CSRF-checked like every posted step;
-  // an application's extension cannot opt out).
-  route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, serve: respondStepPage }),
+  // an application's extension cannot opt out). A second factor's enrolment is a step that acts for
+  // the enrolling user: its page shows the key, and its answer stores the factor, only to them.
+  route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, actsForUser: true, serve: respondStepPage }),
   route({
     method: 'POST',
     action: 'step',
     provider: 'none',
     csrf: true,
+    actsForUser: true,
     serve: {
       flow: (ctx) => stepFlowOf(ctx),
       params: AnyBody,
@@ -451,6 +453,7 @@ export const routes: readonly Route[] = [
     provider: 'webauthn',
     csrf: true,
     callbackUrl: true,
+    actsForUser: true,
     serve: webauthnVerification,
   }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's

@@ -1,7 +1,7 @@
 /**
  * The one authority for "who is signed in". Every path that acts for the signed-in user — the
- * session route, passkey registration, account linking, `/sessions`, `/two-factor` and the start of
- * an enrolment, an e-mail sign-in replacing another user's session — reads the session cookie here, with the session route's checks and no others: decryption and
+ * session route, passkey registration, account linking, `/sessions`, `/two-factor` and a second
+ * factor's enrolment, an e-mail sign-in replacing another user's session — reads the session here, with the session route's checks and no others: decryption and
  * signature, `exp`, the absolute lifetime under both strategies, the not-before time of "sign out
  * everywhere", a stored row's `expires`. A session the session route would refuse acts for no one.
  *
