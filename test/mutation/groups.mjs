@@ -60,7 +60,7 @@ export const groups = {
     mutate: [
       'core/flows/oauth.ts#storeOAuthUser',
       'core/session/current.ts#signedInAdapterUser',
-      'core/flows/webauthn.ts#isUnverifiedPasskeyUser',
+      'core/flows/passkey-users.ts#isUnverifiedPasskeyUser',
     ],
     tests: [
       'test/oauth/linking.test.ts',
