@@ -18,7 +18,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { answerRequest } from '../../core/auth.js'
 import type { Session } from '../../core/types.js'
-import { NodeRequestSource, writeAnswer } from '../node/index.js'
+import { NodeRequestSource, webHeaders, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
 import { originFromHost, targetPath } from '../shared/request-url.js'
 import { mountAuthRoutes } from './routes.js'
@@ -71,15 +71,16 @@ Object.assign(plugin, {
 export const fastifyAuth = plugin
 
 /**
- * The session of a request, or `null`. Reads it through the handler's own GET `/session`, so
- * callbacks and cookie rules are the same as for the client.
+ * The session of a request, or `null`. Reads it in process with the logic of the handler's
+ * GET `/session`, so callbacks and cookie rules are the same as for the client.
  *
  * @throws the configuration's error, `UntrustedHost`, or the `AuthError` the read ended in, each
  *   with its own class; {@link RequestError} for a malformed `Host`.
  */
 export async function getSession(request: FastifyRequest, options: FastifyAuthConfig): Promise<Session | null> {
   const { config, origin } = prepareConfig(options, process.env)
-  return (await readSession(config, originOf(origin, request), request.headers.cookie)).session
+  const read = { origin: originOf(origin, request), cookie: request.headers.cookie, headers: () => webHeaders(request.headers) }
+  return (await readSession(read, config)).session
 }
 
 /** Options of {@link requireSession}. */
