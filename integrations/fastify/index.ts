@@ -16,6 +16,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
 import { answerRequest } from '../../core/auth.js'
 import type { Session } from '../../core/types.js'
 import { NodeRequestSource, webHeaders, writeAnswer } from '../node/index.js'
@@ -60,15 +61,11 @@ const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstanc
   )
 }
 
-// Like fastify-plugin: skip encapsulation so the app sees what the plugin registers, and name it.
-Object.assign(plugin, {
-  [Symbol.for('skip-override')]: true,
-  [Symbol.for('fastify.display-name')]: 'authchart',
-  [Symbol.for('plugin-meta')]: { name: 'authchart', fastify: '5.x' },
-})
-
-/** The Fastify plugin; register it with the auth configuration. */
-export const fastifyAuth = plugin
+/**
+ * The Fastify plugin; register it with the auth configuration. Not encapsulated: the app sees the
+ * `request.auth()` decorator it adds.
+ */
+export const fastifyAuth = fastifyPlugin(plugin, { name: 'authchart', fastify: '5.x' })
 
 /**
  * The session of a request, or `null`. Reads it in process with the logic of the handler's
