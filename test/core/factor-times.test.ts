@@ -101,3 +101,15 @@ describe('per-factor verification times in the session', () => {
     expect(factorTimesOfToken((await readToken(client))!)).toEqual({})
   })
 })
+
+describe('per-factor verification times of a token given its sign-in time at a read', () => {
+  it('counts an Auth.js token stamped with auth_time at its first read as never proven', async () => {
+    const client = new Client(testConfig({ session: { absoluteMaxAge: 3600 } }))
+    const old = await encode({ token: { sub: 'u-1', name: 'Alice', email: 'alice@example.com' }, secret: SECRET, salt: SESSION_COOKIE })
+    client.jar.store(new Response(null, { headers: { 'set-cookie': `${SESSION_COOKIE}=${old}; Path=/` } }))
+    await client.session()
+    const token = (await readToken(client))!
+    expect(token.auth_time).toEqual(expect.any(Number))
+    expect(factorTimesOfToken(token)).toEqual({})
+  })
+})
