@@ -21,12 +21,11 @@ export interface RecentAuth {
 }
 
 /**
- * Whether `request` wants a page (a browser navigation) rather than data: `Sec-Fetch-Mode:
- * navigate`, else an `Accept` that names HTML.
+ * Whether a request wants a page rather than data: a browser navigation (`Sec-Fetch-Mode:
+ * navigate`), else an `Accept` that names HTML (a browser's `fetch()` sends `*\/*`).
  */
 export function wantsPage(headers: Pick<Headers, 'get'>): boolean {
-  const mode = headers.get('sec-fetch-mode')
-  if (mode !== null) return mode === 'navigate'
+  if (headers.get('sec-fetch-mode') === 'navigate') return true
   return /\btext\/html\b/.test(headers.get('accept') ?? '')
 }
 
@@ -51,6 +50,24 @@ function serverRequestOf(request: Request): ServerRequest {
 }
 
 /**
+ * {@link requireRecentAuth} for an integration: the framework's request as the in-process session
+ * read takes it, its headers, and the path (with query) to come back to.
+ *
+ * @throws as {@link requireRecentAuth}.
+ */
+export async function checkRecentAuth(
+  request: ServerRequest,
+  headers: Pick<Headers, 'get'>,
+  returnTo: string,
+  config: Omit<AuthConfig, 'raw'>,
+  policy: StepUpPolicy = {},
+): Promise<RecentAuth | Response> {
+  const verdict = await readFreshness(request, config, policy)
+  if (verdict.fresh) return { ok: true, verifiedAt: verdict.verifiedAt }
+  return recentAuthRequired(verdict, headers, reauthenticationUrl(request, config, returnTo))
+}
+
+/**
  * Lets `request` through when its signed-in user proved an accepted factor within `policy.maxAge`
  * seconds (default 600); otherwise answers it: a page request with a 303 to sign in again (a fresh
  * sign-in is a fresh proof) returning to the request's path, a `fetch`/JSON request with 401,
@@ -67,9 +84,6 @@ export async function requireRecentAuth(
   config: Omit<AuthConfig, 'raw'>,
   policy: StepUpPolicy = {},
 ): Promise<RecentAuth | Response> {
-  const server = serverRequestOf(request)
-  const verdict = await readFreshness(server, config, policy)
-  if (verdict.fresh) return { ok: true, verifiedAt: verdict.verifiedAt }
   const here = new URL(request.url)
-  return recentAuthRequired(verdict, request.headers, reauthenticationUrl(server, config, `${here.pathname}${here.search}`))
+  return checkRecentAuth(serverRequestOf(request), request.headers, `${here.pathname}${here.search}`, config, policy)
 }
