@@ -4,8 +4,9 @@
  * cookies through `next/headers` and redirects with Next's `redirect`.
  *
  * The CSRF check stays on (next-auth passes `skipCSRFCheck`): the action takes a CSRF token for
- * the request's own cookies only after the request's `Origin` proved it came from this site, so a
- * cross-site form that reaches the action is refused by the core as `MissingCSRF` (login CSRF).
+ * the request's own cookies only after the request's `Origin` proved it came from this site, and a
+ * cross-site form that reaches the action is refused as `MissingCSRF` (login CSRF), by the origin
+ * check here and, were it to let one through, by the core's CSRF check.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { cookies as nextCookies, headers as nextHeaders } from 'next/headers.js'
 import { redirect as nextRedirect } from 'next/dist/client/components/navigation.react-server.js'
 import { Auth } from '../../core/auth.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
+import { MissingCSRF } from '../../core/errors.js'
 import type { Cookie, ResponseInternal, Session } from '../../core/types.js'
 import { isSameOrigin } from '../shared/auth.js'
 import { baseOf, originOf, type NextPrepared } from './config.js'
@@ -65,7 +67,10 @@ const cookieHeaderWith = (header: string | null, cookies: readonly Cookie[]) => 
 
 /**
  * A POST to one of the core's routes, in process, with a CSRF token minted for the request's own
- * cookies when (and only when) the request came from this site.
+ * cookies. Only a request from this site gets that far: another site's is refused here, as the
+ * core's CSRF check would refuse it, so neither check depends on the other (login CSRF).
+ *
+ * @throws {MissingCSRF} for a request from another site.
  */
 async function post(
   prepared: NextPrepared,
@@ -74,15 +79,15 @@ async function post(
   fields: Record<string, string>,
   json = false,
 ): Promise<ResponseInternal> {
-  const headers = new Headers(ctx.headers)
-  let csrfCookies: Cookie[] = []
-  let csrfToken: string | undefined
-  if (ctx.sameSite) {
-    const csrf = (await Auth(new Request(`${ctx.base}/csrf`, { headers }), prepared.raw)) as ResponseInternal<{ csrfToken: string }>
-    csrfToken = csrf.body?.csrfToken
-    csrfCookies = csrf.cookies ?? []
-    headers.set('cookie', cookieHeaderWith(headers.get('cookie'), csrfCookies))
+  if (!ctx.sameSite) {
+    const [action] = url.slice(ctx.base.length + 1).split(/[/?]/)
+    throw new MissingCSRF(`CSRF token was missing during an action ${action}`)
   }
+  const headers = new Headers(ctx.headers)
+  const csrf = (await Auth(new Request(`${ctx.base}/csrf`, { headers }), prepared.raw)) as ResponseInternal<{ csrfToken: string }>
+  const csrfToken = csrf.body?.csrfToken
+  const csrfCookies: Cookie[] = csrf.cookies ?? []
+  headers.set('cookie', cookieHeaderWith(headers.get('cookie'), csrfCookies))
   const body = { ...fields, ...(csrfToken ? { csrfToken } : {}) }
   headers.set('content-type', json ? 'application/json' : 'application/x-www-form-urlencoded')
   const request = new Request(url, {
