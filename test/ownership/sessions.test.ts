@@ -20,6 +20,7 @@ import {
   type AuthConfig,
   type SessionInfo,
 } from '../../core/index.js'
+import { matchRoute, routes } from '../../core/http/routes.js'
 import Credentials from '../../providers/credentials.js'
 import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
@@ -230,6 +231,44 @@ describe.each(ADAPTERS)("Alice and Bob's database sessions on %s", (_name, makeA
     await revokeAllSessions(deployment.config, aliceId)
     expect(await signedInAs(again)).toBeNull()
     expect(await signedInAs(bob)).toBe(PEOPLE.bob.email)
+  })
+})
+
+describe.each(ADAPTERS)('the CSRF check of POST /sessions on %s', (_name, makeAdapter) => {
+  it('refuses every revoke form without this browser\'s CSRF pair (none, another browser\'s, in JSON), revoking nothing', async () => {
+    const adapter = await makeAdapter()
+    const config = twoUserConfig({ adapter, session: { strategy: 'database' } })
+    const alice = await browserOf(config, 'alice', 'laptop')
+    const alicePhone = await browserOf(config, 'alice', 'phone')
+    const bob = await browserOf(config, 'bob', 'laptop')
+    const phoneId = (await listed(alice)).find((s) => s.userAgent === 'alice phone')!.id
+    // The attacker's own pair: a valid token, but bound to the attacker's CSRF cookie, not Alice's.
+    const foreignToken = await bob.csrfToken()
+    const forms: Record<string, string>[] = [{ revoke: 'one', id: phoneId }, { revoke: 'others' }, { revoke: 'all' }]
+    for (const form of forms) {
+      for (const attempt of [
+        { body: form, headers: { origin: 'https://evil.example' } },
+        { body: { ...form, csrfToken: foreignToken }, headers: {} },
+        { body: { ...form, csrfToken: foreignToken }, headers: HTML },
+        { json: { ...form, csrfToken: foreignToken }, headers: {} },
+      ]) {
+        const response = await alice.send({ path: '/sessions', ...attempt })
+        expect(response.status, JSON.stringify(attempt)).toBe(400)
+        expect(response.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token=')), JSON.stringify(attempt)).toBe(false)
+      }
+    }
+    expect(await signedInAs(alice)).toBe(PEOPLE.alice.email)
+    expect(await signedInAs(alicePhone)).toBe(PEOPLE.alice.email)
+    expect(await signedInAs(bob)).toBe(PEOPLE.bob.email)
+    expect(await listed(alice)).toHaveLength(2)
+  })
+})
+
+describe('the revoking route in the routing table', () => {
+  it('carries the CSRF flag, so no handler behind it runs without the check', () => {
+    const route = matchRoute(routes, 'POST', 'sessions', undefined)
+    expect(route?.csrf).toBe(true)
+    expect(typeof route?.serve).toBe('function')
   })
 })
 
