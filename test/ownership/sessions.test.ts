@@ -22,7 +22,7 @@ import {
 } from '../../core/index.js'
 import { matchRoute, routes } from '../../core/http/routes.js'
 import Credentials from '../../providers/credentials.js'
-import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
+import { Client, ORIGIN, SECRET, spyLogger, type AuthRequestInit } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml' }
@@ -235,8 +235,12 @@ describe.each(ADAPTERS)("Alice and Bob's database sessions on %s", (_name, makeA
 })
 
 describe.each(ADAPTERS)('the CSRF check of POST /sessions on %s', (_name, makeAdapter) => {
+  let adapter: Adapter
+  beforeEach(async () => {
+    adapter = await makeAdapter()
+  }, 60_000)
+
   it('refuses every revoke form without this browser\'s CSRF pair (none, another browser\'s, in JSON), revoking nothing', async () => {
-    const adapter = await makeAdapter()
     const config = twoUserConfig({ adapter, session: { strategy: 'database' } })
     const alice = await browserOf(config, 'alice', 'laptop')
     const alicePhone = await browserOf(config, 'alice', 'phone')
@@ -246,12 +250,13 @@ describe.each(ADAPTERS)('the CSRF check of POST /sessions on %s', (_name, makeAd
     const foreignToken = await bob.csrfToken()
     const forms: Record<string, string>[] = [{ revoke: 'one', id: phoneId }, { revoke: 'others' }, { revoke: 'all' }]
     for (const form of forms) {
-      for (const attempt of [
+      const attempts: Omit<AuthRequestInit, 'path' | 'cookies' | 'origin'>[] = [
         { body: form, headers: { origin: 'https://evil.example' } },
         { body: { ...form, csrfToken: foreignToken }, headers: {} },
         { body: { ...form, csrfToken: foreignToken }, headers: HTML },
         { json: { ...form, csrfToken: foreignToken }, headers: {} },
-      ]) {
+      ]
+      for (const attempt of attempts) {
         const response = await alice.send({ path: '/sessions', ...attempt })
         expect(response.status, JSON.stringify(attempt)).toBe(400)
         expect(response.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token=')), JSON.stringify(attempt)).toBe(false)
