@@ -12,7 +12,7 @@ import { EncryptJWT, base64url, calculateJwkThumbprint, jwtDecrypt } from 'jose'
 import { parseCookieHeader, readChunkedCookie, defaultCookies } from './cookies.js'
 import { DerivationCache, hkdfSha256 } from './crypto.js'
 import { MissingSecret } from './errors.js'
-import { encryptCbcHs512, fastJwe, parseCbcHs512 } from './jwe-cbc.js'
+import { encryptCbcHs512, fastJwe, parseCbcHs512 } from './fast/jwe-cbc.js'
 
 /** The default token lifetime: 30 days, in seconds. */
 export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
