@@ -29,7 +29,7 @@ import {
 } from 'superstruct'
 import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
 import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
-import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
 export const SIGN_IN_COMPLETION = 'signin-completion'
@@ -284,23 +284,11 @@ const actions = {
     assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
     return { issued: event.output.value, expires: event.output.expires }
   }),
-  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, [
-      'checkSignIn.failed',
-      'storeUser.failed',
-      'findSecondFactor.failed',
-      'verifySecondFactor.failed',
-      'issueSession.failed',
-      'createDatabaseSession.failed',
-      'findCompletedStep.failed',
-      'recordCompletedStep.failed',
-    ])
-    return {
-      credentials: null,
-      challenge: null,
-      denial: { error: event.error ?? 'Configuration', code: event.code ?? null },
-    }
-  }),
+  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => ({
+    credentials: null,
+    challenge: null,
+    denial: denialOf(event),
+  })),
   /** An application's step refused the sign-in. */
   recordStepDenial: assign({ credentials: null, challenge: null, denial: { error: 'AccessDenied', code: null } }),
 }
