@@ -5,163 +5,17 @@
  *
  * @module
  */
-import type { Account, Awaitable, User } from './types.js'
-
-/** A user as stored by an adapter. */
-export interface AdapterUser extends User {
-  id: string
-  email: string
-  emailVerified: Date | null
-}
-
-/** The kinds of account an adapter stores. */
-export type AdapterAccountType = 'oauth' | 'oidc' | 'email' | 'webauthn'
-
-/** An account (a provider identity linked to a user) as stored by an adapter. */
-export interface AdapterAccount extends Account {
-  userId: string
-  type: AdapterAccountType
-}
-
-/** A database session. */
-export interface AdapterSession {
-  sessionToken: string
-  userId: string
-  expires: Date
-  /**
-   * Ours, optional: how the user signed in (RFC 8176 values, e.g. `['pwd', 'otp']`). Given to
-   * `createSession` only after a second factor, so only adapters that store second factors (and
-   * accept this field) ever see it.
-   */
-  amr?: string[]
-  /**
-   * Ours, optional (session lifecycle): when the session was signed in, last extended, and from
-   * which user agent. Adapters that keep them (authchart's memory and PostgreSQL adapters) return
-   * them; the absolute lifetime is measured from `createdAt` and is not checked without it.
-   */
-  createdAt?: Date
-  lastSeenAt?: Date
-  userAgent?: string | null
-}
-
-/** A single-use e-mail sign-in token; only its hash is stored. */
-export interface VerificationToken {
-  identifier: string
-  expires: Date
-  token: string
-}
-
-/** A WebAuthn authenticator as stored by an adapter. */
-export interface AdapterAuthenticator {
-  credentialID: string
-  userId: string
-  providerAccountId: string
-  counter: number
-  credentialBackedUp: boolean
-  credentialPublicKey: string
-  transports?: string | null
-  credentialDeviceType: string
-}
-
-/**
- * Ours: an enrolled second factor. `secret` is opaque to the adapter: a TOTP secret encrypted with
- * the auth secret, or the keyed hashes of the remaining backup codes, space-separated.
- */
-export interface AdapterSecondFactor {
-  id: string
-  userId: string
-  type: 'totp' | 'backup-codes'
-  secret: string
-  createdAt: Date
-}
-
-/**
- * Ours: an application step of the sign-in a user has completed (an extension at
- * `afterFirstSignIn`), at the step's version.
- */
-export interface AdapterCompletedStep {
-  stepId: string
-  version: string
-}
-
-/** The Auth.js adapter interface. */
-export interface Adapter {
-  createUser?(user: AdapterUser): Awaitable<AdapterUser>
-  getUser?(id: string): Awaitable<AdapterUser | null>
-  getUserByEmail?(email: string): Awaitable<AdapterUser | null>
-  getUserByAccount?(
-    providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
-  ): Awaitable<AdapterUser | null>
-  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<AdapterUser>
-  deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>
-  linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>
-  /**
-   * Ours, optional: replaces the stored tokens of a linked account on a repeat sign-in (Auth.js never
-   * updates them, its issues #3599 and #854). Without it the account is unlinked and linked again.
-   */
-  updateAccount?(
-    account: Partial<AdapterAccount> & Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
-  ): Awaitable<AdapterAccount | null | undefined>
-  /**
-   * Ours, optional: the accounts linked to a user. Refresh-token rotation with database sessions
-   * needs it (the session row names the user, not the account); without it tokens are not refreshed.
-   */
-  listAccounts?(userId: string): Awaitable<AdapterAccount[]>
-  /** Ours, optional: every database session of a user (to list and revoke them). */
-  listSessions?(userId: string): Awaitable<AdapterSession[]>
-  /**
-   * Ours, optional, with {@link Adapter.recordCompletedStep}: the steps a user has completed. A step
-   * at `afterFirstSignIn` runs until its user has completed it at its current version; without
-   * these two methods it runs on every sign-in (warned at load).
-   */
-  getCompletedSteps?(userId: string): Awaitable<AdapterCompletedStep[]>
-  /** Ours, optional: records that a user completed a step at a version (again: no change). */
-  recordCompletedStep?(userId: string, stepId: string, version: string): Awaitable<void>
-  unlinkAccount?(
-    providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>,
-  ): Promise<void> | Awaitable<AdapterAccount | undefined>
-  createSession?(session: {
-    sessionToken: string
-    userId: string
-    expires: Date
-    amr?: string[]
-    /** Given only to adapters with `listSessions` (ours): others may refuse unknown fields. */
-    createdAt?: Date
-    userAgent?: string | null
-  }): Awaitable<AdapterSession>
-  getSessionAndUser?(
-    sessionToken: string,
-  ): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>
-  updateSession?(
-    session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>,
-  ): Awaitable<AdapterSession | null | undefined>
-  deleteSession?(
-    sessionToken: string,
-  ): Promise<void> | Awaitable<AdapterSession | null | undefined>
-  createVerificationToken?(
-    verificationToken: VerificationToken,
-  ): Awaitable<VerificationToken | null | undefined>
-  useVerificationToken?(params: {
-    identifier: string
-    token: string
-  }): Awaitable<VerificationToken | null>
-  getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>
-  getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>
-  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>
-  listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>
-  updateAuthenticatorCounter?(
-    credentialID: string,
-    newCounter: number,
-  ): Awaitable<AdapterAuthenticator>
-  /** Ours, optional: a user's second factors. Without it no user has one. */
-  listSecondFactors?(userId: string): Awaitable<AdapterSecondFactor[]>
-  /** Ours, optional: stores a confirmed second factor. */
-  createSecondFactor?(factor: AdapterSecondFactor): Awaitable<AdapterSecondFactor>
-  /** Ours, optional: replaces a factor's secret (a backup code spent). */
-  updateSecondFactor?(factor: Pick<AdapterSecondFactor, 'id' | 'secret'>): Awaitable<AdapterSecondFactor | null | undefined>
-  /** Ours, optional: removes a second factor. */
-  deleteSecondFactor?(id: string): Awaitable<void>
-}
+export type {
+  Adapter,
+  AdapterAccount,
+  AdapterAccountType,
+  AdapterAuthenticator,
+  AdapterCompletedStep,
+  AdapterSecondFactor,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from './shapes.js'
 
 /** Whether `value` is an ISO-8601 date string, for adapters that serialise dates. */
 export function isDate(value: unknown): value is string {

@@ -8,52 +8,14 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import {
-  buildSignInCompletion,
-  CORE_EFFECTS,
-  ExtensionError,
-  type CompletionExtension,
-  type SignInCompletionContext,
-} from '../machines/signin-completion.machine.js'
+import { buildSignInCompletion, CORE_EFFECTS, ExtensionError } from '../machines/signin-completion.machine.js'
 import { EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
-import type { EffectImplementation } from './engine/flow.js'
 import { listStateNodes } from './engine/transitions.js'
-import type { RequestContext } from './http/context.js'
-import type { PageTheme } from './pages/index.js'
+import type { FlowExtension } from './types.js'
 
 export { CONTINUE, DENY, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
-
-/** What a step's page is rendered from. */
-export interface StepView {
-  /** Where the page's form posts to (`{basePath}/step/<flow>`, CSRF-checked). */
-  action: string
-  csrfToken: string
-  /** Why the last answer was refused, if it was (e.g. `InvalidCode`). */
-  error: string | null
-  /** The user signing in, as far as the page may show it. */
-  user: { name?: string | null; email?: string | null; image?: string | null } | null
-  /** The flow's context as the page may show it: the extension's own fields. */
-  data: Record<string, unknown>
-  theme: PageTheme
-}
-
-/**
- * Renders a step's page: its title and the HTML inside the card (escape what you interpolate;
- * `stepForm` builds the form with the CSRF token).
- */
-export type StepPage = (view: StepView) => { title: string; html: string }
-
-/** The context an extension's effects and guards see: the completion's, plus its own fields. */
-export type ExtendedContext = SignInCompletionContext & Record<string, unknown>
-
-/** An application's extension of the sign-in completion. */
-export interface FlowExtension extends CompletionExtension {
-  /** The effects its states are tagged with (`effect.<name>`), by name. */
-  effects?: Record<string, EffectImplementation<ExtendedContext, RequestContext>>
-  /** The pages its waiting states name in `meta.step.page`, by name. */
-  pages?: Record<string, StepPage>
-}
+export type { ExtendedContext, ExtensionEffect, ExtensionEnv, FlowExtension, StepPage, StepView } from './types.js'
 
 /** Declares an extension (typing only; it is checked when the config is loaded). */
 export function defineExtension<E extends FlowExtension>(extension: E): E {

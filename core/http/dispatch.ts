@@ -352,6 +352,7 @@ export function routeFor(
 class Context implements RequestContext {
   readonly at = Math.floor(Date.now() / 1000)
   readonly logger: ResolvedConfig['logger']
+  readonly adapter: ResolvedConfig['adapter']
   readonly authUrl: string
   readonly sessionCookie: RequestContext['sessionCookie']
   readonly setCookies: Cookie[] = []
@@ -369,6 +370,7 @@ class Context implements RequestContext {
     readonly origin: string,
   ) {
     this.logger = config.logger
+    this.adapter = config.adapter
     this.authUrl = `${origin}${config.basePath === '/' ? '' : config.basePath}`
     this.sessionCookie = readChunkedCookie(request.cookies, cookies.sessionToken.name)
     this.clientAddress = source.clientAddress
