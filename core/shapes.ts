@@ -338,3 +338,13 @@ export interface CredentialInput {
   placeholder?: string
   [attribute: string]: unknown
 }
+
+/** A method of the adapter. */
+export type AdapterMethod = keyof Adapter
+
+/**
+ * The adapter as a flow's effects see it: the methods the flow declares (`Needs`) are there, the
+ * rest optional as in {@link Adapter}. True because the config is refused at load when a configured
+ * flow's adapter lacks one of them.
+ */
+export type AdapterView<Needs extends AdapterMethod> = Omit<Adapter, Needs> & Required<Pick<Adapter, Needs>>

@@ -9,7 +9,7 @@ import type { FlowEnv, CookiesOptions } from '../engine/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
-import type { Adapter, JWTOptions, Logger } from '../shapes.js'
+import type { Adapter, AdapterMethod, AdapterView, JWTOptions, Logger } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, Theme } from '../types.js'
 
@@ -112,3 +112,11 @@ export type Resolution =
 
 /** What a handler or an effect knows about the request it serves, under a resolved config. */
 export type RequestContext = FlowEnv<ResolvedConfig, ResolvedProvider>
+
+/**
+ * The context a flow's effects receive: the request context, with the adapter as the view of the
+ * methods the flow declares (`Needs`); without any, the adapter as configured (perhaps none).
+ */
+export type FlowContext<Needs extends AdapterMethod = never> = [Needs] extends [never]
+  ? RequestContext
+  : Omit<RequestContext, 'adapter'> & { readonly adapter: AdapterView<Needs> }

@@ -17,10 +17,12 @@ import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
 import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
-import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js'
+import { askSignIn, signInVerdict } from '../session/issue.js'
+import { effects, fail, reportFailure } from './effect.js'
+import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
@@ -144,191 +146,177 @@ export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error 
   return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
 }
 
+/** The context the e-mail effects receive: the verification tokens and the user, in the adapter. */
+type Env = FlowContext<'getUserByEmail' | 'createVerificationToken' | 'useVerificationToken'>
+
+/** The e-mail sign-in's effects. */
+export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInMachine, {
+  async admitRequest(context, ctx, trigger) {
+    const { id, config, settings } = emailProviderOf(ctx, context.providerId)
+    const input = requestEmail(trigger as { email?: unknown })
+    let identifier: string
+    try {
+      identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+      if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
+        throw new Error('Invalid email address format.')
+      }
+    } catch (error) {
+      ctx.logger.error(
+        new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
+      )
+      return fail('invalidIdentifier', { error: 'EmailSignInError' })
+    }
+    const throttle = settings.throttle
+    if (throttle) {
+      const { store } = ctx.config
+      // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
+      const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
+      const address = clientAddress(ctx, throttle.addressHeader)
+      const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
+      if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
+        ctx.logger.warn('email-send-throttled')
+        ctx.logger.error(
+          new EmailSignInError(
+            sends > throttle.perIdentifier
+              ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
+              : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
+          ),
+        )
+        return fail('throttled', { error: 'EmailSignInError' })
+      }
+    }
+    return { identifier }
+  },
+
+  async lookUpUser(context, { adapter }) {
+    const identifier = context.identifier!
+    const stored = await adapter.getUserByEmail(identifier)
+    const user = stored ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
+    return { user: user as unknown as Record<string, unknown>, stored: stored !== null }
+  },
+
+  async checkSignIn(context, ctx) {
+    const user = context.user!
+    return signInVerdict(
+      await askSignIn(ctx, {
+        user: user as User,
+        account: emailAccount(context.providerId, context.identifier!, user),
+        email: { verificationRequest: true },
+      }),
+    )
+  },
+
+  async sendVerificationRequest(context, ctx) {
+    const { id, config, settings } = emailProviderOf(ctx, context.providerId)
+    const identifier = context.identifier!
+    const token = (await config.generateVerificationToken?.()) ?? generateToken()
+    const expiresAt = ctx.at + settings.maxAge
+    const expires = new Date(expiresAt * 1000)
+    const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
+    const code = settings.code ? generateCode(settings.code.length, settings.code.alphabet) : undefined
+    const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: context.callbackUrl, token, email: identifier })}`
+    // Stored before it is sent: a link that arrives always works.
+    await ctx.adapter.createVerificationToken({ identifier, token: tokenHash, expires })
+    try {
+      await config.sendVerificationRequest({
+        identifier,
+        token,
+        expires,
+        url,
+        provider: config,
+        theme: ctx.config.theme,
+        request: ctx.raw,
+        ...(code !== undefined ? { code } : {}),
+      })
+    } catch (error) {
+      ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
+      return fail('notSent', { error: 'EmailSignInError' })
+    }
+    const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
+    return {
+      verifyRequestUrl,
+      code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
+    }
+  },
+
+  async checkCode(context, ctx, trigger) {
+    const { settings } = emailProviderOf(ctx, context.providerId)
+    const tokenHash = context.tokenHash!
+    const limit = settings.code!.attempts
+    if (ctx.at >= context.expires) {
+      ctx.logger.error(new Verification('The one-time code has expired'))
+      return fail('expired', { error: 'Verification' })
+    }
+    // Counted on the server before the comparison, keyed by the token: an older copy of the
+    // flow cookie carries the same token hash, so replaying it cannot reset the count.
+    // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
+    // counter per token in stores that group counters by lifetime.
+    const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
+    if (attempt > limit) {
+      ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+      return fail('exhausted', { error: 'Verification' })
+    }
+    const typed = (trigger as { code?: unknown }).code
+    const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
+    if (timingSafeEqual(hash, context.codeHash!)) return null
+    if (attempt >= limit) {
+      ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+      return fail('exhausted', { error: 'Verification' })
+    }
+    ctx.logger.debug('email_code_rejected', { attempt, limit })
+    return fail('wrong', { error: 'Verification' })
+  },
+
+  async voidToken(context, ctx) {
+    try {
+      await ctx.adapter.useVerificationToken({ identifier: context.identifier!, token: context.tokenHash! })
+    } catch (error) {
+      // The attempt counter already refuses every further code; the link expires on its own.
+      reportFailure(ctx, error)
+    }
+    return null
+  },
+
+  async consumeToken(context, ctx, trigger) {
+    const { config } = emailProviderOf(ctx, context.providerId)
+    const link = trigger as { type: string; token?: unknown; email?: unknown }
+    let candidates: string[]
+    let identifier: string | undefined
+    if (link.type === 'email.verifyLink') {
+      if (typeof link.token !== 'string' || link.token === '') {
+        const missing = new Error(
+          'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
+        )
+        missing.name = 'Configuration'
+        ctx.logger.error(missing)
+        return fail('missingToken')
+      }
+      candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
+      identifier = typeof link.email === 'string' && link.email !== '' ? link.email : undefined
+    } else {
+      candidates = [context.tokenHash!]
+      identifier = context.identifier!
+    }
+    let invite = null
+    for (const token of candidates) {
+      invite = await ctx.adapter.useVerificationToken({ identifier: identifier as string, token })
+      if (invite) break
+    }
+    const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
+    // A link may omit the address; when it names one, it must be the token's.
+    if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
+      ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
+      return fail('invalid', { error: 'Verification' })
+    }
+    return { identifier: invite.identifier }
+  },
+})
+
 /** The e-mail sign-in flow definition. */
 export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
   machine: emailSignInMachine,
   context: EmailSignInContext,
-  effects: {
-    async admitRequest(context, ctx, trigger) {
-      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-      const input = requestEmail(trigger as { email?: unknown })
-      let identifier: string
-      try {
-        identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
-        if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
-          throw new Error('Invalid email address format.')
-        }
-      } catch (error) {
-        ctx.logger.error(
-          new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
-        )
-        return { type: 'admitRequest.failed', reason: 'invalidIdentifier', error: 'EmailSignInError', at: ctx.at }
-      }
-      const throttle = settings.throttle
-      if (throttle) {
-        const { store } = ctx.config
-        // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-        const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
-        const address = clientAddress(ctx, throttle.addressHeader)
-        const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
-        if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
-          ctx.logger.warn('email-send-throttled')
-          ctx.logger.error(
-            new EmailSignInError(
-              sends > throttle.perIdentifier
-                ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
-                : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
-            ),
-          )
-          return { type: 'admitRequest.failed', reason: 'throttled', error: 'EmailSignInError', at: ctx.at }
-        }
-      }
-      return { type: 'admitRequest.done', output: { identifier }, at: ctx.at }
-    },
-
-    async lookUpUser(context, ctx) {
-      const identifier = context.identifier!
-      try {
-        const stored = await ctx.config.adapter!.getUserByEmail!(identifier)
-        const user = stored ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
-        return {
-          type: 'lookUpUser.done',
-          output: { user: user as unknown as Record<string, unknown>, stored: stored !== null },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'lookUpUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async checkSignIn(context, ctx) {
-      const user = context.user!
-      const verdict = await askSignIn(ctx, {
-        user: user as User,
-        account: emailAccount(context.providerId, context.identifier!, user),
-        email: { verificationRequest: true },
-      })
-      return checkSignInResult(verdict, ctx.at)
-    },
-
-    async sendVerificationRequest(context, ctx) {
-      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-      const identifier = context.identifier!
-      const token = (await config.generateVerificationToken?.()) ?? generateToken()
-      const expiresAt = ctx.at + settings.maxAge
-      const expires = new Date(expiresAt * 1000)
-      const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
-      const code = settings.code ? generateCode(settings.code.length, settings.code.alphabet) : undefined
-      const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: context.callbackUrl, token, email: identifier })}`
-      try {
-        // Stored before it is sent: a link that arrives always works.
-        await ctx.config.adapter!.createVerificationToken!({ identifier, token: tokenHash, expires })
-      } catch (error) {
-        return { type: 'sendVerificationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-      try {
-        await config.sendVerificationRequest({
-          identifier,
-          token,
-          expires,
-          url,
-          provider: config,
-          theme: ctx.config.theme,
-          request: ctx.raw,
-          ...(code !== undefined ? { code } : {}),
-        })
-      } catch (error) {
-        ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
-        return { type: 'sendVerificationRequest.failed', reason: 'notSent', error: 'EmailSignInError', at: ctx.at }
-      }
-      const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
-      return {
-        type: 'sendVerificationRequest.done',
-        output: {
-          verifyRequestUrl,
-          code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
-        },
-        at: ctx.at,
-      }
-    },
-
-    async checkCode(context, ctx, trigger) {
-      const { settings } = emailProviderOf(ctx, context.providerId)
-      const tokenHash = context.tokenHash!
-      const limit = settings.code!.attempts
-      if (ctx.at >= context.expires) {
-        ctx.logger.error(new Verification('The one-time code has expired'))
-        return { type: 'checkCode.failed', reason: 'expired', error: 'Verification', at: ctx.at }
-      }
-      // Counted on the server before the comparison, keyed by the token: an older copy of the
-      // flow cookie carries the same token hash, so replaying it cannot reset the count.
-      // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
-      // counter per token in stores that group counters by lifetime.
-      const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
-      if (attempt > limit) {
-        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
-      }
-      const typed = (trigger as { code?: unknown }).code
-      const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
-      if (timingSafeEqual(hash, context.codeHash!)) return { type: 'checkCode.done', output: null, at: ctx.at }
-      if (attempt >= limit) {
-        ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-        return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
-      }
-      ctx.logger.debug('email_code_rejected', { attempt, limit })
-      return { type: 'checkCode.failed', reason: 'wrong', error: 'Verification', at: ctx.at }
-    },
-
-    async voidToken(context, ctx) {
-      try {
-        await ctx.config.adapter!.useVerificationToken!({ identifier: context.identifier!, token: context.tokenHash! })
-      } catch (error) {
-        // The attempt counter already refuses every further code; the link expires on its own.
-        reportFailure(ctx, error)
-      }
-      return { type: 'voidToken.done', output: null, at: ctx.at }
-    },
-
-    async consumeToken(context, ctx, trigger) {
-      const { config } = emailProviderOf(ctx, context.providerId)
-      const adapter = ctx.config.adapter!
-      const link = trigger as { type: string; token?: unknown; email?: unknown }
-      let candidates: string[]
-      let identifier: string | undefined
-      if (link.type === 'email.verifyLink') {
-        if (typeof link.token !== 'string' || link.token === '') {
-          const missing = new Error(
-            'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
-          )
-          missing.name = 'Configuration'
-          ctx.logger.error(missing)
-          return { type: 'consumeToken.failed', reason: 'missingToken', at: ctx.at }
-        }
-        candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
-        identifier = typeof link.email === 'string' && link.email !== '' ? link.email : undefined
-      } else {
-        candidates = [context.tokenHash!]
-        identifier = context.identifier!
-      }
-      try {
-        let invite = null
-        for (const token of candidates) {
-          invite = await adapter.useVerificationToken!({ identifier: identifier as string, token })
-          if (invite) break
-        }
-        const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
-        // A link may omit the address; when it names one, it must be the token's.
-        if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
-          ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
-          return { type: 'consumeToken.failed', reason: 'invalid', error: 'Verification', at: ctx.at }
-        }
-        return { type: 'consumeToken.done', output: { identifier: invite.identifier }, at: ctx.at }
-      } catch (error) {
-        return { type: 'consumeToken.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-  },
+  effects: adapterView(emailEffects),
 })
 
 /** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
