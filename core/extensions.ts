@@ -13,12 +13,28 @@ import { EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
 import { listStateNodes } from './engine/transitions.js'
 import type { FlowExtension } from './types.js'
 
-export { CONTINUE, DENY, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
+export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
 export type { ExtendedContext, ExtensionEffect, ExtensionEnv, FlowExtension, StepPage, StepView } from './types.js'
 
-/** Declares an extension (typing only; it is checked when the config is loaded). */
-export function defineExtension<E extends FlowExtension>(extension: E): E {
+/**
+ * The sentence an extension gave for the denial `code` (`<extension id>.<reason>`, as the error
+ * redirect carries it), if any.
+ */
+export function denialSentence(extensions: readonly FlowExtension[], code: string | undefined): string | undefined {
+  if (code === undefined) return undefined
+  const dot = code.indexOf('.')
+  const extension = extensions.find((e) => e.id === code.slice(0, dot))
+  const reason = code.slice(dot + 1)
+  return dot > 0 && extension?.denials && Object.hasOwn(extension.denials, reason) ? extension.denials[reason] : undefined
+}
+
+/**
+ * Declares an extension (typing only; it is checked when the config is loaded). Returns it as a
+ * {@link FlowExtension}, so an application's exported extension has a type its declarations can
+ * name (`declaration: true`, as `tsc --init` sets).
+ */
+export function defineExtension(extension: FlowExtension): FlowExtension {
   return extension
 }
 

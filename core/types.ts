@@ -22,6 +22,7 @@ import type {
   ProviderType,
   Theme,
   User,
+  UserOptions,
 } from './shapes.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
@@ -47,6 +48,7 @@ export type {
   ProviderType,
   Theme,
   User,
+  UserOptions,
 }
 
 
@@ -230,19 +232,19 @@ export type CookiesOptions = Partial<
 export interface AuthConfig {
   providers: Provider[]
   /** At least 32 random characters; an array rotates secrets (the first encrypts). */
-  secret?: string | string[]
-  adapter?: Adapter
+  secret?: string | string[] | undefined
+  adapter?: Adapter | undefined
   /** Where the handler is mounted. Default `/auth`. */
-  basePath?: string
-  callbacks?: CallbacksOptions
-  cookies?: CookiesOptions
-  debug?: boolean
-  events?: EventCallbacks
-  experimental?: { enableWebAuthn?: boolean }
-  jwt?: Partial<JWTOptions>
-  logger?: Partial<LoggerInstance>
-  pages?: Partial<PagesOptions>
-  redirectProxyUrl?: string
+  basePath?: string | undefined
+  callbacks?: CallbacksOptions | undefined
+  cookies?: CookiesOptions | undefined
+  debug?: boolean | undefined
+  events?: EventCallbacks | undefined
+  experimental?: { enableWebAuthn?: boolean | undefined } | undefined
+  jwt?: Partial<JWTOptions> | undefined
+  logger?: Partial<LoggerInstance> | undefined
+  pages?: Partial<PagesOptions> | undefined
+  redirectProxyUrl?: string | undefined
   /**
    * The origins a redirect proxy may forward a provider's callback to (the deployments sharing
    * the proxy), e.g. `['https://app.example.com', 'https://app-*.preview.example.com']`: a `*`
@@ -251,31 +253,31 @@ export interface AuthConfig {
    * proxy's own), and the proxy forwards only to them: the origin sealed in `state` never comes
    * from request headers alone.
    */
-  redirectProxyOrigins?: string[]
+  redirectProxyOrigins?: string[] | undefined
   session?: {
-    strategy?: 'jwt' | 'database'
+    strategy?: 'jwt' | 'database' | undefined
     /** Seconds of idleness after which a session expires. Default 30 days. */
-    maxAge?: number
+    maxAge?: number | undefined
     /** Seconds between refreshes of the session's expiry. Default 1 day; 0 refreshes on every read. */
-    updateAge?: number
+    updateAge?: number | undefined
     /**
      * Seconds a session may live from its sign-in, however active it is (OWASP ASVS V7.3.2): after
      * it, the user signs in again. Beside the idle `maxAge`; default none. JWT sessions carry their
      * sign-in time; database sessions need the adapter's `created` column (authchart's PostgreSQL
      * and memory adapters have it; a session row without it is checked against `maxAge` only).
      */
-    absoluteMaxAge?: number
-    generateSessionToken?: () => string
-  }
-  skipCSRFCheck?: typeof skipCSRFCheck
-  raw?: typeof raw
-  theme?: Theme
+    absoluteMaxAge?: number | undefined
+    generateSessionToken?: (() => string) | undefined
+  } | undefined
+  skipCSRFCheck?: typeof skipCSRFCheck | undefined
+  raw?: typeof raw | undefined
+  theme?: Theme | undefined
   /**
    * Where counters and one-time claims live (attempt limits, single-use values): on the server,
    * never only in a cookie. Default: this process's memory; give a shared store to run several
    * instances.
    */
-  store?: AuthStore
+  store?: AuthStore | undefined
   /**
    * Limits on attempts, counted in the `store` so they hold across instances. On by default:
    * credentials sign-ins are limited per identifier (the provider's first credential field that
@@ -288,22 +290,26 @@ export interface AuthConfig {
   rateLimit?:
     | false
     | {
-        credentials?: false | { perIdentifier?: number; perAddress?: number; window?: number }
+        credentials?:
+          | false
+          | { perIdentifier?: number | undefined; perAddress?: number | undefined; window?: number | undefined }
+          | undefined
       }
+    | undefined
   /**
    * The application's own sign-in steps (a terms page, a profile step), inserted at the sign-in
    * completion's extension points. Checked when the config is loaded: an extension can neither
    * skip the second factor nor issue a session. See `defineExtension`.
    */
-  extensions?: FlowExtension[]
+  extensions?: FlowExtension[] | undefined
   /** Trust the request's host (and, in integrations, forwarded headers). */
-  trustHost?: boolean
-  useSecureCookies?: boolean
+  trustHost?: boolean | undefined
+  useSecureCookies?: boolean | undefined
   /**
    * Development hook: receives a trace of every flow run (states, event types, transitions taken;
    * never payloads). The flow inspector and the model-based tests use it.
    */
-  inspect?: (trace: FlowTrace) => void
+  inspect?: ((trace: FlowTrace) => void) | undefined
   /**
    * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
    * transitions recent requests took, and the last `traces` traces; default 50). Served only when
@@ -311,7 +317,7 @@ export interface AuthConfig {
    * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
    * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
-  inspector?: boolean | { traces?: number; clients?: 'loopback' | 'any' }
+  inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
 }
 
 /** What a step's page is rendered from. */
@@ -365,4 +371,10 @@ export interface FlowExtension extends CompletionExtension {
   effects?: Record<string, ExtensionEffect>
   /** The pages its waiting states name in `meta.step.page`, by name. */
   pages?: Record<string, StepPage>
+  /**
+   * What the error page tells the user when one of its states refuses with `denyBecause(reason)`,
+   * by reason: a plain-text sentence (e.g. `declined: 'You declined the terms, so you are not signed in.'`).
+   * Without one, the page says Auth.js's "You do not have permission to sign in."
+   */
+  denials?: Record<string, string>
 }

@@ -8,11 +8,17 @@
  * authenticator and its counter, is verified → the verified user (and a new passkey to store) is
  * handed to the sign-in completion.
  *
+ * A sign-up (a new user, nobody signed in) while an e-mail provider is configured first verifies
+ * the address typed in: a one-time code goes out through the e-mail flow's mailer, limits and code
+ * checks, and only a right code, typed in this browser, leads to the registration options. The user
+ * is then stored with the address verified. Without an e-mail provider nothing can verify it, and
+ * the user is stored unverified (which no other way of signing in then adopts by its address).
+ *
  * @module
  */
 import { boolean, enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { EffectResult, Timestamped } from './shared/events.js'
+import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
 import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
@@ -26,6 +32,20 @@ export const WebAuthnSignInContext = object({
   providerId: string(),
   /** The `action` the options request asked for; `null` lets the rules decide. */
   requested: nullable(WebAuthnCeremony),
+  /** The e-mail provider that verifies a sign-up's address, when one is configured. */
+  verifier: nullable(string()),
+  /** Whether the options request may send e-mail (a POST with a CSRF token). */
+  mayEmail: boolean(),
+  /** Sign-up codes only: the hash of the e-mail token the code stands for. */
+  tokenHash: nullable(string()),
+  /** Sign-up codes only: the code's hash, bound to `tokenHash`. */
+  codeHash: nullable(string()),
+  /** Sign-up codes only: when the code expires, epoch seconds. */
+  codeExpires: number(),
+  /** The last code typed was wrong: the answer says so. */
+  codeRejected: boolean(),
+  /** When a code proved the sign-up's address, epoch seconds; `null`: not verified. */
+  emailVerified: nullable(number()),
   /** Whether the options request came with a session. */
   signedIn: boolean(),
   /** Whether the user is stored (a signed-in user, or a known e-mail address). */
@@ -67,9 +87,25 @@ export interface CeremonyOptions {
   challenge: string
 }
 
+/** What sending a sign-up's code leaves for checking it: the hashes and the expiry. */
+export interface SentCode {
+  tokenHash: string
+  codeHash: string
+  expires: number
+}
+
 /** Events of the WebAuthn machine. */
 export type WebAuthnSignInEvent =
-  | ({ type: 'webauthn.options'; providerId: string; action: string | null } & Timestamped)
+  | ({
+      type: 'webauthn.options'
+      providerId: string
+      action: string | null
+      /** The e-mail provider that verifies a sign-up's address, when one is configured. */
+      verifier: string | null
+      /** The request may send e-mail (a POST with a CSRF token). */
+      mayEmail: boolean
+    } & Timestamped)
+  | ({ type: 'webauthn.code'; /** Never assigned. */ code: string } & Timestamped)
   | ({
       type: 'webauthn.answer'
       ceremony: WebAuthnCeremony
@@ -77,6 +113,11 @@ export type WebAuthnSignInEvent =
       callbackUrl: string
     } & Timestamped)
   | EffectResult<'findUser', FoundUser, 'threw'>
+  | EffectResult<'admitAddress', { email: string }, 'invalidIdentifier' | 'throttled'>
+  | EffectResult<'sendCode', SentCode, 'notSent' | 'threw'>
+  | EffectResult<'checkCode', null, 'wrong' | 'exhausted' | 'expired'>
+  | EffectDone<'voidToken', null>
+  | EffectResult<'spendToken', null, 'invalid' | 'threw'>
   | EffectResult<'createAuthenticationOptions', CeremonyOptions, 'threw'>
   | EffectResult<'createRegistrationOptions', CeremonyOptions, 'threw'>
   | EffectResult<'spendChallenge', null, 'mismatch' | 'replayed' | 'threw'>
@@ -94,6 +135,11 @@ export type WebAuthnSignInEvent =
 export type WebAuthnSignInTag =
   | 'awaitsRequest'
   | 'effect.findUser'
+  | 'effect.admitAddress'
+  | 'effect.sendCode'
+  | 'effect.checkCode'
+  | 'effect.voidToken'
+  | 'effect.spendToken'
   | 'effect.createAuthenticationOptions'
   | 'effect.createRegistrationOptions'
   | 'effect.spendChallenge'
@@ -120,9 +166,24 @@ export function decideCeremony(requested: WebAuthnCeremony | null, found: FoundU
   return 'authenticate'
 }
 
+/**
+ * Whether `found` asks for a sign-up: a registration for someone not stored and not signed in (the
+ * address typed in is all there is to go by).
+ */
+export function isSignUp(requested: WebAuthnCeremony | null, found: FoundUser): boolean {
+  return decideCeremony(requested, found) === 'register' && !found.signedIn
+}
+
 const initialContext: WebAuthnSignInContext = {
   providerId: '',
   requested: null,
+  verifier: null,
+  mayEmail: false,
+  tokenHash: null,
+  codeHash: null,
+  codeExpires: 0,
+  codeRejected: false,
+  emailVerified: null,
   signedIn: false,
   exists: false,
   user: null,
@@ -146,7 +207,21 @@ type Mapper = (args: { context: WebAuthnSignInContext }) => FlowOutcome
 export function toCeremonyOptions(context: WebAuthnSignInContext): FlowOutcome {
   return { type: 'json', body: { action: context.ceremony, options: context.options }, cache: 'no-store' }
 }
+/**
+ * The resting outcome while a sign-up's code is awaited: `{"action":"verify-email"}`, with
+ * `"error":"Invalid code"` (and 400) after a wrong one.
+ */
+export function toCodeRequest(context: WebAuthnSignInContext): FlowOutcome {
+  return context.codeRejected
+    ? { type: 'json', status: 400, body: { action: 'verify-email', error: 'Invalid code' }, cache: 'no-store' }
+    : { type: 'json', body: { action: 'verify-email' }, cache: 'no-store' }
+}
 const badRequest = (error: string): Mapper => () => ({ type: 'json', status: 400, body: { error } })
+/** The user handed on: a sign-up's address marked verified when a code proved it. */
+const verifiedUser = (context: WebAuthnSignInContext) =>
+  context.emailVerified === null
+    ? context.user!
+    : { ...context.user!, emailVerified: new Date(context.emailVerified * 1000).toISOString() }
 const toCompletion: Mapper = ({ context }) => ({
   type: 'handoff',
   flow: SIGN_IN_COMPLETION,
@@ -154,7 +229,7 @@ const toCompletion: Mapper = ({ context }) => ({
     firstFactor: 'webauthn-signin',
     providerId: context.providerId,
     callbackUrl: context.callbackUrl,
-    user: context.user!,
+    user: verifiedUser(context),
     account: context.account!,
     profile: null,
     storedUser: context.storedUser,
@@ -189,6 +264,32 @@ export const webauthnSignInMachine = setup({
       assertEvent(event, 'findUser.done')
       return decideCeremony(context.requested, event.output) === 'register'
     },
+    /** A sign-up while an e-mail provider can verify its address. */
+    isSignUpToVerify: ({ context, event }) => {
+      assertEvent(event, 'findUser.done')
+      return context.verifier !== null && isSignUp(context.requested, event.output)
+    },
+    /** A sign-up to verify, asked by a request that may send the code. */
+    isVerifiableSignUp: ({ context, event }) => {
+      assertEvent(event, 'findUser.done')
+      return context.verifier !== null && context.mayEmail && isSignUp(context.requested, event.output)
+    },
+    isCodeWrong: ({ event }) => {
+      assertEvent(event, 'checkCode.failed')
+      return event.reason === 'wrong'
+    },
+    isCodeExhausted: ({ event }) => {
+      assertEvent(event, 'checkCode.failed')
+      return event.reason === 'exhausted'
+    },
+    isSendRefused: ({ event }) => {
+      assertEvent(event, 'sendCode.failed')
+      return event.reason === 'notSent'
+    },
+    isTokenSpent: ({ event }) => {
+      assertEvent(event, 'spendToken.failed')
+      return event.reason === 'invalid'
+    },
     isRegistering: ({ context }) => context.ceremony === 'register',
     /** The browser or an earlier request is at fault (not an outage): a refusal, not a failure. */
     isRefusal: ({ event }) => {
@@ -199,12 +300,33 @@ export const webauthnSignInMachine = setup({
   actions: {
     rememberRequest: assign(({ event }) => {
       assertEvent(event, 'webauthn.options')
-      return { providerId: event.providerId, requested: event.action as WebAuthnCeremony | null }
+      return {
+        providerId: event.providerId,
+        requested: event.action as WebAuthnCeremony | null,
+        verifier: event.verifier,
+        mayEmail: event.mayEmail,
+      }
     }),
     rememberUser: assign(({ event }) => {
       assertEvent(event, 'findUser.done')
       const { signedIn, user, exists } = event.output
       return { signedIn, user, exists, storedUser: signedIn ? user : null }
+    }),
+    /** The address as the e-mail flow normalised it: the one the code goes to. */
+    rememberAddress: assign(({ context, event }) => {
+      assertEvent(event, 'admitAddress.done')
+      return { user: { ...context.user, email: event.output.email } }
+    }),
+    // What rests in the cookie while the code is awaited: its hashes, never the code.
+    rememberSentCode: assign(({ event }) => {
+      assertEvent(event, 'sendCode.done')
+      return { tokenHash: event.output.tokenHash, codeHash: event.output.codeHash, codeExpires: event.output.expires }
+    }),
+    rejectCode: assign({ codeRejected: true }),
+    // The code is spent: its hashes need not travel on in the cookie.
+    markAddressVerified: assign(({ event }) => {
+      assertEvent(event, 'spendToken.done')
+      return { emailVerified: event.at, codeRejected: false, tokenHash: null, codeHash: null }
     }),
     chooseAuthentication: assign({ ceremony: 'authenticate' as const }),
     chooseRegistration: assign({ ceremony: 'register' as const }),
@@ -236,7 +358,7 @@ export const webauthnSignInMachine = setup({
   },
 }).createMachine({
   id: 'webauthn-signin',
-  version: '1',
+  version: '2',
   description: 'Registers a passkey or signs in with one (WebAuthn), then hands over to the sign-in completion.',
   initial: 'idle',
   context: initialContext,
@@ -244,7 +366,8 @@ export const webauthnSignInMachine = setup({
   states: {
     idle: {
       tags: 'awaitsRequest',
-      description: 'The browser asks for options (GET /webauthn-options/:provider?action=…).',
+      description:
+        "The browser asks for options: Auth.js's GET /webauthn-options/:provider?action=…, or the built-in page's CSRF-checked POST.",
       on: {
         'webauthn.options': [
           { guard: 'isUnknownAction', target: 'invalidAction' },
@@ -263,6 +386,12 @@ export const webauthnSignInMachine = setup({
             actions: ['rememberUser', 'chooseAuthentication'],
           },
           {
+            guard: 'isVerifiableSignUp',
+            target: 'admittingAddress',
+            actions: ['rememberUser', 'chooseRegistration'],
+          },
+          { guard: 'isSignUpToVerify', target: 'verificationRequired' },
+          {
             guard: 'isRegistrationDecided',
             target: 'creatingRegistrationOptions',
             actions: ['rememberUser', 'chooseRegistration'],
@@ -270,6 +399,59 @@ export const webauthnSignInMachine = setup({
           { target: 'undecided' },
         ],
         'findUser.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    admittingAddress: {
+      tags: 'effect.admitAddress',
+      description: "A sign-up to verify: normalises the address and counts the send against the e-mail provider's limits.",
+      on: {
+        'admitAddress.done': { target: 'sendingCode', actions: 'rememberAddress' },
+        'admitAddress.failed': { target: 'codeNotSent', actions: 'recordDenial' },
+      },
+    },
+    sendingCode: {
+      tags: 'effect.sendCode',
+      description: "Stores an e-mail token's hash and sends its link and a one-time code through the e-mail provider.",
+      on: {
+        'sendCode.done': { target: 'awaitingCode', actions: 'rememberSentCode' },
+        'sendCode.failed': [
+          { guard: 'isSendRefused', target: 'codeNotSent', actions: 'recordDenial' },
+          { target: 'failed', actions: 'recordDenial' },
+        ],
+      },
+    },
+    awaitingCode: {
+      tags: 'awaitsRequest',
+      description: 'The code is on its way; this browser may type it (POST /webauthn-options/:provider, CSRF-checked).',
+      meta: { outcome: toCodeRequest },
+      on: { 'webauthn.code': { target: 'checkingCode' } },
+    },
+    checkingCode: {
+      tags: 'effect.checkCode',
+      description: 'Counts the attempt on the server, then compares the code with its hash.',
+      on: {
+        'checkCode.done': { target: 'spendingToken' },
+        'checkCode.failed': [
+          { guard: 'isCodeWrong', target: 'awaitingCode', actions: 'rejectCode' },
+          { guard: 'isCodeExhausted', target: 'voidingToken', actions: 'recordDenial' },
+          { target: 'codeRefused', actions: 'recordDenial' },
+        ],
+      },
+    },
+    voidingToken: {
+      tags: 'effect.voidToken',
+      description: "Too many wrong codes: spends the e-mail token, so neither the code nor the message's link works.",
+      on: { 'voidToken.done': { target: 'codeRefused' } },
+    },
+    spendingToken: {
+      tags: 'effect.spendToken',
+      description: 'Uses the e-mail token once (useVerificationToken): the address is verified, the link spent with it.',
+      on: {
+        'spendToken.done': { target: 'creatingRegistrationOptions', actions: 'markAddressVerified' },
+        'spendToken.failed': [
+          { guard: 'isTokenSpent', target: 'codeRefused', actions: 'recordDenial' },
+          { target: 'failed', actions: 'recordDenial' },
+        ],
       },
     },
     creatingAuthenticationOptions: {
@@ -360,6 +542,22 @@ export const webauthnSignInMachine = setup({
       type: 'final',
       description: 'The rules allow no ceremony for this request: 400 {"error":"Invalid request"}.',
       output: badRequest('Invalid request'),
+    },
+    verificationRequired: {
+      type: 'final',
+      description:
+        'A sign-up to verify asked without a CSRF-checked POST, which alone may send e-mail: 400 {"error":"Email verification required"}.',
+      output: badRequest('Email verification required'),
+    },
+    codeNotSent: {
+      type: 'final',
+      description: 'A bad address, too many sends, or a failed send: 400 {"error":"The e-mail could not be sent"}.',
+      output: badRequest('The e-mail could not be sent'),
+    },
+    codeRefused: {
+      type: 'final',
+      description: 'The code expired, was used, or was got wrong too often: 400 {"error":"The code is no longer valid"}.',
+      output: badRequest('The code is no longer valid'),
     },
     rejected: {
       type: 'final',

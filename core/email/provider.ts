@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigError } from '../errors.js'
+import { FLOW_MODULE } from '../flows/kinds.js'
 import { html, text } from './message.js'
 import { customFetch } from '../symbols.js'
 import { codeEntropyBits } from './secrets.js'
@@ -27,6 +28,8 @@ export const DEFAULT_FROM = 'Auth.js <no-reply@authjs.dev>'
 /** Seconds a link lives by default (one day), and with codes (ten minutes). */
 export const DEFAULT_MAX_AGE = 86_400
 export const DEFAULT_CODE_MAX_AGE = 600
+/** A one-time code by default: 6 characters of Crockford's base32, 5 wrong tries. */
+export const DEFAULT_CODE = Object.freeze({ length: 6, alphabet: 'base32', attempts: 5 } as const)
 
 const isPositiveInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value > 0
@@ -53,9 +56,9 @@ export function resolveEmailProvider(config: Record<string, unknown>, index: num
   if (config.code !== undefined && config.code !== false) {
     const options = (config.code === true ? {} : config.code) as EmailCodeOptions
     if (typeof options !== 'object' || options === null) fail('code', 'must be true or { length, alphabet, attempts }')
-    const length = options.length ?? 6
-    const alphabet = options.alphabet ?? 'base32'
-    const attempts = options.attempts ?? 5
+    const length = options.length ?? DEFAULT_CODE.length
+    const alphabet = options.alphabet ?? DEFAULT_CODE.alphabet
+    const attempts = options.attempts ?? DEFAULT_CODE.attempts
     if (alphabet !== 'base32' && alphabet !== 'digits') fail('code.alphabet', 'must be "base32" or "digits"')
     if (!isPositiveInteger(length) || length < 6 || length > 8) fail('code.length', 'must be 6, 7 or 8')
     if (codeEntropyBits(length, alphabet) < 20) {
@@ -110,11 +113,15 @@ export function emailProvider(
   const id = options.id ?? provider.id
   const apiKey = usesApiKey ? (options.apiKey ?? apiKeyFromEnvironment(id)) : undefined
   return {
+    // Only an application that makes an e-mail provider bundles the e-mail flow (see ../flows/kinds.ts).
+    [FLOW_MODULE]: loadEmailFlow,
     ...provider,
     ...(apiKey !== undefined ? { apiKey } : {}),
     options: { ...options, ...(apiKey !== undefined ? { apiKey } : {}) },
   } as EmailConfig
 }
+
+const loadEmailFlow = () => import('../flows/email.js')
 
 /** The `fetch` a provider sends with: its `customFetch` (proxies, tests), else the global one. */
 export function fetchOf(provider: EmailConfig): typeof fetch {

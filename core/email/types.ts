@@ -6,7 +6,7 @@
  * @module
  */
 import type { customFetch } from '../symbols.js'
-import type { Awaitable, CommonProviderOptions, Theme } from '../shapes.js'
+import type { Awaitable, CommonProviderOptions, Theme, UserOptions } from '../shapes.js'
 
 /** The alphabets a one-time code may use. */
 export type CodeAlphabet = 'base32' | 'digits'
@@ -94,7 +94,7 @@ export interface EmailConfig extends CommonProviderOptions {
 }
 
 /** Options accepted by the provider factories: every field optional. */
-export type EmailUserConfig = Partial<Omit<EmailConfig, 'options' | 'type'>>
+export type EmailUserConfig = UserOptions<Omit<EmailConfig, 'options' | 'type'>>
 
 /** An e-mail provider's settings after defaults and validation. */
 export interface ResolvedEmailProvider {

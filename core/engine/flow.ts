@@ -1,11 +1,9 @@
-
 import type { AnyStateMachine } from 'xstate'
 import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import { listStateNodes } from './transitions.js'
 import type { EffectImplementation, FlowDefinition } from './types.js'
 
 export type { EffectImplementation, FlowDefinition }
-
 
 /** The effect names a machine's states are tagged with. */
 export function effectNames(machine: AnyStateMachine): Set<string> {

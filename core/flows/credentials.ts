@@ -23,6 +23,7 @@ import { adapterView } from './module.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /**
  * The request `authorize` receives: the callback URL with the original query, headers and body.
@@ -56,7 +57,8 @@ function credentialsProviderOf(ctx: RequestContext, providerId: string): Credent
  * (or by e-mail) would let an application's local account open another user's session, and breaks
  * adapters whose user ids are UUIDs. A first sign-in creates the user and links the account; an
  * existing user with the same e-mail address is linked only when the provider opts in with
- * `allowDangerousEmailAccountLinking`, as for OAuth.
+ * `allowDangerousEmailAccountLinking`, as for OAuth, and never one signed up with a passkey for an
+ * address nobody verified ({@link isUnverifiedPasskeyUser}).
  */
 export async function storeCredentialsUser(
   ctx: RequestContext,
@@ -83,6 +85,14 @@ export async function storeCredentialsUser(
     if (provider.allowDangerousEmailAccountLinking !== true) {
       ctx.logger.error(
         new AccountNotLinked('Another account already exists with the same e-mail address', {
+          provider: context.providerId,
+        }),
+      )
+      return { notLinked: 'AccountNotLinked' }
+    }
+    if (await isUnverifiedPasskeyUser(adapter, byEmail)) {
+      ctx.logger.error(
+        new AccountNotLinked('The account with this e-mail address signed up with a passkey and never verified the address', {
           provider: context.providerId,
         }),
       )

@@ -39,7 +39,8 @@ export function fail<Reason extends string>(reason: Reason, told: Told = {}): Fa
   return { [FAILED]: true, reason, ...told }
 }
 
-const isFailure = (value: unknown): value is Failure =>
+/** Whether an effect's answer is a failure (to pass one effect's failure on as another's). */
+export const isFailure = (value: unknown): value is Failure =>
   typeof value === 'object' && value !== null && (value as { [FAILED]?: unknown })[FAILED] === true
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>

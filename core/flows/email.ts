@@ -16,7 +16,7 @@ import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from
 import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
-import { EmailSignInError, Verification, type FlowStateError } from '../errors.js'
+import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../errors.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
@@ -26,6 +26,7 @@ import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
 interface EmailProvider {
@@ -79,7 +80,8 @@ const requestEmail = (trigger: { email?: unknown }): unknown => trigger.email
  * Stores an e-mail user once the address is verified (reference §5.2, callback step 4): an existing
  * user gets `emailVerified` now (`events.updateUser`), and a database session of someone else in
  * this browser is ended; otherwise the user is created verified (`events.createUser`, a new user).
- * No account row is linked, as in Auth.js.
+ * No account row is linked, as in Auth.js. A user signed up with a passkey for an address nobody
+ * verified is refused (`AccountNotLinked`), never adopted: see {@link isUnverifiedPasskeyUser}.
  */
 export async function storeEmailUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const adapter = ctx.config.adapter!
@@ -88,6 +90,14 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
   const existing = await adapter.getUserByEmail!(verified.email)
   let user: AdapterUser
   let isNewUser = false
+  if (existing && (await isUnverifiedPasskeyUser(adapter, existing))) {
+    ctx.logger.error(
+      new AccountNotLinked('The account with this e-mail address signed up with a passkey and never verified the address', {
+        provider: context.providerId,
+      }),
+    )
+    return { notLinked: 'AccountNotLinked' }
+  }
   if (existing) {
     const sessionToken = ctx.sessionCookie.value
     if (ctx.config.session.strategy === 'database' && sessionToken) {
@@ -146,47 +156,192 @@ export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error 
   return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
 }
 
+/** One-time code settings: how a code looks and how many wrong tries it allows. */
+export type CodeSettings = NonNullable<ResolvedEmailProvider['code']>
+
+/** A sign-in message to send: to whom, where its link leads, and whether a code goes with it. */
+export interface SignInMessage {
+  providerId: string
+  identifier: string
+  callbackUrl: string
+  /** The code to add (its settings), or `null` for a link alone. */
+  code: CodeSettings | null
+}
+
 /** The context the e-mail effects receive: the verification tokens and the user, in the adapter. */
 type Env = FlowContext<'getUserByEmail' | 'createVerificationToken' | 'useVerificationToken'>
 
+/**
+ * Stores a sign-in token's hash, then sends the message with its link (and code) through the
+ * provider's `sendVerificationRequest`: the one mailer of every message the flows send, e-mail
+ * sign-ins and passkey sign-ups alike. Codes leave only as their hash, bound to the token.
+ */
+export async function sendSignInMessage(ctx: Env, message: SignInMessage) {
+  const { id, config, settings } = emailProviderOf(ctx, message.providerId)
+  const { identifier } = message
+  const token = (await config.generateVerificationToken?.()) ?? generateToken()
+  const expiresAt = ctx.at + settings.maxAge
+  const expires = new Date(expiresAt * 1000)
+  const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
+  const code = message.code ? generateCode(message.code.length, message.code.alphabet) : undefined
+  const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: message.callbackUrl, token, email: identifier })}`
+  // Stored before it is sent: a link that arrives always works.
+  await ctx.adapter.createVerificationToken({ identifier, token: tokenHash, expires })
+  try {
+    await config.sendVerificationRequest({
+      identifier,
+      token,
+      expires,
+      url,
+      provider: config,
+      theme: ctx.config.theme,
+      request: ctx.raw,
+      ...(code !== undefined ? { code } : {}),
+    })
+  } catch (error) {
+    ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
+    return fail('notSent', { error: 'EmailSignInError' })
+  }
+  const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
+  return {
+    verifyRequestUrl,
+    code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
+  }
+}
+
+/** A typed code to check against the one a message carried. */
+export interface CodeCheck {
+  providerId: string
+  /** The hash of the token the code stands for. */
+  tokenHash: string
+  /** The code's hash, bound to `tokenHash`. */
+  codeHash: string
+  /** When the code expires, epoch seconds. */
+  expires: number
+  /** Wrong codes allowed before the token is void. */
+  attempts: number
+  /** What was typed, as posted (anything but a string is wrong). */
+  typed: unknown
+}
+
+/**
+ * Checks a typed one-time code: expired codes are refused, every attempt is counted on the server
+ * before the comparison, and the last allowed wrong one exhausts the token.
+ */
+export async function checkSignInCode(ctx: RequestContext, check: CodeCheck) {
+  const { settings } = emailProviderOf(ctx, check.providerId)
+  const { tokenHash } = check
+  const limit = check.attempts
+  if (ctx.at >= check.expires) {
+    ctx.logger.error(new Verification('The one-time code has expired'))
+    return fail('expired', { error: 'Verification' })
+  }
+  // Counted on the server before the comparison, keyed by the token: an older copy of the
+  // flow cookie carries the same token hash, so replaying it cannot reset the count.
+  // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
+  // counter per token in stores that group counters by lifetime.
+  const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
+  if (attempt > limit) {
+    ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+    return fail('exhausted', { error: 'Verification' })
+  }
+  const { typed } = check
+  const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
+  if (timingSafeEqual(hash, check.codeHash)) return null
+  if (attempt >= limit) {
+    ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
+    return fail('exhausted', { error: 'Verification' })
+  }
+  ctx.logger.debug('email_code_rejected', { attempt, limit })
+  return fail('wrong', { error: 'Verification' })
+}
+
+/** A code's token, as the effects read it from their context. */
+interface CodeToken {
+  providerId: string
+  identifier: string
+  tokenHash: string
+}
+
+/**
+ * Normalises an address and counts one more message to it against the provider's send limits: an
+ * e-mail sign-in request's effect, and a passkey sign-up's, so that its code cannot dodge the
+ * limits of the mailbox it goes to.
+ */
+export async function admitAddress(ctx: RequestContext, providerId: string, input: unknown) {
+  const { id, config, settings } = emailProviderOf(ctx, providerId)
+  let identifier: string
+  try {
+    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+    if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
+      throw new Error('Invalid email address format.')
+    }
+  } catch (error) {
+    ctx.logger.error(
+      new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
+    )
+    return fail('invalidIdentifier', { error: 'EmailSignInError' })
+  }
+  const throttle = settings.throttle
+  if (throttle) {
+    const { store } = ctx.config
+    // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
+    const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
+    const address = clientAddress(ctx, throttle.addressHeader)
+    const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
+    if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
+      ctx.logger.warn('email-send-throttled')
+      ctx.logger.error(
+        new EmailSignInError(
+          sends > throttle.perIdentifier
+            ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
+            : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
+        ),
+      )
+      return fail('throttled', { error: 'EmailSignInError' })
+    }
+  }
+  return { identifier }
+}
+
+/** Spends the token a right code stood for (its link dies with it), as a code sign-in does. */
+export async function spendCodeToken(ctx: Env, token: CodeToken) {
+  return spendToken(ctx, [token.tokenHash], token.identifier)
+}
+
+/**
+ * Spends a sign-in token: the first of `candidates` (hashes under each secret) the adapter still
+ * holds, if it belongs to `identifier` (when a link names one) and has not expired.
+ */
+async function spendToken(ctx: Env, candidates: readonly string[], identifier: string | undefined) {
+  let invite = null
+  for (const token of candidates) {
+    invite = await ctx.adapter.useVerificationToken({ identifier: identifier as string, token })
+    if (invite) break
+  }
+  const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
+  // A link may omit the address; when it names one, it must be the token's.
+  if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
+    ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
+    return fail('invalid', { error: 'Verification' })
+  }
+  return { identifier: invite.identifier }
+}
+
+/** Spends the token of a code got wrong too often, so neither the code nor the link works. */
+export async function voidCodeToken(ctx: Env, token: CodeToken): Promise<null> {
+  try {
+    await ctx.adapter.useVerificationToken({ identifier: token.identifier, token: token.tokenHash })
+  } catch (error) {
+    // The attempt counter already refuses every further code; the link expires on its own.
+    reportFailure(ctx, error)
+  }
+  return null
+}
+
 /** The e-mail sign-in's effects. */
 export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInMachine, {
-  async admitRequest(context, ctx, trigger) {
-    const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-    const input = requestEmail(trigger as { email?: unknown })
-    let identifier: string
-    try {
-      identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
-      if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
-        throw new Error('Invalid email address format.')
-      }
-    } catch (error) {
-      ctx.logger.error(
-        new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
-      )
-      return fail('invalidIdentifier', { error: 'EmailSignInError' })
-    }
-    const throttle = settings.throttle
-    if (throttle) {
-      const { store } = ctx.config
-      // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-      const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
-      const address = clientAddress(ctx, throttle.addressHeader)
-      const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
-      if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
-        ctx.logger.warn('email-send-throttled')
-        ctx.logger.error(
-          new EmailSignInError(
-            sends > throttle.perIdentifier
-              ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
-              : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
-          ),
-        )
-        return fail('throttled', { error: 'EmailSignInError' })
-      }
-    }
-    return { identifier }
-  },
+  admitRequest: (context, ctx, trigger) => admitAddress(ctx, context.providerId, requestEmail(trigger as { email?: unknown })),
 
   async lookUpUser(context, { adapter }) {
     const identifier = context.identifier!
@@ -206,109 +361,41 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInM
     )
   },
 
-  async sendVerificationRequest(context, ctx) {
-    const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-    const identifier = context.identifier!
-    const token = (await config.generateVerificationToken?.()) ?? generateToken()
-    const expiresAt = ctx.at + settings.maxAge
-    const expires = new Date(expiresAt * 1000)
-    const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
-    const code = settings.code ? generateCode(settings.code.length, settings.code.alphabet) : undefined
-    const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: context.callbackUrl, token, email: identifier })}`
-    // Stored before it is sent: a link that arrives always works.
-    await ctx.adapter.createVerificationToken({ identifier, token: tokenHash, expires })
-    try {
-      await config.sendVerificationRequest({
-        identifier,
-        token,
-        expires,
-        url,
-        provider: config,
-        theme: ctx.config.theme,
-        request: ctx.raw,
-        ...(code !== undefined ? { code } : {}),
-      })
-    } catch (error) {
-      ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
-      return fail('notSent', { error: 'EmailSignInError' })
-    }
-    const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
-    return {
-      verifyRequestUrl,
-      code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
-    }
-  },
-
-  async checkCode(context, ctx, trigger) {
+  sendVerificationRequest(context, ctx) {
     const { settings } = emailProviderOf(ctx, context.providerId)
-    const tokenHash = context.tokenHash!
-    const limit = settings.code!.attempts
-    if (ctx.at >= context.expires) {
-      ctx.logger.error(new Verification('The one-time code has expired'))
-      return fail('expired', { error: 'Verification' })
-    }
-    // Counted on the server before the comparison, keyed by the token: an older copy of the
-    // flow cookie carries the same token hash, so replaying it cannot reset the count.
-    // A fixed lifetime (the code's whole life, which outlasts what is left of it) keeps one
-    // counter per token in stores that group counters by lifetime.
-    const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
-    if (attempt > limit) {
-      ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-      return fail('exhausted', { error: 'Verification' })
-    }
-    const typed = (trigger as { code?: unknown }).code
-    const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
-    if (timingSafeEqual(hash, context.codeHash!)) return null
-    if (attempt >= limit) {
-      ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-      return fail('exhausted', { error: 'Verification' })
-    }
-    ctx.logger.debug('email_code_rejected', { attempt, limit })
-    return fail('wrong', { error: 'Verification' })
+    const { providerId, callbackUrl } = context
+    return sendSignInMessage(ctx, { providerId, identifier: context.identifier!, callbackUrl, code: settings.code })
   },
 
-  async voidToken(context, ctx) {
-    try {
-      await ctx.adapter.useVerificationToken({ identifier: context.identifier!, token: context.tokenHash! })
-    } catch (error) {
-      // The attempt counter already refuses every further code; the link expires on its own.
-      reportFailure(ctx, error)
-    }
-    return null
+  checkCode(context, ctx, trigger) {
+    const { settings } = emailProviderOf(ctx, context.providerId)
+    return checkSignInCode(ctx, {
+      providerId: context.providerId,
+      tokenHash: context.tokenHash!,
+      codeHash: context.codeHash!,
+      expires: context.expires,
+      attempts: settings.code!.attempts,
+      typed: (trigger as { code?: unknown }).code,
+    })
   },
+
+  voidToken: (context, ctx) =>
+    voidCodeToken(ctx, { providerId: context.providerId, identifier: context.identifier!, tokenHash: context.tokenHash! }),
 
   async consumeToken(context, ctx, trigger) {
     const { config } = emailProviderOf(ctx, context.providerId)
     const link = trigger as { type: string; token?: unknown; email?: unknown }
-    let candidates: string[]
-    let identifier: string | undefined
-    if (link.type === 'email.verifyLink') {
-      if (typeof link.token !== 'string' || link.token === '') {
-        const missing = new Error(
-          'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
-        )
-        missing.name = 'Configuration'
-        ctx.logger.error(missing)
-        return fail('missingToken')
-      }
-      candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
-      identifier = typeof link.email === 'string' && link.email !== '' ? link.email : undefined
-    } else {
-      candidates = [context.tokenHash!]
-      identifier = context.identifier!
+    if (link.type !== 'email.verifyLink') return spendToken(ctx, [context.tokenHash!], context.identifier!)
+    if (typeof link.token !== 'string' || link.token === '') {
+      const missing = new Error(
+        'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
+      )
+      missing.name = 'Configuration'
+      ctx.logger.error(missing)
+      return fail('missingToken')
     }
-    let invite = null
-    for (const token of candidates) {
-      invite = await ctx.adapter.useVerificationToken({ identifier: identifier as string, token })
-      if (invite) break
-    }
-    const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
-    // A link may omit the address; when it names one, it must be the token's.
-    if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
-      ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
-      return fail('invalid', { error: 'Verification' })
-    }
-    return { identifier: invite.identifier }
+    const candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
+    return spendToken(ctx, candidates, typeof link.email === 'string' && link.email !== '' ? link.email : undefined)
   },
 })
 

@@ -18,17 +18,23 @@ import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
 import {
+  AuthError,
   InvalidCallbackUrl,
   InvalidCheck,
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  OAuthSignInError,
   UntrustedHost,
 } from '../errors.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
+
+// What the session flow uses for OAuth providers, through this module once it is loaded.
+export { authorizationServer } from '../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../fast/sync-crypto.js'
 import { lookUpAccount, storeAccountTokens } from './account.js'
@@ -37,6 +43,7 @@ import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
@@ -197,7 +204,8 @@ function sessionTokenClaims(provider: ResolvedOAuthProvider, tokens: TokenSet): 
  * Stores an OAuth/OIDC sign-in's user (reference §5.1 account linking): an account already linked
  * signs its user in (refused when someone else is signed in) and gets the fresh tokens; otherwise
  * the account is linked to the signed-in user, to a user with the same e-mail address only with
- * `allowDangerousEmailAccountLinking`, or to a new user.
+ * `allowDangerousEmailAccountLinking` (never one signed up with a passkey for an address nobody
+ * verified, {@link isUnverifiedPasskeyUser}), or to a new user.
  */
 export async function storeOAuthUser(ctx: RequestContext, context: SignInCompletionContext): Promise<StoredUser> {
   const provider = ctx.config.providerById.get(context.providerId)!.oauth!
@@ -234,6 +242,9 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
       if (!provider.allowDangerousEmailAccountLinking) {
         return notLinked('Another account already exists with the same e-mail address')
       }
+      if (await isUnverifiedPasskeyUser(adapter, byEmail)) {
+        return notLinked('The account with this e-mail address signed up with a passkey and never verified the address')
+      }
       user = byEmail
     } else {
       user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
@@ -250,6 +261,48 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
   }
 }
 
+/** The authorization request: its URL, and the secrets the callback must match (state, PKCE, nonce). */
+async function authorizationRequest(ctx: Env, provider: ResolvedOAuthProvider, context: Context) {
+  const as = await authorizationServer(provider)
+  if (!as.authorization_endpoint) {
+    throw new TypeError('Authorization server did not provide an authorization endpoint.')
+  }
+  const url = new URL(as.authorization_endpoint)
+  const redirectUri = redirectUriOf(ctx, provider)
+  const params = url.searchParams
+  params.set('response_type', 'code')
+  params.set('client_id', provider.clientId)
+  params.set('redirect_uri', redirectUri)
+  for (const [key, value] of Object.entries(provider.authorizationParams)) params.set(key, value)
+  for (const [key, value] of Object.entries(context.authorizationParams)) {
+    if (!PROTECTED_PARAMS.has(key) && key !== 'callbackUrl') params.set(key, value)
+  }
+  if (!params.has('scope')) params.set('scope', 'openid profile email')
+  let state: string | null = null
+  if (provider.checks.has('state')) {
+    // Behind a redirect proxy, state also says where the proxy must send the callback.
+    state = provider.redirectProxyUrl
+      ? await sealValue(
+          { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
+          { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
+        )
+      : oauth.generateRandomState()
+    params.set('state', state)
+  }
+  let codeVerifier: string | null = null
+  if (provider.checks.has('pkce')) {
+    codeVerifier = oauth.generateRandomCodeVerifier()
+    params.set('code_challenge', pkceChallenge(codeVerifier) ?? (await oauth.calculatePKCECodeChallenge(codeVerifier)))
+    params.set('code_challenge_method', 'S256')
+  }
+  let nonce: string | null = null
+  if (provider.checks.has('nonce')) {
+    nonce = oauth.generateRandomNonce()
+    params.set('nonce', nonce)
+  }
+  return { url: url.href, redirectUri, state, codeVerifier, nonce }
+}
+
 /** The context the OAuth effects receive (the account is looked up before the completion). */
 type Env = FlowContext<'getUserByAccount'>
 
@@ -257,44 +310,23 @@ type Env = FlowContext<'getUserByAccount'>
 export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInMachine, {
   async createAuthorizationRequest(context, ctx) {
     const provider = oauthProviderOf(ctx)
-    const as = await authorizationServer(provider)
-    if (!as.authorization_endpoint) {
-      throw new TypeError('Authorization server did not provide an authorization endpoint.')
+    try {
+      return await authorizationRequest(ctx, provider, context)
+    } catch (error) {
+      // An AuthError (an untrusted origin behind a redirect proxy) is reported as it is.
+      if (error instanceof AuthError) throw error
+      // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
+      // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
+      // page with `Configuration`, as Auth.js answers any error that is not its own.
+      ctx.logger.error(
+        new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
+          err: error as Error,
+          provider: provider.id,
+        }),
+      )
+      // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+      return fail('threw')
     }
-    const url = new URL(as.authorization_endpoint)
-    const redirectUri = redirectUriOf(ctx, provider)
-    const params = url.searchParams
-    params.set('response_type', 'code')
-    params.set('client_id', provider.clientId)
-    params.set('redirect_uri', redirectUri)
-    for (const [key, value] of Object.entries(provider.authorizationParams)) params.set(key, value)
-    for (const [key, value] of Object.entries(context.authorizationParams)) {
-      if (!PROTECTED_PARAMS.has(key) && key !== 'callbackUrl') params.set(key, value)
-    }
-    if (!params.has('scope')) params.set('scope', 'openid profile email')
-    let state: string | null = null
-    if (provider.checks.has('state')) {
-      // Behind a redirect proxy, state also says where the proxy must send the callback.
-      state = provider.redirectProxyUrl
-        ? await sealValue(
-            { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
-            { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
-          )
-        : oauth.generateRandomState()
-      params.set('state', state)
-    }
-    let codeVerifier: string | null = null
-    if (provider.checks.has('pkce')) {
-      codeVerifier = oauth.generateRandomCodeVerifier()
-      params.set('code_challenge', pkceChallenge(codeVerifier) ?? (await oauth.calculatePKCECodeChallenge(codeVerifier)))
-      params.set('code_challenge_method', 'S256')
-    }
-    let nonce: string | null = null
-    if (provider.checks.has('nonce')) {
-      nonce = oauth.generateRandomNonce()
-      params.set('nonce', nonce)
-    }
-    return { url: url.href, redirectUri, state, codeVerifier, nonce }
   },
 
   async validateCallback(context, ctx) {

@@ -15,8 +15,8 @@ import type { AdapterAccount, AdapterSession, AdapterUser } from '../adapters.js
 import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
 import type { JWT } from '../jwt.js'
-import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
-import { authorizationServer } from '../oauth/server.js'
+// OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
+import { flowModule } from './kinds.js'
 import { storeAccountTokens } from './account.js'
 import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
 import { decodeSessionTokenNow, encodeSessionToken } from '../session/token.js'
@@ -139,13 +139,17 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       const token = context.token as JWT
       const current = token.oauth as SessionOAuthTokens
       const provider = ctx.config.providerById.get(current.provider)?.oauth
+      const failed = (error: unknown, reason: 'rejected' | 'threw') => {
+        ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
+        return fail(reason)
+      }
+      if (!provider) return failed(new Error(`provider "${current.provider}" is not configured`), 'rejected')
+      const { RefreshRejected, refreshAccessToken } = flowModule('oauth')
       try {
-        if (!provider) throw new RefreshRejected(`provider "${current.provider}" is not configured`)
         const oauth = await refreshAccessToken(provider, current, ctx.at, ctx.config)
         return { token: { ...token, oauth } }
       } catch (error) {
-        ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
-        return fail(error instanceof RefreshRejected ? 'rejected' : 'threw')
+        return failed(error, error instanceof RefreshRejected ? 'rejected' : 'threw')
       }
     },
 
@@ -216,7 +220,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       if (!oauthTokens) return fail('notLinked')
       const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
       if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
-      const as = await authorizationServer(provider)
+      const as = await flowModule('oauth').authorizationServer(provider)
       if (!as.end_session_endpoint) {
         throw new TypeError(`provider "${provider.id}" does not advertise an end_session_endpoint`)
       }
@@ -275,6 +279,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
         for (const account of accounts.filter(due)) {
           const provider = ctx.config.providerById.get(account.provider)?.oauth
           if (!provider) continue
+          const oauth = flowModule('oauth')
           const current = {
             provider: account.provider,
             refresh_token: account.refresh_token!,
@@ -282,11 +287,11 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
             expires_at: account.expires_at!,
           }
           try {
-            const fresh = await refreshAccessToken(provider, current, ctx.at, ctx.config)
+            const fresh = await oauth.refreshAccessToken(provider, current, ctx.at, ctx.config)
             await storeAccountTokens(ctx, { ...account, ...fresh })
           } catch (error) {
             ctx.logger.error(new Error(`Refreshing the access token of "${account.provider}" failed`, { cause: error }))
-            if (!(error instanceof RefreshRejected)) continue
+            if (!(error instanceof oauth.RefreshRejected)) continue
             rejected = true
             // A refused refresh token is dropped so it is not replayed on every read.
             await storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)

@@ -27,11 +27,9 @@ import {
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
-import { storeEmailUser } from './email.js'
 import { effects, fail } from './effect.js'
 import { emitEvent } from './emit.js'
-import { storeOAuthUser } from './oauth.js'
-import { storeWebAuthnUser } from './webauthn.js'
+import { flowModule } from './kinds.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -48,9 +46,10 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 /** How each first factor stores its users, by the first factor's flow id. */
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
-  'oauth-signin': storeOAuthUser,
-  'email-signin': storeEmailUser,
-  'webauthn-signin': storeWebAuthnUser,
+  // Loaded with their providers (./kinds.ts): only a configured first factor reaches its store.
+  'oauth-signin': (ctx, context) => flowModule('oauth').storeOAuthUser(ctx, context),
+  'email-signin': (ctx, context) => flowModule('email').storeEmailUser(ctx, context),
+  'webauthn-signin': (ctx, context) => flowModule('webauthn').storeWebAuthnUser(ctx, context),
 }
 
 const userOf = (context: Context) => context.user as User
@@ -111,6 +110,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
     })
     if (check.ok) return { method: check.method === 'otp' ? 'otp' : 'backup' }
     if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+    if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
     return fail(check.reason, check.reason === 'exhausted' ? { error: 'AccessDenied' } : {})
   },
 

@@ -8,6 +8,9 @@
  * credential, a counter that did not grow) is logged as `WebAuthnVerificationError` and ends in
  * `rejected`; an outage (the database) ends in `failed`.
  *
+ * A sign-up's address is verified, when an e-mail provider is configured, by the e-mail flow's own
+ * parts: its normaliser and send limits, its mailer, its code checks and its single-use tokens.
+ *
  * @module
  */
 import {
@@ -17,29 +20,59 @@ import {
 } from '../../machines/webauthn-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../adapters.js'
+import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { CookieOption } from '../cookies.js'
+import { DEFAULT_CODE } from '../email/provider.js'
 import { ENVELOPE_MAX_AGE } from '../engine/envelope.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../errors.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
-import { effects, fail } from './effect.js'
+import { effects, fail, isFailure } from './effect.js'
 import { adapterView } from './module.js'
 import { signedInUser } from '../session/token.js'
 import type { Account } from '../types.js'
-import type { RelyingParty, WebAuthnConfig, WebAuthnRequest, WebAuthnUserInfo } from './webauthn/types.js'
+import {
+  SIMPLEWEBAUTHN,
+  type Helpers,
+  type RelyingParty,
+  type SimpleWebAuthn,
+  type SimpleWebAuthnLoader,
+  type WebAuthnConfig,
+  type WebAuthnRequest,
+  type WebAuthnUserInfo,
+} from './webauthn/types.js'
 
-export type { RelyingParty, WebAuthnConfig, WebAuthnRequest, WebAuthnUserInfo }
+export { SIMPLEWEBAUTHN }
+export type { RelyingParty, SimpleWebAuthnLoader, WebAuthnConfig, WebAuthnRequest, WebAuthnUserInfo }
+import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from './email.js'
 import { emitEvent } from './emit.js'
+// Asked by every first factor that adopts users by address; kept apart so they need not load this flow.
+export { isUnverifiedPasskeyUser } from './passkey-users.js'
+
+// The sign-in page's passkey block (with the browser library, inline) comes with this flow.
+export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
 import type { StoredUser } from './signin-completion.js'
 
 
-type SimpleWebAuthn = typeof import('@simplewebauthn/server')
-type Helpers = typeof import('@simplewebauthn/server/helpers')
+// A provider written as a plain object loads the library through a specifier bundlers leave to the
+// runtime: that works from an unbundled install (the library is a dependency of this package).
+const SERVER = '@simplewebauthn/server'
+const HELPERS = '@simplewebauthn/server/helpers'
+const importAtRuntime: SimpleWebAuthnLoader = () =>
+  Promise.all([
+    import(/* webpackIgnore: true */ /* @vite-ignore */ SERVER) as Promise<SimpleWebAuthn>,
+    import(/* webpackIgnore: true */ /* @vite-ignore */ HELPERS) as Promise<Helpers>,
+  ])
+
 let server: Promise<[SimpleWebAuthn, Helpers]> | undefined
 
 /** `@simplewebauthn/server`, imported once on first use (it is large; most apps have no passkeys). */
-function simpleWebAuthn(): Promise<[SimpleWebAuthn, Helpers]> {
-  return (server ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]))
+function simpleWebAuthn(provider: WebAuthnConfig): Promise<[SimpleWebAuthn, Helpers]> {
+  server ??= (provider[SIMPLEWEBAUTHN] ?? importAtRuntime)().catch((error: unknown) => {
+    server = undefined
+    throw error
+  })
+  return server
 }
 
 /**
@@ -48,6 +81,24 @@ function simpleWebAuthn(): Promise<[SimpleWebAuthn, Helpers]> {
  */
 export function webauthnEnvelopeCookie(ctx: RequestContext): CookieOption {
   return ctx.cookies.webauthnChallenge
+}
+
+/**
+ * The e-mail provider that verifies a passkey sign-up's address: the first one configured, if any.
+ * Without one, nothing can verify it.
+ */
+export function signUpVerifier(config: ResolvedConfig): string | null {
+  return config.providers.find((provider) => provider.type === 'email')?.id ?? null
+}
+
+/** The code settings of a sign-up's code: the verifier's own, or the defaults when it sends links only. */
+function signUpCode(ctx: RequestContext, verifier: string) {
+  return ctx.config.providerById.get(verifier)!.email!.code ?? DEFAULT_CODE
+}
+
+/** The e-mail token of a sign-up's code, as the e-mail flow's effects read it. */
+function codeToken(context: Context) {
+  return { providerId: context.verifier!, identifier: String(context.user!.email), tokenHash: context.tokenHash! }
 }
 
 function providerOf(ctx: RequestContext, providerId: string): WebAuthnConfig {
@@ -177,14 +228,15 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
     user = signedIn
   } else {
     if (signedIn) return notLinked('The passkey was requested for a new account, but a user is signed in')
-    const profile = context.user as { email: string; name?: string }
+    const profile = context.user as { email: string; name?: string; emailVerified?: string }
     if (await adapter.getUserByEmail!(profile.email)) {
       return notLinked('Another account already exists with the same e-mail address')
     }
     user = await adapter.createUser!({
       id: crypto.randomUUID(),
       email: profile.email,
-      emailVerified: null,
+      // Verified only when a code sent to it came back: then its owner made the passkey.
+      emailVerified: typeof profile.emailVerified === 'string' ? new Date(profile.emailVerified) : null,
       ...(typeof profile.name === 'string' ? { name: profile.name } : {}),
     } as AdapterUser)
     await emitEvent(ctx, 'createUser', { user })
@@ -219,9 +271,43 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
     return { signedIn: false, user: info ? userFields(info.user) : null, exists: info?.exists === true }
   },
 
+  async admitAddress(context, ctx) {
+    const admitted = await admitAddress(ctx, context.verifier!, context.user?.email)
+    return isFailure(admitted) ? admitted : { email: admitted.identifier }
+  },
+
+  async sendCode(context, ctx) {
+    const verifier = context.verifier!
+    const sent = await sendSignInMessage(ctx as never, {
+      providerId: verifier,
+      identifier: String(context.user!.email),
+      callbackUrl: ctx.callbackUrl,
+      // Always a code, also from a provider that sends links only: it is typed in this browser.
+      code: signUpCode(ctx, verifier),
+    })
+    return isFailure(sent) ? sent : sent.code!
+  },
+
+  checkCode(context, ctx, trigger) {
+    return checkSignInCode(ctx, {
+      ...codeToken(context),
+      codeHash: context.codeHash!,
+      expires: context.codeExpires,
+      attempts: signUpCode(ctx, context.verifier!).attempts,
+      typed: (trigger as { code?: unknown }).code,
+    })
+  },
+
+  voidToken: (context, ctx) => voidCodeToken(ctx as never, codeToken(context)),
+
+  async spendToken(context, ctx) {
+    const spent = await spendCodeToken(ctx as never, codeToken(context))
+    return isFailure(spent) ? spent : null
+  },
+
   async createAuthenticationOptions(context, ctx) {
     const provider = providerOf(ctx, context.providerId)
-    const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn()
+    const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
     const options = await generateAuthenticationOptions({
       ...provider.authenticationOptions,
       rpID: relyingParty(ctx, provider).id,
@@ -233,7 +319,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   async createRegistrationOptions(context, ctx) {
     const provider = providerOf(ctx, context.providerId)
     const user = context.user as { id?: string; email: string; name?: string }
-    const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn()
+    const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn(provider)
     const rp = relyingParty(ctx, provider)
     // The WebAuthn user handle is random (simplewebauthn's default), as in Auth.js: the
     // passkey is tied to its user through the stored authenticator, never through the handle.
@@ -262,7 +348,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   async findAuthenticator(context, ctx) {
     const answer = parseAnswer(context.response)
     if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Authentication response')
-    const [, helpers] = await simpleWebAuthn()
+    const [, helpers] = await simpleWebAuthn(providerOf(ctx, context.providerId))
     const credentialID = toStoredId(helpers, answer.id)
     const authenticator = await ctx.adapter.getAuthenticator(credentialID)
     if (!authenticator) {
@@ -276,7 +362,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
     const provider = providerOf(ctx, context.providerId)
     const stored = context.authenticator as unknown as AdapterAuthenticator
     try {
-      const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn()
+      const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
       const rp = relyingParty(ctx, provider)
       const transports = toTransports(stored.transports)
       const { verified, authenticationInfo } = await verifyAuthenticationResponse({
@@ -328,7 +414,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
     const answer = parseAnswer(context.response)
     if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Registration response')
     try {
-      const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn()
+      const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn(provider)
       const rp = relyingParty(ctx, provider)
       const { verified, registrationInfo } = await verifyRegistrationResponse({
         ...provider.verifyRegistrationOptions,

@@ -1,4 +1,10 @@
-
+/**
+ * OAuth 2 / OIDC provider descriptions, normalised once when the config is resolved: endpoints
+ * become URLs, checks a set, profile and account mappers get their defaults. A provider describes
+ * an identity provider; it never drives the flow (the chart does).
+ *
+ * @module
+ */
 import { InvalidEndpoints } from '../errors.js'
 import { customFetch } from '../symbols.js'
 import type { Account, User } from '../shapes.js'
@@ -13,7 +19,6 @@ import type {
 } from './types.js'
 
 export type { ClientAuthMethod, EndpointConfig, OAuthCheck, OAuthConfig, ResolvedOAuthProvider, TokenSet, UserinfoContext }
-
 
 function endpointParams(endpoint: EndpointConfig | undefined): Record<string, string> {
   if (endpoint === undefined || typeof endpoint === 'string') return {}

@@ -1,21 +1,25 @@
 /**
  * Model-based test of the WebAuthn (passkey) machine through `Auth`: every path from the options
  * request (each action, each kind of asker: nobody, a new or a known e-mail address, a signed-in
- * user) through the challenge resting in its cookie to the browser's answer, produced by the
+ * user; a GET, or the page's POST while an e-mail provider verifies sign-ups) through the code a
+ * sign-up is sent and the challenge resting in its cookie to the browser's answer, produced by the
  * software authenticator and verified for real by `@simplewebauthn/server`. The world decides
- * what fails: the database, the store, the answer (malformed, forged, for the other ceremony).
+ * what fails: the database, the store, the mailer and its limits, the code typed, the answer
+ * (malformed, forged, for the other ceremony).
  */
 import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server'
-import { expect } from 'vitest'
+import { afterEach, expect, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import type { Adapter } from '../../core/adapters.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import type { SendVerificationRequestParams } from '../../core/email/provider.js'
 import type { AuthConfig } from '../../core/types.js'
 import { webauthnSignInMachine, type WebAuthnSignInContext } from '../../machines/webauthn-signin.machine.js'
+import Email from '../../providers/email.js'
 import Passkey from '../../providers/passkey.js'
 import { authRequest, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
@@ -26,6 +30,12 @@ const T0 = Math.floor(Date.now() / 1000)
 const ADA = { id: 'u-ada', email: 'ada@example.com', name: 'Ada' }
 const NEWCOMER = 'new@example.com'
 const RP_ID = new URL(ORIGIN).hostname
+/** The e-mail provider's token lifetime: a code typed later than this has expired. */
+const CODE_MAX_AGE = 600
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 type Situation = 'anonymous' | 'newEmail' | 'knownEmail' | 'signedIn'
 const FOUND: Record<Situation, { signedIn: boolean; user: Record<string, unknown> | null; exists: boolean }> = {
@@ -43,8 +53,29 @@ interface World {
   logger: ReturnType<typeof spyLogger>
   situation: Situation
   options: Record<string, unknown> | null
-  fails: Set<'findUser' | 'relyingParty' | 'claim' | 'getAuthenticator' | 'updateCounter' | 'getAccount'>
+  fails: Set<
+    | 'findUser'
+    | 'relyingParty'
+    | 'claim'
+    | 'getAuthenticator'
+    | 'updateCounter'
+    | 'getAccount'
+    | 'createVerificationToken'
+    | 'useVerificationToken'
+  >
   answer: 'genuine' | 'malformed' | 'forged' | 'unknownCredential' | 'replayed'
+  /** The e-mail provider verifying sign-ups, when the config has one. */
+  verifier: string | null
+  outbox: SendVerificationRequestParams[]
+  /** The application's normaliser refuses the address; the send limit was reached before. */
+  badAddress: boolean
+  throttled: boolean
+  mailerDown: boolean
+  typed: 'right' | 'wrong'
+  wrongs: number
+  attempts: number
+  late: boolean
+  tokenGone: boolean
 }
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
@@ -58,7 +89,25 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     getAuthenticator: async (id) => (failing('getAuthenticator')(), memory.getAuthenticator(id)),
     updateAuthenticatorCounter: async (id, n) => (failing('updateCounter')(), memory.updateAuthenticatorCounter(id, n)),
     getAccount: async (id, provider) => (failing('getAccount')(), memory.getAccount(id, provider)),
+    createVerificationToken: async (token) => (failing('createVerificationToken')(), memory.createVerificationToken(token)),
+    useVerificationToken: async (params) => (failing('useVerificationToken')(), memory.useVerificationToken(params)),
   }
+  // An e-mail provider that sends links only: a sign-up's code then has the default settings but
+  // the attempts the world allows.
+  const verifier = Email({
+    id: 'email',
+    maxAge: CODE_MAX_AGE,
+    throttle: { perIdentifier: 1 },
+    code: { attempts: world.attempts },
+    normalizeIdentifier: (address) => {
+      if (world.badAddress) throw new Error('the application refuses this address')
+      return address.toLowerCase()
+    },
+    sendVerificationRequest: async (params) => {
+      if (world.mailerDown) throw new Error('SMTP refused')
+      world.outbox.push(params)
+    },
+  })
   const store: AuthStore = {
     ...world.authStore,
     // The challenge's own claim fails (the engine's claim of the sealed flow comes first and works).
@@ -80,8 +129,19 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
           return { id: url.hostname, name: url.host, origin: url.origin }
         },
       }),
+      ...(world.verifier ? [verifier] : []),
     ],
   }
+}
+
+/** A CSRF-checked POST, as the built-in page sends it. */
+async function post(world: World, config: AuthConfig, path: string, body: Record<string, string>) {
+  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+  world.jar.store(csrf)
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+  const response = await Auth(authRequest({ path, body: { ...body, csrfToken }, cookies: world.jar }), config)
+  world.jar.store(response)
+  return response
 }
 
 /** What the browser posts back for `ceremony`, as the world wants it. */
@@ -110,9 +170,30 @@ const driver: ModelDriver<World> = {
       at: T0,
       providerId: 'passkey',
       action,
+      verifier: null,
+      mayEmail: false,
     })),
+    // With an e-mail provider: the page's POST, which may send a sign-up its code, and a GET, which
+    // may not.
+    { type: 'webauthn.options', at: T0, providerId: 'passkey', action: null, verifier: 'email', mayEmail: true },
+    { type: 'webauthn.options', at: T0, providerId: 'passkey', action: 'register', verifier: 'email', mayEmail: false },
+    { type: 'webauthn.code', at: T0, code: 'typed' },
     ...(Object.keys(FOUND) as Situation[]).map((situation) => ({ type: 'findUser.done', at: T0, output: FOUND[situation] })),
     { type: 'findUser.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
+    { type: 'admitAddress.done', at: T0, output: { email: NEWCOMER } },
+    { type: 'admitAddress.failed', at: T0, reason: 'invalidIdentifier', error: 'EmailSignInError' },
+    { type: 'admitAddress.failed', at: T0, reason: 'throttled', error: 'EmailSignInError' },
+    { type: 'sendCode.done', at: T0, output: { tokenHash: 'h', codeHash: 'c', expires: T0 + CODE_MAX_AGE } },
+    { type: 'sendCode.failed', at: T0, reason: 'notSent', error: 'EmailSignInError' },
+    { type: 'sendCode.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+    { type: 'checkCode.done', at: T0, output: null },
+    { type: 'checkCode.failed', at: T0, reason: 'wrong', error: 'Verification' },
+    { type: 'checkCode.failed', at: T0, reason: 'exhausted', error: 'Verification' },
+    { type: 'checkCode.failed', at: T0, reason: 'expired', error: 'Verification' },
+    { type: 'voidToken.done', at: T0, output: null },
+    { type: 'spendToken.done', at: T0, output: null },
+    { type: 'spendToken.failed', at: T0, reason: 'invalid', error: 'Verification' },
+    { type: 'spendToken.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'createAuthenticationOptions.done', at: T0, output: { options: {}, challenge: 'c' } },
     { type: 'createAuthenticationOptions.failed', at: T0, reason: 'threw', error: 'CallbackRouteError' },
     { type: 'createRegistrationOptions.done', at: T0, output: { options: {}, challenge: 'c' } },
@@ -145,7 +226,10 @@ const driver: ModelDriver<World> = {
   },
   label: (event) => {
     if (event.type === 'webauthn.answer') return `${event.ceremony} answer`
-    if (event.type === 'webauthn.options') return `options (action ${event.action ?? 'none'})`
+    if (event.type === 'webauthn.options') {
+      const how = event.verifier === null ? '' : event.mayEmail ? ', POST, e-mail verifies' : ', GET, e-mail verifies'
+      return `options (action ${event.action ?? 'none'}${how})`
+    }
     if (event.type === 'findUser.done') {
       const entry = Object.entries(FOUND).find(([, found]) => found === event.output)
       return `asked by ${entry?.[0]}`
@@ -162,6 +246,16 @@ const driver: ModelDriver<World> = {
     options: null,
     fails: new Set(),
     answer: 'genuine',
+    verifier: null,
+    outbox: [],
+    badAddress: false,
+    throttled: false,
+    mailerDown: false,
+    typed: 'right',
+    wrongs: 0,
+    attempts: 5,
+    late: false,
+    tokenGone: false,
   }),
   arrange: {
     'findUser.done': (world, event) => {
@@ -170,6 +264,30 @@ const driver: ModelDriver<World> = {
     'findUser.failed': (world) => {
       world.situation = 'knownEmail'
       world.fails.add('findUser')
+    },
+    'admitAddress.done': () => {},
+    'admitAddress.failed': (world, event) => {
+      if (event.reason === 'throttled') world.throttled = true
+      else world.badAddress = true
+    },
+    'sendCode.done': () => {},
+    'sendCode.failed': (world, event) => {
+      if (event.reason === 'notSent') world.mailerDown = true
+      else world.fails.add('createVerificationToken')
+    },
+    'checkCode.done': (world) => {
+      world.typed = 'right'
+    },
+    'checkCode.failed': (world, event) => {
+      world.typed = 'wrong'
+      if (event.reason === 'exhausted') world.attempts = world.wrongs + 1
+      if (event.reason === 'expired') world.late = true
+    },
+    'voidToken.done': () => {},
+    'spendToken.done': () => {},
+    'spendToken.failed': (world, event) => {
+      if (event.reason === 'invalid') world.tokenGone = true
+      else world.fails.add('useVerificationToken')
     },
     'createAuthenticationOptions.done': () => {},
     'createAuthenticationOptions.failed': (world) => void world.fails.add('relyingParty'),
@@ -203,17 +321,44 @@ const driver: ModelDriver<World> = {
     'webauthn.options': async (world, event, inspect) => {
       await seedPasskeyUser(world.store, world.authenticator, ADA)
       if (world.situation === 'signedIn') await signInAs(world.store, world.jar, ADA.id)
+      world.verifier = event.verifier
       const query: Record<string, string> = {}
       if (event.action !== null) query.action = event.action
       if (world.situation === 'newEmail') query.email = NEWCOMER
       if (world.situation === 'knownEmail') query.email = ADA.email
-      const response = await Auth(
-        authRequest({ path: '/auth/webauthn-options/passkey', query, cookies: world.jar }),
-        configFor(world, inspect),
-      )
-      world.jar.store(response)
-      world.options = response.status === 200 ? ((await response.clone().json()) as { options: Record<string, unknown> }).options : null
+      if (world.throttled) {
+        // The one message the limit allows, sent before this request (and not traced by it).
+        const sender = { ...world, jar: new CookieJar(), throttled: false }
+        await post(sender, configFor(sender, () => {}), '/auth/signin/email', { email: NEWCOMER })
+        world.outbox.length = 0
+      }
+      const config = configFor(world, inspect)
+      let response: Response
+      if (event.mayEmail) {
+        response = await post(world, config, '/auth/webauthn-options/passkey', query)
+      } else {
+        response = await Auth(authRequest({ path: '/auth/webauthn-options/passkey', query, cookies: world.jar }), config)
+        world.jar.store(response)
+      }
+      world.options = response.status === 200 ? (((await response.clone().json()) as { options?: Record<string, unknown> }).options ?? null) : null
       return response
+    },
+    'webauthn.code': async (world, _event, inspect) => {
+      const sent = world.outbox.at(-1)!.code!
+      const code = world.typed === 'right' ? sent : sent === 'ZZZZZZ' ? 'YYYYYY' : 'ZZZZZZ'
+      if (world.tokenGone) world.store.verificationTokens.clear()
+      if (world.late) {
+        vi.useFakeTimers({ toFake: ['Date'] })
+        vi.setSystemTime(Date.now() + (CODE_MAX_AGE + 1) * 1000)
+      }
+      try {
+        const response = await post(world, configFor(world, inspect), '/auth/webauthn-options/passkey', { code })
+        world.options = response.status === 200 ? (((await response.clone().json()) as { options?: Record<string, unknown> }).options ?? null) : null
+        return response
+      } finally {
+        if (world.typed === 'wrong') world.wrongs++
+        vi.useRealTimers()
+      }
     },
     'webauthn.answer': async (world, event, inspect) => {
       if (world.answer === 'replayed') {
@@ -233,6 +378,38 @@ const driver: ModelDriver<World> = {
     },
   },
   expect: {
+    awaitingCode: async (response, world) => {
+      const rejected = world.wrongs > 0 && world.typed === 'wrong'
+      expect(response.status).toBe(rejected ? 400 : 200)
+      expect(response.headers.get('cache-control')).toContain('no-store')
+      expect(await response.json()).toEqual(rejected ? { action: 'verify-email', error: 'Invalid code' } : { action: 'verify-email' })
+      expect(setCookie(response, CHALLENGE_COOKIE)?.attributes).toMatchObject({ httponly: true, 'max-age': '900', path: '/' })
+      // One message, to the address typed in, with a code of the default shape.
+      expect(world.outbox.map((m) => m.identifier)).toEqual([NEWCOMER])
+      expect(world.outbox[0]!.code).toMatch(/^[0-9A-Z]{6}$/)
+      expect(world.store.users.size).toBe(1)
+    },
+    verificationRequired: async (response, world) => {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: 'Email verification required' })
+      expect(setCookie(response, CHALLENGE_COOKIE)).toBeUndefined()
+      expect(world.outbox).toEqual([])
+    },
+    codeNotSent: async (response, world) => {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: 'The e-mail could not be sent' })
+      expect(setCookie(response, CHALLENGE_COOKIE)).toBeUndefined()
+      expect(world.outbox).toEqual([])
+      expect(world.logger.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'EmailSignInError' }))
+    },
+    codeRefused: async (response, world) => {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: 'The code is no longer valid' })
+      expect(setCookie(response, CHALLENGE_COOKIE)?.attributes['max-age']).toBe('0')
+      // The message's link died with the code: the token is spent (or, for a late code, expired).
+      expect(world.store.verificationTokens.size).toBe(world.late ? 1 : 0)
+      expect(world.store.users.size).toBe(1)
+    },
     awaitingAnswer: async (response, world) => {
       expect(response.status).toBe(200)
       expect(response.headers.get('cache-control')).toContain('no-store')
@@ -270,6 +447,9 @@ const driver: ModelDriver<World> = {
       const registered = world.options?.rp !== undefined
       const signedUp = registered && world.situation !== 'signedIn'
       expect(user.email).toBe(signedUp ? NEWCOMER : ADA.email)
+      // A sign-up's address is verified exactly when a code sent to it came back.
+      if (signedUp) expect(user.emailVerified instanceof Date).toBe(world.outbox.length > 0)
+      if (world.outbox.length > 0) expect(world.store.verificationTokens.size).toBe(0)
       const passkeys = [...world.store.authenticators.values()].filter((a) => a.userId === user.id)
       if (registered) expect(passkeys.length).toBe(signedUp ? 1 : 2)
       else expect(passkeys.map((a) => a.counter)).toEqual([1])

@@ -54,10 +54,21 @@ export const groups = {
       'test/mutation/webcrypto.test.ts',
     ],
   },
-  // Account linking after an OAuth sign-in: which user an account may be linked to.
+  // Account linking after an OAuth sign-in: which user an account may be linked to (never a
+  // passkey sign-up whose address nobody verified).
   linking: {
-    mutate: ['core/flows/oauth.ts#storeOAuthUser', 'core/session/token.ts#signedInUser'],
-    tests: ['test/oauth/linking.test.ts', 'test/machines/signin-completion.model.test.ts', 'test/mutation/linking.test.ts'],
+    mutate: [
+      'core/flows/oauth.ts#storeOAuthUser',
+      'core/session/token.ts#signedInUser',
+      'core/flows/webauthn.ts#isUnverifiedPasskeyUser',
+    ],
+    tests: [
+      'test/oauth/linking.test.ts',
+      'test/machines/signin-completion.model.test.ts',
+      'test/mutation/linking.test.ts',
+      'test/webauthn/linking-decision.test.ts',
+      'test/webauthn/pre-account-takeover.test.ts',
+    ],
   },
   session: {
     // Expiry: when a session is over, extended or re-issued, and the expiry each one carries,

@@ -4,11 +4,15 @@
  * HTTP by a Fastify app on 127.0.0.1 and opened as `http://localhost:<port>` (a secure context,
  * and a valid RP id, which an IP address is not). Nothing is scripted past the page: the browser
  * runs our served script and `@simplewebauthn/browser`, the authenticator answers, the forms post.
+ * With an e-mail provider, a sign-up's code is read from the message a real SMTP server received.
  */
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import Nodemailer from '../../providers/nodemailer.js'
+import Passkey from '../../providers/passkey.js'
 import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
+import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
 import { passkeyConfig } from './helpers.js'
 
 let server: BrowserApp
@@ -31,8 +35,9 @@ afterAll(() => server?.close())
  */
 async function pageWithAuthenticator(
   { autofill = true } = {},
+  app: BrowserApp = server,
 ): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const context = await server.browser.newContext()
+  const context = await app.browser.newContext()
   if (!autofill) {
     await context.addInitScript(() => {
       PublicKeyCredential.isConditionalMediationAvailable = async () => false
@@ -55,20 +60,20 @@ async function pageWithAuthenticator(
 }
 
 /** Waits for the sign-in to land on the callback URL (the app's root), then reads the session. */
-async function signedInAs(page: Page): Promise<string | undefined> {
-  await page.waitForURL(`${origin}/`)
-  return sessionEmail(page)
+async function signedInAs(page: Page, at = origin): Promise<string | undefined> {
+  await page.waitForURL(`${at}/`)
+  return sessionEmail(page, at)
 }
 
-async function sessionEmail(page: Page): Promise<string | undefined> {
-  const session = (await (await page.request.get(`${origin}/auth/session`)).json()) as { user?: { email?: string } } | null
+async function sessionEmail(page: Page, at = origin): Promise<string | undefined> {
+  const session = (await (await page.request.get(`${at}/auth/session`)).json()) as { user?: { email?: string } } | null
   return session?.user?.email
 }
 
-async function signOut(page: Page): Promise<void> {
-  await page.goto(`${origin}/auth/signout`)
-  await Promise.all([page.waitForURL(`${origin}/`), page.click('button[type="submit"]')])
-  expect(await sessionEmail(page)).toBeUndefined()
+async function signOut(page: Page, at = origin): Promise<void> {
+  await page.goto(`${at}/auth/signout`)
+  await Promise.all([page.waitForURL(`${at}/`), page.click('button[type="submit"]')])
+  expect(await sessionEmail(page, at)).toBeUndefined()
 }
 
 describe('passkeys in Chromium with the virtual authenticator', () => {
@@ -138,11 +143,67 @@ describe('passkeys in Chromium with the virtual authenticator', () => {
     await page.goto(`${origin}/auth/signin`)
     await page.waitForSelector('#passkey-add:not([hidden])')
     await page.click('#passkey-add')
-    expect(await signedInAs(page)).toBe('linus@example.com')
+    // The page stays and confirms it; the user is still signed in.
+    await expect.poll(() => page.textContent('#passkey-status')).toBe('Passkey added. You can sign in with it from now on.')
+    expect(await sessionEmail(page)).toBe('linus@example.com')
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId: second.authenticatorId })
     expect(credentials).toHaveLength(1)
     const user = [...store.users.values()].find((u) => u.email === 'linus@example.com')!
     expect([...store.authenticators.values()].filter((a) => a.userId === user.id)).toHaveLength(2)
+    await page.context().close()
+  })
+})
+
+describe('a passkey sign-up that verifies its address by e-mail, in Chromium', () => {
+  let smtp: RunningSmtpServer
+  let verifying: BrowserApp
+  let at: string
+  const mailStore = createMemoryStore()
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer()
+    const providers = [Passkey(), Nodemailer({ server: smtp.url, from: 'authchart <no-reply@authchart.test>' })]
+    verifying = await startBrowserApp(passkeyConfig(mailStore, { session: { strategy: 'jwt' }, providers }))
+    at = `http://localhost:${new URL(verifying.origin).port}`
+  })
+
+  afterAll(async () => {
+    await verifying?.close()
+    await smtp?.close()
+  })
+
+  it('asks for the code the e-mail brought, registers the passkey, and signs in with it later', async () => {
+    const { page, cdp, authenticatorId } = await pageWithAuthenticator({ autofill: false }, verifying)
+    await page.goto(`${at}/auth/signin`)
+    expect(await page.isHidden('#passkey-verify')).toBe(true)
+    await page.fill('#input-email-for-passkey-provider', 'Margaret@Example.com')
+    await page.click('#submitButton-passkey')
+    await page.waitForSelector('#passkey-code:not([disabled])')
+    expect(await page.textContent('#passkey-status')).toMatch(/sent a code/)
+
+    const mail = await smtp.next()
+    expect(mail.to && 'text' in mail.to ? mail.to.text : '').toBe('margaret@example.com')
+    const code = /Or enter this code on the sign-in page: (\S+)/.exec(mail.text ?? '')![1]!
+    // Nothing is registered before the code: the authenticator holds no credential yet.
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toEqual([])
+
+    await page.fill('#passkey-code', code === 'ZZZZZZ' ? 'YYYYYY' : 'ZZZZZZ')
+    await page.click('#submitButton-passkey')
+    await page.waitForFunction(() => /That code is not right/.test(document.getElementById('passkey-status')?.textContent ?? ''))
+    await page.fill('#passkey-code', code)
+    await page.click('#submitButton-passkey')
+    expect(await signedInAs(page, at)).toBe('margaret@example.com')
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
+    const user = (await MemoryAdapter(mailStore).getUserByEmail('margaret@example.com'))!
+    expect(user.emailVerified).toBeInstanceOf(Date)
+
+    await signOut(page, at)
+    await page.goto(`${at}/auth/signin`)
+    await page.fill('#input-email-for-passkey-provider', 'margaret@example.com')
+    await page.click('#submitButton-passkey')
+    expect(await signedInAs(page, at)).toBe('margaret@example.com')
+    expect(smtp.messages, 'signing in with the passkey sends nothing').toHaveLength(1)
+    expect(mailStore.authenticators.size).toBe(1)
     await page.context().close()
   })
 })

@@ -61,6 +61,30 @@ export class PasskeyBrowser {
     return { response, body: (await response.clone().json()) as OptionsBody }
   }
 
+  /** `POST /webauthn-options/:provider` with a CSRF token, as the built-in page asks. */
+  async postOptions(fields: Record<string, string>): Promise<{ response: Response; body: Record<string, unknown> | null }> {
+    const csrfToken = await this.client.csrfToken()
+    const response = await this.client.send({ path: `/webauthn-options/${this.provider}`, body: { ...fields, csrfToken } })
+    return { response, body: (await response.clone().json().catch(() => null)) as Record<string, unknown> | null }
+  }
+
+  /** Types the code a sign-up was sent (a CSRF-checked POST that resumes the sign-up). */
+  submitCode(code: string): ReturnType<PasskeyBrowser['postOptions']> {
+    return this.postOptions({ code })
+  }
+
+  /**
+   * Signs up as the built-in page does while an e-mail provider verifies addresses: posts the
+   * address, types the code `readCode` finds in the mailbox, registers a passkey.
+   */
+  async signUpWithCode(email: string, readCode: () => string | Promise<string>): Promise<Response> {
+    const asked = await this.postOptions({ email })
+    expect(asked.body).toEqual({ action: 'verify-email' })
+    const { body } = await this.submitCode(await readCode())
+    expect(body?.action).toBe('register')
+    return this.answer('register', this.authenticator.register(body!.options as PublicKeyCredentialCreationOptionsJSON))
+  }
+
   /** Posts an answer as the built-in form does. */
   answer(action: string, data: unknown, extra: Record<string, string> = {}): Promise<Response> {
     return this.client.send({

@@ -1,7 +1,7 @@
 /**
  * The type of a WebAuthn (passkey) provider, as Auth.js names it, and what its hooks receive. A
- * leaf (shapes and type-only imports), so the public config types can name it without an import
- * circle.
+ * leaf (type-only imports), so the public config types can name it without an import circle; the
+ * symbol a provider factory puts its library loader under lives here for the same reason.
  *
  * @module
  */
@@ -61,4 +61,22 @@ export interface WebAuthnConfig extends CommonProviderOptions {
   getRelayingParty?: (options: { provider: WebAuthnConfig; url: URL }, request: WebAuthnRequest) => RelyingParty
   /** Accepted for Auth.js configs and ignored: the browser library is served by us, never a CDN. */
   simpleWebAuthnBrowserVersion?: string | false
+  /** How `@simplewebauthn/server` is loaded; set by the provider factories. */
+  [SIMPLEWEBAUTHN]?: SimpleWebAuthnLoader
 }
+
+/** `@simplewebauthn/server`, as a loader gives it. */
+export type SimpleWebAuthn = typeof import('@simplewebauthn/server')
+
+/** `@simplewebauthn/server/helpers`, as a loader gives it. */
+export type Helpers = typeof import('@simplewebauthn/server/helpers')
+
+/** `@simplewebauthn/server` and its helpers, as a provider made by `WebAuthn()` or `Passkey()` loads them. */
+export type SimpleWebAuthnLoader = () => Promise<[SimpleWebAuthn, Helpers]>
+
+/**
+ * The provider factories put their loader of `@simplewebauthn/server` here: an application bundles
+ * the library (hundreds of kilobytes with its ASN.1 and X.509 parsers) only by importing a WebAuthn
+ * provider, as Auth.js's providers carry their `simpleWebAuthn` functions.
+ */
+export const SIMPLEWEBAUTHN: unique symbol = Symbol('authchart.simpleWebAuthn')
