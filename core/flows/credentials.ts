@@ -22,7 +22,7 @@ import { effects, fail } from './effect.js'
 import { adapterView } from './module.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /**

@@ -25,7 +25,7 @@ import { effects, fail, reportFailure } from './effect.js'
 import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */

@@ -42,7 +42,7 @@ import { effects, fail } from './effect.js'
 import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */

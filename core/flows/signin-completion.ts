@@ -30,18 +30,9 @@ import { storeCredentialsUser } from './credentials.js'
 import { effects, fail } from './effect.js'
 import { emitEvent } from './emit.js'
 import { flowModule } from './kinds.js'
+import type { UserStore } from './types.js'
 
-/** A stored user and account, or a refusal to link them. */
-export type StoredUser =
-  | { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean }
-  | { notLinked: 'OAuthAccountNotLinked' | 'AccountNotLinked' }
-
-/**
- * Stores the verified identity of one first factor: finds, links or creates the user. Throws on
- * outages (logged, the Configuration error); returns `notLinked` (after logging its own error)
- * when the identity belongs to someone else.
- */
-export type UserStore = (ctx: RequestContext, context: Context) => Promise<StoredUser>
+export type { StoredUser, UserStore } from './types.js'
 
 /** How each first factor stores its users, by the first factor's flow id. */
 export const USER_STORES: Readonly<Record<string, UserStore>> = {

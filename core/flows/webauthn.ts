@@ -51,7 +51,7 @@ export { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 // The sign-in page's passkey block (with the browser library, inline) comes with this flow.
 export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 
 
 // A provider written as a plain object loads the library through a specifier bundlers leave to the
