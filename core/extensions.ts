@@ -58,11 +58,22 @@ export function checkExtensions(extensions: readonly FlowExtension[]): AnyStateM
   const machine = buildSignInCompletion(extensions)
   const effects = Object.assign({}, ...extensions.map((e) => e.effects ?? {})) as Record<string, unknown>
   const pages = Object.assign({}, ...extensions.map((e) => e.pages ?? {})) as Record<string, unknown>
+  const owners = new Map<string, string>()
   for (const extension of extensions) {
     for (const name of Object.keys(extension.effects ?? {})) {
       if ((CORE_EFFECTS as readonly string[]).includes(name)) {
         throw new ExtensionError(`extension "${extension.id}": effect "${name}" would replace the core's`)
       }
+    }
+    // Effects and pages are merged by name: a second one of a name would silently replace the first.
+    const names = [
+      ...Object.keys(extension.effects ?? {}).map((name) => `effect "${name}"`),
+      ...Object.keys(extension.pages ?? {}).map((name) => `page "${name}"`),
+    ]
+    for (const name of names) {
+      const owner = owners.get(name)
+      if (owner !== undefined) throw new ExtensionError(`extensions "${owner}" and "${extension.id}" both name the ${name}`)
+      owners.set(name, extension.id)
     }
   }
   for (const name of effectNamesOf(machine)) {

@@ -5,7 +5,7 @@
  * @module
  */
 import { StructError, create } from 'superstruct'
-import { defaultCookies, mergeCookies, type CookiesOptions } from '../cookies.js'
+import { defaultCookies, mergeCookies } from '../cookies.js'
 import {
   AuthError,
   ConfigError,
@@ -25,12 +25,13 @@ import {
   REQUIRED_METHODS,
   type AdapterMethod,
 } from '../session/adapter.js'
-import type { AuthConfig, CallbacksOptions, EventCallbacks, ProviderConfig, Theme } from '../types.js'
+import type { AuthConfig, ProviderConfig, Theme } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig } from '../oauth/provider.js'
 import { memoryAuthStore } from '../store/index.js'
 import { resolveEmailProvider } from '../email/provider.js'
-import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
+import { ExtensionError, type FlowExtension } from '../extensions.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 import type {
@@ -42,6 +43,7 @@ import type {
   Resolution,
 } from './types.js'
 
+export { callbacksOf, cookiesFor, eventsOf } from './read.js'
 export type { ResolvedConfig, ResolvedLimit, ResolvedProvider, ResolvedRateLimits, ResolvedSessionOptions, Resolution }
 
 /**
@@ -338,7 +340,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     store: source.store ?? memoryAuthStore(),
     sharedStore: source.store !== undefined,
     rateLimit: resolveRateLimits(validated.rateLimit),
-    extensions: checkedExtensions(source.extensions),
+    ...checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? {
@@ -356,15 +358,17 @@ function resolve(source: AuthConfig): ResolvedConfig {
  *
  * @throws {ConfigError} naming the extension and what it may not do.
  */
-function checkedExtensions(extensions: FlowExtension[] | undefined): readonly FlowExtension[] {
-  if (!extensions || extensions.length === 0) return EMPTY_EXTENSIONS
+function checkedExtensions(
+  given: FlowExtension[] | undefined,
+): Pick<ResolvedConfig, 'extensions' | 'completion'> {
+  const extensions = given && given.length > 0 ? Object.freeze([...given]) : EMPTY_EXTENSIONS
   try {
-    checkExtensions(extensions)
+    // Checked by building it: the completion requests run is this one, not a second build.
+    return { extensions, completion: signInCompletionFlowFor(extensions) }
   } catch (error) {
     if (error instanceof ExtensionError) throw new ConfigError(`config.extensions: ${error.message}`, ['extensions'])
     throw error
   }
-  return Object.freeze([...extensions])
 }
 const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
 
@@ -401,22 +405,6 @@ export function assertConfig(source: AuthConfig): ResolvedConfig {
   const resolution = resolveConfig(source)
   if (!resolution.ok) throw resolution.error
   return resolution.config
-}
-
-/** The cookie settings for a request, by its protocol unless `useSecureCookies` is set. */
-export function cookiesFor(config: ResolvedConfig, url: URL): CookiesOptions {
-  const secure = config.useSecureCookies ?? url.protocol === 'https:'
-  return secure ? config.cookies.secure : config.cookies.plain
-}
-
-/** The callbacks object of the user's config, read at call time. */
-export function callbacksOf(config: ResolvedConfig): CallbacksOptions {
-  return config.source.callbacks ?? {}
-}
-
-/** The events object of the user's config, read at call time. */
-export function eventsOf(config: ResolvedConfig): EventCallbacks {
-  return config.source.events ?? {}
 }
 
 function resolveRateLimits(given: ValidatedConfig['rateLimit']): ResolvedRateLimits {

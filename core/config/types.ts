@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { FlowEnv, CookiesOptions } from '../engine/types.js'
+import type { AnyStateMachine } from 'xstate'
+import type { FlowDefinition, FlowEnv, CookiesOptions } from '../engine/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
@@ -100,6 +101,8 @@ export interface ResolvedConfig {
   readonly rateLimit: ResolvedRateLimits
   /** The application's extensions of the sign-in completion (checked, as given). */
   readonly extensions: readonly FlowExtension[]
+  /** The sign-in completion with those extensions, built once when the config is loaded. */
+  readonly completion: FlowDefinition<AnyStateMachine, RequestContext>
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }

@@ -9,14 +9,13 @@
  */
 import type { AnyStateMachine } from 'xstate'
 import {
-  buildSignInCompletion,
   signInCompletionContext,
   signInCompletionMachine,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../machines/signin-completion.machine.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../engine/flow.js'
-import type { FlowExtension } from '../extensions.js'
+import { checkExtensions, type FlowExtension } from '../extensions.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
 import { checkCode, enrolledFactors, newChallenge } from '../second-factor/index.js'
 import {
@@ -153,13 +152,17 @@ export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>(
 })
 
 /**
- * The effects that decide whether the step at `afterFirstSignIn` runs and record that it ran: it
+ * The effects that decide whether a step at `afterFirstSignIn` runs and record that it ran: it
  * runs until the user has completed it at its step version, whichever way they sign in. Without
  * the adapter's `getCompletedSteps` and `recordCompletedStep` (or without an adapter) nothing can
  * be recorded, so it runs on every sign-in: never skipped (warned once when the config is loaded).
+ * With several such steps, the context names the one being checked or recorded.
  */
-function firstSignInStepEffects(step: FlowExtension, machine: AnyStateMachine) {
-  const version = step.stepVersion ?? step.version
+function firstSignInStepEffects(steps: readonly FlowExtension[], machine: AnyStateMachine) {
+  const stepOf = (context: Context) => {
+    const step = steps.find((candidate) => candidate.id === context.firstSignInStep) ?? steps[0]!
+    return { id: step.id, version: step.stepVersion ?? step.version }
+  }
   const recorder = (ctx: Env) => {
     const adapter = ctx.config.adapter
     return adapter?.getCompletedSteps && adapter.recordCompletedStep ? adapter : undefined
@@ -168,19 +171,21 @@ function firstSignInStepEffects(step: FlowExtension, machine: AnyStateMachine) {
     async findCompletedStep(context, ctx) {
       const adapter = recorder(ctx)
       if (!adapter) return { pending: true }
+      const { id, version } = stepOf(context)
       const completed = await adapter.getCompletedSteps!(userIdOf(context))
-      return { pending: !completed.some((done) => done.stepId === step.id && done.version === version) }
+      return { pending: !completed.some((done) => done.stepId === id && done.version === version) }
     },
     async recordCompletedStep(context, ctx) {
-      await recorder(ctx)?.recordCompletedStep!(userIdOf(context), step.id, version)
+      const { id, version } = stepOf(context)
+      await recorder(ctx)?.recordCompletedStep!(userIdOf(context), id, version)
       return null
     },
   })
 }
 
 const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[], machine: AnyStateMachine) => {
-  const step = extensions.find((extension) => extension.at === 'afterFirstSignIn')
-  return step ? firstSignInStepEffects(step, machine) : {}
+  const steps = extensions.filter((extension) => extension.at === 'afterFirstSignIn')
+  return steps.length > 0 ? firstSignInStepEffects(steps, machine) : {}
 }
 
 const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
@@ -197,7 +202,7 @@ export function signInCompletionFlowFor(
   if (extensions.length === 0) return signInCompletionFlow
   let flow = extendedFlows.get(extensions)
   if (!flow) {
-    const machine = buildSignInCompletion(extensions)
+    const machine = checkExtensions(extensions)
     flow = defineFlow<AnyStateMachine, RequestContext>({
       machine,
       context: signInCompletionContext(extensions),

@@ -8,7 +8,8 @@
 import { validate } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
-import { cookiesFor, type ResolvedConfig } from '../config/resolve-config.js'
+import { cookiesFor } from '../config/read.js'
+import type { ResolvedConfig } from '../config/types.js'
 import {
   clearChunkedCookie,
   expiredCookie,
