@@ -22,6 +22,7 @@ import { renderEmailConfirmPage } from '../pages/index.js'
 import { askSignIn, signInVerdict } from '../session/issue.js'
 import { effects, fail, reportFailure } from './effect.js'
 import { adapterView } from './module.js'
+import { currentSession } from '../session/current.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './types.js'
@@ -98,12 +99,9 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
     return { notLinked: 'AccountNotLinked' }
   }
   if (existing) {
-    const sessionToken = ctx.sessionCookie.value
-    if (ctx.config.session.strategy === 'database' && sessionToken) {
-      const current = await adapter.getSessionAndUser!(sessionToken)
-      // Signing in as another user replaces this browser's session rather than sharing it.
-      if (current && String(current.user.id) !== String(existing.id)) await adapter.deleteSession!(sessionToken)
-    }
+    // Signing in as another user replaces this browser's database session rather than sharing it.
+    const current = ctx.config.session.strategy === 'database' ? await currentSession(ctx) : null
+    if (current && current.user.id !== String(existing.id)) await adapter.deleteSession!(current.value)
     user = await adapter.updateUser!({ id: existing.id, emailVerified: new Date(ctx.at * 1000) })
     await emitEvent(ctx, 'updateUser', { user })
   } else {

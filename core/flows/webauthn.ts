@@ -28,7 +28,7 @@ import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../errors.js'
 import { effects, fail, isFailure } from './effect.js'
 import { adapterView } from './module.js'
-import { signedInUser } from '../session/token.js'
+import { signedInAdapterUser } from '../session/current.js'
 import type { Account } from '../types.js'
 import {
   SIMPLEWEBAUTHN,
@@ -210,7 +210,7 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
     ctx.logger.error(new AccountNotLinked(message, { provider: context.providerId }))
     return { notLinked: 'AccountNotLinked' }
   }
-  const signedIn = await signedInUser(ctx)
+  const signedIn = await signedInAdapterUser(ctx)
   const owner = context.storedUser as unknown as AdapterUser | null
   if (!context.enrolment) {
     if (signedIn && String(signedIn.id) !== String(owner!.id)) {
@@ -260,7 +260,7 @@ type Env = FlowContext<
 export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webauthnSignInMachine, {
   async findUser(context, ctx) {
     const provider = providerOf(ctx, context.providerId)
-    const signedIn = await signedInUser(ctx)
+    const signedIn = await signedInAdapterUser(ctx)
     if (signedIn) {
       return { signedIn: true, user: userFields(signedIn as unknown as Record<string, unknown>), exists: true }
     }
