@@ -18,9 +18,27 @@ const { config, store, pool } = await loadSnippet<{ config: AuthConfig; store: P
   { AUTH_SECRET: SECRET, DATABASE_URL: url },
 )
 afterAll(async () => {
-  await pool.end()
+  await endPoolFully(pool)
   await server.stop()
 })
+
+/**
+ * Ends `pool` and waits until each of its connections has closed. `pool.end()` alone resolves once
+ * they are asked to close: a server stopped in that window terminates them (57P01), and the
+ * README's pool, which has no `error` listener, throws that as an uncaught exception.
+ */
+async function endPoolFully(pool: pg.Pool): Promise<void> {
+  const open = pool.totalCount
+  let removed = 0
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve()
+    pool.on('remove', () => {
+      if (++removed >= open) resolve()
+    })
+  })
+  await pool.end()
+  await closed
+}
 
 describe('README instances-postgres.ts', () => {
   it('lists the database sessions of a user, with their sign-in time, and revokes them all', async () => {
