@@ -48,7 +48,7 @@ export type ExtensionTarget<State extends string> = State | typeof CONTINUE | ty
 type InlineAction = (...args: never) => unknown
 /** The event an extension's guard or action reads (its payload as the step or the effect sent it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ExtensionEvent = { type: string; [key: string]: any }
+export type ExtensionEvent = { type: string; output?: any; reason?: any; [key: string]: any }
 
 /** One transition of an extension's state. */
 export interface ExtensionTransition<State extends string, Guard extends string = string, Action extends string = string> {
