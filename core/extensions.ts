@@ -7,14 +7,26 @@
  *
  * @module
  */
+import { object, type Infer, type Struct } from 'superstruct'
 import type { AnyStateMachine } from 'xstate'
-import { buildSignInCompletion, CORE_EFFECTS, ExtensionError } from '../machines/signin-completion.machine.js'
-import { EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
+import {
+  buildSignInCompletion,
+  CONTINUE,
+  CORE_EFFECTS,
+  DENY,
+  ExtensionError,
+  type ContextSchema,
+  type ExtensionPoint,
+} from '../machines/signin-completion.machine.js'
+import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
+import type { EffectImplementation } from './engine/types.js'
 import { listStateNodes } from './engine/transitions.js'
-import type { FlowExtension } from './types.js'
+import { effects, fail, isFailure, type EffectEnv, type Failure } from './flows/effect.js'
+import type { ExtendedContext, ExtensionEnv, FlowExtension, StepPage } from './types.js'
 
 export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
-export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
+export type { CompletionExtension, ContextSchema, ExtensionPoint } from '../machines/signin-completion.machine.js'
+export { fail, type Failure } from './flows/effect.js'
 export type { ExtendedContext, ExtensionEffect, ExtensionEnv, FlowExtension, StepPage, StepView } from './types.js'
 
 /**
@@ -29,13 +41,225 @@ export function denialSentence(extensions: readonly FlowExtension[], code: strin
   return dot > 0 && extension?.denials && Object.hasOwn(extension.denials, reason) ? extension.denials[reason] : undefined
 }
 
+/** Where an extension's transition may go: one of its states, on ({@link CONTINUE}), or a refusal. */
+export type ExtensionTarget<State extends string> = State | typeof CONTINUE | typeof DENY | `${typeof DENY}:${string}`
+
+/** An action written inline (an `assign`). */
+type InlineAction = (...args: never) => unknown
+/** The event an extension's guard or action reads (its payload as the step or the effect sent it). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ExtensionEvent = { type: string; output?: any; reason?: any; [key: string]: any }
+
+/** One transition of an extension's state. */
+export interface ExtensionTransition<State extends string, Guard extends string = string, Action extends string = string> {
+  target: ExtensionTarget<State>
+  guard?: Guard | InlineAction
+  actions?: Action | InlineAction | readonly (Action | InlineAction)[]
+  description?: string
+}
+
+/** What a state does on an event: a target, a transition, or guarded transitions tried in order. */
+export type ExtensionTransitions<State extends string, Guard extends string = string, Action extends string = string> =
+  | ExtensionTarget<State>
+  | ExtensionTransition<State, Guard, Action>
+  | readonly (ExtensionTarget<State> | ExtensionTransition<State, Guard, Action>)[]
+
+/** A tag of an extension's state: it waits for the user, or runs one of its effects. */
+export type ExtensionTag<Effect extends string> = typeof AWAITS_REQUEST | `effect.${Effect}`
+
+/** A state of an extension, in xstate's config form (write it with {@link runs} and {@link waitsFor}). */
+export interface ExtensionState<
+  State extends string = string,
+  Effect extends string = string,
+  Guard extends string = string,
+  Action extends string = string,
+> {
+  tags?: ExtensionTag<Effect> | readonly ExtensionTag<Effect>[]
+  description?: string
+  meta?: {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    step?: { page: string; events: Record<string, Struct<any, any>> }
+    outcome?: unknown
+    [key: string]: unknown
+  }
+  on?: Record<string, ExtensionTransitions<State, Guard, Action>>
+}
+
+/** The context an extension with the fields `Fields` sees: the completion's, and its own, typed. */
+export type ContextOf<Fields extends ContextSchema> = ExtendedContext & { [Field in keyof Fields]: Infer<Fields[Field]> }
+
 /**
- * Declares an extension (typing only; it is checked when the config is loaded). Returns it as a
- * {@link FlowExtension}, so an application's exported extension has a type its declarations can
- * name (`declaration: true`, as `tsc --init` sets).
+ * An extension's effect: its I/O. It answers with its output (the `<name>.done` event), or
+ * {@link fail}`(reason)` (`<name>.failed`); a throw is `<name>.failed` with reason `threw` and the
+ * error logged. The result event's type and time are written by the engine. (An effect that
+ * answers with the whole event, `{ type: '<name>.done', output, at }`, works too.)
  */
-export function defineExtension(extension: FlowExtension): FlowExtension {
-  return extension
+export type ExtensionEffectOf<Context> = (
+  context: Context,
+  env: ExtensionEnv,
+  trigger: ExtensionEvent,
+) => unknown
+
+/** An extension as {@link defineExtension} checks it: names of states, effects, guards and actions known. */
+export interface TypedExtension<
+  State extends string,
+  Fields extends ContextSchema,
+  Effect extends string,
+  Guard extends string,
+  Action extends string,
+> {
+  /** Names the extension in versions and errors: letters, digits and `-`. */
+  id: string
+  /** Bump it when the states change: flows sealed by another version are refused cleanly. */
+  version: string
+  /** At `afterFirstSignIn`: the version a user's completion is recorded under (default `version`). */
+  stepVersion?: string
+  at: ExtensionPoint
+  /** The first state entered at the extension point: one of `states`. */
+  initial: NoInfer<State>
+  states: Record<State, ExtensionState<NoInfer<State>, NoInfer<Effect>, NoInfer<Guard>, NoInfer<Action>>>
+  /** Context fields the extension keeps, with their initial values (plain JSON: they are sealed). */
+  context?: { schema: Fields; initial: { [Field in keyof Fields]: Infer<Fields[Field]> } }
+  guards?: Record<Guard, (args: { context: ContextOf<Fields>; event: ExtensionEvent }) => boolean>
+  /** Only `assign` actions, in the property form: charts stay pure. */
+  actions?: Record<Action, InlineAction>
+  /** The effects its states run, by name. */
+  effects?: Record<Effect, ExtensionEffectOf<ContextOf<Fields>>>
+  /** The pages its waiting states name, by name. */
+  pages?: Record<string, StepPage>
+  /** What the error page says for a `denyBecause(reason)`, by reason. */
+  denials?: Record<string, string>
+}
+
+/**
+ * Declares an extension. Typed like xstate's `setup()`: `initial` and every target must be one of
+ * its states (or {@link CONTINUE}, {@link DENY}, `denyBecause(reason)`), every `effect.<name>`
+ * tag one of its `effects`, every named guard and action one of its own, and its effects and
+ * guards see its context fields with their types. Everything else is checked when the config is
+ * loaded. Returns it as a {@link FlowExtension}, so an application's exported extension has a type
+ * its declarations can name.
+ */
+export function defineExtension<
+  const State extends string,
+  Fields extends ContextSchema = Record<never, never>,
+  Effect extends string = never,
+  Guard extends string = never,
+  Action extends string = never,
+>(extension: TypedExtension<State, Fields, Effect, Guard, Action>): FlowExtension {
+  return extension as unknown as FlowExtension
+}
+
+/**
+ * A state that runs the effect `name`: its tag (`effect.<name>`) and its result events
+ * (`<name>.done`, `<name>.failed`) are written from the one name.
+ *
+ * @example
+ * ```ts
+ * savingName: runs('saveName', { done: CONTINUE, failed: DENY }),
+ * ```
+ */
+export function runs<
+  const Name extends string,
+  const Done extends ExtensionTransitions<string>,
+  const Failed extends ExtensionTransitions<string> = never,
+>(
+  name: Name,
+  next: { done: Done; failed?: Failed },
+  description?: string,
+): {
+  tags: `effect.${Name}`
+  description?: string
+  on: { [K in `${Name}.done`]: Done } & ([Failed] extends [never] ? unknown : { [K in `${Name}.failed`]: Failed })
+} {
+  return {
+    tags: `${EFFECT_TAG_PREFIX}${name}` as `effect.${Name}`,
+    ...(description !== undefined ? { description } : {}),
+    on: {
+      [`${name}.done`]: next.done,
+      ...(next.failed !== undefined ? { [`${name}.failed`]: next.failed } : {}),
+    } as never,
+  }
+}
+
+/** One answer a waiting state takes: what it carries (a struct, default none) and where it goes. */
+export type StepAnswer<Transition> = Transition & {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  input?: Struct<any, any>
+}
+
+/**
+ * A state that waits for the user on the step page `page`: each answer is written once, with what
+ * it carries and where it goes (the step's events and the state's transitions are written from it).
+ *
+ * @example
+ * ```ts
+ * askingName: waitsFor('choose-name', {
+ *   'name.submit': { input: object({ name: string() }), target: 'savingName', actions: 'rememberName' },
+ * }),
+ * ```
+ */
+export function waitsFor<const Answers extends Record<string, StepAnswer<object>>>(
+  page: string,
+  answers: Answers,
+  description?: string,
+): {
+  tags: typeof AWAITS_REQUEST
+  description?: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  meta: { step: { page: string; events: Record<string, Struct<any, any>> } }
+  on: { [Event in keyof Answers]: Omit<Answers[Event], 'input'> }
+} {
+  const events: Record<string, Struct<unknown, unknown>> = {}
+  const on: Record<string, object> = {}
+  for (const [event, { input, ...transition }] of Object.entries(answers)) {
+    events[event] = (input ?? object()) as Struct<unknown, unknown>
+    on[event] = transition
+  }
+  return {
+    tags: AWAITS_REQUEST,
+    ...(description !== undefined ? { description } : {}),
+    meta: { step: { page, events } },
+    on: on as never,
+  }
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
+
+/** An effect's answer as the effect helper reads it: an answer written as a whole event is unwrapped. */
+function unwrapEvent(name: string, answer: unknown): unknown {
+  if (!answer || typeof answer !== 'object' || isFailure(answer)) return answer
+  const event = answer as { type?: unknown; output?: unknown; reason?: unknown } & Partial<Failure>
+  if (event.type === `${name}.done`) return event.output
+  if (event.type === `${name}.failed`) {
+    const { error, code, retryAfter } = event
+    return fail(String(event.reason), {
+      ...(error !== undefined ? { error } : {}),
+      ...(code !== undefined ? { code } : {}),
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    })
+  }
+  return answer
+}
+
+/**
+ * The implementations of the extensions' effects in the extended chart `machine`, through the
+ * effect helper: the result stamped with the request time, a throw turned into `<name>.failed`.
+ */
+export function extensionEffects<Env extends EffectEnv>(
+  extensions: readonly FlowExtension[],
+  machine: AnyStateMachine,
+): Record<string, EffectImplementation<ExtendedContext, Env>> {
+  const bodies: Record<string, (context: ExtendedContext, env: Env, trigger: ExtensionEvent) => unknown> = {}
+  for (const extension of extensions) {
+    for (const [name, body] of Object.entries(extension.effects ?? {})) {
+      bodies[name] = (context, env, trigger) => {
+        const answer = body(context, env as unknown as ExtensionEnv, trigger)
+        return isThenable(answer) ? Promise.resolve(answer).then((value) => unwrapEvent(name, value)) : unwrapEvent(name, answer)
+      }
+    }
+  }
+  return effects<ExtendedContext, unknown, Env>(machine, bodies as never)
 }
 
 const pageNamesOf = (machine: AnyStateMachine) =>

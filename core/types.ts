@@ -356,14 +356,17 @@ export interface ExtensionEnv {
 }
 
 /**
- * An extension's effect: its I/O, answering with the result event `<name>.done` (with an `output`)
- * or `<name>.failed` (with a `reason`), stamped with `env.at`.
+ * An extension's effect: its I/O, answering with its output (the `<name>.done` event) or
+ * `fail(reason)` (`<name>.failed`); a throw is `<name>.failed` with reason `threw`, the error
+ * logged. An effect that answers with the whole result event (`{ type: '<name>.done', output,
+ * at: env.at }`) works too.
  */
 export type ExtensionEffect = (
   context: ExtendedContext,
   env: ExtensionEnv,
-  trigger: { type: string; [key: string]: unknown },
-) => { type: string; [key: string]: unknown } | Promise<{ type: string; [key: string]: unknown }>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  trigger: { type: string; [key: string]: any },
+) => unknown
 
 /** An application's extension of the sign-in completion. */
 export interface FlowExtension extends CompletionExtension {

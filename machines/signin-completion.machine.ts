@@ -56,7 +56,7 @@ const DENIAL_REASON = /^[a-z][a-z0-9-]{0,31}$/
  * `code=<extension id>.<reason>`, so the error page can say what happened in the extension's words
  * (its `denials`) instead of "You do not have permission".
  */
-export function denyBecause(reason: string): string {
+export function denyBecause<const Reason extends string>(reason: Reason): `${typeof DENY}:${Reason}` {
   return `${DENY}:${reason}`
 }
 

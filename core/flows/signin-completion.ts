@@ -15,7 +15,7 @@ import {
   type SignInCompletionEvent,
 } from '../../machines/signin-completion.machine.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../engine/flow.js'
-import { checkExtensions, type FlowExtension } from '../extensions.js'
+import { checkExtensions, extensionEffects, type FlowExtension } from '../extensions.js'
 import type { FlowContext, RequestContext } from '../config/types.js'
 import { checkCode, enrolledFactors, newChallenge } from '../second-factor/index.js'
 import {
@@ -211,7 +211,7 @@ export function signInCompletionFlowFor(
       effects: {
         ...coreEffects,
         ...firstSignInStepEffectsOf(extensions, machine),
-        ...Object.assign({}, ...extensions.map((e) => e.effects ?? {})),
+        ...extensionEffects<Env>(extensions, machine),
       } as Record<string, EffectImplementation<unknown, RequestContext>>,
     })
     extendedFlows.set(extensions, flow)

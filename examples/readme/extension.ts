@@ -1,6 +1,6 @@
 import { nullable, object, size, string } from 'superstruct'
 import { assign } from 'xstate'
-import { CONTINUE, defineExtension, stepForm, toStepPage, type AuthConfig } from 'authchart'
+import { CONTINUE, defineExtension, runs, stepForm, waitsFor, type AuthConfig } from 'authchart'
 import { termsExtension } from 'authchart/extensions/terms'
 import { adapter, config as database } from './database.js'
 
@@ -12,27 +12,22 @@ export const chooseName = defineExtension({
   initial: 'askingName',
   context: { schema: { chosenName: nullable(string()) }, initial: { chosenName: null } },
   states: {
-    askingName: {
-      tags: 'awaitsRequest', // a page: GET /auth/step/signin-completion, answered by a CSRF-checked POST
-      meta: {
-        outcome: toStepPage,
-        step: { page: 'choose-name', events: { 'name.submit': object({ name: size(string(), 1, 40) }) } },
-      },
-      on: { 'name.submit': { target: 'savingName', actions: 'rememberName' } },
-    },
-    savingName: {
-      tags: 'effect.saveName', // I/O happens in effects, never in the chart
-      on: { 'saveName.done': CONTINUE }, // leave through CONTINUE (or DENY); never to a core state
-    },
+    // A page: GET /auth/step/signin-completion, answered by a CSRF-checked POST of one of its events.
+    askingName: waitsFor('choose-name', {
+      'name.submit': { input: object({ name: size(string(), 1, 40) }), target: 'savingName', actions: 'rememberName' },
+    }),
+    // I/O happens in effects, never in the chart. Leave through CONTINUE (or DENY), never to a core state.
+    savingName: runs('saveName', { done: CONTINUE }),
   },
   actions: {
     // The property form: the fields an action writes are checked at load (never a core field).
     rememberName: assign({ chosenName: ({ event }: { event: { name?: string } }) => event.name ?? null }),
   },
   effects: {
-    async saveName(context, ctx) {
-      await adapter.updateUser({ id: String(context.user?.id), name: context.chosenName as string })
-      return { type: 'saveName.done', output: null, at: ctx.at }
+    // Answers with its output, or fail(reason); a throw ends the sign-in with the error logged.
+    async saveName(context) {
+      await adapter.updateUser({ id: String(context.user?.id), name: context.chosenName })
+      return null
     },
   },
   pages: {

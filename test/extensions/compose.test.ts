@@ -10,7 +10,7 @@ import { assign } from 'xstate'
 import { flowMachine } from 'authchart/testing'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/index.js'
-import { CONTINUE, defineExtension, type ExtensionPoint, type FlowExtension } from '../../core/extensions.js'
+import { CONTINUE, defineExtension, type ExtensionEnv, type ExtensionPoint, type FlowExtension } from '../../core/extensions.js'
 import { stepForm } from '../../core/pages/steps.js'
 import { ConfigError } from '../../core/errors.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -30,7 +30,7 @@ function noting(id: string, at: ExtensionPoint, ran: string[]): FlowExtension {
     initial: `noting${id}`,
     states: { [`noting${id}`]: { tags: `effect.${effect}`, on: { [`${effect}.done`]: CONTINUE } } },
     effects: {
-      [effect]: async (_context, env) => {
+      [effect]: async (_context: unknown, env: ExtensionEnv) => {
         ran.push(id)
         return { type: `${effect}.done`, output: null, at: env.at }
       },
@@ -146,7 +146,7 @@ describe('names two extensions share are refused at load, naming both', () => {
       at: 'beforeSession',
       initial: `${id}State`,
       states: { [`${id}State`]: { tags: `effect.${id}Effect`, on: { [`${id}Effect.done`]: CONTINUE } } },
-      effects: { [`${id}Effect`]: async (_context, env) => ({ type: `${id}Effect.done`, output: null, at: env.at }) },
+      effects: { [`${id}Effect`]: async (_context: unknown, env: ExtensionEnv) => ({ type: `${id}Effect.done`, output: null, at: env.at }) },
       ...overrides,
     })
   const guard = { isReady: () => true }
