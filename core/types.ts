@@ -14,6 +14,7 @@ import type { EmailConfig } from './email/provider.js'
 import type { WebAuthnConfig } from './flows/webauthn.js'
 import type { AuthStore } from './store/index.js'
 import type { FlowExtension } from './extensions.js'
+import type { AuditOptions } from './audit/schema.js'
 
 export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
 
@@ -372,4 +373,11 @@ export interface AuthConfig {
    * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
   inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
+  /**
+   * The audit trail: one event per request that advances a sign-in flow (states passed, outcome,
+   * user, provider, factors) and one per lifecycle change (sign-out, revoked sessions, a new
+   * factor or passkey, a linked account, a rate limit), to a function, the debug logger or a
+   * store. Off by default. See the README's "Audit trail" section for the schema.
+   */
+  audit?: AuditOptions | undefined
 }

@@ -42,6 +42,8 @@ import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provi
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
+import { resolveAudit, type ResolvedAudit } from '../audit/record.js'
+import type { AuditOptions } from '../audit/schema.js'
 
 /** A provider after its `options` were merged over its defaults. */
 export interface ResolvedProvider {
@@ -132,6 +134,8 @@ export interface ResolvedConfig {
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
+  /** The audit trail's sinks and settings, when configured. */
+  readonly audit?: ResolvedAudit
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
@@ -437,6 +441,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
           }),
         }
       : {}),
+    ...(source.audit ? { audit: resolveAudit(source.audit as AuditOptions, logger) } : {}),
   } satisfies ResolvedConfig)
 }
 
