@@ -131,12 +131,32 @@ export function noteRun(request: ParsedRequest, flow: string, providerId: string
   if (outcome.session?.op === 'set') audit.outcome = { type: 'signed-in' }
   else if (outcome.type === 'error') {
     audit.outcome = { type: 'refused', error: outcome.error, ...(outcome.code ? { cause: outcome.code } : {}) }
-  } else if (run.resting) audit.outcome = { type: 'step', state }
+  } else if (run.resting) audit.outcome = refusedStep(run, state) ?? { type: 'step', state }
   else audit.outcome = { type: 'answered', state }
   for (const derive of LIFECYCLE_OF_RUN) {
     const kind = derive(flow, run)
     if (kind) noteLifecycle(request, kind, { ...(audit.userId ? { userId: audit.userId } : {}), ...(audit.provider ? { provider: audit.provider } : {}) })
   }
+}
+
+/**
+ * A flow that waits again because a check failed (a wrong code): effects answer an expected
+ * failure with `<effect>.failed`, and the waiting state's answer names the error it shows.
+ */
+function refusedStep(run: FlowRun, state: string): AuditOutcome | undefined {
+  const failed = run.trace.steps.findLast((step) => step.event.endsWith('.failed'))
+  if (failed === undefined) return undefined
+  const { outcome } = run
+  const shown = outcome.type === 'redirect' ? errorParamOf(outcome.url) : undefined
+  return { type: 'refused', error: shown ?? 'Refused', cause: failed.event.slice(0, -'.failed'.length), state }
+}
+
+function errorParamOf(url: string): string | undefined {
+  const query = url.indexOf('?')
+  if (query === -1) return undefined
+  const error = new URLSearchParams(url.slice(query + 1)).get('error')
+  // Only an error type's name: never free text from a URL.
+  return error !== null && /^[A-Za-z]{1,64}$/.test(error) ? error : undefined
 }
 
 /** Notes a lifecycle change the request made. */

@@ -34,8 +34,11 @@ export type AuditKind = 'flow' | LifecycleKind
 export type AuditOutcome =
   /** A session was issued. */
   | { type: 'signed-in' }
-  /** Refused: the error type the user was sent back with, and its `code` or internal cause. */
-  | { type: 'refused'; error: string; cause?: string }
+  /**
+   * Refused: the error type the user was sent back with, and its `code`, the internal error code,
+   * or the check that failed; `state` when the flow waits again for another try (a wrong code).
+   */
+  | { type: 'refused'; error: string; cause?: string; state?: string }
   /** The flow waits for another request in `state` (a code, a second factor, a redirect back). */
   | { type: 'step'; state: string }
   /** Ended without a session or a refusal (an answer, a redirect to a provider). */
