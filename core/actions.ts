@@ -20,14 +20,14 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
 /**
  * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
  * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment) and
- * `sessions` (a signed-in user's sessions: list, revoke).
+ * `sessions` (a signed-in user's sessions: list, revoke) and `audit` (their recent security activity).
  */
-export type OwnAction = 'step' | 'two-factor' | 'sessions'
+export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'audit'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction
 
-const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions'])
+const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions', 'audit'])
 
 /** Whether `action` is one of the actions of spec §4. */
 export function isAuthAction(action: string): action is AuthAction {

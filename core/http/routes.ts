@@ -19,6 +19,7 @@ import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
+import { respondActivity } from '../audit/activity.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -425,6 +426,7 @@ export const routes: readonly Route[] = [
   // browser asking for HTML gets the page, whose forms carry the token.
   route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
   route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
+  route({ method: 'GET', action: 'audit', provider: 'none', serve: respondActivity }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
   route({
     method: 'POST',
