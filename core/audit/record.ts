@@ -20,16 +20,11 @@ import {
   type AuditSinkFunction,
   type AuditStore,
   type LifecycleKind,
+  type ResolvedAudit,
 } from './schema.js'
 
-/** The `audit` option after defaults. */
-export interface ResolvedAudit {
-  readonly sinks: readonly AuditSinkFunction[]
-  /** The first sink that can list a user's events, for `GET {basePath}/audit`. */
-  readonly store?: AuditStore
-  readonly clientAddress: 'hmac' | 'raw' | 'none'
-  readonly timeout: number
-}
+export type { ResolvedAudit }
+
 
 /** The default wait for sinks, in milliseconds: a sign-in is never slower by more. */
 export const DEFAULT_AUDIT_TIMEOUT = 50

@@ -105,3 +105,12 @@ export interface AuditOptions {
   /** Milliseconds a request waits for its sinks before leaving them to finish (default 50). */
   timeout?: number | undefined
 }
+
+/** The `audit` option after defaults. */
+export interface ResolvedAudit {
+  readonly sinks: readonly AuditSinkFunction[]
+  /** The first sink that can list a user's events, for `GET {basePath}/audit`. */
+  readonly store?: AuditStore
+  readonly clientAddress: 'hmac' | 'raw' | 'none'
+  readonly timeout: number
+}
