@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { AuditEvent, AuditStore } from '../core/audit/schema.js'
+import type { AuditEvent, AuditStore } from '../core/audit/types.js'
 import type { Queryable } from './postgres.js'
 
 /** Options of {@link PostgresAuditStore}. */

@@ -35,7 +35,7 @@ export {
 export { stepForm, type ButtonLook } from './pages/steps.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
-export { AUDIT_SCHEMA_VERSION, LIFECYCLE_KINDS } from './audit/schema.js'
+export { AUDIT_SCHEMA_VERSION, LIFECYCLE_KINDS } from './audit/types.js'
 export type {
   AuditClient,
   AuditEvent,
@@ -46,7 +46,7 @@ export type {
   AuditSinkFunction,
   AuditStore,
   LifecycleKind,
-} from './audit/schema.js'
+} from './audit/types.js'
 export type {
   Account,
   AuthAction,

@@ -31,7 +31,7 @@ import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
-import type { AuditOptions } from './audit/schema.js'
+import type { AuditOptions } from './audit/types.js'
 
 export type {
   Account,

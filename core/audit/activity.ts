@@ -14,7 +14,7 @@ import { readableTime } from '../pages/sessions.js'
 import { renderCardPage } from '../pages/steps.js'
 import { signedInUser } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
-import type { AuditEvent } from './schema.js'
+import type { AuditEvent } from './types.js'
 
 /** The most events the activity page and its JSON list. */
 export const ACTIVITY_LIMIT = 50

@@ -21,7 +21,7 @@ import {
   type AuditStore,
   type LifecycleKind,
   type ResolvedAudit,
-} from './schema.js'
+} from './types.js'
 
 export type { ResolvedAudit }
 

@@ -43,7 +43,7 @@ import type {
   Resolution,
 } from './types.js'
 import { resolveAudit } from '../audit/record.js'
-import type { AuditOptions } from '../audit/schema.js'
+import type { AuditOptions } from '../audit/types.js'
 
 export { callbacksOf, cookiesFor, eventsOf } from './read.js'
 export type { ResolvedConfig, ResolvedLimit, ResolvedProvider, ResolvedRateLimits, ResolvedSessionOptions, Resolution }

@@ -12,7 +12,7 @@ import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, JWTOptions, Logger } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
-import type { ResolvedAudit } from '../audit/schema.js'
+import type { ResolvedAudit } from '../audit/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */

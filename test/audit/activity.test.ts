@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAuditStore } from '../../adapters/postgres-audit.js'
 import { describeEvent } from '../../core/audit/activity.js'
-import type { AuditEvent, AuditStore } from '../../core/audit/schema.js'
+import type { AuditEvent, AuditStore } from '../../core/audit/types.js'
 import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml' }

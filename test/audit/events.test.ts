@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { hashedAddress, userAgentFamily } from '../../core/audit/client.js'
-import { AUDIT_SCHEMA_VERSION, type AuditEvent, type AuditOptions } from '../../core/audit/schema.js'
+import { AUDIT_SCHEMA_VERSION, type AuditEvent, type AuditOptions } from '../../core/audit/types.js'
 import { Auth, setClientAddress } from '../../core/index.js'
 import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 

@@ -5,7 +5,7 @@
  * the tokens sent and every cookie value set.
  */
 import { describe, expect, it } from 'vitest'
-import type { AuditEvent } from '../../core/audit/schema.js'
+import type { AuditEvent } from '../../core/audit/types.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
 
