@@ -21,7 +21,7 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
 ])
 
 
-const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions'])
+const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions', 'audit'])
 
 /** Whether `action` is one of the actions of spec §4. */
 export function isAuthAction(action: string): action is AuthAction {

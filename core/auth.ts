@@ -26,7 +26,8 @@ import {
   responseOf,
   toAnswer,
 } from './http/answer.js'
-import { dispatch, encodeLocation, errorRedirectUrl, routeFor } from './http/dispatch.js'
+import { dispatch, encodeLocation, errorRedirectUrl, routeFor, type Dispatched } from './http/dispatch.js'
+import { finishAudit } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
@@ -112,6 +113,24 @@ function failure(
   return wantsJsonRedirect ? jsonAnswer({ url }) : redirectAnswer(url)
 }
 
+/** Waits for a dispatch, then hands the request's audit events to the sinks (bounded in time). */
+async function audited(
+  config: ResolvedConfig,
+  request: ParsedRequest,
+  source: RequestSource,
+  dispatching: Promise<Dispatched>,
+): Promise<Dispatched> {
+  const settings = { audit: config.audit!, secrets: config.secrets, logger: config.logger }
+  try {
+    const dispatched = await dispatching
+    await finishAudit(settings, request, source, dispatched.failure ? { failure: dispatched.failure } : {})
+    return dispatched
+  } catch (error) {
+    await finishAudit(settings, request, source, { error })
+    throw error
+  }
+}
+
 function isInspectorRequest(source: RequestSource, config: ResolvedConfig): boolean {
   if (source.method !== 'GET') return false
   const base = config.basePath === '/' ? '' : config.basePath
@@ -168,7 +187,8 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
     try {
-      const { response: internal, failure: reported } = await dispatch(source, parsed, resolved, table)
+      const dispatching = dispatch(source, parsed, resolved, table)
+      const { response: internal, failure: reported } = await (resolved.audit ? audited(resolved, parsed, source, dispatching) : dispatching)
       if (resolved.raw) {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
         return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal

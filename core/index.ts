@@ -40,6 +40,18 @@ export {
 export { stepForm, type ButtonLook } from './pages/steps.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
+export { AUDIT_SCHEMA_VERSION, LIFECYCLE_KINDS } from './audit/types.js'
+export type {
+  AuditClient,
+  AuditEvent,
+  AuditKind,
+  AuditOptions,
+  AuditOutcome,
+  AuditSink,
+  AuditSinkFunction,
+  AuditStore,
+  LifecycleKind,
+} from './audit/types.js'
 export type {
   Account,
   AuthAction,

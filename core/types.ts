@@ -31,6 +31,7 @@ import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
+import type { AuditOptions } from './audit/types.js'
 
 export type {
   Account,
@@ -318,6 +319,13 @@ export interface AuthConfig {
    * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
   inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
+  /**
+   * The audit trail: one event per request that advances a sign-in flow (states passed, outcome,
+   * user, provider, factors) and one per lifecycle change (sign-out, revoked sessions, a new
+   * factor or passkey, a linked account, a rate limit), to a function, the debug logger or a
+   * store. Off by default. See the README's "Audit trail" section for the schema.
+   */
+  audit?: AuditOptions | undefined
 }
 
 /** What a step's page is rendered from. */

@@ -42,6 +42,8 @@ import type {
   ResolvedSessionOptions,
   Resolution,
 } from './types.js'
+import { resolveAudit } from '../audit/record.js'
+import type { AuditOptions } from '../audit/types.js'
 
 export { callbacksOf, cookiesFor, eventsOf } from './read.js'
 export type { ResolvedConfig, ResolvedLimit, ResolvedProvider, ResolvedRateLimits, ResolvedSessionOptions, Resolution }
@@ -350,6 +352,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
           }),
         }
       : {}),
+    ...(source.audit ? { audit: resolveAudit(source.audit as AuditOptions, logger) } : {}),
   } satisfies ResolvedConfig)
 }
 

@@ -90,6 +90,9 @@ export const ProviderInput = union([
 ])
 
 /** The schema of `AuthConfig` (spec §2.13) with the defaults of spec §2.13 and §2.15. */
+/** An audit sink: a function, `'logger'`, or a store with `write` (and `listForUser`). */
+const AuditSinkStruct = union([func(), literal('logger'), type({ write: func() })])
+
 export const AuthConfigStruct = object({
   providers: defaulted(array(ProviderInput), []),
   secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
@@ -198,6 +201,13 @@ export const AuthConfigStruct = object({
       boolean(),
       object({ traces: optional(size(integer(), 1, 1000)), clients: optional(enums(['loopback', 'any'])) }),
     ]),
+  ),
+  audit: optional(
+    object({
+      sink: union([AuditSinkStruct, array(AuditSinkStruct)]),
+      clientAddress: optional(enums(['hmac', 'raw', 'none'])),
+      timeout: optional(size(integer(), 1, 10_000)),
+    }),
   ),
 })
 

@@ -12,6 +12,7 @@ import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, JWTOptions, Logger } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
+import type { ResolvedAudit } from '../audit/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
@@ -106,6 +107,8 @@ export interface ResolvedConfig {
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
+  /** The audit trail's sinks and settings, when configured. */
+  readonly audit?: ResolvedAudit
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */

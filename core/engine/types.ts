@@ -82,10 +82,10 @@ export interface CsrfState {
 
 /**
  * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
- * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment) and
- * `sessions` (a signed-in user's sessions: list, revoke).
+ * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
+ * `sessions` (a signed-in user's sessions: list, revoke) and `audit` (their recent security activity).
  */
-export type OwnAction = 'step' | 'two-factor' | 'sessions'
+export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'audit'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { noteEmitted } from '../audit/record.js'
 import { eventsOf } from '../config/read.js'
 import { EventError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
@@ -15,6 +16,7 @@ export async function emitEvent<N extends keyof EventCallbacks>(
   name: N,
   message: Parameters<NonNullable<EventCallbacks[N]>>[0],
 ): Promise<void> {
+  if (ctx.config.audit) noteEmitted(ctx.request, name, message)
   const events = eventsOf(ctx.config)
   const handler = events[name] as ((m: typeof message) => unknown) | undefined
   if (!handler) return

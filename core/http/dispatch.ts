@@ -29,6 +29,7 @@ import { respondOutcomePage, stepEvent } from './steps.js'
 import { ACTIONS_WITH_FLOW } from '../actions.js'
 import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { FlowTrace } from '../engine/trace.js'
+import { noteRun, noteTrace } from '../audit/record.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
@@ -212,7 +213,9 @@ export interface Dispatched {
   failure?: { type: ErrorType; code?: string }
 }
 
-function reportTrace(ctx: RequestContext, trace: FlowTrace): void {
+function reportTrace(ctx: RequestContext, trace: FlowTrace, inspecting = true): void {
+  if (ctx.config.audit) noteTrace(ctx.request, trace)
+  if (!inspecting) return
   recordTrace(ctx.config, ctx.request, trace)
   try {
     ctx.config.inspect?.(trace)
@@ -237,10 +240,11 @@ function runOne(
 ): FlowOutcome | Promise<FlowOutcome> {
   const { config } = ctx
   const inspecting = config.inspect !== undefined || inspectorEnabled(config)
+  const auditing = config.audit !== undefined
   const run = advanceNow(flow, ctx, event, {
     ...(from ? { from } : {}),
     traceTransitions: inspecting,
-    ...(inspecting ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace) } : {}),
+    ...(inspecting || auditing ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace, inspecting) } : {}),
   })
   // A run whose effects all answered at once (a session read) settles without a microtask.
   return run instanceof Promise ? run.then((ran) => afterRun(ctx, flow, resting, ran)) : afterRun(ctx, flow, resting, run)
@@ -254,6 +258,7 @@ function afterRun(
   run: FlowRun,
 ): FlowOutcome | Promise<FlowOutcome> {
   if (run.outcome.session?.op === 'set') assertSessionIssued(flow.machine.id, run)
+  if (ctx.config.audit) noteRun(ctx.request, flow.machine.id, ctx.provider?.id, run)
   const cookieName = resting.cookie.name
   if (run.resting) return sealResting(ctx, flow, resting, run)
   if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))

@@ -20,6 +20,7 @@ import { flowModule, lazyFlow } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
+import { respondActivity } from '../audit/activity.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -444,6 +445,8 @@ export const routes: readonly Route[] = [
   // browser asking for HTML gets the page, whose forms carry the token.
   route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, actsForUser: true, serve: respondSessionsOrPage }),
   route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: revokeSessionsOrPage }),
+  // A signed-in user's own security events (read-only: no CSRF token).
+  route({ method: 'GET', action: 'audit', provider: 'none', actsForUser: true, serve: respondActivity }),
   // A signed-in user's options register a passkey for them.
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', actsForUser: true, serve: webauthnOptions }),
   route({

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { noteLifecycle } from '../audit/record.js'
 import type { AdapterSession } from '../adapters.js'
 import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import { sha256Hex } from '../crypto.js'
@@ -187,6 +188,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
         await Promise.all(sessions.map((session) => adapter.deleteSession(session.sessionToken)))
       }
       ctx.setCookies.push(...ctx.sessionCookie.names.map((name) => expiredCookie(ctx.cookies.sessionToken, name)))
+      if (ctx.config.audit) noteLifecycle(ctx.request, 'sign-out-everywhere', { userId: current.userId })
       return { ...json({ revoked: 'all' }), cookies: ctx.setCookies }
     }
     case 'others': {
@@ -194,6 +196,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       const adapter = databaseAdapter(ctx.config)
       const others = (await adapter.listSessions(current.userId)).filter((s) => s.sessionToken !== current.token)
       await Promise.all(others.map((session) => adapter.deleteSession(session.sessionToken)))
+      if (ctx.config.audit && others.length > 0) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
       return json({ revoked: others.length })
     }
     case 'one': {
@@ -202,6 +205,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       for (const session of await adapter.listSessions(current.userId)) {
         if ((await sessionId(session.sessionToken)) === body.id) {
           await adapter.deleteSession(session.sessionToken)
+          if (ctx.config.audit) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
           return json({ revoked: 1 })
         }
       }

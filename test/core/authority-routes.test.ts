@@ -253,6 +253,14 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return (await client.send({ path: '/sessions' })).status
     },
   },
+  'GET audit': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      // Signed out: 401; signed in: 400, as this app keeps no audit store (the reason is logged).
+      return (await client.send({ path: '/audit' })).status
+    },
+  },
   'POST sessions': {
     async run(scene) {
       const client = new Client(scene.config)

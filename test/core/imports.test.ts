@@ -22,6 +22,7 @@ const TYPE_MODULES = new Set([
   'core/store/types.ts',
   'core/flows/types.ts',
   'core/flows/webauthn/types.ts',
+  'core/audit/types.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []

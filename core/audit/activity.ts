@@ -1,0 +1,111 @@
+/**
+ * `GET {basePath}/audit`: the signed-in user's recent security activity (sign-ins, refusals,
+ * sign-outs, factor changes), as JSON, or as a page when the request asks for HTML. Read-only, so
+ * no CSRF token; the user is the one the session names (the one authority for who is signed in),
+ * and only their own events are listed.
+ *
+ * @module
+ */
+import { HTML_NO_STORE_HEADERS, JSON_NO_STORE_HEADERS } from '../http/handlers.js'
+import type { RequestContext } from '../http/context.js'
+import { wantsPage } from '../http/sessions-page.js'
+import { escapeHtml } from '../pages/html.js'
+import { readableTime } from '../pages/sessions.js'
+import { renderCardPage } from '../pages/steps.js'
+import { signedInUser } from '../session/current.js'
+import type { ResponseInternal } from '../types.js'
+import type { AuditEvent } from './types.js'
+
+/** The most events the activity page and its JSON list. */
+export const ACTIVITY_LIMIT = 50
+
+/** The page's headers: never cached, never framed (it shows where the user signed in from). */
+const ACTIVITY_PAGE_HEADERS = Object.freeze({
+  ...HTML_NO_STORE_HEADERS,
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+})
+
+const json = (body: unknown, status?: number): ResponseInternal => ({
+  ...(status !== undefined ? { status } : {}),
+  headers: JSON_NO_STORE_HEADERS,
+  body,
+})
+
+/** `GET /audit`: the user's own events, newest first; 401 `null` without a session. */
+export async function respondActivity(ctx: RequestContext): Promise<ResponseInternal> {
+  const page = wantsPage(ctx)
+  const user = await signedInUser(ctx)
+  if (!user) {
+    if (!page) return json(null, 401)
+    const back = new URLSearchParams({ callbackUrl: `${ctx.authUrl}/audit` })
+    return { redirect: `${ctx.authUrl}/signin?${back}`, cookies: ctx.setCookies }
+  }
+  const store = ctx.config.audit?.store
+  if (!store) {
+    ctx.logger.error(new TypeError('GET /audit needs an audit sink that can list events (`audit: { sink: store }`)'))
+    if (!page) return json(null, 400)
+    const unavailable = renderCardPage('Recent activity', ctx.config.theme, '<h1>Recent activity</h1><p>This site keeps no activity to show.</p>', 400)
+    return { status: unavailable.status, headers: ACTIVITY_PAGE_HEADERS, body: unavailable.html, cookies: ctx.setCookies }
+  }
+  const listed = await store.listForUser(user.id, { limit: ACTIVITY_LIMIT })
+  // A store that answers more than asked (another user's rows) must not show them.
+  const own = listed.filter((event) => event.userId === user.id).slice(0, ACTIVITY_LIMIT)
+  if (!page) return json(own.map(forTheUser))
+  const rendered = renderActivityPage(ctx.config.theme, own)
+  return { status: rendered.status, headers: ACTIVITY_PAGE_HEADERS, body: rendered.html, cookies: ctx.setCookies }
+}
+
+/** What the user sees of an event: what happened, when, from which browser; not the states passed. */
+function forTheUser(event: AuditEvent) {
+  return {
+    id: event.id,
+    time: event.time,
+    kind: event.kind,
+    ...(event.provider !== undefined ? { provider: event.provider } : {}),
+    ...(event.outcome !== undefined ? { outcome: event.outcome.type, ...('error' in event.outcome ? { error: event.outcome.error } : {}) } : {}),
+    ...(event.client.userAgent !== undefined ? { userAgent: event.client.userAgent } : {}),
+    ...(event.amr !== undefined ? { amr: event.amr } : {}),
+  }
+}
+
+const KIND_LABELS: Readonly<Record<string, string>> = {
+  'sign-out': 'Signed out',
+  'sign-out-everywhere': 'Signed out everywhere',
+  'session-revoked': 'Signed another session out',
+  'second-factor-enrolled': 'Turned on two-step verification',
+  'second-factor-removed': 'Turned off two-step verification',
+  'passkey-added': 'Added a passkey',
+  'account-linked': 'Linked a sign-in method',
+  'rate-limited': 'Too many attempts: sign-in paused',
+}
+
+/** One line of the activity list: "Signed in with credentials", "Sign-in refused (CredentialsSignin)". */
+export function describeEvent(event: AuditEvent): string {
+  const via = event.provider ? ` with ${event.provider}` : ''
+  if (event.kind !== 'flow') return `${KIND_LABELS[event.kind] ?? event.kind}${event.kind === 'account-linked' ? via : ''}`
+  switch (event.outcome?.type) {
+    case 'signed-in':
+      return `Signed in${via}`
+    case 'refused':
+      return `Sign-in${via} refused (${event.outcome.error})`
+    default:
+      return `Sign-in${via} started`
+  }
+}
+
+/** The activity page: the user's events, newest first. */
+export function renderActivityPage(theme: Parameters<typeof renderCardPage>[1], events: readonly AuditEvent[]) {
+  const items = events
+    .map((event) => {
+      const details = [readableTime(event.time), event.client.userAgent].filter(Boolean).join(', ')
+      return `<li class="session"><p><strong>${escapeHtml(describeEvent(event))}</strong></p><p class="muted">${escapeHtml(details)}</p></li>`
+    })
+    .join('')
+  const body = events.length > 0 ? `<ul class="sessions">${items}</ul>` : '<p>No activity yet.</p>'
+  return renderCardPage(
+    'Recent activity',
+    theme,
+    `<h1>Recent activity</h1><p>Sign-ins and security changes on your account. Tell us about anything you do not recognise.</p>${body}`,
+  )
+}

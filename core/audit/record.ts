@@ -1,0 +1,301 @@
+/**
+ * The audit trail, derived from the engine's runs: what a request's flows passed through and how
+ * they ended is noted as the engine runs them, lifecycle changes as the engine emits them, and
+ * one event per request (plus one per lifecycle change) goes to the sinks when it is answered.
+ * Nothing here runs without an `audit` option: the engine checks `config.audit` first.
+ *
+ * @module
+ */
+import type { FlowRun } from '../engine/advance.js'
+import type { FlowTrace } from '../engine/trace.js'
+import type { ParsedRequest, RequestSource } from '../http/request.js'
+import type { Logger } from '../logger.js'
+import { escapeControl } from '../logger.js'
+import { hashedAddress, userAgentFamily } from './client.js'
+import {
+  AUDIT_SCHEMA_VERSION,
+  type AuditEvent,
+  type AuditOptions,
+  type AuditOutcome,
+  type AuditSinkFunction,
+  type AuditStore,
+  type LifecycleKind,
+  type ResolvedAudit,
+} from './types.js'
+
+export type { ResolvedAudit }
+
+
+/** The default wait for sinks, in milliseconds: a sign-in is never slower by more. */
+export const DEFAULT_AUDIT_TIMEOUT = 50
+
+const isStore = (sink: unknown): sink is AuditStore =>
+  typeof sink === 'object' && sink !== null && typeof (sink as AuditStore).write === 'function'
+
+/** Resolves the `audit` option; the `'logger'` sink writes to `logger.debug` as `audit`. */
+export function resolveAudit(options: AuditOptions, logger: Logger): ResolvedAudit {
+  const given = Array.isArray(options.sink) ? options.sink : [options.sink]
+  const sinks = given.map((sink): AuditSinkFunction => {
+    if (sink === 'logger') return (event) => logger.debug('audit', event as unknown as Record<string, unknown>)
+    if (isStore(sink)) return (event) => sink.write(event)
+    return sink
+  })
+  const store = given.find(isStore)
+  return Object.freeze({
+    sinks: Object.freeze(sinks),
+    ...(store ? { store } : {}),
+    clientAddress: options.clientAddress ?? 'hmac',
+    timeout: options.timeout ?? DEFAULT_AUDIT_TIMEOUT,
+  })
+}
+
+interface NotedRun {
+  flow: string
+  version: string
+  states: string[]
+}
+
+/** What a request's runs and emitted events told the audit so far. */
+interface RequestAudit {
+  runs: NotedRun[]
+  userId?: string
+  provider?: string
+  amr?: string[]
+  outcome?: AuditOutcome
+  lifecycle: { kind: LifecycleKind; userId?: string; provider?: string }[]
+}
+
+/** Keyed by the parsed request: one per request, gone with it. */
+const audits = new WeakMap<ParsedRequest, RequestAudit>()
+
+function auditOf(request: ParsedRequest): RequestAudit {
+  let audit = audits.get(request)
+  if (audit === undefined) {
+    audit = { runs: [], lifecycle: [] }
+    audits.set(request, audit)
+  }
+  return audit
+}
+
+/** Session reads and sign-outs run the session flow; they are lifecycle events or metrics, not steps. */
+const UNRECORDED_FLOWS: ReadonlySet<string> = new Set(['session'])
+
+/** Notes the states a flow run passed (the engine reports every run's trace, failed ones too). */
+export function noteTrace(request: ParsedRequest, trace: FlowTrace): void {
+  if (UNRECORDED_FLOWS.has(trace.flow)) return
+  const states = trace.steps.length > 0 ? [trace.steps[0]!.from, ...trace.steps.map((step) => step.to)] : []
+  auditOf(request).runs.push({ flow: trace.flow, version: trace.version, states })
+}
+
+const idOf = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
+
+/**
+ * Lifecycle changes a run shows by the states it ended in: the charts name them, so no effect
+ * reports them by hand.
+ */
+const LIFECYCLE_OF_RUN: readonly ((flow: string, run: FlowRun) => LifecycleKind | undefined)[] = [
+  (flow, run) => (flow === 'totp-enrolment' && String(run.snapshot.value) === 'enrolled' ? 'second-factor-enrolled' : undefined),
+  (flow, run) =>
+    flow === 'signin-completion' &&
+    (run.snapshot.context as { enrolment?: unknown }).enrolment &&
+    run.trace.steps.some((step) => step.event === 'storeUser.done')
+      ? 'passkey-added'
+      : undefined,
+  (_flow, run) => (run.outcome.type === 'error' && run.outcome.retryAfter !== undefined ? 'rate-limited' : undefined),
+]
+
+/** Notes how a flow run ended: the user and factors it knows, its outcome, its lifecycle changes. */
+export function noteRun(request: ParsedRequest, flow: string, providerId: string | undefined, run: FlowRun): void {
+  if (UNRECORDED_FLOWS.has(flow)) return
+  const audit = auditOf(request)
+  const context = run.snapshot.context as {
+    user?: { id?: unknown } | null
+    userId?: unknown
+    identity?: { providerId?: unknown } | null
+    amr?: unknown
+  }
+  const userId = idOf(context.user?.id) ?? idOf(context.userId)
+  if (userId !== undefined) audit.userId = userId
+  const provider = providerId ?? idOf(context.identity?.providerId)
+  if (provider !== undefined) audit.provider = provider
+  if (Array.isArray(context.amr) && context.amr.length > 0) audit.amr = context.amr.map(String)
+  const { outcome } = run
+  const state = String(run.snapshot.value)
+  if (outcome.type === 'handoff') return
+  if (outcome.session?.op === 'set') audit.outcome = { type: 'signed-in' }
+  else if (outcome.type === 'error') {
+    audit.outcome = { type: 'refused', error: outcome.error, ...(outcome.code ? { cause: outcome.code } : {}) }
+  } else if (run.resting) audit.outcome = refusedStep(run, state) ?? { type: 'step', state }
+  else audit.outcome = { type: 'answered', state }
+  for (const derive of LIFECYCLE_OF_RUN) {
+    const kind = derive(flow, run)
+    if (kind) noteLifecycle(request, kind, { ...(audit.userId ? { userId: audit.userId } : {}), ...(audit.provider ? { provider: audit.provider } : {}) })
+  }
+}
+
+/**
+ * A flow that waits again because a check failed (a wrong code): effects answer an expected
+ * failure with `<effect>.failed`, and the waiting state's answer names the error it shows.
+ */
+function refusedStep(run: FlowRun, state: string): AuditOutcome | undefined {
+  const failed = run.trace.steps.findLast((step) => step.event.endsWith('.failed'))
+  if (failed === undefined) return undefined
+  const { outcome } = run
+  const shown = outcome.type === 'redirect' ? errorParamOf(outcome.url) : undefined
+  return { type: 'refused', error: shown ?? 'Refused', cause: failed.event.slice(0, -'.failed'.length), state }
+}
+
+function errorParamOf(url: string): string | undefined {
+  const query = url.indexOf('?')
+  if (query === -1) return undefined
+  const error = new URLSearchParams(url.slice(query + 1)).get('error')
+  // Only an error type's name: never free text from a URL.
+  return error !== null && /^[A-Za-z]{1,64}$/.test(error) ? error : undefined
+}
+
+/** Notes a lifecycle change the request made. */
+export function noteLifecycle(request: ParsedRequest, kind: LifecycleKind, who: { userId?: string; provider?: string }): void {
+  auditOf(request).lifecycle.push({ kind, ...who })
+}
+
+/** Notes the Auth.js events that are lifecycle changes (`signOut`, `linkAccount`). */
+export function noteEmitted(request: ParsedRequest, name: string, message: unknown): void {
+  const fields = message as {
+    token?: { sub?: unknown } | null
+    session?: { userId?: unknown } | null
+    user?: { id?: unknown }
+    account?: { provider?: unknown }
+  }
+  if (name === 'signOut') {
+    const userId = idOf(fields.token?.sub) ?? idOf(fields.session?.userId)
+    noteLifecycle(request, 'sign-out', userId !== undefined ? { userId } : {})
+  } else if (name === 'linkAccount') {
+    const userId = idOf(fields.user?.id)
+    const provider = idOf(fields.account?.provider)
+    noteLifecycle(request, 'account-linked', { ...(userId ? { userId } : {}), ...(provider ? { provider } : {}) })
+  }
+}
+
+/** A request id as received, when it is a plain token; anything else is replaced. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** How the request was answered: its reported failure, or what it threw. */
+export type Answered = { failure?: { type: string; code?: string } } | { error: unknown }
+
+/** Settings and secrets the events are built with. */
+export interface AuditSettings {
+  readonly audit: ResolvedAudit
+  readonly secrets: readonly string[]
+  readonly logger: Logger
+}
+
+/** The events of a request, from what its runs noted; none when no flow ran and nothing changed. */
+export async function eventsOf(
+  settings: AuditSettings,
+  request: ParsedRequest,
+  source: RequestSource,
+  answered: Answered,
+  at: Date,
+): Promise<AuditEvent[]> {
+  const audit = audits.get(request)
+  if (audit === undefined) return []
+  audits.delete(request)
+  if ('error' in answered) {
+    // The run threw (a refused sealed flow, an outage): the error's type and internal code.
+    const error = answered.error as { type?: unknown; code?: unknown; name?: unknown }
+    audit.outcome = {
+      type: 'refused',
+      error: typeof error?.type === 'string' ? error.type : 'Configuration',
+      ...(typeof error?.code === 'string' ? { cause: error.code } : {}),
+    }
+  }
+  const given = source.header('x-request-id')
+  const requestId = given !== null && REQUEST_ID.test(given) ? given : crypto.randomUUID()
+  const client = await clientOf(settings, source)
+  const base = { v: AUDIT_SCHEMA_VERSION, time: at.toISOString(), requestId, client } as const
+  const events: AuditEvent[] = []
+  const [first] = audit.runs
+  if (first !== undefined && audit.outcome !== undefined) {
+    events.push({
+      ...base,
+      id: crypto.randomUUID(),
+      kind: 'flow',
+      ...(audit.userId !== undefined ? { userId: audit.userId } : {}),
+      ...(audit.provider !== undefined ? { provider: audit.provider } : {}),
+      ...(audit.amr !== undefined && audit.outcome.type === 'signed-in' ? { amr: audit.amr } : {}),
+      flow: first.flow,
+      chartVersion: first.version,
+      states: audit.runs.flatMap((run) => run.states.map((state) => `${run.flow}:${state}`)),
+      outcome: audit.outcome,
+    })
+  }
+  for (const change of audit.lifecycle) {
+    events.push({ ...base, id: crypto.randomUUID(), kind: change.kind, ...withoutUndefined(change), client })
+  }
+  return events
+}
+
+function withoutUndefined(change: { userId?: string; provider?: string }) {
+  return {
+    ...(change.userId !== undefined ? { userId: change.userId } : {}),
+    ...(change.provider !== undefined ? { provider: change.provider } : {}),
+  }
+}
+
+async function clientOf(settings: AuditSettings, source: RequestSource): Promise<AuditEvent['client']> {
+  const family = userAgentFamily(source.header('user-agent'))
+  const raw = source.clientAddress
+  let address: string | undefined
+  if (raw !== undefined && settings.audit.clientAddress === 'raw') address = raw
+  else if (raw !== undefined && settings.audit.clientAddress === 'hmac') address = await hashedAddress(raw, settings.secrets[0]!)
+  return { ...(address !== undefined ? { address } : {}), ...(family !== undefined ? { userAgent: family } : {}) }
+}
+
+/** Why a sink's event was not delivered, as the log shows it (escaped: a sink's message is foreign text). */
+function sinkFailure(reason: string): Error {
+  const error = new Error(escapeControl(reason))
+  error.name = 'AuditSinkError'
+  return error
+}
+
+/**
+ * Hands `events` to every sink and waits at most the configured timeout: a sink that throws is
+ * logged, one that hangs is left to finish on its own (logged too). Never throws.
+ */
+export async function deliver(settings: AuditSettings, events: readonly AuditEvent[]): Promise<void> {
+  if (events.length === 0) return
+  const { audit, logger } = settings
+  const calls = events.flatMap((event) =>
+    audit.sinks.map(async (sink) => {
+      try {
+        await sink(event)
+      } catch (error) {
+        logger.error(sinkFailure(`an audit sink failed: ${error instanceof Error ? error.message : String(error)}`))
+      }
+    }),
+  )
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(resolve, audit.timeout, 'late')
+  })
+  const settled = await Promise.race([Promise.all(calls), late])
+  clearTimeout(timer)
+  if (settled === 'late') {
+    logger.error(sinkFailure(`an audit sink took longer than ${audit.timeout} ms; the request went on without it`))
+  }
+}
+
+/** Builds and delivers the request's events; an audit failure never fails the request. */
+export async function finishAudit(
+  settings: AuditSettings,
+  request: ParsedRequest,
+  source: RequestSource,
+  answered: Answered,
+): Promise<void> {
+  try {
+    await deliver(settings, await eventsOf(settings, request, source, answered, new Date()))
+  } catch (error) {
+    settings.logger.error(sinkFailure(`audit events were not built: ${error instanceof Error ? error.message : String(error)}`))
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The audit event: one JSON record per request that advances a sign-in flow, and one per
+ * lifecycle change (signing out, revoking sessions, adding a factor). Stable and versioned: a
+ * field is only ever added, and a change of meaning raises {@link AUDIT_SCHEMA_VERSION}.
+ *
+ * An event never holds a token, code, password, secret, cookie, e-mail address or query string:
+ * it names states, error types and ids, and the client's address as a keyed hash.
+ *
+ * @module
+ */
+
+/** The version of {@link AuditEvent}'s shape, in every event's `v`. */
+export const AUDIT_SCHEMA_VERSION = 1
+
+/** The lifecycle changes recorded besides sign-in steps. */
+export const LIFECYCLE_KINDS = [
+  'sign-out',
+  'sign-out-everywhere',
+  'session-revoked',
+  'second-factor-enrolled',
+  'second-factor-removed',
+  'passkey-added',
+  'account-linked',
+  'rate-limited',
+] as const
+
+/** A lifecycle change's kind. */
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number]
+
+/** Every kind of audit event: a sign-in flow's step, or a lifecycle change. */
+export type AuditKind = 'flow' | LifecycleKind
+
+/** How a request's flow run ended. */
+export type AuditOutcome =
+  /** A session was issued. */
+  | { type: 'signed-in' }
+  /**
+   * Refused: the error type the user was sent back with, and its `code`, the internal error code,
+   * or the check that failed; `state` when the flow waits again for another try (a wrong code).
+   */
+  | { type: 'refused'; error: string; cause?: string; state?: string }
+  /** The flow waits for another request in `state` (a code, a second factor, a redirect back). */
+  | { type: 'step'; state: string }
+  /** Ended without a session or a refusal (an answer, a redirect to a provider). */
+  | { type: 'answered'; state: string }
+
+/** Where the request came from, as much as may be kept. */
+export interface AuditClient {
+  /** `hmac:<base64url>` (keyed with the secret: equal for one address, not reversible), or the raw address when configured; absent when unknown. */
+  address?: string
+  /** The browser or tool family (`Chrome`, `Firefox`, `Safari`, `Edge`, `curl`, `other`); no version. */
+  userAgent?: string
+}
+
+/** One audit record (schema version 1). */
+export interface AuditEvent {
+  /** {@link AUDIT_SCHEMA_VERSION}. */
+  v: typeof AUDIT_SCHEMA_VERSION
+  /** Random id of the event. */
+  id: string
+  /** ISO 8601 time of the request. */
+  time: string
+  /** The request's id: its `x-request-id` when it is a plain token, else a random UUID. */
+  requestId: string
+  kind: AuditKind
+  /** The user, when the request knows them. */
+  userId?: string
+  /** The provider id of the sign-in. */
+  provider?: string
+  /** How the user proved who they are (`pwd`, `otp`, `hwk`, ...), once a session is issued. */
+  amr?: string[]
+  client: AuditClient
+  /** `flow` events: the flows the request ran (a first factor, then the sign-in completion). */
+  flow?: string
+  /** `flow` events: the chart version of `flow`. */
+  chartVersion?: string
+  /** `flow` events: the states passed, in order, across the flows run (`flow:state`). */
+  states?: string[]
+  /** `flow` events: how the request ended. */
+  outcome?: AuditOutcome
+}
+
+/**
+ * Receives every audit event. Called after the response is decided; a sink that throws is logged,
+ * one that takes longer than the configured timeout is left to finish on its own.
+ */
+export type AuditSinkFunction = (event: AuditEvent) => void | Promise<void>
+
+/** A sink that can also list a user's own events (for `GET {basePath}/audit`). */
+export interface AuditStore {
+  write(event: AuditEvent): void | Promise<void>
+  /** The user's events, newest first. */
+  listForUser(userId: string, options: { limit: number }): Promise<AuditEvent[]>
+}
+
+/** One sink: a function, the debug logger, or a store. */
+export type AuditSink = AuditSinkFunction | 'logger' | AuditStore
+
+/** The `audit` option. */
+export interface AuditOptions {
+  /** Where events go; several receive every event. */
+  sink: AuditSink | AuditSink[]
+  /** The client address in events: keyed hash (default), the raw address, or none. */
+  clientAddress?: 'hmac' | 'raw' | 'none' | undefined
+  /** Milliseconds a request waits for its sinks before leaving them to finish (default 50). */
+  timeout?: number | undefined
+}
+
+/** The `audit` option after defaults. */
+export interface ResolvedAudit {
+  readonly sinks: readonly AuditSinkFunction[]
+  /** The first sink that can list a user's events, for `GET {basePath}/audit`. */
+  readonly store?: AuditStore
+  readonly clientAddress: 'hmac' | 'raw' | 'none'
+  readonly timeout: number
+}

@@ -1,0 +1,138 @@
+/**
+ * The PostgreSQL audit store on PGlite and on a PostgreSQL server: every event kind a request
+ * can produce lands in `audit_events` as the sink received it (a test per kind), `migrate()` is
+ * idempotent, and the retention deletes old events.
+ */
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import { PostgresAuditStore } from '../../adapters/postgres-audit.js'
+import type { Queryable } from '../../adapters/postgres.js'
+import type { AuditEvent, AuditKind } from '../../core/audit/types.js'
+import { totpCode } from '../../core/second-factor/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { Client, testConfig } from '../fixtures/http.js'
+import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
+import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
+
+const now = () => Math.floor(Date.now() / 1000)
+const good = { username: 'alice', password: 'wonderland' }
+
+/** Drives the requests that produce one kind of event, with `audit` in the config. */
+const drivers: Record<Exclude<AuditKind, 'second-factor-removed'>, (audit: AuthConfig['audit']) => Promise<void>> = {
+  async flow(audit) {
+    await new Client(testConfig({ audit })).signIn(good)
+  },
+  async 'sign-out'(audit) {
+    const client = new Client(testConfig({ audit }))
+    await client.signIn(good)
+    await client.signOut()
+  },
+  async 'rate-limited'(audit) {
+    const client = new Client(testConfig({ audit, rateLimit: { credentials: { perIdentifier: 1 } } }))
+    await client.signIn({ username: 'alice', password: 'nope' })
+    await client.signIn({ username: 'alice', password: 'nope' })
+  },
+  async 'account-linked'(audit) {
+    await new Client(testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) })).signIn(good)
+  },
+  async 'session-revoked'(audit) {
+    const config = testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
+    const laptop = new Client(config)
+    await laptop.signIn(good)
+    await new Client(config).signIn(good)
+    await laptop.send({ path: '/sessions', body: { csrfToken: await laptop.csrfToken(), revoke: 'others' } })
+  },
+  async 'sign-out-everywhere'(audit) {
+    const config = testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.send({ path: '/sessions', body: { csrfToken: await client.csrfToken(), revoke: 'all' } })
+  },
+  async 'second-factor-enrolled'(audit) {
+    const client = new Client(testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) }))
+    await client.signIn(good)
+    await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
+    const page = await (await client.send({ path: '/step/totp-enrolment' })).text()
+    const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(page)![1]!
+    await client.send({ path: '/step/totp-enrolment', body: { csrfToken: await client.csrfToken(), code: totpCode(secret, now()) } })
+  },
+  async 'passkey-added'(audit) {
+    await new PasskeyBrowser(passkeyConfig(createMemoryStore(), { audit })).register({ email: 'grace@example.com' })
+  },
+}
+
+function storeSuite(name: string, connect: () => Promise<{ db: Queryable; close: () => Promise<void> }>) {
+  describe(`audit_events on ${name}`, () => {
+    let db: Queryable
+    let close: () => Promise<void>
+    const store = () => PostgresAuditStore(db, { tablePrefix: 'audit_test' })
+    beforeAll(async () => {
+      ;({ db, close } = await connect())
+      await store().migrate()
+      await store().migrate()
+    }, 180_000)
+    afterAll(() => close?.())
+
+    for (const [kind, drive] of Object.entries(drivers)) {
+      it(`stores the "${kind}" event as the sink received it`, async () => {
+        const received: AuditEvent[] = []
+        const sink = store()
+        // Storage is under test here, not the bound on a slow sink: wait for the database.
+        await drive({ sink: [sink, (event) => void received.push(event)], timeout: 10_000 })
+        const expected = received.filter((event) => event.kind === kind)
+        expect(expected.length).toBeGreaterThan(0)
+        const { rows } = await db.query(`SELECT kind, "userId", event FROM "audit_test_audit_events" WHERE id = ANY($1)`, [
+          expected.map((event) => event.id),
+        ])
+        expect(rows).toHaveLength(expected.length)
+        for (const row of rows) {
+          const event = row.event as AuditEvent
+          expect(event).toEqual(expected.find((candidate) => candidate.id === event.id))
+          expect(row.kind).toBe(kind)
+          expect(row.userId).toBe(event.userId ?? null)
+        }
+      })
+    }
+
+    it('lists a user\'s events newest first and prunes what is past the retention', async () => {
+      const short = PostgresAuditStore(db, { tablePrefix: 'audit_test', retention: 3600 })
+      const base = { v: 1, requestId: 'r', kind: 'sign-out', userId: 'prune-user', client: {} } as const
+      await short.write({ ...base, id: 'old', time: new Date(Date.now() - 7200_000).toISOString() })
+      await short.write({ ...base, id: 'new', time: new Date().toISOString() })
+      expect((await short.listForUser('prune-user', { limit: 10 })).map((event) => event.id)).toEqual(['new'])
+      await short.write({ ...base, id: 'older', time: new Date(Date.now() - 7200_000).toISOString() })
+      expect((await short.listForUser('prune-user', { limit: 10 })).map((event) => event.id)).toEqual(['new', 'older'])
+      expect(await short.prune()).toBe(1)
+      expect((await short.listForUser('prune-user', { limit: 1 })).map((event) => event.id)).toEqual(['new'])
+    })
+  })
+}
+
+storeSuite('PGlite', async () => {
+  const db = new PGlite()
+  return { db, close: () => db.close() }
+})
+
+let server: PostgresServer | undefined
+storeSuite('a PostgreSQL server', async () => {
+  server = await startPostgres()
+  const pool = new pg.Pool({ connectionString: await server.createDatabase('audit'), max: 5 })
+  pool.on('error', () => {})
+  return {
+    db: pool as unknown as Queryable,
+    close: async () => {
+      await pool.end()
+      await server?.stop()
+    },
+  }
+})
+
+describe('PostgresAuditStore options', () => {
+  it('refuses a table prefix that is not letters, digits and underscores, and a retention that is not positive', () => {
+    const db = {} as Queryable
+    expect(() => PostgresAuditStore(db, { tablePrefix: 'x"; DROP TABLE users; --' })).toThrow(TypeError)
+    expect(() => PostgresAuditStore(db, { retention: 0 })).toThrow(TypeError)
+  })
+})

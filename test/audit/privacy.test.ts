@@ -1,0 +1,93 @@
+/**
+ * No secret in any audit event: the flows are driven with marker values in every field an
+ * attacker or a user controls (passwords, codes, addresses, callback URLs and their queries,
+ * request ids) and every record of every sink is scanned for them, and for the config's secret,
+ * the tokens sent and every cookie value set.
+ */
+import { describe, expect, it } from 'vitest'
+import type { AuditEvent } from '../../core/audit/types.js'
+import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
+import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
+
+const MARKER = 'Zq9Marker'
+const marker = (field: string) => `${MARKER}${field}`
+
+/** Every value a sink received, as text: function sinks and the debug logger. */
+function sinks() {
+  const records: unknown[] = []
+  const debug = (code: string, metadata?: unknown) => {
+    if (code === 'audit') records.push(metadata)
+  }
+  return {
+    records,
+    audit: { sink: [(event: AuditEvent) => void records.push(event), 'logger' as const] },
+    logger: { error: () => {}, warn: () => {}, debug },
+  }
+}
+
+function scan(records: unknown[], secrets: string[]) {
+  expect(records.length).toBeGreaterThan(0)
+  const text = JSON.stringify(records)
+  expect(text).not.toContain(MARKER)
+  expect(text).not.toContain(MARKER.toLowerCase())
+  for (const secret of secrets.filter((value) => value.length >= 6)) expect(text).not.toContain(secret)
+  // No e-mail address, query string or URL at all.
+  expect(text).not.toMatch(/[\w.+-]+@[\w-]+\.[\w.]+/)
+  expect(text).not.toMatch(/\?[\w%-]+=/)
+  expect(text).not.toMatch(/https?:\/\//)
+}
+
+describe('audit events hold no secret', () => {
+  it('credentials: passwords, identifiers, callback URLs, cookies and the secret appear in no record', async () => {
+    const { records, audit, logger } = sinks()
+    const config = testConfig({
+      audit,
+      logger,
+      providers: [
+        credentialsProvider((c) =>
+          c.password === marker('good-password') ? { id: 'u-7', name: marker('name'), email: `${marker('mail')}@example.com` } : null,
+        ),
+      ],
+      rateLimit: { credentials: { perIdentifier: 2 } },
+    })
+    const client = new Client(config)
+    const seen: string[] = [SECRET]
+    for (const password of [marker('bad-password'), marker('good-password'), marker('bad-password'), marker('bad-password')]) {
+      const csrfToken = await client.csrfToken()
+      seen.push(csrfToken)
+      await client.send({
+        path: '/callback/credentials',
+        query: { [marker('query-key')]: marker('query-value') },
+        body: { username: marker('user'), password, csrfToken, callbackUrl: `/next?${marker('cb')}=${marker('cb-value')}` },
+        headers: { 'user-agent': `${marker('agent')}/1.0`, 'x-request-id': marker('request') },
+      })
+      seen.push(...client.jar.cookies.values())
+    }
+    await client.signOut()
+    expect(records.some((record) => (record as AuditEvent).kind === 'rate-limited')).toBe(true)
+    // A request id is the operator's correlation id, kept as given when it is a plain token.
+    const withoutRequestIds = records.map((record) => ({ ...(record as AuditEvent), requestId: '' }))
+    scan(withoutRequestIds, seen)
+  })
+
+  it('e-mail: the address, the link token, right and wrong codes appear in no record', async () => {
+    const { records, audit, logger } = sinks()
+    const { config, outbox } = emailConfig({ provider: { code: true }, overrides: { audit, logger } })
+    const address = `${marker('person').toLowerCase()}@example.com`
+    const client = new EmailClient(config)
+    await client.requestLink(address, { callbackUrl: `/after?${marker('q')}=1` })
+    const { code } = outbox[0]!
+    const link = lastLink(outbox)
+    await client.enterCode(`${MARKER.slice(0, 2)}${code!.slice(2)}`)
+    await client.enterCode(code!)
+    const other = new EmailClient(config)
+    await other.requestLink(address)
+    await other.confirm(lastLink(outbox))
+    expect(records).toContainEqual(
+      expect.objectContaining({ outcome: { type: 'refused', error: 'InvalidCode', cause: 'checkCode', state: 'awaitingCode' } }),
+    )
+    // Two sign-ins, each received by both sinks.
+    expect(records.filter((record) => (record as AuditEvent).outcome?.type === 'signed-in')).toHaveLength(4)
+    scan(records, [SECRET, address, code!, link.searchParams.get('token')!, ...client.jar.cookies.values(), ...other.jar.cookies.values()])
+  })
+})
