@@ -37,7 +37,8 @@ import type {
 } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
-import { memoryAuthStore, type AuthStore } from '../store/index.js'
+import { guardStore, memoryAuthStore, type AuthStore } from '../store/index.js'
+import { DEFAULT_AVAILABILITY, isOutageError, type ResolvedAvailability } from '../outage.js'
 import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
@@ -70,6 +71,8 @@ export interface ResolvedSessionOptions {
 export interface ResolvedLimit {
   readonly points: number
   readonly window: number
+  /** Let an attempt through uncounted when the store cannot count it (default: refuse it). */
+  readonly failOpen?: boolean
 }
 
 /** The rate limits after defaults; `null` where turned off. */
@@ -127,6 +130,8 @@ export interface ResolvedConfig {
   readonly sharedStore: boolean
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
+  /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
+  readonly availability: ResolvedAvailability
   /** The application's extensions of the sign-in completion (checked, as given). */
   readonly extensions: readonly FlowExtension[]
   readonly inspect?: (trace: FlowTrace) => void
@@ -351,7 +356,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
       throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
     }
   }
-  const adapter = given ? instrumentAdapter(given, logger) : undefined
+  const availability = resolveAvailability(validated.availability)
+  const adapter = given ? instrumentAdapter(given, logger, availability) : undefined
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
@@ -400,10 +406,12 @@ function resolve(source: AuthConfig): ResolvedConfig {
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
-    // The application's own object (methods may live on a prototype), else one per config.
-    store: source.store ?? memoryAuthStore(),
+    // The application's own object (methods may live on a prototype) with a deadline on every
+    // call, else one in memory per config (which cannot be unavailable).
+    store: source.store ? guardStore(source.store, availability) : memoryAuthStore(),
     sharedStore: source.store !== undefined,
     rateLimit: resolveRateLimits(validated.rateLimit),
+    availability,
     extensions: checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
@@ -489,10 +497,32 @@ function resolveRateLimits(given: ValidatedConfig['rateLimit']): ResolvedRateLim
   const credentials = given === false ? false : given?.credentials
   if (credentials === false) return Object.freeze({ credentials: null })
   const window = credentials?.window ?? DEFAULT_CREDENTIALS_LIMITS.window
+  // A store that cannot count refuses the attempt unless the application chose otherwise.
+  const failOpen = credentials?.failOpen === true ? { failOpen: true } : {}
   return Object.freeze({
     credentials: Object.freeze({
-      perIdentifier: { points: credentials?.perIdentifier ?? DEFAULT_CREDENTIALS_LIMITS.perIdentifier, window },
-      perAddress: { points: credentials?.perAddress ?? DEFAULT_CREDENTIALS_LIMITS.perAddress, window },
+      perIdentifier: { points: credentials?.perIdentifier ?? DEFAULT_CREDENTIALS_LIMITS.perIdentifier, window, ...failOpen },
+      perAddress: { points: credentials?.perAddress ?? DEFAULT_CREDENTIALS_LIMITS.perAddress, window, ...failOpen },
     }),
+  })
+}
+
+function resolveAvailability(given: ValidatedConfig['availability']): ResolvedAvailability {
+  const custom = given?.isOutage as ((error: unknown) => boolean) | undefined
+  return Object.freeze({
+    adapterTimeout: given?.adapterTimeout ?? DEFAULT_AVAILABILITY.adapterTimeout,
+    storeTimeout: given?.storeTimeout ?? DEFAULT_AVAILABILITY.storeTimeout,
+    retryAfter: given?.retryAfter ?? DEFAULT_AVAILABILITY.retryAfter,
+    isOutage: custom
+      ? (error: unknown) => {
+          if (isOutageError(error)) return true
+          try {
+            return custom(error) === true
+          } catch {
+            // The application's test failed: the failure is reported as it is, not as an outage.
+            return false
+          }
+        }
+      : isOutageError,
   })
 }

@@ -59,6 +59,11 @@ export interface EmailThrottleOptions {
    * limit: a header the client controls would let it dodge the limit or exhaust someone else's.
    */
   addressHeader?: string
+  /**
+   * When the store cannot count a send (it is down): `false` (default) refuses the request with
+   * 503 and `Retry-After`; `true` sends uncounted, with a `rate-limit-unchecked` warning.
+   */
+  failOpen?: boolean
 }
 
 /** An e-mail provider, as Auth.js's `EmailConfig`, with our additions marked. */
@@ -106,6 +111,7 @@ export interface ResolvedEmailProvider {
     readonly perAddress: number
     readonly window: number
     readonly addressHeader: string | null
+    readonly failOpen: boolean
   } | null
 }
 
@@ -171,7 +177,14 @@ export function resolveEmailProvider(config: Record<string, unknown>, index: num
     if (addressHeader !== null && (typeof addressHeader !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(addressHeader))) {
       fail('throttle.addressHeader', 'must be a header name')
     }
-    throttle = { perIdentifier, perAddress, window, addressHeader: addressHeader?.toLowerCase() ?? null }
+    if (options.failOpen !== undefined && typeof options.failOpen !== 'boolean') fail('throttle.failOpen', 'must be a boolean')
+    throttle = {
+      perIdentifier,
+      perAddress,
+      window,
+      addressHeader: addressHeader?.toLowerCase() ?? null,
+      failOpen: options.failOpen === true,
+    }
   }
   return Object.freeze({ maxAge: maxAge as number, link: link as 'confirm' | 'direct', code, throttle })
 }

@@ -180,7 +180,7 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
         ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),
       ]
       try {
-        const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects)
+        const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects, ctx.logger)
         if (admission.allowed) return { type: 'admitAttempt.done', output: null, at: ctx.at }
         // The code only: neither the identifier nor the address reaches the log.
         ctx.logger.warn('credentials-rate-limited')
@@ -193,7 +193,7 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
           at: ctx.at,
         }
       } catch (error) {
-        // A store that cannot count refuses the attempt (fail closed), as the Configuration error.
+        // A store that cannot count refuses the attempt (fail closed): answered 503 while it is down.
         return { type: 'admitAttempt.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
       }
     },

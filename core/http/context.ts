@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig, ResolvedProvider } from '../config/resolve-config.js'
 import type { ChunkedCookie, Cookie, CookiesOptions } from '../cookies.js'
+import type { ServiceUnavailable } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { CsrfState } from './csrf.js'
 import type { ParsedRequest } from './request.js'
@@ -37,4 +38,10 @@ export interface RequestContext {
   csrf?: CsrfState
   /** The callback URL after the `redirect` callback, when the route uses one. */
   callbackUrl: string
+  /**
+   * Set when a part this request needed (the adapter, the store) was unavailable and an effect
+   * reported it (every failure an effect catches is logged through {@link logger}): the request
+   * is then answered 503, not with the refusal or the "no session" the flow fell back to.
+   */
+  readonly outage?: ServiceUnavailable
 }

@@ -30,6 +30,7 @@ import type { FlowTrace } from '../engine/trace.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
+  type ServiceUnavailable,
   errorParamOf,
   kindOfType,
   MissingCSRF,
@@ -39,6 +40,8 @@ import {
   type ErrorType,
 } from '../errors.js'
 import { callback } from '../flows/callbacks.js'
+import type { Logger } from '../logger.js'
+import { markReported, outageOf } from '../outage.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
@@ -54,6 +57,22 @@ export function isValidCallbackUrl(url: string, origin: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Where a user starts again after a sign-in could not be finished (a part was down, or a deploy
+ * changed the flow): the sign-in page (the application's, else the built-in one) with the callback
+ * URL the first try was going to: the request's, else the callback-url cookie's. The sign-in page
+ * checks it through the `redirect` callback again.
+ */
+export function signInAgainUrl(config: ResolvedConfig, request: ParsedRequest): string {
+  const { origin } = request.url
+  const page = config.pages.signIn ?? `${config.basePath === '/' ? '' : config.basePath}/signin`
+  const url = new URL(/^https?:\/\//.test(page) ? page : `${origin}${page}`)
+  const given = request.body?.callbackUrl ?? request.query.callbackUrl
+  const candidate = typeof given === 'string' ? given : request.cookies[cookiesFor(config, request.url).callbackUrl.name]
+  if (candidate !== undefined && isValidCallbackUrl(candidate, origin)) url.searchParams.set('callbackUrl', candidate)
+  return url.href
 }
 
 /** Anything but printable ASCII: not valid raw in a `Location` header (a ByteString). */
@@ -327,6 +346,10 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     current = next.flow(ctx)
     outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.machine.id))
   }
+  // An effect that met an outage fell back to a refusal or to "no session": neither is the answer
+  // while the part is down (the user did nothing wrong, and may still be signed in). A run that
+  // issued a session despite it (a non-essential write failed) keeps its answer.
+  if (ctx.outage && outcome.session?.op !== 'set') throw ctx.outage
   return {
     response: toInternal(ctx, outcome, current.machine.id),
     ...(outcome.type === 'error'
@@ -346,6 +369,25 @@ export function routeFor(
 }
 
 /**
+ * The config's logger, noting the first outage among the errors logged through it: effects catch
+ * their failures and log them, so this sees an outage that an effect turned into a refusal.
+ */
+function noticingOutages(logger: Logger, notice: (outage: ServiceUnavailable) => void): Logger {
+  return {
+    error(error) {
+      const outage = outageOf(error)
+      logger.error(error)
+      if (outage) {
+        markReported(outage)
+        notice(outage)
+      }
+    },
+    warn: logger.warn,
+    debug: logger.debug,
+  }
+}
+
+/**
  * The per-request context. A class, not a literal: the web `Request` is a getter on the prototype
  * (built only for the callbacks that take one), and every request's context shares one shape.
  */
@@ -358,6 +400,7 @@ class Context implements RequestContext {
   readonly clientAddress: string | undefined
   csrf?: RequestContext['csrf']
   callbackUrl: string
+  outage?: ServiceUnavailable
 
   constructor(
     private readonly source: RequestSource,
@@ -368,7 +411,11 @@ class Context implements RequestContext {
     readonly flowId: string | undefined,
     readonly origin: string,
   ) {
-    this.logger = config.logger
+    // Only a configured adapter or store can be unavailable (the default store is in memory).
+    this.logger =
+      config.adapter || config.sharedStore
+        ? noticingOutages(config.logger, (outage) => (this.outage ??= outage))
+        : config.logger
     this.authUrl = `${origin}${config.basePath === '/' ? '' : config.basePath}`
     this.sessionCookie = readChunkedCookie(request.cookies, cookies.sessionToken.name)
     this.clientAddress = source.clientAddress
@@ -427,6 +474,11 @@ export async function dispatch(
     }
   }
   if (route.callbackUrl) await resolveCallbackUrl(ctx)
-  if (typeof route.serve === 'function') return { response: await route.serve(ctx) }
+  if (typeof route.serve === 'function') {
+    const response = await route.serve(ctx)
+    // A handler that met an outage answered without the part (a session it could not read).
+    if (ctx.outage) throw ctx.outage
+    return { response }
+  }
   return runFlow(ctx, route.serve as unknown as FlowBinding<unknown>)
 }

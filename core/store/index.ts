@@ -12,6 +12,7 @@
  * @module
  */
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { withDeadline, type ResolvedAvailability } from '../outage.js'
 
 /** The answer of {@link AuthStore.consume}: whether the attempt is within the limit, and when to retry. */
 export interface LimitResult {
@@ -100,6 +101,24 @@ export function limiterStore(backend: LimiterBackend): AuthStore {
     async reset(key) {
       await Promise.all([backend.forget(key), backend.values.delete(key)])
     },
+  }
+}
+
+/**
+ * The application's store as the engine calls it: every call has the store's deadline, and a call
+ * that times out or finds the store unreachable fails with `ServiceUnavailable` (the request is
+ * answered 503). A claim that cannot be made, or a count that cannot be read, therefore refuses the
+ * request: nothing is ever treated as "not yet claimed" because the store did not answer.
+ */
+export function guardStore(store: AuthStore, availability: ResolvedAvailability): AuthStore {
+  const call = <T>(operation: string, run: () => Promise<T>) => withDeadline('store', operation, availability, run)
+  return {
+    claim: (key, ttlSeconds) => call('claim', () => store.claim(key, ttlSeconds)),
+    increment: (key, ttlSeconds) => call('increment', () => store.increment(key, ttlSeconds)),
+    consume: (key, points, windowSeconds) => call('consume', () => store.consume(key, points, windowSeconds)),
+    put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
+    get: (key) => call('get', () => store.get(key)),
+    reset: (key) => call('reset', () => store.reset(key)),
   }
 }
 
