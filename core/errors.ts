@@ -276,6 +276,7 @@ export type ErrorCode =
   | 'ERR_CONFIG_INVALID'
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
   | 'ERR_FLOW_SESSION_REFUSED'
@@ -305,10 +306,15 @@ export class ConfigError extends EngineError<'ERR_CONFIG_INVALID'> {
   }
 }
 
-/** A sealed flow could not be resumed, or a flow did not come to rest. */
+/**
+ * A sealed flow could not be resumed, or a flow did not come to rest. `ERR_FLOW_VERSION_CHANGED`:
+ * the flow was sealed by another version of its chart that declares no migration to this one (a
+ * deploy happened while the user was half-way through); the user starts again.
+ */
 export class FlowStateError extends EngineError<
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
   | 'ERR_FLOW_SESSION_REFUSED'

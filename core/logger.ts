@@ -20,6 +20,7 @@ export type WarningCode =
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'
   | 'after-first-sign-in-unrecorded'
+  | 'flow-restarted-after-update'
   | 'rate-limit-unchecked'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Struct } from 'superstruct'
-import type { AnyStateMachine, ContextFrom, EventObject } from 'xstate'
+import type { AnyStateMachine, ContextFrom, EventObject, StateValue } from 'xstate'
 import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import { listStateNodes } from './transitions.js'
 
@@ -21,6 +21,19 @@ export type EffectImplementation<Context, Env> = (
   trigger: EventObject,
 ) => EventObject | Promise<EventObject>
 
+/** A flow at rest as its envelope holds it: the state it waits in and its (sealed) context. */
+export interface SealedFlowState {
+  value: StateValue
+  context: unknown
+}
+
+/**
+ * Carries a flow sealed by an earlier version of a chart over to the current one: the state and
+ * context it rested with, as the current chart names them; `null` when it cannot continue (the
+ * user starts again). The result is checked like any sealed flow (context shape, a waiting state).
+ */
+export type FlowMigration = (sealed: SealedFlowState) => SealedFlowState | null
+
 /** A flow definition. */
 export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {
   readonly machine: TMachine
@@ -33,6 +46,14 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
    * not travel back and forth in the cookie. The result must still fit `context`.
    */
   readonly sealed?: (context: ContextFrom<TMachine>) => ContextFrom<TMachine>
+  /**
+   * Migrations of flows in flight across a deploy, keyed by the chart version that sealed them. A
+   * flow sealed by a version with no migration here is not resumed: the user is shown a page that
+   * says so and starts again (the callback URL kept). Bump `machine.version` whenever the chart
+   * changes (a test compares each chart with its committed fingerprint); add a migration when
+   * flows resting in the old chart can go on in the new one.
+   */
+  readonly migrations?: Readonly<Record<string, FlowMigration>>
 }
 
 /** The effect names a machine's states are tagged with. */
@@ -64,5 +85,12 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(
   if (missing.length > 0) {
     throw invalid(`flow "${machine.id}" has no implementation for effect(s): ${missing.join(', ')}`)
   }
-  return Object.freeze({ ...flow, effects: Object.freeze({ ...flow.effects }) })
+  if (flow.migrations && Object.hasOwn(flow.migrations, machine.version)) {
+    throw invalid(`flow "${machine.id}" declares a migration from its own version ${machine.version}`)
+  }
+  return Object.freeze({
+    ...flow,
+    effects: Object.freeze({ ...flow.effects }),
+    ...(flow.migrations ? { migrations: Object.freeze({ ...flow.migrations }) } : {}),
+  })
 }

@@ -45,7 +45,8 @@ import { markReported, outageOf } from '../outage.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
-import { JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
+import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
+import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
 
@@ -329,6 +330,9 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       }
       from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
     } catch (error) {
+      if (error instanceof FlowStateError && error.code === 'ERR_FLOW_VERSION_CHANGED') {
+        return { response: restartAfterUpdate(ctx, resting, error) }
+      }
       throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
   }
@@ -356,6 +360,22 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),
   }
+}
+
+/**
+ * The answer to a flow sealed by a chart version this deploy does not continue: a page that says
+ * the sign-in must start again, linking to the sign-in page with the callback URL kept (as the
+ * redirect itself for a client that asked for it as JSON), and the stale flow cookie expired so
+ * that it is not offered again. Never an error page, never a redirect back into the same flow.
+ */
+function restartAfterUpdate(ctx: RequestContext, resting: Resting, error: FlowStateError): ResponseInternal {
+  ctx.logger.warn('flow-restarted-after-update')
+  ctx.logger.debug('flow-restarted-after-update', { reason: error.message })
+  ctx.setCookies.push(expiredCookie(resting.cookie, resting.cookie.name))
+  const signInUrl = signInAgainUrl(ctx.config, ctx.request)
+  if (ctx.request.headers.get('x-auth-return-redirect') !== null) return { redirect: signInUrl, cookies: ctx.setCookies }
+  const page = renderRestartPage({ theme: ctx.config.theme, signInUrl })
+  return { status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
 
 /** The route serving a parsed request, if any (used by the error handler too). */

@@ -1,7 +1,8 @@
 /**
- * The pages that tell a user to try again without anything having gone wrong on their side: a part
- * of the service is down for a moment (503). They link back to the sign-in page with the callback
- * URL kept, so trying again lands where the first try would have.
+ * The two pages that tell a user to try again without anything having gone wrong on their side: a
+ * part of the service is down for a moment (503), or a deploy changed the flow they were half-way
+ * through (409). Both link back to the sign-in page with the callback URL kept, so trying again
+ * lands where the first try would have.
  *
  * @module
  */
@@ -35,6 +36,20 @@ export function renderUnavailablePage(p: { theme: PageTheme; retryAfter: number;
       'Service unavailable',
       'Service unavailable',
       `<p>Signing in is unavailable for a moment.</p><p>Try again in ${escapeHtml(seconds)}.</p>`,
+      p.signInUrl,
+    ),
+  }
+}
+
+/** The 409 page: the sign-in was started before an update that changed it, and starts again. */
+export function renderRestartPage(p: { theme: PageTheme; signInUrl: string }): RenderedNotice {
+  return {
+    status: 409,
+    html: notice(
+      p.theme,
+      'Sign in again',
+      'Please sign in again',
+      '<p>This sign-in was started before the site was updated, and cannot be finished.</p><p>Nothing was changed: start again to sign in.</p>',
       p.signInUrl,
     ),
   }
