@@ -18,6 +18,7 @@ import type { RequestContext } from '../http/context.js'
 import { escapeForLog } from '../email/normalize.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
 import { reportFailure } from '../session/issue.js'
+import { createLinkedUser } from '../session/adapter.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
@@ -98,18 +99,20 @@ export async function storeCredentialsUser(
     }
     user = byEmail
   } else {
-    user = await adapter.createUser!({
+    const fresh = {
       id: crypto.randomUUID(),
       name: authorized.name ?? null,
       email: authorized.email ?? null,
       image: authorized.image ?? null,
       emailVerified: null,
-    } as unknown as AdapterUser)
+    } as unknown as AdapterUser
+    // Both rows or neither: a retried sign-in never finds a user without its account.
+    ;({ user } = await createLinkedUser(adapter, fresh, { ...account, userId: fresh.id } as AdapterAccount))
     await emitEvent(ctx, 'createUser', { user })
     isNewUser = true
   }
   const stored = { ...account, userId: String(user.id) } as AdapterAccount
-  await adapter.linkAccount!(stored)
+  if (!isNewUser) await adapter.linkAccount!(stored)
   await emitEvent(ctx, 'linkAccount', { user, account: stored, profile: authorized })
   return { user: user as unknown as Record<string, unknown>, account: { ...stored }, isNewUser }
 }

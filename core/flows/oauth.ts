@@ -32,6 +32,7 @@ import { authorizationServer, clientOf } from '../oauth/server.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
+import { createLinkedUser } from '../session/adapter.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
@@ -252,11 +253,12 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
       }
       user = byEmail
     } else {
-      user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
+      // Both rows or neither: a retried sign-in never finds a user without its account.
+      ;({ user } = await createLinkedUser(adapter, { ...providerUser, emailVerified: null } as AdapterUser, stored))
       await emitEvent(ctx, 'createUser', { user })
       isNewUser = true
     }
-    await adapter.linkAccount!({ ...stored, userId: String(user.id) })
+    if (!isNewUser) await adapter.linkAccount!({ ...stored, userId: String(user.id) })
     await emitEvent(ctx, 'linkAccount', { user, account, profile: providerUser })
   }
   return {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Adapter } from '../adapters.js'
+import type { Adapter, AdapterAccount, AdapterUser } from '../adapters.js'
 import { AdapterError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { DEFAULT_AVAILABILITY, markReported, outageOf, withDeadline, type ResolvedAvailability } from '../outage.js'
@@ -23,6 +23,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'updateUser',
   'deleteUser',
   'linkAccount',
+  'createUserAndAccount',
   'updateAccount',
   'unlinkAccount',
   'listAccounts',
@@ -96,6 +97,23 @@ export function instrumentAdapter(
     }
   }
   return wrapped as Adapter
+}
+
+/**
+ * Creates `user` and links `account` to it: in one transaction through the adapter's
+ * `createUserAndAccount` (ours; the bundled adapters have it), else `createUser` then
+ * `linkAccount` as Auth.js does.
+ */
+export async function createLinkedUser(
+  adapter: Adapter,
+  user: AdapterUser,
+  account: AdapterAccount,
+): Promise<{ user: AdapterUser; account: AdapterAccount }> {
+  if (adapter.createUserAndAccount) return adapter.createUserAndAccount(user, account)
+  const created = await adapter.createUser!(user)
+  const linked = { ...account, userId: String(created.id) }
+  await adapter.linkAccount!(linked)
+  return { user: created, account: linked }
 }
 
 /** The adapter methods a configured feature calls; checked at boot (see {@link missingMethods}). */
