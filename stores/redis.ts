@@ -34,32 +34,53 @@ export interface RedisAuthStoreOptions {
 }
 
 /**
+ * Statuses in which ioredis would keep a command in its offline queue until the connection comes
+ * back: a client that lost its connection. (A client still making its first connection, `wait` or
+ * `connecting`, is let through: it is booting, not down.)
+ */
+const DISCONNECTED: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end'])
+
+/**
  * A store in Redis. Counting is rate-limiter-flexible's `RateLimiterRedis` (one Lua script per
  * attempt, atomic in Redis); values are plain keys with `EX`.
  *
- * While the client is not connected (Redis restarting, the network gone), every call fails at
- * once instead of waiting in ioredis's offline queue: the request is answered 503 without waiting
- * for the store timeout, and no claim or count is sent later on behalf of a request that was
- * already answered.
+ * While the client has lost its connection (Redis restarting, the network gone), every call fails
+ * at once instead of waiting in ioredis's offline queue: the request is answered 503 without
+ * waiting for the store timeout, and no claim or count is sent later on behalf of a request that
+ * was already answered.
  *
  * @see https://github.com/animir/node-rate-limiter-flexible/wiki/Redis
  */
 export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptions = {}): AuthStore {
   const prefix = options.keyPrefix ?? 'authchart'
   const valueKey = (key: string) => `${prefix}:value:${key}`
-  // rate-limiter-flexible's own check (rejectIfRedisNotReady) fails with this message too.
-  const whenReady = <T>(call: () => Promise<T>): Promise<T> =>
-    client.status === undefined || client.status === 'ready'
-      ? call()
-      : Promise.reject(new Error('Redis connection is not ready'))
-  return limiterStore({
-    limiter: (points) =>
-      new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: prefix, rejectIfRedisNotReady: true }),
-    forget: (key) => whenReady(async () => void (await client.del(`${prefix}:${key}`))),
+  const store = limiterStore({
+    limiter: (points) => new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: prefix }),
+    forget: async (key) => {
+      await client.del(`${prefix}:${key}`)
+    },
     values: {
-      put: (key, value, ttlSeconds) => whenReady(async () => void (await client.set(valueKey(key), value, 'EX', ttlSeconds))),
-      get: (key) => whenReady(() => client.get(valueKey(key))),
-      delete: (key) => whenReady(async () => void (await client.del(valueKey(key)))),
+      async put(key, value, ttlSeconds) {
+        await client.set(valueKey(key), value, 'EX', ttlSeconds)
+      },
+      get: (key) => client.get(valueKey(key)),
+      async delete(key) {
+        await client.del(valueKey(key))
+      },
     },
   })
+  const connected = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      client.status !== undefined && DISCONNECTED.has(client.status)
+        ? // The message rate-limiter-flexible uses for the same condition.
+          Promise.reject(new Error('Redis connection is not ready'))
+        : call(...args)
+  return {
+    claim: connected(store.claim),
+    increment: connected(store.increment),
+    consume: connected(store.consume),
+    put: connected(store.put),
+    get: connected(store.get),
+    reset: connected(store.reset),
+  }
 }
