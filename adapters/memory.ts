@@ -234,6 +234,14 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.secondFactors.set(id, updated)
       return copy(updated)
     },
+    async spendBackupCode({ id, hash }) {
+      // Read and write with no await between them: atomic within the process.
+      const factor = store.secondFactors.get(id)
+      const hashes = factor?.type === 'backup-codes' ? factor.secret.split(' ').filter(Boolean) : []
+      if (!factor || !hashes.includes(hash)) return false
+      store.secondFactors.set(id, { ...factor, secret: hashes.filter((h) => h !== hash).join(' ') })
+      return true
+    },
     async deleteSecondFactor(id) {
       store.secondFactors.delete(id)
     },

@@ -670,6 +670,18 @@ ${schema(options.tablePrefix, layout)}`
       const row = await first(`UPDATE ${t.secondFactors} SET secret = $2 WHERE id = $1 RETURNING *`, [id, secret])
       return row ? to.secondFactor(row) : null
     },
+    async spendBackupCode({ id, hash }) {
+      // One statement: a concurrent spend of the same row waits for this one and re-checks the
+      // WHERE on the row it left, so two codes are both removed and one code is removed once.
+      const row = await first(
+        `UPDATE ${t.secondFactors}
+            SET secret = array_to_string(array_remove(string_to_array(secret, ' '), $2::text), ' ')
+          WHERE id = $1 AND type = 'backup-codes' AND $2::text = ANY (string_to_array(secret, ' '))
+      RETURNING id`,
+        [id, hash],
+      )
+      return row !== null
+    },
     async deleteSecondFactor(id) {
       await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
     },

@@ -1,7 +1,8 @@
 // `npm run bench`: authchart next to @auth/core and better-auth in one process, interleaved
 // rounds, medians, ratios, and the floor (plain node:crypto decryption, the trivial route).
 // Options: --quick (shorter rounds), --only <name>[,<name>], --json, --baseline <dir> (a checkout
-// of a previous authchart, built, measured in the same rounds: `git worktree add ../main main`).
+// of a previous authchart, built, measured in the same rounds: `git worktree add ../main main`),
+// --runtimes node,bun,deno,workerd (the edge-runtimes scenario's runtimes; all by default).
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -15,12 +16,13 @@ import { Auth, customFetch } from 'authchart'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'
 import { fastifyAuth } from 'authchart/fastify'
+import { bundleSizes, runtimeCosts } from './edge.js'
 import { compare } from './harness.js'
 import { httpSession } from './http.js'
 import { scenarios, sessionCookieSize } from './scenarios.js'
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'boolean' }, baseline: { type: 'string' } },
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'boolean' }, baseline: { type: 'string' }, runtimes: { type: 'string' } },
 })
 const only = values.only ? new Set(values.only.split(',')) : undefined
 const wanted = (name) => !only || only.has(name)
@@ -85,6 +87,16 @@ try {
 } finally {
   op?.stop()
 }
+
+// Edge cost: bundle sizes, then cold start and session read per runtime (fresh processes each).
+const edgeBundles = wanted('edge-bundle') ? await bundleSizes() : undefined
+const edgeRuntimes = wanted('edge-runtimes')
+  ? await runtimeCosts({
+      ...(values.runtimes ? { runtimes: values.runtimes.split(',') } : {}),
+      ...(values.quick ? { processes: 3, reads: 500 } : { processes: 7, reads: 2000 }),
+      log: (line) => process.stderr.write(`${line}\n`),
+    })
+  : undefined
 
 const cookie = wanted('cookie-size')
   ? { authchart: await sessionCookieSize(libs[0]), authjs: await sessionCookieSize(libs[1]) }
@@ -181,6 +193,7 @@ const report = {
   httpDecryptionOnlyFractionOfBareFastify: http?.decryptionFractionOfBare,
   scenarios: rows,
   cookieSize: cookie,
+  edge: { bundles: edgeBundles, runtimes: edgeRuntimes },
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true })
 writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
@@ -189,7 +202,7 @@ if (values.json) {
 } else {
   console.log(`\nauthchart vs @auth/core and better-auth — ${environment}`)
   console.log('ratios = authchart ops/s ÷ the other\'s ops/s (medians of interleaved rounds); better-auth: its fastest mode\n')
-  console.log(renderTable(summary))
+  if (summary.length > 1) console.log(renderTable(summary))
   if (floor) {
     console.log(
       `\nfloor: session read ${fmt(floor.sessionReadCpuUs, 1)} CPU µs = ${fmt(floor.multiple, 2)} × (trivial route ${fmt(floor.trivialRouteCpuUs, 1)} + node:crypto decryption ${fmt(floor.decryptCpuUs, 1)}); target ≤ 1.5×: ${floor.multiple <= 1.5 ? 'PASS' : 'MISS'}; from each one's cheapest round ${fmt(floor.bestRoundMultiple, 2)}×`,
@@ -201,6 +214,42 @@ if (values.json) {
     console.log(`      the floor, the route plus node:crypto decryption of the cookie (no library), reaches ${fmt(http.decryptionFractionOfBare * 100, 1)}%`)
   }
   if (cookie) console.log(`session cookie: ${cookie.authchart} chars vs @auth/core ${cookie.authjs}`)
-  console.log(`\n${renderTable(details)}`)
+  if (edgeBundles) {
+    const kb = (bytes) => fmt(bytes / 1024)
+    console.log('\nbundles (esbuild, minified, KB / gzipped KB; edge: workerd conditions, node: ESM for Node); target for credentials ≤ 1.5× @auth/core')
+    console.log(
+      renderTable([
+        ['target', 'configuration', 'authchart', '@auth/core', 'ratio', 'ratio gzipped', 'target'],
+        ...edgeBundles.map((b) => [
+          b.target,
+          b.configuration,
+          `${kb(b.authchart.bytes)} / ${kb(b.authchart.gzipBytes)}`,
+          `${kb(b.authjs.bytes)} / ${kb(b.authjs.gzipBytes)}`,
+          `${fmt(b.ratio, 2)}×`,
+          `${fmt(b.gzipRatio, 2)}×`,
+          b.configuration === 'credentials' ? (b.ratio <= 1.5 && b.gzipRatio <= 1.5 ? 'PASS' : 'MISS') : '',
+        ]),
+      ]),
+    )
+  }
+  if (edgeRuntimes) {
+    console.log('\ncold start (import + first session read, median of fresh processes, ms) and warm session read (µs/op; workerd: per request through miniflare)')
+    console.log(
+      renderTable([
+        ['runtime', 'bare handler', 'authchart (above bare)', '@auth/core (above bare)', 'target ≤ @auth/core', 'read bare µs', 'read authchart µs', 'read @auth/core µs'],
+        ...Object.entries(edgeRuntimes).map(([runtime, r]) => [
+          runtime,
+          fmt(r.coldMs.bare, 1),
+          `${fmt(r.coldMs.authchart, 1)} (+${fmt(r.aboveBareMs.authchart, 1)})`,
+          `${fmt(r.coldMs['@auth/core'], 1)} (+${fmt(r.aboveBareMs.authjs, 1)})`,
+          r.aboveBareMs.authchart <= r.aboveBareMs.authjs ? 'PASS' : 'MISS',
+          fmt(r.sessionReadUs.bare, 1),
+          fmt(r.sessionReadUs.authchart, 1),
+          fmt(r.sessionReadUs.authjs, 1),
+        ]),
+      ]),
+    )
+  }
+  if (details.length > 1) console.log(`\n${renderTable(details)}`)
   console.log('\nJSON: bench/results/latest.json')
 }

@@ -162,10 +162,17 @@ export interface Adapter {
   ): Awaitable<AdapterAuthenticator>
   /** Ours, optional: a user's second factors. Without it no user has one. */
   listSecondFactors?(userId: string): Awaitable<AdapterSecondFactor[]>
-  /** Ours, optional: stores a confirmed second factor. */
+  /** Ours, optional: stores a confirmed second factor; throws when a factor with its id exists. */
   createSecondFactor?(factor: AdapterSecondFactor): Awaitable<AdapterSecondFactor>
-  /** Ours, optional: replaces a factor's secret (a backup code spent). */
+  /** Ours, optional: replaces a factor's secret. */
   updateSecondFactor?(factor: Pick<AdapterSecondFactor, 'id' | 'secret'>): Awaitable<AdapterSecondFactor | null | undefined>
+  /**
+   * Ours, optional: spends one backup code of a backup-codes factor, removing `hash` from its
+   * secret in one conditional update (a compare-and-set); `true` only for the call that removed it,
+   * `false` when it was not (or no longer) there. Two different codes spent at once must both be
+   * gone afterwards. Without it, spends of one factor are serialised through a lock in the store.
+   */
+  spendBackupCode?(factor: { id: string; hash: string }): Awaitable<boolean>
   /** Ours, optional: removes a second factor. */
   deleteSecondFactor?(id: string): Awaitable<void>
 }

@@ -28,6 +28,7 @@ import {
   toAnswer,
 } from './http/answer.js'
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl } from './http/dispatch.js'
+import { loadFlowModules } from './flows/kinds.js'
 import { parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
@@ -36,7 +37,7 @@ import { renderUnavailablePage } from './pages/notices.js'
 import { outageOf, wasReported } from './outage.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
-import { INSPECTOR_PATH, respondInspector } from './inspector/index.js'
+import { INSPECTOR_PATH, respondInspector } from './inspector/recorder.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -194,6 +195,16 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
       const href = typeof source.url === 'string' ? source.url : source.url.href
       const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${href}`)
       return configurationFailure(parsed, untrusted, logger, config)
+    }
+
+    // The first request of a configuration with an OAuth, e-mail or WebAuthn provider loads its flow.
+    const loadingFlows = loadFlowModules(resolved.providers)
+    if (loadingFlows) {
+      try {
+        await loadingFlows
+      } catch (error) {
+        return configurationFailure(parsed, error as Error, logger, config)
+      }
     }
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null

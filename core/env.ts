@@ -15,7 +15,8 @@ export type EnvObject = Record<string, string | undefined>
  *
  * - `basePath` from the path of `AUTH_URL` (unless set; then warns `env-url-basepath-redundant`),
  *   else `/auth`;
- * - `secret` from `AUTH_SECRET` and `AUTH_SECRET_1`…`_3`, newest first: `[S3, S2, S1, S]`;
+ * - `secret` from `AUTH_SECRET` and `AUTH_SECRET_1`…`_3`, newest first: `[S3, S2, S1, S]` (`[]`
+ *   when none is set, as in Auth.js);
  * - `redirectProxyUrl` from `AUTH_REDIRECT_PROXY_URL`, `redirectProxyOrigins` from
  *   `AUTH_REDIRECT_PROXY_ORIGINS` (comma-separated origins);
  * - `trustHost` from the first *defined* of `AUTH_URL`, `AUTH_TRUST_HOST`, `VERCEL`, `CF_PAGES`,
@@ -42,13 +43,14 @@ export function setEnvDefaults(
   config.basePath ??= '/auth'
 
   if (!config.secret?.length) {
+    // As Auth.js: `[]` when the environment has none, which the config check reports as MissingSecret.
     const secrets: string[] = []
     if (envObject.AUTH_SECRET) secrets.push(envObject.AUTH_SECRET)
     for (const i of [1, 2, 3]) {
       const secret = envObject[`AUTH_SECRET_${i}`]
       if (secret) secrets.unshift(secret)
     }
-    if (secrets.length > 0) config.secret = secrets
+    config.secret = secrets
   }
 
   config.redirectProxyUrl ??= envObject.AUTH_REDIRECT_PROXY_URL

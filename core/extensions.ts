@@ -21,7 +21,7 @@ import { listStateNodes } from './engine/transitions.js'
 import type { RequestContext } from './http/context.js'
 import type { PageTheme } from './pages/index.js'
 
-export { CONTINUE, DENY, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
+export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
 
 /** What a step's page is rendered from. */
@@ -53,10 +53,32 @@ export interface FlowExtension extends CompletionExtension {
   effects?: Record<string, EffectImplementation<ExtendedContext, RequestContext>>
   /** The pages its waiting states name in `meta.step.page`, by name. */
   pages?: Record<string, StepPage>
+  /**
+   * What the error page tells the user when one of its states refuses with `denyBecause(reason)`,
+   * by reason: a plain-text sentence (e.g. `declined: 'You declined the terms, so you are not signed in.'`).
+   * Without one, the page says Auth.js's "You do not have permission to sign in."
+   */
+  denials?: Record<string, string>
 }
 
-/** Declares an extension (typing only; it is checked when the config is loaded). */
-export function defineExtension<E extends FlowExtension>(extension: E): E {
+/**
+ * The sentence an extension gave for the denial `code` (`<extension id>.<reason>`, as the error
+ * redirect carries it), if any.
+ */
+export function denialSentence(extensions: readonly FlowExtension[], code: string | undefined): string | undefined {
+  if (code === undefined) return undefined
+  const dot = code.indexOf('.')
+  const extension = extensions.find((e) => e.id === code.slice(0, dot))
+  const reason = code.slice(dot + 1)
+  return dot > 0 && extension?.denials && Object.hasOwn(extension.denials, reason) ? extension.denials[reason] : undefined
+}
+
+/**
+ * Declares an extension (typing only; it is checked when the config is loaded). Returns it as a
+ * {@link FlowExtension}, so an application's exported extension has a type its declarations can
+ * name (`declaration: true`, as `tsc --init` sets).
+ */
+export function defineExtension(extension: FlowExtension): FlowExtension {
   return extension
 }
 

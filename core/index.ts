@@ -22,6 +22,7 @@ export {
   CONTINUE,
   DENY,
   defineExtension,
+  denyBecause,
   EXTENSION_POINTS,
   ExtensionError,
   toStepPage,
@@ -31,7 +32,7 @@ export {
   type StepPage,
   type StepView,
 } from './extensions.js'
-export { stepForm } from './pages/steps.js'
+export { stepForm, type ButtonLook } from './pages/steps.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
 export type {
@@ -58,6 +59,7 @@ export type {
   SignInPageErrorParam,
   Theme,
   User,
+  UserOptions,
 } from './types.js'
 export type { JWT } from './jwt.js'
 export type { LoggerInstance, WarningCode } from './logger.js'

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AuthError } from './errors.js'
+import { AuthError, type ErrorType } from './errors.js'
 
 /** Codes passed to `logger.warn`. */
 export type WarningCode =
@@ -72,15 +72,84 @@ function printableCause(cause: Error): string {
   return [escapeControl(header), ...frames.map(escapeControl)].join('\n')
 }
 
+/** What each warning means, printed after its code by the default logger. */
+const WARNING_TEXT: Record<WarningCode, string> = {
+  'debug-enabled': 'Debug logging is on (`debug: true`): it prints details that may help an attacker. Turn it off in production.',
+  'csrf-disabled': 'The CSRF check is off (`skipCSRFCheck`): only do this when the framework checks the request itself.',
+  'env-url-basepath-redundant': '`basePath` is set both in the config and in the path of AUTH_URL: the config wins.',
+  'env-url-basepath-mismatch': 'The path of AUTH_URL differs from `basePath`: the config wins.',
+  'experimental-webauthn': 'WebAuthn (passkeys) is experimental, as in Auth.js: its options may still change.',
+  'inspector-refused-in-production': 'The flow inspector is not served in production (NODE_ENV is unset or "production").',
+  'email-send-throttled': 'An e-mail sign-in was refused: the send limit for the address or client was reached.',
+  'credentials-rate-limited': 'A credentials sign-in was refused: the attempt limit was reached (`rateLimit`).',
+  'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
+  'inspector-refused-outside-development': 'The flow inspector is served only when NODE_ENV is "development" or "test".',
+  'inspector-refused-remote-client': 'The flow inspector answered a non-loopback client 404 (`inspector: { clients: \'any\' }` allows it).',
+  'flow-restarted-after-update':
+    'A sign-in started before an update of its flow could not be resumed by the new version: the user was asked to start again.',
+  'rate-limit-unchecked': 'A limit could not be checked (the store did not answer) and is set to `failOpen`: the attempt went through uncounted.',
+  'after-first-sign-in-unrecorded':
+    'An `afterFirstSignIn` step runs on every sign-in: the adapter has no getCompletedSteps/recordCompletedStep to remember that a user completed it.',
+}
+
+/** Warnings the default logger prints once per process: they describe the setup, not a request. */
+const ONCE_PER_PROCESS = new Set<WarningCode>(['experimental-webauthn', 'debug-enabled', 'csrf-disabled', 'after-first-sign-in-unrecorded'])
+const printedOnce = new Set<WarningCode>()
+
+/**
+ * A second line for errors whose Auth.js message is kept exactly (applications match on it) but
+ * does not say how to fix the cause.
+ */
+const HINTS: Partial<Record<ErrorType, string>> = {
+  MissingSecret:
+    'Set AUTH_SECRET (or `secret` in the config) to at least 32 random characters; `npx authchart secret` prints one.',
+}
+
+/** What a message-less error of each type means (an application may throw one bare). */
+const MEANING: Partial<Record<ErrorType, string>> = {
+  CredentialsSignin: 'the credentials were refused (authorize returned null or threw CredentialsSignin)',
+  AccessDenied: 'the signIn callback refused the sign-in',
+  Verification: 'the sign-in link or code is invalid, expired or already used',
+}
+
+/**
+ * Upstream values worth printing after an error (Auth.js prints `[auth][details]`): which provider,
+ * and what it answered. Only these keys, and only strings: a cause may hold tokens or profiles.
+ */
+const DETAIL_KEYS = ['provider', 'providerId', 'error', 'error_description', 'error_uri'] as const
+
+function detailsOf(error: Error): Record<string, string> | undefined {
+  const cause = error.cause
+  if (!cause || typeof cause !== 'object' || cause instanceof Error) return undefined
+  const details: Record<string, string> = {}
+  for (const key of DETAIL_KEYS) {
+    const value = (cause as Record<string, unknown>)[key]
+    if (typeof value === 'string') details[key] = value
+  }
+  return Object.keys(details).length > 0 ? details : undefined
+}
+
 const consoleLogger: Logger = {
   error(error) {
-    const name = error instanceof AuthError ? error.type : error.name
-    console.error(`[auth][error] ${escapeControl(String(name))}: ${escapeControl(String(error.message))}`)
+    const type = error instanceof AuthError ? error.type : undefined
+    const name = type ?? error.name
+    // An error that only wraps another (Auth.js's `new CallbackRouteError(err)`) says what that one says.
+    const message = String(error.message) || causeOf(error)?.message || (type && MEANING[type]) || 'no message given'
+    console.error(`[auth][error] ${escapeControl(String(name))}: ${escapeControl(message)}`)
+    const hint = type && HINTS[type]
+    if (hint) console.error(`[auth][hint]: ${hint}`)
+    const details = detailsOf(error)
+    if (details) console.error('[auth][details]:', escapeControl(JSON.stringify(details)))
     const cause = causeOf(error)
     if (cause) console.error('[auth][cause]:', printableCause(cause))
   },
   warn(code) {
-    console.warn(`[auth][warn][${escapeControl(String(code))}]`)
+    if (ONCE_PER_PROCESS.has(code)) {
+      if (printedOnce.has(code)) return
+      printedOnce.add(code)
+    }
+    const text = WARNING_TEXT[code]
+    console.warn(`[auth][warn][${escapeControl(String(code))}]${text ? ` ${text}` : ''}`)
   },
   debug(message, metadata) {
     console.log(

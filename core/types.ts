@@ -20,6 +20,13 @@ export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTO
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
 
+/**
+ * Every option of `T` optional, and each may be given as `undefined` (an unset variable:
+ * `clientId: process.env.AUTH_GITHUB_ID`) also under `exactOptionalPropertyTypes`, which
+ * `tsc --init` turns on. An `undefined` option counts as not given.
+ */
+export type UserOptions<T> = { [K in keyof T]?: T[K] | undefined }
+
 /** The actions served under `basePath` (spec §4). */
 export type AuthAction =
   | 'callback'
@@ -279,19 +286,19 @@ export type CookiesOptions = Partial<
 export interface AuthConfig {
   providers: Provider[]
   /** At least 32 random characters; an array rotates secrets (the first encrypts). */
-  secret?: string | string[]
-  adapter?: Adapter
+  secret?: string | string[] | undefined
+  adapter?: Adapter | undefined
   /** Where the handler is mounted. Default `/auth`. */
-  basePath?: string
-  callbacks?: CallbacksOptions
-  cookies?: CookiesOptions
-  debug?: boolean
-  events?: EventCallbacks
-  experimental?: { enableWebAuthn?: boolean }
-  jwt?: Partial<JWTOptions>
-  logger?: Partial<LoggerInstance>
-  pages?: Partial<PagesOptions>
-  redirectProxyUrl?: string
+  basePath?: string | undefined
+  callbacks?: CallbacksOptions | undefined
+  cookies?: CookiesOptions | undefined
+  debug?: boolean | undefined
+  events?: EventCallbacks | undefined
+  experimental?: { enableWebAuthn?: boolean | undefined } | undefined
+  jwt?: Partial<JWTOptions> | undefined
+  logger?: Partial<LoggerInstance> | undefined
+  pages?: Partial<PagesOptions> | undefined
+  redirectProxyUrl?: string | undefined
   /**
    * The origins a redirect proxy may forward a provider's callback to (the deployments sharing
    * the proxy), e.g. `['https://app.example.com', 'https://app-*.preview.example.com']`: a `*`
@@ -300,31 +307,31 @@ export interface AuthConfig {
    * proxy's own), and the proxy forwards only to them: the origin sealed in `state` never comes
    * from request headers alone.
    */
-  redirectProxyOrigins?: string[]
+  redirectProxyOrigins?: string[] | undefined
   session?: {
-    strategy?: 'jwt' | 'database'
+    strategy?: 'jwt' | 'database' | undefined
     /** Seconds of idleness after which a session expires. Default 30 days. */
-    maxAge?: number
+    maxAge?: number | undefined
     /** Seconds between refreshes of the session's expiry. Default 1 day; 0 refreshes on every read. */
-    updateAge?: number
+    updateAge?: number | undefined
     /**
      * Seconds a session may live from its sign-in, however active it is (OWASP ASVS V7.3.2): after
      * it, the user signs in again. Beside the idle `maxAge`; default none. JWT sessions carry their
      * sign-in time; database sessions need the adapter's `created` column (authchart's PostgreSQL
      * and memory adapters have it; a session row without it is checked against `maxAge` only).
      */
-    absoluteMaxAge?: number
-    generateSessionToken?: () => string
-  }
-  skipCSRFCheck?: typeof skipCSRFCheck
-  raw?: typeof raw
-  theme?: Theme
+    absoluteMaxAge?: number | undefined
+    generateSessionToken?: (() => string) | undefined
+  } | undefined
+  skipCSRFCheck?: typeof skipCSRFCheck | undefined
+  raw?: typeof raw | undefined
+  theme?: Theme | undefined
   /**
    * Where counters and one-time claims live (attempt limits, single-use values): on the server,
    * never only in a cookie. Default: this process's memory; give a shared store to run several
    * instances.
    */
-  store?: AuthStore
+  store?: AuthStore | undefined
   /**
    * Limits on attempts, counted in the `store` so they hold across instances. On by default:
    * credentials sign-ins are limited per identifier (the provider's first credential field that
@@ -341,8 +348,17 @@ export interface AuthConfig {
   rateLimit?:
     | false
     | {
-        credentials?: false | { perIdentifier?: number; perAddress?: number; window?: number; failOpen?: boolean }
+        credentials?:
+          | false
+          | {
+              perIdentifier?: number | undefined
+              perAddress?: number | undefined
+              window?: number | undefined
+              failOpen?: boolean | undefined
+            }
+          | undefined
       }
+    | undefined
   /**
    * What happens when the adapter or the store does not answer. Every adapter and store call has
    * a timeout (`adapterTimeout`, default 5000 ms; `storeTimeout`, default 2000 ms); a call that
@@ -353,26 +369,28 @@ export interface AuthConfig {
    * (Node's socket errors, PostgreSQL's connection SQLSTATEs, `pg`, `ioredis` and Prisma's
    * connection errors).
    */
-  availability?: {
-    adapterTimeout?: number
-    storeTimeout?: number
-    retryAfter?: number
-    isOutage?: (error: unknown) => boolean
-  }
+  availability?:
+    | {
+        adapterTimeout?: number | undefined
+        storeTimeout?: number | undefined
+        retryAfter?: number | undefined
+        isOutage?: ((error: unknown) => boolean) | undefined
+      }
+    | undefined
   /**
    * The application's own sign-in steps (a terms page, a profile step), inserted at the sign-in
    * completion's extension points. Checked when the config is loaded: an extension can neither
    * skip the second factor nor issue a session. See `defineExtension`.
    */
-  extensions?: FlowExtension[]
+  extensions?: FlowExtension[] | undefined
   /** Trust the request's host (and, in integrations, forwarded headers). */
-  trustHost?: boolean
-  useSecureCookies?: boolean
+  trustHost?: boolean | undefined
+  useSecureCookies?: boolean | undefined
   /**
    * Development hook: receives a trace of every flow run (states, event types, transitions taken;
    * never payloads). The flow inspector and the model-based tests use it.
    */
-  inspect?: (trace: FlowTrace) => void
+  inspect?: ((trace: FlowTrace) => void) | undefined
   /**
    * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
    * transitions recent requests took, and the last `traces` traces; default 50). Served only when
@@ -380,5 +398,5 @@ export interface AuthConfig {
    * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
    * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
-  inspector?: boolean | { traces?: number; clients?: 'loopback' | 'any' }
+  inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
 }

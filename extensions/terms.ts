@@ -24,7 +24,7 @@
  */
 import { object } from 'superstruct'
 import { assertEvent } from 'xstate'
-import { CONTINUE, DENY, defineExtension, toStepPage, type ExtensionPoint, type FlowExtension } from '../core/extensions.js'
+import { CONTINUE, DENY, defineExtension, denyBecause, toStepPage, type ExtensionPoint, type FlowExtension } from '../core/extensions.js'
 import { stepForm } from '../core/pages/steps.js'
 
 /** Options of {@link termsExtension}. */
@@ -73,7 +73,7 @@ export function termsExtension(options: TermsOptions): FlowExtension {
           outcome: toStepPage,
           step: { page: 'terms', events: { 'terms.accept': object(), 'terms.decline': object() } },
         },
-        on: { 'terms.accept': 'recordingAcceptance', 'terms.decline': DENY },
+        on: { 'terms.accept': 'recordingAcceptance', 'terms.decline': denyBecause('declined') },
       },
       recordingAcceptance: {
         tags: 'effect.recordTerms',
@@ -96,14 +96,16 @@ export function termsExtension(options: TermsOptions): FlowExtension {
         }
       },
     },
+    denials: {
+      declined: 'You declined the terms of service, so you are not signed in. To use the site, sign in again and accept them.',
+    },
     pages: {
       terms: (view) => ({
         title: 'Terms of service',
         html:
           `<h1>Terms of service</h1><div class="terms">${options.html}</div>` +
           stepForm(view, '', 'Accept', 'terms.accept') +
-          `<hr>` +
-          stepForm(view, '', 'Decline', 'terms.decline'),
+          stepForm(view, '', 'Decline', 'terms.decline', 'secondary'),
       }),
     },
   })

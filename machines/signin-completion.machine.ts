@@ -47,6 +47,25 @@ export const CONTINUE = '$continue'
 /** Transition target of an extension state: refuse the sign-in (`AccessDenied`). */
 export const DENY = '$deny'
 
+const DENIAL_REASON = /^[a-z][a-z0-9-]{0,31}$/
+
+/**
+ * Transition target of an extension state: refuse the sign-in (`AccessDenied`) for `reason`
+ * (lower-case letters, digits and `-`, e.g. `declined`). The error redirect carries
+ * `code=<extension id>.<reason>`, so the error page can say what happened in the extension's words
+ * (its `denials`) instead of "You do not have permission".
+ */
+export function denyBecause(reason: string): string {
+  return `${DENY}:${reason}`
+}
+
+/** The reason of a {@link denyBecause} target; `null` for a plain {@link DENY}, `undefined` for neither. */
+function denialReasonOf(target: string): string | null | undefined {
+  if (target === DENY) return null
+  if (target.startsWith(`${DENY}:`)) return target.slice(DENY.length + 1)
+  return undefined
+}
+
 /** The states that issue sessions: reachable only through the second-factor gate. */
 export const SESSION_ISSUING_STATES = ['issuingSession', 'creatingDatabaseSession'] as const
 /** The second-factor gate. */
@@ -119,7 +138,7 @@ export type SignInCompletionEvent =
       'notLinked' | 'threw'
     >
   | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
-  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'locked' | 'exhausted' | 'threw'>
   | EffectDone<'prepareSession', { amr: string[] }>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
@@ -222,6 +241,11 @@ const guards = {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'wrongCode'
   },
+  /** The user's codes are spent (perhaps by someone else) and this minute's check is taken. */
+  isUserLocked: ({ event }: { event: SignInCompletionEvent }) => {
+    assertEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'locked'
+  },
   isCodeLimitReached: ({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'exhausted'
@@ -272,6 +296,7 @@ const actions = {
     return { challenge: event.output.challenge, stepError: null }
   }),
   recordWrongCode: assign({ stepError: 'InvalidCode' }),
+  recordLockedOut: assign({ stepError: 'TooManyAttempts' }),
   rememberSecondFactor: assign(({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'verifySecondFactor.done')
     return { challenge: null, stepError: null, amr: [event.output.method] }
@@ -301,8 +326,12 @@ const actions = {
       denial: { error: event.error ?? 'Configuration', code: event.code ?? null },
     }
   }),
-  /** An application's step refused the sign-in. */
-  recordStepDenial: assign({ credentials: null, challenge: null, denial: { error: 'AccessDenied', code: null } }),
+  /** An application's step refused the sign-in (`code`: its extension id and reason, if it gave one). */
+  recordStepDenial: assign((_: unknown, params?: { code: string }) => ({
+    credentials: null,
+    challenge: null,
+    denial: { error: 'AccessDenied', code: params?.code ?? null },
+  })),
 }
 
 /** The schema of an extension's context fields. */
@@ -453,7 +482,11 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
     }
     for (const [event, transition] of Object.entries(state.on ?? {})) {
       for (const target of targetsOf(transition)) {
-        if (target !== CONTINUE && target !== DENY && !own.includes(target)) {
+        const reason = denialReasonOf(target)
+        if (typeof reason === 'string' && !DENIAL_REASON.test(reason)) {
+          fail(`state "${key}" on "${event}" denies for "${reason}": a reason is lower-case letters, digits and "-"`)
+        }
+        if (target !== CONTINUE && reason === undefined && !own.includes(target)) {
           fail(`state "${key}" on "${event}" targets "${target}": only its own states, "${CONTINUE}" or "${DENY}"`)
         }
       }
@@ -488,8 +521,10 @@ function wireExtension(
     const transition = typeof candidate === 'string' ? { target: candidate } : { ...(candidate as object) }
     const { target, actions: own, ...rest } = transition as { target?: string; actions?: unknown }
     const ownActions = own === undefined ? [] : Array.isArray(own) ? own : [own]
-    if (target === DENY) {
-      return [{ ...rest, target: 'denied', actions: [...ownActions, 'recordStepDenial'] }]
+    const reason = target === undefined ? undefined : denialReasonOf(target)
+    if (reason !== undefined) {
+      const denial = reason === null ? 'recordStepDenial' : { type: 'recordStepDenial', params: { code: `${extension.id}.${reason}` } }
+      return [{ ...rest, target: 'denied', actions: [...ownActions, denial] }]
     }
     if (target === CONTINUE) {
       // The next step is a single state unless it begins with a guarded choice (first sign-in).
@@ -648,11 +683,13 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
       },
       verifyingSecondFactor: {
         tags: 'effect.verifySecondFactor',
-        description: 'Checks the code; wrong codes are counted on the server against a small limit.',
+        description:
+          'Checks the code; codes are counted on the server, per sign-in and per user (past the user\'s limit, one a minute).',
         on: {
           'verifySecondFactor.done': withActions(toAfterFirstSignIn, 'rememberSecondFactor'),
           'verifySecondFactor.failed': [
             { guard: 'isCodeWrong', target: 'awaitingSecondFactor', actions: 'recordWrongCode' },
+            { guard: 'isUserLocked', target: 'awaitingSecondFactor', actions: 'recordLockedOut' },
             { guard: 'isCodeLimitReached', target: 'denied', actions: 'recordDenial' },
             { target: 'failed', actions: 'recordDenial' },
           ],

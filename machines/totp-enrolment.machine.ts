@@ -21,11 +21,12 @@ export const EnrolmentConfirmation = object({ code: string() })
 export const TotpEnrolmentContext = object({
   callbackUrl: string(),
   userId: nullable(string()),
-  /** Shown to the user (QR code and key) and kept only in the sealed flow until confirmed. */
+  /**
+   * Shown to the user (as a QR code and as a key) and kept only in the sealed flow until confirmed.
+   * The QR code and `otpauth://` URI are rendered from it at page time, never sealed: a cookie over
+   * 4,096 bytes is dropped by the browser.
+   */
   secret: nullable(string()),
-  /** The `otpauth://` URI and its QR code, for the page. */
-  uri: nullable(string()),
-  qr: nullable(string()),
   /** Names this enrolment's attempts in the server-side store. */
   challenge: nullable(string()),
   stepError: nullable(string()),
@@ -41,10 +42,10 @@ export type TotpEnrolmentEvent =
   | ({ type: 'enrolment.confirm'; code: string } & Timestamped)
   | EffectResult<
       'createTotpSecret',
-      { userId: string; secret: string; uri: string; qr: string; challenge: string },
+      { userId: string; secret: string; challenge: string },
       'signedOut' | 'alreadyEnrolled' | 'threw'
     >
-  | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'threw'>
+  | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'signedOut' | 'alreadyEnrolled' | 'threw'>
 
 /** Tags: effect states and the resting states. */
 export type TotpEnrolmentTag = 'awaitsRequest' | 'effect.createTotpSecret' | 'effect.confirmTotp'
@@ -53,8 +54,6 @@ const initialContext: TotpEnrolmentContext = {
   callbackUrl: '',
   userId: null,
   secret: null,
-  uri: null,
-  qr: null,
   challenge: null,
   stepError: null,
   codes: null,
@@ -77,7 +76,7 @@ export const totpEnrolmentMachine = setup({
   types: {} as { context: TotpEnrolmentContext; events: TotpEnrolmentEvent; tags: TotpEnrolmentTag },
   guards: {
     isAlreadyEnrolled: ({ event }) => {
-      assertEvent(event, 'createTotpSecret.failed')
+      assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
       return event.reason === 'alreadyEnrolled'
     },
     isCodeWrong: ({ event }) => {
@@ -92,13 +91,13 @@ export const totpEnrolmentMachine = setup({
     }),
     rememberSecret: assign(({ event }) => {
       assertEvent(event, 'createTotpSecret.done')
-      const { userId, secret, uri, qr, challenge } = event.output
-      return { userId, secret, uri, qr, challenge, stepError: null }
+      const { userId, secret, challenge } = event.output
+      return { userId, secret, challenge, stepError: null }
     }),
     recordWrongCode: assign({ stepError: 'InvalidCode' }),
     rememberCodes: assign(({ event }) => {
       assertEvent(event, 'confirmTotp.done')
-      return { codes: event.output.codes, secret: null, qr: null, uri: null }
+      return { codes: event.output.codes, secret: null }
     }),
     recordDenial: assign(({ event }) => {
       assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
@@ -107,7 +106,7 @@ export const totpEnrolmentMachine = setup({
   },
 }).createMachine({
   id: TOTP_ENROLMENT,
-  version: '1',
+  version: '2',
   description: 'Turns on two-step verification (TOTP and backup codes) for a signed-in user.',
   initial: 'idle',
   context: initialContext,
@@ -120,7 +119,7 @@ export const totpEnrolmentMachine = setup({
     },
     creatingSecret: {
       tags: 'effect.createTotpSecret',
-      description: 'Creates a TOTP secret for the signed-in user and its QR code.',
+      description: 'Creates a TOTP secret for the signed-in user.',
       on: {
         'createTotpSecret.done': { target: 'awaitingConfirmation', actions: 'rememberSecret' },
         'createTotpSecret.failed': [
@@ -140,11 +139,13 @@ export const totpEnrolmentMachine = setup({
     },
     confirmingCode: {
       tags: 'effect.confirmTotp',
-      description: 'Checks the code; stores the factor and a set of backup codes.',
+      description:
+        'Re-checks that the enrolling user is still signed in and has no factor yet, checks the code; stores the factor and its backup codes.',
       on: {
         'confirmTotp.done': { target: 'enrolled', actions: 'rememberCodes' },
         'confirmTotp.failed': [
           { guard: 'isCodeWrong', target: 'awaitingConfirmation', actions: 'recordWrongCode' },
+          { guard: 'isAlreadyEnrolled', target: 'alreadyEnrolled' },
           { target: 'failed', actions: 'recordDenial' },
         ],
       },
@@ -156,12 +157,12 @@ export const totpEnrolmentMachine = setup({
     },
     alreadyEnrolled: {
       type: 'final',
-      description: 'The user already has a second factor: back to where they came from.',
+      description: 'The user already has a second factor (perhaps enrolled since this one started): back to where they came from.',
       output: toCallbackUrl,
     },
     failed: {
       type: 'final',
-      description: 'Signed out, too many wrong codes, or the store failed: the error page.',
+      description: 'Signed out (or signed in as someone else) by now, too many wrong codes, or the store failed: the error page.',
       output: toDenial,
     },
   },

@@ -6,7 +6,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/me` that the mapping reads (others pass through untouched). */
 export const AtlassianProfile = type({
@@ -23,6 +23,7 @@ export default function Atlassian(options: OAuthUserConfig<AtlassianProfile> = {
     id: 'atlassian',
     name: 'Atlassian',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: {
       url: 'https://auth.atlassian.com/authorize',
       params: { audience: 'api.atlassian.com', scope: 'read:me' },

@@ -6,7 +6,7 @@
  */
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/2.0/user` that the mapping reads (others pass through untouched). */
 export const BitbucketProfile = type({
@@ -23,6 +23,7 @@ export default function Bitbucket(options: OAuthUserConfig<BitbucketProfile> = {
     id: 'bitbucket',
     name: 'Bitbucket',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://bitbucket.org/site/oauth2/authorize', params: { scope: 'account' } },
     token: 'https://bitbucket.org/site/oauth2/access_token',
     userinfo: 'https://api.bitbucket.org/2.0/user',

@@ -6,7 +6,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/users/me` that the mapping reads (others pass through untouched). */
 export const BoxProfile = type({
@@ -23,6 +23,7 @@ export default function Box(options: OAuthUserConfig<BoxProfile> = {}): OAuthCon
     id: 'box',
     name: 'Box',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://account.box.com/api/oauth2/authorize',
     token: 'https://api.box.com/oauth2/token',
     userinfo: 'https://api.box.com/2.0/users/me',

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { CredentialInput, CredentialsConfig } from '../core/types.js'
+import type { CredentialInput, CredentialsConfig, UserOptions } from '../core/types.js'
 
 export type { CredentialInput, CredentialsConfig }
 
 /** Options of {@link Credentials}: any field of the provider, `authorize` above all. */
-export type CredentialsOptions<Inputs extends Record<string, CredentialInput>> = Partial<
+export type CredentialsOptions<Inputs extends Record<string, CredentialInput>> = UserOptions<
   CredentialsConfig<Inputs>
 >
 

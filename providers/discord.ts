@@ -7,7 +7,7 @@
  */
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/users/@me` that the mapping reads (others pass through untouched). */
 export const DiscordProfile = type({
@@ -37,6 +37,7 @@ export default function Discord(options: OAuthUserConfig<DiscordProfile> = {}): 
     id: 'discord',
     name: 'Discord',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://discord.com/api/oauth2/authorize', params: { scope: 'identify email' } },
     token: 'https://discord.com/api/oauth2/token',
     userinfo: 'https://discord.com/api/users/@me',

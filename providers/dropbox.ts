@@ -7,7 +7,7 @@
 import { optional, string, type, type Infer } from 'superstruct'
 import { requestUserinfo } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `get_current_account` that the mapping reads (others pass through untouched). */
 export const DropboxProfile = type({
@@ -24,6 +24,7 @@ export default function Dropbox(options: OAuthUserConfig<DropboxProfile> = {}): 
     id: 'dropbox',
     name: 'Dropbox',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: {
       url: 'https://www.dropbox.com/oauth2/authorize',
       params: { token_access_type: 'offline', scope: 'account_info.read' },

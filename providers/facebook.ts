@@ -7,7 +7,7 @@
 import { optional, string, type, type Infer } from 'superstruct'
 import { requestUserinfo } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/me` that the mapping reads (others pass through untouched). */
 export const FacebookProfile = type({
@@ -24,6 +24,7 @@ export default function Facebook(options: OAuthUserConfig<FacebookProfile> = {})
     id: 'facebook',
     name: 'Facebook',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://www.facebook.com/v19.0/dialog/oauth', params: { scope: 'email' } },
     token: 'https://graph.facebook.com/oauth/access_token',
     userinfo: {

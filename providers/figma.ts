@@ -5,7 +5,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v1/me` that the mapping reads (others pass through untouched). */
 export const FigmaProfile = type({
@@ -22,6 +22,7 @@ export default function Figma(options: OAuthUserConfig<FigmaProfile> = {}): OAut
     id: 'figma',
     name: 'Figma',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://www.figma.com/oauth', params: { scope: 'files:read' } },
     checks: ['state'],
     token: 'https://api.figma.com/v1/oauth/token',

@@ -7,7 +7,7 @@
 import { nullable, number, optional, string, type, type Infer } from 'superstruct'
 import { requestUserinfo } from '../core/oauth/exchange.js'
 import type { OAuthConfig, UserinfoContext } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of GitHub's `/user` that the mapping reads (others pass through untouched). */
 export const GitHubProfile = type({
@@ -55,6 +55,7 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
     id: 'github',
     name: 'GitHub',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: `${baseUrl}/login/oauth/authorize`, params: { scope: 'read:user user:email' } },
     token: `${baseUrl}/login/oauth/access_token`,
     userinfo: { url: `${apiBaseUrl}/user`, request: (context) => fetchProfile(apiBaseUrl, context) },

@@ -6,7 +6,7 @@
  */
 import { nullable, number, optional, string, type, union, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/api/v4/user` that the mapping reads (others pass through untouched). */
 export const GitLabProfile = type({
@@ -34,6 +34,7 @@ export default function GitLab(options: GitLabOptions = {}): OAuthConfig<GitLabP
     id: 'gitlab',
     name: 'GitLab',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: `${url}oauth/authorize?scope=read_user`,
     token: `${url}oauth/token`,
     userinfo: `${url}api/v4/user`,

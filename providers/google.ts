@@ -6,7 +6,7 @@
  */
 import { boolean, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The ID token claims Google sends (checked before `profile` runs). */
 export const GoogleProfile = type({
@@ -33,6 +33,7 @@ export default function Google(options: OAuthUserConfig<GoogleProfile> = {}): OA
     id: 'google',
     name: 'Google',
     type: 'oidc',
+    ...OAUTH_FLOW,
     issuer: 'https://accounts.google.com',
     profileSchema: GoogleProfile,
     style: { brandColor: '#1a73e8', logo: 'https://authjs.dev/img/providers/google.svg' },

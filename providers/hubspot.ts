@@ -8,7 +8,7 @@
 import { number, string, type, type Infer } from 'superstruct'
 import { requestUserinfo } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of the access-token metadata that the mapping reads (others pass through untouched). */
 export const HubSpotProfile = type({ user: string(), user_id: number() })
@@ -22,6 +22,7 @@ export default function HubSpot(options: OAuthUserConfig<HubSpotProfile> = {}): 
     id: 'hubspot',
     name: 'HubSpot',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: {
       url: 'https://app.hubspot.com/oauth/authorize',
       params: { scope: 'oauth', client_id: options.clientId },

@@ -8,7 +8,7 @@
 import { optional, string, type, type Infer } from 'superstruct'
 import { conformBearerToken } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/me` that the mapping reads (others pass through untouched). */
 export const InstagramProfile = type({ id: string(), username: optional(string()) })
@@ -20,6 +20,7 @@ export default function Instagram(options: OAuthUserConfig<InstagramProfile> = {
     id: 'instagram',
     name: 'Instagram',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://api.instagram.com/oauth/authorize?scope=user_profile',
     // Auth.js has no conform here, so oauth4webapi refuses Instagram's answer (no token_type).
     token: { url: 'https://api.instagram.com/oauth/access_token', conform: conformBearerToken },

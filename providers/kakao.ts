@@ -6,7 +6,7 @@
  */
 import { nullable, number, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v2/user/me` that the mapping reads (others pass through untouched). */
 export const KakaoProfile = type({
@@ -26,6 +26,7 @@ export default function Kakao(options: OAuthUserConfig<KakaoProfile> = {}): OAut
     id: 'kakao',
     name: 'Kakao',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://kauth.kakao.com/oauth/authorize?scope',
     token: 'https://kauth.kakao.com/oauth/token',
     userinfo: 'https://kapi.kakao.com/v2/user/me',

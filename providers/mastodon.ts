@@ -7,7 +7,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `verify_credentials` that the mapping reads (others pass through untouched). */
 export const MastodonProfile = type({
@@ -26,6 +26,7 @@ export default function Mastodon(options: OAuthUserConfig<MastodonProfile> = {})
     id: 'mastodon',
     name: 'Mastodon',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'oauth/authorize?scope=read',
     token: 'oauth/token',
     userinfo: 'api/v1/accounts/verify_credentials',

@@ -5,7 +5,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v1/nid/me` that the mapping reads (others pass through untouched). */
 export const NaverProfile = type({
@@ -24,6 +24,7 @@ export default function Naver(options: OAuthUserConfig<NaverProfile> = {}): OAut
     id: 'naver',
     name: 'Naver',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://nid.naver.com/oauth2.0/authorize',
     token: 'https://nid.naver.com/oauth2.0/token',
     userinfo: 'https://openapi.naver.com/v1/nid/me',

@@ -7,7 +7,7 @@
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import { requestUserinfo } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 const NOTION_HOST = 'https://api.notion.com'
 
@@ -39,6 +39,7 @@ export default function Notion(options: NotionOptions = {}): OAuthConfig<NotionP
     id: 'notion',
     name: 'Notion',
     type: 'oauth',
+    ...OAUTH_FLOW,
     token: { url: `${NOTION_HOST}/v1/oauth/token` },
     userinfo: {
       url: `${NOTION_HOST}/v1/users`,

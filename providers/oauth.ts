@@ -4,8 +4,9 @@
  *
  * @module
  */
+import { FLOW_MODULE } from '../core/flows/kinds.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { Profile } from '../core/types.js'
+import type { Profile, UserOptions } from '../core/types.js'
 
 export type {
   ClientAuthMethod,
@@ -15,8 +16,14 @@ export type {
   TokenSet,
 } from '../core/oauth/provider.js'
 
+/**
+ * Spread into every OAuth and OIDC provider this package makes: the loader of the OAuth flow, so an
+ * application bundles `oauth4webapi` and the flow only by importing such a provider.
+ */
+export const OAUTH_FLOW = { [FLOW_MODULE]: () => import('../core/flows/oauth.js') } as const
+
 /** What an application passes to a provider factory: any option, `clientId`/`clientSecret` above all. */
-export type OAuthUserConfig<P extends object = Profile> = Omit<Partial<OAuthConfig<P>>, 'options' | 'type'>
+export type OAuthUserConfig<P extends object = Profile> = UserOptions<Omit<OAuthConfig<P>, 'options' | 'type'>>
 
 /**
  * Creates an OAuth 2 provider.
@@ -35,5 +42,5 @@ export type OAuthUserConfig<P extends object = Profile> = Omit<Partial<OAuthConf
 export default function OAuth<P extends object = Profile>(
   options: OAuthUserConfig<P> & { id: string },
 ): OAuthConfig<P> {
-  return { name: options?.id, ...options, type: 'oauth' } as OAuthConfig<P>
+  return { name: options?.id, ...OAUTH_FLOW, ...options, type: 'oauth' } as OAuthConfig<P>
 }

@@ -8,7 +8,7 @@
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
 import type { Profile } from '../core/types.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 export type { OAuthUserConfig } from './oauth.js'
 
@@ -39,7 +39,7 @@ export type OidcClaims = Infer<typeof OidcClaims> & Record<string, unknown>
 export default function OIDC<P extends object = Profile>(
   options: OAuthUserConfig<P> & { id: string; issuer: string },
 ): OAuthConfig<P> {
-  return { name: options?.id, ...options, type: 'oidc' } as OAuthConfig<P>
+  return { name: options?.id, ...OAUTH_FLOW, ...options, type: 'oidc' } as OAuthConfig<P>
 }
 
 /**
@@ -50,5 +50,5 @@ export function oidcPreset<P extends object = OidcClaims>(
   preset: Omit<OAuthConfig<P>, 'type' | 'options'> & { id: string; name: string },
   options: OAuthUserConfig<P>,
 ): OAuthConfig<P> {
-  return { type: 'oidc', profileSchema: OidcClaims, ...preset, options } as OAuthConfig<P>
+  return { type: 'oidc', profileSchema: OidcClaims, ...OAUTH_FLOW, ...preset, options } as OAuthConfig<P>
 }

@@ -6,7 +6,7 @@
  */
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `current_user` that the mapping reads (others pass through untouched). */
 export const PatreonProfile = type({
@@ -27,6 +27,7 @@ export default function Patreon(options: OAuthUserConfig<PatreonProfile> = {}): 
     id: 'patreon',
     name: 'Patreon',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://www.patreon.com/oauth2/authorize', params: { scope: 'identity identity[email]' } },
     token: 'https://www.patreon.com/api/oauth2/token',
     userinfo: 'https://www.patreon.com/api/oauth2/api/current_user',

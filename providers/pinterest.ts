@@ -6,7 +6,7 @@
  */
 import { nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v5/user_account` that the mapping reads (others pass through untouched). */
 export const PinterestProfile = type({ username: string(), profile_image: optional(nullable(string())) })
@@ -18,6 +18,7 @@ export default function Pinterest(options: OAuthUserConfig<PinterestProfile> = {
     id: 'pinterest',
     name: 'Pinterest',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: { url: 'https://www.pinterest.com/oauth', params: { scope: 'user_accounts:read' } },
     token: 'https://api.pinterest.com/v5/oauth/token',
     userinfo: 'https://api.pinterest.com/v5/user_account',

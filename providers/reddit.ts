@@ -6,7 +6,7 @@
  */
 import { string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/api/v1/me` that the mapping reads (others pass through untouched). */
 export const RedditProfile = type({ id: string(), name: string() })
@@ -18,6 +18,7 @@ export default function Reddit(options: OAuthUserConfig<RedditProfile> = {}): OA
     id: 'reddit',
     name: 'Reddit',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://www.reddit.com/api/v1/authorize?scope=identity',
     token: 'https://www.reddit.com/api/v1/access_token',
     userinfo: 'https://oauth.reddit.com/api/v1/me',

@@ -5,7 +5,7 @@
  */
 import { array, nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v1/me` that the mapping reads (others pass through untouched). */
 export const SpotifyProfile = type({
@@ -22,6 +22,7 @@ export default function Spotify(options: OAuthUserConfig<SpotifyProfile> = {}): 
     id: 'spotify',
     name: 'Spotify',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://accounts.spotify.com/authorize?scope=user-read-email',
     token: 'https://accounts.spotify.com/api/token',
     userinfo: 'https://api.spotify.com/v1/me',

@@ -6,7 +6,7 @@
  */
 import { number, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/api/v3/athlete` that the mapping reads (others pass through untouched). */
 export const StravaProfile = type({
@@ -23,6 +23,7 @@ export default function Strava(options: OAuthUserConfig<StravaProfile> = {}): OA
     id: 'strava',
     name: 'Strava',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: {
       url: 'https://www.strava.com/api/v3/oauth/authorize',
       params: { scope: 'read', approval_prompt: 'auto', response_type: 'code' },

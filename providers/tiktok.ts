@@ -7,7 +7,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v2/user/info/` that the mapping reads (others pass through untouched). */
 export const TikTokProfile = type({
@@ -28,6 +28,7 @@ export default function TikTok(options: OAuthUserConfig<TikTokProfile> = {}): OA
     id: 'tiktok',
     name: 'TikTok',
     type: 'oauth',
+    ...OAUTH_FLOW,
     client: { token_endpoint_auth_method: 'client_secret_post' },
     authorization: {
       url: 'https://www.tiktok.com/v2/auth/authorize',

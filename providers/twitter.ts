@@ -17,7 +17,7 @@ import {
 } from 'superstruct'
 import { ConfigError } from '../core/errors.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 const Hashtag = object({ start: number(), end: number(), tag: string() })
 const Url = object({
@@ -96,6 +96,7 @@ export default function Twitter(options: TwitterOptions = {}): OAuthConfig<Twitt
     id: 'twitter',
     name: 'Twitter',
     type: 'oauth',
+    ...OAUTH_FLOW,
     checks: ['pkce', 'state'],
     authorization: {
       url: 'https://x.com/i/oauth2/authorize',

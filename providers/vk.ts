@@ -20,7 +20,7 @@ import {
 } from 'superstruct'
 import { conformBearerToken } from '../core/oauth/exchange.js'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The API version VK's endpoints are called with by default. */
 export const VK_API_VERSION = '5.126'
@@ -88,6 +88,7 @@ export default function VK(options: VkOptions = {}): OAuthConfig<VkProfile> {
     id: 'vk',
     name: 'VK',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: withApiVersion(authorizationUrl ?? 'https://oauth.vk.com/authorize?scope=email'),
     token: { url: withApiVersion(accessTokenUrl ?? 'https://oauth.vk.com/access_token'), conform: conformBearerToken },
     userinfo: withApiVersion(profileUrl ?? 'https://api.vk.com/method/users.get?fields=photo_100'),

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { WebAuthnConfig } from '../core/flows/webauthn.js'
+import { FLOW_MODULE } from '../core/flows/kinds.js'
+import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn.js'
+import type { UserOptions } from '../core/types.js'
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn.js'
 
@@ -13,7 +15,7 @@ export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flo
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
 
 /** Options of {@link WebAuthn}: any field of the provider. */
-export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, 'type'>>
+export type WebAuthnOptions = UserOptions<Omit<WebAuthnConfig, 'type'>>
 
 /**
  * Creates a WebAuthn provider. The relying party is the request's host and origin unless
@@ -34,6 +36,13 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, 'type'>>
  *
  * @see https://www.w3.org/TR/webauthn-3/
  */
+// Imported here, not by the engine: only an application with a WebAuthn provider bundles the library.
+const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
+  Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
+
+// The flow, for the engine to load with this provider (see core/flows/kinds.ts).
+const WEBAUTHN_FLOW = { [FLOW_MODULE]: () => import('../core/flows/webauthn.js') }
+
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {
     id: 'webauthn',
@@ -44,6 +53,8 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
     formFields: {
       email: { label: 'Email', required: true, autocomplete: 'username webauthn' },
     },
+    [SIMPLEWEBAUTHN]: loadSimpleWebAuthn,
+    ...WEBAUTHN_FLOW,
     ...options,
     type: 'webauthn',
   }

@@ -5,7 +5,7 @@
  */
 import { number, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/rest/v1/me` that the mapping reads (others pass through untouched). */
 export const WordPressProfile = type({
@@ -22,6 +22,7 @@ export default function WordPress(options: OAuthUserConfig<WordPressProfile> = {
     id: 'wordpress',
     name: 'WordPress.com',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://public-api.wordpress.com/oauth2/authorize?scope=auth',
     token: 'https://public-api.wordpress.com/oauth2/token',
     userinfo: 'https://public-api.wordpress.com/rest/v1/me',

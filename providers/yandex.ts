@@ -6,7 +6,7 @@
  */
 import { array, boolean, nullable, optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/info` that the mapping reads (others pass through untouched). */
 export const YandexProfile = type({
@@ -27,6 +27,7 @@ export default function Yandex(options: OAuthUserConfig<YandexProfile> = {}): OA
     id: 'yandex',
     name: 'Yandex',
     type: 'oauth',
+    ...OAUTH_FLOW,
     /** @see https://yandex.com/dev/id/doc/en/register-client#access */
     authorization: 'https://oauth.yandex.ru/authorize?scope=login:info+login:email+login:avatar',
     token: 'https://oauth.yandex.ru/token',

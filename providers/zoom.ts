@@ -6,7 +6,7 @@
  */
 import { optional, string, type, type Infer } from 'superstruct'
 import type { OAuthConfig } from '../core/oauth/provider.js'
-import type { OAuthUserConfig } from './oauth.js'
+import { OAUTH_FLOW, type OAuthUserConfig } from './oauth.js'
 
 /** The fields of `/v2/users/me` that the mapping reads (others pass through untouched). */
 export const ZoomProfile = type({
@@ -24,6 +24,7 @@ export default function Zoom(options: OAuthUserConfig<ZoomProfile> = {}): OAuthC
     id: 'zoom',
     name: 'Zoom',
     type: 'oauth',
+    ...OAUTH_FLOW,
     authorization: 'https://zoom.us/oauth/authorize?scope',
     token: 'https://zoom.us/oauth/token',
     userinfo: 'https://api.zoom.us/v2/users/me',

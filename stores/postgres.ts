@@ -1,3 +1,4 @@
+/// <reference path="../core/deep-imports.d.ts" />
 /**
  * A shared {@link AuthStore} in PostgreSQL: on a server through `pg` (`Pool` or `Client`) or in an
  * embedded PGlite, the same database object the SQL adapter takes. Every instance that shares the
@@ -17,7 +18,8 @@
  *
  * @module
  */
-import { RateLimiterPostgres } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster`, which an ESM bundle cannot load.
+import RateLimiterPostgres from 'rate-limiter-flexible/lib/RateLimiterPostgres.js'
 import type { Queryable } from '../adapters/postgres.js'
 import { limiterStore, type AuthStore, type ValueBackend } from '../core/store/index.js'
 

@@ -1,3 +1,4 @@
+/// <reference path="../core/deep-imports.d.ts" />
 /**
  * A shared {@link AuthStore} in Redis, through an `ioredis` client. Every instance connected to the
  * same Redis shares the claims, counters, limits and values; Redis expires them on its own.
@@ -11,7 +12,8 @@
  *
  * @module
  */
-import { RateLimiterRedis } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster`, which an ESM bundle cannot load.
+import RateLimiterRedis from 'rate-limiter-flexible/lib/RateLimiterRedis.js'
 import { limiterStore, type AuthStore } from '../core/store/index.js'
 
 /**

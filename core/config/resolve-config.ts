@@ -42,7 +42,7 @@ import { DEFAULT_AVAILABILITY, isOutageError, type ResolvedAvailability } from '
 import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
 import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct, SECRET_HINT, type ValidatedConfig } from './structs.js'
+import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 
 /** A provider after its `options` were merged over its defaults. */
 export interface ResolvedProvider {
@@ -198,21 +198,38 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
   }
   const name = typeof merged.name === 'string' ? merged.name : id
   const isOAuth = type === 'oauth' || type === 'oidc'
+  // Endpoints are checked first, as in Auth.js (its assert-config test expects InvalidEndpoints).
+  const oauth = isOAuth
+    ? resolveOAuthProvider({ ...merged, id, name } as unknown as OAuthConfig<Record<string, unknown>>, redirectProxyUrl)
+    : undefined
+  if (oauth && (typeof merged.clientId !== 'string' || merged.clientId === '')) {
+    // Without it the sign-in would send the user to the provider with `client_id=` and fail there.
+    const variable = `AUTH_${id.toUpperCase().replace(/-/g, '_')}_ID`
+    throw new ConfigError(
+      `config.providers.${path} ("${id}"): clientId is missing. Set ${variable} in the environment ` +
+        `(read by the framework integrations and setEnvDefaults) or pass clientId to the provider`,
+      ['providers', path, 'clientId'],
+    )
+  }
   return Object.freeze({
     id,
     name,
     type,
     config: Object.freeze(merged),
-    ...(isOAuth
-      ? {
-          oauth: resolveOAuthProvider(
-            { ...merged, id, name } as unknown as OAuthConfig<Record<string, unknown>>,
-            redirectProxyUrl,
-          ),
-        }
-      : {}),
+    ...(oauth ? { oauth } : {}),
     ...(type === 'email' ? { email: resolveEmailProvider(merged as Record<string, unknown>, path) } : {}),
   })
+}
+
+/**
+ * Auth.js's message, exactly: applications match on it. How to make a secret is the default
+ * logger's second line (`[auth][hint]`) and the README's.
+ */
+const MISSING_SECRET_MESSAGE = 'Please define a `secret`'
+
+/** No secret at all: unset, empty, or `[]` (what `setEnvDefaults` leaves without `AUTH_SECRET`). */
+function isEmptySecret(value: unknown): boolean {
+  return value === undefined || value === '' || (Array.isArray(value) && value.length === 0)
 }
 
 /**
@@ -222,8 +239,8 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
  * the secret into the server log. The cause is a value-free copy whose message is the main one.
  */
 function toConfigError(error: StructError): Error {
-  if (error.path[0] === 'secret' && error.value === undefined) {
-    return new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
+  if (error.path.length === 1 && error.path[0] === 'secret' && isEmptySecret(error.value)) {
+    return new MissingSecret(MISSING_SECRET_MESSAGE)
   }
   // A union (e.g. `secret`: string or array) fails as a whole; its refinement says why.
   const failure = error.failures().find((f) => f.refinement !== undefined) ?? error
@@ -310,6 +327,14 @@ function checkWebAuthnProviders(providers: readonly ResolvedProvider[], enabled:
   return true
 }
 
+/**
+ * How to fix a missing adapter: integrations throw the error at boot, where only its message is
+ * seen, so the message itself says it (after Auth.js's sentence).
+ */
+const ADAPTER_HINT =
+  "To start, `adapter: MemoryAdapter()` from 'authchart/adapters/memory' (in memory: lost on restart); " +
+  "in production, `PostgresAdapter(pool)` from 'authchart/adapters/postgres' or any Auth.js adapter."
+
 function resolve(source: AuthConfig): ResolvedConfig {
   let validated
   try {
@@ -319,9 +344,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   }
   const logger = createLogger(validated as Parameters<typeof createLogger>[0])
   const secretInput = validated.secret
-  if (secretInput === undefined || secretInput.length === 0) {
-    throw new MissingSecret(`Please define a \`secret\` (${SECRET_HINT})`)
-  }
+  if (secretInput === undefined || isEmptySecret(secretInput)) throw new MissingSecret(MISSING_SECRET_MESSAGE)
   const secrets = (Array.isArray(secretInput) ? [...secretInput] : [secretInput]) as [
     string,
     ...string[],
@@ -336,12 +359,12 @@ function resolve(source: AuthConfig): ResolvedConfig {
 
   const given = validated.adapter === undefined ? undefined : source.adapter
   const hasEmail = providers.some((p) => p.type === 'email')
-  if (hasEmail && !given) throw new MissingAdapter('Email login requires an adapter')
+  if (hasEmail && !given) throw new MissingAdapter(`Email login requires an adapter. ${ADAPTER_HINT}`)
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
   if (strategy === 'database' && !given) {
-    throw new MissingAdapter('Database session requires an adapter')
+    throw new MissingAdapter(`Database session requires an adapter. ${ADAPTER_HINT}`)
   }
-  if (hasWebAuthn && !given) throw new MissingAdapter('WebAuthn requires an adapter')
+  if (hasWebAuthn && !given) throw new MissingAdapter(`WebAuthn requires an adapter. ${ADAPTER_HINT}`)
   if (given) {
     const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
     if (hasWebAuthn) required.push(...REQUIRED_METHODS.webauthn)

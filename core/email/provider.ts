@@ -6,9 +6,10 @@
  * @module
  */
 import { ConfigError } from '../errors.js'
+import { FLOW_MODULE } from '../flows/kinds.js'
 import { html, text } from './message.js'
 import { customFetch } from '../symbols.js'
-import type { Awaitable, CommonProviderOptions, Theme } from '../types.js'
+import type { Awaitable, CommonProviderOptions, Theme, UserOptions } from '../types.js'
 import { codeEntropyBits, type CodeAlphabet } from './secrets.js'
 
 /** What `sendVerificationRequest` receives (Auth.js's parameters, plus `code`). */
@@ -99,7 +100,7 @@ export interface EmailConfig extends CommonProviderOptions {
 }
 
 /** Options accepted by the provider factories: every field optional. */
-export type EmailUserConfig = Partial<Omit<EmailConfig, 'options' | 'type'>>
+export type EmailUserConfig = UserOptions<Omit<EmailConfig, 'options' | 'type'>>
 
 /** An e-mail provider's settings after defaults and validation. */
 export interface ResolvedEmailProvider {
@@ -212,11 +213,15 @@ export function emailProvider(
   const id = options.id ?? provider.id
   const apiKey = usesApiKey ? (options.apiKey ?? apiKeyFromEnvironment(id)) : undefined
   return {
+    // Only an application that makes an e-mail provider bundles the e-mail flow (see ../flows/kinds.ts).
+    [FLOW_MODULE]: loadEmailFlow,
     ...provider,
     ...(apiKey !== undefined ? { apiKey } : {}),
     options: { ...options, ...(apiKey !== undefined ? { apiKey } : {}) },
   } as EmailConfig
 }
+
+const loadEmailFlow = () => import('../flows/email.js')
 
 /** The `fetch` a provider sends with: its `customFetch` (proxies, tests), else the global one. */
 export function fetchOf(provider: EmailConfig): typeof fetch {

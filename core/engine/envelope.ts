@@ -8,7 +8,7 @@
  * @module
  */
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt, type JWTPayload } from 'jose'
-import { StructError, create, object, string, unknown as anyValue } from 'superstruct'
+import { StructError, create, object, optional, string, unknown as anyValue } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine, StateValue } from 'xstate'
 import { AWAITS_REQUEST } from '../../machines/shared/events.js'
 import { DerivationCache, hkdfSha256 } from '../crypto.js'
@@ -19,12 +19,16 @@ import type { FlowDefinition, SealedFlowState } from './flow.js'
 /** Lifetime of a sealed flow: 15 minutes, as Auth.js's check cookies. */
 export const ENVELOPE_MAX_AGE = 15 * 60
 
-/** What is sealed: the machine id and version, its state value and its context. */
+/**
+ * What is sealed: the machine id and version, its state value and its context, or, for a context
+ * too large for a cookie, the id under which it is kept on the server (`parked`, context `null`).
+ */
 export interface Envelope {
   id: string
   v: string
   value: StateValue
   context: unknown
+  parked?: string
 }
 
 const EnvelopeStruct = object({
@@ -32,7 +36,25 @@ const EnvelopeStruct = object({
   v: string(),
   value: anyValue(),
   context: anyValue(),
+  parked: optional(string()),
 })
+
+/**
+ * Where a flow's context waits while it rests when its envelope would not fit in a cookie (an OIDC
+ * sign-in's tokens and profile at the second-factor step, an application step's own fields):
+ * the configured store, under a random id the envelope carries, encrypted like the envelope and
+ * for its lifetime. Browsers drop a cookie over 4,096 bytes without a word.
+ */
+export interface ContextPark {
+  /** Most characters the sealed envelope may have to fit in its cookie (name and attributes aside). */
+  room: number
+  put(key: string, value: string, ttlSeconds: number): Promise<void>
+  get(key: string): Promise<string | null>
+  forget(key: string): Promise<void>
+}
+
+const parkedKey = (id: string) => `flow:context:${id}`
+const parkedSalt = (cookieName: string) => `${cookieName}#context`
 
 /** Keys and binding for sealing. */
 export interface SealOptions {
@@ -44,6 +66,8 @@ export interface SealOptions {
   at: number
   /** Optional binding (e.g. a provider id); an envelope opens only under the same binding. */
   binding?: string
+  /** Where a context too large for the cookie is kept; without it every context is sealed in. */
+  park?: ContextPark
 }
 
 interface SealingKey {
@@ -162,13 +186,12 @@ export async function openValue(
   }
 }
 
-/** Seals a resting snapshot of `flow`. */
+/** Seals a resting snapshot of `flow`; a context too large for the cookie is parked on the server. */
 export async function sealEnvelope(
   flow: FlowDefinition<AnyStateMachine, never>,
   snapshot: AnyMachineSnapshot,
   options: SealOptions,
 ): Promise<string> {
-  const { key, kid } = await keyFor(options.secrets[0]!, options.cookieName)
   const env: Envelope = {
     id: flow.machine.id,
     // Stryker disable next-line StringLiteral: unreachable, defineFlow refuses a machine without a version
@@ -176,13 +199,27 @@ export async function sealEnvelope(
     value: snapshot.value,
     context: flow.sealed ? flow.sealed(snapshot.context) : snapshot.context,
   }
+  const sealed = await sealClaims(env, flow.machine.id, options)
+  const { park } = options
+  if (!park || sealed.length <= park.room) return sealed
+  const parked = crypto.randomUUID()
+  const value = await sealValue(
+    { parked, flow: flow.machine.id, context: env.context as Record<string, unknown> },
+    { secrets: options.secrets, salt: parkedSalt(options.cookieName), at: options.at },
+  )
+  await park.put(parkedKey(parked), value, ENVELOPE_MAX_AGE)
+  return sealClaims({ ...env, context: null, parked }, flow.machine.id, options)
+}
+
+async function sealClaims(env: Envelope, audience: string, options: SealOptions): Promise<string> {
+  const { key, kid } = await keyFor(options.secrets[0]!, options.cookieName)
   // Stryker disable next-line ConditionalExpression,BlockStatement: equivalent, jose writes the same claims (test/mutation/webcrypto.test.ts checks its path); only speed differs
   if (fastGcm) {
     // The claims jose would write, in its order.
     const claims = {
       env,
       jti: crypto.randomUUID(),
-      aud: flow.machine.id,
+      aud: audience,
       iat: options.at,
       exp: options.at + ENVELOPE_MAX_AGE,
       // Stryker disable next-line ConditionalExpression: equivalent, JSON.stringify leaves out a sub that is undefined
@@ -193,11 +230,27 @@ export async function sealEnvelope(
   const jwt = new EncryptJWT({ env })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
     .setJti(crypto.randomUUID())
-    .setAudience(flow.machine.id)
+    .setAudience(audience)
     .setIssuedAt(options.at)
     .setExpirationTime(options.at + ENVELOPE_MAX_AGE)
   if (options.binding !== undefined) jwt.setSubject(options.binding)
   return jwt.encrypt(key)
+}
+
+/**
+ * The context a parked envelope names, read back from the server.
+ *
+ * @throws {FlowStateError} `ERR_FLOW_STATE_STALE` when the server no longer keeps it (expired, or
+ *   a store that forgot it), `ERR_FLOW_STATE_INVALID` when what is kept is not this flow's.
+ */
+async function unparkContext(machineId: string, parked: string, options: OpenOptions): Promise<unknown> {
+  const kept = options.park ? await options.park.get(parkedKey(parked)) : null
+  if (kept === null) throw refuse('ERR_FLOW_STATE_STALE', `${machineId}: the sealed flow's context is no longer kept`)
+  const value = await openValue(kept, { secrets: options.secrets, salt: parkedSalt(options.cookieName), at: options.at })
+  if (!value || value.parked !== parked || value.flow !== machineId) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${machineId}: the kept context belongs to another flow`)
+  }
+  return value.context
 }
 
 /** Envelope ids already resumed in this process, until they would have expired anyway. */
@@ -284,14 +337,17 @@ export async function openEnvelope(
   if (env.id !== machine.id) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope holds flow "${env.id}"`)
   }
-  let sealedState = { value: env.value, context: env.context }
+  const changed = `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`
   // Stryker disable next-line StringLiteral: unreachable, defineFlow refuses a machine without a version
-  if (env.v !== (machine.version ?? '')) {
-    const changed = `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`
-    const migrate = Object.hasOwn(flow.migrations ?? {}, env.v) ? flow.migrations![env.v]! : undefined
-    let migrated: SealedFlowState | null = null
+  const versionChanged = env.v !== (machine.version ?? '')
+  const migrate = versionChanged && Object.hasOwn(flow.migrations ?? {}, env.v) ? flow.migrations![env.v]! : undefined
+  if (versionChanged && !migrate) throw refuse('ERR_FLOW_VERSION_CHANGED', changed)
+  const sealedContext = env.parked === undefined ? env.context : await unparkContext(machine.id, env.parked, options)
+  let sealedState: SealedFlowState = { value: env.value, context: sealedContext }
+  if (migrate) {
+    let migrated: SealedFlowState | null
     try {
-      migrated = migrate ? migrate(sealedState) : null
+      migrated = migrate(sealedState)
     } catch (error) {
       throw refuse('ERR_FLOW_VERSION_CHANGED', `${changed}; its migration failed`, error)
     }
@@ -324,6 +380,8 @@ export async function openEnvelope(
       ? await options.claim(payload.jti, Math.max(1, expires - options.at))
       : consumeOnce(payload.jti, expires)
     if (!spent) throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
+    // Spent: its kept context is of no further use.
+    if (env.parked !== undefined) await options.park?.forget(parkedKey(env.parked))
   }
   return snapshot
 }

@@ -22,7 +22,7 @@ import { createLinkedUser } from '../session/adapter.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
-import { isUnverifiedPasskeyUser } from './webauthn.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /**
  * The request `authorize` receives: the callback URL with the original query, headers and body.

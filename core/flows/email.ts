@@ -29,7 +29,7 @@ import { countAttempt } from '../store/limits.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
-import { isUnverifiedPasskeyUser } from './webauthn.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
 interface EmailProvider {

@@ -18,17 +18,23 @@ import { defineFlow } from '../engine/flow.js'
 import type { CookieOption } from '../cookies.js'
 import { openValue, sealValue } from '../engine/envelope.js'
 import {
+  AuthError,
   InvalidCallbackUrl,
   InvalidCheck,
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
+  OAuthSignInError,
   UntrustedHost,
 } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
+
+// What the session flow uses for OAuth providers, through this module once it is loaded.
+export { authorizationServer } from '../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInUser } from '../session/token.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
@@ -36,7 +42,7 @@ import { createLinkedUser } from '../session/adapter.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './signin-completion.js'
-import { isUnverifiedPasskeyUser } from './webauthn.js'
+import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
@@ -319,13 +325,26 @@ export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestCont
           at: ctx.at,
         }
       } catch (error) {
-        return {
-          type: 'createAuthorizationRequest.failed',
-          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-          reason: 'threw',
-          error: reportFailure(ctx, error),
-          at: ctx.at,
+        if (error instanceof AuthError) {
+          return {
+            type: 'createAuthorizationRequest.failed',
+            // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+            reason: 'threw',
+            error: reportFailure(ctx, error),
+            at: ctx.at,
+          }
         }
+        // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
+        // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
+        // page with `Configuration`, as Auth.js answers any error that is not its own.
+        ctx.logger.error(
+          new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
+            err: error as Error,
+            provider: provider.id,
+          }),
+        )
+        // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+        return { type: 'createAuthorizationRequest.failed', reason: 'threw', at: ctx.at }
       }
     },
 

@@ -15,9 +15,8 @@ import type { AdapterAccount, AdapterSession, AdapterUser } from '../adapters.js
 import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
-import { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
-import { authorizationServer } from '../oauth/server.js'
-import { storeAccountTokens } from './oauth.js'
+// OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
+import { flowModule } from './kinds.js'
 import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
 import { decodeSessionTokenNow, encodeSessionToken } from '../session/token.js'
 import { callbacksOf, eventsOf } from '../config/resolve-config.js'
@@ -143,14 +142,17 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const token = context.token as JWT
       const current = token.oauth as SessionOAuthTokens
       const provider = ctx.config.providerById.get(current.provider)?.oauth
+      const failed = (error: unknown, reason: 'rejected' | 'threw') => {
+        ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
+        return { type: 'refreshAccessToken.failed', reason, at: ctx.at }
+      }
+      if (!provider) return failed(new Error(`provider "${current.provider}" is not configured`), 'rejected')
+      const { RefreshRejected, refreshAccessToken } = flowModule('oauth')
       try {
-        if (!provider) throw new RefreshRejected(`provider "${current.provider}" is not configured`)
         const oauth = await refreshAccessToken(provider, current, ctx.at, ctx.config)
         return { type: 'refreshAccessToken.done', output: { token: { ...token, oauth } }, at: ctx.at }
       } catch (error) {
-        ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
-        const reason = error instanceof RefreshRejected ? 'rejected' : 'threw'
-        return { type: 'refreshAccessToken.failed', reason, at: ctx.at }
+        return failed(error, error instanceof RefreshRejected ? 'rejected' : 'threw')
       }
     },
 
@@ -240,7 +242,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         if (!oauthTokens) return { type: 'buildProviderLogout.failed', reason: 'notLinked', at: ctx.at }
         const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
         if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
-        const as = await authorizationServer(provider)
+        const as = await flowModule('oauth').authorizationServer(provider)
         if (!as.end_session_endpoint) {
           throw new TypeError(`provider "${provider.id}" does not advertise an end_session_endpoint`)
         }
@@ -326,6 +328,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         for (const account of accounts.filter(due)) {
           const provider = ctx.config.providerById.get(account.provider)?.oauth
           if (!provider) continue
+          const oauth = flowModule('oauth')
           const current = {
             provider: account.provider,
             refresh_token: account.refresh_token!,
@@ -333,14 +336,14 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
             expires_at: account.expires_at!,
           }
           try {
-            const fresh = await refreshAccessToken(provider, current, ctx.at, ctx.config)
-            await storeAccountTokens(ctx, { ...account, ...fresh })
+            const fresh = await oauth.refreshAccessToken(provider, current, ctx.at, ctx.config)
+            await oauth.storeAccountTokens(ctx, { ...account, ...fresh })
           } catch (error) {
             ctx.logger.error(new Error(`Refreshing the access token of "${account.provider}" failed`, { cause: error }))
-            if (!(error instanceof RefreshRejected)) continue
+            if (!(error instanceof oauth.RefreshRejected)) continue
             rejected = true
             // A refused refresh token is dropped so it is not replayed on every read.
-            await storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
+            await oauth.storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
           }
         }
       } catch (error) {

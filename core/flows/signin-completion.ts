@@ -28,10 +28,8 @@ import {
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
-import { storeEmailUser } from './email.js'
 import { emitEvent } from './emit.js'
-import { storeOAuthUser } from './oauth.js'
-import { storeWebAuthnUser } from './webauthn.js'
+import { flowModule } from './kinds.js'
 
 /** A stored user and account, or a refusal to link them. */
 export type StoredUser =
@@ -48,9 +46,10 @@ export type UserStore = (ctx: RequestContext, context: Context) => Promise<Store
 /** How each first factor stores its users, by the first factor's flow id. */
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
   'credentials-signin': storeCredentialsUser,
-  'oauth-signin': storeOAuthUser,
-  'email-signin': storeEmailUser,
-  'webauthn-signin': storeWebAuthnUser,
+  // Loaded with their providers (./kinds.ts): only a configured first factor reaches its store.
+  'oauth-signin': (ctx, context) => flowModule('oauth').storeOAuthUser(ctx, context),
+  'email-signin': (ctx, context) => flowModule('email').storeEmailUser(ctx, context),
+  'webauthn-signin': (ctx, context) => flowModule('webauthn').storeWebAuthnUser(ctx, context),
 }
 
 const userOf = (context: Context) => context.user as User
@@ -119,6 +118,7 @@ const coreEffects: Record<string, Effect> = {
       })
       if (check.ok) return { type: 'verifySecondFactor.done', output: { method: check.method === 'otp' ? 'otp' : 'backup' }, at: ctx.at }
       if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+      if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
       return {
         type: 'verifySecondFactor.failed',
         reason: check.reason,

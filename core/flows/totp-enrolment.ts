@@ -29,6 +29,19 @@ import { reportFailure } from '../session/issue.js'
 /** The adapter methods turning on a second factor needs. */
 export const SECOND_FACTOR_METHODS = ['listSecondFactors', 'createSecondFactor', 'updateSecondFactor', 'deleteSecondFactor'] as const
 
+/**
+ * The id of a user's TOTP factor: one per user, so that of two enrolments confirmed at the same
+ * moment the adapter stores only the first (its primary key refuses the second).
+ */
+const enrolledFactorId = (userId: string) => `totp:${userId}`
+/** The backup codes of an enrolment belong to its factor. */
+const backupCodesId = (factorId: string) => `${factorId}:backup-codes`
+
+const alreadyEnrolled = (ctx: RequestContext) => {
+  ctx.logger.debug('second-factor enrolment refused', { reason: 'a second factor is already enrolled' })
+  return { type: 'confirmTotp.failed' as const, reason: 'alreadyEnrolled' as const, at: ctx.at }
+}
+
 function requireFactorStore(ctx: RequestContext) {
   const adapter = ctx.config.adapter
   const missing = SECOND_FACTOR_METHODS.filter((method) => typeof adapter?.[method] !== 'function')
@@ -36,6 +49,22 @@ function requireFactorStore(ctx: RequestContext) {
     throw new TypeError(`two-step verification needs an adapter with ${missing.join(', ')}`)
   }
   return adapter!
+}
+
+/**
+ * What the enrolment page shows: the key, and the `otpauth://` URI and QR code rendered from it now
+ * (only the secret is sealed: the QR code alone would push the flow cookie past 4,096 bytes). `null`
+ * when the request is not signed in as the enrolling user: the key is shown to them only.
+ */
+export async function enrolmentPageData(
+  ctx: RequestContext,
+  context: TotpEnrolmentContext,
+): Promise<{ secret: string; uri: string; qr: string } | null> {
+  if (!context.secret || !context.userId) return null
+  const user = await signedInUser(ctx)
+  if (!user || user.id !== context.userId) return null
+  const { uri, qr } = await totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
+  return { secret: context.secret, uri, qr }
 }
 
 /** The TOTP enrolment flow definition. */
@@ -48,15 +77,13 @@ export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, Request
         const adapter = requireFactorStore(ctx)
         const user = await signedInUser(ctx)
         if (!user) return { type: 'createTotpSecret.failed', reason: 'signedOut', error: 'AccessDenied', at: ctx.at }
-        const factors = await enrolledFactors(adapter, user.id)
-        if (factors.some((factor) => factor.type === 'totp')) {
+        // Any factor, backup codes included: they belong to an enrolment and are not replaced.
+        if ((await enrolledFactors(adapter, user.id)).length > 0) {
           return { type: 'createTotpSecret.failed', reason: 'alreadyEnrolled', at: ctx.at }
         }
-        const secret = createTotpSecret()
-        const { uri, qr } = await totpEnrolment(secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
         return {
           type: 'createTotpSecret.done',
-          output: { userId: user.id, secret, uri, qr, challenge: newChallenge() },
+          output: { userId: user.id, secret: createTotpSecret(), challenge: newChallenge() },
           at: ctx.at,
         }
       } catch (error) {
@@ -67,6 +94,15 @@ export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, Request
     async confirmTotp(context, ctx, trigger) {
       try {
         const adapter = requireFactorStore(ctx)
+        const userId = context.userId!
+        // The session that started the enrolment may have ended since (signed out, signed out
+        // everywhere, expired) or the browser may now be someone else's: only a live session of
+        // the enrolling user confirms it.
+        const user = await signedInUser(ctx)
+        if (!user || user.id !== userId) {
+          ctx.logger.debug('second-factor enrolment refused', { reason: 'not signed in as the enrolling user' })
+          return { type: 'confirmTotp.failed', reason: 'signedOut', error: 'AccessDenied', at: ctx.at }
+        }
         // Counted before it is checked, on the server: a replayed flow cookie gets no new tries.
         const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
         const code = String((trigger as { code?: unknown }).code ?? '').trim()
@@ -76,24 +112,29 @@ export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, Request
           ctx.logger.warn('second-factor-attempts-exhausted')
           return { type: 'confirmTotp.failed', reason: 'exhausted', error: 'AccessDenied', at: ctx.at }
         }
-        const userId = context.userId!
-        const factorId = crypto.randomUUID()
+        // A factor enrolled since this enrolment started (the owner's, when this is a thief's) wins:
+        // one enrolment per user, and its backup codes are never replaced by another's.
+        if ((await enrolledFactors(adapter, userId)).length > 0) return alreadyEnrolled(ctx)
+        const factorId = enrolledFactorId(userId)
         // The confirming code is spent: it cannot also sign in (the gate claims the same key).
         await ctx.config.store.claim(totpStepKey(factorId, step), TOTP_STEP_CLAIM_SECONDS)
+        const createdAt = new Date(ctx.at * 1000)
+        try {
+          await adapter.createSecondFactor!({
+            id: factorId,
+            userId,
+            type: 'totp',
+            secret: await sealFactorSecret(context.secret!, ctx.config.secrets),
+            createdAt,
+          })
+        } catch (error) {
+          // The id is the user's: of two enrolments confirmed at once, the store keeps the first.
+          if ((await enrolledFactors(adapter, userId)).some((factor) => factor.id === factorId)) return alreadyEnrolled(ctx)
+          throw error
+        }
         const codes = createBackupCodes(BACKUP_CODE_COUNT)
         const hashes = await Promise.all(codes.map((code) => hashBackupCode(code, ctx.config.secrets[0])))
-        for (const old of await enrolledFactors(adapter, userId)) {
-          if (old.type === 'backup-codes') await adapter.deleteSecondFactor!(old.id)
-        }
-        const createdAt = new Date(ctx.at * 1000)
-        await adapter.createSecondFactor!({
-          id: factorId,
-          userId,
-          type: 'totp',
-          secret: await sealFactorSecret(context.secret!, ctx.config.secrets),
-          createdAt,
-        })
-        await adapter.createSecondFactor!({ id: crypto.randomUUID(), userId, type: 'backup-codes', secret: hashes.join(' '), createdAt })
+        await adapter.createSecondFactor!({ id: backupCodesId(factorId), userId, type: 'backup-codes', secret: hashes.join(' '), createdAt })
         return { type: 'confirmTotp.done', output: { codes }, at: ctx.at }
       } catch (error) {
         return { type: 'confirmTotp.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }

@@ -38,6 +38,11 @@ import { signedInUser } from '../session/token.js'
 import type { Account, Awaitable, CommonProviderOptions, CredentialInput } from '../types.js'
 import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from './email.js'
 import { emitEvent } from './emit.js'
+// Asked by every first factor that adopts users by address; kept apart so they need not load this flow.
+export { isUnverifiedPasskeyUser } from './passkey-users.js'
+
+// The sign-in page's passkey block (with the browser library, inline) comes with this flow.
+export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
 import type { StoredUser } from './signin-completion.js'
 
 /** The relying party of a ceremony (Auth.js's `getRelayingParty` result). */
@@ -88,15 +93,42 @@ export interface WebAuthnConfig extends CommonProviderOptions {
   getRelayingParty?: (options: { provider: WebAuthnConfig; url: URL }, request: WebAuthnRequest) => RelyingParty
   /** Accepted for Auth.js configs and ignored: the browser library is served by us, never a CDN. */
   simpleWebAuthnBrowserVersion?: string | false
+  /** How `@simplewebauthn/server` is loaded; set by the provider factories. */
+  [SIMPLEWEBAUTHN]?: SimpleWebAuthnLoader
 }
 
 type SimpleWebAuthn = typeof import('@simplewebauthn/server')
 type Helpers = typeof import('@simplewebauthn/server/helpers')
+
+/** `@simplewebauthn/server` and its helpers, as a provider made by `WebAuthn()` or `Passkey()` loads them. */
+export type SimpleWebAuthnLoader = () => Promise<[SimpleWebAuthn, Helpers]>
+
+/**
+ * The provider factories put their loader of `@simplewebauthn/server` here: an application bundles
+ * the library (hundreds of kilobytes with its ASN.1 and X.509 parsers) only by importing a WebAuthn
+ * provider, as Auth.js's providers carry their `simpleWebAuthn` functions.
+ */
+export const SIMPLEWEBAUTHN: unique symbol = Symbol('authchart.simpleWebAuthn')
+
+// A provider written as a plain object loads the library through a specifier bundlers leave to the
+// runtime: that works from an unbundled install (the library is a dependency of this package).
+const SERVER = '@simplewebauthn/server'
+const HELPERS = '@simplewebauthn/server/helpers'
+const importAtRuntime: SimpleWebAuthnLoader = () =>
+  Promise.all([
+    import(/* webpackIgnore: true */ /* @vite-ignore */ SERVER) as Promise<SimpleWebAuthn>,
+    import(/* webpackIgnore: true */ /* @vite-ignore */ HELPERS) as Promise<Helpers>,
+  ])
+
 let server: Promise<[SimpleWebAuthn, Helpers]> | undefined
 
 /** `@simplewebauthn/server`, imported once on first use (it is large; most apps have no passkeys). */
-function simpleWebAuthn(): Promise<[SimpleWebAuthn, Helpers]> {
-  return (server ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]))
+function simpleWebAuthn(provider: WebAuthnConfig): Promise<[SimpleWebAuthn, Helpers]> {
+  server ??= (provider[SIMPLEWEBAUTHN] ?? importAtRuntime)().catch((error: unknown) => {
+    server = undefined
+    throw error
+  })
+  return server
 }
 
 /**
@@ -230,21 +262,6 @@ function storedAuthenticator(a: AdapterAuthenticator): Record<string, unknown> {
     credentialDeviceType: a.credentialDeviceType,
     ...(a.transports ? { transports: a.transports } : {}),
   }
-}
-
-/**
- * Whether `user` was signed up with a passkey for an address nobody verified: its address is not
- * verified and a passkey opens it. Such a user is never adopted by its address, by the e-mail
- * flow, OAuth or credentials linking: whoever typed the address at sign-up never proved it was
- * theirs, and the passkey they hold would still open the account the address's owner then uses
- * (a pre-account takeover). Any passkey counts, also one added later: the holder of such an
- * account can add passkeys and link accounts of their own, so nothing else about it tells the
- * address's owner apart from someone who squats it.
- */
-export async function isUnverifiedPasskeyUser(adapter: Adapter, user: AdapterUser): Promise<boolean> {
-  if (user.emailVerified || !adapter.listAuthenticatorsByUserId) return false
-  const passkeys = await adapter.listAuthenticatorsByUserId(String(user.id))
-  return passkeys.length > 0
 }
 
 /**
@@ -382,7 +399,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
     async createAuthenticationOptions(context, ctx) {
       const provider = providerOf(ctx, context.providerId)
       try {
-        const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn()
+        const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
         const options = await generateAuthenticationOptions({
           ...provider.authenticationOptions,
           rpID: relyingParty(ctx, provider).id,
@@ -398,7 +415,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const provider = providerOf(ctx, context.providerId)
       const user = context.user as { id?: string; email: string; name?: string }
       try {
-        const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn()
+        const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn(provider)
         const rp = relyingParty(ctx, provider)
         // The WebAuthn user handle is random (simplewebauthn's default), as in Auth.js: the
         // passkey is tied to its user through the stored authenticator, never through the handle.
@@ -436,7 +453,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const answer = parseAnswer(context.response)
       if (!answer) return refuse(ctx, 'findAuthenticator.failed', 'invalid', 'Invalid WebAuthn Authentication response')
       try {
-        const [, helpers] = await simpleWebAuthn()
+        const [, helpers] = await simpleWebAuthn(providerOf(ctx, context.providerId))
         const credentialID = toStoredId(helpers, answer.id)
         const authenticator = await ctx.config.adapter!.getAuthenticator!(credentialID)
         if (!authenticator) {
@@ -453,7 +470,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const provider = providerOf(ctx, context.providerId)
       const stored = context.authenticator as unknown as AdapterAuthenticator
       try {
-        const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn()
+        const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
         const rp = relyingParty(ctx, provider)
         const transports = toTransports(stored.transports)
         const { verified, authenticationInfo } = await verifyAuthenticationResponse({
@@ -517,7 +534,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const answer = parseAnswer(context.response)
       if (!answer) return refuse(ctx, 'verifyAttestation.failed', 'invalid', 'Invalid WebAuthn Registration response')
       try {
-        const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn()
+        const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn(provider)
         const rp = relyingParty(ctx, provider)
         const { verified, registrationInfo } = await verifyRegistrationResponse({
           ...provider.verifyRegistrationOptions,

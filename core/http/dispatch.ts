@@ -13,6 +13,7 @@ import {
   clearChunkedCookie,
   expiredCookie,
   readChunkedCookie,
+  serializeCookie,
   SESSION_CHUNK_SIZE,
   writeChunkedCookie,
   type Cookie,
@@ -20,9 +21,9 @@ import {
 } from '../cookies.js'
 import { advanceNow, type FlowRun } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
-import { inspectorEnabled, recordTrace } from '../inspector/index.js'
+import { inspectorEnabled, recordTrace } from '../inspector/recorder.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
-import { defaultResting, sealingFor, type Resting } from './resting.js'
+import { BROWSER_COOKIE_LIMIT, defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'
 import { ACTIONS_WITH_FLOW } from '../actions.js'
 import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
@@ -105,11 +106,21 @@ export function encodeLocation(location: string): string {
   return percentEncodeBytes(location)
 }
 
+/** The longest callback URL accepted (the de facto URL limit of browsers and servers). */
+export const MAX_CALLBACK_URL_LENGTH = 2048
+
+/** Whether `url` is short enough, and its callback-url cookie (percent-encoded) fits in a browser. */
+function callbackUrlFits(ctx: RequestContext, url: string): boolean {
+  if (url.length > MAX_CALLBACK_URL_LENGTH) return false
+  return serializeCookie({ ...ctx.cookies.callbackUrl, value: url }).length <= BROWSER_COOKIE_LIMIT
+}
+
 /**
  * Resolves the callback URL from the body, the query or the callback-url cookie, through the
  * `redirect` callback (which keeps it on our origin by default), and remembers it in the cookie.
  *
- * @throws {RequestError} when the request's `callbackUrl` is not a string or not an http(s) URL.
+ * @throws {RequestError} when the request's `callbackUrl` is not a string or not an http(s) URL, or
+ *   longer than {@link MAX_CALLBACK_URL_LENGTH} or than its cookie can hold.
  */
 async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
   const { request, cookies, origin } = ctx
@@ -120,7 +131,7 @@ async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
     throw new RequestError('Invalid callbackUrl')
   }
   let cookieValue = request.cookies[cookies.callbackUrl.name]
-  if (cookieValue !== undefined && !isValidCallbackUrl(cookieValue, origin)) {
+  if (cookieValue !== undefined && (!isValidCallbackUrl(cookieValue, origin) || !callbackUrlFits(ctx, cookieValue))) {
     // A forged callback-url cookie is ignored rather than trusted or fatal.
     ctx.logger.error(new InvalidCallbackUrl(`Invalid callback URL cookie. Received: ${cookieValue}`))
     cookieValue = undefined
@@ -129,6 +140,11 @@ async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
   const resolved = candidate
     ? await callback(ctx.config, 'redirect')({ url: candidate, baseUrl: origin })
     : origin
+  if (!callbackUrlFits(ctx, resolved)) {
+    // Sealed into flows and kept in its own cookie: a browser would drop that cookie without a word.
+    ctx.logger.error(new InvalidCallbackUrl(`Invalid callback URL: ${resolved.length} characters, at most ${MAX_CALLBACK_URL_LENGTH} whose cookie fits in ${BROWSER_COOKIE_LIMIT} bytes`))
+    throw new RequestError('Invalid callbackUrl')
+  }
   ctx.callbackUrl = resolved
   if (resolved !== request.cookies[cookies.callbackUrl.name]) {
     ctx.setCookies.push({ ...cookies.callbackUrl, value: resolved })
@@ -168,7 +184,8 @@ export function errorRedirectUrl(
   retryAfter?: number,
 ): string {
   const params = new URLSearchParams({ error: errorParamOf(type) })
-  if (type === 'CredentialsSignin' && code !== undefined) params.set('code', code)
+  // AccessDenied carries a code only when an application's step refused with a reason.
+  if ((type === 'CredentialsSignin' || type === 'AccessDenied') && code !== undefined) params.set('code', code)
   if (retryAfter !== undefined) params.set('retryAfter', String(retryAfter))
   const custom = kind === 'signIn' ? config.pages.signIn : config.pages.error
   const path = custom ?? `${config.basePath === '/' ? '' : config.basePath}/${kind.toLowerCase()}`
@@ -269,10 +286,11 @@ async function sealResting(
   run: FlowRun,
 ): Promise<FlowOutcome> {
   const cookieName = resting.cookie.name
-  const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding))
   // Like Auth.js's check cookies: Max-Age and an Expires for the envelope's lifetime.
   const expires = new Date((ctx.at + ENVELOPE_MAX_AGE) * 1000)
-  ctx.setCookies.push({ ...resting.cookie, options: { ...resting.cookie.options, expires }, value })
+  const cookie = { ...resting.cookie, options: { ...resting.cookie.options, expires } }
+  const value = await sealEnvelope(flow as never, run.snapshot, sealingFor(ctx, cookieName, resting.binding, cookie))
+  ctx.setCookies.push({ ...cookie, value })
   return run.outcome
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { expiredCookie } from '../cookies.js'
+import { denialSentence } from '../extensions.js'
 import {
   renderErrorPage,
   renderSignInPage,
@@ -178,6 +179,7 @@ export function errorPage(ctx: RequestContext, error: string | undefined): Respo
       cookies: ctx.setCookies,
     }
   }
+  const denial = error === 'AccessDenied' ? denialSentence(ctx.config.extensions, ctx.request.query.code) : undefined
   return html(
     ctx,
     renderErrorPage({
@@ -185,6 +187,7 @@ export function errorPage(ctx: RequestContext, error: string | undefined): Respo
       url: ctx.request.url,
       signInUrl: `${ctx.authUrl}/signin`,
       ...(error !== undefined ? { error } : {}),
+      ...(denial !== undefined ? { denial } : {}),
     }),
   )
 }

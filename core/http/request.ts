@@ -7,7 +7,7 @@
  */
 import { ACTIONS_WITH_PROVIDER, isRoutedAction, type RoutedAction } from '../actions.js'
 import { parseCookieHeader, type RequestCookies } from '../cookies.js'
-import { RequestError } from '../errors.js'
+import { RequestError, UnknownAction } from '../errors.js'
 
 /** Largest accepted body: sign-in forms and WebAuthn responses are a few KiB. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -56,21 +56,22 @@ export interface ParsedRequest {
  * Splits `{basePath}/{action}[/{providerId}]`. Trailing and doubled slashes are tolerated; the
  * literal provider id `undefined` means none (a client bug Auth.js also forgives).
  *
- * @throws {RequestError} when the path is outside `basePath` or names no action.
+ * @throws {UnknownAction} `Cannot parse action at <path>` when the path is outside `basePath` or
+ *   names no action: Auth.js's type and message, which applications' loggers switch on.
  */
 export function parseActionPath(
   pathname: string,
   basePath: string,
 ): { action: RoutedAction; providerId?: string } {
   const base = basePath === '/' ? '' : basePath
-  if (!pathname.startsWith(`${base}/`)) throw new RequestError(`Cannot parse action at ${pathname}`)
+  if (!pathname.startsWith(`${base}/`)) throw new UnknownAction(`Cannot parse action at ${pathname}`)
   const segments = pathname.slice(base.length).split('/').filter(Boolean)
   const [action, providerId, ...rest] = segments
   if (action === undefined || rest.length > 0 || !isRoutedAction(action)) {
-    throw new RequestError(`Cannot parse action at ${pathname}`)
+    throw new UnknownAction(`Cannot parse action at ${pathname}`)
   }
   if (providerId !== undefined && !ACTIONS_WITH_PROVIDER.has(action)) {
-    throw new RequestError(`Cannot parse action at ${pathname}`)
+    throw new UnknownAction(`Cannot parse action at ${pathname}`)
   }
   return providerId === undefined || providerId === 'undefined'
     ? { action }

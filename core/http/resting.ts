@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CookieOption } from '../cookies.js'
+import { serializeCookie, type CookieOption } from '../cookies.js'
 import type { OpenOptions } from '../engine/envelope.js'
 import type { RequestContext } from './context.js'
 
@@ -24,8 +24,19 @@ export function defaultResting(ctx: RequestContext, flowId: string): Resting {
   return { cookie: { ...ctx.cookies.flowState, name: flowCookieName(ctx, flowId) } }
 }
 
-/** How envelopes in `cookieName` are sealed and opened for this request. */
-export function sealingFor(ctx: RequestContext, cookieName: string, binding: string | undefined): OpenOptions {
+/** The most bytes a browser keeps of one cookie: name, value and attributes. */
+export const BROWSER_COOKIE_LIMIT = 4096
+
+/**
+ * How envelopes in `cookieName` are sealed and opened for this request. `cookie`, the cookie a
+ * sealed envelope is written to, sizes the room its value has.
+ */
+export function sealingFor(
+  ctx: RequestContext,
+  cookieName: string,
+  binding: string | undefined,
+  cookie: CookieOption = { ...ctx.cookies.flowState, name: cookieName },
+): OpenOptions {
   const { store } = ctx.config
   return {
     secrets: ctx.config.secrets,
@@ -34,5 +45,12 @@ export function sealingFor(ctx: RequestContext, cookieName: string, binding: str
     ...(binding !== undefined ? { binding } : {}),
     // Spent through the store: single use holds across every instance that shares it.
     claim: (jti, ttl) => store.claim(`envelope:${jti}`, ttl),
+    // A context too large for the cookie waits in the store instead of being dropped by the browser.
+    park: {
+      room: BROWSER_COOKIE_LIMIT - serializeCookie({ ...cookie, value: '' }).length,
+      put: (key, value, ttl) => store.put(key, value, ttl),
+      get: (key) => store.get(key),
+      forget: (key) => store.reset(key),
+    },
   }
 }

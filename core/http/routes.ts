@@ -11,21 +11,14 @@ import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { CookieOption } from '../cookies.js'
-import { InvalidCheck, type FlowStateError } from '../errors.js'
+import { InvalidCheck, Verification, type FlowStateError } from '../errors.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
-import { confirmLinkPage, emailEnvelopeCookie, emailSignInFlow, refusedCode } from '../flows/email.js'
-import {
-  forwardProxiedCallback,
-  oauthEnvelopeCookie,
-  oauthSignInFlow,
-  refuseForeignCallbackUrl,
-} from '../flows/oauth.js'
+import { flowModule, lazyFlow } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
-import { respondSessions, revokeSessions } from '../session/manage.js'
-import { signUpVerifier, webauthnEnvelopeCookie, webauthnSignInFlow } from '../flows/webauthn.js'
+import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
@@ -117,11 +110,20 @@ const signInPolicy = (ctx: RequestContext) => ({
 /** The query of the sign-in request: extra authorization parameters (`prompt`, `login_hint`, …). */
 const stringQuery = (ctx: RequestContext): Record<string, string> => ({ ...ctx.request.query })
 
+// The OAuth, e-mail and WebAuthn flows come with their providers (./flows/kinds.ts): these routes
+// reach them through the loaded module, so a configuration without such a provider never loads one.
+const oauth = () => flowModule('oauth')
+const email = () => flowModule('email')
+const webauthn = () => flowModule('webauthn')
+const oauthSignInFlow = lazyFlow('oauth', (module) => module.oauthSignInFlow)
+const emailSignInFlow = lazyFlow('email', (module) => module.emailSignInFlow)
+const webauthnSignInFlow = lazyFlow('webauthn', (module) => module.webauthnSignInFlow)
+
 const oauthStart = {
   flow: oauthSignInFlow,
   params: AnyBody,
-  envelopeCookie: oauthEnvelopeCookie,
-  intercept: refuseForeignCallbackUrl,
+  envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
+  intercept: (ctx: RequestContext) => oauth().refuseForeignCallbackUrl(ctx),
   toEvent: (ctx: RequestContext) => ({
     type: 'oauth.start',
     at: ctx.at,
@@ -137,8 +139,8 @@ const oauthCallback = {
   flow: oauthSignInFlow,
   params: StringParams,
   resumes: true,
-  envelopeCookie: oauthEnvelopeCookie,
-  intercept: forwardProxiedCallback,
+  envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
+  intercept: (ctx: RequestContext, params: Record<string, string>) => oauth().forwardProxiedCallback(ctx, params),
   // Auth.js reports a missing or unreadable state/PKCE/nonce cookie as InvalidCheck, and
   // applications filter their logs by that type.
   refused: (ctx: RequestContext, error: FlowStateError) =>
@@ -155,7 +157,7 @@ const emailRequest = {
   flow: emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
-  envelopeCookie: emailEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
     type: 'email.request',
     at: ctx.at,
@@ -178,7 +180,7 @@ const toLinkEvent = (ctx: RequestContext, input: Record<string, unknown>) => ({
 const emailLink = {
   flow: emailSignInFlow,
   params: StringParams,
-  intercept: confirmLinkPage,
+  intercept: (ctx: RequestContext, params: Record<string, string>) => email().confirmLinkPage(ctx, params),
   toEvent: toLinkEvent,
 } satisfies FlowBinding<Record<string, string>>
 
@@ -189,9 +191,9 @@ const emailVerification = {
   flow: emailSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
-  envelopeCookie: emailEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => email().emailEnvelopeCookie(ctx),
   resumes: hasCode,
-  refused: refusedCode,
+  refused: (ctx: RequestContext, error: FlowStateError) => email().refusedCode(ctx, error),
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body) ? { type: 'email.submitCode', at: ctx.at, code: body.code as string } : toLinkEvent(ctx, body),
 } satisfies FlowBinding<Record<string, unknown>>
@@ -204,7 +206,7 @@ const toWebAuthnOptions = (ctx: RequestContext, action: unknown, mayEmail: boole
   at: ctx.at,
   providerId: ctx.provider!.id,
   action: action === undefined ? null : typeof action === 'string' ? action : '',
-  verifier: signUpVerifier(ctx.config),
+  verifier: webauthn().signUpVerifier(ctx.config),
   mayEmail,
 })
 
@@ -212,7 +214,7 @@ const toWebAuthnOptions = (ctx: RequestContext, action: unknown, mayEmail: boole
 const webauthnOptions = {
   flow: webauthnSignInFlow,
   params: StringParams,
-  envelopeCookie: webauthnEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, query: Record<string, string>) => toWebAuthnOptions(ctx, query.action, false),
 } satisfies FlowBinding<Record<string, string>>
 
@@ -225,9 +227,11 @@ const webauthnVerification = {
   flow: webauthnSignInFlow,
   params: AnyBody,
   accepts: isObjectBody,
-  envelopeCookie: webauthnEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   resumes: hasCode,
-  refused: refusedCode,
+  // As the e-mail flow reports a code without a flow to resume; a passkey-only app has no e-mail flow loaded.
+  refused: (_ctx: RequestContext, error: FlowStateError) =>
+    new Verification(`No sign-in waits for a code in this browser: ${error.message}`),
   toEvent: (ctx: RequestContext, body: Record<string, unknown>) =>
     hasCode(ctx, body)
       ? { type: 'webauthn.code', at: ctx.at, code: body.code as string }
@@ -240,7 +244,7 @@ const webauthnAnswer = {
   flow: webauthnSignInFlow,
   params: WebAuthnAnswer,
   resumes: true,
-  envelopeCookie: webauthnEnvelopeCookie,
+  envelopeCookie: (ctx: RequestContext) => webauthn().webauthnEnvelopeCookie(ctx),
   toEvent: (ctx: RequestContext, body: { action: 'register' | 'authenticate'; data: string }) => ({
     type: 'webauthn.answer',
     at: ctx.at,
@@ -417,9 +421,10 @@ export const routes: readonly Route[] = [
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
-  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST).
-  route({ method: 'GET', action: 'sessions', provider: 'none', serve: respondSessions }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessions }),
+  // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
+  // browser asking for HTML gets the page, whose forms carry the token.
+  route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
+  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
   route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
   route({
     method: 'POST',

@@ -16,7 +16,7 @@ import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
-import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { enrolmentPageData, totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage, secondFactorPage, totpEnrolmentPage } from '../pages/steps.js'
 import { enrolledFactors } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
@@ -65,9 +65,9 @@ export function stepEvent(ctx: RequestContext, snapshot: AnyMachineSnapshot): { 
 
 const CORE_FIELDS = new Set(Object.keys(SignInCompletionContext.schema))
 
-/** What each flow's pages may show of its context. */
-function viewData(flowId: string, context: Record<string, unknown>): Record<string, unknown> {
-  if (flowId === TOTP_ENROLMENT) return { secret: context.secret, qr: context.qr, uri: context.uri }
+/** What each flow's pages may show of its context; `null` when the page is not theirs to see. */
+async function viewData(ctx: RequestContext, flowId: string, context: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+  if (flowId === TOTP_ENROLMENT) return enrolmentPageData(ctx, context as never)
   // An extension's page sees the extension's own fields, never the core's (tokens, claims).
   return Object.fromEntries(Object.entries(context).filter(([key]) => !CORE_FIELDS.has(key)))
 }
@@ -108,13 +108,15 @@ export async function respondStepPage(ctx: RequestContext): Promise<ResponseInte
     return signInAgain(ctx)
   }
   const context = snapshot.context as Record<string, unknown>
+  const data = await viewData(ctx, flowId, context)
+  if (!data) return signInAgain(ctx)
   const user = context.user as StepView['user'] | undefined
   const view: StepView = {
     action: `${ctx.authUrl}/step/${flowId}`,
     csrfToken: ctx.csrf?.token ?? '',
     error: typeof context.stepError === 'string' ? context.stepError : null,
     user: user ? { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null } : null,
-    data: viewData(flowId, context),
+    data,
     theme: ctx.config.theme,
   }
   const { title, html } = pageOf(ctx, stepOf(snapshot).page)(view)

@@ -26,60 +26,12 @@ import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { FlowTrace } from '../engine/trace.js'
-import { clientAddressOf, type ParsedRequest } from '../http/request.js'
+import { clientAddressOf } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
 import { CHART_CONTROLS, CHART_SCRIPT, CHART_STYLES, chartScriptSource } from './chart-script.js'
+import { isDevelopment, nodeEnv, storeOf, type Recorded } from './recorder.js'
 
-/** The path of the inspector below `basePath`. */
-export const INSPECTOR_PATH = '/__flows'
-
-/** Traces kept by default. */
-export const DEFAULT_INSPECTOR_TRACES = 50
-
-/** A recorded request: only what is safe to show. */
-interface Recorded {
-  at: number
-  request: string
-  trace: FlowTrace
-}
-
-class InspectorStore {
-  readonly recent: Recorded[] = []
-  readonly taken = new Map<string, Map<string, number>>()
-  constructor(readonly limit: number) {}
-
-  record(request: ParsedRequest, trace: FlowTrace): void {
-    const route = `${request.method} /${request.action}${request.providerId ? `/${request.providerId}` : ''}`
-    this.recent.unshift({ at: trace.at, request: route, trace })
-    this.recent.length = Math.min(this.recent.length, this.limit)
-    let counts = this.taken.get(trace.flow)
-    if (!counts) this.taken.set(trace.flow, (counts = new Map()))
-    for (const step of trace.steps) {
-      for (const id of step.transitions) counts.set(id, (counts.get(id) ?? 0) + 1)
-    }
-  }
-}
-
-const stores = new WeakMap<ResolvedConfig, InspectorStore>()
-
-function storeOf(config: ResolvedConfig): InspectorStore {
-  let store = stores.get(config)
-  if (!store) stores.set(config, (store = new InspectorStore(config.inspector?.traces ?? DEFAULT_INSPECTOR_TRACES)))
-  return store
-}
-
-/** Whether the inspector runs (records traces): enabled in the config, and a development `NODE_ENV`. */
-export function inspectorEnabled(config: ResolvedConfig): boolean {
-  return config.inspector !== undefined && isDevelopment(nodeEnv())
-}
-
-function nodeEnv(): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
-}
-
-// An unset NODE_ENV is how most servers run in production: only an explicit development or test
-// environment turns the inspector on.
-const isDevelopment = (env: string | undefined) => env === 'development' || env === 'test'
+export { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH, inspectorEnabled, recordTrace } from './recorder.js'
 
 /**
  * Whether `host` (a hostname, `[::1]`, or a socket address such as `::ffff:127.0.0.1`) is this
@@ -116,11 +68,6 @@ function warnOnce(config: ResolvedConfig, code: WarningCode): void {
   if (codes.has(code)) return
   codes.add(code)
   config.logger.warn(code)
-}
-
-/** Records a flow run for the inspector (a no-op unless it is enabled). */
-export function recordTrace(config: ResolvedConfig, request: ParsedRequest, trace: FlowTrace): void {
-  if (inspectorEnabled(config)) storeOf(config).record(request, trace)
 }
 
 /** The flows this configuration runs. */

@@ -40,7 +40,7 @@ export type OAuthCheck = 'pkce' | 'state' | 'nonce' | 'none'
 export interface OAuthConfig<P extends object = Profile> extends CommonProviderOptions {
   type: 'oauth' | 'oidc'
   /** Issuer identifier; endpoints come from its discovery document when not given. */
-  issuer?: string
+  issuer?: string | undefined
   authorization?: EndpointConfig
   token?: EndpointConfig & {
     /** Rewrites a provider's non-conforming token response before it is checked. */
@@ -72,8 +72,8 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
    * token claims (Apple posts the user's name once, on first consent, as JSON in `user`).
    */
   callbackProfile?: (params: Readonly<Record<string, string>>) => Record<string, unknown> | undefined
-  clientId?: string
-  clientSecret?: string
+  clientId?: string | undefined
+  clientSecret?: string | undefined
   /** Client metadata: `token_endpoint_auth_method`, `id_token_signed_response_alg`, … */
   client?: { token_endpoint_auth_method?: ClientAuthMethod; [key: string]: unknown }
   /** For `private_key_jwt`: the key signing the client assertion. */
@@ -89,7 +89,7 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   profileSchema?: Struct<any, any>
   /** Link to an existing user with the same e-mail address (only for providers that verify it). */
   allowDangerousEmailAccountLinking?: boolean
-  redirectProxyUrl?: string
+  redirectProxyUrl?: string | undefined
   /** Ours, opt-in: refresh an expired access token on the session path. */
   refreshTokens?: boolean
   /** Ours, opt-in (OIDC): sign out at the provider too, through its `end_session_endpoint`. */

@@ -55,7 +55,17 @@ export function tokenRequestOptions(
 
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(provider.issuer!)
-  let response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  let response: Response
+  try {
+    response = await oauth.discoveryRequest(issuer, requestOptions(provider, issuer))
+  } catch (error) {
+    // fetch's own message ("fetch failed") names no URL; the operator needs to know which issuer.
+    const code = (error as { cause?: { code?: unknown } }).cause?.code
+    const reason = `${(error as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`
+    throw new TypeError(`The issuer ${issuer.href} of provider "${provider.id}" could not be reached for its discovery document: ${reason}`, {
+      cause: error,
+    })
+  }
   if (provider.conformDiscovery && response.ok) {
     const metadata = provider.conformDiscovery((await response.json()) as Record<string, unknown>)
     response = Response.json(metadata, { status: response.status })

@@ -7,7 +7,9 @@
  */
 import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
-import { passkeyForm, passkeyScripts, type PagePasskeyProvider } from './webauthn.js'
+import { flowModule } from '../flows/kinds.js'
+import { distinctLabels, PageFields, passkeyFieldLabel, type LabelledField } from './fields.js'
+import type { PagePasskeyProvider } from './webauthn.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -61,7 +63,9 @@ const hiddenCsrf = (csrfToken: string) =>
 const SIGNIN_ERRORS: Record<string, string> = {
   Signin: 'Try signing in with a different account.',
   OAuthSignin: 'Try signing in with a different account.',
-  OAuthCallbackError: 'Try signing in with a different account.',
+  // The provider sent the user back with an `error` (RFC 6749 §4.1.2.1), most often because they
+  // pressed Cancel there: another account would not help.
+  OAuthCallbackError: 'The sign-in was cancelled or refused at the provider. Try again, or choose another way to sign in.',
   OAuthCreateAccount: 'Try signing in with a different account.',
   EmailCreateAccount: 'Try signing in with a different account.',
   Callback: 'Try signing in with a different account.',
@@ -93,13 +97,16 @@ function oauthForm(p: PageProvider, csrfToken: string, callbackUrl?: string): st
   )
 }
 
-function emailForm(p: PageProvider, csrfToken: string, email?: string): string {
+/** The id of a form provider's submit button: Auth.js's `submitButton` while it is unique. */
+const submitButtonId = (p: PageProvider, fields: PageFields) => escapeHtml(fields.id('submitButton', `submitButton-${p.id}`))
+
+function emailForm(p: PageProvider, csrfToken: string, fields: PageFields, email?: string): string {
   const inputId = `input-email-for-${escapeHtml(p.id)}-provider`
   return (
     `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
-    `<label class="section-header" for="${inputId}">Email</label>` +
-    `<input id="${inputId}" autofocus type="email" name="email" value="${escapeHtml(email ?? '')}" placeholder="email@example.com" required>` +
-    `<button id="submitButton" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
+    `<label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, 'email', 'Email'))}</label>` +
+    `<input id="${fields.id(inputId, inputId)}"${fields.autofocus('email')} type="email" name="email" value="${escapeHtml(email ?? '')}" placeholder="email@example.com" required>` +
+    `<button id="${submitButtonId(p, fields)}" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
   )
 }
 
@@ -108,22 +115,64 @@ export function readableLabel(key: string): string {
   return key.charAt(0).toUpperCase() + key.slice(1)
 }
 
-function credentialsForm(p: PageProvider, csrfToken: string): string {
+const credentialLabel = (key: string, input: Record<string, unknown>) =>
+  typeof input.label === 'string' ? input.label : readableLabel(key)
+
+function credentialsForm(p: PageProvider, csrfToken: string, fields: PageFields): string {
   let inputs = ''
   for (const [key, input] of Object.entries(p.credentials ?? {})) {
     const inputId = `input-${escapeHtml(key)}-for-${escapeHtml(p.id)}-provider`
-    const label = typeof input.label === 'string' ? input.label : readableLabel(key)
     const type = typeof input.type === 'string' ? input.type : 'text'
     const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
     inputs +=
-      `<div><label class="section-header" for="${inputId}">${escapeHtml(label)}</label>` +
-      `<input name="${escapeHtml(key)}" id="${inputId}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${attributes(input, CREDENTIAL_RESERVED)}></div>`
+      `<div><label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, key, credentialLabel(key, input)))}</label>` +
+      `<input name="${escapeHtml(key)}" id="${fields.id(inputId, inputId)}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${fields.autofocus(type)}${attributes(input, CREDENTIAL_RESERVED)}></div>`
   }
   return (
-    `<form action="${escapeHtml(p.callbackUrl)}" method="POST">${hiddenCsrf(csrfToken)}${inputs}` +
-    `<button id="submitButton" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
+    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" data-credentials="${escapeHtml(p.id)}">${hiddenCsrf(csrfToken)}${inputs}` +
+    `<button id="${submitButtonId(p, fields)}" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
   )
 }
+
+/** Every field of the page's forms, with the label it would have on its own. */
+function labelledFields(providers: readonly PageProvider[]): LabelledField[] {
+  return providers.flatMap((p) => {
+    const of = (field: string, label: string) => ({ providerId: p.id, providerName: p.name, providerType: p.type, field, label })
+    if (p.type === 'email') return [of('email', 'Email')]
+    if (p.type === 'credentials') return Object.entries(p.credentials ?? {}).map(([key, input]) => of(key, credentialLabel(key, input)))
+    if (p.type === 'webauthn') return Object.entries(p.formFields ?? {}).map(([key, input]) => of(key, passkeyFieldLabel(key, input)))
+    return []
+  })
+}
+
+/**
+ * After a wrong password the sign-in page comes back with `?error=CredentialsSignin`: the browser
+ * keeps what was typed in a credentials form (never a password field) in this tab's
+ * sessionStorage on submit and puts it back then, so only the password is typed again. Nothing
+ * reaches the URL or the server.
+ */
+const KEEP_TYPED_FIELDS = `(function () {
+  'use strict'
+  var KEY = 'authchart.signin.typed'
+  var saved = null
+  try { saved = JSON.parse(sessionStorage.getItem(KEY) || 'null'); sessionStorage.removeItem(KEY) } catch (e) { saved = null }
+  var failed = new URLSearchParams(location.search).get('error') === 'CredentialsSignin'
+  var keep = function (input) { return ['text', 'email', 'tel', 'url', 'search'].indexOf(input.type) !== -1 }
+  Array.prototype.forEach.call(document.querySelectorAll('form[data-credentials]'), function (form) {
+    var inputs = Array.prototype.filter.call(form.querySelectorAll('input[name]'), keep)
+    form.addEventListener('submit', function () {
+      var values = {}
+      inputs.forEach(function (input) { values[input.name] = input.value })
+      try { sessionStorage.setItem(KEY, JSON.stringify({ provider: form.getAttribute('data-credentials'), values: values })) } catch (e) {}
+    })
+    if (!failed || !saved || saved.provider !== form.getAttribute('data-credentials')) return
+    inputs.forEach(function (input) {
+      if (typeof saved.values[input.name] === 'string') input.value = saved.values[input.name]
+    })
+    var empty = Array.prototype.filter.call(form.querySelectorAll('input[name]:not([type=hidden])'), function (input) { return !input.value })[0]
+    if (empty) empty.focus()
+  })
+})()`
 
 /** The sign-in page: one block per provider, an error box when `error` is set. */
 export function renderSignInPage(p: {
@@ -137,6 +186,7 @@ export function renderSignInPage(p: {
   authUrl?: string
 }): RenderedPage {
   const { providers } = p
+  const fields = new PageFields(distinctLabels(labelledFields(providers)))
   const passkeys: PagePasskeyProvider[] = []
   let blocks = ''
   providers.forEach((provider, i) => {
@@ -146,8 +196,8 @@ export function renderSignInPage(p: {
     }
     const previous = providers[i - 1]
     if (isFormProvider(provider) && previous && !isFormProvider(previous)) block += '<hr>'
-    if (provider.type === 'email') block += emailForm(provider, p.csrfToken, p.email)
-    if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken)
+    if (provider.type === 'email') block += emailForm(provider, p.csrfToken, fields, p.email)
+    if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken, fields)
     if (provider.type === 'webauthn') {
       const passkey = {
         id: provider.id,
@@ -157,23 +207,28 @@ export function renderSignInPage(p: {
         enableConditionalUI: provider.enableConditionalUI === true,
       }
       passkeys.push(passkey)
-      block += passkeyForm(passkey, p.csrfToken)
+      block += flowModule('webauthn').passkeyForm(passkey, p.csrfToken, fields)
     }
     if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
   })
-  const error = p.error
-    ? `<div class="error"><p>${escapeHtml(signInErrorMessage(p.error))}</p></div>`
-    : ''
+  const error = p.error ? errorBox(signInErrorMessage(p.error)) : ''
+  const keepTyped = providers.some((provider) => provider.type === 'credentials') ? `<script>${KEEP_TYPED_FIELDS}</script>` : ''
   return {
     status: 200,
     html: shell(
       'Sign In',
       p.theme,
       `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
-        passkeyScripts(p.authUrl ?? '', passkeys),
+        keepTyped +
+        (passkeys.length > 0 ? flowModule('webauthn').passkeyScripts(p.authUrl ?? '', passkeys) : ''),
     ),
   }
+}
+
+/** The error box of every built-in page: the sign-in page, the code form, the step pages. */
+export function errorBox(message: string): string {
+  return `<div class="error" role="alert"><p>${escapeHtml(message)}</p></div>`
 }
 
 /** The sign-out confirmation page; the form posts back to `actionUrl`. */
@@ -203,9 +258,7 @@ export interface CodeForm {
 }
 
 function codeForm(form: CodeForm): string {
-  const error = form.rejected
-    ? '<div class="error"><p>That code is not right. Check the e-mail and try again.</p></div>'
-    : ''
+  const error = form.rejected ? errorBox('That code is not right. Check the e-mail and try again.') : ''
   return (
     `<hr>${error}<form action="${escapeHtml(form.actionUrl)}" method="POST">${hiddenCsrf(form.csrfToken)}` +
     '<label class="section-header" for="input-code">Or enter the code from the e-mail</label>' +
@@ -224,6 +277,14 @@ export function renderVerifyRequestPage(p: { theme: PageTheme; url: URL; code?: 
       `<div class="verify-request">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p>${p.code ? codeForm(p.code) : ''}<p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p></div></div>`,
     ),
   }
+}
+
+/**
+ * An e-mail address, escaped, that wraps only before its `@` and its dots when it does not fit on
+ * a line (`<wbr>`), instead of between any two letters.
+ */
+export function breakableAddress(email: string): string {
+  return escapeHtml(email).replace(/[@.]/g, '<wbr>$&')
 }
 
 /**
@@ -246,9 +307,9 @@ export function renderEmailConfirmPage(p: {
     html: shell(
       'Sign In',
       p.theme,
-      `<div class="signin">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign in</h1><p>Continue as <strong>${escapeHtml(p.email)}</strong>?</p>` +
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign in</h1><p>Continue as <strong class="address">${breakableAddress(p.email)}</strong>?</p>` +
         `<form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}${hidden('token', p.token)}${hidden('email', p.email)}${hidden('callbackUrl', p.callbackUrl)}` +
-        `<button id="submitButton" type="submit">Sign in as ${escapeHtml(p.email)}</button></form></div></div>`,
+        `<button id="submitButton" type="submit"><span>Sign in as <span class="address">${breakableAddress(p.email)}</span></span></button></form></div></div>`,
     ),
   }
 }
@@ -259,6 +320,8 @@ export function renderErrorPage(p: {
   error?: string
   url: URL
   signInUrl: string
+  /** AccessDenied by an application's step: what happened, in the step's words (plain text). */
+  denial?: string
 }): RenderedPage {
   const signIn = `<a class="button" href="${escapeHtml(p.signInUrl)}">Sign in</a>`
   const site = `<p><a class="site" href="${escapeHtml(p.url.origin)}">${escapeHtml(p.url.host)}</a></p>`
@@ -269,11 +332,10 @@ export function renderErrorPage(p: {
       message:
         '<div><p>There is a problem with the server configuration.</p><p>Check the server logs for more information.</p></div>',
     },
-    AccessDenied: {
-      status: 403,
-      heading: 'Access Denied',
-      message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>`,
-    },
+    AccessDenied:
+      p.denial === undefined
+        ? { status: 403, heading: 'Access Denied', message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>` }
+        : { status: 403, heading: 'Not signed in', message: `<div><p>${escapeHtml(p.denial)}</p><p>${signIn}</p></div>` },
     Verification: {
       status: 403,
       heading: 'Unable to sign in',

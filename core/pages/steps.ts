@@ -7,7 +7,7 @@
  */
 import type { StepPage, StepView } from '../extensions.js'
 import { escapeHtml } from './html.js'
-import { hiddenCsrf, logo, shell, themeStyles, type PageTheme, type RenderedPage } from './index.js'
+import { errorBox, hiddenCsrf, logo, shell, themeStyles, type PageTheme, type RenderedPage } from './index.js'
 
 /** A card page with `title` around `html`. */
 export function renderCardPage(title: string, theme: PageTheme, html: string, status = 200): RenderedPage {
@@ -21,19 +21,24 @@ export function renderCardPage(title: string, theme: PageTheme, html: string, st
  * A form posting to the step, CSRF token included. `event` names the step event the button sends
  * when the step takes more than one (e.g. accept or decline).
  */
-export function stepForm(view: StepView, fields: string, button: string, event?: string): string {
+export function stepForm(view: StepView, fields: string, button: string, event?: string, look: ButtonLook = 'primary'): string {
   const eventField = event ? `<input type="hidden" name="event" value="${escapeHtml(event)}">` : ''
-  return `<form action="${escapeHtml(view.action)}" method="POST">${hiddenCsrf(view.csrfToken)}${eventField}${fields}<button type="submit">${escapeHtml(button)}</button></form>`
+  const buttonClass = look === 'secondary' ? ' class="secondary"' : ''
+  return `<form action="${escapeHtml(view.action)}" method="POST">${hiddenCsrf(view.csrfToken)}${eventField}${fields}<button type="submit"${buttonClass}>${escapeHtml(button)}</button></form>`
 }
+
+/** How a step's button looks: `secondary` for the choice that is not the way on (decline, cancel). */
+export type ButtonLook = 'primary' | 'secondary'
 
 const STEP_ERRORS: Record<string, string> = {
   InvalidCode: 'That code is not right. Try the current code from your app, or a backup code.',
+  TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
 }
 
 /** The error line of a step page. */
 export function stepError(view: StepView): string {
   if (!view.error) return ''
-  return `<div class="error"><p>${escapeHtml(STEP_ERRORS[view.error] ?? 'That did not work. Try again.')}</p></div>`
+  return errorBox(STEP_ERRORS[view.error] ?? 'That did not work. Try again.')
 }
 
 const codeField = (label: string, autocomplete: string) =>

@@ -22,9 +22,17 @@ input{width:100%;padding:.6rem .75rem;border:1px solid var(--line);border-radius
 button,.button{display:flex;gap:.5rem;align-items:center;justify-content:center;width:100%;padding:.65rem 1rem;border:0;border-radius:var(--radius);background:var(--provider-brand-color,var(--brand-color));color:var(--button-text-color);font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(--brand-color);outline-offset:2px}
 hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
-.signin .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
+.card .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
+button.secondary{background:transparent;color:var(--brand-color);border:1px solid var(--line)}
+form+form{margin-top:.5rem}
 .site{color:var(--brand-color)}
 .message{margin-bottom:1rem}
 [hidden]{display:none!important}
 .webauthn-status{margin:0;font-size:.875rem;color:var(--muted)}
-.webauthn-status:empty{display:none}`
+.webauthn-status:empty{display:none}
+.muted{color:var(--muted);font-size:.875rem}
+.notice{background:#dcfce7;color:#166534;border-radius:var(--radius);padding:.5rem .75rem}
+.sessions{list-style:none;margin:1rem 0;padding:0}
+.session{border-top:1px solid var(--line);padding:.5rem 0}
+.session:last-child{border-bottom:1px solid var(--line)}
+.badge{font-size:.75rem;font-weight:600;color:var(--brand-color);border:1px solid var(--brand-color);border-radius:1rem;padding:0 .5rem;margin-left:.25rem;white-space:nowrap}`

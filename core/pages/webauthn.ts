@@ -7,6 +7,7 @@
  * @module
  */
 import { attributes, escapeHtml } from './html.js'
+import { PageFields, passkeyFieldLabel } from './fields.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
 /** A WebAuthn provider as the sign-in page shows it. */
@@ -27,7 +28,9 @@ const FIELD_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder', 'v
  * is answered `verify-email` instead: the code field appears, and the next submit posts the code,
  * whose answer is the registration options. With conditional UI it starts an autofill assertion
  * on load; a signed-in user (per `GET /session`) sees the add-a-passkey button, which asks for
- * registration options explicitly. Both ask with a GET, which never sends e-mail.
+ * registration options explicitly (and, once registered, stays on the page and says so). Both ask
+ * with a GET, which never sends e-mail. Errors reach the user as sentences, never the browser's own
+ * text (which names the spec, not the problem).
  */
 const CLIENT = `function (authUrl, providerId, conditional) {
   'use strict'
@@ -40,6 +43,31 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   var code = document.getElementById(providerId + '-code')
   var optionsUrl = authUrl + '/webauthn-options/' + encodeURIComponent(providerId)
   function say(text) { if (status) status.textContent = text }
+  // The server's refusals of an options request or a code, as sentences.
+  function serverSentence(error) {
+    if (error === 'Invalid code') return 'That code is not right. Check the e-mail and try again.'
+    if (error === 'The code is no longer valid') return 'That code is no longer valid. Enter your e-mail address again for a new one.'
+    if (error === 'The e-mail could not be sent') return 'The e-mail could not be sent. Try again later, or sign in another way.'
+    if (error === 'Email verification required') return 'Enter the code we sent to your e-mail address.'
+    return 'Passkeys are not available right now. Try again, or sign in another way.'
+  }
+  // What went wrong, as a sentence: the browser's own text names the spec, not the problem.
+  function sentence(error) {
+    var name = error && error.name
+    var code = error && error.code
+    if (name === 'OptionsUnavailable') return serverSentence(error.serverError)
+    if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError') {
+      return 'This device already has a passkey for your account.'
+    }
+    if (name === 'NotAllowedError') return 'The passkey request was cancelled or timed out. Try again when you are ready.'
+    if (name === 'SecurityError' || code === 'ERROR_INVALID_DOMAIN' || code === 'ERROR_INVALID_RP_ID') {
+      return 'Passkeys do not work at this address. Open the site at its usual address and try again.'
+    }
+    if (name === 'NotSupportedError' || name === 'ConstraintError') {
+      return 'This device cannot make the kind of passkey this site needs. Try another device, or sign in another way.'
+    }
+    return 'The passkey could not be used. Try again, or sign in another way.'
+  }
   function fields() { return Array.prototype.slice.call(form.querySelectorAll('input[data-form-field]')) }
   function awaitCode(waiting) {
     // Disabled while hidden: the code never travels with the form's other posts.
@@ -51,14 +79,17 @@ const CLIENT = `function (authUrl, providerId, conditional) {
     return res.json().catch(function () { return null }).then(function (body) {
       if (body && body.action === 'verify-email') {
         awaitCode(true)
-        say(body.error ? body.error + ': try again.' : 'We sent a code to your e-mail address. Enter it to continue.')
+        say(body.error ? serverSentence(body.error) : 'We sent a code to your e-mail address. Enter it to continue.')
         return null
       }
       // Refused on the server's error page (an expired sign-up, a missing CSRF token): show it.
       if (!body && res.redirected) { window.location.assign(res.url); return null }
       if (!res.ok || !body || !body.options) {
         awaitCode(false)
-        throw new Error((body && body.error) || 'Passkey options are unavailable')
+        var unavailable = new Error('Passkey options are unavailable')
+        unavailable.name = 'OptionsUnavailable'
+        unavailable.serverError = body && body.error
+        throw unavailable
       }
       awaitCode(false)
       return body
@@ -91,10 +122,33 @@ const CLIENT = `function (authUrl, providerId, conditional) {
     }
     return W.startRegistration({ optionsJSON: body.options }).then(function (answer) { post('register', answer) })
   }
+  // A signed-in user adding a passkey stays on the page and is told it worked: the answer is
+  // posted from the script (the redirect comes back as JSON); an error or a further step opens its page.
+  function addPasskey(body) {
+    return W.startRegistration({ optionsJSON: body.options }).then(function (answer) {
+      var answerFields = new URLSearchParams()
+      Array.prototype.forEach.call(form.querySelectorAll('input[type=hidden]'), function (input) { answerFields.append(input.name, input.value) })
+      answerFields.set('action', 'register')
+      answerFields.set('data', JSON.stringify(answer))
+      return fetch(form.action, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Auth-Return-Redirect': '1' },
+        body: answerFields,
+      })
+    }).then(function (res) {
+      return res.json().catch(function () { return null }).then(function (answer) {
+        var next = answer && typeof answer.url === 'string' ? new URL(answer.url, location.href) : null
+        if (!res.ok || !next) throw new Error('The passkey answer was not accepted')
+        if (next.searchParams.has('error') || next.pathname.indexOf('/step/') !== -1) { location.assign(next.href); return }
+        say('Passkey added. You can sign in with it from now on.')
+      })
+    })
+  }
   function fail(error) {
     // A newer ceremony (the button after autofill began) aborts the older one: not a failure.
     if (error && (error.name === 'AbortError' || error.code === 'ERROR_CEREMONY_ABORTED')) return
-    say(error && error.message ? error.message : String(error))
+    say(sentence(error))
   }
   if (!W.browserSupportsWebAuthn()) { form.style.display = 'none'; return }
   form.addEventListener('submit', function (event) {
@@ -112,7 +166,7 @@ const CLIENT = `function (authUrl, providerId, conditional) {
       .catch(function () {})
     add.addEventListener('click', function () {
       say('')
-      options('register').then(function (body) { if (body) return ceremony(body, false) }).catch(fail)
+      options('register').then(function (body) { if (body) return addPasskey(body) }).catch(fail)
     })
   }
   if (conditional) {
@@ -130,27 +184,26 @@ function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029')
 }
 
-/** The passkey form of one WebAuthn provider (Auth.js's markup, plus our add button and status line). */
-export function passkeyForm(p: PagePasskeyProvider, csrfToken: string): string {
+/** The passkey form of one WebAuthn provider (Auth.js's markup, plus our code field, add button and status line). */
+export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: PageFields = new PageFields()): string {
   const id = escapeHtml(p.id)
   let inputs = ''
   for (const [key, input] of Object.entries(p.formFields)) {
     const inputId = `input-${escapeHtml(key)}-for-${id}-provider`
-    const label = typeof input.label === 'string' ? input.label : key
     const type = typeof input.type === 'string' ? input.type : 'text'
     const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
     inputs +=
-      `<div><label class="section-header" for="${inputId}">${escapeHtml(label)}</label>` +
-      `<input name="${escapeHtml(key)}" data-form-field id="${inputId}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${attributes(input, FIELD_RESERVED)}></div>`
+      `<div><label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, key, passkeyFieldLabel(key, input)))}</label>` +
+      `<input name="${escapeHtml(key)}" data-form-field id="${fields.id(inputId, inputId)}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${fields.autofocus(type)}${attributes(input, FIELD_RESERVED)}></div>`
   }
   return (
-    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${id}-form">` +
+    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" id="${fields.id(`${id}-form`, `${id}-form`)}">` +
     `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">${inputs}` +
-    `<div id="${id}-verify" hidden><label class="section-header" for="${id}-code">Code from the e-mail</label>` +
-    `<input id="${id}-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" disabled></div>` +
-    `<button id="submitButton-${id}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
-    `<button id="${id}-add" type="button" hidden>Add a passkey to your account</button>` +
-    `<p id="${id}-status" class="webauthn-status" role="status"></p></form>`
+    `<div id="${fields.id(`${id}-verify`, `${id}-verify`)}" hidden><label class="section-header" for="${id}-code">Code from the e-mail</label>` +
+    `<input id="${fields.id(`${id}-code`, `${id}-code`)}" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" disabled></div>` +
+    `<button id="${fields.id(`submitButton-${id}`, `submitButton-${id}`)}" type="submit">Sign in with ${escapeHtml(p.name)}</button>` +
+    `<button id="${fields.id(`${id}-add`, `${id}-add`)}" type="button" hidden>Add a passkey to your account</button>` +
+    `<p id="${fields.id(`${id}-status`, `${id}-status`)}" class="webauthn-status" role="status"></p></form>`
   )
 }
 

@@ -1,26 +1,41 @@
+/// <reference path="../deep-imports.d.ts" />
 /**
  * The built-in second factor: TOTP (RFC 6238, through `otpauth`) with single-use backup codes.
  * A TOTP secret is kept encrypted with the auth secret (it must be read back to check codes);
  * backup codes are kept only as keyed hashes. Wrong codes are counted in the server-side store
  * under the challenge id, so a replayed older flow cookie cannot reset the count, and every code
- * is spent once (a TOTP time step per factor, a backup code per factor) however many requests
- * race with it.
+ * is spent once (a TOTP time step per factor, claimed in the store; a backup code per factor,
+ * removed from the factor in one conditional update) however many requests race with it.
  *
  * @module
  */
 import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
 import { Secret, TOTP } from 'otpauth'
-import QRCode from 'qrcode'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
 import { hkdfSha256, randomHex, timingSafeEqual, toHex } from '../crypto.js'
 import type { AuthStore } from '../store/index.js'
 
-/** Wrong codes one challenge accepts before it is void. */
+/** Wrong codes one challenge (one sign-in at the second-factor step) accepts before it is void. */
 export const MAX_CODE_ATTEMPTS = 5
-/** Wrong codes one user may send in {@link USER_ATTEMPT_WINDOW} seconds, across challenges. */
-export const MAX_USER_ATTEMPTS = 20
+/** Codes one user may have checked in {@link USER_ATTEMPT_WINDOW} seconds, across challenges. */
+export const MAX_USER_ATTEMPTS = 10
 /** The window of {@link MAX_USER_ATTEMPTS}, and how long a challenge's count is kept. */
 export const USER_ATTEMPT_WINDOW = 15 * 60
+/**
+ * Once a user's {@link MAX_USER_ATTEMPTS} are spent, one code per this many seconds is still
+ * checked for them, each from a challenge that has had no such late check: someone else's wrong
+ * codes keep the owner out for a minute, not for the window, and a guesser still gets at most
+ * {@link MAX_USER_ATTEMPTS} + 16 checked codes per user per window, each late one costing a new
+ * sign-in.
+ */
+export const USER_LOCK_SLOT = 60
+
+/** The store key counting a user's codes in the current window. */
+export const userAttemptsKey = (userId: string) => `2fa:user:${userId}`
+/** The store key of the one late check a locked user gets in the minute `at` falls in. */
+export const userSlotKey = (userId: string, at: number) => `2fa:user-slot:${userId}:${Math.floor(at / USER_LOCK_SLOT)}`
+const challengeAttemptsKey = (challenge: string) => `2fa:challenge:${challenge}`
+const lateCheckKey = (challenge: string) => `2fa:late:${challenge}`
 /** TOTP parameters every authenticator app understands (RFC 6238 defaults). */
 const TOTP_PERIOD = 30
 const TOTP_DIGITS = 6
@@ -97,7 +112,9 @@ export async function totpEnrolment(
   issuer: string,
 ): Promise<{ uri: string; qr: string }> {
   const uri = totpFor(secret, label, issuer).toString()
-  return { uri, qr: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) }
+  // Loaded for the enrolment page alone: nothing else draws a QR code.
+  const [{ create }, { render }] = await Promise.all([import('qrcode/lib/core/qrcode.js'), import('qrcode/lib/renderer/svg-tag.js')])
+  return { uri, qr: render(create(uri, { errorCorrectionLevel: 'M' }), { type: 'svg', margin: 1 }) }
 }
 
 /**
@@ -146,6 +163,8 @@ export async function enrolledFactors(adapter: Adapter | undefined, userId: stri
 export type CodeCheck =
   | { ok: true; method: 'otp' | 'backup' }
   | { ok: false; reason: 'wrongCode' | 'exhausted' }
+  /** Not checked: the user's codes are spent and this minute's check is taken. */
+  | { ok: false; reason: 'locked'; retryAfter: number }
 
 /** What checking a code needs. */
 export interface CodeCheckInput {
@@ -161,39 +180,97 @@ export interface CodeCheckInput {
 }
 
 /**
- * Checks a code against a user's factors. Every wrong code counts against the challenge (and the
- * user) in the store before anything else happens, so neither a replayed flow cookie nor racing
- * requests get more than {@link MAX_CODE_ATTEMPTS} guesses.
+ * Checks a code against a user's factors. Every code counts against the user, and every checked
+ * code against its challenge, in the store before anything else happens, so neither a replayed
+ * flow cookie nor racing requests get more guesses:
+ *
+ * - a challenge gets {@link MAX_CODE_ATTEMPTS} checks, then it is void (sign in again);
+ * - a user gets {@link MAX_USER_ATTEMPTS} per {@link USER_ATTEMPT_WINDOW}, across challenges;
+ *   beyond them, one check per {@link USER_LOCK_SLOT} seconds, each from a challenge that has not
+ *   had one (a code refused because the minute's check is taken is not checked: `locked`);
+ * - a right code resets the challenge's and the user's count.
  */
 export async function checkCode(input: CodeCheckInput): Promise<CodeCheck> {
   const { adapter, store, secrets, userId, challenge, at } = input
-  const attempts = `2fa:challenge:${challenge}`
-  // Every submission is counted before it is checked: the limit holds however requests race.
+  // Every submission is counted before it is checked: the limits hold however requests race.
+  const userAttempt = await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)
+  const late = userAttempt > MAX_USER_ATTEMPTS
+  if (late) {
+    // The user's codes are spent, perhaps by someone else who knows the password. A challenge
+    // that had its late check is void; otherwise the first code of each minute is still checked,
+    // so the owner is kept out for a minute at most once the wrong codes stop, and each late
+    // guess costs a new sign-in.
+    if ((await store.get(lateCheckKey(challenge))) !== null) return { ok: false, reason: 'exhausted' }
+    if (!(await store.claim(userSlotKey(userId, at), USER_LOCK_SLOT))) {
+      return { ok: false, reason: 'locked', retryAfter: USER_LOCK_SLOT - (at % USER_LOCK_SLOT) }
+    }
+    await store.put(lateCheckKey(challenge), '1', USER_ATTEMPT_WINDOW)
+  }
+  const attempts = challengeAttemptsKey(challenge)
   const attempt = await store.increment(attempts, USER_ATTEMPT_WINDOW)
-  const userAttempt = await store.increment(`2fa:user:${userId}`, USER_ATTEMPT_WINDOW)
-  if (attempt > MAX_CODE_ATTEMPTS || userAttempt > MAX_USER_ATTEMPTS) return { ok: false, reason: 'exhausted' }
+  if (attempt > MAX_CODE_ATTEMPTS) return { ok: false, reason: 'exhausted' }
+  const method = await spendCode(input)
+  if (method) {
+    // The right code: whoever sent the wrong ones, the owner starts again with a full count.
+    await Promise.all([store.reset(attempts), store.reset(userAttemptsKey(userId))])
+    return { ok: true, method }
+  }
+  // The last allowed guess was wrong: the challenge is void now, not one request later.
+  return { ok: false, reason: late || attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrongCode' }
+}
+
+/** Spends `input.code` if it is a current TOTP code or an unused backup code of the user. */
+async function spendCode(input: CodeCheckInput): Promise<'otp' | 'backup' | null> {
+  const { adapter, store, secrets, userId, at } = input
   const code = input.code.trim()
   const factors = await enrolledFactors(adapter, userId)
   for (const factor of factors.filter((f) => f.type === 'totp')) {
     const step = totpStep(await openFactorSecret(factor.secret, secrets), code, at)
     // A code is good for one sign-in: its time step is spent once per factor.
-    if (step !== null && (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS))) {
-      await store.reset(attempts)
-      return { ok: true, method: 'otp' }
-    }
+    if (step !== null && (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS))) return 'otp'
   }
   const hash = await hashBackupCode(code, secrets[0]!)
   for (const factor of factors.filter((f) => f.type === 'backup-codes')) {
-    const remaining = hashesOf(factor)
-    const match = remaining.find((candidate) => timingSafeEqual(candidate, hash))
-    if (match && (await store.claim(`2fa:backup:${factor.id}:${match}`, 24 * 60 * 60))) {
-      await adapter.updateSecondFactor!({ id: factor.id, secret: remaining.filter((h) => h !== match).join(' ') })
-      await store.reset(attempts)
-      return { ok: true, method: 'backup' }
-    }
+    const match = hashesOf(factor).find((candidate) => timingSafeEqual(candidate, hash))
+    if (match && (await spendBackupCode(adapter, store, factor, match))) return 'backup'
   }
-  // The last allowed guess was wrong: the challenge is void now, not one request later.
-  return { ok: false, reason: attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrongCode' }
+  return null
+}
+
+/** How long a lock on one factor's backup codes lives at most (a crashed holder's is freed then). */
+const BACKUP_LOCK_SECONDS = 10
+/** How often, and how long apart (ms), a spend waits for another spend of the same factor. */
+const BACKUP_LOCK_TRIES = 50
+const BACKUP_LOCK_WAIT = 20
+
+/**
+ * Spends one backup code: removes its hash from the factor in the adapter, where the spent state
+ * lives (a store that forgets, as the memory store does on a restart, cannot bring it back).
+ * Through the adapter's one conditional update when it has one; otherwise the spends of one factor
+ * take turns under a lock in the store, each re-reading the factor before writing it, so two
+ * codes spent at once are both removed and one code is spent once.
+ */
+export async function spendBackupCode(
+  adapter: Adapter,
+  store: AuthStore,
+  factor: AdapterSecondFactor,
+  hash: string,
+): Promise<boolean> {
+  if (adapter.spendBackupCode) return adapter.spendBackupCode({ id: factor.id, hash })
+  const lock = `2fa:backup-lock:${factor.id}`
+  for (let attempt = 0; !(await store.claim(lock, BACKUP_LOCK_SECONDS)); attempt++) {
+    if (attempt >= BACKUP_LOCK_TRIES) throw new Error('backup codes are locked by another sign-in')
+    await new Promise((resolve) => setTimeout(resolve, BACKUP_LOCK_WAIT))
+  }
+  try {
+    const current = (await enrolledFactors(adapter, factor.userId)).find((f) => f.id === factor.id)
+    const hashes = current ? hashesOf(current) : []
+    if (!hashes.includes(hash)) return false
+    await adapter.updateSecondFactor!({ id: factor.id, secret: hashes.filter((h) => h !== hash).join(' ') })
+    return true
+  } finally {
+    await store.reset(lock)
+  }
 }
 
 /** A random challenge id. */

@@ -1,3 +1,4 @@
+/// <reference path="../deep-imports.d.ts" />
 /**
  * The server-side store: the counters, limits, one-time claims and short-lived values that a
  * sealed cookie cannot hold safely, because its holder can always replay an older copy (an attempt
@@ -11,7 +12,10 @@
  *
  * @module
  */
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { RateLimiterAbstract } from 'rate-limiter-flexible'
+// One file per limiter: the package index requires `cluster` (see ../deep-imports.d.ts).
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 import { withDeadline, type ResolvedAvailability } from '../outage.js'
 
 /** The answer of {@link AuthStore.consume}: whether the attempt is within the limit, and when to retry. */
@@ -154,7 +158,7 @@ function memoryValues(): ValueBackend {
  */
 export function memoryAuthStore(): AuthStore {
   // Each in-memory limiter has its own storage: a reset forgets the key in all of them.
-  const made: RateLimiterMemory[] = []
+  const made: InstanceType<typeof RateLimiterMemory>[] = []
   return limiterStore({
     limiter(points) {
       const limiter = new RateLimiterMemory({ points, duration: 1 })

@@ -85,3 +85,30 @@ export function requestUrl(target: string, configured: string | undefined, detec
   if (!url) throw new RequestError('Malformed request target')
   return url
 }
+
+/**
+ * For frameworks with no proxy setting of their own (Next.js, Hono): whether the deployment says a
+ * proxy in front of it sets `X-Forwarded-Host` and `X-Forwarded-Proto` (`AUTH_TRUST_PROXY=true`),
+ * or runs on Vercel, whose edge writes them itself. `AUTH_TRUST_HOST` does not say that: a
+ * self-hosted app without `AUTH_URL` needs it only to answer for its own `Host`, and a forged
+ * `X-Forwarded-Host` would otherwise choose the host of the links it e-mails and the redirects it
+ * sends.
+ */
+export function trustsForwardedHeaders(env: EnvObject): boolean {
+  return env.AUTH_TRUST_PROXY === 'true' || env.AUTH_TRUST_PROXY === '1' || Boolean(env.VERCEL)
+}
+
+const firstValue = (headers: Headers, name: string) => headers.get(name)?.split(',')[0]?.trim() || undefined
+
+/**
+ * The origin of a request from its headers, for frameworks that hand over headers and the protocol
+ * they detected but have no proxy trust (rule 2 above): `Host`, or `X-Forwarded-Host` and
+ * `X-Forwarded-Proto` when {@link trustsForwardedHeaders}.
+ *
+ * @throws {RequestError} 400 when the host is missing or malformed.
+ */
+export function originFromHeaders(headers: Headers, protocol: string, trustForwarded: boolean): string {
+  const host = (trustForwarded && firstValue(headers, 'x-forwarded-host')) || headers.get('host') || undefined
+  const scheme = (trustForwarded && firstValue(headers, 'x-forwarded-proto')) || protocol
+  return originFromHost(scheme, host)
+}

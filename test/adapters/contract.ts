@@ -333,6 +333,39 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await adapter.listSecondFactors!(user.id)).toEqual([])
     })
 
+    it('spends a backup code in one conditional update: once, and two different codes at once both', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const codes = { id: randomUUID(), userId: user.id, type: 'backup-codes' as const, secret: 'h1 h2 h3 h4', createdAt: new Date('2026-01-02T00:00:00Z') }
+      const totp = { ...codes, id: randomUUID(), type: 'totp' as const, secret: 'h1' }
+      await adapter.createSecondFactor!(codes)
+      await adapter.createSecondFactor!(totp)
+      // The same code ten times at once: removed by exactly one call.
+      const same = await Promise.all(Array.from({ length: 10 }, () => adapter.spendBackupCode!({ id: codes.id, hash: 'h2' })))
+      expect(same.filter(Boolean)).toHaveLength(1)
+      // Two different codes at once: both removed, neither write lost.
+      expect(await Promise.all([adapter.spendBackupCode!({ id: codes.id, hash: 'h1' }), adapter.spendBackupCode!({ id: codes.id, hash: 'h4' })])).toEqual([true, true])
+      expect(await adapter.spendBackupCode!({ id: codes.id, hash: 'h1' })).toBe(false)
+      expect(await adapter.spendBackupCode!({ id: codes.id, hash: 'h' })).toBe(false)
+      expect(await adapter.spendBackupCode!({ id: randomUUID(), hash: 'h3' })).toBe(false)
+      // A TOTP factor is not a list of codes.
+      expect(await adapter.spendBackupCode!({ id: totp.id, hash: 'h1' })).toBe(false)
+      const factors = await adapter.listSecondFactors!(user.id)
+      expect(factors.find((f) => f.id === codes.id)?.secret).toBe('h3')
+      expect(factors.find((f) => f.id === totp.id)?.secret).toBe('h1')
+      await adapter.deleteUser(user.id)
+    })
+
+    it('refuses a second factor whose id exists', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const factor = { id: randomUUID(), userId: user.id, type: 'totp' as const, secret: 'first', createdAt: new Date('2026-01-01T00:00:00Z') }
+      await adapter.createSecondFactor!(factor)
+      await expect(async () => adapter.createSecondFactor!({ ...factor, secret: 'second' })).rejects.toThrow()
+      expect((await adapter.listSecondFactors!(user.id)).map((f) => f.secret)).toEqual(['first'])
+      await adapter.deleteUser(user.id)
+    })
+
     // Auth.js's runBasicTests WebAuthn cases (packages/utils/adapter.ts, testWebAuthnMethods),
     // each with its own records. Its listAuthenticatorsByUserId case compares in one fixed order;
     // the interface promises none, so the lists are compared by credential id.

@@ -9,7 +9,7 @@ import { CookieJar } from '../fixtures/http.js'
 import type { RunningApp } from './setup.js'
 
 /** The app the global setup started. */
-export function runningApp(name: 'express' | 'fastify' | 'sveltekit' | 'qwik'): RunningApp {
+export function runningApp(name: 'express' | 'fastify' | 'sveltekit' | 'qwik' | 'next' | 'hono'): RunningApp {
   const app = inject('apps')[name]
   if (!app) throw new Error(`examples/${name} was not prepared: AUTHCHART_APPS=${process.env.AUTHCHART_APPS} leaves it out`)
   return app

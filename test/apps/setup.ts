@@ -26,6 +26,8 @@ export interface AppsContext {
   fastify: RunningApp
   sveltekit: RunningApp
   qwik: RunningApp
+  next: RunningApp
+  hono: RunningApp
   /** The OpenID Provider's issuer; the apps know it as their `op` provider. */
   opIssuer: string
   /** Milliseconds spent per app on install, build and start, for the report. */
@@ -45,20 +47,43 @@ export const APP_SECRET = 'example-app-secret-that-is-long-enough-0123456789'
 
 const root = process.cwd()
 const work = join(root, 'node_modules/.cache/authchart-apps')
-const ALL_APPS = ['express', 'fastify', 'sveltekit', 'qwik'] as const
+const ALL_APPS = ['express', 'fastify', 'sveltekit', 'qwik', 'next', 'hono'] as const
 type AppName = (typeof ALL_APPS)[number]
 // AUTHCHART_APPS=express,qwik prepares only those (while working on one; a full run prepares all).
 const APPS = ALL_APPS.filter((app) => !process.env.AUTHCHART_APPS || process.env.AUTHCHART_APPS.split(',').includes(app))
 
-/** How each app starts once built. */
-const START: Record<AppName, string> = {
-  express: 'server.js',
-  fastify: 'server.js',
-  sveltekit: 'build/index.js',
-  qwik: 'server/entry.node-server.js',
+/** How each app starts once built (the arguments of `node`). */
+const START: Record<AppName, (port: number) => string[]> = {
+  express: () => ['server.js'],
+  fastify: () => ['server.js'],
+  sveltekit: () => ['build/index.js'],
+  qwik: () => ['server/entry.node-server.js'],
+  // `next start` as a self-hosted app runs it. Next names its requests after the -H host, so a
+  // browser on http://localhost:<port> is on another origin than Next's own request URL (the
+  // setting of next-auth #4435 and #10928).
+  next: (port) => ['node_modules/next/dist/bin/next', 'start', '-H', '127.0.0.1', '-p', String(port)],
+  hono: () => ['server.js'],
 }
 /** What a fresh build replaces. */
-const OUTPUTS: Record<AppName, string[]> = { express: [], fastify: [], sveltekit: ['build', '.svelte-kit'], qwik: ['dist', 'server'] }
+const OUTPUTS: Record<AppName, string[]> = {
+  express: [],
+  fastify: [],
+  sveltekit: ['build', '.svelte-kit'],
+  qwik: ['dist', 'server'],
+  next: ['.next'],
+  hono: [],
+}
+/** The auth base path of each app, for its OAuth callback at the OP. */
+const BASE_PATH: Record<AppName, string> = {
+  express: '/auth',
+  fastify: '/auth',
+  sveltekit: '/auth',
+  qwik: '/auth',
+  next: '/api/auth',
+  hono: '/api/auth',
+}
+/** No telemetry, no update check: the tests reach nothing outside loopback. */
+const QUIET_ENV = { NEXT_TELEMETRY_DISABLED: '1' }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -118,7 +143,7 @@ function stage(app: AppName): string {
   for (const output of OUTPUTS[app]) rmSync(join(dir, output), { recursive: true, force: true })
   cpSync(join(root, 'examples', app), dir, {
     recursive: true,
-    filter: (source) => !/[/\\](node_modules|build|dist|server|\.svelte-kit)([/\\]|$)/.test(source.slice(join(root, 'examples', app).length)),
+    filter: (source) => !/[/\\](node_modules|build|dist|server|\.svelte-kit|\.next)([/\\]|$)/.test(source.slice(join(root, 'examples', app).length)),
   })
   return dir
 }
@@ -153,7 +178,10 @@ export default async function setup(project: TestProject) {
     clients: APPS.map((app) => ({
       client_id: `example-${app}`,
       client_secret: OP_CLIENT_SECRET,
-      redirect_uris: [`http://127.0.0.1:${ports[app]}/auth/callback/op`],
+      redirect_uris: [
+        `http://127.0.0.1:${ports[app]}${BASE_PATH[app]}/callback/op`,
+        `http://localhost:${ports[app]}${BASE_PATH[app]}/callback/op`,
+      ],
     })),
   })
 
@@ -165,7 +193,7 @@ export default async function setup(project: TestProject) {
     const t1 = Date.now()
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
     if (pkg.scripts?.build) {
-      await run('npm', ['run', 'build', '--silent'], dir).catch((error: { output?: string }) => {
+      await run('npm', ['run', 'build', '--silent'], dir, { ...process.env, ...QUIET_ENV }).catch((error: { output?: string }) => {
         throw new Error(`building examples/${app} failed:\n${error.output ?? String(error)}`)
       })
     }
@@ -178,10 +206,11 @@ export default async function setup(project: TestProject) {
     const port = ports[app]
     const origin = `http://127.0.0.1:${port}`
     let log = ''
-    const child = spawn(process.execPath, [START[app]], {
+    const child = spawn(process.execPath, START[app](port), {
       cwd: dir,
       env: {
         ...process.env,
+        ...QUIET_ENV,
         NODE_ENV: 'production',
         PORT: String(port),
         HOST: '127.0.0.1',

@@ -19,6 +19,27 @@ describe('examples/sveltekit over HTTP', () => {
     expect(await response.text()).toContain('Not signed in')
   })
 
+  it('puts the attributes an app passes to SignIn and SignOut (id, data-*, aria-*) on their forms', async () => {
+    const html = await (await new AppClient(app().origin).get('/components')).text()
+    const form = (id: string) => new RegExp(`<form[^>]*\\bid="${id}"[^>]*>`).exec(html)?.[0] ?? ''
+    expect(form('signin-form')).toMatch(/\baction="\/signin"/)
+    expect(form('signin-form')).toContain('data-testid="signin"')
+    expect(form('signin-form')).toContain('aria-label="Sign in with a password"')
+    expect(form('signin-form')).toMatch(/\bclass="signInButton /)
+    expect(form('signout-form')).toMatch(/\baction="\/signout"/)
+    expect(form('signout-form')).toContain('data-testid="signout"')
+    expect(form('signout-form')).toContain('aria-label="Sign out of the example"')
+  })
+
+  it('shows the e-mail field by the provider type: forwardemail, and an own id with type="email", but not OAuth', async () => {
+    const html = await (await new AppClient(app().origin).get('/components')).text()
+    const formBody = (id: string) => new RegExp(`<form[^>]*\\bid="${id}"[^>]*>([\\s\\S]*?)</form>`).exec(html)?.[1] ?? ''
+    expect(formBody('forwardemail-form')).toMatch(/<input[^>]*type="email"[^>]*name="email"/)
+    expect(formBody('custom-mail-form')).toMatch(/<input[^>]*type="email"[^>]*name="email"/)
+    expect(formBody('op-form')).not.toContain('name="email"')
+    expect(formBody('op-form')).toContain('value="op"')
+  })
+
   it('redirects a visitor of the protected page to /login', async () => {
     const response = await new AppClient(app().origin).get('/protected')
     expect(response.status).toBe(303)

@@ -299,6 +299,17 @@ const signOutHeading: Deliberate = (theirs) => ({
 })
 
 /**
+ * README: the sign-in page's first field has the focus (Auth.js autofocuses only e-mail fields,
+ * so a credentials form starts unfocused).
+ */
+const firstFieldFocused: Deliberate = (theirs) => {
+  const body = [...(theirs.body as string[])]
+  const first = body.findIndex((line) => line.startsWith('input ') && !line.includes(' type=hidden'))
+  if (first !== -1 && !body[first]!.includes(' autofocus=')) body[first] = body[first]!.replace(/^input /, 'input autofocus= ')
+  return { ...theirs, body }
+}
+
+/**
  * README: "Built-in pages load nothing from third-party hosts" — so the outline's links and form
  * elements are what compare; @auth/core's provider logos from authjs.dev are simply absent.
  * (The outline leaves images out on both sides; nothing to transform.)
@@ -414,10 +425,10 @@ const scenarios: Record<string, Case> = {
     },
   },
   'POST /signout without CSRF': { run: (lib) => send(lib, config(lib), '/auth/signout', { form: {} }) },
-  'GET /signin': { run: (lib) => send(lib, config(lib), '/auth/signin') },
+  'GET /signin': { run: (lib) => send(lib, config(lib), '/auth/signin'), deliberate: firstFieldFocused },
   'GET /signin with a callbackUrl and an error': {
     run: (lib) => send(lib, config(lib), '/auth/signin?callbackUrl=%2Fdash&error=CredentialsSignin'),
-    deliberate: resolvedCallbackUrlInPage('/dash', `${ORIGIN}/dash`),
+    deliberate: compose(resolvedCallbackUrlInPage('/dash', `${ORIGIN}/dash`), firstFieldFocused),
   },
   'GET /signin with a custom page': {
     run: (lib) => send(lib, config(lib, { pages: { signIn: '/login' } }), '/auth/signin?callbackUrl=%2Fx'),

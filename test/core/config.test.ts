@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { Auth, assertConfig } from '../../core/index.js'
 import { ConfigError } from '../../core/errors.js'
 import type { AuthConfig } from '../../core/types.js'
+import Email from '../../providers/email.js'
+import Passkey from '../../providers/passkey.js'
 import { authRequest, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 
 const CONFIG_MESSAGE =
@@ -20,7 +22,7 @@ describe('misconfiguration', () => {
     expect(logger.error).toHaveBeenCalledTimes(1)
     expect(logger.error.mock.calls[0]![0]).toMatchObject({
       type: 'MissingSecret',
-      message: 'Please define a `secret` (generate one with `npx authchart secret`)',
+      message: 'Please define a `secret`',
     })
   })
 
@@ -64,10 +66,25 @@ describe('misconfiguration', () => {
   it('refuses the database strategy without an adapter (MissingAdapter)', async () => {
     const logger = spyLogger()
     await expectConfigurationFailure({ ...testConfig({ session: { strategy: 'database' } }), logger })
-    expect(logger.error.mock.calls[0]![0]).toMatchObject({
-      type: 'MissingAdapter',
-      message: 'Database session requires an adapter',
-    })
+    expect(logger.error.mock.calls[0]![0]).toMatchObject({ type: 'MissingAdapter' })
+    expect(logger.error.mock.calls[0]![0].message).toMatch(/^Database session requires an adapter\. /)
+  })
+
+  it.each([
+    ['e-mail sign-in', 'Email login', { providers: [Email({ sendVerificationRequest: () => {} })] }],
+    ['passkeys', 'WebAuthn', { providers: [Passkey()], experimental: { enableWebAuthn: true } }],
+  ])('refuses %s without an adapter, saying how to add one (memory to start, PostgreSQL in production)', async (_case, what, overrides) => {
+    const logger = spyLogger()
+    const config = { ...testConfig(overrides as Partial<AuthConfig>), logger }
+    await expectConfigurationFailure(config)
+    const error = logger.error.mock.calls[0]![0]
+    expect(error.type).toBe('MissingAdapter')
+    expect(error.message).toBe(
+      `${what} requires an adapter. To start, \`adapter: MemoryAdapter()\` from 'authchart/adapters/memory' ` +
+        "(in memory: lost on restart); in production, `PostgresAdapter(pool)` from 'authchart/adapters/postgres' or any Auth.js adapter.",
+    )
+    // Integrations resolve the config at boot and throw: the message alone must say it.
+    expect(() => assertConfig({ ...config, logger: undefined })).toThrow(/MemoryAdapter\(\)` from 'authchart\/adapters\/memory'/)
   })
 
   it('renders the Configuration error page (500) for page requests', async () => {

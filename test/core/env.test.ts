@@ -18,10 +18,10 @@ describe('setEnvDefaults', () => {
     expect(config.secret).toBe('configured')
   })
 
-  it('leaves the secret unset when the environment has none, so validation reports it', () => {
+  it('sets the secret to [] when the environment has none, as Auth.js, so validation reports MissingSecret', () => {
     const config: AuthConfig = { providers: [] }
     setEnvDefaults({}, config)
-    expect(config.secret).toBeUndefined()
+    expect(config.secret).toEqual([])
   })
 
   it('takes basePath from the path of AUTH_URL, else /auth', () => {

@@ -233,3 +233,91 @@ describe('sealed flow envelopes', () => {
     await openEnvelope(flow, sealed, { ...options, claim })
   })
 })
+
+describe('a context too large for its cookie waits on the server', () => {
+  /** A park over a store, recording what it keeps; `room` as a cookie would leave it. */
+  function parkOver(store = memoryAuthStore(), room = 600) {
+    const kept = new Map<string, string>()
+    const park = {
+      room,
+      put: async (key: string, value: string, ttl: number) => {
+        kept.set(key, value)
+        await store.put(key, value, ttl)
+      },
+      get: (key: string) => store.get(key),
+      forget: (key: string) => store.reset(key),
+    }
+    return { park, kept, store }
+  }
+  const claimIn = (store = memoryAuthStore()) => (jti: string, ttl: number) => store.claim(`envelope:${jti}`, ttl)
+
+  async function largeSnapshot(flow = flowOf()): Promise<AnyMachineSnapshot> {
+    const run = await advance(flow, {}, { type: 'step.start', user: `alice-${'x'.repeat(2000)}`, at: AT })
+    return run.snapshot
+  }
+
+  it('seals a small context into the cookie, as before', async () => {
+    const flow = flowOf()
+    const { park, kept } = parkOver()
+    const sealed = await sealEnvelope(flow, await restingSnapshot(flow), { ...options, park })
+    expect(kept.size).toBe(0)
+    expect(sealed.length).toBeLessThanOrEqual(park.room)
+  })
+
+  it('keeps a large one in the store, encrypted, and reopens the flow with it', async () => {
+    const flow = flowOf()
+    const { park, kept } = parkOver()
+    const sealed = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    expect(sealed.length).toBeLessThanOrEqual(park.room)
+    expect(kept.size).toBe(1)
+    expect([...kept.values()][0]).not.toContain('alice')
+    const reopened = await openEnvelope(flow, sealed, { ...options, park, claim: claimIn() })
+    expect(reopened.value).toBe('waiting')
+    expect((reopened.context as { user: string }).user).toBe(`alice-${'x'.repeat(2000)}`)
+  })
+
+  it('shows the page without spending the kept context, and forgets it once the envelope is spent', async () => {
+    const flow = flowOf()
+    const { park, kept, store } = parkOver()
+    const sealed = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    const key = [...kept.keys()][0]!
+    const claim = claimIn()
+    await openEnvelope(flow, sealed, { ...options, park, claim, peek: true })
+    expect(await store.get(key)).not.toBeNull()
+    await openEnvelope(flow, sealed, { ...options, park, claim })
+    expect(await store.get(key)).toBeNull()
+  })
+
+  it('refuses as stale an envelope whose context the store no longer keeps', async () => {
+    const flow = flowOf()
+    const { park } = parkOver()
+    const sealed = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    const forgetful = { ...park, get: async () => null }
+    expect(await refusal(openEnvelope(flow, sealed, { ...options, park: forgetful }))).toBe('ERR_FLOW_STATE_STALE')
+    expect(await refusal(openEnvelope(flow, sealed, options))).toBe('ERR_FLOW_STATE_STALE')
+  })
+
+  it("refuses a kept context swapped for another envelope's", async () => {
+    const flow = flowOf()
+    const { park, kept } = parkOver()
+    const mine = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    const [mineKey] = [...kept.keys()]
+    await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    const theirs = [...kept.values()][1]!
+    // The store (shared, perhaps writable by others) hands back another flow's context under my key.
+    const swapped = { ...park, get: async (key: string) => (key === mineKey ? theirs : null) }
+    expect(await refusal(openEnvelope(flow, mine, { ...options, park: swapped }))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+
+  it("refuses a kept context of another flow's cookie", async () => {
+    const flow = flowOf()
+    const { park, kept } = parkOver()
+    const sealed = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, park })
+    const key = [...kept.keys()][0]!
+    const other = await sealEnvelope(flow, await largeSnapshot(flow), { ...options, cookieName: 'authchart.flow.other', park })
+    void other
+    const foreign = [...kept.values()][1]!
+    const swapped = { ...park, get: async (k: string) => (k === key ? foreign : null) }
+    expect(await refusal(openEnvelope(flow, sealed, { ...options, park: swapped }))).toBe('ERR_FLOW_STATE_INVALID')
+  })
+})

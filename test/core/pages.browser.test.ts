@@ -78,6 +78,9 @@ describe('the built-in pages in Chromium', () => {
       }
       // Text stays inside the card.
       expect(await page.$eval('.card', (card) => card.scrollWidth - card.clientWidth)).toBe(0)
+      // Every id names one element.
+      const ids = await page.$$eval('[id]', (elements) => elements.map((element) => element.id))
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i), `${name}: repeated ids`).toEqual([])
     })
   })
 

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadFlowModule } from '../../core/flows/kinds.js'
 import {
+  breakableAddress,
+  renderEmailConfirmPage,
   renderErrorPage,
   renderSignInPage,
   renderSignOutPage,
@@ -8,6 +11,9 @@ import {
   type PageProvider,
   type PageTheme,
 } from '../../core/pages/index.js'
+
+// The passkey form comes with the WebAuthn flow, which the handler loads before a request needs it.
+beforeAll(() => loadFlowModule('webauthn'))
 
 const theme: PageTheme = { colorScheme: 'auto', logo: '', brandColor: '', buttonText: '' }
 const url = new URL('https://app.test/auth/error')
@@ -32,9 +38,9 @@ describe('the sign-in page', () => {
     const { status, html } = renderSignInPage({ theme, providers: [credentials], csrfToken: 't' })
     expect(status).toBe(200)
     expect(html).toContain('<title>Sign In</title>')
-    expect(html).toContain('<input name="username" id="input-username-for-credentials-provider" type="text" placeholder="" autocomplete="username">')
+    expect(html).toContain('<input name="username" id="input-username-for-credentials-provider" type="text" placeholder="" autofocus autocomplete="username">')
     expect(html).toContain('type="password"')
-    expect(html).toContain('<form action="https://app.test/auth/callback/credentials" method="POST">')
+    expect(html).toContain('<form action="https://app.test/auth/callback/credentials" method="POST" data-credentials="credentials">')
   })
 
   it('labels a credentials field without a label by its capitalised key, and keeps a given label', () => {
@@ -62,6 +68,8 @@ describe('the sign-in page', () => {
 
   it.each([
     ['OAuthSignin', 'Try signing in with a different account.'],
+    // The provider sent an `error` back (the user pressed Cancel there): another account is no answer.
+    ['OAuthCallbackError', 'The sign-in was cancelled or refused at the provider. Try again, or choose another way to sign in.'],
     ['OAuthAccountNotLinked', 'To confirm your identity, sign in with the same account you used originally.'],
     ['EmailSignin', 'The e-mail could not be sent.'],
     ['CredentialsSignin', 'Sign in failed. Check the details you provided are correct.'],
@@ -86,7 +94,9 @@ describe('the sign-in page', () => {
       callbackUrl: '"><script>alert(1)</script>',
       email: '"><script>',
     })
-    expect(html).not.toMatch(/<script|<img src=x|onfocus=|<b>x/)
+    // The page's own script (keeping the typed username) is the only script element.
+    expect(html.match(/<script/g)).toHaveLength(1)
+    expect(html.replace(/<script>\(function \(\) \{\n  'use strict'\n  var KEY = 'authchart\.signin\.typed'[\s\S]*?<\/script>/, '')).not.toMatch(/<script|<img src=x|onfocus=|<b>x/)
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
   })
 
@@ -103,6 +113,68 @@ describe('the sign-in page', () => {
     const { html } = renderSignInPage({ theme, providers: [oauth, credentials], csrfToken: 't' })
     const urls = html.match(/(?:src|href)="([^"]+)"/g) ?? []
     expect(urls).toEqual([])
+  })
+})
+
+describe('the sign-in page with several form providers', () => {
+  const email: PageProvider = { id: 'email', name: 'Email', type: 'email', signinUrl: 'https://app.test/auth/signin/email', callbackUrl: 'https://app.test/auth/callback/email' }
+  const passkey: PageProvider = {
+    id: 'passkey',
+    name: 'Passkey',
+    type: 'webauthn',
+    signinUrl: 'https://app.test/auth/signin/passkey',
+    callbackUrl: 'https://app.test/auth/callback/passkey',
+    formFields: { email: { label: 'Email', required: true, autocomplete: 'username webauthn' } },
+  }
+  const ids = (html: string) => [...html.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1])
+  /** The labels of the providers' fields (not the passkey form's own code field, hidden until a sign-up needs it). */
+  const labels = (html: string) =>
+    [...html.matchAll(/<label[^>]*>([^<]*)<\/label>/g)].map((m) => m[1]).filter((label) => label !== 'Code from the e-mail')
+
+  it('gives every element a unique id, keeping Auth.js\'s submitButton for the first form', () => {
+    const { html } = renderSignInPage({ theme, providers: [oauth, credentials, email, passkey], csrfToken: 't', authUrl: 'https://app.test/auth' })
+    expect(ids(html)).toEqual([...new Set(ids(html))])
+    expect(ids(html)).toEqual(expect.arrayContaining(['submitButton', 'submitButton-email', 'submitButton-passkey']))
+    expect(html).toContain('<button id="submitButton" type="submit">Sign in with Credentials</button>')
+  })
+
+  it('labels the e-mail and passkey fields apart', () => {
+    expect(labels(renderSignInPage({ theme, providers: [email, passkey], csrfToken: 't' }).html)).toEqual(['Email', 'Email (Passkey)'])
+    // Whatever the order, the e-mail provider keeps the plain label.
+    expect(labels(renderSignInPage({ theme, providers: [passkey, email], csrfToken: 't' }).html)).toEqual(['Email (Passkey)', 'Email'])
+    // Alone, each keeps its own.
+    expect(labels(renderSignInPage({ theme, providers: [passkey], csrfToken: 't' }).html)).toEqual(['Email'])
+  })
+
+  it('focuses the first field of the page and no other', () => {
+    for (const providers of [[oauth, credentials, email, passkey], [email, credentials], [passkey, email]]) {
+      const { html } = renderSignInPage({ theme, providers, csrfToken: 't' })
+      const focused = [...html.matchAll(/<input [^>]*>/g)].map((m) => m[0]).filter((input) => / autofocus[\s>]/.test(input))
+      const first = [...html.matchAll(/<input [^>]*>/g)].map((m) => m[0]).find((input) => !input.includes('type="hidden"'))
+      expect(focused).toEqual([first])
+    }
+  })
+
+  it('shows the error in the same alert box as every other page', () => {
+    const { html } = renderSignInPage({ theme, providers: [credentials], csrfToken: 't', error: 'CredentialsSignin' })
+    expect(html).toContain('<div class="error" role="alert"><p>Sign in failed. Check the details you provided are correct.</p></div>')
+  })
+})
+
+describe('the e-mail link confirmation page', () => {
+  it('lets a long address wrap only before its @ and its dots', () => {
+    expect(breakableAddress('ada.lovelace@analytical-engine.example')).toBe('ada<wbr>.lovelace<wbr>@analytical-engine<wbr>.example')
+    expect(breakableAddress('"<b>"@x.test')).toBe('&quot;&lt;b&gt;&quot;<wbr>@x<wbr>.test')
+    const { html } = renderEmailConfirmPage({
+      theme,
+      csrfToken: 't',
+      actionUrl: 'https://app.test/auth/callback/email',
+      email: 'ada.lovelace@example.com',
+      token: 'tok',
+      callbackUrl: '/',
+    })
+    expect(html).toContain('<strong class="address">ada<wbr>.lovelace<wbr>@example<wbr>.com</strong>')
+    expect(html).toContain('<input type="hidden" name="email" value="ada.lovelace@example.com">')
   })
 })
 
@@ -129,6 +201,16 @@ describe('the other pages', () => {
     const page = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', ...(error ? { error } : {}) })
     expect(page.status).toBe(status)
     expect(page.html).toContain(`<h1>${heading}</h1>`)
+  })
+
+  it('says why in an extension\'s words when it refused, and keeps Auth.js\'s text otherwise', () => {
+    const declined = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', error: 'AccessDenied', denial: 'You declined <the terms>.' })
+    expect(declined.status).toBe(403)
+    expect(declined.html).toContain('<h1>Not signed in</h1>')
+    expect(declined.html).toContain('<p>You declined &lt;the terms&gt;.</p>')
+    expect(declined.html).not.toContain('permission')
+    const refused = renderErrorPage({ theme, url, signInUrl: 'https://app.test/auth/signin', error: 'AccessDenied' })
+    expect(refused.html).toContain('You do not have permission to sign in.')
   })
 
   it('applies the colour scheme, brand colour and logo', () => {

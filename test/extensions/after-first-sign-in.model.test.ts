@@ -101,7 +101,8 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
       cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
       errors: [],
     },
-    [`denied ← ${entry}: terms declined`]: ended(`${ORIGIN}/auth/error?error=AccessDenied`, [], true),
+    // A decline says so: the error page names it instead of "You do not have permission".
+    [`denied ← ${entry}: terms declined`]: ended(`${ORIGIN}/auth/error?error=AccessDenied&code=terms.declined`, [], true),
     [`denied ← ${entry}: recording the acceptance fails`]: ended(`${ORIGIN}/auth/error?error=AccessDenied`, ['Error'], true),
     [`failed ← ${entry}: completed steps cannot be read`]: ended(CONFIGURATION, DB_DOWN, false),
     [`failed ← ${entry}: completed steps cannot be read${RESUMED}`]: ended(CONFIGURATION, DB_DOWN, true),
@@ -219,7 +220,9 @@ const extension: ExtensionDriver = {
       expect(await page.text()).toContain('value="terms.accept"')
     },
     denied: (response, world) => {
-      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+      expect(response.headers.get('location')).toBe(
+        `${ORIGIN}/auth/error?error=AccessDenied${stepOf(world).answered === 'declined' ? '&code=terms.declined' : ''}`,
+      )
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
       expect(world.store.sessions.size).toBe(0)
       // Declining is not completing: nothing was recorded.

@@ -67,7 +67,7 @@ describe('a step after the first sign-in', () => {
     const created = await first.signIn({ username: 'alice', password: 'wonderland' })
     expect(created.headers.get('location')).toBe(STEP_PAGE)
     const declined = await answer(first, 'terms.decline')
-    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=terms.declined`)
     expect(store.users.size).toBe(1)
     // The user row exists now; the next sign-in, by e-mail code, is no longer the first.
     const { client, response } = await signInByCode(config, outbox)
@@ -167,7 +167,7 @@ describe('a step before the session', () => {
     const { config, outbox } = setup({ at: 'beforeSession' })
     const first = new EmailClient(config)
     expect((await first.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(STEP_PAGE)
-    expect((await answer(first, 'terms.decline')).headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect((await answer(first, 'terms.decline')).headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=terms.declined`)
     const { client, response } = await signInByCode(config, outbox)
     expect(response.headers.get('location')).toBe(STEP_PAGE)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()

@@ -9,7 +9,7 @@ import { assign, setup } from 'xstate'
 import { termsExtension } from 'authchart/extensions/terms'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig, Auth } from '../../core/index.js'
-import { CONTINUE, DENY, defineExtension, toStepPage, type FlowExtension } from '../../core/extensions.js'
+import { CONTINUE, DENY, defineExtension, denialSentence, denyBecause, toStepPage, type FlowExtension } from '../../core/extensions.js'
 import { ConfigError } from '../../core/errors.js'
 import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
 import { createHandler } from '../../core/auth.js'
@@ -63,6 +63,8 @@ describe('an extension is refused when the config is loaded', () => {
     ['a waiting state without its step', { checking: { tags: 'awaitsRequest', on: { 'x.go': CONTINUE } } }, 'declare meta.step'],
     ['a step event the state does not take', { checking: { tags: 'awaitsRequest', meta: { outcome: toStepPage, step: { page: 'p', events: { 'x.go': object() } } }, on: {} } }, 'does not take it'],
     ['a state that neither waits nor runs an effect', { checking: { on: { 'x.go': CONTINUE } } }, 'neither waits'],
+    ['a denial reason that is not a plain word', { checking: { tags: 'effect.check', on: { 'check.failed': denyBecause('No&Way') } } }, 'denies for "No&Way"'],
+    ['a denial with an empty reason', { checking: { tags: 'effect.check', on: { 'check.failed': denyBecause('') } } }, 'denies for ""'],
   ])('%s', (_name, states, message) => {
     expect(refusal([extension({ states: states as never })])).toContain(message)
   })
@@ -107,6 +109,45 @@ describe('an extension is refused when the config is loaded', () => {
     const response = await Auth(authRequest({ path: '/auth/session' }), config)
     expect(response.status).toBe(500)
     expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'ConfigError' }))
+  })
+})
+
+describe('a refusal with a reason', () => {
+  const refusing = (denials?: Record<string, string>) =>
+    extension({
+      states: { checking: { tags: 'effect.check', on: { 'check.done': denyBecause('too-young') } } },
+      ...(denials ? { denials } : {}),
+    })
+
+  it('redirects with the extension id and reason as the code, and the page says it in the extension\'s words', async () => {
+    const config = testConfig({ extensions: [refusing({ 'too-young': 'You must be 18 or older to sign in here.' })] })
+    const client = new Client(config)
+    const response = await client.signIn({ username: 'alice', password: 'wonderland' })
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=check.too-young`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    const page = await client.send({ path: '/error', query: { error: 'AccessDenied', code: 'check.too-young' } })
+    expect(page.status).toBe(403)
+    const html = await page.text()
+    expect(html).toContain('<h1>Not signed in</h1>')
+    expect(html).toContain('You must be 18 or older to sign in here.')
+  })
+
+  it('keeps Auth.js\'s AccessDenied page for a code no extension explains', async () => {
+    const client = new Client(testConfig({ extensions: [refusing()] }))
+    for (const code of ['check.too-young', 'check.toString', 'other.declined', 'toString', '']) {
+      const html = await (await client.send({ path: '/error', query: { error: 'AccessDenied', code } })).text()
+      expect(html, code).toContain('<h1>Access Denied</h1>')
+      expect(html, code).toContain('You do not have permission to sign in.')
+    }
+  })
+
+  it('finds the sentence only under its own extension and reason', () => {
+    const extensions = [refusing({ 'too-young': 'Too young.' })]
+    expect(denialSentence(extensions, 'check.too-young')).toBe('Too young.')
+    expect(denialSentence(extensions, 'check.constructor')).toBeUndefined()
+    expect(denialSentence(extensions, '.too-young')).toBeUndefined()
+    expect(denialSentence(extensions, 'too-young')).toBeUndefined()
+    expect(denialSentence(extensions, undefined)).toBeUndefined()
   })
 })
 
@@ -336,9 +377,16 @@ describe('the terms step', () => {
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const declined = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.decline' } })
-    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(declined.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=terms.declined`)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
     expect(store.sessions.size).toBe(0)
+    // The error page says what happened, not "You do not have permission to sign in".
+    const page = await client.send({ path: '/error', query: { error: 'AccessDenied', code: 'terms.declined' } })
+    expect(page.status).toBe(403)
+    const html = await page.text()
+    expect(html).toContain('<h1>Not signed in</h1>')
+    expect(html).toContain('You declined the terms of service, so you are not signed in.')
+    expect(html).not.toContain('You do not have permission')
   })
 
   it('is reached by an OIDC sign-in too', async () => {

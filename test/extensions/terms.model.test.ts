@@ -64,9 +64,9 @@ const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
 /** What the ends the terms step decides must answer, per way in. */
 const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
 for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
-  const refused = (errors: string[]): ExpectedResponse => ({
+  const refused = (errors: string[], code = ''): ExpectedResponse => ({
     status: 302,
-    location: `${ORIGIN}/auth/error?error=AccessDenied`,
+    location: `${ORIGIN}/auth/error?error=AccessDenied${code}`,
     cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_CLEARED },
     errors,
   })
@@ -77,7 +77,8 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
       cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
       errors: [],
     },
-    [`denied ← ${entry}: terms declined`]: refused([]),
+    // A decline says so: the error page names it instead of "You do not have permission".
+    [`denied ← ${entry}: terms declined`]: refused([], '&code=terms.declined'),
     [`denied ← ${entry}: recording the acceptance fails`]: refused(['Error']),
     [`signedIn ← ${entry}: terms accepted`]: (world: World): ExpectedResponse => ({
       status: 302,
@@ -159,8 +160,10 @@ const extension: ExtensionDriver = {
       expect(html).toContain('value="terms.accept"')
     },
     denied: (response, world) => {
-      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
       const own = termsOf(world)
+      expect(response.headers.get('location')).toBe(
+        `${ORIGIN}/auth/error?error=AccessDenied${own.answered === 'declined' ? '&code=terms.declined' : ''}`,
+      )
       if (own.answered === 'declined' || own.recording === 'fails') {
         // Refused by the terms step: the user may be stored, but no session exists.
         expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)

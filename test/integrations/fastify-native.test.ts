@@ -70,10 +70,11 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
   beforeAll(async () => {
     // Pinned clock and randomness: CSRF tokens, IVs, `jti` and expiry dates repeat exactly.
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-05-01T12:00:00.000Z') })
-    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((array: ArrayBufferView) => {
+    // Typed as Crypto's own method: Next.js's declarations add an overload of it to the global type.
+    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(((array: ArrayBufferView) => {
       new Uint8Array(array.buffer, array.byteOffset, array.byteLength).fill(7)
       return array
-    })
+    }) as typeof globalThis.crypto.getRandomValues)
     vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000')
     native = await nativeApp(config, trustProxy)
     web = await webPathApp(config, trustProxy)

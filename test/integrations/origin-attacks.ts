@@ -53,6 +53,12 @@ export interface OriginAttackTarget {
    * Qwik City's Node middleware reads the target as a path, `/evil.example/auth/…`, a 404).
    */
   frameworkRefusesAbsoluteForm?: boolean
+  /**
+   * The framework answers an absolute-form request target itself, with a redirect to that URL,
+   * before any route runs (`next start` normalises a target holding `//` with a 308): no auth
+   * route answers, so no form, no cookie and no OAuth redirect comes out of it.
+   */
+  frameworkRedirectsAbsoluteForm?: boolean
 }
 
 const EVIL = 'evil.example'
@@ -78,7 +84,19 @@ export function originAttackSuite(target: OriginAttackTarget): void {
     page === 'signin' ? `${realOrigin()}${base}/signin/${target.oauthProvider}` : `${realOrigin()}${base}/signout`
   const refused = (name: string) => name.startsWith('an absolute-form') && target.frameworkRefusesAbsoluteForm
 
+  if (target.frameworkRedirectsAbsoluteForm) {
+    it('leaves an absolute-form request target to the framework, which answers it before any auth route', async () => {
+      for (const path of [`${base}/${page}`, `${base}/signin/${target.oauthProvider}`]) {
+        const response = await rawRequest(target.port(), { method: 'GET', target: `http://${EVIL}${path}`, headers: { host: host() } })
+        expect(response.status).toBe(308)
+        expect(response.headers.get('set-cookie')).toBeUndefined()
+        expect(response.body).not.toContain('<form')
+      }
+    })
+  }
+
   for (const [name, attack] of attacks) {
+    if (target.frameworkRedirectsAbsoluteForm && name.startsWith('an absolute-form')) continue
     it(`keeps the real origin in the ${page} page's form actions under ${name}`, async () => {
       const response = await rawRequest(target.port(), { ...attack(`${base}/${page}`) })
       expect(JSON.stringify([...response.headers]) + response.body).not.toContain(EVIL_ORIGIN)

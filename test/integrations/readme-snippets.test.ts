@@ -13,7 +13,7 @@ const snippets = [...readme.matchAll(/<!-- snippet: (\S+) -->\n```\w*\n([\s\S]*?
 
 describe('README integration snippets', () => {
   it('quotes at least one file of each integration example', () => {
-    for (const framework of ['express', 'fastify', 'sveltekit', 'qwik']) {
+    for (const framework of ['express', 'fastify', 'sveltekit', 'qwik', 'next', 'hono']) {
       expect(snippets.some((s) => s.path.startsWith(`examples/${framework}/`)), framework).toBe(true)
     }
   })

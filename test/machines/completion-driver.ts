@@ -14,7 +14,14 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
-import { createTotpSecret, MAX_USER_ATTEMPTS, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import {
+  createTotpSecret,
+  MAX_USER_ATTEMPTS,
+  sealFactorSecret,
+  totpCode,
+  userAttemptsKey,
+  userSlotKey,
+} from '../../core/second-factor/index.js'
 import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
@@ -93,6 +100,12 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
       cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
       errors: [],
     }),
+    [`awaitingSecondFactor ← ${entry}: user locked this minute`]: (): ExpectedResponse => ({
+      status: 302,
+      location: STEP_PAGE,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    }),
     [`denied ← ${entry}: signIn refuses`]: refusal(`${ORIGIN}/auth/error?error=AccessDenied`, ['AccessDenied'], false),
     // Exhausted attempts are a warning (second-factor-attempts-exhausted), not an error.
     [`denied ← ${entry}: attempts exhausted`]: refusal(`${ORIGIN}/auth/error?error=AccessDenied`, [], true),
@@ -151,7 +164,11 @@ export interface World {
   factor: 'none' | 'enrolled'
   factorStore: 'works' | 'fails'
   totpSecret: string
-  code: 'right' | 'wrong' | 'overTheLimit'
+  /**
+   * The code typed: right, wrong, wrong once the user's codes are spent (it voids the sign-in), or
+   * right while the user is locked and this minute's check is taken (it is not checked).
+   */
+  code: 'right' | 'wrong' | 'overTheLimit' | 'locked'
   jwt: 'identity' | 'revokes' | 'throws'
   sessionStore: 'works' | 'fails'
   events: { signIn: Mock<(message: unknown) => void> }
@@ -297,6 +314,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     { type: 'secondFactor.submit', at: T0, code: '000000' },
     { type: 'verifySecondFactor.done', at: T0, output: { method: 'otp' } },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'wrongCode' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'locked' },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'exhausted', error: 'AccessDenied' },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'prepareSession.done', at: T0, output: { amr: ['pwd'] } },
@@ -374,8 +392,11 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       world.factorStore = 'works'
     },
     'verifySecondFactor.failed': (world, event) => {
-      if (event.reason === 'threw') world.factorStore = 'fails'
-      else world.code = event.reason === 'wrongCode' ? 'wrong' : 'overTheLimit'
+      if (event.reason === 'threw') {
+        world.factorStore = 'fails'
+        // The code reaches the factor store: it is checked, not locked out.
+        if (world.code === 'locked') world.code = 'right'
+      } else world.code = event.reason === 'wrongCode' ? 'wrong' : event.reason === 'locked' ? 'locked' : 'overTheLimit'
     },
     'prepareSession.done': () => {},
     'issueSession.done': (world, event) => {
@@ -420,14 +441,23 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     },
     'secondFactor.submit': async (world, _event, inspect) => {
       const config = configOf(world, inspect)
-      if (world.code === 'overTheLimit') {
-        // This user has spent every guess of the last quarter hour, in other sign-ins.
-        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await world.authStore.increment(`2fa:user:${userIdOf(world)}`, 900)
+      const at = Math.floor(Date.now() / 1000)
+      // Each submission stands in its own minute of its own quarter hour: the user's count and this
+      // minute's late check are what the world says, whatever earlier steps of the path left.
+      const userId = userIdOf(world)
+      await world.authStore.reset(userAttemptsKey(userId))
+      await world.authStore.reset(userSlotKey(userId, at))
+      if (world.code === 'overTheLimit' || world.code === 'locked') {
+        // This user has spent every code of the last quarter hour, in other sign-ins.
+        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await world.authStore.increment(userAttemptsKey(userId), 900)
       }
+      // And another sign-in had this minute's one late check.
+      if (world.code === 'locked') await world.authStore.claim(userSlotKey(userId, at), 60)
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
-      const code = world.code === 'wrong' ? wrongCode(world) : totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
+      // Wrong once the codes are spent: the sign-in's late check fails, and it is void.
+      const code = world.code === 'wrong' || world.code === 'overTheLimit' ? wrongCode(world) : totpCode(world.totpSecret, at)
       const response = await Auth(
         authRequest({ path: '/auth/step/signin-completion', body: { code, csrfToken }, cookies: world.jar }),
         config,
@@ -452,6 +482,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       const html = await page.text()
       expect(html).toContain('Two-step verification')
       expect(html.includes('That code is not right')).toBe(world.code === 'wrong')
+      expect(html.includes('Wait a minute, then try again.')).toBe(world.code === 'locked')
     },
     signedIn: async (response, world) => {
       expect(response.status).toBe(302)
@@ -506,6 +537,7 @@ export function causeOf(world: World, request: readonly ModelStep[]): string {
       // What this request arranged comes first: a store outage after an earlier wrong code.
       if (world.factorStore === 'fails') return 'factor store fails'
       if (world.code === 'overTheLimit') return 'attempts exhausted'
+      if (world.code === 'locked') return 'user locked this minute'
       if (world.code === 'wrong') return 'wrong code'
     }
     if (world.jwt === 'throws') return 'jwt callback throws'

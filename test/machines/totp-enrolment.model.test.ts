@@ -43,6 +43,18 @@ const ORACLE: Record<string, ExpectedResponse> = {
     cookies: { [ENROLMENT_COOKIE]: CLEARED },
     errors: DB_DOWN,
   },
+  'failed ← session ended before the confirmation': {
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=AccessDenied`,
+    cookies: { [ENROLMENT_COOKIE]: CLEARED },
+    errors: [],
+  },
+  'alreadyEnrolled ← a factor enrolled meanwhile': {
+    status: 302,
+    location: `${ORIGIN}/account`,
+    cookies: { [ENROLMENT_COOKIE]: CLEARED },
+    errors: [],
+  },
 }
 
 interface World {
@@ -51,6 +63,10 @@ interface World {
   enrolled: boolean
   factorStore: 'works' | 'fails'
   code: 'right' | 'wrong'
+  /** Whether the session is still there when the code is confirmed. */
+  session: 'alive' | 'ended'
+  /** Whether another enrolment of the user was confirmed while this one waited. */
+  enrolledMeanwhile: boolean
   config?: AuthConfig
 }
 
@@ -89,21 +105,33 @@ const driver: ModelDriver<World> = {
   machine: totpEnrolmentMachine,
   samples: [
     { type: 'enrolment.start', at: T0, callbackUrl: `${ORIGIN}/account` },
-    { type: 'createTotpSecret.done', at: T0, output: { userId: 'u', secret: 's', uri: 'u', qr: 'q', challenge: 'c' } },
+    { type: 'createTotpSecret.done', at: T0, output: { userId: 'u', secret: 's', challenge: 'c' } },
     { type: 'createTotpSecret.failed', at: T0, reason: 'alreadyEnrolled' },
     { type: 'createTotpSecret.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'enrolment.confirm', at: T0, code: '000000' },
     { type: 'confirmTotp.done', at: T0, output: { codes: [] } },
     { type: 'confirmTotp.failed', at: T0, reason: 'wrongCode' },
+    { type: 'confirmTotp.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'confirmTotp.failed', at: T0, reason: 'alreadyEnrolled' },
     { type: 'confirmTotp.failed', at: T0, reason: 'threw', error: 'AdapterError' },
   ],
-  world: () => ({ store: createMemoryStore(), jar: new CookieJar(), enrolled: false, factorStore: 'works', code: 'right' }),
+  world: () => ({
+    store: createMemoryStore(),
+    jar: new CookieJar(),
+    enrolled: false,
+    factorStore: 'works',
+    code: 'right',
+    session: 'alive',
+    enrolledMeanwhile: false,
+  }),
   cause: (world, request) => {
     if (request[0]!.event.type === 'enrolment.start') {
       if (world.factorStore === 'fails') return 'factor store fails at the start'
       return world.enrolled ? 'already enrolled' : 'enrolment started'
     }
     if (world.factorStore === 'fails') return 'factor store fails at the confirmation'
+    if (world.session === 'ended') return 'session ended before the confirmation'
+    if (world.enrolledMeanwhile) return 'a factor enrolled meanwhile'
     return world.code === 'wrong' ? 'wrong code' : 'right code'
   },
   oracle: ORACLE,
@@ -122,6 +150,8 @@ const driver: ModelDriver<World> = {
     'confirmTotp.failed': (world, event) => {
       world.code = event.reason === 'wrongCode' ? 'wrong' : 'right'
       if (event.reason === 'threw') world.factorStore = 'fails'
+      if (event.reason === 'signedOut') world.session = 'ended'
+      if (event.reason === 'alreadyEnrolled') world.enrolledMeanwhile = true
     },
   },
   send: {
@@ -141,6 +171,11 @@ const driver: ModelDriver<World> = {
     'enrolment.confirm': async (world, _event, inspect) => {
       const config = configFor(world, inspect)
       const code = world.code === 'right' ? totpCode(await secretOf(world, config), Math.floor(Date.now() / 1000)) : '000000'
+      if (world.session === 'ended') world.jar.cookies.delete('__Secure-authjs.session-token')
+      if (world.enrolledMeanwhile) {
+        const [user] = [...world.store.users.values()]
+        await MemoryAdapter(world.store).createSecondFactor({ id: 'meanwhile', userId: user!.id, type: 'totp', secret: 'sealed', createdAt: new Date() })
+      }
       return post(world, config, '/auth/step/totp-enrolment', { code })
     },
   },
@@ -164,7 +199,8 @@ const driver: ModelDriver<World> = {
       expect(world.store.secondFactors.size).toBe(1)
     },
     failed: (response, world) => {
-      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      const error = world.session === 'ended' ? 'AccessDenied' : 'Configuration'
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=${error}`)
       expect([...world.store.secondFactors.values()].filter((f) => f.id !== 'f')).toEqual([])
     },
   },

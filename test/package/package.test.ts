@@ -7,10 +7,11 @@
  * test files and tools may be reading that while this one runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { typeScriptLoading } from '../../visualizations/typescript-loading.js'
 
 const checkout = process.cwd()
 const root = mkdtempSync(join(tmpdir(), 'authchart-package-'))
@@ -114,6 +115,9 @@ describe('the package', () => {
           testing: await import('authchart/testing'),
           express: await import('authchart/express'),
           sveltekitClient: await import('authchart/sveltekit/client'),
+          next: await import('authchart/next'),
+          nextReact: await import('authchart/next/react'),
+          hono: await import('authchart/hono'),
         }
         console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([k, m]) => [k, Object.keys(m).sort()]))))
       `),
@@ -145,6 +149,12 @@ describe('the package', () => {
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
     expect(names.express).toEqual(['ExpressAuth', 'getSession'])
     expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
+    // The Next.js and Hono peers are installed here (dev dependencies), as in an app that uses them.
+    expect(names.next).toEqual(['AuthError', 'CredentialsSignin', 'customFetch', 'default'])
+    expect(names.nextReact).toEqual(
+      expect.arrayContaining(['SessionProvider', 'useSession', 'signIn', 'signOut', 'getSession', 'getCsrfToken', 'getProviders']),
+    )
+    expect(names.hono).toEqual(['authHandler', 'getAuthUser', 'initAuthConfig', 'setEnvDefaults', 'verifyAuth'])
   })
 
   it.each([
@@ -157,6 +167,21 @@ describe('the package', () => {
       cwd: root,
       encoding: 'utf8',
     })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`Cannot find package '${peer}'`)
+  })
+
+  it.each([
+    ['authchart/next', 'next'],
+    ['authchart/next/react', 'react'],
+    ['authchart/hono', 'hono'],
+  ])('imports %s up to its framework peer when the app has not installed it (as next-auth and @hono/auth-js)', (subpath, peer) => {
+    // The peers are installed here: a resolve hook makes this one missing, as in an app without it.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      `export async function resolve(s, c, next) { if (s === ${JSON.stringify(peer)} || s.startsWith(${JSON.stringify(`${peer}/`)})) { const e = new Error("Cannot find package '${peer}'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e } return next(s, c) }`,
+    )}`
+    const script = `import { register } from 'node:module'\nregister(${JSON.stringify(hook)})\nawait import('${subpath}')`
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
     expect(result.status).toBe(1)
     expect(result.stderr).toContain(`Cannot find package '${peer}'`)
   })
@@ -280,8 +305,9 @@ describe('the authchart command line', () => {
     expect(output.trim()).toBe('200')
   })
 
-  it('lists the built-in flows', () => {
-    expect(cli('flows').stdout.trim().split('\n')).toEqual([
+  it('lists the built-in flows, each with what it does', () => {
+    const lines = cli('flows').stdout.trim().split('\n')
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual([
       'session',
       'credentials-signin',
       'oauth-signin',
@@ -290,6 +316,41 @@ describe('the authchart command line', () => {
       'signin-completion',
       'totp-enrolment',
     ])
+    expect(lines[2]).toMatch(/^oauth-signin {2,}Signs a user in through an OAuth 2 \/ OpenID Connect provider\.$/)
+    for (const line of lines) expect(line).toMatch(/^[a-z-]+ {2,}[A-Z].{20,}\.$/)
+  })
+
+  it('prints a help with a line per command, and exits 0', () => {
+    const result = cli('--help')
+    expect(result.status).toBe(0)
+    for (const command of ['secret', 'flows', 'diagram <flow>']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} +[A-Z].+$`, 'm'))
+    }
+    expect(result.stdout).toMatch(/^ {2}--config <module> +.+$/m)
+    expect(cli('help').stdout).toBe(result.stdout)
+  })
+
+  it('answers no command or an unknown one with the help on stderr and exit 1', () => {
+    const none = cli()
+    expect(none.status).toBe(1)
+    expect(none.stderr).toContain('Commands:')
+    const unknown = cli('draw')
+    expect(unknown.status).toBe(1)
+    expect(unknown.stderr).toContain('Unknown command "draw".')
+  })
+
+  it('loads a TypeScript --config on Node >= 22.6 (type stripping); on older Node says to run it under tsx', () => {
+    writeFileSync(join(root, 'auth.ts'), "import type { AuthConfig } from 'authchart'\nexport const extensions: NonNullable<AuthConfig['extensions']> = []\n")
+    const result = cli('flows', '--config', './auth.ts')
+    if (typeScriptLoading(process.version, process.features as { typescript?: unknown }) === 'unsupported') {
+      expect(result.status).toBe(1)
+      expect(result.stderr).toContain(`./auth.ts is TypeScript, which Node ${process.version} cannot load (Node >= 22.6 can).`)
+      expect(result.stderr).toContain('npx tsx node_modules/authchart/dist/visualizations/cli.js flows --config ./auth.ts')
+    } else {
+      expect(result.stderr).toBe('')
+      expect(result.status).toBe(0)
+      expect(result.stdout).toMatch(/^signin-completion {2,}/m)
+    }
   })
 
   it.each([

@@ -8,7 +8,8 @@
  */
 import { readdirSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { setEnvDefaults } from '../../core/index.js'
+import { assertConfig, setEnvDefaults } from '../../core/index.js'
+import { ConfigError } from '../../core/errors.js'
 import type { OAuthConfig } from '../../core/oauth/provider.js'
 import type { AuthConfig } from '../../core/types.js'
 import Google from '../../providers/google.js'
@@ -124,13 +125,34 @@ describe('a preset passed uncalled, with env credentials', () => {
 })
 
 describe('GitHub, the form of the issue', () => {
-  it('`providers: [GitHub]` without env credentials is listed instead of answering 500', async () => {
+  it('`providers: [GitHub]` without AUTH_GITHUB_ID is refused at load, naming the provider and the variable', async () => {
     const config = testConfig({ providers: [GitHub as never] })
+    setEnvDefaults({}, config)
     const client = new Client(config)
     const response = await client.send({ path: '/providers' })
-    expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({ github: { id: 'github', name: 'GitHub', type: 'oauth' } })
-    expect(config.logger.error).not.toHaveBeenCalled()
+    // Auth.js lists it and sends the sign-in to GitHub with `client_id=` (README: deliberate difference).
+    expect(response.status).toBe(500)
+    expect(config.logger.error).toHaveBeenCalledTimes(1)
+    const error = config.logger.error.mock.calls[0]![0]
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.message).toBe(
+      'config.providers.0 ("github"): clientId is missing. Set AUTH_GITHUB_ID in the environment ' +
+        '(read by the framework integrations and setEnvDefaults) or pass clientId to the provider',
+    )
+    expect(error.path).toEqual(['providers', 0, 'clientId'])
+  })
+
+  it.each([
+    ['undefined, as an unset variable gives it', undefined],
+    ['empty, as an empty variable gives it', ''],
+  ])('`GitHub({ clientId })` with the client id %s is refused at load', async (_case, clientId) => {
+    const config = testConfig({ providers: [GitHub({ clientId, clientSecret: 'gh-secret' })] })
+    const client = new Client(config)
+    const start = await client.send({ path: '/signin/github', method: 'POST', body: { csrfToken: 'x' } })
+    expect(start.status).toBe(500)
+    expect(start.headers.get('location')).toBeNull()
+    expect(config.logger.error.mock.calls[0]![0]).toMatchObject({ path: ['providers', 0, 'clientId'] })
+    expect(() => assertConfig(config)).toThrow(/"github"\): clientId is missing\. Set AUTH_GITHUB_ID/)
   })
 
   it('`providers: [GitHub]` with AUTH_GITHUB_ID / AUTH_GITHUB_SECRET goes to github.com with that client id', async () => {

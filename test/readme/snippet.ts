@@ -29,3 +29,25 @@ export async function loadSnippet<T = Record<string, unknown>>(name: string, env
     }
   }
 }
+
+/**
+ * The compiler options `tsc --init` writes (TypeScript 5.9 and 7 alike), which an application
+ * made today starts from. test/package/fresh-app.test.ts fails when `tsc --init` writes others.
+ */
+export const TSC_INIT_OPTIONS = {
+  module: 'nodenext',
+  target: 'esnext',
+  types: [],
+  sourceMap: true,
+  declaration: true,
+  declarationMap: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  strict: true,
+  jsx: 'react-jsx',
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  noUncheckedSideEffectImports: true,
+  moduleDetection: 'force',
+  skipLibCheck: true,
+} as const

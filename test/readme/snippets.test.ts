@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { SNIPPETS_DIR, snippetNames } from './snippet.js'
+import { SNIPPETS_DIR, snippetNames, TSC_INIT_OPTIONS } from './snippet.js'
 
 const root = process.cwd()
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
@@ -74,18 +74,103 @@ describe('README snippets', () => {
     }
   })
 
-  it('type-checks every snippet against the sources', () => {
-    const configPath = join(root, 'tsconfig.node.json')
-    const { config } = ts.readConfigFile(configPath, ts.sys.readFile)
-    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root, { noEmit: true }, configPath)
-    const program = ts.createProgram(
-      snippets.map((name) => join(SNIPPETS_DIR, name)),
-      options,
+  it('type-checks every snippet against the sources under the options of `tsc --init`', () => {
+    // Not the repo's own relaxed tsconfig: an application made with `tsc --init` has
+    // exactOptionalPropertyTypes, verbatimModuleSyntax and declarations on (test/package/fresh-app
+    // checks these options against what `tsc --init` writes, and compiles the snippets from the
+    // packed package with TypeScript 5.9 and 7).
+    const { options } = ts.convertCompilerOptionsFromJson(
+      { ...TSC_INIT_OPTIONS, noEmit: true, baseUrl: root, paths: sourcePaths() },
+      root,
     )
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
+    const files = [...snippets.map((name) => join(SNIPPETS_DIR, name)), ...TYPESCRIPT_APP_SNIPPETS.map((path) => join(root, path))]
+    const program = ts.createProgram(files, options)
+    const diagnostics = files.flatMap((file) => {
+      const source = program.getSourceFile(file)!
+      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source), ...program.getDeclarationDiagnostics(source)]
+    }).map((d) => {
       const where = d.file ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}` : ''
       return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
     })
     expect(diagnostics).toEqual([])
   }, 120_000)
+})
+
+/** The README's TypeScript blocks that are files of an example app rather than of examples/readme/. */
+const TYPESCRIPT_APP_SNIPPETS = ['examples/express/server.ts']
+
+/** `authchart/...` mapped to the sources, as vitest's aliases do. */
+function sourcePaths(): Record<string, string[]> {
+  const paths: Record<string, string[]> = {}
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    if (typeof target === 'string' || !('default' in (target as object))) continue
+    const built = (target as { default: string }).default
+    const source = built.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts')
+    paths[pkg.name + key.slice(1)] = [source]
+  }
+  return paths
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+    .replace(/ /g, '-')
+
+/** The lines of README outside fenced blocks. */
+const proseLines = (() => {
+  let fenced = false
+  return readme.split('\n').filter((line) => {
+    if (line.startsWith('```')) fenced = !fenced
+    return !fenced && !line.startsWith('```')
+  })
+})()
+
+describe('README structure', () => {
+  const headings = proseLines.filter((line) => /^#{2,3} /.test(line)).map((line) => line.replace(/^#+ /, ''))
+  const toc = readme.slice(readme.indexOf('## Contents\n'), readme.indexOf('\n## ', readme.indexOf('## Contents\n') + 1))
+
+  it('has a table of contents whose every link opens a heading, listing every section', () => {
+    const anchors = new Set(headings.map(anchorOf))
+    const links = [...toc.matchAll(/\]\(#([^)]+)\)/g)].map(([, anchor]) => anchor!)
+    expect(links.length).toBeGreaterThan(10)
+    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
+    const sections = headings.filter((h) => proseLines.includes(`## ${h}`) && h !== 'Contents')
+    expect(sections.filter((h) => !links.includes(anchorOf(h)))).toEqual([])
+  })
+
+  it('links only to headings that exist', () => {
+    const anchors = new Set(headings.map(anchorOf))
+    const links = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map(([, anchor]) => anchor!)
+    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
+  })
+
+  it('refers to no section of a document the reader does not have (spec §…)', () => {
+    expect(readme.match(/[^\n]*§[^\n]*/g) ?? []).toEqual([])
+  })
+
+  it('describes how it is built in one table, each folder once', () => {
+    const section = readme.slice(readme.indexOf('## How it is built\n'), readme.indexOf('\n### ', readme.indexOf('## How it is built\n')))
+    const blocks = section.split(/\n\s*\n/).filter((block) => block.trimStart().startsWith('|'))
+    expect(blocks).toHaveLength(1)
+    const folders = blocks[0]!.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!.trim())
+    expect(folders.length).toBeGreaterThan(10)
+    expect(new Set(folders).size).toBe(folders.length)
+  })
+
+  it('names in its Install section every package a snippet imports besides authchart', () => {
+    const install = readme.slice(readme.indexOf('## Install\n'), readme.indexOf('\n## ', readme.indexOf('## Install\n') + 1))
+    const files = [...snippets.map((name) => join(SNIPPETS_DIR, name))]
+    const missing = new Set<string>()
+    for (const file of files) {
+      for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/from '([^'.][^']*)'/g)) {
+        const name = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!
+        if (name === pkg.name || specifier!.startsWith('node:')) continue
+        if (!install.includes(`\`${name}\``)) missing.add(`${name} (${relative(root, file)})`)
+      }
+    }
+    expect([...missing]).toEqual([])
+  })
 })

@@ -104,6 +104,33 @@ describe('turning on two-step verification', () => {
     expect(settings).not.toContain(codes[0]!)
   })
 
+  it('keeps the enrolment cookie within the browser limit: the QR code is rendered at page time, not sealed', async () => {
+    const { config } = setup()
+    const client = new Client(config)
+    await signInWithPassword(client)
+    const start = await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
+    const enrolment = start.headers.getSetCookie().find((c) => c.startsWith('__Secure-authchart.flow.totp-enrolment='))!
+    // Browsers drop a cookie over 4,096 bytes (name, value and attributes): the QR code made it 6,400.
+    expect(enrolment.length).toBeLessThanOrEqual(4096)
+    const page = await (await client.send({ path: '/step/totp-enrolment' })).text()
+    expect(page).toContain('<svg')
+    expect(page).toMatch(/<code class="secret">[A-Z2-7]{32}<\/code>/)
+  })
+
+  it('shows the key of a pending enrolment to its own signed-in user only', async () => {
+    const { config } = setup()
+    const client = new Client(config)
+    await signInWithPassword(client)
+    await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
+    const enrolment = [...client.jar.cookies].find(([name]) => name.endsWith('totp-enrolment'))!
+    // Another browser holding the enrolment cookie but no session of that user sees no key.
+    const other = new Client(config)
+    other.jar.cookies.set(enrolment[0], enrolment[1])
+    const page = await other.send({ path: '/step/totp-enrolment' })
+    expect(page.headers.get('location')).toBe(`${ORIGIN}/auth/signin`)
+    expect(await page.text()).not.toContain('class="secret"')
+  })
+
   it('sends a signed-out user to sign in first', async () => {
     const { config } = setup()
     const client = new Client(config)

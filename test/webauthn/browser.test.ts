@@ -143,7 +143,9 @@ describe('passkeys in Chromium with the virtual authenticator', () => {
     await page.goto(`${origin}/auth/signin`)
     await page.waitForSelector('#passkey-add:not([hidden])')
     await page.click('#passkey-add')
-    expect(await signedInAs(page)).toBe('linus@example.com')
+    // The page stays and confirms it; the user is still signed in.
+    await expect.poll(() => page.textContent('#passkey-status')).toBe('Passkey added. You can sign in with it from now on.')
+    expect(await sessionEmail(page)).toBe('linus@example.com')
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId: second.authenticatorId })
     expect(credentials).toHaveLength(1)
     const user = [...store.users.values()].find((u) => u.email === 'linus@example.com')!
@@ -187,7 +189,7 @@ describe('a passkey sign-up that verifies its address by e-mail, in Chromium', (
 
     await page.fill('#passkey-code', code === 'ZZZZZZ' ? 'YYYYYY' : 'ZZZZZZ')
     await page.click('#submitButton-passkey')
-    await page.waitForFunction(() => /Invalid code/.test(document.getElementById('passkey-status')?.textContent ?? ''))
+    await page.waitForFunction(() => /That code is not right/.test(document.getElementById('passkey-status')?.textContent ?? ''))
     await page.fill('#passkey-code', code)
     await page.click('#submitButton-passkey')
     expect(await signedInAs(page, at)).toBe('margaret@example.com')

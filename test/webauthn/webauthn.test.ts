@@ -330,7 +330,7 @@ describe('the built-in sign-in page with passkeys', () => {
     const response = await Auth(authRequest({ path: '/auth/signin' }), passkeyConfig())
     const html = await response.text()
     expect(html).toContain(`<form action="${ORIGIN}/auth/callback/passkey" method="POST" id="passkey-form">`)
-    expect(html).toMatch(/<input name="email" data-form-field id="input-email-for-passkey-provider" type="text" placeholder="" required autocomplete="username webauthn">/)
+    expect(html).toMatch(/<input name="email" data-form-field id="input-email-for-passkey-provider" type="text" placeholder="" autofocus required autocomplete="username webauthn">/)
     expect(html).toContain('<button id="submitButton-passkey" type="submit">Sign in with Passkey</button>')
     expect(html).toContain('id="passkey-add" type="button" hidden')
     expect(html).toContain('@simplewebauthn/browser 14.0.0 | MIT')

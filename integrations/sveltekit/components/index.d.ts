@@ -4,12 +4,16 @@
  * @module
  */
 import type { SvelteComponent } from 'svelte'
+import type { HTMLFormAttributes } from 'svelte/elements'
 
 /** `redirectTo` (or `callbackUrl`) and `redirect`, as a record or a FormData. */
 export type FormOptions = { redirectTo?: string; callbackUrl?: string; redirect?: boolean } | FormData
 
-/** Props of {@link SignIn}. */
-export interface SignInProps {
+/**
+ * Props of {@link SignIn}; any other attribute (`id`, `data-*`, `aria-*`, `class`…) is set on the
+ * `<form>`, as `@auth/sveltekit` does.
+ */
+export interface SignInProps extends Omit<HTMLFormAttributes, 'method' | 'action'> {
   /** The provider id. */
   provider?: string
   /** The route of the `signIn` form action, without the leading slash (default `signin`). */
@@ -17,10 +21,12 @@ export interface SignInProps {
   options?: FormOptions
   authorizationParams?: string[][] | Record<string, string> | string | URLSearchParams
   className?: string
+  /** The provider's type, for a provider under an id of your own: `email` shows the e-mail field. */
+  type?: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
 }
 
-/** Props of {@link SignOut}. */
-export interface SignOutProps {
+/** Props of {@link SignOut}; any other attribute is set on the `<form>`. */
+export interface SignOutProps extends Omit<HTMLFormAttributes, 'method' | 'action'> {
   /** The route of the `signOut` form action, without the leading slash (default `signout`). */
   signOutPage?: string
   options?: FormOptions

@@ -167,11 +167,13 @@ export class Driver {
   /** Indexes of the table's routes that a flow serves. */
   /** The indexes of the routes a flow serves, grouped by flow (a flow chosen per request is one group). */
   get routesByFlow(): number[][] {
-    const groups = new Map<string, number[]>()
+    // By the flow object: routes of one flow share it, and a flow loaded with its provider has no
+    // machine to read before the first request.
+    const groups = new Map<unknown, number[]>()
     this.routes.forEach((route, index) => {
       if (!isFlow(route.serve)) return
       const { flow } = route.serve
-      const key = typeof flow === 'function' ? `per-request:${routeKey(route)}` : flow.machine.id
+      const key = typeof flow === 'function' ? `per-request:${routeKey(route)}` : flow
       groups.set(key, [...(groups.get(key) ?? []), index])
     })
     return [...groups.values()]

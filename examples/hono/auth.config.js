@@ -1,8 +1,9 @@
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 
-// AUTH_SECRET, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
+// AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
 export const authConfig = {
+  basePath: '/api/auth',
   providers: [
     Credentials({
       credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },

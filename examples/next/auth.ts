@@ -1,0 +1,27 @@
+import NextAuth from 'authchart/next'
+import Credentials from 'authchart/providers/credentials'
+import OIDC from 'authchart/providers/oidc'
+
+// AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
+export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
+  pages: { signIn: '/login' },
+  providers: [
+    Credentials({
+      credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
+      authorize: ({ username, password }) =>
+        username === 'alice' && password === 'wonderland' ? { id: 'alice', name: 'Alice', email: 'alice@example.com' } : null,
+    }),
+    ...(process.env.AUTH_OP_ISSUER ? [OIDC({ id: 'op', name: 'Test OP', issuer: process.env.AUTH_OP_ISSUER })] : []),
+  ],
+  callbacks: {
+    // proxy.ts: /protected needs a session; everything else is public.
+    authorized: ({ request, auth }) => !request.nextUrl.pathname.startsWith('/protected') || !!auth,
+    // update({ name }) from the client, unstable_update({ user: { name } }) on the server.
+    jwt: ({ token, trigger, session }) => {
+      const update = session as { name?: unknown; user?: { name?: unknown } } | undefined
+      const name = update?.user?.name ?? update?.name
+      if (trigger === 'update' && typeof name === 'string') token.name = name
+      return token
+    },
+  },
+})

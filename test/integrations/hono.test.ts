@@ -1,0 +1,96 @@
+/**
+ * `authchart/hono` in process (`app.request`): the `@hono/auth-js` surface over `Auth`, the URL
+ * rule (a forged `X-Forwarded-Host` is not followed unless `AUTH_TRUST_PROXY=true`), and the
+ * session `verifyAuth()` reads. test/apps/hono.test.ts runs the example app over HTTP.
+ */
+import { encode } from '@auth/core/jwt'
+import { Hono } from 'hono'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { authHandler, initAuthConfig, verifyAuth, type AuthConfig } from '../../integrations/hono/index.js'
+import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+
+const HOST = 'app.example:8443'
+
+function appWith(config: AuthConfig, mount = '/api/auth/*') {
+  const app = new Hono()
+  app.use('*', initAuthConfig(() => config))
+  app.use(mount, authHandler())
+  app.use('/api/*', verifyAuth())
+  app.get('/api/protected', (c) => {
+    const { session, token } = c.get('authUser')
+    return c.json({ name: session.user?.name, subject: token?.sub })
+  })
+  return app
+}
+
+const config = (overrides: Partial<AuthConfig> = {}): AuthConfig => ({
+  secret: SECRET,
+  trustHost: true,
+  logger: spyLogger(),
+  providers: [credentialsProvider()],
+  ...overrides,
+})
+
+const get = (app: Hono, path: string, headers: Record<string, string> = {}) =>
+  app.request(`http://${HOST}${path}`, { headers: { host: HOST, ...headers } })
+
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
+
+describe('authchart/hono', () => {
+  it('serves the auth routes under the path authHandler() is mounted at when the config names none', async () => {
+    const page = await (await get(appWith(config()), '/api/auth/signin')).text()
+    expect(page).toContain(`action="http://${HOST}/api/auth/callback/credentials"`)
+  })
+
+  it('answers 401 without a session, and gives the route the session and its token', async () => {
+    const app = appWith(config())
+    expect((await get(app, '/api/protected')).status).toBe(401)
+    const value = await encode({ token: { name: 'Alice', sub: 'alice' }, secret: SECRET, salt: 'authjs.session-token' })
+    const response = await get(app, '/api/protected', { cookie: `authjs.session-token=${value}` })
+    expect(await response.json()).toEqual({ name: 'Alice', subject: 'alice' })
+  })
+
+  it('answers 401 to a session sealed with another secret', async () => {
+    const value = await encode({ token: { name: 'Mallory', sub: 'm' }, secret: `${SECRET}-other`, salt: 'authjs.session-token' })
+    expect((await get(appWith(config()), '/api/protected', { cookie: `authjs.session-token=${value}` })).status).toBe(401)
+  })
+
+  it('does not follow a forged X-Forwarded-Host (@hono/auth-js always does)', async () => {
+    vi.stubEnv('AUTH_TRUST_HOST', 'true')
+    const response = await get(appWith(config()), '/api/auth/signin', { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' })
+    const page = await response.text()
+    expect(page).not.toContain('evil.example')
+    expect(page).toContain(`action="http://${HOST}/api/auth/callback/credentials"`)
+  })
+
+  it('follows X-Forwarded-Host and -Proto with AUTH_TRUST_PROXY=true', async () => {
+    vi.stubEnv('AUTH_TRUST_PROXY', 'true')
+    const forwarded = { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }
+    const page = await (await get(appWith(config()), '/api/auth/signin', forwarded)).text()
+    expect(page).toContain('action="https://public.example/api/auth/callback/credentials"')
+  })
+
+  it('answers for AUTH_URL whatever the Host, with its path as the base path', async () => {
+    vi.stubEnv('AUTH_URL', 'https://pinned.example/api/auth')
+    const page = await (await get(appWith(config()), '/api/auth/signin', { host: 'evil.example' })).text()
+    expect(page).toContain('action="https://pinned.example/api/auth/callback/credentials"')
+    expect(page).not.toContain('evil.example')
+  })
+
+  it('answers 400 to a malformed Host', async () => {
+    const response = await get(appWith(config()), '/api/auth/csrf', { host: 'a@evil.example' })
+    expect(response.status).toBe(400)
+  })
+
+  it('keeps the CSRF check: a cross-site credentials post without the token is refused', async () => {
+    const response = await appWith(config()).request(`http://${HOST}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { host: HOST, origin: 'https://attacker.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: 'alice', password: 'wonderland' }),
+    })
+    expect(response.headers.get('location')).toContain('error=MissingCSRF')
+    expect(response.headers.getSetCookie().join()).not.toContain('authjs.session-token=ey')
+  })
+})

@@ -1,0 +1,154 @@
+/**
+ * Pay for what you use, checked on the bundle: an application's esbuild bundle (from the sources)
+ * carries a flow's code and libraries only when it imports a provider of that kind, carries no
+ * diagram renderer or rate-limiter index, and imports no bare Node builtin on the edge. A plain-object
+ * provider (Auth.js's custom-provider form) works bundled: the engine's own loaders reach its flow.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { build, type Metafile } from 'esbuild'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fromSources } from './launch.mjs'
+
+const ROOT = process.cwd()
+const work = mkdtempSync(join(tmpdir(), 'authchart-bundle-test-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+const PROVIDERS = {
+  credentials: ["import Credentials from 'authchart/providers/credentials'", "Credentials({ authorize: () => null })"],
+  oidc: ["import OIDC from 'authchart/providers/oidc'", "OIDC({ id: 'op', issuer: 'https://op.example', clientId: 'a', clientSecret: 'b' })"],
+  github: ["import GitHub from 'authchart/providers/github'", "GitHub({ clientId: 'a', clientSecret: 'b' })"],
+  resend: ["import Resend from 'authchart/providers/resend'", "Resend({ apiKey: 'k', from: 'a@example.com' })"],
+  passkey: ["import Passkey from 'authchart/providers/passkey'", 'Passkey({})'],
+  plainOidc: ['', "{ id: 'op', name: 'OP', type: 'oidc', issuer: 'https://op.example', clientId: 'a', clientSecret: 'b' }"],
+} as const
+
+/**
+ * An app with `providers`, bundled for the edge (workerd's conditions, node:* left to the runtime),
+ * with code splitting as Next.js, Vite and webpack bundle: what loads at start is the entry chunk
+ * and what it imports statically; a flow's chunk loads on the first request that needs it.
+ */
+async function bundleApp(providers: (keyof typeof PROVIDERS)[], target: 'edge' | 'node' = 'edge') {
+  const contents = [
+    "import { Auth } from 'authchart'",
+    ...providers.map((p) => PROVIDERS[p][0]),
+    `const config = { secret: 'a bundle test secret of at least 32 characters', trustHost: true, providers: [${providers.map((p) => PROVIDERS[p][1]).join(', ')}] }`,
+    'export default { fetch: (request) => Auth(request, config) }',
+  ].join('\n')
+  const outdir = join(work, `${target}-${providers.join('-')}`)
+  const { metafile } = await build({
+    stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: 'app.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    outdir,
+    entryNames: 'app',
+    outExtension: { '.js': '.mjs' },
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [fromSources],
+    ...(target === 'edge'
+      ? { platform: 'neutral', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'browser'], external: ['node:*'] }
+      : { platform: 'node' }),
+  })
+  return { outfile: join(outdir, 'app.mjs'), atStart: startInputs(metafile), inChunks: allInputs(metafile) }
+}
+
+const contributed = (output: Metafile['outputs'][string]) =>
+  Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path)
+
+/** The inputs of the entry chunk and of the chunks it imports statically: what loads at start. */
+function startInputs(metafile: Metafile): string[] {
+  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint !== undefined)!
+  const seen = new Set<string>()
+  const visit = (path: string) => {
+    if (seen.has(path)) return
+    seen.add(path)
+    for (const imported of metafile.outputs[path]!.imports) {
+      if (imported.kind === 'import-statement' && metafile.outputs[imported.path]) visit(imported.path)
+    }
+  }
+  visit(entry)
+  return [...seen].flatMap((path) => contributed(metafile.outputs[path]!))
+}
+
+/** The inputs of every chunk: what a request may load later. */
+function allInputs(metafile: Metafile): string[] {
+  return Object.values(metafile.outputs).flatMap(contributed)
+}
+
+const has = (inputs: string[], pattern: RegExp) => inputs.some((path) => pattern.test(path))
+const OAUTH = /node_modules\/oauth4webapi\/|core\/flows\/oauth\.ts$|machines\/oauth-signin/
+const EMAIL = /core\/flows\/email\.ts$|machines\/email-signin/
+const WEBAUTHN = /@simplewebauthn\/server|asn1js|@peculiar|core\/flows\/webauthn\.ts$|simplewebauthn-browser/
+
+describe('what a bundle carries', () => {
+  it('starts a credentials-only app without any other flow, the diagram renderer or the rate-limiter index', async () => {
+    const { atStart, inChunks } = await bundleApp(['credentials'])
+    expect(atStart.filter((path) => OAUTH.test(path) || EMAIL.test(path) || WEBAUTHN.test(path))).toEqual([])
+    expect(has(inChunks, /@viz-js|visualizations\/render|core\/inspector\/index\.ts$/)).toBe(false)
+    expect(has(inChunks, /rate-limiter-flexible\/(index|lib\/index)\.js$|RateLimiterCluster|pngjs/)).toBe(false)
+    // The WebAuthn library comes only with a passkey provider, even in a chunk loaded later.
+    expect(has(inChunks, /@simplewebauthn\/server|asn1js|@peculiar/)).toBe(false)
+    // What it does use is there.
+    expect(has(atStart, /core\/flows\/credentials\.ts$/)).toBe(true)
+    expect(has(atStart, /rate-limiter-flexible\/lib\/RateLimiterMemory\.js$/)).toBe(true)
+  })
+
+  it('brings the OAuth flow with an OAuth or OIDC provider, factory-made or a plain object (in a chunk of its own)', async () => {
+    for (const provider of ['oidc', 'github', 'plainOidc'] as const) {
+      const { atStart, inChunks } = await bundleApp(['credentials', provider])
+      expect(has(inChunks, OAUTH)).toBe(true)
+      if (provider === 'plainOidc') expect(has(atStart, OAUTH)).toBe(false)
+      expect(has(inChunks, /@simplewebauthn\/server|asn1js|@peculiar/)).toBe(false)
+    }
+  })
+
+  it('keeps the e-mail flow and WebAuthn in chunks of their own', async () => {
+    const email = await bundleApp(['resend'])
+    expect(has(email.inChunks, EMAIL)).toBe(true)
+    expect(has(email.atStart, EMAIL) || has(email.atStart, WEBAUTHN)).toBe(false)
+    const passkey = await bundleApp(['passkey'])
+    expect(has(passkey.inChunks, /@simplewebauthn\/server/)).toBe(true)
+    expect(has(passkey.atStart, /@simplewebauthn\/server|asn1js|@peculiar/)).toBe(false)
+  })
+
+  it('needs no bare Node builtin on the edge, whatever the providers', async () => {
+    // Without `external` for bare names, an import of 'fs' or 'zlib' would fail the build.
+    await expect(bundleApp(['credentials', 'oidc', 'resend', 'passkey'])).resolves.toBeDefined()
+  })
+})
+
+describe('a bundled app', () => {
+  it('runs as an ESM bundle on Node and answers a session read', async () => {
+    const { outfile } = await bundleApp(['credentials', 'oidc'], 'node')
+    const app = (await import(pathToFileURL(outfile).href)).default as { fetch(request: Request): Promise<Response> }
+    const response = await app.fetch(new Request('http://localhost/auth/session'))
+    expect(response.status).toBe(200)
+    expect(await response.json()).toBeNull()
+  })
+
+  it("signs in through a plain-object OIDC provider (Auth.js's custom-provider form) from a bundle", async () => {
+    const { outfile } = await bundleApp(['credentials', 'plainOidc'], 'node')
+    const app = (await import(pathToFileURL(outfile).href)).default as { fetch(request: Request): Promise<Response> }
+    const providers = await app.fetch(new Request('http://localhost/auth/providers'))
+    expect(Object.keys(await providers.json())).toEqual(['credentials', 'op'])
+    // The OAuth flow loads and runs: its start fails only at discovery of the unreachable issuer.
+    const csrf = await app.fetch(new Request('http://localhost/auth/csrf'))
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+    const cookie = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+    const response = await app.fetch(
+      new Request('http://localhost/auth/signin/op', {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrfToken }),
+      }),
+    )
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toMatch(/\/auth\/error\?error=Configuration$|\/auth\/signin\?error=/)
+  })
+})

@@ -1,0 +1,15 @@
+/**
+ * The PostgreSQL adapter as Bun and Deno run it: `pg` over TCP to the test's throwaway server.
+ *
+ * @module
+ */
+import pg from 'pg'
+import { PostgresAdapter } from 'authchart/adapters/postgres'
+
+/** An adapter on `url`, its tables created. */
+export async function postgresAdapter(url: string) {
+  const pool = new pg.Pool({ connectionString: url, max: 4 })
+  const adapter = PostgresAdapter(pool)
+  await adapter.migrate()
+  return adapter
+}
