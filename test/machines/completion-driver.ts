@@ -213,6 +213,10 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         if (world.stored === 'fails') throw new Error('database unavailable')
         await memory.linkAccount(linked)
       },
+      async createUserAndAccount(user, linked) {
+        if (world.stored === 'fails') throw new Error('database unavailable')
+        return memory.createUserAndAccount(user, linked)
+      },
       async listSecondFactors(userId) {
         if (world.factorStore === 'fails') throw new Error('database unavailable')
         return memory.listSecondFactors(userId)
