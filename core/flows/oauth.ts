@@ -35,7 +35,7 @@ import { authorizationServer, clientOf } from '../oauth/server.js'
 // What the session flow uses for OAuth providers, through this module once it is loaded.
 export { authorizationServer } from '../oauth/server.js'
 export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
-import { signedInUser } from '../session/token.js'
+import { signedInAdapterUser } from '../session/current.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
 import { createLinkedUser } from '../session/adapter.js'
@@ -235,7 +235,7 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
     return { notLinked: 'OAuthAccountNotLinked' }
   }
-  const signedIn = await signedInUser(ctx)
+  const signedIn = await signedInAdapterUser(ctx)
   const linked = context.storedUser as unknown as AdapterUser | null
   let user: AdapterUser
   let isNewUser = false
