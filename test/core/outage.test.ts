@@ -127,6 +127,17 @@ describe('the answer while a part is down, through Auth', () => {
     ])
   })
 
+  it('answers 503 on the paths that act for the signed-in user, not "sign in first", while no session can be read', async () => {
+    for (const path of ['/auth/two-factor', '/auth/sessions']) {
+      const config = databaseConfig(never)
+      const response = await Auth(authRequest({ path, cookies: { [SESSION_COOKIE]: 'token' } }), config)
+      expect(response.status, path).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('7')
+      expect(response.headers.get('location')).toBeNull()
+      expect(response.headers.getSetCookie().filter((cookie) => cookie.startsWith(SESSION_COOKIE))).toEqual([])
+    }
+  })
+
   it('answers a failure that is not an outage as Auth.js does (no session, cookie kept)', async () => {
     const config = databaseConfig(() => Promise.reject(new TypeError('bug in the adapter')))
     const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: 'token' } }), config)
@@ -172,7 +183,7 @@ describe('the answer while a part is down, through Auth', () => {
 
   it('throws the outage to a server-side session read instead of reporting no session', async () => {
     const config = databaseConfig(never) as AuthConfig
-    await expect(readSession(config, ORIGIN, `${SESSION_COOKIE}=token`)).rejects.toBeInstanceOf(ServiceUnavailable)
+    await expect(readSession({ origin: ORIGIN, cookie: `${SESSION_COOKIE}=token`, headers: new Headers() }, config)).rejects.toBeInstanceOf(ServiceUnavailable)
     const internal = Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: 'token' } }), { ...config, raw })
     await expect(internal).rejects.toMatchObject({ code: 'ERR_UNAVAILABLE' })
   })
