@@ -12,6 +12,7 @@ import { encode } from '../../core/jwt.js'
 import { readSession, signIn, signOut, updateSession, type ServerRequest } from '../../core/server.js'
 import type { AuthConfig } from '../../core/types.js'
 import GitHub from '../../providers/github.js'
+import { DEAD_SESSION_KINDS, SESSION_COOKIE as VICTIM_COOKIE, VICTIM, victimApp } from '../fixtures/dead-sessions.js'
 import { ALICE, authRequest, Client, credentialsProvider, ORIGIN, SECRET, setCookies, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -106,6 +107,19 @@ describe('readSession: the session route in process', () => {
     expect(read.session).toMatchObject({ subject: ALICE.id })
     expect(session).toHaveBeenCalledTimes(1)
   })
+
+  it.each(DEAD_SESSION_KINDS.map((kind) => [kind.name, kind] as const))(
+    'reads no one from %s, as the session route (the one authority) does',
+    async (_name, kind) => {
+      const { store, config } = victimApp(kind)
+      const live = `${VICTIM_COOKIE}=${await kind.live(store)}`
+      expect((await readSession(appRequest(live), config)).session?.user?.name).toBe(VICTIM.name)
+      const dead = `${VICTIM_COOKIE}=${await kind.kill(store, config, live.slice(VICTIM_COOKIE.length + 1))}`
+      const read = await readSession(appRequest(dead), config)
+      expect(read.session).toBeNull()
+      expect(read.session).toEqual((await sessionOverHttp(config, dead)).session)
+    },
+  )
 
   it('builds no web Request', async () => {
     const config = testConfig()
