@@ -6,19 +6,10 @@
  *
  * @module
  */
+import type { ResolvedAvailability } from './config/types.js'
 import { ServiceUnavailable, type Part } from './errors.js'
 
-/** What the engine does when a part does not answer (the config's `availability`, defaulted). */
-export interface ResolvedAvailability {
-  /** Milliseconds an adapter call may take. */
-  readonly adapterTimeout: number
-  /** Milliseconds a store call may take. */
-  readonly storeTimeout: number
-  /** Seconds a 503 answer asks the client to wait (`Retry-After`). */
-  readonly retryAfter: number
-  /** Whether a failure means the part is unavailable (the built-in list, or the application's). */
-  readonly isOutage: (error: unknown) => boolean
-}
+export type { ResolvedAvailability }
 
 /**
  * The defaults: an adapter call may take 5 s (a sign-in makes a few, each normally a millisecond

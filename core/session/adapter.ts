@@ -11,6 +11,9 @@ import type { Adapter, AdapterAccount, AdapterUser } from '../adapters.js'
 import { AdapterError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { DEFAULT_AVAILABILITY, markReported, outageOf, withDeadline, type ResolvedAvailability } from '../outage.js'
+import type { AdapterMethod } from '../shapes.js'
+
+export type { AdapterMethod }
 
 type Method = (...args: unknown[]) => unknown
 
@@ -116,8 +119,6 @@ export async function createLinkedUser(
   return { user: created, account: linked }
 }
 
-/** The adapter methods a configured feature calls; checked at boot (see {@link missingMethods}). */
-export type AdapterMethod = keyof Adapter
 
 /** The methods each feature calls, so a missing one fails at boot rather than mid-sign-in. */
 export const REQUIRED_METHODS = {

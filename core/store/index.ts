@@ -16,59 +16,12 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 // One file per limiter: the package index requires `cluster` (see ../deep-imports.d.ts).
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
-import { withDeadline, type ResolvedAvailability } from '../outage.js'
+import type { ResolvedAvailability } from '../config/types.js'
+import { withDeadline } from '../outage.js'
+import type { AuthStore, LimiterBackend, LimitResult, ValueBackend } from './types.js'
 
-/** The answer of {@link AuthStore.consume}: whether the attempt is within the limit, and when to retry. */
-export interface LimitResult {
-  /** `true` while the count is within the limit. */
-  allowed: boolean
-  /** Attempts counted in the current window, this one included. */
-  count: number
-  /** Seconds until the window ends (at least 1). */
-  retryAfter: number
-}
+export type { AuthStore, LimiterBackend, LimitResult, ValueBackend }
 
-/** Counters, limits, one-time claims and short-lived values that outlive a request, kept on the server. */
-export interface AuthStore {
-  /**
-   * Claims `key` for `ttlSeconds`, atomically: `true` for the first caller, `false` for every other
-   * while the claim lives (a one-time value spent once, however many requests race). A claim is
-   * also a lock: {@link AuthStore.reset} releases it early.
-   */
-  claim(key: string, ttlSeconds: number): Promise<boolean>
-  /**
-   * Adds one to the counter `key` and returns the new count, atomically. The counter starts when
-   * it is first incremented and is forgotten `ttlSeconds` later.
-   */
-  increment(key: string, ttlSeconds: number): Promise<number>
-  /**
-   * Counts one attempt against a limit of `points` per `windowSeconds` (a fixed window that starts
-   * with the first attempt), atomically.
-   */
-  consume(key: string, points: number, windowSeconds: number): Promise<LimitResult>
-  /** Keeps `value` under `key` for `ttlSeconds`, replacing what was there. */
-  put(key: string, value: string, ttlSeconds: number): Promise<void>
-  /** The value kept under `key`, or `null` when there is none or its time is up. */
-  get(key: string): Promise<string | null>
-  /** Forgets the counter, claim or value `key`. */
-  reset(key: string): Promise<void>
-}
-
-/** Where a store built on rate-limiter-flexible keeps its short-lived values. */
-export interface ValueBackend {
-  put(key: string, value: string, ttlSeconds: number): Promise<void>
-  get(key: string): Promise<string | null>
-  delete(key: string): Promise<void>
-}
-
-/** What {@link limiterStore} builds a store from. */
-export interface LimiterBackend {
-  /** A rate-limiter-flexible limiter allowing `points` per key (its duration is given per call). */
-  limiter(points: number): RateLimiterAbstract
-  /** Forgets `key` in every limiter (`delete` on one of them when they share their storage). */
-  forget(key: string): Promise<void>
-  values: ValueBackend
-}
 
 const wholeSeconds = (ttl: number) => Math.max(1, Math.ceil(ttl))
 
@@ -108,24 +61,6 @@ export function limiterStore(backend: LimiterBackend): AuthStore {
   }
 }
 
-/**
- * The application's store as the engine calls it: every call has the store's deadline, and a call
- * that times out or finds the store unreachable fails with `ServiceUnavailable` (the request is
- * answered 503). A claim that cannot be made, or a count that cannot be read, therefore refuses the
- * request: nothing is ever treated as "not yet claimed" because the store did not answer.
- */
-export function guardStore(store: AuthStore, availability: ResolvedAvailability): AuthStore {
-  const call = <T>(operation: string, run: () => Promise<T>) => withDeadline('store', operation, availability, run)
-  return {
-    claim: (key, ttlSeconds) => call('claim', () => store.claim(key, ttlSeconds)),
-    increment: (key, ttlSeconds) => call('increment', () => store.increment(key, ttlSeconds)),
-    consume: (key, points, windowSeconds) => call('consume', () => store.consume(key, points, windowSeconds)),
-    put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
-    get: (key) => call('get', () => store.get(key)),
-    reset: (key) => call('reset', () => store.reset(key)),
-  }
-}
-
 /** Short-lived values in a Map, swept of expired entries as it grows. */
 function memoryValues(): ValueBackend {
   const values = new Map<string, { value: string; until: number }>()
@@ -148,6 +83,24 @@ function memoryValues(): ValueBackend {
     async delete(key) {
       values.delete(key)
     },
+  }
+}
+
+/**
+ * The application's store as the engine calls it: every call has the store's deadline, and a call
+ * that times out or finds the store unreachable fails with `ServiceUnavailable` (the request is
+ * answered 503). A claim that cannot be made, or a count that cannot be read, therefore refuses the
+ * request: nothing is ever treated as "not yet claimed" because the store did not answer.
+ */
+export function guardStore(store: AuthStore, availability: ResolvedAvailability): AuthStore {
+  const call = <T>(operation: string, run: () => Promise<T>) => withDeadline('store', operation, availability, run)
+  return {
+    claim: (key, ttlSeconds) => call('claim', () => store.claim(key, ttlSeconds)),
+    increment: (key, ttlSeconds) => call('increment', () => store.increment(key, ttlSeconds)),
+    consume: (key, points, windowSeconds) => call('consume', () => store.consume(key, points, windowSeconds)),
+    put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
+    get: (key) => call('get', () => store.get(key)),
+    reset: (key) => call('reset', () => store.reset(key)),
   }
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { sha256Hex } from '../crypto.js'
-import type { ResolvedLimit } from '../config/resolve-config.js'
+import type { ResolvedLimit } from '../config/types.js'
 import { ServiceUnavailable } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { AuthStore, LimitResult } from './index.js'
