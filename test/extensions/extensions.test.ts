@@ -447,8 +447,8 @@ describe('the terms step', () => {
       expect(changed.logger!.warn).toHaveBeenCalledWith('flow-restarted-after-update')
     }
     // Logged as what it is: a flow of another version of the chart.
-    expect(changedLog(before)).toContain('envelope from version 4+terms@1, machine is 4')
-    expect(changedLog(after)).toContain('envelope from version 4+terms@1, machine is 4+audit@1')
+    expect(changedLog(before)).toContain('envelope from version 5+terms@1, machine is 5')
+    expect(changedLog(after)).toContain('envelope from version 5+terms@1, machine is 5+audit@1')
   })
 })
 
