@@ -106,6 +106,19 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       for (const [key, f] of store.secondFactors) if (f.userId === userId) store.secondFactors.delete(key)
       return copy(user)
     },
+    async createUserAndAccount(user, account) {
+      const id = user.id ?? crypto.randomUUID()
+      const key = accountKey(account.provider, account.providerAccountId)
+      // Every check before either write: both records are stored, or neither.
+      if (store.users.has(id)) throw new Error(`user ${id} already exists`)
+      if (user.email && userByEmail(user.email)) throw new Error('a user with this email exists')
+      if (store.accounts.has(key)) throw new Error('this account is already linked')
+      const storedUser = copy({ ...user, id })
+      const storedAccount = copy({ ...account, userId: id })
+      store.users.set(id, storedUser)
+      store.accounts.set(key, storedAccount)
+      return { user: copy(storedUser), account: copy(storedAccount) }
+    },
     async linkAccount(account) {
       const key = accountKey(account.provider, account.providerAccountId)
       if (store.accounts.has(key)) throw new Error('this account is already linked')

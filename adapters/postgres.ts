@@ -449,6 +449,42 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.user(row) : null
     },
+    async createUserAndAccount(user, account) {
+      // One statement, so one transaction: the user and its account (and, in the hosted layout,
+      // the link row) exist together or not at all, whatever happens to the process meanwhile.
+      const linkRow = t.usersAccounts
+        ? `, linked AS (INSERT INTO ${t.usersAccounts} (account, "user") SELECT id, "user" FROM account)`
+        : ''
+      const row = await first(
+        `WITH created AS (
+           INSERT INTO ${t.users} (id, name, email, "emailVerified", image)
+           VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING *
+         ), account AS (
+           INSERT INTO ${t.accounts} (${link}, type, provider, "providerAccountId", refresh_token,
+             access_token, expires_at, id_token, scope, session_state, token_type)
+           SELECT id, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM created RETURNING *
+         )${linkRow}
+         SELECT (SELECT row_to_json(created) FROM created) AS "user", (SELECT row_to_json(account) FROM account) AS account`,
+        [
+          user.id ?? null,
+          user.name ?? null,
+          user.email,
+          user.emailVerified ?? null,
+          user.image ?? null,
+          account.type,
+          account.provider,
+          account.providerAccountId,
+          account.refresh_token ?? null,
+          account.access_token ?? null,
+          account.expires_at ?? null,
+          account.id_token ?? null,
+          account.scope ?? null,
+          (account.session_state as string | undefined) ?? null,
+          account.token_type ?? null,
+        ],
+      )
+      return { user: to.user(row!.user as Row), account: to.account(row!.account as Row) }
+    },
     async linkAccount(account) {
       const row = await first(
         withLink(
@@ -499,25 +535,27 @@ ${schema(options.tablePrefix, layout)}`
       return row ? to.account(row) : undefined
     },
     async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent, fva }) {
-      const row = await first(
-        withLink(
-          `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
-          t.usersSessions,
-          'session',
-          'insert',
-        ),
-        [sessionToken, userId, expires],
-      )
-      if (amr) await rows(`INSERT INTO ${t.sessionAmr} ("sessionToken", amr) VALUES ($1, $2)`, [sessionToken, amr.join(' ')])
+      // One statement, so one transaction: the session with its link (hosted layout), its amr and
+      // its details, or nothing. A session without its details would escape the absolute lifetime.
+      const params: unknown[] = [sessionToken, userId, expires]
+      const parts = [`s AS (INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *)`]
+      if (t.usersSessions) parts.push(`l AS (INSERT INTO ${t.usersSessions} (session, "user") SELECT id, "user" FROM s)`)
+      if (amr) {
+        params.push(amr.join(' '))
+        parts.push(`a AS (INSERT INTO ${t.sessionAmr} ("sessionToken", amr) SELECT "sessionToken", $${params.length} FROM s)`)
+      }
       // Lifecycle details only when the engine gives them: the row is otherwise exactly what was given.
-      const details = createdAt
-        ? await first(
-            `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent", fva)
-             VALUES ($1, $2, $2, $3, $4) RETURNING "createdAt", "lastSeenAt", "userAgent", fva`,
-            [sessionToken, createdAt, userAgent ?? null, fva ? JSON.stringify(fva) : null],
-          )
-        : {}
-      return to.session({ ...row!, ...details, ...(amr ? { amr: amr.join(' ') } : {}) })
+      if (createdAt) {
+        params.push(createdAt, userAgent ?? null, fva ? JSON.stringify(fva) : null)
+        const [at, agent, proofs] = [params.length - 2, params.length - 1, params.length]
+        parts.push(
+          `d AS (INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent", fva)
+           SELECT "sessionToken", $${at}, $${at}, $${agent}, $${proofs} FROM s RETURNING "createdAt", "lastSeenAt", "userAgent", fva)`,
+        )
+      }
+      const details = createdAt ? ', d."createdAt", d."lastSeenAt", d."userAgent", d.fva' : ''
+      const row = await first(`WITH ${parts.join(', ')} SELECT s.*${details} FROM s${createdAt ? ', d' : ''}`, params)
+      return to.session({ ...row!, ...(amr ? { amr: amr.join(' ') } : {}) })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.

@@ -53,3 +53,12 @@ export const PAGE_ACTIONS: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
   'step',
   'two-factor',
 ])
+
+/** Actions that answer JSON documents (the API routes); an outage answers them with JSON too. */
+export const JSON_ACTIONS: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
+  'providers',
+  'session',
+  'sessions',
+  'csrf',
+  'webauthn-options',
+])

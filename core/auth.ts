@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PAGE_ACTIONS } from './actions.js'
+import { JSON_ACTIONS, PAGE_ACTIONS } from './actions.js'
 import { resolveConfig, type ResolvedConfig } from './config/resolve-config.js'
 import {
   AuthError,
@@ -13,6 +13,7 @@ import {
   errorOfType,
   RequestError,
   UntrustedHost,
+  type ServiceUnavailable,
 } from './errors.js'
 import {
   Answer,
@@ -26,13 +27,15 @@ import {
   responseOf,
   toAnswer,
 } from './http/answer.js'
-import { dispatch, encodeLocation, errorRedirectUrl, routeFor, type Dispatched } from './http/dispatch.js'
+import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
 import { finishAudit } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
+import { renderUnavailablePage } from './pages/notices.js'
+import { outageOf, wasReported } from './outage.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
 import { INSPECTOR_PATH, respondInspector } from './inspector/recorder.js'
@@ -131,6 +134,44 @@ async function audited(
   }
 }
 
+/** Whether a request wants JSON back rather than a page (an API client's fetch). */
+function prefersJson(request: ParsedRequest): boolean {
+  const accept = request.headers.get('accept') ?? ''
+  return accept.includes('application/json') && !accept.includes('text/html')
+}
+
+/**
+ * The answer while a part the request needs is down: 503 with `Retry-After`, never cached. An API
+ * route (or a client that asked for JSON) gets `{ message }`; a client that asked for the redirect
+ * as JSON (`X-Auth-Return-Redirect`) gets the sign-in page with `?error=ServiceUnavailable` as its
+ * `url`; a browser gets a page that says so and links back to the sign-in page, callback URL kept.
+ * No cookie changes: the session cookie and any flow cookie stay as they were, so the same request
+ * can be made again.
+ */
+function unavailable(
+  outage: ServiceUnavailable,
+  request: ParsedRequest,
+  config: ResolvedConfig,
+  table: readonly Route[],
+  wantsJsonRedirect: boolean,
+): Answer | Promise<Answer> {
+  const headers = new HeaderMap()
+  headers.set('retry-after', String(outage.retryAfter))
+  headers.set('cache-control', 'no-store')
+  const signInUrl = signInAgainUrl(config, request)
+  if (wantsJsonRedirect) {
+    const url = new URL(signInUrl)
+    url.searchParams.set('error', 'ServiceUnavailable')
+    return jsonAnswer({ url: url.href }, 503, headers)
+  }
+  if (JSON_ACTIONS.has(request.action) || routeFor(request, config, table)?.failure === 'json-null' || prefersJson(request)) {
+    return jsonAnswer({ message: 'Service unavailable. Try again later.' }, 503, headers)
+  }
+  const page = renderUnavailablePage({ theme: config.theme, retryAfter: outage.retryAfter, signInUrl })
+  headers.set('content-type', 'text/html')
+  return answerOf(page.status, headers, page.html)
+}
+
 function isInspectorRequest(source: RequestSource, config: ResolvedConfig): boolean {
   if (source.method !== 'GET') return false
   const base = config.basePath === '/' ? '' : config.basePath
@@ -202,6 +243,14 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
       if (reported) return await jsonAnswer({ url: location })
       return await jsonAnswer({ url: location }, 200, HeaderMap.of(answer.headers as [string, string][]))
     } catch (error) {
+      const outage = outageOf(error)
+      if (outage) {
+        // Logged once: by the adapter wrapper, or by the effect that met it, or here.
+        if (!wasReported(outage)) logger.error(outage)
+        // A raw caller (a server-side session read) learns of it as an exception, never as "no session".
+        if (resolved.raw && !wantsJsonRedirect) throw outage
+        return unavailable(outage, parsed, resolved, table, wantsJsonRedirect)
+      }
       if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
       logger.error(error instanceof Error ? error : new Error(String(error)))
       return failure(error, parsed, resolved, table, wantsJsonRedirect)

@@ -244,10 +244,12 @@ export type ErrorCode =
   | 'ERR_CONFIG_INVALID'
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
   | 'ERR_FLOW_SESSION_REFUSED'
   | 'ERR_REQUEST_INVALID'
+  | 'ERR_UNAVAILABLE'
 
 /** Base of the internal errors: a bug, tampering or an outage, never a user's mistake. */
 export class EngineError<C extends ErrorCode = ErrorCode> extends Error {
@@ -272,10 +274,15 @@ export class ConfigError extends EngineError<'ERR_CONFIG_INVALID'> {
   }
 }
 
-/** A sealed flow could not be resumed, or a flow did not come to rest. */
+/**
+ * A sealed flow could not be resumed, or a flow did not come to rest. `ERR_FLOW_VERSION_CHANGED`:
+ * the flow was sealed by another version of its chart that declares no migration to this one (a
+ * deploy happened while the user was half-way through); the user starts again.
+ */
 export class FlowStateError extends EngineError<
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
   | 'ERR_FLOW_SESSION_REFUSED'
@@ -288,6 +295,28 @@ export class RequestError extends EngineError<'ERR_REQUEST_INVALID'> {
     readonly status: 400 | 404 | 413 | 431 = 400,
   ) {
     super('ERR_REQUEST_INVALID', message)
+  }
+}
+
+/** A part a request needs: the database adapter, or the store of counters and claims. */
+export type Part = 'adapter' | 'store'
+
+/**
+ * A part the request needs is unavailable: it refused the connection, dropped it, or did not
+ * answer within its timeout. Not the user's mistake and not a bug: the request is answered 503
+ * with `Retry-After`, and the same request succeeds once the part is back. An adapter outage is
+ * logged as Auth.js logs adapter failures, as an `AdapterError` with this in `cause.err`.
+ */
+export class ServiceUnavailable extends EngineError<'ERR_UNAVAILABLE'> {
+  constructor(
+    /** Which part is unavailable. */
+    readonly part: Part,
+    message: string,
+    /** Seconds after which the request may be tried again (the answer's `Retry-After`). */
+    readonly retryAfter: number,
+    options?: { cause?: unknown },
+  ) {
+    super('ERR_UNAVAILABLE', message, options)
   }
 }
 

@@ -61,6 +61,9 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
   'inspector-refused-outside-development': 'The flow inspector is served only when NODE_ENV is "development" or "test".',
   'inspector-refused-remote-client': 'The flow inspector answered a non-loopback client 404 (`inspector: { clients: \'any\' }` allows it).',
+  'flow-restarted-after-update':
+    'A sign-in started before an update of its flow could not be resumed by the new version: the user was asked to start again.',
+  'rate-limit-unchecked': 'A limit could not be checked (the store did not answer) and is set to `failOpen`: the attempt went through uncounted.',
   'after-first-sign-in-unrecorded':
     'An `afterFirstSignIn` step runs on every sign-in: the adapter has no getCompletedSteps/recordCompletedStep to remember that a user completed it.',
 }

@@ -25,6 +25,7 @@ import {
   type ErrorType,
 } from './errors.js'
 import { loadFlowModules } from './flows/kinds.js'
+import { outageOf, wasReported } from './outage.js'
 import { dispatch, encodeLocation, errorRedirectUrl } from './http/dispatch.js'
 import type { ParsedRequest, RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
@@ -248,7 +249,8 @@ const errorPageOf = (config: ResolvedConfig, origin: string, type: ErrorType, co
  * over HTTP (the page that reports it) and returned as the error `Auth` would throw for a `raw`
  * config; whatever was thrown is logged, as over HTTP.
  *
- * @throws {RequestError} for input the route refuses (a `callbackUrl` that is not an http(s) URL).
+ * @throws {RequestError} for input the route refuses (a `callbackUrl` that is not an http(s) URL);
+ *   `ServiceUnavailable` when the adapter or store it needs is unavailable.
  */
 async function serve(
   config: ResolvedConfig,
@@ -266,6 +268,13 @@ async function serve(
       ...(failure ? { error: errorOfType(failure.type, failure.code) } : {}),
     }
   } catch (error) {
+    // An unavailable part is thrown as ServiceUnavailable (logged once, where it was met): the
+    // application answers 503, never "signed out" nor the Configuration error.
+    const outage = outageOf(error)
+    if (outage) {
+      if (!wasReported(outage)) config.logger.error(outage)
+      throw outage
+    }
     config.logger.error(error instanceof Error ? error : new Error(String(error)))
     if (error instanceof RequestError) throw error
     if (error instanceof AuthError) {
@@ -303,7 +312,8 @@ const answerOf = (served: Served, fallback: string): ActionAnswer => ({
  * `null` when there is no session.
  *
  * @throws the configuration's error (`MissingSecret`, `ConfigError`…), `UntrustedHost` when the
- *   host is not trusted, and the `AuthError` the read ended in, each with its own class.
+ *   host is not trusted, the `AuthError` the read ended in, each with its own class, and
+ *   `ServiceUnavailable` (`retryAfter` in seconds) while the database or store it needs is down.
  */
 export async function readSession(request: ServerRequest, config: Omit<AuthConfig, 'raw'>): Promise<SessionRead> {
   const ready = readyConfig(config, request)

@@ -191,6 +191,13 @@ export interface Adapter {
    * needs it (the session row names the user, not the account); without it tokens are not refreshed.
    */
   listAccounts?(userId: string): Awaitable<AdapterAccount[]>
+  /**
+   * Ours, optional: creates a user and links an account to it (its `userId` is the new user's id)
+   * in one transaction: both rows or neither. Without it the engine calls `createUser` then
+   * `linkAccount`, as Auth.js does, and an instance killed between the two leaves a user with no
+   * account, whose next sign-in is refused as an e-mail address already taken.
+   */
+  createUserAndAccount?(user: AdapterUser, account: AdapterAccount): Awaitable<{ user: AdapterUser; account: AdapterAccount }>
   /** Ours, optional: every database session of a user (to list and revoke them). */
   listSessions?(userId: string): Awaitable<AdapterSession[]>
   /**
@@ -333,6 +340,8 @@ export type WarningCode =
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'
   | 'after-first-sign-in-unrecorded'
+  | 'flow-restarted-after-update'
+  | 'rate-limit-unchecked'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

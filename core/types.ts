@@ -287,14 +287,41 @@ export interface AuthConfig {
    * minutes). Over a limit, `authorize` is not called and the browser is sent back with
    * `?error=CredentialsSignin&code=rate_limited&retryAfter=<seconds>`, whether the account exists
    * or not. `false` turns them off (E-mail sends and codes have their own limits on the provider).
+   *
+   * When the store cannot count (it is down), the attempt is refused with 503 and `Retry-After`
+   * (fail closed); `failOpen: true` lets it through uncounted instead (a `rate-limit-unchecked`
+   * warning each time).
    */
   rateLimit?:
     | false
     | {
         credentials?:
           | false
-          | { perIdentifier?: number | undefined; perAddress?: number | undefined; window?: number | undefined }
+          | {
+              perIdentifier?: number | undefined
+              perAddress?: number | undefined
+              window?: number | undefined
+              failOpen?: boolean | undefined
+            }
           | undefined
+      }
+    | undefined
+  /**
+   * What happens when the adapter or the store does not answer. Every adapter and store call has
+   * a timeout (`adapterTimeout`, default 5000 ms; `storeTimeout`, default 2000 ms); a call that
+   * times out, or fails because its part is unreachable (a refused or dropped connection, a server
+   * shutting down, an exhausted pool), answers the request 503 with `Retry-After: retryAfter`
+   * (default 5 seconds), and the part is tried again on the next request. `isOutage` adds the
+   * application's own test for "this error means the database is down" to the built-in one
+   * (Node's socket errors, PostgreSQL's connection SQLSTATEs, `pg`, `ioredis` and Prisma's
+   * connection errors).
+   */
+  availability?:
+    | {
+        adapterTimeout?: number | undefined
+        storeTimeout?: number | undefined
+        retryAfter?: number | undefined
+        isOutage?: ((error: unknown) => boolean) | undefined
       }
     | undefined
   /**

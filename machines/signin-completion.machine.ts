@@ -36,7 +36,7 @@ import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, 
 export const SIGN_IN_COMPLETION = 'signin-completion'
 
 /** The version of the built-in chart; an extended chart's version adds its extensions'. */
-export const SIGN_IN_COMPLETION_VERSION = '3'
+export const SIGN_IN_COMPLETION_VERSION = '5'
 
 /** Where applications may insert their own states. */
 export const EXTENSION_POINTS = ['afterFirstFactor', 'afterFirstSignIn', 'beforeSession'] as const

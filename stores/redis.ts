@@ -25,6 +25,8 @@ export interface RedisClient {
   get(key: string): Promise<string | null>
   del(...keys: string[]): Promise<number>
   defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void
+  /** ioredis's connection state; a command is sent only while it is `ready`. */
+  readonly status?: string
 }
 
 /** Options of {@link redisAuthStore}. */
@@ -34,15 +36,27 @@ export interface RedisAuthStoreOptions {
 }
 
 /**
+ * Statuses in which ioredis would keep a command in its offline queue until the connection comes
+ * back: a client that lost its connection. (A client still making its first connection, `wait` or
+ * `connecting`, is let through: it is booting, not down.)
+ */
+const DISCONNECTED: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end'])
+
+/**
  * A store in Redis. Counting is rate-limiter-flexible's `RateLimiterRedis` (one Lua script per
  * attempt, atomic in Redis); values are plain keys with `EX`.
+ *
+ * While the client has lost its connection (Redis restarting, the network gone), every call fails
+ * at once instead of waiting in ioredis's offline queue: the request is answered 503 without
+ * waiting for the store timeout, and no claim or count is sent later on behalf of a request that
+ * was already answered.
  *
  * @see https://github.com/animir/node-rate-limiter-flexible/wiki/Redis
  */
 export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptions = {}): AuthStore {
   const prefix = options.keyPrefix ?? 'authchart'
   const valueKey = (key: string) => `${prefix}:value:${key}`
-  return limiterStore({
+  const store = limiterStore({
     limiter: (points) => new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: prefix }),
     forget: async (key) => {
       await client.del(`${prefix}:${key}`)
@@ -57,4 +71,18 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
       },
     },
   })
+  const connected = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      client.status !== undefined && DISCONNECTED.has(client.status)
+        ? // The message rate-limiter-flexible uses for the same condition.
+          Promise.reject(new Error('Redis connection is not ready'))
+        : call(...args)
+  return {
+    claim: connected(store.claim),
+    increment: connected(store.increment),
+    consume: connected(store.consume),
+    put: connected(store.put),
+    get: connected(store.get),
+    reset: connected(store.reset),
+  }
 }

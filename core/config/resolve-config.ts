@@ -28,13 +28,15 @@ import {
 import type { AuthConfig, ProviderConfig, Theme } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig } from '../oauth/provider.js'
-import { memoryAuthStore } from '../store/index.js'
+import { guardStore, memoryAuthStore } from '../store/index.js'
+import { DEFAULT_AVAILABILITY, isOutageError } from '../outage.js'
 import { resolveEmailProvider } from '../email/provider.js'
 import { ExtensionError, type FlowExtension } from '../extensions.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 import type {
+  ResolvedAvailability,
   ResolvedConfig,
   ResolvedLimit,
   ResolvedProvider,
@@ -289,7 +291,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
       throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
     }
   }
-  const adapter = given ? instrumentAdapter(given, logger) : undefined
+  const availability = resolveAvailability(validated.availability)
+  const adapter = given ? instrumentAdapter(given, logger, availability) : undefined
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
@@ -339,9 +342,10 @@ function resolve(source: AuthConfig): ResolvedConfig {
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
     // The application's own object (methods may live on a prototype), else one per config.
-    store: source.store ?? memoryAuthStore(),
+    store: source.store ? guardStore(source.store, availability) : memoryAuthStore(),
     sharedStore: source.store !== undefined,
     rateLimit: resolveRateLimits(validated.rateLimit),
+    availability,
     ...checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
@@ -414,10 +418,32 @@ function resolveRateLimits(given: ValidatedConfig['rateLimit']): ResolvedRateLim
   const credentials = given === false ? false : given?.credentials
   if (credentials === false) return Object.freeze({ credentials: null })
   const window = credentials?.window ?? DEFAULT_CREDENTIALS_LIMITS.window
+  // A store that cannot count refuses the attempt unless the application chose otherwise.
+  const failOpen = credentials?.failOpen === true ? { failOpen: true } : {}
   return Object.freeze({
     credentials: Object.freeze({
-      perIdentifier: { points: credentials?.perIdentifier ?? DEFAULT_CREDENTIALS_LIMITS.perIdentifier, window },
-      perAddress: { points: credentials?.perAddress ?? DEFAULT_CREDENTIALS_LIMITS.perAddress, window },
+      perIdentifier: { points: credentials?.perIdentifier ?? DEFAULT_CREDENTIALS_LIMITS.perIdentifier, window, ...failOpen },
+      perAddress: { points: credentials?.perAddress ?? DEFAULT_CREDENTIALS_LIMITS.perAddress, window, ...failOpen },
     }),
+  })
+}
+
+function resolveAvailability(given: ValidatedConfig['availability']): ResolvedAvailability {
+  const custom = given?.isOutage as ((error: unknown) => boolean) | undefined
+  return Object.freeze({
+    adapterTimeout: given?.adapterTimeout ?? DEFAULT_AVAILABILITY.adapterTimeout,
+    storeTimeout: given?.storeTimeout ?? DEFAULT_AVAILABILITY.storeTimeout,
+    retryAfter: given?.retryAfter ?? DEFAULT_AVAILABILITY.retryAfter,
+    isOutage: custom
+      ? (error: unknown) => {
+          if (isOutageError(error)) return true
+          try {
+            return custom(error) === true
+          } catch {
+            // The application's test failed: the failure is reported as it is, not as an outage.
+            return false
+          }
+        }
+      : isOutageError,
   })
 }

@@ -49,6 +49,20 @@ export interface ResolvedSessionOptions {
 export interface ResolvedLimit {
   readonly points: number
   readonly window: number
+  /** Let an attempt through uncounted when the store cannot count it (default: refuse it). */
+  readonly failOpen?: boolean
+}
+
+/** What the engine does when a part does not answer (the config's `availability`, defaulted). */
+export interface ResolvedAvailability {
+  /** Milliseconds an adapter call may take. */
+  readonly adapterTimeout: number
+  /** Milliseconds a store call may take. */
+  readonly storeTimeout: number
+  /** Seconds a 503 answer asks the client to wait (`Retry-After`). */
+  readonly retryAfter: number
+  /** Whether a failure means the part is unavailable (the built-in list, or the application's). */
+  readonly isOutage: (error: unknown) => boolean
 }
 
 /** The rate limits after defaults; `null` where turned off. */
@@ -100,6 +114,8 @@ export interface ResolvedConfig {
   readonly sharedStore: boolean
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
+  /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
+  readonly availability: ResolvedAvailability
   /** The application's extensions of the sign-in completion (checked, as given). */
   readonly extensions: readonly FlowExtension[]
   /** The sign-in completion with those extensions, built once when the config is loaded. */

@@ -85,7 +85,14 @@ export function resolveEmailProvider(config: Record<string, unknown>, index: num
     if (addressHeader !== null && (typeof addressHeader !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(addressHeader))) {
       fail('throttle.addressHeader', 'must be a header name')
     }
-    throttle = { perIdentifier, perAddress, window, addressHeader: addressHeader?.toLowerCase() ?? null }
+    if (options.failOpen !== undefined && typeof options.failOpen !== 'boolean') fail('throttle.failOpen', 'must be a boolean')
+    throttle = {
+      perIdentifier,
+      perAddress,
+      window,
+      addressHeader: addressHeader?.toLowerCase() ?? null,
+      failOpen: options.failOpen === true,
+    }
   }
   return Object.freeze({ maxAge: maxAge as number, link: link as 'confirm' | 'direct', code, throttle })
 }

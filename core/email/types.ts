@@ -59,6 +59,11 @@ export interface EmailThrottleOptions {
    * limit: a header the client controls would let it dodge the limit or exhaust someone else's.
    */
   addressHeader?: string
+  /**
+   * When the store cannot count a send (it is down): `false` (default) refuses the request with
+   * 503 and `Retry-After`; `true` sends uncounted, with a `rate-limit-unchecked` warning.
+   */
+  failOpen?: boolean
 }
 
 /** An e-mail provider, as Auth.js's `EmailConfig`, with our additions marked. */
@@ -106,5 +111,6 @@ export interface ResolvedEmailProvider {
     readonly perAddress: number
     readonly window: number
     readonly addressHeader: string | null
+    readonly failOpen: boolean
   } | null
 }

@@ -2,8 +2,8 @@
  * Sealed envelopes: a flow at rest travels to the browser as `{ id, v, value, context }` inside a
  * JWE (`dir`, A256GCM) and comes back untrusted. Opening checks, in order: it decrypts with one of
  * our secrets (tampering), it was sealed for this flow (confused deputy), for this binding (e.g. the
- * provider), is not expired, was sealed by this version of the machine, names a state that waits
- * for a request, and its context has the flow's shape.
+ * provider), is not expired, was sealed by this version of the machine (or one the flow declares a
+ * migration from), names a state that waits for a request, and its context has the flow's shape.
  *
  * @module
  */
@@ -14,7 +14,7 @@ import { AWAITS_REQUEST } from '../../machines/shared/events.js'
 import { DerivationCache, hkdfSha256 } from '../crypto.js'
 import { encryptGcm, fastGcm, parseGcm } from '../fast/jwe-gcm.js'
 import { FlowStateError } from '../errors.js'
-import type { FlowDefinition } from './flow.js'
+import type { FlowDefinition, SealedFlowState } from './flow.js'
 
 /** Lifetime of a sealed flow: 15 minutes, as Auth.js's check cookies. */
 export const ENVELOPE_MAX_AGE = 15 * 60
@@ -291,7 +291,11 @@ export interface OpenOptions extends SealOptions {
   peek?: boolean
 }
 
-const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message: string, cause?: unknown) =>
+const refuse = (
+  code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE' | 'ERR_FLOW_VERSION_CHANGED',
+  message: string,
+  cause?: unknown,
+) =>
   new FlowStateError(code, message, { cause })
 
 /**
@@ -299,7 +303,8 @@ const refuse = (code: 'ERR_FLOW_STATE_INVALID' | 'ERR_FLOW_STATE_STALE', message
  *
  * @throws {FlowStateError} `ERR_FLOW_STATE_INVALID` when it does not decrypt, belongs to another
  *   flow or binding, or names a state or context the flow does not have; `ERR_FLOW_STATE_STALE`
- *   when it expired or was sealed by another version of the machine.
+ *   when it expired; `ERR_FLOW_VERSION_CHANGED` when another version of the machine sealed it and
+ *   the flow declares no migration from that version (or the migration gives up).
  */
 export async function openEnvelope(
   flow: FlowDefinition<AnyStateMachine, never>,
@@ -332,14 +337,26 @@ export async function openEnvelope(
   if (env.id !== machine.id) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope holds flow "${env.id}"`)
   }
+  const changed = `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`
   // Stryker disable next-line StringLiteral: unreachable, defineFlow refuses a machine without a version
-  if (env.v !== (machine.version ?? '')) {
-    throw refuse('ERR_FLOW_STATE_STALE', `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`)
-  }
+  const versionChanged = env.v !== (machine.version ?? '')
+  const migrate = versionChanged && Object.hasOwn(flow.migrations ?? {}, env.v) ? flow.migrations![env.v]! : undefined
+  if (versionChanged && !migrate) throw refuse('ERR_FLOW_VERSION_CHANGED', changed)
   const sealedContext = env.parked === undefined ? env.context : await unparkContext(machine.id, env.parked, options)
+  let sealedState: SealedFlowState = { value: env.value, context: sealedContext }
+  if (migrate) {
+    let migrated: SealedFlowState | null
+    try {
+      migrated = migrate(sealedState)
+    } catch (error) {
+      throw refuse('ERR_FLOW_VERSION_CHANGED', `${changed}; its migration failed`, error)
+    }
+    if (!migrated) throw refuse('ERR_FLOW_VERSION_CHANGED', changed)
+    sealedState = migrated
+  }
   let context
   try {
-    context = create(sealedContext, flow.context)
+    context = create(sealedState.context, flow.context)
   } catch (error) {
     // Stryker disable next-line StringLiteral: unreachable, superstruct's create throws only StructErrors
     const where = error instanceof StructError ? ` at context.${error.path.join('.')}` : ''
@@ -347,7 +364,7 @@ export async function openEnvelope(
   }
   let snapshot: AnyMachineSnapshot
   try {
-    snapshot = machine.resolveState({ value: env.value, context }) as AnyMachineSnapshot
+    snapshot = machine.resolveState({ value: sealedState.value, context }) as AnyMachineSnapshot
   } catch (error) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope names an unknown state`, error)
   }

@@ -1,9 +1,9 @@
 import type { AnyStateMachine } from 'xstate'
 import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import { listStateNodes } from './transitions.js'
-import type { EffectImplementation, FlowDefinition } from './types.js'
+import type { EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState } from './types.js'
 
-export type { EffectImplementation, FlowDefinition }
+export type { EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState }
 
 /** The effect names a machine's states are tagged with. */
 export function effectNames(machine: AnyStateMachine): Set<string> {
@@ -34,5 +34,12 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(
   if (missing.length > 0) {
     throw invalid(`flow "${machine.id}" has no implementation for effect(s): ${missing.join(', ')}`)
   }
-  return Object.freeze({ ...flow, effects: Object.freeze({ ...flow.effects }) })
+  if (flow.migrations && Object.hasOwn(flow.migrations, machine.version)) {
+    throw invalid(`flow "${machine.id}" declares a migration from its own version ${machine.version}`)
+  }
+  return Object.freeze({
+    ...flow,
+    effects: Object.freeze({ ...flow.effects }),
+    ...(flow.migrations ? { migrations: Object.freeze({ ...flow.migrations }) } : {}),
+  })
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Struct } from 'superstruct'
-import type { AnyStateMachine, ContextFrom, EventObject } from 'xstate'
+import type { AnyStateMachine, ContextFrom, EventObject, StateValue } from 'xstate'
 import type { Adapter, Cookie, CookieOption, Logger } from '../shapes.js'
 import type { AuthAction } from '../types.js'
 
@@ -22,6 +22,19 @@ export type EffectImplementation<Context, Env> = (
   trigger: EventObject,
 ) => EventObject | Promise<EventObject>
 
+/** A flow at rest as its envelope holds it: the state it waits in and its (sealed) context. */
+export interface SealedFlowState {
+  value: StateValue
+  context: unknown
+}
+
+/**
+ * Carries a flow sealed by an earlier version of a chart over to the current one: the state and
+ * context it rested with, as the current chart names them; `null` when it cannot continue (the
+ * user starts again). The result is checked like any sealed flow (context shape, a waiting state).
+ */
+export type FlowMigration = (sealed: SealedFlowState) => SealedFlowState | null
+
 /** A flow definition. */
 export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {
   readonly machine: TMachine
@@ -34,6 +47,14 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
    * not travel back and forth in the cookie. The result must still fit `context`.
    */
   readonly sealed?: (context: ContextFrom<TMachine>) => ContextFrom<TMachine>
+  /**
+   * Migrations of flows in flight across a deploy, keyed by the chart version that sealed them. A
+   * flow sealed by a version with no migration here is not resumed: the user is shown a page that
+   * says so and starts again (the callback URL kept). Bump `machine.version` whenever the chart
+   * changes (a test compares each chart with its committed fingerprint); add a migration when
+   * flows resting in the old chart can go on in the new one.
+   */
+  readonly migrations?: Readonly<Record<string, FlowMigration>>
 }
 
 /** The cookies Auth.js defines, by key. `flowState` is ours: it carries sealed flows at rest. */
@@ -127,4 +148,11 @@ export interface FlowEnv<Config, Provider> {
   csrf?: CsrfState
   /** The callback URL after the `redirect` callback, when the route uses one. */
   callbackUrl: string
+  /**
+   * Set when a part this request needed (the adapter, the store) was unavailable and an effect
+   * reported it (every failure an effect catches is logged through {@link logger}): the request
+   * is then answered 503, not with the refusal or the "no session" the flow fell back to. (A
+   * `ServiceUnavailable`; typed by shape, as this module imports no code.)
+   */
+  readonly outage?: Error & { readonly retryAfter: number }
 }

@@ -17,6 +17,7 @@ import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } fr
 import type { FlowContext, RequestContext } from '../config/types.js'
 import { escapeForLog } from '../email/normalize.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
+import { createLinkedUser } from '../session/adapter.js'
 import { lookUpAccount } from './account.js'
 import { effects, fail } from './effect.js'
 import { adapterView } from './module.js'
@@ -100,18 +101,20 @@ export async function storeCredentialsUser(
     }
     user = byEmail
   } else {
-    user = await adapter.createUser!({
+    const fresh = {
       id: crypto.randomUUID(),
       name: authorized.name ?? null,
       email: authorized.email ?? null,
       image: authorized.image ?? null,
       emailVerified: null,
-    } as unknown as AdapterUser)
+    } as unknown as AdapterUser
+    // Both rows or neither: a retried sign-in never finds a user without its account.
+    ;({ user } = await createLinkedUser(adapter, fresh, { ...account, userId: fresh.id } as AdapterAccount))
     await emitEvent(ctx, 'createUser', { user })
     isNewUser = true
   }
   const stored = { ...account, userId: String(user.id) } as AdapterAccount
-  await adapter.linkAccount!(stored)
+  if (!isNewUser) await adapter.linkAccount!(stored)
   await emitEvent(ctx, 'linkAccount', { user, account: stored, profile: authorized })
   return { user: user as unknown as Record<string, unknown>, account: { ...stored }, isNewUser }
 }
@@ -181,8 +184,8 @@ export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(
         ...(identifier !== undefined ? [{ kind: 'identifier', value: identifier, limit: limits.perIdentifier }] : []),
         ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),
       ]
-      // A store that cannot count refuses the attempt (fail closed): the throw is the Configuration error.
-      const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects)
+      // A store that cannot count refuses the attempt (fail closed): answered 503 while it is down.
+      const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects, ctx.logger)
       if (admission.allowed) return null
       // The code only: neither the identifier nor the address reaches the log.
       ctx.logger.warn('credentials-rate-limited')

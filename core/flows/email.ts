@@ -23,6 +23,7 @@ import { askSignIn, signInVerdict } from '../session/issue.js'
 import { effects, fail, reportFailure } from './effect.js'
 import { adapterView } from './module.js'
 import { currentSession } from '../session/current.js'
+import { countAttempt } from '../store/limits.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
 import type { StoredUser } from './types.js'
@@ -283,9 +284,10 @@ export async function admitAddress(ctx: RequestContext, providerId: string, inpu
   if (throttle) {
     const { store } = ctx.config
     // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-    const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
+    const count = async (key: string) => countAttempt(store, key, throttle.window, throttle.failOpen, ctx.logger)
+    const sends = await count(await sendKey(id, 'identifier', mailboxOf(identifier)))
     const address = clientAddress(ctx, throttle.addressHeader)
-    const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
+    const fromAddress = address === undefined ? 0 : await count(await sendKey(id, 'address', address))
     if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
       ctx.logger.warn('email-send-throttled')
       ctx.logger.error(

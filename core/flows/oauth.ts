@@ -36,6 +36,7 @@ import { authorizationServer, clientOf } from '../oauth/server.js'
 export { authorizationServer } from '../oauth/server.js'
 export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
 import { signedInAdapterUser } from '../session/current.js'
+import { createLinkedUser } from '../session/adapter.js'
 import { pkceChallenge } from '../fast/sync-crypto.js'
 import { lookUpAccount, storeAccountTokens } from './account.js'
 import { effects, fail } from './effect.js'
@@ -247,11 +248,12 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
       }
       user = byEmail
     } else {
-      user = await adapter.createUser!({ ...providerUser, emailVerified: null } as AdapterUser)
+      // Both rows or neither: a retried sign-in never finds a user without its account.
+      ;({ user } = await createLinkedUser(adapter, { ...providerUser, emailVerified: null } as AdapterUser, stored))
       await emitEvent(ctx, 'createUser', { user })
       isNewUser = true
     }
-    await adapter.linkAccount!({ ...stored, userId: String(user.id) })
+    if (!isNewUser) await adapter.linkAccount!({ ...stored, userId: String(user.id) })
     await emitEvent(ctx, 'linkAccount', { user, account, profile: providerUser })
   }
   return {

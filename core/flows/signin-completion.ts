@@ -151,6 +151,10 @@ export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>(
   machine: signInCompletionMachine,
   context: signInCompletionContext(),
   effects: coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
+  // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),
+  // 4 → 5 an optional context field (the selected first-sign-in step): a flow resting in any state
+  // of 3 or 4 goes on in 5 as it is.
+  migrations: { '3': (sealed) => sealed, '4': (sealed) => sealed },
 })
 
 /**

@@ -33,6 +33,7 @@ import { noteRun, noteTrace } from '../audit/record.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
+  type ServiceUnavailable,
   errorParamOf,
   kindOfType,
   MissingCSRF,
@@ -42,10 +43,13 @@ import {
   type ErrorType,
 } from '../errors.js'
 import { callback } from '../flows/callbacks.js'
+import type { Logger } from '../logger.js'
+import { markReported, outageOf } from '../outage.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { readCsrf } from './csrf.js'
-import { JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
+import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
+import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
 
@@ -57,6 +61,22 @@ export function isValidCallbackUrl(url: string, origin: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Where a user starts again after a sign-in could not be finished (a part was down, or a deploy
+ * changed the flow): the sign-in page (the application's, else the built-in one) with the callback
+ * URL the first try was going to: the request's, else the callback-url cookie's. The sign-in page
+ * checks it through the `redirect` callback again.
+ */
+export function signInAgainUrl(config: ResolvedConfig, request: ParsedRequest): string {
+  const { origin } = request.url
+  const page = config.pages.signIn ?? `${config.basePath === '/' ? '' : config.basePath}/signin`
+  const url = new URL(/^https?:\/\//.test(page) ? page : `${origin}${page}`)
+  const given = request.body?.callbackUrl ?? request.query.callbackUrl
+  const candidate = typeof given === 'string' ? given : request.cookies[cookiesFor(config, request.url).callbackUrl.name]
+  if (candidate !== undefined && isValidCallbackUrl(candidate, origin)) url.searchParams.set('callbackUrl', candidate)
+  return url.href
 }
 
 /** Anything but printable ASCII: not valid raw in a `Location` header (a ByteString). */
@@ -334,6 +354,9 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       }
       from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
     } catch (error) {
+      if (error instanceof FlowStateError && error.code === 'ERR_FLOW_VERSION_CHANGED') {
+        return { response: restartAfterUpdate(ctx, resting, error) }
+      }
       throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
     }
   }
@@ -351,12 +374,32 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     current = next.flow(ctx)
     outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.machine.id))
   }
+  // An effect that met an outage fell back to a refusal or to "no session": neither is the answer
+  // while the part is down (the user did nothing wrong, and may still be signed in). A run that
+  // issued a session despite it (a non-essential write failed) keeps its answer.
+  if (ctx.outage && outcome.session?.op !== 'set') throw ctx.outage
   return {
     response: toInternal(ctx, outcome, current.machine.id),
     ...(outcome.type === 'error'
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),
   }
+}
+
+/**
+ * The answer to a flow sealed by a chart version this deploy does not continue: a page that says
+ * the sign-in must start again, linking to the sign-in page with the callback URL kept (as the
+ * redirect itself for a client that asked for it as JSON), and the stale flow cookie expired so
+ * that it is not offered again. Never an error page, never a redirect back into the same flow.
+ */
+function restartAfterUpdate(ctx: RequestContext, resting: Resting, error: FlowStateError): ResponseInternal {
+  ctx.logger.warn('flow-restarted-after-update')
+  ctx.logger.debug('flow-restarted-after-update', { reason: error.message })
+  ctx.setCookies.push(expiredCookie(resting.cookie, resting.cookie.name))
+  const signInUrl = signInAgainUrl(ctx.config, ctx.request)
+  if (ctx.request.headers.get('x-auth-return-redirect') !== null) return { redirect: signInUrl, cookies: ctx.setCookies }
+  const page = renderRestartPage({ theme: ctx.config.theme, signInUrl })
+  return { status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
 
 /** The route serving a parsed request, if any (used by the error handler too). */
@@ -367,6 +410,25 @@ export function routeFor(
 ): Route | undefined {
   const provider = request.providerId ? config.providerById.get(request.providerId) : undefined
   return matchRoute(table, request.method, request.action, provider?.type)
+}
+
+/**
+ * The config's logger, noting the first outage among the errors logged through it: effects catch
+ * their failures and log them, so this sees an outage that an effect turned into a refusal.
+ */
+function noticingOutages(logger: Logger, notice: (outage: ServiceUnavailable) => void): Logger {
+  return {
+    error(error) {
+      const outage = outageOf(error)
+      logger.error(error)
+      if (outage) {
+        markReported(outage)
+        notice(outage)
+      }
+    },
+    warn: logger.warn,
+    debug: logger.debug,
+  }
 }
 
 /**
@@ -383,6 +445,7 @@ class Context implements RequestContext {
   readonly clientAddress: string | undefined
   csrf?: RequestContext['csrf']
   callbackUrl: string
+  outage?: ServiceUnavailable
 
   constructor(
     private readonly source: RequestSource,
@@ -393,7 +456,11 @@ class Context implements RequestContext {
     readonly flowId: string | undefined,
     readonly origin: string,
   ) {
-    this.logger = config.logger
+    // Only a configured adapter or store can be unavailable (the default store is in memory).
+    this.logger =
+      config.adapter || config.sharedStore
+        ? noticingOutages(config.logger, (outage) => (this.outage ??= outage))
+        : config.logger
     this.adapter = config.adapter
     this.authUrl = `${origin}${config.basePath === '/' ? '' : config.basePath}`
     this.sessionCookie = readChunkedCookie(request.cookies, cookies.sessionToken.name)
@@ -453,6 +520,11 @@ export async function dispatch(
     }
   }
   if (route.callbackUrl) await resolveCallbackUrl(ctx)
-  if (typeof route.serve === 'function') return { response: await route.serve(ctx) }
+  if (typeof route.serve === 'function') {
+    const response = await route.serve(ctx)
+    // A handler that met an outage answered without the part (a session it could not read).
+    if (ctx.outage) throw ctx.outage
+    return { response }
+  }
   return runFlow(ctx, route.serve as unknown as FlowBinding<unknown>)
 }

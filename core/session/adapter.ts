@@ -1,13 +1,16 @@
 /**
  * The adapter as the engine calls it: every call debug-logged as `adapter_<method>` (tokens
- * redacted), every failure logged and rethrown as `AdapterError` with the original in `cause.err`
- * (as Auth.js does), so flows see one error type whatever the database library throws.
+ * redacted), bounded by the adapter timeout, every failure logged and rethrown as `AdapterError`
+ * with the original in `cause.err` (as Auth.js does), so flows see one error type whatever the
+ * database library throws. A call that times out or finds the database unreachable carries a
+ * `ServiceUnavailable` there instead, with the original as its cause: the request is answered 503.
  *
  * @module
  */
-import type { Adapter } from '../adapters.js'
+import type { Adapter, AdapterAccount, AdapterUser } from '../adapters.js'
 import { AdapterError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { DEFAULT_AVAILABILITY, markReported, outageOf, withDeadline, type ResolvedAvailability } from '../outage.js'
 import type { AdapterMethod } from '../shapes.js'
 
 export type { AdapterMethod }
@@ -23,6 +26,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'updateUser',
   'deleteUser',
   'linkAccount',
+  'createUserAndAccount',
   'updateAccount',
   'unlinkAccount',
   'listAccounts',
@@ -73,7 +77,11 @@ export function redactAdapterArgs(method: string, args: readonly unknown[]): unk
 }
 
 /** A wrapped adapter: the methods the application's adapter has, instrumented. */
-export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
+export function instrumentAdapter(
+  adapter: Adapter,
+  logger: Logger,
+  availability: ResolvedAvailability = DEFAULT_AVAILABILITY,
+): Adapter {
   const wrapped: Record<string, Method> = {}
   for (const name of ADAPTER_METHODS) {
     const method = adapter[name] as Method | undefined
@@ -81,15 +89,34 @@ export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
     wrapped[name] = async (...args: unknown[]) => {
       logger.debug(`adapter_${name}`, { args: redactAdapterArgs(name, args) })
       try {
-        return await method.apply(adapter, args)
+        return await withDeadline('adapter', name, availability, () => method.apply(adapter, args))
       } catch (error) {
         const reported = new AdapterError(error as Error)
         logger.error(reported)
+        const outage = outageOf(reported)
+        if (outage) markReported(outage)
         throw reported
       }
     }
   }
   return wrapped as Adapter
+}
+
+/**
+ * Creates `user` and links `account` to it: in one transaction through the adapter's
+ * `createUserAndAccount` (ours; the bundled adapters have it), else `createUser` then
+ * `linkAccount` as Auth.js does.
+ */
+export async function createLinkedUser(
+  adapter: Adapter,
+  user: AdapterUser,
+  account: AdapterAccount,
+): Promise<{ user: AdapterUser; account: AdapterAccount }> {
+  if (adapter.createUserAndAccount) return adapter.createUserAndAccount(user, account)
+  const created = await adapter.createUser!(user)
+  const linked = { ...account, userId: String(created.id) }
+  await adapter.linkAccount!(linked)
+  return { user: created, account: linked }
 }
 
 

@@ -16,6 +16,7 @@ import { isSessionOver } from '../../machines/session.machine.js'
 import type { AdapterSession, AdapterUser } from '../adapters.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
+import { outageOf } from '../outage.js'
 import { isJwtSessionEnded, signInTimeOf, storedSessionEnd } from './lifecycle.js'
 import { decodeSessionTokenNow } from './token.js'
 
@@ -120,7 +121,9 @@ async function readCurrentSession(ctx: RequestContext, value: string): Promise<C
 
 /**
  * The request's live session, or `null`: no session cookie, one that cannot be read, or one the
- * session route would refuse. An adapter outage counts as no session too (the adapter logs it).
+ * session route would refuse.
+ *
+ * @throws {ServiceUnavailable} when the adapter is unavailable (it logs the outage itself).
  */
 export async function currentSession(ctx: RequestContext): Promise<CurrentSession | null> {
   const { value } = ctx.sessionCookie
@@ -129,6 +132,9 @@ export async function currentSession(ctx: RequestContext): Promise<CurrentSessio
   try {
     return await readCurrentSession(ctx, value)
   } catch (error) {
+    // Fail closed and say so: while the database is down nobody can be told apart, and a user who
+    // is signed in must not be answered as signed out (the request is answered 503).
+    if (outageOf(error)) throw error
     // A session that cannot be read is no session (as the session route treats it); the reason
     // is the error's class only: a decoder's message may quote the token.
     ctx.logger.debug('session-unreadable', { error: (error as Error)?.name })
@@ -153,7 +159,8 @@ export async function signedInAdapterUser(ctx: RequestContext): Promise<AdapterU
   try {
     // Stryker disable next-line OptionalChaining: equivalent, an adapter without getUser throws into the catch below, which returns null as well
     return (await ctx.config.adapter!.getUser?.(current.user.id)) ?? null
-  } catch {
+  } catch (error) {
+    if (outageOf(error)) throw error
     return null
   }
 }

@@ -16,6 +16,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 // One file per limiter: the package index requires `cluster` (see ../deep-imports.d.ts).
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+import type { ResolvedAvailability } from '../config/types.js'
+import { withDeadline } from '../outage.js'
 import type { AuthStore, LimiterBackend, LimitResult, ValueBackend } from './types.js'
 
 export type { AuthStore, LimiterBackend, LimitResult, ValueBackend }
@@ -81,6 +83,24 @@ function memoryValues(): ValueBackend {
     async delete(key) {
       values.delete(key)
     },
+  }
+}
+
+/**
+ * The application's store as the engine calls it: every call has the store's deadline, and a call
+ * that times out or finds the store unreachable fails with `ServiceUnavailable` (the request is
+ * answered 503). A claim that cannot be made, or a count that cannot be read, therefore refuses the
+ * request: nothing is ever treated as "not yet claimed" because the store did not answer.
+ */
+export function guardStore(store: AuthStore, availability: ResolvedAvailability): AuthStore {
+  const call = <T>(operation: string, run: () => Promise<T>) => withDeadline('store', operation, availability, run)
+  return {
+    claim: (key, ttlSeconds) => call('claim', () => store.claim(key, ttlSeconds)),
+    increment: (key, ttlSeconds) => call('increment', () => store.increment(key, ttlSeconds)),
+    consume: (key, points, windowSeconds) => call('consume', () => store.consume(key, points, windowSeconds)),
+    put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
+    get: (key) => call('get', () => store.get(key)),
+    reset: (key) => call('reset', () => store.reset(key)),
   }
 }
 

@@ -7,7 +7,9 @@
  */
 import { sha256Hex } from '../crypto.js'
 import type { ResolvedLimit } from '../config/types.js'
-import type { AuthStore } from './index.js'
+import { ServiceUnavailable } from '../errors.js'
+import type { Logger } from '../logger.js'
+import type { AuthStore, LimitResult } from './index.js'
 
 /** What a checked attempt was told: go on, or retry after some seconds. */
 export type Admission = { allowed: true } | { allowed: false; retryAfter: number }
@@ -58,23 +60,61 @@ export interface LimitedSubject {
   limit: ResolvedLimit
 }
 
+/** What an uncounted attempt counts as under a limit that fails open. */
+const UNCOUNTED: LimitResult = { allowed: true, count: 0, retryAfter: 1 }
+
 /**
  * Counts one attempt against every subject's limit (all of them, even when one is already over,
  * so a script cannot probe one limit while staying under the other), and admits it only when all
- * are within their limits.
+ * are within their limits. A store that cannot count fails the attempt with its
+ * `ServiceUnavailable` (answered 503), except under a limit configured to fail open, which lets it
+ * through uncounted with a `rate-limit-unchecked` warning.
+ *
+ * @throws {ServiceUnavailable} when the store is down and a limit fails closed.
  */
 export async function admitAttempt(
   store: AuthStore,
   scope: string,
   secret: string,
   subjects: readonly LimitedSubject[],
+  logger?: Logger,
 ): Promise<Admission> {
   const results = await Promise.all(
-    subjects.map(async ({ kind, value, limit }) =>
-      store.consume(`limit:${scope}:${kind}:${await sha256Hex(`${value}\u0000${secret}`)}`, limit.points, limit.window),
-    ),
+    subjects.map(async ({ kind, value, limit }) => {
+      const key = `limit:${scope}:${kind}:${await sha256Hex(`${value}\u0000${secret}`)}`
+      try {
+        return await store.consume(key, limit.points, limit.window)
+      } catch (error) {
+        if (!(limit.failOpen && error instanceof ServiceUnavailable)) throw error
+        logger?.warn('rate-limit-unchecked')
+        return UNCOUNTED
+      }
+    }),
   )
   const refused = results.filter((result) => !result.allowed)
   if (refused.length === 0) return { allowed: true }
   return { allowed: false, retryAfter: Math.max(...refused.map((result) => result.retryAfter)) }
+}
+
+/**
+ * Adds one to the counter `key` (a send limit's), like `store.increment`; when the store cannot
+ * count and the limit fails open, the attempt counts as the first of its window, with a
+ * `rate-limit-unchecked` warning.
+ *
+ * @throws {ServiceUnavailable} when the store is down and the limit fails closed.
+ */
+export async function countAttempt(
+  store: AuthStore,
+  key: string,
+  windowSeconds: number,
+  failOpen: boolean,
+  logger: Logger,
+): Promise<number> {
+  try {
+    return await store.increment(key, windowSeconds)
+  } catch (error) {
+    if (!(failOpen && error instanceof ServiceUnavailable)) throw error
+    logger.warn('rate-limit-unchecked')
+    return 1
+  }
 }

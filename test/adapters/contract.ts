@@ -179,6 +179,39 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await db.account(key)).toBeNull()
     })
 
+    it('creates a user with its account in one step, as createUser and linkAccount would (authchart\'s optional method)', async () => {
+      const { adapter, db } = subject()
+      const fixture = { ...userFixture(), id: randomUUID() }
+      const account = accountFixture('')
+      const { user, account: linked } = await adapter.createUserAndAccount(fixture as AdapterUser, account)
+      expect(user).toEqual(fixture)
+      expect(await db.user(fixture.id)).toEqual(fixture)
+      const key = { provider: account.provider, providerAccountId: account.providerAccountId }
+      expect(linked).toMatchObject({ ...account, userId: fixture.id })
+      expect(await db.account(key)).toMatchObject({ ...account, userId: fixture.id })
+      expect(await adapter.getUserByAccount(key)).toEqual(user)
+    })
+
+    it('writes neither the user nor the account when the account cannot be linked', async () => {
+      const { adapter, db } = subject()
+      const taken = accountFixture((await newUser()).id)
+      await adapter.linkAccount(taken)
+      const fixture = { ...userFixture(), id: randomUUID() }
+      await expect(adapter.createUserAndAccount(fixture as AdapterUser, { ...taken, userId: '' })).rejects.toThrow()
+      expect(await db.user(fixture.id)).toBeNull()
+      expect(await adapter.getUserByEmail(fixture.email)).toBeNull()
+    })
+
+    it("writes a session with its lifecycle details and amr together (authchart's optional fields)", async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const sessionToken = randomUUID()
+      const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000)
+      const created = await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(7), amr: ['pwd', 'otp'], createdAt, userAgent: 'Browser/1' })
+      expect(created).toMatchObject({ sessionToken, userId: user.id, amr: ['pwd', 'otp'], createdAt, userAgent: 'Browser/1' })
+      expect((await adapter.getSessionAndUser(sessionToken))?.session).toMatchObject({ amr: ['pwd', 'otp'], createdAt, userAgent: 'Browser/1' })
+    })
+
     it("updates an account's tokens in place and lists a user's accounts (authchart's optional methods)", async () => {
       const { adapter } = subject()
       const user = await newUser()

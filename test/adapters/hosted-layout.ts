@@ -98,6 +98,16 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       expect(await count('accounts', '"user" = $1', [other.id])).toBe(0)
     })
 
+    it('links the account of a user created with it, in the same statement', async () => {
+      const { user, account } = await adapter.createUserAndAccount(
+        { id: randomUUID(), email: `${randomUUID()}@hosted.test`, emailVerified: null } as AdapterUser,
+        { userId: '', type: 'oauth', provider: 'p', providerAccountId: randomUUID() },
+      )
+      const accountId = (account as unknown as { id: string }).id
+      expect(account.userId).toBe(user.id)
+      expect(await count('users_accounts', 'account = $1 AND "user" = $2', [accountId, user.id])).toBe(1)
+    })
+
     it('reads records another client of the layout wrote, with its own record ids', async () => {
       const tag = randomUUID()
       const q = (text: string, params: unknown[]) => client().query(text, params)

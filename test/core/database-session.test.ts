@@ -212,8 +212,17 @@ describe('database sessions', () => {
     await new Client(config).signIn(good)
     const messages = config.logger.debug.mock.calls.map(([m]) => m)
     expect(messages).toEqual(
-      expect.arrayContaining(['adapter_getUserByAccount', 'adapter_createUser', 'adapter_linkAccount', 'adapter_createSession']),
+      expect.arrayContaining(['adapter_getUserByAccount', 'adapter_createUserAndAccount', 'adapter_createSession']),
     )
+  })
+
+  it('creates a new user with createUser then linkAccount, as Auth.js does, through an adapter without createUserAndAccount', async () => {
+    const { createUserAndAccount: _, ...authjsAdapter } = MemoryAdapter()
+    const config = testConfig({ adapter: authjsAdapter, logger: spyLogger() })
+    await new Client(config).signIn(good)
+    const messages = config.logger.debug.mock.calls.map(([m]) => m)
+    expect(messages).toEqual(expect.arrayContaining(['adapter_createUser', 'adapter_linkAccount', 'adapter_createSession']))
+    expect(messages).not.toContain('adapter_createUserAndAccount')
   })
 
   it('refuses at boot an adapter that lacks a method the configured flows call', () => {

@@ -109,10 +109,64 @@ describe('sealed flow envelopes', () => {
     expect(await refusal(openEnvelope(flow, sealed, later))).toBe('ERR_FLOW_STATE_STALE')
   })
 
-  it('refuses an envelope sealed by an older version of the machine as stale', async () => {
+  it('refuses an envelope sealed by another version of the machine that declares no migration from it', async () => {
     const v1 = flowOf('1')
     const sealed = await sealEnvelope(v1, await restingSnapshot(v1), options)
-    expect(await refusal(openEnvelope(flowOf('2'), sealed, options))).toBe('ERR_FLOW_STATE_STALE')
+    expect(await refusal(openEnvelope(flowOf('2'), sealed, options))).toBe('ERR_FLOW_VERSION_CHANGED')
+  })
+
+  describe('sealed by an earlier version with a declared migration', () => {
+    /** Version 2 renames the waiting state; its migration carries version 1's flows over. */
+    function renamedMachine() {
+      return setup({ types: {} as { context: { user: string; attempts: number } } }).createMachine({
+        id: 'two-step',
+        version: '2',
+        initial: 'idle',
+        context: { user: '', attempts: 0 },
+        states: {
+          idle: { tags: 'awaitsRequest', on: { 'step.start': 'waitingForFactor' } },
+          waitingForFactor: { tags: 'awaitsRequest', on: { 'step.finish': 'done' } },
+          done: { type: 'final' },
+        },
+      })
+    }
+    const v2 = (migrate: (s: { value: unknown; context: unknown }) => { value: unknown; context: unknown } | null) =>
+      defineFlow({ machine: renamedMachine(), context: Context, effects: {}, migrations: { '1': migrate as never } })
+
+    async function sealedByV1(): Promise<string> {
+      const v1 = flowOf('1')
+      return sealEnvelope(v1, await restingSnapshot(v1), options)
+    }
+
+    it('resumes in the state and with the context the migration names', async () => {
+      const flow = v2(({ value, context }) => ({ value: value === 'waiting' ? 'waitingForFactor' : value, context }))
+      const reopened = await openEnvelope(flow, await sealedByV1(), options)
+      expect(reopened.value).toBe('waitingForFactor')
+      expect(reopened.context).toEqual({ user: 'alice', attempts: 0 })
+    })
+
+    it('refuses it when the migration gives up or throws', async () => {
+      expect(await refusal(openEnvelope(v2(() => null), await sealedByV1(), options))).toBe('ERR_FLOW_VERSION_CHANGED')
+      const throwing = v2(() => {
+        throw new Error('cannot carry it over')
+      })
+      expect(await refusal(openEnvelope(throwing, await sealedByV1(), options))).toBe('ERR_FLOW_VERSION_CHANGED')
+    })
+
+    it('checks what the migration gives like any sealed flow: a waiting state, a context that fits', async () => {
+      const unknownState = v2(({ context }) => ({ value: 'waiting', context }))
+      expect(await refusal(openEnvelope(unknownState, await sealedByV1(), options))).toBe('ERR_FLOW_STATE_INVALID')
+      const notWaiting = v2(({ context }) => ({ value: 'done', context }))
+      expect(await refusal(openEnvelope(notWaiting, await sealedByV1(), options))).toBe('ERR_FLOW_STATE_INVALID')
+      const badContext = v2(() => ({ value: 'waitingForFactor', context: { user: 1 } }))
+      expect(await refusal(openEnvelope(badContext, await sealedByV1(), options))).toBe('ERR_FLOW_STATE_INVALID')
+    })
+
+    it('may not declare a migration from its own version', () => {
+      expect(() =>
+        defineFlow({ machine: renamedMachine(), context: Context, effects: {}, migrations: { '2': (s) => s } }),
+      ).toThrow(/migration from its own version 2/)
+    })
   })
 
   it('refuses an envelope of another flow (no confused deputy)', async () => {

@@ -145,10 +145,25 @@ describe('a flow resting between requests', () => {
     expectRefused(await finish(jar, undefined, config), config, 'ERR_FLOW_STATE_STALE')
   })
 
-  it('refuses a flow sealed by an older version of the machine as stale', async () => {
+  it('restarts a flow sealed by an older version of the machine with a page that says so, never an error', async () => {
     const { jar } = await start(handlerFor(twoStepFlow('1')))
     const config = testConfig()
-    expectRefused(await finish(jar, handlerFor(twoStepFlow('2')), config), config, 'ERR_FLOW_STATE_STALE')
+    const response = await finish(jar, handlerFor(twoStepFlow('2')), config)
+    expect(response.status).toBe(409)
+    const html = await response.text()
+    expect(html).toContain('This sign-in was started before the site was updated')
+    expect(html).toContain(`href="${ORIGIN}/auth/signin"`)
+    expect(setCookie(response, COOKIE)?.attributes['max-age']).toBe('0')
+    expect(config.logger.error).not.toHaveBeenCalled()
+    expect(config.logger.warn).toHaveBeenCalledWith('flow-restarted-after-update')
+  })
+
+  it('resumes a flow sealed by an older version through the migration the new version declares', async () => {
+    const { jar } = await start(handlerFor(twoStepFlow('1')))
+    const v2 = twoStepFlow('2')
+    const migrated = defineFlow({ ...v2, migrations: { '1': (sealed) => sealed } })
+    const response = await finish(jar, handlerFor(migrated))
+    expect(await response.json()).toEqual({ user: 'alice' })
   })
 
   it("refuses another flow's envelope moved into this flow's cookie", async () => {

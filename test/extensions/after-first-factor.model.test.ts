@@ -242,7 +242,7 @@ const machine = flowMachine({ secret: SECRET, providers: [], extensions: [device
 
 describe('the chart with a step after the first factor', () => {
   it('enters the step from the signIn callback and from the stored user, and leaves it for the second-factor gate', () => {
-    expect(machine.version).toBe('3+device-check@1')
+    expect(machine.version).toBe('5+device-check@1')
     const targets = (state: string, event: string) =>
       (machine.root.states[state]!.transitions.get(event) ?? []).flatMap((t) => (t.target ?? []).map((n) => n.key))
     expect(targets('checkingSignIn', 'checkSignIn.done')).toContain('checkingDevice')

@@ -426,7 +426,7 @@ describe('the terms step', () => {
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
   })
 
-  it('refuses, cleanly, a sign-in sealed by the chart before the extension was deployed', async () => {
+  it('restarts, cleanly, a sign-in sealed by the chart before the extension was deployed', async () => {
     const base = setup()
     const before: AuthConfig = { ...base.config, logger: spyLogger(), extensions: [] }
     const after: AuthConfig = { ...base.config, logger: spyLogger(), extensions: [extension({ id: 'audit', effects: { check: async (_c, ctx) => ({ type: 'check.done', output: null, at: ctx.at }) } })] }
@@ -439,17 +439,20 @@ describe('the terms step', () => {
         authRequest({ path: '/auth/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.accept' }, cookies: client.jar }),
         changed,
       )
-      expect(stale.status).toBe(302)
-      expect(stale.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      // A page that asks to sign in again, not an error: the user did nothing wrong.
+      expect(stale.status).toBe(409)
+      expect(await stale.text()).toContain('Please sign in again')
       expect(stale.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+      expect(changed.logger!.error).not.toHaveBeenCalled()
+      expect(changed.logger!.warn).toHaveBeenCalledWith('flow-restarted-after-update')
     }
     // Logged as what it is: a flow of another version of the chart.
-    expect(changedLog(before)).toContain('envelope from version 3+terms@1, machine is 3')
-    expect(changedLog(after)).toContain('envelope from version 3+terms@1, machine is 3+audit@1')
+    expect(changedLog(before)).toContain('envelope from version 5+terms@1, machine is 5')
+    expect(changedLog(after)).toContain('envelope from version 5+terms@1, machine is 5+audit@1')
   })
 })
 
 function changedLog(config: AuthConfig): string | undefined {
-  const error = (config.logger as unknown as { error: { mock: { calls: [Error][] } } }).error.mock.calls.find(([e]) => /version/.test(e.message))
-  return error?.[0].message
+  const debug = (config.logger as unknown as { debug: { mock: { calls: [string, { reason?: string }?][] } } }).debug.mock.calls
+  return debug.find(([message]) => message === 'flow-restarted-after-update')?.[1]?.reason
 }

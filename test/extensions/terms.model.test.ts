@@ -183,7 +183,7 @@ const machine = flowMachine({ secret: SECRET, providers: [], extensions: [terms]
 
 describe('the extended chart', () => {
   it('is the built-in one with the terms states inserted, under a version of its own', () => {
-    expect(machine.version).toBe('3+terms@1')
+    expect(machine.version).toBe('5+terms@1')
     expect(Object.keys(machine.root.states)).toEqual(
       expect.arrayContaining(['checkingSecondFactor', 'checkingTerms', 'awaitingTerms', 'recordingAcceptance']),
     )

@@ -229,6 +229,10 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
         if (world.stored === 'fails') throw new Error('database unavailable')
         await memory.linkAccount(linked)
       },
+      async createUserAndAccount(user, linked) {
+        if (world.stored === 'fails') throw new Error('database unavailable')
+        return memory.createUserAndAccount(user, linked)
+      },
       // An e-mail sign-in links no account: it creates the user, or marks the address verified.
       async createUser(user) {
         if (world.stored === 'fails' && email) throw new Error('database unavailable')

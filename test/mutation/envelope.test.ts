@@ -104,10 +104,10 @@ describe('an envelope with one claim changed', () => {
     expect((await refusal(openEnvelope(flowOf(), bound, options))).code).toBe('ERR_FLOW_STATE_INVALID')
   })
 
-  it('is refused as stale when only its version differs', async () => {
+  it('is refused as from another version when only its version differs', async () => {
     const sealed = await forged((c) => ({ ...c, env: { ...c.env, v: '0' } }))
     expect(await refusal(openEnvelope(flowOf(), sealed, options))).toEqual({
-      code: 'ERR_FLOW_STATE_STALE',
+      code: 'ERR_FLOW_VERSION_CHANGED',
       message: 'two-step: envelope from version 0, machine is 1',
     })
   })

@@ -379,7 +379,7 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('title: signin-completion (v3+terms@1)')
+    expect(result.stdout).toContain('title: signin-completion (v5+terms@1)')
     expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
     expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })

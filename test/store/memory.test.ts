@@ -37,10 +37,13 @@ describe('the in-memory store', () => {
     expect(await store.increment('short', 1)).toBe(1)
   })
 
-  it('is created once per config when none is configured, and the configured one is used as given', () => {
+  it('is created once per config when none is configured, and the configured one is the one called', async () => {
     const config = testConfig()
     expect(assertConfig(config).store).toBe(assertConfig(config).store)
     const own = memoryAuthStore()
-    expect(assertConfig(testConfig({ store: own })).store).toBe(own)
+    // The configured store is called through a deadline (config.availability), not replaced.
+    const resolved = assertConfig(testConfig({ store: own })).store
+    await resolved.put('key', 'value', 60)
+    expect(await own.get('key')).toBe('value')
   })
 })
