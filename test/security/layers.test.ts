@@ -6,7 +6,9 @@
  * - A replayed passkey answer: the sealed flow's single use (the envelope, spent through
  *   `config.store`) and the WebAuthn challenge's own claim in the store.
  * - A replayed e-mail code: the sealed flow's single use and the adapter deleting the token.
- * - A cross-site server action (Next.js): the routes' CSRF flag and the integration's origin check.
+ * - A cross-site server action (Next.js): the routes' CSRF flag and the origin check that stands in
+ *   for the token in process; with every flag off, a token-less post is served over HTTP while
+ *   the action still refuses.
  */
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { describe, expect, it, vi } from 'vitest'
