@@ -76,6 +76,16 @@ const STYLE: Record<GraphState['kind'], { fill: string; stroke: string; badge: (
   resting: { fill: '#fff7e6', stroke: '#d48806', badge: () => 'awaits a request' },
   final: { fill: '#f0f0f0', stroke: '#555555', badge: () => 'final' },
   state: { fill: '#ffffff', stroke: '#555555', badge: () => '' },
+  group: { fill: '#fafafa', stroke: '#8c8c8c', badge: () => 'phase' },
+}
+
+/** The DOT cluster name of a group. */
+const clusterOf = (group: string) => `cluster_${group}`
+
+/** The node an edge from or to a group is drawn at: the atomic state the group is entered at. */
+function anchorOf(graph: FlowGraph, id: string): { node: string; cluster?: string } {
+  const group = graph.states.find((s) => s.id === id && s.kind === 'group')
+  return group ? { node: group.entry!, cluster: clusterOf(group.id) } : { node: id }
 }
 
 /** The SVG element id of a state's node. */
@@ -99,36 +109,63 @@ export function toDot(graph: FlowGraph, options: DotOptions = {}): string {
     `  edge [fontname=${quote(DIAGRAM_FONT)}, fontsize=${EDGE_SIZE}, color="#888888", arrowsize=0.7];`,
     `  ${quote(`${graph.id}:start`)} [shape=circle, width=0.15, label="", style=filled, fillcolor="#333333", id=${quote(`start:${graph.id}`)}];`,
   ]
-  for (const state of graph.states) {
-    const style = STYLE[state.kind]
-    const lines: LabelLine[] = [{ text: state.id, size: NAME_SIZE, bold: true }]
-    const badge = style.badge(state)
-    if (badge) lines.push({ text: badge, size: NOTE_SIZE, color: style.stroke })
-    for (const line of state.description ? wrap(state.description, NOTE_SIZE) : []) {
-      lines.push({ text: line, size: NOTE_SIZE })
+  const grouped = graph.states.some((s) => s.kind === 'group')
+  // Edges from and to a phase are drawn at its border (Graphviz clusters need `compound`).
+  if (grouped) out.push('  compound=true;')
+  const stateLines = (parent: string | undefined, indent: string): string[] => {
+    const lines: string[] = []
+    for (const state of graph.states.filter((s) => s.parent === parent)) {
+      const style = STYLE[state.kind]
+      const label: LabelLine[] = [{ text: state.id, size: NAME_SIZE, bold: true }]
+      const badge = style.badge(state)
+      if (badge) label.push({ text: badge, size: NOTE_SIZE, color: style.stroke })
+      for (const line of state.description ? wrap(state.description, NOTE_SIZE) : []) {
+        label.push({ text: line, size: NOTE_SIZE })
+      }
+      if (state.kind === 'group') {
+        lines.push(
+          `${indent}subgraph ${quote(clusterOf(state.id))} {`,
+          `${indent}  label=${sizedLabel(label)}; labeljust=l; style="rounded,filled"; fillcolor=${quote(style.fill)}; color=${quote(style.stroke)}; id=${quote(stateElementId(graph.id, state.id))};`,
+          ...stateLines(state.id, `${indent}  `),
+          `${indent}}`,
+        )
+        continue
+      }
+      const attributes = [
+        `label=${sizedLabel(label)}`,
+        `fillcolor=${quote(style.fill)}`,
+        `color=${quote(visited.has(state.id) ? '#d4380d' : style.stroke)}`,
+        `penwidth=${visited.has(state.id) ? 2 : 1}`,
+        `id=${quote(stateElementId(graph.id, state.id))}`,
+        ...(state.kind === 'final' ? ['peripheries=2'] : []),
+      ]
+      lines.push(`${indent}${quote(state.id)} [${attributes.join(', ')}];`)
+      // Only the chart's own start: a phase's initial child is where edges into the phase point.
+      if (state.initial && parent === undefined) lines.push(`${indent}${quote(`${graph.id}:start`)} -> ${quote(state.id)};`)
     }
-    const attributes = [
-      `label=${sizedLabel(lines)}`,
-      `fillcolor=${quote(style.fill)}`,
-      `color=${quote(visited.has(state.id) ? '#d4380d' : style.stroke)}`,
-      `penwidth=${visited.has(state.id) ? 2 : 1}`,
-      `id=${quote(stateElementId(graph.id, state.id))}`,
-      ...(state.kind === 'final' ? ['peripheries=2'] : []),
-    ]
-    out.push(`  ${quote(state.id)} [${attributes.join(', ')}];`)
-    if (state.initial) out.push(`  ${quote(`${graph.id}:start`)} -> ${quote(state.id)};`)
+    return lines
+  }
+  out.push(...stateLines(undefined, '  '))
+  for (const state of graph.states) {
+    if (state.initial && state.parent === undefined && state.kind === 'group') {
+      out.push(`  ${quote(`${graph.id}:start`)} -> ${quote(state.entry!)} [lhead=${quote(clusterOf(state.id))}];`)
+    }
   }
   for (const t of graph.transitions) {
     const count = taken.get(t.id) ?? 0
     const lines = [t.event, ...(t.guard ? [`[${t.guard}]`] : []), ...(count > 0 ? [`×${count}`] : [])].map(
       (text): LabelLine => ({ text, size: EDGE_SIZE, ...(count > 0 ? { color: '#d4380d' } : {}) }),
     )
+    const from = anchorOf(graph, t.source)
+    const to = anchorOf(graph, t.target ?? t.source)
     const attributes = [
       `label=${sizedLabel(lines)}`,
       `id=${quote(`transition:${graph.id}:${t.id}`)}`,
+      ...(from.cluster ? [`ltail=${quote(from.cluster)}`] : []),
+      ...(to.cluster && to.cluster !== from.cluster ? [`lhead=${quote(to.cluster)}`] : []),
       ...(count > 0 ? ['color="#d4380d"', `penwidth=${Math.min(1.5 + Math.log2(count + 1), 5).toFixed(1)}`] : []),
     ]
-    out.push(`  ${quote(t.source)} -> ${quote(t.target ?? t.source)} [${attributes.join(', ')}];`)
+    out.push(`  ${quote(from.node)} -> ${quote(to.node)} [${attributes.join(', ')}];`)
   }
   out.push('}')
   return `${out.join('\n')}\n`

@@ -10,8 +10,8 @@ import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph'
 import { transitionId } from '../core/engine/transitions.js'
 import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
 
-/** What a state is for. */
-export type StateKind = 'effect' | 'resting' | 'final' | 'state'
+/** What a state is for; a `group` is a compound state (a phase) drawn around its children. */
+export type StateKind = 'effect' | 'resting' | 'final' | 'state' | 'group'
 
 /** A state of the chart. */
 export interface GraphState {
@@ -22,6 +22,10 @@ export interface GraphState {
   /** For effect states: the effect's name. */
   effect?: string
   initial: boolean
+  /** The id of the group (compound state) the state is drawn in; absent at the top level. */
+  parent?: string
+  /** Groups: the atomic state the group is entered at (its initial child, followed down). */
+  entry?: string
 }
 
 /** A transition of the chart. */
@@ -49,8 +53,16 @@ function pathOf(node: AnyStateNode): string {
   return node.path.join('.')
 }
 
+/** The atomic state a transition naming `node` ends in. */
+function entryOf(node: AnyStateNode): AnyStateNode {
+  let current = node
+  while (current.type === 'compound' && current.initial?.target?.[0]) current = current.initial.target[0] as AnyStateNode
+  return current
+}
+
 function kindOf(node: AnyStateNode): { kind: StateKind; effect?: string } {
   if (node.type === 'final') return { kind: 'final' }
+  if (node.type === 'compound') return { kind: 'group' }
   const effect = [...node.tags].find((tag) => tag.startsWith(EFFECT_TAG_PREFIX))
   if (effect) return { kind: 'effect', effect: effect.slice(EFFECT_TAG_PREFIX.length) }
   if (node.tags.includes(AWAITS_REQUEST)) return { kind: 'resting' }
@@ -79,6 +91,8 @@ export function flowGraph(machine: AnyStateMachine): FlowGraph {
         ...kindOf(node),
         ...(node.description ? { description: node.description } : {}),
         initial,
+        ...(node.parent && node.parent !== machine.root ? { parent: pathOf(node.parent) } : {}),
+        ...(node.type === 'compound' ? { entry: pathOf(entryOf(node)) } : {}),
       })
     }
     for (const edge of graphNode.edges) {

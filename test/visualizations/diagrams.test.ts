@@ -76,3 +76,37 @@ describe('generated diagrams', () => {
     })
   })
 })
+
+describe('a chart grouped in phases', () => {
+  const machine = createMachine({
+    id: 'phased',
+    initial: 'idle',
+    states: {
+      idle: { tags: 'awaitsRequest', on: { go: 'work' } },
+      work: {
+        description: 'The work phase.',
+        initial: 'a',
+        on: { abort: 'failed' },
+        states: { a: { tags: 'effect.first', on: { 'first.done': 'b' } }, b: { on: { next: '#phased.done' } } },
+      },
+      done: { type: 'final' },
+      failed: { type: 'final' },
+    },
+  })
+  const graph = flowGraph(machine)
+
+  it('marks the phase a group, its children with their parent, and where it is entered', () => {
+    expect(graph.states.find((s) => s.id === 'work')).toMatchObject({ kind: 'group', entry: 'work.a' })
+    expect(graph.states.find((s) => s.id === 'work.a')).toMatchObject({ kind: 'effect', parent: 'work', initial: true })
+    expect(graph.states.find((s) => s.id === 'idle')!.parent).toBeUndefined()
+  })
+
+  it('draws the phase as a box around its children, and its transitions from its border', async () => {
+    const svg = (await diagram(machine, 'svg')).replace(/&#45;/g, '-')
+    expect(svg).toMatch(/<g id="state:phased:work" class="cluster">/)
+    for (const state of graph.states) expect(svg).toContain(`id="${stateElementId(machine.id, state.id)}"`)
+    for (const t of graph.transitions) expect(svg).toContain(`id="transition:${machine.id}:${t.id}"`)
+    // One start arrow, to the chart's own initial state (not to the phase's initial child).
+    expect(svg.match(/<title>phased:start&#45;&gt;|<title>phased:start-&gt;/g)?.length).toBe(1)
+  })
+})
