@@ -188,7 +188,7 @@ export function advanceNow<Env>(
   /** The loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
   function runCompiled(chart: CompiledMachine): FlowRun | Promise<FlowRun> {
     const start = options.from ?? initial
-    let state: CompiledState | undefined = chart.states.get(String(start.value))
+    let state: CompiledState | undefined = chart.states.get(stateLabel(start.value))
     if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${stateLabel(start.value)}"`)
     let context = start.context as Record<string, unknown>
     let last: EventObject = event
@@ -227,7 +227,7 @@ export function advanceNow<Env>(
         state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
       ) as FlowOutcome | undefined
       // Only the value and context of a snapshot are ever read after a run (to seal it).
-      const snapshot = { value: state.key, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
+      const snapshot = { value: state.value, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
       return settle(snapshot, state.key, outcome, !state.final)
     }
   }

@@ -1,12 +1,14 @@
 /**
- * A compiled stepper for flat charts. xstate's `transition()` is general (hierarchy, parallel
+ * A compiled stepper for simple charts. xstate's `transition()` is general (hierarchy, parallel
  * regions, history, spawned actors) and costs about 17 µs per step on these machines; a request
- * takes several steps. Our flow machines are flat: atomic and final children of the root, no
- * entry/exit actions, no eventless or delayed transitions, guards and `assign` actions by name.
- * For such a machine this module precomputes, per (state, event type), the candidate transitions
- * with their guard and assignments, and steps through them directly, with exactly xstate's
- * semantics for that subset: the first enabled candidate in document order, assignments applied
- * in order, a final state's `output` passed through the machine's `output`.
+ * takes several steps. Our flow machines use a small subset: atomic states, optionally grouped in
+ * compound states (phases), final states at the root, no entry/exit actions, no eventless or
+ * delayed transitions, guards and `assign` actions by name. For such a machine this module
+ * precomputes, per (atomic state, event type), the candidate transitions with their guard and
+ * assignments, and steps through them directly, with exactly xstate's semantics for that subset:
+ * the first enabled candidate, the atomic state's own before its ancestors' (each in document
+ * order), assignments applied in order, a target that names a compound state entering its initial
+ * atomic descendant, a final state's `output` passed through the machine's `output`.
  *
  * A machine using anything else is not compiled, and the engine falls back to xstate. The
  * model-based tests check every step the engine takes against xstate's own answer, and
@@ -19,6 +21,7 @@ import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../../machines/shared/events.
 import { transitionId } from './transitions.js'
 
 type Context = Record<string, unknown>
+type StateValue = string | { [key: string]: StateValue }
 type Guard = (args: { context: Context; event: EventObject }, params: undefined) => boolean
 type Assignment = (args: { context: Context; event: EventObject }, params: undefined) => Context
 
@@ -30,9 +33,12 @@ interface CompiledTransition {
   target?: string
 }
 
-/** What the engine needs to know about a state. */
+/** What the engine needs to know about an atomic or final state. */
 export interface CompiledState {
+  /** The state's path from the root, dotted (`jwt.decoding`), as `stateLabel` writes a value. */
   key: string
+  /** The state value xstate gives this state: the key itself at the root, nested objects below. */
+  value: StateValue
   final: boolean
   awaitsRequest: boolean
   effect?: string
@@ -45,6 +51,7 @@ export interface CompiledState {
 
 /** A compiled machine. */
 export interface CompiledMachine {
+  /** Every atomic and final state, by {@link CompiledState.key}. */
   states: ReadonlyMap<string, CompiledState>
 }
 
@@ -96,8 +103,9 @@ function compileTransition(
 ): CompiledTransition | null {
   const targets = transition.target ?? []
   if (targets.length > 1) return null
-  const target = targets[0] as AnyStateNode | undefined
-  if (target && target.parent !== machine.root) return null
+  const named = targets[0] as AnyStateNode | undefined
+  const target = named && initialAtomic(named)
+  if (target === null) return null
   const guard = guardOf(machine, transition.guard)
   if (guard === null) return null
   const assignments: Assignment[] = []
@@ -110,31 +118,77 @@ function compileTransition(
     id: transitionId(transition),
     ...(guard ? { guard } : {}),
     assignments,
-    ...(target ? { target: target.key } : {}),
+    ...(target ? { target: pathOf(target) } : {}),
   }
+}
+
+/** The dotted path of a state node from the root (the root's children are their own key). */
+function pathOf(node: AnyStateNode): string {
+  return node.path.join('.')
+}
+
+/** The state value of an atomic state: `a`, `{ a: 'b' }`, `{ a: { b: 'c' } }`. */
+function valueOf(node: AnyStateNode): StateValue {
+  const path = node.path as string[]
+  let value: StateValue = path[path.length - 1]!
+  for (let i = path.length - 2; i >= 0; i--) value = { [path[i]!]: value }
+  return value
+}
+
+/** The atomic state entered when `node` is entered; `null` for what is beyond the subset. */
+function initialAtomic(node: AnyStateNode): AnyStateNode | null {
+  let current = node
+  while (current.type === 'compound') {
+    const initial = current.initial?.target
+    if (!initial || initial.length !== 1 || current.initial.actions.length > 0) return null
+    current = initial[0] as AnyStateNode
+  }
+  return current.type === 'atomic' || current.type === 'final' ? current : null
+}
+
+/** A compound state that only groups: nothing but children and transitions. */
+function isGrouping(node: AnyStateNode): boolean {
+  return (
+    node.type === 'compound' &&
+    node.entry.length === 0 &&
+    node.exit.length === 0 &&
+    !node.always?.length &&
+    node.after.length === 0 &&
+    node.invoke.length === 0 &&
+    node.tags.length === 0 &&
+    (node.meta as { outcome?: unknown } | undefined)?.outcome === undefined
+  )
 }
 
 function compileState(machine: AnyStateMachine, node: AnyStateNode): CompiledState | null {
   if (node.type !== 'atomic' && node.type !== 'final') return null
+  // A final state below the root ends only its phase in xstate (`onDone`), not the flow.
+  if (node.type === 'final' && node.parent !== machine.root) return null
   if (node.entry.length > 0 || node.exit.length > 0 || node.always?.length || node.after.length > 0) return null
   if (node.invoke.length > 0) return null
+  // The state's own transitions first, then each ancestor's: xstate takes the first enabled one.
+  const sources: AnyStateNode[] = []
+  for (let source: AnyStateNode | undefined = node; source; source = source.parent) sources.push(source)
   const transitions = new Map<string, CompiledTransition[]>()
-  for (const [eventType, candidates] of node.transitions) {
-    if (eventType === '*' || eventType.endsWith('.*')) return null
-    const list: CompiledTransition[] = []
-    for (const candidate of candidates) {
-      const compiledTransition = compileTransition(machine, candidate)
-      if (compiledTransition === null) return null
-      list.push(compiledTransition)
+  for (const source of sources) {
+    for (const [eventType, candidates] of source.transitions) {
+      if (eventType === '*' || eventType.endsWith('.*')) return null
+      const list = transitions.get(eventType) ?? []
+      for (const candidate of candidates) {
+        const compiledTransition = compileTransition(machine, candidate)
+        if (compiledTransition === null) return null
+        list.push(compiledTransition)
+      }
+      transitions.set(eventType, list)
     }
-    transitions.set(eventType, list)
   }
   const effect = node.tags.find((tag: string) => tag.startsWith(EFFECT_TAG_PREFIX))
   const meta = node.meta as { outcome?: unknown } | undefined
   const finalOutput = node.output as unknown
   const machineOutput = machine.root.output as unknown
   return {
-    key: node.key,
+    key: pathOf(node),
+    value: valueOf(node),
     final: node.type === 'final',
     awaitsRequest: node.tags.includes(AWAITS_REQUEST),
     ...(effect ? { effect: effect.slice(EFFECT_TAG_PREFIX.length) } : {}),
@@ -153,30 +207,41 @@ function compileState(machine: AnyStateMachine, node: AnyStateNode): CompiledSta
   }
 }
 
-/** The compiled form of `machine`, or `null` when it uses more than the flat subset. */
+/** Every atomic and final state below `node`, or `null` when a grouping state does more than group. */
+function leavesOf(node: AnyStateNode): AnyStateNode[] | null {
+  const leaves: AnyStateNode[] = []
+  for (const child of Object.values(node.states) as AnyStateNode[]) {
+    if (child.type === 'atomic' || child.type === 'final') leaves.push(child)
+    else if (isGrouping(child) && initialAtomic(child)) {
+      const below = leavesOf(child)
+      if (below === null) return null
+      leaves.push(...below)
+    } else return null
+  }
+  return leaves
+}
+
+/** The compiled form of `machine`, or `null` when it uses more than the subset above. */
 export function compileMachine(machine: AnyStateMachine): CompiledMachine | null {
   if (compiled.has(machine)) return compiled.get(machine)!
   let result: CompiledMachine | null = null
   const root = machine.root
-  const flatRoot =
+  const simpleRoot =
     root.entry.length === 0 &&
     root.exit.length === 0 &&
     !root.always?.length &&
     root.after.length === 0 &&
     root.invoke.length === 0 &&
-    root.transitions.size === 0 &&
     root.type === 'compound'
-  if (flatRoot) {
+  const leaves = simpleRoot ? leavesOf(root) : null
+  if (leaves) {
     const states = new Map<string, CompiledState>()
-    for (const node of Object.values(root.states) as AnyStateNode[]) {
+    for (const node of leaves) {
       const state = compileState(machine, node)
-      if (state === null) {
-        states.clear()
-        break
-      }
-      states.set(node.key, state)
+      if (state === null) break
+      states.set(state.key, state)
     }
-    if (states.size === Object.keys(root.states).length) result = { states }
+    if (states.size === leaves.length) result = { states }
   }
   compiled.set(machine, result)
   return result

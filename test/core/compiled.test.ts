@@ -1,17 +1,21 @@
 /**
  * The compiled stepper against xstate itself: along every shortest path of the credentials and
- * sign-in completion charts (and the session chart's JWT branch), both step to the same state, context and output. Charts
- * beyond the flat subset are not compiled and still run, through xstate.
+ * sign-in completion charts (and the session chart's JWT branch), and along random walks of those
+ * and of a chart grouped in nested phases, both step to the same state, context, tags and output.
+ * Charts beyond the subset (entry actions, parallel regions, history, finals inside a phase) are
+ * not compiled and still run, through xstate.
  */
 import { describe, expect, it } from 'vitest'
 import { assign, createActor, createMachine, setup, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
 import { createTestModel } from 'xstate/graph'
 import { compileMachine, compiledStep, type CompiledState } from '../../core/engine/compiled.js'
-import { advance } from '../../core/engine/advance.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { credentialsSignInMachine, sessionMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { object } from 'superstruct'
+import fc from 'fast-check'
+import { advance, outcomeOf, pendingEffect } from '../../core/engine/advance.js'
+import { stateLabel } from '../../core/engine/transitions.js'
 
 const T0 = 1_700_000_000
 const jwt = { strategy: 'jwt', maxAge: 60, updateAge: 30 } as const
@@ -111,14 +115,15 @@ describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine
     const scope = inertScope(machine)
     for (const path of paths) {
       let snapshot = machine.getInitialSnapshot(scope) as AnyMachineSnapshot
-      let state: CompiledState = chart.states.get(String(snapshot.value))!
+      let state: CompiledState = chart.states.get(stateLabel(snapshot.value))!
       let context = snapshot.context as Record<string, unknown>
       for (const { event } of path.steps.slice(1)) {
         snapshot = machine.transition(snapshot, event as never, scope) as AnyMachineSnapshot
         const step = compiledStep(chart, state, context, event as never)!
         state = step.state
         context = step.context
-        expect(state.key).toBe(snapshot.value)
+        expect(state.key).toBe(stateLabel(snapshot.value))
+        expect(state.value).toEqual(snapshot.value)
         expect(context).toEqual(snapshot.context)
         if (snapshot.status === 'done') expect(state.output?.(context, event as never)).toEqual(snapshot.output)
       }
@@ -147,7 +152,12 @@ describe('charts beyond the flat subset', () => {
 
   it('are not compiled (entry actions, nested states), and the engine runs them through xstate', async () => {
     expect(compileMachine(withEntry)).toBeNull()
-    expect(compileMachine(createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: {} } } } }))).toBeNull()
+    expect(compileMachine(createMachine({ initial: 'a', states: { a: { entry: assign({}), initial: 'b', states: { b: {} } } } }))).toBeNull()
+    expect(compileMachine(createMachine({ initial: 'a', states: { a: { type: 'parallel', states: { b: {}, c: {} } } } }))).toBeNull()
+    expect(
+      compileMachine(createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'h' } }, h: { type: 'history' } } } } })),
+    ).toBeNull()
+    expect(compileMachine(createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'c' } }, c: { type: 'final' } } } } }))).toBeNull()
     const flow = defineFlow({
       machine: withEntry,
       context: object() as never,
@@ -157,3 +167,192 @@ describe('charts beyond the flat subset', () => {
     expect(run.outcome).toEqual({ type: 'json', body: { noted: true, done: false } })
   })
 })
+
+/** A chart grouped in phases, nested two deep, with transitions at every level (the root's too). */
+const grouped = setup({
+  types: {} as { context: { n: number; log: string[] }; events: { type: string; k?: number } },
+  guards: {
+    small: ({ context }) => context.n < 3,
+    even: ({ event }) => (event.k ?? 0) % 2 === 0,
+  },
+  actions: {
+    bump: assign({ n: ({ context }) => context.n + 1 }),
+    note: assign({ log: ({ context, event }) => [...context.log, event.type] }),
+  },
+}).createMachine({
+  id: 'grouped',
+  version: '1',
+  initial: 'idle',
+  context: { n: 0, log: [] },
+  output: finalStateOutcome,
+  on: { abort: { target: '.aborted', actions: 'note' } },
+  states: {
+    idle: {
+      tags: 'awaitsRequest',
+      meta: { outcome: (context: { n: number }) => ({ type: 'json', body: { waiting: context.n } }) },
+      on: { start: 'work', deep: 'work.inner.d', next: { guard: 'even', actions: 'bump' } },
+    },
+    work: {
+      initial: 'a',
+      on: {
+        next: [{ guard: 'small', target: 'work', actions: 'bump' }, { target: 'review' }],
+        tick: { actions: 'bump' },
+        reset: '#grouped.idle',
+      },
+      states: {
+        a: { tags: 'effect.first', on: { next: { guard: 'even', target: 'b', actions: 'note' }, go: 'inner' } },
+        b: { on: { tick: { guard: 'small', actions: ['note', 'bump'] }, go: '#grouped.work.inner.d' } },
+        inner: {
+          initial: 'c',
+          on: { go: '.d', up: '#grouped.work', tick: [{ guard: 'small', target: '#grouped.review.r2' }] },
+          states: {
+            c: { tags: 'awaitsRequest', on: { go: { guard: 'even', target: 'c', actions: 'note' } } },
+            d: { tags: 'effect.second', on: { up: { guard: 'small', target: '#grouped.idle', actions: 'bump' } } },
+          },
+        },
+      },
+    },
+    review: {
+      initial: 'r1',
+      on: { back: 'work.inner', ok: 'done' },
+      states: {
+        r1: { on: { ok: { guard: 'small', target: 'r2' } } },
+        r2: { tags: 'awaitsRequest', meta: { outcome: () => ({ type: 'redirect', url: '/r2' }) }, on: { back: 'r1' } },
+      },
+    },
+    done: { type: 'final', output: ({ context }) => ({ type: 'json', body: context }) },
+    aborted: { type: 'final', output: { type: 'error', error: 'Aborted' } },
+  },
+})
+
+const GROUPED_EVENTS = [
+  { type: 'start' },
+  { type: 'deep' },
+  { type: 'next', k: 1 },
+  { type: 'next', k: 2 },
+  { type: 'tick' },
+  { type: 'go', k: 1 },
+  { type: 'go', k: 2 },
+  { type: 'up' },
+  { type: 'reset' },
+  { type: 'ok' },
+  { type: 'back' },
+  { type: 'abort' },
+  { type: 'nothing' },
+]
+
+/** Walks `events` through both steppers from the initial state, comparing after every event. */
+function walkBoth(machine: AnyStateMachine, events: readonly object[]): string[] {
+  const chart = compileMachine(machine)!
+  const scope = inertScope(machine)
+  let snapshot = machine.getInitialSnapshot(scope) as AnyMachineSnapshot
+  let state = chart.states.get(stateLabel(snapshot.value))!
+  let context = snapshot.context as Record<string, unknown>
+  const visited = [state.key]
+  for (const event of events) {
+    if (snapshot.status === 'done') break
+    const next = machine.transition(snapshot, event as never, scope) as AnyMachineSnapshot
+    const step = compiledStep(chart, state, context, event as never)
+    if (step === undefined) {
+      expect(next.value).toEqual(snapshot.value)
+      expect(next.context).toEqual(snapshot.context)
+    } else {
+      state = step.state
+      context = step.context
+    }
+    snapshot = next
+    expect(state.key).toBe(stateLabel(snapshot.value))
+    expect(state.value).toEqual(snapshot.value)
+    expect(context).toEqual(snapshot.context)
+    expect(state.final).toBe(snapshot.status === 'done')
+    expect(state.effect).toBe(pendingEffect(snapshot))
+    expect(state.awaitsRequest).toBe(snapshot.hasTag('awaitsRequest'))
+    if (state.final) expect(state.output?.(context, event as never)).toEqual(snapshot.output)
+    else if (state.awaitsRequest) expect(state.outcome?.(context)).toEqual(outcomeOf(snapshot))
+    visited.push(state.key)
+  }
+  return visited
+}
+
+describe('a chart grouped in phases', () => {
+  it('is compiled: one state per atomic or final state, keyed by its dotted path', () => {
+    const chart = compileMachine(grouped)!
+    expect([...chart.states.keys()].sort()).toEqual(
+      ['aborted', 'done', 'idle', 'review.r1', 'review.r2', 'work.a', 'work.b', 'work.inner.c', 'work.inner.d'].sort(),
+    )
+    expect(chart.states.get('work.inner.d')!.value).toEqual({ work: { inner: 'd' } })
+  })
+
+  it('takes a state’s own transition before its phase’s, and a phase’s before the root’s', () => {
+    // work.a: its own guarded `next` (k even) first, then the phase's `next` (small ⇒ re-enter work).
+    expect(walkBoth(grouped, [{ type: 'start' }, { type: 'next', k: 2 }])).toEqual(['idle', 'work.a', 'work.b'])
+    expect(walkBoth(grouped, [{ type: 'start' }, { type: 'next', k: 1 }])).toEqual(['idle', 'work.a', 'work.a'])
+    expect(walkBoth(grouped, [{ type: 'deep' }, { type: 'abort' }])).toEqual(['idle', 'work.inner.d', 'aborted'])
+  })
+
+  it('enters a named phase at its initial atomic state', () => {
+    expect(walkBoth(grouped, [{ type: 'start' }, { type: 'go' }, { type: 'up' }])).toEqual([
+      'idle',
+      'work.a',
+      'work.inner.c',
+      'work.a',
+    ])
+  })
+
+  it('runs through the engine: effects inside phases, a nested resting state resumed by its value', async () => {
+    const flow = defineFlow({
+      machine: grouped,
+      context: object() as never,
+      effects: { first: () => ({ type: 'next', k: 2 }), second: () => ({ type: 'up' }) },
+    })
+    const run = await advance(flow, {}, { type: 'deep', at: T0 }, { traceTransitions: true })
+    expect(run.trace.steps.map((step) => `${step.from} → ${step.to}`)).toEqual(['idle → work.inner.d', 'work.inner.d → idle'])
+    expect(run.trace.steps[1]!.transitions).toEqual(['grouped.work.inner.d:up:0'])
+    expect(run.outcome).toEqual({ type: 'json', body: { waiting: 1 } })
+    const resting = { value: { review: 'r2' }, context: { n: 0, log: [] } } as unknown as AnyMachineSnapshot
+    const resumed = await advance(flow, {}, { type: 'ok', at: T0 }, { from: resting, traceTransitions: true })
+    expect(resumed.trace.steps[0]!.transitions).toEqual(['grouped.review:ok:0'])
+    expect(resumed.snapshot.value).toBe('done')
+    expect(resumed.outcome).toEqual({ type: 'json', body: { n: 0, log: [] } })
+    const first = { value: { review: 'r1' }, context: { n: 0, log: [] } } as unknown as AnyMachineSnapshot
+    const waiting = await advance(flow, {}, { type: 'ok', at: T0 }, { from: first })
+    expect(waiting.resting).toBe(true)
+    expect(waiting.snapshot.value).toEqual({ review: 'r2' })
+    expect(waiting.outcome).toEqual({ type: 'redirect', url: '/r2' })
+  })
+
+  it('steps exactly as xstate along random walks: state, context, tags, outcome', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...GROUPED_EVENTS), { maxLength: 30 }), (events) => {
+        walkBoth(grouped, events)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('visits every state along those walks', () => {
+    const seen = new Set<string>()
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...GROUPED_EVENTS), { maxLength: 30 }), (events) => {
+        for (const key of walkBoth(grouped, events)) seen.add(key)
+      }),
+      { numRuns: 300, seed: 27 },
+    )
+    expect(seen.size).toBe(compileMachine(grouped)!.states.size)
+  })
+})
+
+describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine] as AnyStateMachine[])(
+  'random walks of the $id chart',
+  (machine) => {
+    it('step exactly as xstate', () => {
+      const samples = SAMPLES[machine.id]!
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...samples), { maxLength: 20 }), (events) => {
+          walkBoth(machine, events)
+        }),
+        { numRuns: 200 },
+      )
+    })
+  },
+)

@@ -8,7 +8,7 @@ import type { PostgresAuthStore } from '../../stores/postgres.js'
 import { listSessions, revokeAllSessions } from '../../core/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { Client, SECRET } from '../fixtures/http.js'
-import { startPostgres } from '../fixtures/postgres.js'
+import { endPool, startPostgres } from '../fixtures/postgres.js'
 import { loadSnippet } from './snippet.js'
 
 const server = await startPostgres()
@@ -17,8 +17,13 @@ const { config, store, pool } = await loadSnippet<{ config: AuthConfig; store: P
   'instances-postgres.ts',
   { AUTH_SECRET: SECRET, DATABASE_URL: url },
 )
+// The README's pool has no `error` listener: an idle connection the server ends (57P01) would be
+// thrown as an uncaught exception. The test owns the pool's lifetime, so it listens, and it ends the
+// pool with every connection closed before it stops the server.
+const poolErrors: Error[] = []
+pool.on('error', (error) => poolErrors.push(error))
 afterAll(async () => {
-  await pool.end()
+  await endPool(pool)
   await server.stop()
 })
 
@@ -39,5 +44,9 @@ describe('README instances-postgres.ts', () => {
   it('keeps claims in the shared store', async () => {
     expect(await store.claim('readme:once', 60)).toBe(true)
     expect(await store.claim('readme:once', 60)).toBe(false)
+  })
+
+  it('loses no pooled connection while it runs', () => {
+    expect(poolErrors).toEqual([])
   })
 })

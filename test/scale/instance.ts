@@ -36,6 +36,8 @@ async function storeFromEnv(): Promise<{ store: AuthStore; close: () => Promise<
     return { store: redisAuthStore(client), close: async () => void (await client.quit()) }
   }
   const pool = new pg.Pool({ connectionString: env('STORE_URL'), max: 10 })
+  // An idle connection the server ends would otherwise be an uncaught error that kills the instance.
+  pool.on('error', (error) => console.error(`store pool: ${error.message}`))
   const store = postgresAuthStore(pool)
   await store.migrate()
   return { store, close: () => pool.end() }

@@ -5,7 +5,6 @@
  * are atomic and expire, values live for their TTL, and reset forgets all three.
  */
 import { PGlite } from '@electric-sql/pglite'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
@@ -26,14 +25,13 @@ interface Backend {
 
 let postgres: PostgresServer
 let redis: RedisServer
-const pools: pg.Pool[] = []
 let pglite: PGlite
 
 beforeAll(async () => {
   ;[postgres, redis] = await Promise.all([startPostgres(), startRedis()])
 })
 afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()))
+  // The server ends its pools, every connection closed, before it stops.
   await pglite?.close()
   await Promise.all([postgres?.stop(), redis?.stop()])
 })
@@ -61,8 +59,7 @@ const backends: Backend[] = [
     name: 'PostgreSQL',
     async pair() {
       const url = await postgres.createDatabase(`store_${unique++}`)
-      const [one, two] = [new pg.Pool({ connectionString: url }), new pg.Pool({ connectionString: url })]
-      pools.push(one, two)
+      const [one, two] = [postgres.pool(url), postgres.pool(url)]
       const a = postgresAuthStore(one, { tablePrefix: 'app' })
       const b = postgresAuthStore(two, { tablePrefix: 'app' })
       await Promise.all([a.migrate(), b.migrate()])

@@ -94,6 +94,11 @@ interface Facts {
   credentials: boolean
   /** The provider's answer, untouched (only after a real visit). */
   answer: boolean
+  /**
+   * The parameters the callback carried from the flow (the provider's answer): only these are the
+   * answer's to tamper with. A PKCE-only provider sends no `state`; one added by noise is not its.
+   */
+  answerKeys: ReadonlySet<string>
   /** The envelope of a flow started for this provider, unused and untouched. */
   envelope: boolean
   /** Set when a broken envelope travels (it must not resume anything). */
@@ -186,7 +191,15 @@ export class Driver {
     const providers = route.provider === 'none' ? [] : world.providersOf(route.provider)
     const providerId = providers.length > 0 ? providers[plan.provider % providers.length] : undefined
     const jar = new CookieJar()
-    const facts: Facts = { csrf: false, credentials: false, answer: false, envelope: false, envelopeBroken: false, sessionBroken: false }
+    const facts: Facts = {
+      csrf: false,
+      credentials: false,
+      answer: false,
+      answerKeys: new Set(),
+      envelope: false,
+      envelopeBroken: false,
+      sessionBroken: false,
+    }
     const secrets = new Set(world.staticSecrets())
 
     if (plan.session !== 'none') facts.session = await this.signIn(jar, plan.session)
@@ -240,6 +253,7 @@ export class Driver {
         params = { ...(state ? { state } : {}), code: 'not-a-code-the-provider-issued' }
       }
       if (params.code) secrets.add(params.code)
+      facts.answerKeys = new Set(Object.keys(params))
       carry(params)
     }
 
@@ -648,12 +662,12 @@ export class Driver {
       case 'answer': {
         if (!context.started) return undefined
         const flip = (key: string) => {
-          if (typeof params[key] !== 'string') return false
+          if (!facts.answerKeys.has(key) || typeof params[key] !== 'string') return false
           params[key] = flipChar(params[key] as string, tamper.n)
           return true
         }
         const drop = (key: string) => {
-          if (!(key in params)) return false
+          if (!facts.answerKeys.has(key) || !(key in params)) return false
           delete params[key]
           return true
         }
@@ -672,7 +686,7 @@ export class Driver {
             changed = drop('code')
             break
           case 'flip-iss':
-            changed = typeof params.iss === 'string' && ((params.iss = `${params.iss}x`), true)
+            changed = facts.answerKeys.has('iss') && typeof params.iss === 'string' && ((params.iss = `${params.iss}x`), true)
             break
           case 'drop-iss':
             changed = drop('iss')
