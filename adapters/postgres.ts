@@ -252,7 +252,8 @@ CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenti
 // beside the sessions table so that table stays exactly Auth.js's), and each session's sign-in
 // time, last extension and user agent (session_details, beside it for the same reason); both
 // layouts have them. A session without details (created by another adapter) has no absolute
-// lifetime check.
+// lifetime check. Its \`fva\` (added later, hence the ALTER) is when each factor was last proven
+// in the session, as JSON: step-up policies read it.
 function secondFactorsTable(t: Tables): string {
   return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
   id TEXT PRIMARY KEY,
@@ -271,7 +272,18 @@ CREATE TABLE IF NOT EXISTS ${t.sessionDetails} (
   "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now(),
   "lastSeenAt" TIMESTAMPTZ,
   "userAgent" TEXT
-);`
+);
+ALTER TABLE ${t.sessionDetails} ADD COLUMN IF NOT EXISTS fva TEXT;`
+}
+
+/** A stored `fva` column; an unreadable one is no times at all (the session then asks again). */
+function parseFactorTimes(text: string): AdapterSession['fva'] {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as AdapterSession['fva']) : {}
+  } catch {
+    return {}
+  }
 }
 
 const toDate = (value: unknown): Date | null =>
@@ -309,7 +321,7 @@ function converters(userLink: string) {
       image: (row.image as string | null) ?? null,
     }),
     session: (row: Row): AdapterSession => {
-      const { amr, createdAt, lastSeenAt, userAgent, ...rest } = linked(row)
+      const { amr, createdAt, lastSeenAt, userAgent, fva, ...rest } = linked(row)
       return {
         ...rest,
         ...(row.id === undefined ? {} : { id: String(row.id) }),
@@ -321,6 +333,7 @@ function converters(userLink: string) {
         ...(createdAt ? { createdAt: toDate(createdAt)! } : {}),
         ...(lastSeenAt ? { lastSeenAt: toDate(lastSeenAt)! } : {}),
         ...(userAgent !== undefined && createdAt ? { userAgent: (userAgent as string | null) ?? null } : {}),
+        ...(typeof fva === 'string' ? { fva: parseFactorTimes(fva) } : {}),
       }
     },
     secondFactor: (row: Row): AdapterSecondFactor => ({
@@ -485,7 +498,7 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.account(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent }) {
+    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent, fva }) {
       const row = await first(
         withLink(
           `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
@@ -499,9 +512,9 @@ ${schema(options.tablePrefix, layout)}`
       // Lifecycle details only when the engine gives them: the row is otherwise exactly what was given.
       const details = createdAt
         ? await first(
-            `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent")
-             VALUES ($1, $2, $2, $3) RETURNING "createdAt", "lastSeenAt", "userAgent"`,
-            [sessionToken, createdAt, userAgent ?? null],
+            `INSERT INTO ${t.sessionDetails} ("sessionToken", "createdAt", "lastSeenAt", "userAgent", fva)
+             VALUES ($1, $2, $2, $3, $4) RETURNING "createdAt", "lastSeenAt", "userAgent", fva`,
+            [sessionToken, createdAt, userAgent ?? null, fva ? JSON.stringify(fva) : null],
           )
         : {}
       return to.session({ ...row!, ...details, ...(amr ? { amr: amr.join(' ') } : {}) })
@@ -509,7 +522,7 @@ ${schema(options.tablePrefix, layout)}`
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
       const row = await first(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
          WHERE s."sessionToken" = $1`,
@@ -535,7 +548,14 @@ ${schema(options.tablePrefix, layout)}`
         // An extension is a sign of life: it moves the session's last-seen time.
         await rows(`UPDATE ${t.sessionDetails} SET "lastSeenAt" = now() WHERE "sessionToken" = $1`, [session.sessionToken])
       }
-      return row ? to.session(row) : null
+      // A re-authentication: the same row, with the factor's new verification time.
+      const fva = row && session.fva
+        ? await first(`UPDATE ${t.sessionDetails} SET fva = $2 WHERE "sessionToken" = $1 RETURNING fva`, [
+            session.sessionToken,
+            JSON.stringify(session.fva),
+          ])
+        : undefined
+      return row ? to.session({ ...row, ...fva }) : null
     },
     async getCompletedSteps(userId) {
       const found = await rows(`SELECT "stepId", version FROM ${t.completedSteps} WHERE ${link} = $1 ORDER BY "completedAt"`, [userId])
@@ -549,7 +569,7 @@ ${schema(options.tablePrefix, layout)}`
     },
     async listSessions(userId) {
       const found = await rows(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
          WHERE s."${t.userLink}" = $1 ORDER BY d."createdAt" NULLS FIRST`,

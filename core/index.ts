@@ -9,6 +9,8 @@ export { createActionURL, setEnvDefaults } from './env.js'
 export { setClientAddress } from './http/request.js'
 export { customFetch, raw, skipCSRFCheck } from './symbols.js'
 export { assertConfig } from './config/resolve-config.js'
+export { recentAuthRequired, requireRecentAuth, type RecentAuth, type StepUpPolicy } from './recent-auth.js'
+export type { Factor, FactorTimes } from './session/verification.js'
 export { memoryAuthStore, type AuthStore, type LimitResult } from './store/index.js'
 export {
   listSessions,

@@ -30,6 +30,7 @@ import type { ParsedRequest, RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { RoutedAction } from './actions.js'
 import type { AuthConfig, Cookie, Session } from './types.js'
+import { requestFreshness, type Freshness, type StepUpPolicy } from './session/freshness.js'
 
 /** The request the application's server code is answering, as the in-process calls read it. */
 export interface ServerRequest {
@@ -390,4 +391,39 @@ export async function updateSession(request: ServerRequest, config: Omit<AuthCon
     cookies: served.cookies,
     ...(served.error ? { error: served.error } : {}),
   }
+}
+
+/**
+ * Whether the session of `request` is fresh enough for `policy` (step-up): read through the one
+ * authority for who is signed in, as the session route reads it, and measured from its per-factor
+ * verification times. No cookie is set and no callback runs.
+ *
+ * @throws as {@link readSession}.
+ */
+export async function readFreshness(
+  request: ServerRequest,
+  config: Omit<AuthConfig, 'raw'>,
+  policy: StepUpPolicy,
+): Promise<Freshness> {
+  const resolved = await readyConfig(config, request)
+  const table: readonly Route[] = [
+    {
+      method: 'GET',
+      action: 'session',
+      provider: 'none',
+      actsForUser: true,
+      serve: async (ctx) => ({ body: await requestFreshness(ctx, policy) }),
+    },
+  ]
+  const served = await serve(resolved, request, SESSION_READ, table)
+  if (served.error) throw served.error
+  return served.body as Freshness
+}
+
+/** The URL of the page where the user proves a factor again, returning to `returnTo`. */
+export function reauthenticationUrl(request: ServerRequest, config: Omit<AuthConfig, 'raw'>, returnTo: string): string {
+  const resolution = resolveConfig(config as AuthConfig)
+  const basePath = resolution.ok ? basePathOf(resolution.config) : '/auth'
+  // A fresh sign-in counts as a fresh proof of its factor.
+  return `${request.origin}${basePath}/signin?${new URLSearchParams({ callbackUrl: returnTo })}`
 }

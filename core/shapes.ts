@@ -120,6 +120,12 @@ export interface AdapterSession {
   createdAt?: Date
   lastSeenAt?: Date
   userAgent?: string | null
+  /**
+   * Ours, optional (step-up): when each factor was last proven in this session, factor → epoch
+   * seconds (e.g. `{ pwd: 1767225600 }`). Given with the lifecycle details (adapters with
+   * `listSessions`) at creation, and through `updateSession` on re-authentication.
+   */
+  fva?: Partial<Record<'pwd' | 'otp' | 'hwk' | 'email' | 'fed', number>>
 }
 
 /** A single-use e-mail sign-in token; only its hash is stored. */
@@ -206,6 +212,7 @@ export interface Adapter {
     /** Given only to adapters with `listSessions` (ours): others may refuse unknown fields. */
     createdAt?: Date
     userAgent?: string | null
+    fva?: AdapterSession['fva']
   }): Awaitable<AdapterSession>
   getSessionAndUser?(
     sessionToken: string,

@@ -21,6 +21,7 @@ import { storeAccountTokens } from './account.js'
 import { liveJwtSession, storedSession } from '../session/current.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../session/lifecycle.js'
 import { encodeSessionToken } from '../session/token.js'
+import { FACTOR_VERIFICATION_CLAIM } from '../session/verification.js'
 import { callbacksOf, eventsOf } from '../config/read.js'
 import { callback } from './callbacks.js'
 import { effects, fail, type Failure } from './effect.js'
@@ -89,6 +90,10 @@ function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: 
   // next read would otherwise start its absolute clock again).
   // Stryker disable next-line ConditionalExpression: eq#flows-session-1
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
+  // So are the factor verification times: a step-up policy measures from them.
+  if (refreshed && token[FACTOR_VERIFICATION_CLAIM] !== undefined) {
+    refreshed[FACTOR_VERIFICATION_CLAIM] = token[FACTOR_VERIFICATION_CLAIM]
+  }
   // A token given its sign-in time by this read is reissued, or the next read would start again.
   // (Whether a revoked token changed is never asked: the chart ends it first.)
   const changed = stamped || (!builtIn && stableJson(refreshed) !== before)
@@ -154,7 +159,8 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
     runJwtCallback(context, ctx) {
       const read = context.token as JWT
       const stamped = needsSignInTime(ctx, read)
-      const token = stamped ? { ...read, [SIGN_IN_TIME_CLAIM]: ctx.at } : read
+      // A sign-in time given at a read proves no factor: such a token has proven none (an empty fva).
+      const token = stamped ? { [FACTOR_VERIFICATION_CLAIM]: {}, ...read, [SIGN_IN_TIME_CLAIM]: ctx.at } : read
       // The built-in callback returns the token as it is: nothing to compare.
       const builtIn = !callbacksOf(ctx.config).jwt
       const before = builtIn ? '' : stableJson(token)

@@ -25,6 +25,7 @@ import {
   issueJwtSession,
 } from '../session/issue.js'
 import type { Account, Profile, User } from '../types.js'
+import { signInFactorTimes } from '../session/verification.js'
 import { storeCredentialsUser } from './credentials.js'
 import { effects, fail } from './effect.js'
 import { emitEvent } from './emit.js'
@@ -116,12 +117,13 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
       ...(context.profile ? { profile: context.profile as Profile } : {}),
       isNewUser: context.isNewUser,
       claims: { ...context.claims, ...assuranceClaims(context) },
+      verified: signInFactorTimes(context.amr, ctx.at),
     })
   },
 
   createDatabaseSession(context, ctx) {
     const multiFactor = context.amr.length > 1 ? context.amr : undefined
-    return createSessionRow(ctx, userIdOf(context), multiFactor)
+    return createSessionRow(ctx, userIdOf(context), multiFactor, signInFactorTimes(context.amr, ctx.at))
   },
 
   async emitSignInEvent(context, ctx) {

@@ -12,6 +12,7 @@ import type { JWT } from '../jwt.js'
 import type { Account, Profile, SignInCallbackParams, User } from '../types.js'
 import { measuresSignInTime, renewedExpiry, SIGN_IN_TIME_CLAIM } from './lifecycle.js'
 import { encodeSessionToken } from './token.js'
+import { FACTOR_VERIFICATION_CLAIM, type FactorTimes } from './verification.js'
 
 /** The `signIn` callback's verdict. */
 export type SignInVerdict =
@@ -66,6 +67,11 @@ export interface JwtSessionInput {
   isNewUser: boolean
   /** Claims added to the default token before the `jwt` callback (e.g. refreshable tokens). */
   claims?: Record<string, unknown>
+  /**
+   * When each factor of this sign-in was proven: the engine's `fva` claim, added after the `jwt`
+   * callback (a callback that builds its own token does not lose it).
+   */
+  verified?: FactorTimes
 }
 
 /**
@@ -77,13 +83,18 @@ function withSignInTime(ctx: RequestContext, token: JWT): JWT {
   return measuresSignInTime(ctx.config) ? { ...token, [SIGN_IN_TIME_CLAIM]: ctx.at } : token
 }
 
+/** The token with the sign-in's factor verification times, when there are any. */
+function withFactorTimes(token: JWT, verified: FactorTimes | undefined): JWT {
+  return verified && Object.keys(verified).length > 0 ? { ...token, [FACTOR_VERIFICATION_CLAIM]: verified } : token
+}
+
 /**
  * Runs the `jwt` callback (trigger `signIn`, or `signUp` for a new user) on the default token and
  * encrypts the result; `value` is null when the callback returned null (no session).
  */
 export async function issueJwtSession(
   ctx: RequestContext,
-  { user, account, profile, isNewUser, claims }: JwtSessionInput,
+  { user, account, profile, isNewUser, claims, verified }: JwtSessionInput,
 ): Promise<{ value: string | null; expires: number }> {
   const token = await callback(ctx.config, 'jwt')({
     token: {
@@ -100,7 +111,10 @@ export async function issueJwtSession(
     trigger: isNewUser ? 'signUp' : 'signIn',
   })
   return {
-    value: token === null ? null : await encodeSessionToken(ctx, withSignInTime(ctx, token as JWT)),
+    value:
+      token === null
+        ? null
+        : await encodeSessionToken(ctx, withFactorTimes(withSignInTime(ctx, token as JWT), verified)),
     expires: ctx.at + ctx.config.session.maxAge,
   }
 }
@@ -115,6 +129,7 @@ export async function createSessionRow(
   ctx: RequestContext,
   userId: string,
   amr?: string[],
+  verified?: FactorTimes,
 ): Promise<{ value: string; expires: number }> {
   const createdAt = new Date(ctx.at * 1000)
   const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
@@ -126,7 +141,11 @@ export async function createSessionRow(
     ...(amr ? { amr } : {}),
     // Lifecycle details only for adapters that keep them (an Auth.js adapter may refuse them).
     ...(adapter.listSessions
-      ? { createdAt, userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null }
+      ? {
+          createdAt,
+          userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null,
+          ...(verified ? { fva: verified } : {}),
+        }
       : {}),
   })
   return {

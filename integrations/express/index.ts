@@ -20,10 +20,11 @@
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { Auth } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
+import { checkRecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Session } from '../../core/types.js'
 import { bodyBytes, copyHeaders, encodeParsedBody, readBody, toWebRequest, webHeaders } from '../node/index.js'
 import { prepareConfig, readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
-import { originFromHost, requestUrl } from '../shared/request-url.js'
+import { originFromHost, requestUrl, targetPath } from '../shared/request-url.js'
 
 /** The configuration of the Express integration: the core's, without `raw`. */
 export type ExpressAuthConfig = IntegrationConfig
@@ -116,4 +117,36 @@ export async function getSession(req: ExpressRequest, config: ExpressAuthConfig)
   const { config: prepared, origin } = prepareConfig(config, process.env)
   const request = { origin: origin ?? detectOrigin(req)(), cookie: req.headers.cookie, headers: () => webHeaders(req.headers) }
   return (await readSession(request, prepared)).session
+}
+
+/**
+ * A middleware that lets a request through only when its user proved a factor recently enough
+ * (step-up; `policy`: `maxAge` seconds, default 600, `factors`, `aal`). Otherwise a page request
+ * is redirected (303) to sign in again and come back, and a `fetch`/JSON request gets 401 with
+ * `WWW-Authenticate` detail and the URL to open. `res.locals.recentAuth` holds the proof's time.
+ *
+ * @see `requireRecentAuth` in the core
+ */
+export function requireRecentAuth(
+  config: ExpressAuthConfig,
+  policy: StepUpPolicy = {},
+): (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => Promise<void> {
+  return async (req, res, next) => {
+    try {
+      const { config: prepared, origin } = prepareConfig(config, process.env)
+      const headers = webHeaders(req.headers)
+      const request = { origin: origin ?? detectOrigin(req)(), cookie: req.headers.cookie, headers }
+      const result = await checkRecentAuth(request, headers, targetPath(req.originalUrl), prepared, policy)
+      if (!(result instanceof Response)) {
+        res.locals.recentAuth = result
+        next()
+        return
+      }
+      res.status(result.status)
+      copyHeaders(result, { header: (name, value) => res.setHeader(name, value) })
+      res.end(await bodyBytes(result))
+    } catch (error) {
+      next(error)
+    }
+  }
 }

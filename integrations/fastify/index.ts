@@ -18,6 +18,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import { answerRequest } from '../../core/auth.js'
+import { checkRecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Session } from '../../core/types.js'
 import { NodeRequestSource, webHeaders, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
@@ -98,5 +99,26 @@ export function requireSession(options: RequireSessionOptions = {}): preHandlerA
     if (session?.user) return
     const separator = target.includes('?') ? '&' : '?'
     await reply.redirect(`${target}${separator}callbackUrl=${encodeURIComponent(targetPath(request.url))}`, 302)
+  }
+}
+
+/**
+ * A `preHandler` that lets a request through only when its user proved a factor recently enough
+ * (step-up; `policy`: `maxAge` seconds, default 600, `factors`, `aal`). Otherwise a page request
+ * is redirected (303) to sign in again and come back, and a `fetch`/JSON request gets 401 with
+ * `WWW-Authenticate` detail and the URL to open.
+ *
+ * @see `requireRecentAuth` in the core
+ */
+export function requireRecentAuth(options: FastifyAuthConfig, policy: StepUpPolicy = {}): preHandlerAsyncHookHandler {
+  return async (request, reply) => {
+    const { config, origin } = prepareConfig(options, process.env)
+    const headers = webHeaders(request.headers)
+    const read = { origin: originOf(origin, request), cookie: request.headers.cookie, headers }
+    const result = await checkRecentAuth(read, headers, targetPath(request.url), config, policy)
+    if (!(result instanceof Response)) return
+    reply.code(result.status)
+    result.headers.forEach((value, name) => void reply.header(name, value))
+    await reply.send(result.status === 303 ? undefined : await result.text())
   }
 }

@@ -56,12 +56,13 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
         ;(tables[row.table_name.slice(prefix.length + 1)] ??= []).push(row.column_name)
       }
       // Ours beside the spec's: passkeys and second factors, linked to their user the same way, and
-      // the amr of multi-factor sessions, and the session details (sign-in time, last seen, user agent).
+      // the amr of multi-factor sessions, and the session details (sign-in time, last seen, user agent,
+      // when each factor was last proven).
       // And the sign-in steps each user completed (keyed by the same user column).
       const { completed_steps: completedSteps, ...withoutSteps } = tables
       expect(completedSteps).toEqual(['completedAt', 'stepId', 'user', 'version'])
       const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, session_details: sessionDetails, ...spec } = withoutSteps
-      expect(sessionDetails).toEqual(['createdAt', 'lastSeenAt', 'sessionToken', 'userAgent'])
+      expect(sessionDetails).toEqual(['createdAt', 'fva', 'lastSeenAt', 'sessionToken', 'userAgent'])
       expect(spec).toEqual(
         Object.fromEntries(Object.entries(SPEC_TABLES).map(([table, fields]) => [table, ['id', ...fields].sort()])),
       )

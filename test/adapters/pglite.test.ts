@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
 import { object } from 'superstruct'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -73,5 +74,41 @@ describe('completed sign-in steps on PostgreSQL', () => {
     expect(done.headers.get('location')).toBe(ORIGIN)
     const restarted = new Client(configOver(PostgresAdapter(db, { tablePrefix: 'steps' })))
     expect((await restarted.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(ORIGIN)
+  })
+})
+
+describe('factor verification times on PostgreSQL', () => {
+  it('adds the fva column to a session_details table created before it, and keeps the times with the row', async () => {
+    const old = PostgresAdapter(db, { tablePrefix: 'fva_old' })
+    await old.migrate()
+    // A schema from before the column: the migration adds it to the existing table.
+    await db.exec(`ALTER TABLE "fva_old_session_details" DROP COLUMN fva`)
+    await old.migrate()
+    const user = await old.createUser({ id: randomUUID(), email: 'fva@example.com', emailVerified: null })
+    const created = await old.createSession({
+      sessionToken: 'fva-token',
+      userId: user.id,
+      expires: new Date(Date.now() + 60_000),
+      createdAt: new Date(),
+      fva: { pwd: 1000 },
+    })
+    expect(created.fva).toEqual({ pwd: 1000 })
+    expect((await old.getSessionAndUser('fva-token'))?.session.fva).toEqual({ pwd: 1000 })
+  })
+
+  it('updates the times of the same row on a re-authentication, and lists them', async () => {
+    const user = await adapter.createUser({ id: randomUUID(), email: 'fva-update@example.com', emailVerified: null })
+    await adapter.createSession({ sessionToken: 'fva-update', userId: user.id, expires: new Date(Date.now() + 60_000), createdAt: new Date(), fva: { pwd: 1 } })
+    const updated = await adapter.updateSession({ sessionToken: 'fva-update', fva: { pwd: 1, otp: 2 } })
+    expect(updated?.fva).toEqual({ pwd: 1, otp: 2 })
+    expect((await adapter.getSessionAndUser('fva-update'))?.session.fva).toEqual({ pwd: 1, otp: 2 })
+    expect((await adapter.listSessions(user.id)).map((s) => s.fva)).toEqual([{ pwd: 1, otp: 2 }])
+  })
+
+  it('reads an unreadable stored fva as no times (the session then asks again)', async () => {
+    const user = await adapter.createUser({ id: randomUUID(), email: 'fva-bad@example.com', emailVerified: null })
+    await adapter.createSession({ sessionToken: 'fva-bad', userId: user.id, expires: new Date(Date.now() + 60_000), createdAt: new Date() })
+    await db.query(`UPDATE "authchart_session_details" SET fva = '{not json' WHERE "sessionToken" = 'fva-bad'`)
+    expect((await adapter.getSessionAndUser('fva-bad'))?.session.fva).toEqual({})
   })
 })

@@ -7,10 +7,11 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express, { type Express } from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ExpressAuth, getSession } from '../../integrations/express/index.js'
+import { ExpressAuth, getSession, requireRecentAuth } from '../../integrations/express/index.js'
 import { UntrustedHost } from '../../core/errors.js'
 import { CookieJar, credentialsProvider } from '../fixtures/http.js'
 import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
+import { recentAuthSuite } from './recent-auth-suite.js'
 
 const makeConfig = attackTargetConfig
 
@@ -39,6 +40,9 @@ async function documentedApp(mount: string, options: { parsers?: boolean } = {})
   app.use(async (req, res, next) => {
     res.locals.session = await getSession(req, config)
     next()
+  })
+  app.get('/settings', requireRecentAuth(config, { maxAge: 60 }), (_req, res) => {
+    res.json({ ok: true })
   })
   app.get('/account', (_req, res) => {
     if (!res.locals.session?.user) return res.redirect('/login')
@@ -216,4 +220,12 @@ describe('Express: getSession', () => {
     }
     expect(session.user.name).toBe('Alice')
   })
+})
+
+describe('Express: requireRecentAuth', () => {
+  let origin = ''
+  beforeAll(async () => {
+    origin = (await documentedApp('/auth')).origin
+  })
+  recentAuthSuite(() => origin)
 })

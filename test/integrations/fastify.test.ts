@@ -5,10 +5,11 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fastifyAuth, requireSession } from '../../integrations/fastify/index.js'
+import { fastifyAuth, requireRecentAuth, requireSession } from '../../integrations/fastify/index.js'
 import { CookieJar } from '../fixtures/http.js'
 import { rawRequest } from '../fixtures/raw-http.js'
 import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
+import { recentAuthSuite } from './recent-auth-suite.js'
 
 const config = attackTargetConfig()
 
@@ -23,6 +24,7 @@ beforeAll(async () => {
   app.get('/account', { preHandler: requireSession({ redirectTo: '/login' }) }, async (request) => ({
     name: (await request.auth())?.user?.name,
   }))
+  app.get('/settings', { preHandler: requireRecentAuth(config, { maxAge: 60 }) }, async () => ({ ok: true }))
   origin = await app.listen({ port: 0, host: '127.0.0.1' })
   port = Number(new URL(origin).port)
 })
@@ -80,6 +82,10 @@ describe('Fastify: the request URL under proxy trust or AUTH_URL', () => {
       expect(response.body).not.toContain('evil.example')
     },
   )
+})
+
+describe('Fastify: requireRecentAuth', () => {
+  recentAuthSuite(() => origin)
 })
 
 describe('Fastify: request.auth() and requireSession', () => {
