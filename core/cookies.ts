@@ -68,7 +68,7 @@ export function mergeCookies(
 }
 
 function decodeCookieValue(value: string): string {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, decoding a value without % gives it back unchanged
+  // Stryker disable next-line ConditionalExpression,StringLiteral: eq#cookies-1
   if (!value.includes('%')) return value
   try {
     return decodeURIComponent(value)
@@ -80,9 +80,9 @@ function decodeCookieValue(value: string): string {
 function trimmed(text: string, start: number, end: number): string {
   // The bounds are equivalent under mutation: the character at `end` (and before `start`) is always
   // `;`, `=` or outside the text, never a space.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, as above
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#cookies-trim-bounds
   while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, as above
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#cookies-trim-bounds
   while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
   return text.slice(start, end)
 }
@@ -96,12 +96,12 @@ export function parseCookieHeader(header: string | null): RequestCookies {
   if (!header) return cookies
   let index = 0
   const length = header.length
-  // Stryker disable next-line EqualityOperator: equivalent, one more turn at the end finds nothing
+  // Stryker disable next-line EqualityOperator: eq#cookies-2
   while (index < length) {
     const semicolon = header.indexOf(';', index)
     const end = semicolon === -1 ? length : semicolon
     const equals = header.indexOf('=', index)
-    // Stryker disable next-line EqualityOperator: equivalent, `=` is never at `end` (a `;` or the end)
+    // Stryker disable next-line EqualityOperator: eq#cookies-3
     if (equals !== -1 && equals < end) {
       const name = trimmed(header, index, equals)
       if (name && cookies[name] === undefined) {
@@ -114,25 +114,25 @@ export function parseCookieHeader(header: string | null): RequestCookies {
 }
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-// Stryker disable next-line Regex: equivalent, encodeURIComponent never writes a character this refuses (defence in depth)
+// Stryker disable next-line Regex: eq#cookies-4
 const COOKIE_VALUE = /^[\u0021\u0023-\u002B\u002D-\u003A\u003C-\u005B\u005D-\u007E]*$/
 /** Cookie names already checked against {@link COOKIE_NAME} (a handful per deployment). */
 const checkedNames = new Set<string>()
 
-// Stryker disable next-line ObjectLiteral,StringLiteral: equivalent, a memo: NaN equals no time, so the text is never read
+// Stryker disable next-line ObjectLiteral,StringLiteral: eq#cookies-5
 let lastDate = { time: NaN, text: '' }
 
 /** `date.toUTCString()`, memoised for the last second formatted (session expiries repeat). */
 function httpDate(date: Date): string {
-  // Stryker disable next-line ArithmeticOperator: equivalent, a memo keyed per millisecond writes the same text
+  // Stryker disable next-line ArithmeticOperator: eq#cookies-6
   const time = Math.floor(date.getTime() / 1000)
-  // Stryker disable next-line ConditionalExpression: equivalent, formatting again gives the same text
+  // Stryker disable next-line ConditionalExpression: eq#cookies-7
   if (time !== lastDate.time) lastDate = { time, text: date.toUTCString() }
   return lastDate.text
 }
 
 /** Characters `encodeURIComponent` leaves as they are. */
-// Stryker disable next-line Regex: equivalent, a shortcut: a value it does not call plain goes through encodeURIComponent, which leaves plain characters as they are
+// Stryker disable next-line Regex: eq#cookies-8
 const PLAIN_VALUE = /^[A-Za-z0-9._~!*'()-]*$/
 const COOKIE_PATH = /^[\u0020-\u003A\u003D-\u007E]*$/
 const COOKIE_DOMAIN =
@@ -146,18 +146,18 @@ const COOKIE_DOMAIN =
  */
 export function serializeCookie(cookie: Cookie): string {
   const { name, options } = cookie
-  // Stryker disable next-line ConditionalExpression: equivalent, checking a name again (a memo)
+  // Stryker disable next-line ConditionalExpression: eq#cookies-9
   if (!checkedNames.has(name)) {
     if (!COOKIE_NAME.test(name)) throw new TypeError(`invalid cookie name: ${name}`)
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, the bound of a memo
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#cookies-10
     if (checkedNames.size < 1024) checkedNames.add(name)
   }
   // Tokens (base64url, hex, dots) need no encoding: skip the copy for the long session values.
   let value = cookie.value
-  // Stryker disable next-line ConditionalExpression: equivalent when always true, encodeURIComponent leaves a plain value as it is
+  // Stryker disable next-line ConditionalExpression: eq#cookies-11
   if (!PLAIN_VALUE.test(value)) {
     value = encodeURIComponent(value)
-    // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable, see COOKIE_VALUE
+    // Stryker disable next-line ConditionalExpression,StringLiteral: eq#cookies-12
     if (!COOKIE_VALUE.test(value)) throw new TypeError(`invalid cookie value for ${name}`)
   }
   let header = `${name}=${value}`
@@ -236,7 +236,7 @@ export function readChunkedCookie(cookies: RequestCookies, name: string): Chunke
   }
   // One cookie is read as the loop below would read it, cap included: getToken() reads headers that
   // never passed the request's Cookie header limit.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: equivalent, a shortcut: the loop below reads one chunk of at most MAX_CHUNKED_VALUE characters the same way
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: eq#cookies-13
   if (found.length === 1 && found[0]!.value.length <= MAX_CHUNKED_VALUE) {
     return { value: found[0]!.value, names: [found[0]!.name] }
   }

@@ -41,17 +41,17 @@ let lastDerived: { enc: string; secret: string; salt: string; derived: DerivedKe
 function deriveKey(enc: string, secret: string, salt: string): Promise<DerivedKey> | DerivedKey {
   // Nearly every call asks for the session cookie's key again: skip building the cache key.
   const last = lastDerived
-  // Stryker disable next-line ConditionalExpression: the condition as false is equivalent, a memo: the cache below returns the same key; its other variants on this line are killed (hidden with it)
+  // Stryker disable next-line ConditionalExpression: eq#jwt-1
   if (last !== undefined && last.secret === secret && last.salt === salt && last.enc === enc) return last.derived
-  // Stryker disable next-line ConditionalExpression: equivalent, jose refuses any other enc (contentEncryptionAlgorithms) before it asks for a key
+  // Stryker disable next-line ConditionalExpression: eq#jwt-2
   const length = enc === 'A256CBC-HS512' ? 64 : enc === 'A256GCM' ? 32 : 0
-  // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable for the same reason
+  // Stryker disable next-line ConditionalExpression,StringLiteral: eq#jwt-3
   if (length === 0) return Promise.reject(new Error('Unsupported JWT Content Encryption Algorithm'))
   const cacheKey = `${enc}\u0000${salt}\u0000${secret}`
   const known = derivedKeys.peek(cacheKey)
-  // Stryker disable next-line ConditionalExpression,BlockStatement: `known !== undefined` as false and the emptied block are equivalent, a memo: derivedKeys.get returns the same cached key (as true, killed, is hidden with them)
+  // Stryker disable next-line ConditionalExpression,BlockStatement: eq#jwt-4
   if (known !== undefined) {
-    // Stryker disable next-line ObjectLiteral: equivalent, a memo: an empty one never matches and the key is looked up again
+    // Stryker disable next-line ObjectLiteral: eq#jwt-5
     lastDerived = { enc, secret, salt, derived: known }
     return known
   }
@@ -78,7 +78,7 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
   if (!first) throw new MissingSecret('Must pass `secret` to encode a JWT')
   const derived = deriveKey(ENC, first, salt)
   const { key, kid } = derived instanceof Promise ? await derived : derived
-  // Stryker disable next-line ConditionalExpression,BlockStatement: equivalent, jose writes the same claims (test/mutation/webcrypto.test.ts checks its path); only speed differs
+  // Stryker disable next-line ConditionalExpression,BlockStatement: eq#engine-envelope-3
   if (fastJwe) {
     // The same claims, in the same order, as jose's EncryptJWT below writes them.
     const iat = nowSeconds()
@@ -118,7 +118,7 @@ export function decodeNow<Payload = JWT>(params: JWTDecodeParams): Payload | nul
   for (const candidate of secrets) {
     const pending = deriveKey(ENC, candidate, salt)
     // A key still being derived: the search starts again, asynchronously (derived keys are cached).
-    // Stryker disable next-line ConditionalExpression: true is equivalent, the asynchronous search gives the same answer a tick later; false reads a pending key as a key and is killed
+    // Stryker disable next-line ConditionalExpression: eq#jwt-6
     if (pending instanceof Promise) return decodeFastAsync<Payload>(fast, secrets, salt)
     if (fast.kid === undefined || fast.kid === pending.kid) {
       return validatedClaims(fast.decrypt(pending.key), nowSeconds()) as Payload
@@ -176,7 +176,7 @@ const CLOCK_TOLERANCE = 15
  */
 function validatedClaims(plaintext: string, now: number): Record<string, unknown> {
   let claims: unknown
-  // Stryker disable BlockStatement: equivalent, emptied, either block leaves claims undefined and the check below throws the same error
+  // Stryker disable BlockStatement: eq#jwt-7
   try {
     claims = JSON.parse(plaintext)
   } catch {
@@ -190,11 +190,11 @@ function validatedClaims(plaintext: string, now: number): Record<string, unknown
   for (const claim of TIME_CLAIMS) {
     if (set[claim] !== undefined && typeof set[claim] !== 'number') throw new TypeError(`"${claim}" claim must be a number`)
   }
-  // Stryker disable next-line ConditionalExpression: equivalent, undefined > n is false
+  // Stryker disable next-line ConditionalExpression: eq#jwt-8
   if (set.nbf !== undefined && (set.nbf as number) > now + CLOCK_TOLERANCE) {
     throw new TypeError('"nbf" claim timestamp check failed')
   }
-  // Stryker disable next-line ConditionalExpression: equivalent, undefined <= n is false
+  // Stryker disable next-line ConditionalExpression: eq#jwt-9
   if (set.exp !== undefined && (set.exp as number) <= now - CLOCK_TOLERANCE) {
     throw new TypeError('"exp" claim timestamp check failed')
   }
@@ -239,7 +239,7 @@ export async function getToken(params: GetTokenParams<boolean>): Promise<string 
   let token = readChunkedCookie(parseCookieHeader(headers.get('cookie')), cookieName).value
   const authorization = headers.get('authorization')
   if (!token && authorization?.split(' ')[0] === 'Bearer') {
-    // Stryker disable BlockStatement: equivalent for the catch, emptied it leaves the token empty and the check below returns null the same (the emptied try block, killed, is hidden with it)
+    // Stryker disable BlockStatement: eq#jwt-10
     try {
       token = decodeURIComponent(authorization.split(' ')[1] ?? '')
     } catch {

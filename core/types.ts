@@ -148,7 +148,6 @@ export interface ProviderConfig extends CommonProviderOptions {
 
 /** A provider of any kind. */
 // An OAuth provider's profile type only matters to its own `profile` mapping.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | EmailConfig | WebAuthnConfig | ProviderConfig
 
 /** A provider, or a function returning one (Auth.js accepts both). */

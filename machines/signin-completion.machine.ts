@@ -335,11 +335,8 @@ const actions = {
 }
 
 /** The schema of an extension's context fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ContextSchema = Record<string, Struct<any, any>>
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyStateConfig = Record<string, any>
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyImplementation = any
 
 /**

@@ -35,7 +35,6 @@ import { flowMachines } from '../machines/index.js'
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ModelEvent = { type: string; [key: string]: any }
 
 /** What the kit needs to drive one machine through `Auth`. */

@@ -64,11 +64,6 @@ function runtimeOf(machine: AnyStateMachine): MachineRuntime {
   return runtime
 }
 
-/** The initial snapshot of a flow's machine (computed once per machine). */
-export function initialSnapshot(machine: AnyStateMachine): AnyMachineSnapshot {
-  return runtimeOf(machine).initial
-}
-
 /** The effect a snapshot asks for, if it is in an effect state. */
 export function pendingEffect(snapshot: AnyMachineSnapshot): string | undefined {
   for (const tag of snapshot.tags) {

@@ -74,7 +74,7 @@ export function oauthProviderOf(ctx: RequestContext): ResolvedOAuthProvider {
  */
 export function oauthEnvelopeCookie(ctx: RequestContext): CookieOption {
   const cookie = ctx.cookies.state
-  // Stryker disable next-line OptionalChaining: unreachable, the OAuth routes that use this cookie are served only for a resolved oauth/oidc provider
+  // Stryker disable next-line OptionalChaining: eq#flows-oauth-1
   if (!ctx.provider?.oauth?.formPost) return cookie
   // A form_post callback is a cross-site POST: a SameSite=Lax cookie would not come back with it.
   return { name: cookie.name, options: { ...cookie.options, sameSite: 'none', secure: true } }
@@ -88,13 +88,13 @@ export function oauthEnvelopeCookie(ctx: RequestContext): CookieOption {
  * @throws {InvalidCallbackUrl} when the callback URL was refused.
  */
 export async function refuseForeignCallbackUrl(ctx: RequestContext): Promise<undefined> {
-  // Stryker disable next-line OptionalChaining: unreachable, the sign-in route is a POST with a CSRF token, so its body is always parsed
+  // Stryker disable next-line OptionalChaining: eq#flows-oauth-2
   const requested = ctx.request.body?.callbackUrl ?? ctx.request.query.callbackUrl
   // None requested (the callback-url cookie's value is the application's to allow). An empty or
   // non-string callbackUrl never gets here: the request was already refused with a 400.
   if (typeof requested !== 'string') return undefined
   const wanted = new URL(requested, ctx.origin)
-  // Stryker disable next-line ConditionalExpression: `ctx.callbackUrl !== wanted.href` as true is equivalent, equal URLs have equal origins (the comparison only saves parsing); its other variants on this line are killed (hidden with it)
+  // Stryker disable next-line ConditionalExpression: eq#flows-oauth-3
   if (ctx.callbackUrl !== wanted.href && new URL(ctx.callbackUrl, ctx.origin).origin !== wanted.origin) {
     throw new InvalidCallbackUrl(`The redirect callback refused the callback URL ${wanted.origin}`)
   }
@@ -326,7 +326,7 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInM
           provider: provider.id,
         }),
       )
-      // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+      // Stryker disable next-line StringLiteral: eq#flows-oauth-4
       return fail('threw')
     }
   },
@@ -343,7 +343,7 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInM
         return fail('providerError', { error: 'OAuthCallbackError' })
       }
       ctx.logger.error(new InvalidCheck(error as Error, { provider: provider.id }))
-      // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+      // Stryker disable next-line StringLiteral: eq#flows-oauth-4
       return fail('invalid', { error: 'InvalidCheck' })
     }
   },

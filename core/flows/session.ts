@@ -88,7 +88,7 @@ function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: 
   const refreshed = result ?? null
   // The sign-in time is the engine's: a callback that rebuilds the token does not lose it (the
   // next read would otherwise start its absolute clock again).
-  // Stryker disable next-line ConditionalExpression: `refreshed && true` is equivalent, it writes an undefined claim, which the token's JSON leaves out
+  // Stryker disable next-line ConditionalExpression: eq#flows-session-1
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
   // So are the factor verification times: a step-up policy measures from them.
   if (refreshed && token[FACTOR_VERIFICATION_CLAIM] !== undefined) {

@@ -35,7 +35,7 @@ function checkedName(name: string): string {
   // The same TypeError a web Headers throws.
   if (!TOKEN.test(name)) throw new TypeError(`invalid header name: ${name}`)
   const lower = name.toLowerCase()
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, the bound of a memo
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#cookies-10
   if (checkedNames.size < 256) checkedNames.set(name, lower)
   return lower
 }

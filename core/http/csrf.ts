@@ -27,10 +27,10 @@ export async function readCsrf(
     const separator = cookieValue.indexOf('|')
     const token = cookieValue.slice(0, separator)
     const hash = cookieValue.slice(separator + 1)
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, without a separator or before it the token is not 64 hex (the pattern refuses it)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#http-csrf-1
     if (separator > 0 && /^[0-9a-f]{64}$/.test(token)) {
       // Auth.js hashes with an array secret joined by commas; accept its cookies too.
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, one secret joined is that secret again (a second, identical hash)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#http-csrf-2
       const candidates = secrets.length > 1 ? [...secrets, secrets.join(',')] : secrets
       for (const secret of candidates) {
         if (timingSafeEqual(hash, await sha256Hex(`${token}${secret}`))) {

@@ -127,7 +127,7 @@ function callbackUrlFits(ctx: RequestContext, url: string): boolean {
 async function resolveCallbackUrl(ctx: RequestContext): Promise<void> {
   const { request, cookies, origin } = ctx
   const param = request.body?.callbackUrl ?? request.query.callbackUrl
-  // Stryker disable next-line ConditionalExpression: dropping the type check is equivalent, isValidCallbackUrl refuses a non-string too (its startsWith throws inside its try); the directive also hides the killed `param !== undefined` variants
+  // Stryker disable next-line ConditionalExpression: eq#http-dispatch-1
   if (param !== undefined && (typeof param !== 'string' || !isValidCallbackUrl(param, origin))) {
     ctx.logger.error(new InvalidCallbackUrl(`Invalid callback URL. Received: ${String(param)}`))
     throw new RequestError('Invalid callbackUrl')

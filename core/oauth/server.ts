@@ -143,7 +143,7 @@ const lastForcedRefetch = new WeakMap<ResolvedOAuthProvider, number>()
  */
 export function refetchJwksOnce(provider: ResolvedOAuthProvider, now = Date.now()): boolean {
   const last = lastForcedRefetch.get(provider)
-  // Stryker disable next-line ConditionalExpression: `last !== undefined` as true is equivalent, now - undefined is NaN and NaN < interval is false: the first refetch is allowed either way; its other variants on this line are killed (hidden with it)
+  // Stryker disable next-line ConditionalExpression: eq#oauth-server-1
   if (last !== undefined && now - last < JWKS_REFETCH_INTERVAL_MS) return false
   lastForcedRefetch.set(provider, now)
   const cache = jwksCacheOf(provider) as Partial<oauth.ExportedJWKSCache>
@@ -153,9 +153,9 @@ export function refetchJwksOnce(provider: ResolvedOAuthProvider, now = Date.now(
 }
 
 const isUnknownKey = (error: unknown) =>
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: the class check made true is equivalent, oauth4webapi says 'no applicable keys' in one error only, its KEY_SELECTION OperationProcessingError (this also hides the killed variants of the whole condition)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: eq#oauth-server-2
   error instanceof oauth.OperationProcessingError &&
-  // Stryker disable next-line ConditionalExpression: equivalent for the same reason
+  // Stryker disable next-line ConditionalExpression: eq#oauth-server-2
   error.code === oauth.KEY_SELECTION &&
   error.message.includes('no applicable keys')
 

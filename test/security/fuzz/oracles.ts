@@ -88,7 +88,6 @@ function escapeRegExp(text: string): string {
 const STACK_FRAME = /\n\s+at .+[/\\].+:\d+:\d+\)?/
 
 /** Control characters that have no business in one log line (CR, ESC, NUL, …; not the separator). */
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\u0085\u2028\u2029]/
 
 /**
