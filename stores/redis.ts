@@ -24,6 +24,9 @@ export interface RedisClient {
   set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>
   get(key: string): Promise<string | null>
   del(...keys: string[]): Promise<number>
+  sadd(key: string, ...members: string[]): Promise<number>
+  smembers(key: string): Promise<string[]>
+  expire(key: string, seconds: number): Promise<number>
   defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void
 }
 
@@ -35,13 +38,14 @@ export interface RedisAuthStoreOptions {
 
 /**
  * A store in Redis. Counting is rate-limiter-flexible's `RateLimiterRedis` (one Lua script per
- * attempt, atomic in Redis); values are plain keys with `EX`.
+ * attempt, atomic in Redis); values are plain keys with `EX`, sets Redis sets with `EXPIRE`.
  *
  * @see https://github.com/animir/node-rate-limiter-flexible/wiki/Redis
  */
 export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptions = {}): AuthStore {
   const prefix = options.keyPrefix ?? 'authchart'
   const valueKey = (key: string) => `${prefix}:value:${key}`
+  const setKey = (key: string) => `${prefix}:set:${key}`
   return limiterStore({
     limiter: (points) => new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: prefix }),
     forget: async (key) => {
@@ -53,8 +57,14 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
       },
       get: (key) => client.get(valueKey(key)),
       async delete(key) {
-        await client.del(valueKey(key))
+        await client.del(valueKey(key), setKey(key))
       },
+      async addToSet(key, member, ttlSeconds) {
+        await client.sadd(setKey(key), member)
+        // Every member is added with the same lifetime: the newest one's keeps the older ones too.
+        await client.expire(setKey(key), ttlSeconds)
+      },
+      setMembers: (key) => client.smembers(setKey(key)),
     },
   })
 }
