@@ -94,6 +94,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     secondFactors: `"${p}second_factors"`,
     sessionAmr: `"${p}session_amr"`,
     sessionDetails: `"${p}session_details"`,
+    sessionProvider: `"${p}session_provider"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -250,8 +251,9 @@ CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenti
 // Ours: a user's second factors (a TOTP secret sealed with the auth secret, or the hashes of the
 // remaining backup codes), and how each multi-factor session was signed in to (its `amr`, kept
 // beside the sessions table so that table stays exactly Auth.js's), and each session's sign-in
-// time, last extension and user agent (session_details, beside it for the same reason); both
-// layouts have them. A session without details (created by another adapter) has no absolute
+// time, last extension and user agent (session_details, beside it for the same reason), and the
+// OpenID Connect provider session it was signed in with (session_provider, which back-channel
+// logout looks sessions up by); both layouts have them. A session without details (created by another adapter) has no absolute
 // lifetime check.
 function secondFactorsTable(t: Tables): string {
   return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
@@ -271,7 +273,15 @@ CREATE TABLE IF NOT EXISTS ${t.sessionDetails} (
   "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now(),
   "lastSeenAt" TIMESTAMPTZ,
   "userAgent" TEXT
-);`
+);
+CREATE TABLE IF NOT EXISTS ${t.sessionProvider} (
+  "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  sub TEXT NOT NULL,
+  sid TEXT
+);
+CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sid_idx')} ON ${t.sessionProvider} (provider, sid);
+CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sub_idx')} ON ${t.sessionProvider} (provider, sub);`
 }
 
 const toDate = (value: unknown): Date | null =>
@@ -309,7 +319,8 @@ function converters(userLink: string) {
       image: (row.image as string | null) ?? null,
     }),
     session: (row: Row): AdapterSession => {
-      const { amr, createdAt, lastSeenAt, userAgent, ...rest } = linked(row)
+      const { amr, createdAt, lastSeenAt, userAgent, providerSessionProvider, providerSessionSub, providerSessionSid, ...rest } =
+        linked(row)
       return {
         ...rest,
         ...(row.id === undefined ? {} : { id: String(row.id) }),
@@ -321,6 +332,16 @@ function converters(userLink: string) {
         ...(createdAt ? { createdAt: toDate(createdAt)! } : {}),
         ...(lastSeenAt ? { lastSeenAt: toDate(lastSeenAt)! } : {}),
         ...(userAgent !== undefined && createdAt ? { userAgent: (userAgent as string | null) ?? null } : {}),
+        // Ours, from session_provider (absent for a session signed in otherwise).
+        ...(typeof providerSessionProvider === 'string'
+          ? {
+              providerSession: {
+                provider: providerSessionProvider,
+                sub: String(providerSessionSub),
+                ...(typeof providerSessionSid === 'string' ? { sid: providerSessionSid } : {}),
+              },
+            }
+          : {}),
       }
     },
     secondFactor: (row: Row): AdapterSecondFactor => ({
@@ -350,6 +371,10 @@ const toToken = (row: Row): VerificationToken => ({
   token: row.token as string,
   expires: toDate(row.expires)!,
 })
+
+/** The session_provider columns a session is read with, named apart from the session's own. */
+const PROVIDER_SESSION_COLUMNS =
+  'p.provider AS "providerSessionProvider", p.sub AS "providerSessionSub", p.sid AS "providerSessionSid"'
 
 /** A verification token's own columns (the hosted layout's record id is not part of it). */
 const TOKEN = 'identifier, expires, token'
@@ -485,7 +510,7 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.account(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent }) {
+    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent, providerSession }) {
       const row = await first(
         withLink(
           `INSERT INTO ${t.sessions} ("sessionToken", ${link}, expires) VALUES ($1, $2, $3) RETURNING *`,
@@ -504,14 +529,34 @@ ${schema(options.tablePrefix, layout)}`
             [sessionToken, createdAt, userAgent ?? null],
           )
         : {}
-      return to.session({ ...row!, ...details, ...(amr ? { amr: amr.join(' ') } : {}) })
+      if (providerSession) {
+        await rows(`INSERT INTO ${t.sessionProvider} ("sessionToken", provider, sub, sid) VALUES ($1, $2, $3, $4)`, [
+          sessionToken,
+          providerSession.provider,
+          providerSession.sub,
+          providerSession.sid ?? null,
+        ])
+      }
+      return to.session({
+        ...row!,
+        ...details,
+        ...(amr ? { amr: amr.join(' ') } : {}),
+        ...(providerSession
+          ? {
+              providerSessionProvider: providerSession.provider,
+              providerSessionSub: providerSession.sub,
+              providerSessionSid: providerSession.sid ?? null,
+            }
+          : {}),
+      })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
       const row = await first(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", ${PROVIDER_SESSION_COLUMNS} FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionProvider} p ON p."sessionToken" = s."sessionToken"
          WHERE s."sessionToken" = $1`,
         [sessionToken],
       )
@@ -549,9 +594,10 @@ ${schema(options.tablePrefix, layout)}`
     },
     async listSessions(userId) {
       const found = await rows(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent" FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", ${PROVIDER_SESSION_COLUMNS} FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionProvider} p ON p."sessionToken" = s."sessionToken"
          WHERE s."${t.userLink}" = $1 ORDER BY d."createdAt" NULLS FIRST`,
         [userId],
       )
@@ -560,6 +606,17 @@ ${schema(options.tablePrefix, layout)}`
     async deleteSession(sessionToken) {
       const row = await first(`DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING *`, [sessionToken])
       return row ? to.session(row) : null
+    },
+    async deleteProviderSessions({ provider, sid, sub }) {
+      // One statement: the sessions and (cascading) their details go together.
+      const deleted = await rows(
+        `DELETE FROM ${t.sessions} WHERE "sessionToken" IN (
+           SELECT "sessionToken" FROM ${t.sessionProvider}
+           WHERE provider = $1 AND ($2::text IS NULL OR sid = $2) AND ($3::text IS NULL OR sub = $3)
+         ) RETURNING "sessionToken"`,
+        [provider, sid ?? null, sub ?? null],
+      )
+      return deleted.length
     },
     async createVerificationToken(token) {
       const row = await first(

@@ -42,6 +42,21 @@ export interface AdapterSession {
   createdAt?: Date
   lastSeenAt?: Date
   userAgent?: string | null
+  /**
+   * Ours, optional (logout by the provider): the OpenID Connect provider session the user signed in
+   * with. Given to `createSession` only by adapters with {@link Adapter.deleteProviderSessions}.
+   */
+  providerSession?: ProviderSession
+}
+
+/**
+ * Ours: an OpenID Connect provider's session a session of ours was signed in with: our id of the
+ * provider, the provider's subject (`sub` of its ID token) and, when it sent one, its session id (`sid`).
+ */
+export interface ProviderSession {
+  provider: string
+  sub: string
+  sid?: string
 }
 
 /** A single-use e-mail sign-in token; only its hash is stored. */
@@ -128,6 +143,8 @@ export interface Adapter {
     /** Given only to adapters with `listSessions` (ours): others may refuse unknown fields. */
     createdAt?: Date
     userAgent?: string | null
+    /** Given only to adapters with `deleteProviderSessions` (ours). */
+    providerSession?: ProviderSession
   }): Awaitable<AdapterSession>
   getSessionAndUser?(
     sessionToken: string,
@@ -138,6 +155,14 @@ export interface Adapter {
   deleteSession?(
     sessionToken: string,
   ): Promise<void> | Awaitable<AdapterSession | null | undefined>
+  /**
+   * Ours, optional (OpenID Connect back-channel logout): deletes every session signed in through
+   * `provider`'s session `sid` (when given) of its subject `sub` (when given; with only `sub`, all of
+   * that subject's sessions through the provider), as recorded by `createSession`'s
+   * `providerSession`; returns how many it deleted. Without it, the sessions are found through an
+   * index in the store.
+   */
+  deleteProviderSessions?(match: { provider: string; sid?: string; sub?: string }): Awaitable<number>
   createVerificationToken?(
     verificationToken: VerificationToken,
   ): Awaitable<VerificationToken | null | undefined>

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ProviderSession } from '../adapters.js'
 import { AccessDenied, AuthError, CallbackRouteError, CredentialsSignin, type ErrorType } from '../errors.js'
 import { callback } from '../flows/callbacks.js'
 import type { RequestContext } from '../http/context.js'
@@ -113,12 +114,15 @@ export async function issueJwtSession(
 
 /**
  * Stores a new database session for `userId`; the cookie will carry its token and expiry. `amr`
- * (after a second factor) is stored with the row by adapters that keep second factors.
+ * (after a second factor) is stored with the row by adapters that keep second factors, and the
+ * provider session it was signed in with by adapters that delete sessions by it (logout by the
+ * provider).
  */
 export async function createSessionRow(
   ctx: RequestContext,
   userId: string,
   amr?: string[],
+  providerSession?: ProviderSession,
 ): Promise<{ value: string; expires: number }> {
   const expires = ctx.at + ctx.config.session.maxAge
   const adapter = ctx.config.adapter!
@@ -131,6 +135,7 @@ export async function createSessionRow(
     ...(adapter.listSessions
       ? { createdAt: new Date(ctx.at * 1000), userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null }
       : {}),
+    ...(providerSession && adapter.deleteProviderSessions ? { providerSession } : {}),
   })
   return {
     value: session.sessionToken,
