@@ -19,15 +19,22 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
 
 /**
  * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
- * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment) and
- * `sessions` (a signed-in user's sessions: list, revoke).
+ * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
+ * `sessions` (a signed-in user's sessions: list, revoke), and `backchannel-logout` /
+ * `frontchannel-logout` (an OpenID Connect provider ends the sessions signed in through it).
  */
-export type OwnAction = 'step' | 'two-factor' | 'sessions'
+export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'backchannel-logout' | 'frontchannel-logout'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction
 
-const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions'])
+const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
+  'step',
+  'two-factor',
+  'sessions',
+  'backchannel-logout',
+  'frontchannel-logout',
+])
 
 /** Whether `action` is one of the actions of spec §4. */
 export function isAuthAction(action: string): action is AuthAction {
@@ -45,6 +52,8 @@ export const ACTIONS_WITH_PROVIDER: ReadonlySet<RoutedAction> = new Set<RoutedAc
   'callback',
   'webauthn-options',
   'step',
+  'backchannel-logout',
+  'frontchannel-logout',
 ])
 
 /** Actions whose second path segment names a flow rather than a provider. */

@@ -26,6 +26,7 @@ import {
   issueJwtSession,
   reportFailure,
 } from '../session/issue.js'
+import type { ProviderSession } from '../adapters.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
 import { emitEvent } from './emit.js'
@@ -68,6 +69,16 @@ type Effect = EffectImplementation<Context, RequestContext>
 type Result<T extends SignInCompletionEvent['type']> = Extract<SignInCompletionEvent, { type: T }>
 
 const userIdOf = (context: Context) => String(userOf(context).id)
+
+/**
+ * The OpenID Connect provider session an OAuth sign-in came through, which the provider may end
+ * later (back- or front-channel logout); `null` for every other first factor.
+ */
+const providerSessionOf = (context: Context): ProviderSession | null =>
+  context.firstFactor === 'oauth-signin' ? flowModule('oauth').providerSessionOf(accountOf(context)) : null
+
+const providerSessionClaimsOf = (session: ProviderSession | null): Record<string, unknown> =>
+  session ? flowModule('oauth').providerSessionClaims(session) : {}
 
 /** The effects of the built-in chart. */
 const coreEffects: Record<string, Effect> = {
@@ -137,13 +148,17 @@ const coreEffects: Record<string, Effect> = {
 
   async issueSession(context, ctx) {
     try {
+      const providerSession = providerSessionOf(context)
       const output = await issueJwtSession(ctx, {
         user: userOf(context),
         account: accountOf(context),
         ...(context.profile ? { profile: context.profile as Profile } : {}),
         isNewUser: context.isNewUser,
-        claims: { ...context.claims, ...assuranceClaims(context) },
+        claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
       })
+      if (providerSession && output.value !== null) {
+        await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
+      }
       return { type: 'issueSession.done', output, at: ctx.at }
     } catch (error) {
       return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
@@ -153,7 +168,11 @@ const coreEffects: Record<string, Effect> = {
   async createDatabaseSession(context, ctx) {
     try {
       const multiFactor = context.amr.length > 1 ? context.amr : undefined
-      const output = await createSessionRow(ctx, userIdOf(context), multiFactor)
+      const providerSession = providerSessionOf(context)
+      const output = await createSessionRow(ctx, userIdOf(context), multiFactor, providerSession ?? undefined)
+      if (providerSession) {
+        await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
+      }
       return { type: 'createDatabaseSession.done', output, at: ctx.at }
     } catch (error) {
       return {
