@@ -69,6 +69,14 @@ export {
   type WebAuthnSignInEvent,
   type WebAuthnSignInTag,
 } from './webauthn-signin.machine.js'
+export {
+  logoutMachine,
+  LogoutContext,
+  LOGOUT,
+  FRONT_CHANNEL_PAGE,
+  type LogoutEvent,
+  type LogoutTag,
+} from './logout.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'

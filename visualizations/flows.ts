@@ -7,6 +7,7 @@ import type { AnyStateMachine } from 'xstate'
 import {
   credentialsSignInMachine,
   emailSignInMachine,
+  logoutMachine,
   oauthSignInMachine,
   sessionMachine,
   signInCompletionMachine,
@@ -26,6 +27,7 @@ export const builtInMachines: readonly AnyStateMachine[] = [
   webauthnSignInMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
+  logoutMachine,
 ]
 
 /** A diagram format. */
