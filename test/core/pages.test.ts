@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadFlowModule } from '../../core/flows/kinds.js'
 import {
   breakableAddress,
   renderEmailConfirmPage,
@@ -10,6 +11,9 @@ import {
   type PageProvider,
   type PageTheme,
 } from '../../core/pages/index.js'
+
+// The passkey form comes with the WebAuthn flow, which the handler loads before a request needs it.
+beforeAll(() => loadFlowModule('webauthn'))
 
 const theme: PageTheme = { colorScheme: 'auto', logo: '', brandColor: '', buttonText: '' }
 const url = new URL('https://app.test/auth/error')

@@ -60,7 +60,7 @@ export const groups = {
     mutate: [
       'core/flows/oauth.ts#storeOAuthUser',
       'core/session/token.ts#signedInUser',
-      'core/flows/webauthn.ts#isUnverifiedPasskeyUser',
+      'core/flows/passkey-users.ts#isUnverifiedPasskeyUser',
     ],
     tests: [
       'test/oauth/linking.test.ts',
