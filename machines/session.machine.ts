@@ -167,6 +167,15 @@ const leftWithoutSession = ({ context }: { context: SessionContext }): FlowOutco
   url: context.callbackUrl,
 })
 
+/**
+ * Whether a stored session whose end is `expires` (epoch seconds) is over at `at`: only after that
+ * second, as Auth.js's `expires < now`. The one comparison for the session route and for every
+ * path that acts for the signed-in user (`core/session/current.ts`).
+ */
+export function isSessionOver(expires: number, at: number): boolean {
+  return expires < at
+}
+
 const tokenExpiry = (token: Record<string, unknown> | null): number | undefined =>
   typeof token?.exp === 'number' ? token.exp : undefined
 /** An access token this close to expiry (seconds) is refreshed already. */
@@ -208,7 +217,7 @@ export const sessionMachine = setup({
     },
     isSessionExpired: ({ event }) => {
       assertEvent(event, 'getSessionAndUser.done')
-      return event.output.expires < event.at
+      return isSessionOver(event.output.expires, event.at)
     },
     /** Extend when the row was last extended more than `updateAge` ago (0: on every read). */
     isExtensionDue: ({ context, event }) => {

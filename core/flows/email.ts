@@ -24,6 +24,7 @@ import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError }
 import type { RequestContext } from '../http/context.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
+import { currentSession } from '../session/current.js'
 import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
@@ -101,12 +102,9 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
     return { notLinked: 'AccountNotLinked' }
   }
   if (existing) {
-    const sessionToken = ctx.sessionCookie.value
-    if (ctx.config.session.strategy === 'database' && sessionToken) {
-      const current = await adapter.getSessionAndUser!(sessionToken)
-      // Signing in as another user replaces this browser's session rather than sharing it.
-      if (current && String(current.user.id) !== String(existing.id)) await adapter.deleteSession!(sessionToken)
-    }
+    // Signing in as another user replaces this browser's database session rather than sharing it.
+    const current = ctx.config.session.strategy === 'database' ? await currentSession(ctx) : null
+    if (current && current.user.id !== String(existing.id)) await adapter.deleteSession!(current.value)
     user = await adapter.updateUser!({ id: existing.id, emailVerified: new Date(ctx.at * 1000) })
     await emitEvent(ctx, 'updateUser', { user })
   } else {

@@ -35,7 +35,7 @@ import {
   PROVIDER_SESSION_CLAIM,
   providerSessionOfToken,
 } from '../session/lifecycle.js'
-import { decodeSessionTokenNow } from '../session/token.js'
+import { currentSession, type CurrentSession } from '../session/current.js'
 import type { Account, ResponseInternal } from '../types.js'
 
 /** The cookie-codec salt of the session tokens kept in the store's index: a key of its own. */
@@ -165,29 +165,31 @@ export async function endProviderSessions(
   return tokens.length
 }
 
-/** Whether this browser's session was signed in through `provider`'s session `sid`. */
-async function browserSessionIsFrom(ctx: RequestContext, provider: string, sid: string): Promise<boolean> {
-  const { value } = ctx.sessionCookie
-  if (!value) return false
-  if (ctx.config.session.strategy === 'jwt') {
-    let token: JWT | null
-    try {
-      token = await decodeSessionTokenNow(ctx, value)
-    } catch {
-      return false // unreadable: no session to end
-    }
-    const named = token ? providerSessionOfToken(token) : undefined
-    return named?.provider === provider && named.sid === sid
+/**
+ * The sessions front-channel requests found to end, per request: the authority's reading of the
+ * browser's session, handed from finding it to ending it without reading it twice.
+ */
+const foundBrowserSessions = new WeakMap<RequestContext, CurrentSession>()
+
+/**
+ * This browser's live session when it was signed in through `provider`'s session `sid`, else
+ * `null`. Read through the one authority (./session/current.ts): a session it refuses (ended,
+ * expired, signed out everywhere) is no one's, and there is nothing to end.
+ */
+async function browserSessionFrom(ctx: RequestContext, provider: string, sid: string): Promise<CurrentSession | null> {
+  const current = await currentSession(ctx)
+  if (!current) return null
+  if (current.strategy === 'jwt') {
+    const named = providerSessionOfToken(current.token)
+    return named?.provider === provider && named.sid === sid ? current : null
   }
-  const adapter = ctx.config.adapter!
-  if (adapter.deleteProviderSessions) {
-    const found = await adapter.getSessionAndUser!(value)
-    const named = found?.session.providerSession
-    return named?.provider === provider && named.sid === sid
+  if (ctx.config.adapter?.deleteProviderSessions) {
+    const named = current.session.providerSession
+    return named?.provider === provider && named.sid === sid ? current : null
   }
-  if (!ctx.config.store.setMembers) return false
+  if (!ctx.config.store.setMembers) return null
   const tokens = await Promise.all((await indexed(ctx, 'sid', provider, sid)).map((member) => openSessionToken(ctx, member)))
-  return tokens.includes(value)
+  return tokens.includes(current.value) ? current : null
 }
 
 const oidcProviderOf = (ctx: RequestContext, providerId: string): ResolvedOAuthProvider => {
@@ -261,7 +263,9 @@ export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
         if (context.iss !== (await issuerOf(oidcProviderOf(ctx, context.providerId)))) {
           return refused(ctx, 'findBrowserSession', 'iss is not the provider')
         }
-        if (await browserSessionIsFrom(ctx, context.providerId, context.sid)) {
+        const found = await browserSessionFrom(ctx, context.providerId, context.sid)
+        if (found) {
+          foundBrowserSessions.set(ctx, found)
           return { type: 'findBrowserSession.done', output: null, at: ctx.at }
         }
         return { type: 'findBrowserSession.failed', reason: 'notThisSession', at: ctx.at }
@@ -272,8 +276,10 @@ export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
 
     async endBrowserSession(context: Context, ctx) {
       try {
-        if (ctx.config.session.strategy === 'database') {
-          await ctx.config.adapter!.deleteSession!(ctx.sessionCookie.value)
+        const found = foundBrowserSessions.get(ctx)
+        if (!found) throw new TypeError('no browser session was found to end')
+        if (found.strategy === 'database') {
+          await ctx.config.adapter!.deleteSession!(found.value)
         } else if (ctx.config.sharedStore) {
           // A copy of this cookie elsewhere ends too.
           await endJwtSessionsOfProviderSession(ctx.config, context.providerId, context.sid!, ctx.at)

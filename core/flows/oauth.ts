@@ -44,7 +44,7 @@ export {
   recordProviderSession,
   respondFrontChannelPage,
 } from './logout.js'
-import { signedInUser } from '../session/token.js'
+import { signedInAdapterUser } from '../session/current.js'
 import { pkceChallenge } from '../sync-crypto.js'
 import { reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
@@ -243,7 +243,7 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))
     return { notLinked: 'OAuthAccountNotLinked' }
   }
-  const signedIn = await signedInUser(ctx)
+  const signedIn = await signedInAdapterUser(ctx)
   const linked = context.storedUser as unknown as AdapterUser | null
   let user: AdapterUser
   let isNewUser = false

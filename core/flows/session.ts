@@ -17,8 +17,9 @@ import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from './kinds.js'
-import { isJwtSessionEnded, SIGN_IN_TIME_CLAIM } from '../session/lifecycle.js'
-import { decodeSessionTokenNow, encodeSessionToken } from '../session/token.js'
+import { liveJwtSession, storedSession } from '../session/current.js'
+import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../session/lifecycle.js'
+import { encodeSessionToken } from '../session/token.js'
 import { callbacksOf, eventsOf } from '../config/resolve-config.js'
 import { callback } from './callbacks.js'
 import { emitEvent } from './emit.js'
@@ -30,9 +31,6 @@ function logSessionFailure(ctx: RequestContext, context: Context, error: unknown
   else if (context.policy?.strategy === 'database') ctx.logger.error(new SessionTokenError(cause))
   else ctx.logger.error(new JWTSessionError(cause))
 }
-
-const toSeconds = (date: Date | string | number): number =>
-  Math.floor(new Date(date).getTime() / 1000)
 
 const stableJson = (value: unknown): string => {
   try {
@@ -60,15 +58,6 @@ async function linkedIdToken(ctx: RequestContext, context: Context): Promise<Ses
   return account ? { provider: account.provider, id_token: account.id_token! } : null
 }
 
-/** When a database session signed in at `createdAt` reaches the absolute lifetime (Infinity: never). */
-function absoluteExpiry(ctx: RequestContext, createdAt: Date | string | undefined): number {
-  const { absoluteMaxAge } = ctx.config.session
-  if (absoluteMaxAge === null) return Infinity
-  // No sign-in time (an Auth.js row) reads as NaN, as an unreadable one does: idle expiry only.
-  const signedInAt = toSeconds(createdAt ?? Number.NaN)
-  return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
-}
-
 /** Whether a callback answered with a promise (or any thenable). */
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null)?.then === 'function'
@@ -84,18 +73,11 @@ function isoTime(seconds: number): string {
 /** An effect's result event (the chart checks its shape). */
 type EffectEvent = { type: string; at: number; [key: string]: unknown }
 
-/** The decode effect's answer for a decoded token (ended sessions are refused, the cookie cleared). */
-function checkedToken(ctx: RequestContext, token: JWT | null): EffectEvent | Promise<EffectEvent> {
-  if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
-  // Past its absolute lifetime, or signed out everywhere: no session (the cookie is cleared).
-  const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
-  return ended instanceof Promise ? ended.then((e) => decodedEvent(ctx, token, e)) : decodedEvent(ctx, token, ended)
-}
-
-function decodedEvent(ctx: RequestContext, token: JWT, ended: boolean): EffectEvent {
-  return ended
-    ? { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
-    : { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
+/** The decode effect's answer: the live token, or (ended on the server's side) an invalid one whose cookie is cleared. */
+function decodedEvent(ctx: RequestContext, token: JWT | null): EffectEvent {
+  return token
+    ? { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
+    : { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
 }
 
 function decodeFailed(ctx: RequestContext, context: Context, error: unknown): EffectEvent {
@@ -103,15 +85,32 @@ function decodeFailed(ctx: RequestContext, context: Context, error: unknown): Ef
   return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
 }
 
-function jwtCallbackDone(ctx: RequestContext, token: JWT, builtIn: boolean, before: string, result: JWT | null | undefined): EffectEvent {
+function jwtCallbackDone(
+  ctx: RequestContext,
+  token: JWT,
+  builtIn: boolean,
+  before: string,
+  stamped: boolean,
+  result: JWT | null | undefined,
+): EffectEvent {
   const refreshed = result ?? null
-  // The sign-in time is the engine's: a callback that rebuilds the token does not lose it.
+  // The sign-in time is the engine's: a callback that rebuilds the token does not lose it (the
+  // next read would otherwise start its absolute clock again).
+  // Stryker disable next-line ConditionalExpression: `refreshed && true` is equivalent, it writes an undefined claim, which the token's JSON leaves out
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
-  return {
-    type: 'runJwtCallback.done',
-    output: { token: refreshed, changed: !builtIn && refreshed !== null && stableJson(refreshed) !== before },
-    at: ctx.at,
-  }
+  // A token given its sign-in time by this read is reissued, or the next read would start again.
+  // (Whether a revoked token changed is never asked: the chart ends it first.)
+  const changed = stamped || (!builtIn && stableJson(refreshed) !== before)
+  return { type: 'runJwtCallback.done', output: { token: refreshed, changed }, at: ctx.at }
+}
+
+/**
+ * Whether a token read now must be given its sign-in time: it has none, and the config measures
+ * one (an absolute lifetime, sign-out everywhere). Its absolute clock then starts at this read and
+ * runs on in every token reissued from it (issue 24, finding 10).
+ */
+function needsSignInTime(ctx: RequestContext, token: JWT): boolean {
+  return measuresSignInTime(ctx.config) && signInTimeOf(token) === undefined
 }
 
 function callbackFailed(ctx: RequestContext, context: Context, effect: string, error: unknown): EffectEvent {
@@ -127,12 +126,17 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     decodeSessionToken(context, ctx) {
       const { value } = ctx.sessionCookie
       if (!value) return { type: 'decodeSessionToken.failed', reason: 'missing', at: ctx.at }
-      // Synchronous on the common path (the built-in codec, keys derived, no store to ask); the
-      // closures below are made only when something is pending.
+      // The authority's own check (core/session/current.ts): past its absolute lifetime, signed out
+      // everywhere or past exp is no session, the cookie cleared. Synchronous on the common path
+      // (the built-in codec, keys derived, no store to ask); the closures below are made only when
+      // something is pending.
       try {
-        const token = decodeSessionTokenNow(ctx, value)
-        const result = token instanceof Promise ? token.then((t) => checkedToken(ctx, t)) : checkedToken(ctx, token)
-        return result instanceof Promise ? result.catch((error: unknown) => decodeFailed(ctx, context, error)) : result
+        const token = liveJwtSession(ctx, value)
+        if (!(token instanceof Promise)) return decodedEvent(ctx, token)
+        return token.then(
+          (live) => decodedEvent(ctx, live),
+          (error: unknown) => decodeFailed(ctx, context, error),
+        )
       } catch (error) {
         return decodeFailed(ctx, context, error)
       }
@@ -157,7 +161,9 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     },
 
     runJwtCallback(context, ctx) {
-      const token = context.token as JWT
+      const read = context.token as JWT
+      const stamped = needsSignInTime(ctx, read)
+      const token = stamped ? { ...read, [SIGN_IN_TIME_CLAIM]: ctx.at } : read
       // The built-in callback returns the token as it is: nothing to compare.
       const builtIn = !callbacksOf(ctx.config).jwt
       const before = builtIn ? '' : stableJson(token)
@@ -168,9 +174,9 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           session: context.data,
         })
         // The built-in callback answers at once; an application's may be async.
-        if (!isThenable(result)) return jwtCallbackDone(ctx, token, builtIn, before, result)
+        if (!isThenable(result)) return jwtCallbackDone(ctx, token, builtIn, before, stamped, result)
         return Promise.resolve(result)
-          .then((refreshed) => jwtCallbackDone(ctx, token, builtIn, before, refreshed))
+          .then((refreshed) => jwtCallbackDone(ctx, token, builtIn, before, stamped, refreshed))
           .catch((error: unknown) => callbackFailed(ctx, context, 'runJwtCallback', error))
       } catch (error) {
         return callbackFailed(ctx, context, 'runJwtCallback', error)
@@ -261,17 +267,15 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const sessionToken = ctx.sessionCookie.value
       if (!sessionToken) return { type: 'getSessionAndUser.failed', reason: 'missing', at: ctx.at }
       try {
-        const found = await ctx.config.adapter!.getSessionAndUser!(sessionToken)
+        // The authority's own lookup (core/session/current.ts): the end is the row's expiry or its
+        // absolute lifetime, whichever comes first; the chart's isSessionExpired compares it.
+        const found = await storedSession(ctx, sessionToken)
         if (!found) return { type: 'getSessionAndUser.failed', reason: 'notFound', at: ctx.at }
-        const idleExpiry = toSeconds(found.session.expires)
-        if (!Number.isFinite(idleExpiry)) throw new TypeError('the stored session has no valid expiry')
-        // Past its absolute lifetime a session is expired, however active (no sign-in time: idle only).
-        const expires = Math.min(idleExpiry, absoluteExpiry(ctx, found.session.createdAt))
         return {
           type: 'getSessionAndUser.done',
           output: {
             sessionToken,
-            expires,
+            expires: found.expires,
             user: found.user as unknown as Record<string, unknown>,
             session: found.session as unknown as Record<string, unknown>,
           },
@@ -298,7 +302,8 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
     async extendSession(context, ctx) {
       // The chart enters extendingSession only with the row it read remembered (storedSession).
       const createdAt = (context.storedSession as { createdAt?: Date | string }).createdAt
-      const expires = Math.min(ctx.at + context.policy!.maxAge, absoluteExpiry(ctx, createdAt))
+      // Never past the absolute lifetime, however active the session is.
+      const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
       try {
         const updated = await ctx.config.adapter!.updateSession!({
           sessionToken: context.sessionToken!,

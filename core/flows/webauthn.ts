@@ -34,7 +34,7 @@ import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import { reportFailure } from '../session/issue.js'
-import { signedInUser } from '../session/token.js'
+import { signedInAdapterUser } from '../session/current.js'
 import type { Account, Awaitable, CommonProviderOptions, CredentialInput } from '../types.js'
 import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from './email.js'
 import { emitEvent } from './emit.js'
@@ -278,7 +278,7 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
     ctx.logger.error(new AccountNotLinked(message, { provider: context.providerId }))
     return { notLinked: 'AccountNotLinked' }
   }
-  const signedIn = await signedInUser(ctx)
+  const signedIn = await signedInAdapterUser(ctx)
   const owner = context.storedUser as unknown as AdapterUser | null
   if (!context.enrolment) {
     if (signedIn && String(signedIn.id) !== String(owner!.id)) {
@@ -331,7 +331,7 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
       const provider = providerOf(ctx, context.providerId)
       const adapter = ctx.config.adapter!
       try {
-        const signedIn = await signedInUser(ctx)
+        const signedIn = await signedInAdapterUser(ctx)
         if (signedIn) {
           return {
             type: 'findUser.done',

@@ -2,7 +2,9 @@
  * The routing table: (method, action, provider type) → what serves it. A route either binds a flow
  * (params struct → request event → machine) or is a plain handler for a page or a JSON document.
  * Cross-cutting protections are flags on the route, applied by `dispatch` before the route runs,
- * so a new route cannot quietly skip the CSRF check.
+ * so a new route cannot quietly skip the CSRF check. `actsForUser` marks the routes that act for
+ * the signed-in user: they read the session only through the one authority
+ * (`core/session/current.ts`), and test/core/authority-routes.test.ts holds every route to its flag.
  *
  * @module
  */
@@ -82,6 +84,16 @@ export interface Route {
   callbackUrl?: boolean
   /** Errors answer 400 with a JSON `null` body instead of redirecting (an API route). */
   failure?: 'json-null'
+  /**
+   * The route acts for the signed-in user (reads who is signed in: to answer with their session,
+   * link an account or passkey to them, manage their sessions or second factors). It asks the one
+   * authority, `core/session/current.ts`, and with a session that has ended it acts exactly as
+   * for someone signed out. A test runs every flagged route with dead sessions, and every other
+   * route must not read the session at all.
+   */
+  actsForUser?: true
+  /** Sign-out: ends whatever session the cookie names, live or not, and acts for no one. */
+  endsSession?: true
   serve: FlowBinding<never> | Handler
 }
 
@@ -328,6 +340,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     action: 'session',
     provider: 'none',
+    actsForUser: true,
     serve: {
       flow: sessionFlow,
       params: NoInput,
@@ -341,6 +354,7 @@ export const routes: readonly Route[] = [
     provider: 'none',
     csrf: true,
     failure: 'json-null',
+    actsForUser: true,
     serve: {
       flow: sessionFlow,
       params: SessionUpdateBody,
@@ -379,6 +393,7 @@ export const routes: readonly Route[] = [
     provider: 'none',
     csrf: true,
     callbackUrl: true,
+    endsSession: true,
     serve: {
       flow: sessionFlow,
       params: NoInput,
@@ -414,27 +429,32 @@ export const routes: readonly Route[] = [
   ...(['oauth', 'oidc'] as const).flatMap((provider) => [
     route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: oauthStart }),
     // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
-    // its state/PKCE/nonce checks are what bind the callback to this browser.
-    route({ method: 'GET', action: 'callback', provider, serve: oauthCallback }),
-    route({ method: 'POST', action: 'callback', provider, serve: oauthCallback }),
+    // its state/PKCE/nonce checks are what bind the callback to this browser. A new account is
+    // linked to the signed-in user.
+    route({ method: 'GET', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
+    route({ method: 'POST', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
   ]),
   // Logout by an OpenID Connect provider. No CSRF token: the back-channel request comes from the
   // provider's server and proves itself with its signed Logout Token; the front-channel page ends a
-  // session only when it names the provider session (`sid`) that session was signed in through.
+  // session only when it names the provider session (`sid`) that session was signed in through, and
+  // reads that session through the authority: a dead one is no one's, and nothing ends.
   route({ method: 'POST', action: 'backchannel-logout', provider: 'oidc', serve: backchannelLogout }),
-  route({ method: 'GET', action: 'frontchannel-logout', provider: 'oidc', serve: frontchannelLogout }),
+  route({ method: 'GET', action: 'frontchannel-logout', provider: 'oidc', actsForUser: true, serve: frontchannelLogout }),
   route({ method: 'POST', action: 'signin', provider: 'email', csrf: true, callbackUrl: true, serve: emailRequest }),
-  // The link's page hands out a CSRF token; only its CSRF-checked POST spends the link.
-  route({ method: 'GET', action: 'callback', provider: 'email', csrfToken: true, callbackUrl: true, serve: emailLink }),
-  route({ method: 'POST', action: 'callback', provider: 'email', csrf: true, callbackUrl: true, serve: emailVerification }),
+  // The link's page hands out a CSRF token; only its CSRF-checked POST spends the link. Signing in
+  // as someone else ends the signed-in user's database session.
+  route({ method: 'GET', action: 'callback', provider: 'email', csrfToken: true, callbackUrl: true, actsForUser: true, serve: emailLink }),
+  route({ method: 'POST', action: 'callback', provider: 'email', csrf: true, callbackUrl: true, actsForUser: true, serve: emailVerification }),
   // A flow waiting for the user: its page, and the answer (CSRF-checked like every posted step;
-  // an application's extension cannot opt out).
-  route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, serve: respondStepPage }),
+  // an application's extension cannot opt out). A second factor's enrolment is a step that acts for
+  // the enrolling user: its page shows the key, and its answer stores the factor, only to them.
+  route({ method: 'GET', action: 'step', provider: 'none', csrfToken: true, actsForUser: true, serve: respondStepPage }),
   route({
     method: 'POST',
     action: 'step',
     provider: 'none',
     csrf: true,
+    actsForUser: true,
     serve: {
       flow: (ctx) => stepFlowOf(ctx),
       params: AnyBody,
@@ -446,13 +466,14 @@ export const routes: readonly Route[] = [
       },
     },
   }),
-  route({ method: 'GET', action: 'two-factor', provider: 'none', csrfToken: true, serve: respondTwoFactorPage }),
+  route({ method: 'GET', action: 'two-factor', provider: 'none', csrfToken: true, actsForUser: true, serve: respondTwoFactorPage }),
   route({
     method: 'POST',
     action: 'two-factor',
     provider: 'none',
     csrf: true,
     callbackUrl: true,
+    actsForUser: true,
     serve: {
       flow: totpEnrolmentFlow as never,
       params: AnyBody,
@@ -463,21 +484,23 @@ export const routes: readonly Route[] = [
   }),
   // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
   // browser asking for HTML gets the page, whose forms carry the token.
-  route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, serve: respondSessionsOrPage }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', serve: revokeSessionsOrPage }),
-  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', serve: webauthnOptions }),
+  route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, actsForUser: true, serve: respondSessionsOrPage }),
+  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: revokeSessionsOrPage }),
+  // A signed-in user's options register a passkey for them.
+  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', actsForUser: true, serve: webauthnOptions }),
   route({
     method: 'POST',
     action: 'webauthn-options',
     provider: 'webauthn',
     csrf: true,
     callbackUrl: true,
+    actsForUser: true,
     serve: webauthnVerification,
   }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
   // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
-  route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, serve: webauthnAnswer }),
+  route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, actsForUser: true, serve: webauthnAnswer }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({
     method: 'GET',

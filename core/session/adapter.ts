@@ -30,6 +30,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'getSessionAndUser',
   'updateSession',
   'deleteSession',
+  'deleteProviderSessions',
   'createVerificationToken',
   'useVerificationToken',
   'getAccount',

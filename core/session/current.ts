@@ -1,12 +1,23 @@
 /**
- * Who the request is signed in as, read from the session cookie: the JWT's subject, or the user of
- * the database session. An unreadable or expired session is no session.
+ * The one authority for "who is signed in". Every path that acts for the signed-in user — the
+ * session route, passkey registration, account linking, `/sessions`, `/two-factor` and a second
+ * factor's enrolment, an e-mail sign-in replacing another user's session — reads the session here, with the session route's checks and no others: decryption and
+ * signature, `exp`, the absolute lifetime under both strategies, the not-before time of "sign out
+ * everywhere", a stored row's `expires`. A session the session route would refuse acts for no one.
+ *
+ * The session route keeps its own chart (it also logs, reissues and deletes), but reads through
+ * {@link liveJwtSession} and {@link storedSession} below, so the two cannot drift apart. Routes that
+ * act for the user carry the `actsForUser` flag in the routing table; a test runs each of them with
+ * a dead session.
  *
  * @module
  */
+import { isSessionOver } from '../../machines/session.machine.js'
+import type { AdapterSession, AdapterUser } from '../adapters.js'
 import type { RequestContext } from '../http/context.js'
-import { isJwtSessionEnded } from './lifecycle.js'
-import { decodeSessionToken } from './token.js'
+import type { JWT } from '../jwt.js'
+import { isJwtSessionEnded, signInTimeOf, storedSessionEnd } from './lifecycle.js'
+import { decodeSessionTokenNow } from './token.js'
 
 /** The signed-in user, as much of them as the session tells. */
 export interface SignedInUser {
@@ -15,26 +26,134 @@ export interface SignedInUser {
   name: string | null
 }
 
-/** The user the request's session belongs to, or `null`. */
-export async function signedInUser(ctx: RequestContext): Promise<SignedInUser | null> {
+/** The request's live session, as the authority decided it. */
+export type CurrentSession =
+  | {
+      strategy: 'jwt'
+      user: SignedInUser
+      /** The session cookie's value. */
+      value: string
+      token: JWT
+      /** The sign-in time the token carries (`auth_time`), if any. */
+      signedInAt: number | undefined
+    }
+  | {
+      strategy: 'database'
+      user: SignedInUser
+      /** The session cookie's value: the session token. */
+      value: string
+      session: AdapterSession
+      /** The stored user, as the adapter returned it. */
+      stored: AdapterUser
+      /** When the session ends (epoch seconds): its idle expiry or absolute lifetime. */
+      expires: number
+    }
+
+/** The live token when a decoded JWT's session has not ended; `null` when it has. */
+function liveToken(ctx: RequestContext, token: JWT | null): JWT | null | Promise<JWT | null> {
+  if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
+  const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
+  return ended instanceof Promise ? ended.then((e) => (e ? null : token)) : ended ? null : token
+}
+
+/**
+ * Decodes the session JWT `value` and checks its session: the token when it is live, `null` when
+ * it has ended on the server's side (absolute lifetime, sign-out everywhere, `exp`). Synchronous
+ * when the built-in codec can answer at once and no store is asked (the session read's common
+ * path).
+ *
+ * @throws (or rejects) when the token cannot be read: tampered, expired for the decoder, sealed
+ *   with an unknown secret, or empty once decoded.
+ */
+export function liveJwtSession(ctx: RequestContext, value: string): JWT | null | Promise<JWT | null> {
+  const token = decodeSessionTokenNow(ctx, value)
+  return token instanceof Promise ? token.then((t) => liveToken(ctx, t)) : liveToken(ctx, token)
+}
+
+/** A stored session with its user, and the second it ends. */
+export interface StoredSession {
+  session: AdapterSession
+  user: AdapterUser
+  /** Epoch seconds: the row's `expires`, or its absolute lifetime when that comes first. */
+  expires: number
+}
+
+/**
+ * Looks the database session `sessionToken` up with its user, and when it ends; `null` when no
+ * row has that token. Whether it is over at a given time is {@link isSessionOver}'s to say.
+ *
+ * @throws the adapter's error (an outage), or `TypeError` when the row's expiry is not a date.
+ */
+export async function storedSession(ctx: RequestContext, sessionToken: string): Promise<StoredSession | null> {
+  // Stryker disable next-line OptionalChaining: unreachable, the database strategy requires an adapter with getSessionAndUser (checked at boot)
+  const found = await ctx.config.adapter?.getSessionAndUser?.(sessionToken)
+  if (!found) return null
+  return { session: found.session, user: found.user, expires: storedSessionEnd(ctx.config, found.session) }
+}
+
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null)
+
+async function readCurrentSession(ctx: RequestContext, value: string): Promise<CurrentSession | null> {
+  if (ctx.config.session.strategy === 'jwt') {
+    const token = await liveJwtSession(ctx, value)
+    // A token names a user only by a subject (sign-out everywhere is keyed by it too).
+    if (!token || typeof token.sub !== 'string' || token.sub === '') return null
+    return {
+      strategy: 'jwt',
+      user: { id: token.sub, email: stringOrNull(token.email), name: stringOrNull(token.name) },
+      value,
+      token,
+      signedInAt: signInTimeOf(token),
+    }
+  }
+  const stored = await storedSession(ctx, value)
+  if (!stored || isSessionOver(stored.expires, ctx.at)) return null
+  return {
+    strategy: 'database',
+    user: { id: String(stored.user.id), email: stored.user.email ?? null, name: stored.user.name ?? null },
+    value,
+    session: stored.session,
+    stored: stored.user,
+    expires: stored.expires,
+  }
+}
+
+/**
+ * The request's live session, or `null`: no session cookie, one that cannot be read, or one the
+ * session route would refuse. An adapter outage counts as no session too (the adapter logs it).
+ */
+export async function currentSession(ctx: RequestContext): Promise<CurrentSession | null> {
   const { value } = ctx.sessionCookie
   // Stryker disable next-line ConditionalExpression: equivalent, an empty token decodes to nothing and names no stored session
   if (!value) return null
   try {
-    if (ctx.config.session.strategy === 'jwt') {
-      const token = await decodeSessionToken(ctx, value)
-      // A token without a numeric exp (a custom decoder) is live, as the session route re-issues it.
-      // Stryker disable next-line OptionalChaining: equivalent, a null token throws into the catch below (no one)
-      if (!token?.sub || (typeof token.exp === 'number' && token.exp <= ctx.at)) return null
-      if (await isJwtSessionEnded(ctx.config, token, ctx.at)) return null
-      return { id: String(token.sub), email: (token.email as string | null) ?? null, name: (token.name as string | null) ?? null }
-    }
-    // Stryker disable next-line OptionalChaining: unreachable, the database strategy requires an adapter with getSessionAndUser (checked at boot)
-    const found = await ctx.config.adapter?.getSessionAndUser?.(value)
-    if (!found || new Date(found.session.expires).getTime() <= ctx.at * 1000) return null
-    return { id: String(found.user.id), email: found.user.email ?? null, name: found.user.name ?? null }
+    return await readCurrentSession(ctx, value)
+  } catch (error) {
+    // A session that cannot be read is no session (as the session route treats it); the reason
+    // is the error's class only: a decoder's message may quote the token.
+    ctx.logger.debug('session-unreadable', { error: (error as Error)?.name })
+    return null
+  }
+}
+
+/** The user the request's live session belongs to, or `null` (see {@link currentSession}). */
+export async function signedInUser(ctx: RequestContext): Promise<SignedInUser | null> {
+  return (await currentSession(ctx))?.user ?? null
+}
+
+/**
+ * The stored user the request's live session belongs to (to link a new account or passkey to
+ * them), or `null`: the database session's user, or the JWT subject through `getUser`. Decided by
+ * {@link currentSession}; an unknown subject or a failing lookup is no one.
+ */
+export async function signedInAdapterUser(ctx: RequestContext): Promise<AdapterUser | null> {
+  const current = await currentSession(ctx)
+  if (!current) return null
+  if (current.strategy === 'database') return current.stored
+  try {
+    // Stryker disable next-line OptionalChaining: equivalent, an adapter without getUser throws into the catch below, which returns null as well
+    return (await ctx.config.adapter!.getUser?.(current.user.id)) ?? null
   } catch {
-    // A session that cannot be read is no session (as the session route treats it).
     return null
   }
 }

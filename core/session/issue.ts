@@ -10,7 +10,7 @@ import { callback } from '../flows/callbacks.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import type { Account, Profile, SignInCallbackParams, User } from '../types.js'
-import { SIGN_IN_TIME_CLAIM } from './lifecycle.js'
+import { measuresSignInTime, renewedExpiry, SIGN_IN_TIME_CLAIM } from './lifecycle.js'
 import { encodeSessionToken } from './token.js'
 
 /** The `signIn` callback's verdict. */
@@ -80,8 +80,7 @@ export interface JwtSessionInput {
  * Otherwise the token is exactly Auth.js's.
  */
 function withSignInTime(ctx: RequestContext, token: JWT): JWT {
-  const { session, sharedStore } = ctx.config
-  return session.absoluteMaxAge !== null || sharedStore ? { ...token, [SIGN_IN_TIME_CLAIM]: ctx.at } : token
+  return measuresSignInTime(ctx.config) ? { ...token, [SIGN_IN_TIME_CLAIM]: ctx.at } : token
 }
 
 /**
@@ -113,10 +112,11 @@ export async function issueJwtSession(
 }
 
 /**
- * Stores a new database session for `userId`; the cookie will carry its token and expiry. `amr`
- * (after a second factor) is stored with the row by adapters that keep second factors, and the
- * provider session it was signed in with by adapters that delete sessions by it (logout by the
- * provider).
+ * Stores a new database session for `userId`; the cookie will carry its token and expiry, which is
+ * `maxAge` from now but never past the absolute lifetime (a row whose `createdAt` the adapter does
+ * not keep could not be held to it later). `amr` (after a second factor) is stored with the row by
+ * adapters that keep second factors, and the provider session it was signed in with by adapters
+ * that delete sessions by it (logout by the provider).
  */
 export async function createSessionRow(
   ctx: RequestContext,
@@ -124,7 +124,8 @@ export async function createSessionRow(
   amr?: string[],
   providerSession?: ProviderSession,
 ): Promise<{ value: string; expires: number }> {
-  const expires = ctx.at + ctx.config.session.maxAge
+  const createdAt = new Date(ctx.at * 1000)
+  const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
   const adapter = ctx.config.adapter!
   const session = await adapter.createSession!({
     sessionToken: ctx.config.session.generateSessionToken(),
@@ -133,7 +134,7 @@ export async function createSessionRow(
     ...(amr ? { amr } : {}),
     // Lifecycle details only for adapters that keep them (an Auth.js adapter may refuse them).
     ...(adapter.listSessions
-      ? { createdAt: new Date(ctx.at * 1000), userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null }
+      ? { createdAt, userAgent: ctx.request.headers.get('user-agent')?.slice(0, 512) ?? null }
       : {}),
     ...(providerSession && adapter.deleteProviderSessions ? { providerSession } : {}),
   })

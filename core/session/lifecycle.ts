@@ -1,12 +1,17 @@
 /**
  * Session lifecycle beyond one request (OWASP ASVS 5.0 V7): an absolute lifetime beside the idle
  * `maxAge`, and "sign out everywhere". A JWT carries its sign-in time (`auth_time`, seconds, as in
- * OpenID Connect); a sign-out everywhere keeps a per-user not-before time in the store, and a
- * logout by the provider (back- or front-channel) one per provider session (`sid`), which a
- * session read consults only when the config names a store: the default read stays free of I/O.
+ * OpenID Connect); a database row its `createdAt`. A sign-out everywhere keeps a per-user
+ * not-before time in the store, and a logout by the provider (back- or front-channel) one per
+ * provider session (`sid`), which a session read consults only when the config names a store: the
+ * default read stays free of I/O.
+ *
+ * These are the checks of "is this session still live"; the one authority that applies them to a
+ * request is ./current.ts.
  *
  * @module
  */
+import type { AdapterSession } from '../adapters.js'
 import { sha256Hex } from '../crypto.js'
 import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { JWT } from '../jwt.js'
@@ -14,11 +19,26 @@ import type { JWT } from '../jwt.js'
 /** The JWT claim holding the sign-in time (epoch seconds); the engine keeps it across reissues. */
 export const SIGN_IN_TIME_CLAIM = 'auth_time'
 
-/** The sign-in time a JWT carries: its `auth_time`, else (a token from before it) its `iat`. */
+/** Seconds a JWT is still accepted after its `exp`: the built-in decoder's (and Auth.js's) clock tolerance. */
+const EXP_TOLERANCE = 15
+
+/** `value` when it is a finite number (Number.isFinite coerces nothing, unlike isFinite). */
+const finite = (value: unknown): number | undefined => (Number.isFinite(value) ? (value as number) : undefined)
+
+/**
+ * The sign-in time a JWT carries (its `auth_time`); `undefined` for a token without one: issued
+ * before an absolute lifetime or a store was configured, or by Auth.js.
+ */
 export function signInTimeOf(token: JWT): number | undefined {
-  const time = token[SIGN_IN_TIME_CLAIM] ?? token.iat
-  // Number.isFinite is false for anything but a finite number (no coercion, unlike isFinite).
-  return Number.isFinite(time) ? (time as number) : undefined
+  return finite(token[SIGN_IN_TIME_CLAIM])
+}
+
+/**
+ * Whether anything is measured from a session's sign-in time under `config`: an absolute
+ * lifetime, or sign-out everywhere through a configured store. Only then does a JWT carry one.
+ */
+export function measuresSignInTime(config: ResolvedConfig): boolean {
+  return config.session.absoluteMaxAge !== null || config.sharedStore
 }
 
 /**
@@ -47,18 +67,26 @@ export function providerSessionOfToken(token: JWT): { provider: string; sid: str
 }
 
 /**
- * Whether a decoded JWT session has ended on the server's side: past its absolute lifetime, or
- * signed in no later than the user's last sign-out everywhere or the provider's logout of the
- * provider session it names (both checked only with a configured store). A token whose sign-in
- * time is unknown is checked against `maxAge` alone.
+ * Whether a decoded JWT session has ended on the server's side at `at`:
+ * - past its `exp` (the built-in decoder refuses such a token already; an application's may not);
+ * - past its absolute lifetime, counted from its `auth_time`. A token without one starts that clock
+ *   at this read: the session route writes `at` into the token it reissues, so the clock runs from
+ *   then on (re-stamping the issue time on every reissue would never reach the lifetime);
+ * - signed in no later than the user's last sign-out everywhere, or the provider's logout of the
+ *   provider session it names (both checked only with a configured store). A token without a
+ *   sign-in time is measured by its `iat`: the session existed then.
  */
 export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): boolean | Promise<boolean> {
+  // A token without an expiry of its own is held to none here (the session route reissues it).
+  if ((finite(token.exp) ?? Infinity) <= at - EXP_TOLERANCE) return true
   const signedInAt = signInTimeOf(token)
-  if (signedInAt === undefined) return false
   const { absoluteMaxAge } = config.session
-  if (absoluteMaxAge !== null && signedInAt + absoluteMaxAge <= at) return true
+  // Without a sign-in time, the clock starts at this read.
+  if (absoluteMaxAge !== null && (signedInAt ?? at) + absoluteMaxAge <= at) return true
   if (!config.sharedStore || typeof token.sub !== 'string') return false
-  return endedInStore(config, token, token.sub, signedInAt)
+  const since = signedInAt ?? finite(token.iat)
+  if (since === undefined) return false
+  return endedInStore(config, token, token.sub, since)
 }
 
 /**
@@ -104,4 +132,39 @@ export async function endJwtSessionsOfProviderSession(config: ResolvedConfig, pr
     throw new TypeError('ending JWT sessions from the provider needs a `store` in the config')
   }
   await config.store.put(await providerSessionNotBeforeKey(config, provider, sid), String(at), notBeforeLifetime(config))
+}
+
+/** Epoch seconds of a date as adapters return it (a `Date`, or an ISO string from JSON columns). */
+export const toSeconds = (date: Date | string | number): number => Math.floor(new Date(date).getTime() / 1000)
+
+/**
+ * When a database session signed in at `createdAt` reaches the absolute lifetime (epoch seconds;
+ * `Infinity` without one). A row without a sign-in time (an Auth.js table, or one that is no date)
+ * is held to its idle expiry alone.
+ */
+export function absoluteExpiry(config: ResolvedConfig, createdAt: Date | string | undefined): number {
+  const { absoluteMaxAge } = config.session
+  if (absoluteMaxAge === null) return Infinity
+  const signedInAt = toSeconds(createdAt ?? Number.NaN)
+  return Number.isFinite(signedInAt) ? signedInAt + absoluteMaxAge : Infinity
+}
+
+/**
+ * When a stored session ends (epoch seconds): its `expires`, or its absolute lifetime when that
+ * comes first, however recently it was extended.
+ *
+ * @throws {TypeError} when the row's `expires` is not a date.
+ */
+export function storedSessionEnd(config: ResolvedConfig, session: AdapterSession): number {
+  const idleExpiry = toSeconds(session.expires)
+  if (!Number.isFinite(idleExpiry)) throw new TypeError('the stored session has no valid expiry')
+  return Math.min(idleExpiry, absoluteExpiry(config, session.createdAt))
+}
+
+/**
+ * The `expires` a database session gets when it is created or extended at `at`: `maxAge` from
+ * now, never later than its absolute lifetime (`createdAt` + `absoluteMaxAge`).
+ */
+export function renewedExpiry(config: ResolvedConfig, createdAt: Date | string | undefined, at: number): number {
+  return Math.min(at + config.session.maxAge, absoluteExpiry(config, createdAt))
 }

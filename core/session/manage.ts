@@ -16,8 +16,8 @@ import { expiredCookie } from '../cookies.js'
 import type { RequestContext } from '../http/context.js'
 import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { AuthConfig, ResponseInternal } from '../types.js'
-import { endJwtSessionsOf, isJwtSessionEnded, signInTimeOf } from './lifecycle.js'
-import { decodeSessionToken } from './token.js'
+import { currentSession } from './current.js'
+import { endJwtSessionsOf } from './lifecycle.js'
 
 /** One of a user's sessions, as listed (never its token). */
 export interface SessionInfo {
@@ -115,23 +115,12 @@ export async function revokeAllSessions(config: AuthConfig, userId: string, at =
   await Promise.all(sessions.map((session) => adapter.deleteSession(session.sessionToken)))
 }
 
-/** The signed-in user of the request and, for a database session, its row. */
-async function currentSession(ctx: RequestContext): Promise<{ userId: string; token: string; signedInAt?: number } | null> {
-  const token = ctx.sessionCookie.value
-  if (!token) return null
-  try {
-    if (ctx.config.session.strategy === 'jwt') {
-      const jwt = await decodeSessionToken(ctx, token)
-      if (!jwt || typeof jwt.sub !== 'string' || (await isJwtSessionEnded(ctx.config, jwt, ctx.at))) return null
-      const signedInAt = signInTimeOf(jwt)
-      return { userId: jwt.sub, token, ...(signedInAt !== undefined ? { signedInAt } : {}) }
-    }
-    const found = await ctx.config.adapter?.getSessionAndUser?.(token)
-    if (!found || new Date(found.session.expires).getTime() <= ctx.at * 1000) return null
-    return { userId: String(found.user.id), token }
-  } catch {
-    return null
-  }
+/** The signed-in user of the request (decided by the one authority) and their session token. */
+async function signedInSession(ctx: RequestContext): Promise<{ userId: string; token: string; signedInAt?: number } | null> {
+  const current = await currentSession(ctx)
+  if (!current) return null
+  const signedInAt = current.strategy === 'jwt' ? current.signedInAt : undefined
+  return { userId: current.user.id, token: current.value, ...(signedInAt !== undefined ? { signedInAt } : {}) }
 }
 
 /** Database sessions can be listed only through an adapter with `listSessions` (logged when not). */
@@ -153,7 +142,7 @@ const json = (body: unknown, status?: number): ResponseInternal => ({
  * `null` without a session.
  */
 export async function respondSessions(ctx: RequestContext): Promise<ResponseInternal> {
-  const current = await currentSession(ctx)
+  const current = await signedInSession(ctx)
   if (!current) return json(null, 401)
   if (!canManageRows(ctx)) return json(null, 400)
   if (ctx.config.session.strategy === 'jwt') {
@@ -179,7 +168,7 @@ export async function respondSessions(ctx: RequestContext): Promise<ResponseInte
  * cookie. 401 with `null` without a session, 400 for a request the strategy cannot serve.
  */
 export async function revokeSessions(ctx: RequestContext): Promise<ResponseInternal> {
-  const current = await currentSession(ctx)
+  const current = await signedInSession(ctx)
   if (!current) return json(null, 401)
   if (!canManageRows(ctx)) return json(null, 400)
   const body = ctx.request.body ?? {}

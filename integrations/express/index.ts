@@ -21,7 +21,7 @@ import type { NextFunction, Request as ExpressRequest, Response as ExpressRespon
 import { Auth } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
 import type { Session } from '../../core/types.js'
-import { bodyBytes, copyHeaders, encodeParsedBody, readBody, toWebRequest } from '../node/index.js'
+import { bodyBytes, copyHeaders, encodeParsedBody, readBody, toWebRequest, webHeaders } from '../node/index.js'
 import { prepareConfig, readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
 import { originFromHost, requestUrl } from '../shared/request-url.js'
 
@@ -104,9 +104,9 @@ export function ExpressAuth(
 }
 
 /**
- * The session of a request, or `null`. Reads it through the handler's own `GET /session` (under
- * `config.basePath`, default `/auth`) with the request's cookies, so callbacks run as for the
- * client; the cookies that read may set are not sent (as in Auth.js).
+ * The session of a request, or `null`. Reads it in process with the logic of the handler's
+ * `GET /session` on the request's cookies, so callbacks run as for the client; the cookies that
+ * read may set are not sent (as in Auth.js).
  *
  * @throws the configuration's error, `UntrustedHost`, or the `AuthError` the read ended in, each
  *   with its own class (Auth.js throws a bare `Error(message)`); `RequestError` for a bad `Host`.
@@ -114,5 +114,6 @@ export function ExpressAuth(
  */
 export async function getSession(req: ExpressRequest, config: ExpressAuthConfig): Promise<Session | null> {
   const { config: prepared, origin } = prepareConfig(config, process.env)
-  return (await readSession(prepared, origin ?? detectOrigin(req)(), req.headers.cookie)).session
+  const request = { origin: origin ?? detectOrigin(req)(), cookie: req.headers.cookie, headers: () => webHeaders(req.headers) }
+  return (await readSession(request, prepared)).session
 }

@@ -16,9 +16,10 @@
  * @module
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
 import { answerRequest } from '../../core/auth.js'
 import type { Session } from '../../core/types.js'
-import { NodeRequestSource, writeAnswer } from '../node/index.js'
+import { NodeRequestSource, webHeaders, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, type IntegrationConfig } from '../shared/auth.js'
 import { originFromHost, targetPath } from '../shared/request-url.js'
 import { mountAuthRoutes } from './routes.js'
@@ -60,26 +61,23 @@ const plugin: FastifyPluginAsync<FastifyAuthConfig> = async (app: FastifyInstanc
   )
 }
 
-// Like fastify-plugin: skip encapsulation so the app sees what the plugin registers, and name it.
-Object.assign(plugin, {
-  [Symbol.for('skip-override')]: true,
-  [Symbol.for('fastify.display-name')]: 'authchart',
-  [Symbol.for('plugin-meta')]: { name: 'authchart', fastify: '5.x' },
-})
-
-/** The Fastify plugin; register it with the auth configuration. */
-export const fastifyAuth = plugin
+/**
+ * The Fastify plugin; register it with the auth configuration. Not encapsulated: the app sees the
+ * `request.auth()` decorator it adds.
+ */
+export const fastifyAuth = fastifyPlugin(plugin, { name: 'authchart', fastify: '5.x' })
 
 /**
- * The session of a request, or `null`. Reads it through the handler's own GET `/session`, so
- * callbacks and cookie rules are the same as for the client.
+ * The session of a request, or `null`. Reads it in process with the logic of the handler's
+ * GET `/session`, so callbacks and cookie rules are the same as for the client.
  *
  * @throws the configuration's error, `UntrustedHost`, or the `AuthError` the read ended in, each
  *   with its own class; {@link RequestError} for a malformed `Host`.
  */
 export async function getSession(request: FastifyRequest, options: FastifyAuthConfig): Promise<Session | null> {
   const { config, origin } = prepareConfig(options, process.env)
-  return (await readSession(config, originOf(origin, request), request.headers.cookie)).session
+  const read = { origin: originOf(origin, request), cookie: request.headers.cookie, headers: () => webHeaders(request.headers) }
+  return (await readSession(read, config)).session
 }
 
 /** Options of {@link requireSession}. */

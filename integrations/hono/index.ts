@@ -25,15 +25,13 @@ import { env } from 'hono/adapter'
 import { HTTPException } from 'hono/http-exception'
 import type { AdapterUser } from '../../core/adapters.js'
 import { Auth } from '../../core/auth.js'
-import { assertConfig } from '../../core/config/resolve-config.js'
 import { serializeCookie } from '../../core/cookies.js'
 import { setEnvDefaults as coreSetEnvDefaults } from '../../core/env.js'
-import { RequestError } from '../../core/errors.js'
+import { RequestError, UntrustedHost } from '../../core/errors.js'
 import type { JWT } from '../../core/jwt.js'
 import { createLogger } from '../../core/logger.js'
-import { raw } from '../../core/symbols.js'
-import type { AuthConfig as CoreConfig, ResponseInternal, Session } from '../../core/types.js'
-import { withBasePath, type IntegrationConfig } from '../shared/auth.js'
+import type { AuthConfig as CoreConfig, Session } from '../../core/types.js'
+import { readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
 import { configuredOrigin, originFromHeaders, requestUrl, trustsForwardedHeaders } from '../shared/request-url.js'
 
 declare module 'hono' {
@@ -111,20 +109,20 @@ function mountPath(c: Context): string {
 }
 
 /**
- * The session of the request with the token or user it came from, or `null`. The session is read
- * through the core's own session route, so every check (expiry, revocation, callbacks) applies.
+ * The session of the request with the token or user it came from, or `null`. The session is read in
+ * process with the core's session route's logic, so every check (expiry, revocation, callbacks)
+ * applies.
  *
- * @throws the configuration's error (`MissingSecret`, `UntrustedHost`…) with its own class.
+ * @throws the configuration's error (`MissingSecret`, `ConfigError`…) with its own class; an untrusted
+ *   host is no session (logged), as in `@hono/auth-js`.
  */
 export async function getAuthUser(c: Context): Promise<AuthUser | null> {
   const state = prepare(c)
-  const resolved = assertConfig(state.config as CoreConfig)
-  const base = resolved.basePath === '/' ? '' : resolved.basePath
   let behind: Pick<AuthUser, 'token' | 'user'> = {}
   const userSession = state.config.callbacks?.session
+  // As @hono/auth-js: the session callback, wrapped per request to see the token or user it is given.
   const config = {
     ...state.config,
-    raw,
     callbacks: {
       ...state.config.callbacks,
       async session(params: Parameters<NonNullable<typeof userSession>>[0]) {
@@ -132,13 +130,20 @@ export async function getAuthUser(c: Context): Promise<AuthUser | null> {
         return userSession ? userSession.call(state.config.callbacks, params) : params.session
       },
     },
-  } as CoreConfig & { raw: typeof raw }
-  const cookie = c.req.header('cookie')
-  const request = new Request(`${originOf(c, state)}${base}/session`, { headers: cookie ? { cookie } : {} })
-  const answer = (await Auth(request, config)) as ResponseInternal<Session | null>
-  const session = answer.body
-  if (!session || typeof session !== 'object' || !session.user) return null
-  for (const cookie of answer.cookies ?? []) {
+  } as CoreConfig
+  const request = { origin: originOf(c, state), cookie: c.req.header('cookie'), headers: () => c.req.raw.headers }
+  let read
+  try {
+    read = await readSession(request, config)
+  } catch (error) {
+    if (!(error instanceof UntrustedHost)) throw error
+    // As @hono/auth-js (its session request answers a configuration error): no session, logged.
+    createLogger(config).error(error)
+    return null
+  }
+  const { session, cookies } = read
+  if (!session?.user) return null
+  for (const cookie of cookies) {
     c.header('set-cookie', serializeCookie(cookie), { append: true })
   }
   return { session, ...(behind.token ? { token: behind.token } : {}), ...(behind.user ? { user: behind.user } : {}) }

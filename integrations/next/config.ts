@@ -7,7 +7,6 @@
  */
 import type { NextRequest } from 'next/server.js'
 import { setEnvDefaults, type EnvObject } from '../../core/env.js'
-import { raw } from '../../core/symbols.js'
 import type { AuthConfig, Awaitable, Session } from '../../core/types.js'
 import type { IntegrationConfig } from '../shared/auth.js'
 import { configuredOrigin, originFromHeaders, trustsForwardedHeaders } from '../shared/request-url.js'
@@ -35,8 +34,6 @@ export type NextAuthConfigSource<R> = NextAuthConfig | ((request: R | undefined)
 /** A configuration with the environment's defaults applied, and what the environment pins. */
 export interface NextPrepared {
   readonly config: NextAuthConfig
-  /** The same configuration marked `raw`, for the server actions' in-process calls. */
-  readonly raw: NextAuthConfig & { raw: typeof raw }
   /** The origin `AUTH_URL` pins, if any. */
   readonly origin: string | undefined
   /** Whether `X-Forwarded-Host`/`-Proto` count (`AUTH_TRUST_PROXY=true`). */
@@ -76,7 +73,6 @@ export function prepare(config: NextAuthConfig, env: EnvObject = environment()):
   setEnvDefaults(env, copy, true)
   const result: NextPrepared = Object.freeze({
     config: copy as NextAuthConfig,
-    raw: { ...copy, raw } as NextAuthConfig & { raw: typeof raw },
     origin: configuredOrigin(env),
     trustForwarded: trustsForwardedHeaders(env),
   })

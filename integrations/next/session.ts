@@ -62,9 +62,14 @@ export interface AuthFunction {
  * The session for `origin`, or `null` when there is none or it cannot be read: a configuration
  * error, an untrusted host (logged, so a broken deployment fails closed, as next-auth does).
  */
-async function sessionOrNull(prepared: NextPrepared, origin: () => string, cookie: string | null): Promise<SessionRead> {
+async function sessionOrNull(
+  prepared: NextPrepared,
+  origin: () => string,
+  cookie: string | null,
+  headers: Headers | (() => Headers),
+): Promise<SessionRead> {
   try {
-    return await readSession(prepared.config, origin(), cookie)
+    return await readSession({ origin: origin(), cookie, headers }, prepared.config)
   } catch (error) {
     createLogger(prepared.config).error(error instanceof Error ? error : new Error(String(error)))
     return { session: null, cookies: [] }
@@ -91,7 +96,7 @@ async function serverComponentSession(prepared: NextPrepared): Promise<Session |
   // The cookies as they are now: a server action that just updated the session re-renders the
   // page in the same request, whose `Cookie` header still holds the old one (next-auth reads it).
   const cookie = (await nextCookies()).toString()
-  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), cookie || null)
+  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), cookie || null, headers)
   await setCookiesIfAllowed(cookies)
   return session
 }
@@ -131,7 +136,7 @@ async function handleAuth(
     createLogger(prepared.config).error(error)
     return badRequest()
   }
-  const { session, cookies } = await sessionOrNull(prepared, () => origin, request.headers.get('cookie'))
+  const { session, cookies } = await sessionOrNull(prepared, () => origin, request.headers.get('cookie'), request.headers)
   const seen = withConfiguredOrigin(request, prepared)
   const authorized = (await prepared.config.callbacks?.authorized?.({ request: seen, auth: session })) ?? true
 
@@ -167,7 +172,7 @@ function headersOfNode(request: NodeRequestLike): Headers {
 
 async function pagesRouterSession(prepared: NextPrepared, request: NodeRequestLike, response: NodeResponseLike) {
   const headers = headersOfNode(request)
-  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), headers.get('cookie'))
+  const { session, cookies } = await sessionOrNull(prepared, () => originOf(prepared, headers), headers.get('cookie'), headers)
   for (const cookie of cookies) {
     const value = serializeCookie(cookie)
     if (response.headers instanceof Headers) response.headers.append('set-cookie', value)

@@ -21,7 +21,8 @@ export interface NodeRequest {
   clientAddress?: string | undefined
 }
 
-function webHeaders(incoming: IncomingHttpHeaders): Headers {
+/** Node's request headers as web `Headers` (HTTP/2 pseudo-headers left out). */
+export function webHeaders(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers()
   for (const [name, value] of Object.entries(incoming)) {
     // HTTP/2 pseudo-headers (`:authority`…) are not header names a `Headers` accepts.

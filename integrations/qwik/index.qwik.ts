@@ -39,6 +39,7 @@ import {
 } from 'superstruct'
 import { Auth } from '../../core/auth.js'
 import { isAuthAction } from '../../core/actions.js'
+import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import type { Awaitable, Cookie, Session } from '../../core/types.js'
@@ -50,6 +51,7 @@ import {
   type IntegrationConfig,
   type PreparedConfig,
   type ServerActionInput,
+  type ServerRequest,
 } from '../shared/auth.js'
 import { requestUrl } from '../shared/request-url.js'
 
@@ -113,7 +115,14 @@ function validateInput<T>(struct: Struct<T>, data: unknown) {
   return { success: false as const, status: 400, error: { fieldErrors, formErrors } }
 }
 
-const cookieHeaderOf = (ev: RequestEventCommon) => ev.request.headers.get('cookie')
+/** The framework's request as the in-process session read and actions take it. */
+const serverRequest = (ev: RequestEventCommon, prepared: PreparedConfig): ServerRequest => ({
+  origin: prepared.origin ?? ev.url.origin,
+  cookie: ev.request.headers.get('cookie'),
+  headers: ev.request.headers,
+  clientAddress: ev.clientConn.ip,
+  origins: [ev.url.origin],
+})
 
 /** The page the action was posted from, without Qwik's `qaction` parameter. */
 function currentPage(ev: RequestEventCommon): string {
@@ -123,13 +132,13 @@ function currentPage(ev: RequestEventCommon): string {
 }
 
 /**
- * The action posts to the page it is used on and signs in on the server with a CSRF token it
- * fetches itself, so its origin check is what stands between a cross-site form and the victim's
- * browser (login CSRF). Qwik City checks origins only on matched routes, and `@auth/qwik` turns
- * the handler's CSRF check off; here the `/auth/*` routes keep theirs and the actions check origin.
+ * The action posts to the page it is used on and signs in on the server without a CSRF token, so
+ * its origin check is what stands between a cross-site form and the victim's browser (login CSRF).
+ * Qwik City checks origins only on matched routes, and `@auth/qwik` turns the handler's CSRF check
+ * off; here the `/auth/*` routes keep theirs and the actions check origin.
  */
 function refuseCrossSite(ev: RequestEventCommon, prepared: PreparedConfig): void {
-  if (!isSameOrigin(ev.request, [ev.url.origin, prepared.origin])) {
+  if (!isSameOrigin(ev.request.headers, [ev.url.origin, prepared.origin])) {
     throw ev.error(403, 'Cross-site sign-in and sign-out are refused')
   }
 }
@@ -147,7 +156,15 @@ function redirectTarget(ev: RequestEventCommon, url: string): string {
 async function signInOrOut(configQrl: ConfigQrl, ev: RequestEventCommon, input: ServerActionInput): Promise<Error> {
   const prepared = await prepare(configQrl, ev)
   refuseCrossSite(ev, prepared)
-  const { url, cookies } = await serverAction(prepared.config, prepared.origin ?? ev.url.origin, cookieHeaderOf(ev), input)
+  let answer
+  try {
+    answer = await serverAction(prepared.config, serverRequest(ev, prepared), input)
+  } catch (error) {
+    // Input the sign-in route refuses (a redirectTo that is no http(s) URL): a 400, not a 500.
+    if (error instanceof RequestError) throw ev.error(400, 'Bad request.')
+    throw error
+  }
+  const { url, cookies } = answer
   setCookies(ev, cookies)
   // 303, never 301: a permanent redirect would be cached for the sign-in URL.
   return ev.redirect(303, redirectTarget(ev, url))
@@ -217,7 +234,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
       // Qwik City's send() carries each Set-Cookie over through its cookie API, attributes included.
       throw ev.send(response)
     }
-    const { session, cookies } = await readSession(prepared.config, origin, cookieHeaderOf(ev))
+    const { session, cookies } = await readSession(serverRequest(ev, prepared), prepared.config)
     ev.sharedMap.set('session', session)
     setCookies(ev, cookies)
   }

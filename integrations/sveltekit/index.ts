@@ -17,6 +17,7 @@
 import { error, redirect, type Action, type Handle, type RequestEvent } from '@sveltejs/kit'
 import { Auth } from '../../core/auth.js'
 import { isAuthAction } from '../../core/actions.js'
+import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import type { Awaitable, Session } from '../../core/types.js'
@@ -28,6 +29,7 @@ import {
   type IntegrationConfig,
   type PreparedConfig,
   type ServerActionInput,
+  type ServerRequest,
 } from '../shared/auth.js'
 import { requestUrl } from '../shared/request-url.js'
 
@@ -77,11 +79,20 @@ export function SvelteKitAuth(
   // (adapter-node: its ORIGIN, or Host with PROTOCOL_HEADER/HOST_HEADER when configured).
   const originOf = (event: RequestEvent, prepared: PreparedConfig) => prepared.origin ?? event.url.origin
 
+  /** The framework's request as the in-process session read and actions take it. */
+  const serverRequest = (event: RequestEvent, prepared: PreparedConfig): ServerRequest => ({
+    origin: originOf(event, prepared),
+    cookie: event.request.headers.get('cookie'),
+    headers: event.request.headers,
+    clientAddress: clientAddressOf(event),
+    origins: [event.url.origin],
+  })
+
   const auth = (event: RequestEvent): Promise<Session | null> => {
     let session = sessions.get(event)
     if (!session) {
       session = prepare(event).then(async (prepared) => {
-        const read = await readSession(prepared.config, originOf(event, prepared), event.request.headers.get('cookie'))
+        const read = await readSession(serverRequest(event, prepared), prepared.config)
         setCookies(event, read.cookies)
         return read.session
       })
@@ -118,13 +129,8 @@ export function SvelteKitAuth(
       }
       const redirectTo =
         text(form.get('redirectTo')) ?? text(form.get('callbackUrl')) ?? event.request.headers.get('referer') ?? '/'
-      const { url, cookies } = await serverAction(prepared.config, originOf(event, prepared), event.request.headers.get('cookie'), {
-        action: kind,
-        providerId: text(form.get('providerId')),
-        redirectTo,
-        fields,
-        authorizationParams,
-      })
+      const input = { action: kind, providerId: text(form.get('providerId')), redirectTo, fields, authorizationParams }
+      const { url, cookies } = await serverAction(prepared.config, serverRequest(event, prepared), input).catch(badRequest)
       setCookies(event, cookies)
       if (form.get('redirect') === 'false') return { redirect: url }
       // 303: the browser follows a POST's redirect with a GET. A failed sign-in lands on the sign-in
@@ -135,24 +141,36 @@ export function SvelteKitAuth(
   return { handle, signIn: action('signin'), signOut: action('signout') }
 }
 
-/** The client address the adapter reports (its proxy settings applied), for the inspector's loopback rule. */
-function withClientAddress(request: Request, event: RequestEvent): Request {
+/** The client address the adapter reports (its proxy settings applied), if it reports one. */
+function clientAddressOf(event: RequestEvent): string | undefined {
   try {
-    return setClientAddress(request, event.getClientAddress())
+    return event.getClientAddress()
   } catch {
-    return request // an adapter without client addresses
+    return undefined // an adapter without client addresses
   }
+}
+
+/** The request with its client address, for the inspector's loopback rule and rate limits. */
+function withClientAddress(request: Request, event: RequestEvent): Request {
+  const address = clientAddressOf(event)
+  return address ? setClientAddress(request, address) : request
+}
+
+/** Input the sign-in route refuses (a `redirectTo` that is no http(s) URL) is a 400, not a 500. */
+function badRequest(reason: unknown): never {
+  if (reason instanceof RequestError) error(400, { message: 'Bad request.' })
+  throw reason
 }
 
 const text = (value: FormDataEntryValue | null) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 /**
- * The form actions fetch their own CSRF token, so the request's origin is what protects them:
+ * The form actions sign in without a CSRF token, so the request's origin is what protects them:
  * refused unless it is this app's. SvelteKit checks it too (`csrf.checkOrigin`), but an app may
  * turn that off for its own reasons; sign-in must not depend on it (login CSRF).
  */
 function refuseCrossSite(event: RequestEvent, prepared: PreparedConfig): void {
-  if (!isSameOrigin(event.request, [event.url.origin, prepared.origin])) {
+  if (!isSameOrigin(event.request.headers, [event.url.origin, prepared.origin])) {
     error(403, { message: 'Cross-site sign-in and sign-out forms are refused' })
   }
 }

@@ -3,6 +3,7 @@
  * `requireSession` pre-handler.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fastifyAuth, requireSession } from '../../integrations/fastify/index.js'
 import { CookieJar } from '../fixtures/http.js'
@@ -130,5 +131,28 @@ describe('Fastify: request.auth() and requireSession', () => {
     expect(response.status).toBe(302)
     expect(response.headers.get('location')).toContain('error=MissingCSRF')
     expect(response.headers.getSetCookie().some((c) => c.startsWith('authjs.session-token='))).toBe(false)
+  })
+})
+
+describe('Fastify: the plugin itself', () => {
+  it('is named authchart for plugins that depend on it, and its decorator reaches a sibling plugin', async () => {
+    const other = Fastify()
+    try {
+      await other.register(fastifyAuth, { ...config })
+      // A sibling registered after it, encapsulated as plugins are, declaring its dependency by name.
+      await other.register(
+        fastifyPlugin(
+          async (scoped) => {
+            scoped.get('/sibling', async (request) => ({ reads: typeof request.auth }))
+          },
+          { name: 'needs-auth', dependencies: ['authchart'] },
+        ),
+      )
+      await other.ready()
+      expect(other.hasPlugin('authchart')).toBe(true)
+      expect((await other.inject({ url: '/sibling' })).json()).toEqual({ reads: 'function' })
+    } finally {
+      await other.close()
+    }
   })
 })

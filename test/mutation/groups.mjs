@@ -59,7 +59,7 @@ export const groups = {
   linking: {
     mutate: [
       'core/flows/oauth.ts#storeOAuthUser',
-      'core/session/token.ts#signedInUser',
+      'core/session/current.ts#signedInAdapterUser',
       'core/flows/passkey-users.ts#isUnverifiedPasskeyUser',
     ],
     tests: [
@@ -68,20 +68,22 @@ export const groups = {
       'test/mutation/linking.test.ts',
       'test/webauthn/linking-decision.test.ts',
       'test/webauthn/pre-account-takeover.test.ts',
+      'test/core/authority.test.ts',
     ],
   },
   session: {
     // Expiry: when a session is over, extended or re-issued, and the expiry each one carries,
     // idle (maxAge) and absolute (absoluteMaxAge, the sign-in time a session keeps).
     mutate: [
+      'machines/session.machine.ts#isSessionOver',
       'machines/session.machine.ts#isSessionExpired..isExtensionDue',
       'machines/session.machine.ts#isReissueDue',
       'machines/session.machine.ts#scheduleReissue..rememberExtension',
       'core/session/current.ts',
-      'core/session/lifecycle.ts#signInTimeOf',
-      'core/session/lifecycle.ts#isJwtSessionEnded..endedInStore',
+      'core/session/lifecycle.ts#finite..endedInStore',
+      'core/session/lifecycle.ts#toSeconds..renewedExpiry',
       'core/session/issue.ts#withSignInTime..createSessionRow',
-      'core/flows/session.ts#absoluteExpiry',
+      'core/flows/session.ts#jwtCallbackDone..needsSignInTime',
       'core/flows/session.ts#getSessionAndUser..extendSession',
     ],
     tests: [
@@ -89,6 +91,7 @@ export const groups = {
       'test/core/database-session.test.ts',
       'test/machines/session.model.test.ts',
       'test/mutation/session.test.ts',
+      'test/core/authority.test.ts',
     ],
   },
 }

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { signedInUser } from '../../core/session/token.js'
+import { signedInAdapterUser } from '../../core/session/current.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 import { signInAt, standIn, standInProvider, type StandIn } from './oauth-standin.js'
 
@@ -130,17 +130,19 @@ describe('the signed-in user an account would be linked to', () => {
       config: resolved,
       cookies: resolved.cookies.secure,
       sessionCookie: { value, names: ['__Secure-authjs.session-token'] },
+      at: Math.floor(Date.now() / 1000),
+      logger: resolved.logger,
     } as unknown as RequestContext
   }
 
   it('is null, not an error, for a session token that does not decrypt', async () => {
     const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })
-    expect(await signedInUser(contextFor(config, 'not-a-jwe'))).toBeNull()
+    expect(await signedInAdapterUser(contextFor(config, 'not-a-jwe'))).toBeNull()
   })
 
   it('is null, not an error, when the adapter fails to read a database session', async () => {
     const adapter = { ...MemoryAdapter(createMemoryStore()), getSessionAndUser: () => Promise.reject(new Error('database down')) }
     const config = testConfig({ adapter, session: { strategy: 'database' } })
-    expect(await signedInUser(contextFor(config, 'some-session-token'))).toBeNull()
+    expect(await signedInAdapterUser(contextFor(config, 'some-session-token'))).toBeNull()
   })
 })

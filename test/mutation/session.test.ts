@@ -173,6 +173,7 @@ function contextFor(config: ReturnType<typeof testConfig>, value: string): Reque
     cookies: resolved.cookies.secure,
     sessionCookie: { value, names: [SESSION_COOKIE] },
     at: T0,
+    logger: resolved.logger,
   } as unknown as RequestContext
 }
 
@@ -181,9 +182,9 @@ describe('signedInUser (who the second-factor pages serve)', () => {
   it('names the user of a live JWT session, and nobody for an expired, subject-less or missing one', async () => {
     const config = testConfig()
     expect(await signedInUser(contextFor(config, await tokenAt(T0 - 60)))).toEqual({ id: ALICE.id, email: ALICE.email, name: ALICE.name })
-    // exp = T0: over, even within the decoder's clock tolerance.
-    expect(await signedInUser(contextFor(config, await tokenAt(T0 - 3600, 3600)))).toBeNull()
-    expect(await signedInUser(contextFor(config, await tokenAt(T0 - 3599, 3600)))).not.toBeNull()
+    // As the session route: accepted up to 15 s past exp (the decoder's clock tolerance), not at 15 s.
+    expect(await signedInUser(contextFor(config, await tokenAt(T0 - 3615, 3600)))).toBeNull()
+    expect(await signedInUser(contextFor(config, await tokenAt(T0 - 3614, 3600)))).not.toBeNull()
     vi.setSystemTime(T0 * 1000)
     const anonymous = await encode({ token: { name: 'x' }, secret: SECRET, salt: SESSION_COOKIE })
     expect(await signedInUser(contextFor(config, anonymous))).toBeNull()
@@ -199,14 +200,14 @@ describe('signedInUser (who the second-factor pages serve)', () => {
     }
   })
 
-  it('names the user of a live database session, and nobody from the second it expires', async () => {
+  it('names the user of a live database session, and nobody after the second it expires (as the session route)', async () => {
     const store = createMemoryStore()
     store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
     const config = testConfig({ adapter: MemoryAdapter(store) })
-    store.sessions.set('live', { sessionToken: 'live', userId: ALICE.id, expires: new Date((T0 + 1) * 1000) })
-    store.sessions.set('ending', { sessionToken: 'ending', userId: ALICE.id, expires: new Date(T0 * 1000) })
+    store.sessions.set('live', { sessionToken: 'live', userId: ALICE.id, expires: new Date(T0 * 1000) })
+    store.sessions.set('ended', { sessionToken: 'ended', userId: ALICE.id, expires: new Date((T0 - 1) * 1000) })
     expect(await signedInUser(contextFor(config, 'live'))).toEqual({ id: ALICE.id, email: ALICE.email, name: ALICE.name })
-    expect(await signedInUser(contextFor(config, 'ending'))).toBeNull()
+    expect(await signedInUser(contextFor(config, 'ended'))).toBeNull()
     expect(await signedInUser(contextFor(config, 'unknown'))).toBeNull()
   })
 })
@@ -321,9 +322,21 @@ describe('the absolute lifetime of a JWT session (session.absoluteMaxAge)', () =
     expect(await json(await readSession(limited(), await tokenWith(T0 - HOUR, { auth_time: T0 - 60 })))).not.toBeNull()
   })
 
-  it('measures a token issued without a sign-in time from its iat', async () => {
-    expect(await json(await readSession(limited(), await tokenAt(T0 - HOUR + 1)))).toMatchObject({ user: { email: ALICE.email } })
-    expect(await json(await readSession(limited(), await tokenAt(T0 - HOUR)))).toBeNull()
+  it('starts the clock of a token without a sign-in time at its first read, and carries it in the reissued token', async () => {
+    // Reissued on every read, so a re-stamp would show.
+    const config = testConfig({ session: { absoluteMaxAge: HOUR, updateAge: 0 } })
+    // Issued an hour ago, before the lifetime was configured: not ended by its issue time.
+    const first = await readSession(config, await tokenAt(T0 - HOUR))
+    expect(await json(first)).toMatchObject({ user: { email: ALICE.email } })
+    const stamped = (await sessionCookieOf(first))!
+    expect(stamped.auth_time).toBe(T0)
+    // Reissued again later, the sign-in time stays that first read.
+    vi.setSystemTime((T0 + HOUR - 1) * 1000)
+    const later = await readSession(config, setCookie(first, SESSION_COOKIE)!.value)
+    expect(await json(later)).not.toBeNull()
+    expect((await sessionCookieOf(later))!.auth_time).toBe(T0)
+    vi.setSystemTime((T0 + HOUR) * 1000)
+    expect(await json(await readSession(config, setCookie(later, SESSION_COOKIE)!.value))).toBeNull()
   })
 
   it('holds a token whose sign-in time is no number to maxAge alone', async () => {

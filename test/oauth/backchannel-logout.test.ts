@@ -7,14 +7,14 @@
  */
 import { generateKeyPair, importJWK, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../core/oauth/logout-token.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
-import { endSessionAtProvider, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
+import { endSessionAtProvider, OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CLIENT_SECRET, opClient, signInThroughProvider } from './helpers.js'
 import { logoutToken as forge, unsignedLogoutToken, type Forgery } from './logout-tokens.js'
 
@@ -24,6 +24,8 @@ const BACKCHANNEL = `${ORIGIN}/auth/backchannel-logout`
 let op: RunningOidcProvider
 /** The app the provider's Logout Tokens are delivered to (each test signs in to its own). */
 let app: AuthConfig
+/** The database rows of the app's adapter, under the database strategies. */
+let rows: MemoryStore
 
 beforeAll(async () => {
   op = await startOidcProvider({
@@ -46,7 +48,8 @@ type Strategy = 'jwt' | 'database' | 'database, index in the store'
 
 /** An app with both OP clients, under `strategy`, delivered the provider's Logout Tokens. */
 function appConfig(strategy: Strategy, extra: Partial<AuthConfig> = {}): ReturnType<typeof testConfig> {
-  const memory = MemoryAdapter(createMemoryStore())
+  rows = createMemoryStore()
+  const memory = MemoryAdapter(rows)
   // An Auth.js adapter keeps no provider session with its rows: the store's index finds them.
   const { deleteProviderSessions: _ours, ...authjsLike } = memory
   const config = testConfig({
@@ -76,6 +79,12 @@ describe('back-channel logout from the provider', () => {
     async (strategy) => {
       const config = appConfig(strategy)
       const { client, opCookies } = await browserSignedIn(config)
+      if (strategy !== 'jwt') {
+        // Our adapter keeps the provider session with the row; an Auth.js adapter cannot.
+        const recorded = [...rows.sessions.values()].map((row) => row.providerSession)
+        const expected = strategy === 'database' ? { provider: 'op', sub: OP_ACCOUNT.sub, sid: expect.any(String) } : undefined
+        expect(recorded).toEqual([expected])
+      }
       const delivered = op.backchannel.length
       await endSessionAtProvider(op.issuer, opCookies)
       expect(op.backchannel.slice(delivered)).toEqual([{ client: 'op', sid: expect.any(String), outcome: 'ok' }])

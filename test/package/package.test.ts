@@ -186,6 +186,19 @@ describe('the package', () => {
     expect(result.stderr).toContain(`Cannot find package '${peer}'`)
   })
 
+  it.each([
+    ['authchart/fastify', 'fastify'],
+    ['authchart/express', 'express'],
+  ])('imports %s without its framework installed (it needs only the framework types)', (subpath, peer) => {
+    const hook = `data:text/javascript,${encodeURIComponent(
+      `export async function resolve(s, c, next) { if (s === ${JSON.stringify(peer)} || s.startsWith(${JSON.stringify(`${peer}/`)})) { const e = new Error("Cannot find package '${peer}'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e } return next(s, c) }`,
+    )}`
+    const script = `import { register } from 'node:module'\nregister(${JSON.stringify(hook)})\nconst m = await import('${subpath}')\nconsole.log(Object.keys(m).length)`
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
+    expect(result.status, result.stderr).toBe(0)
+    expect(Number(result.stdout)).toBeGreaterThan(0)
+  })
+
   it('ships the Svelte components as source for the app to compile, and the Qwik entry for its optimizer', () => {
     const components = 'dist/integrations/sveltekit/components'
     for (const file of ['index.js', 'index.d.ts', 'SignIn.svelte', 'SignOut.svelte']) {
