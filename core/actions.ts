@@ -4,6 +4,9 @@
  * @module
  */
 import type { AuthAction } from './types.js'
+import type { OwnAction, RoutedAction } from './engine/types.js'
+
+export type { OwnAction, RoutedAction }
 
 const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
   'providers',
@@ -17,16 +20,6 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
   'webauthn-options',
 ])
 
-/**
- * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
- * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
- * `sessions` (a signed-in user's sessions: list, revoke), and `backchannel-logout` /
- * `frontchannel-logout` (an OpenID Connect provider ends the sessions signed in through it).
- */
-export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'backchannel-logout' | 'frontchannel-logout'
-
-/** Every action the router serves. */
-export type RoutedAction = AuthAction | OwnAction
 
 const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
   'step',

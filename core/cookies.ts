@@ -4,45 +4,13 @@
  *
  * @module
  */
+import type { Cookie, CookieOption, CookieSerializeOptions } from './shapes.js'
+import type { ChunkedCookie, CookiesOptions, RequestCookies } from './engine/types.js'
 
-/** Attributes of a `Set-Cookie` header. */
-export interface CookieSerializeOptions {
-  domain?: string
-  expires?: Date
-  httpOnly?: boolean
-  maxAge?: number
-  partitioned?: boolean
-  path?: string
-  priority?: 'low' | 'medium' | 'high'
-  sameSite?: boolean | 'lax' | 'strict' | 'none'
-  secure?: boolean
-}
+export type { ChunkedCookie, CookiesOptions, RequestCookies }
 
-/** A cookie's name and attributes, as configured. */
-export interface CookieOption {
-  name: string
-  options: CookieSerializeOptions
-}
+export type { Cookie, CookieOption, CookieSerializeOptions }
 
-/** A cookie to set (or, with an empty value and `maxAge: 0`, to delete). */
-export interface Cookie extends CookieOption {
-  value: string
-}
-
-/** The cookies Auth.js defines, by key. `flowState` is ours: it carries sealed flows at rest. */
-export interface CookiesOptions {
-  sessionToken: CookieOption
-  callbackUrl: CookieOption
-  csrfToken: CookieOption
-  pkceCodeVerifier: CookieOption
-  state: CookieOption
-  nonce: CookieOption
-  webauthnChallenge: CookieOption
-  flowState: CookieOption
-}
-
-/** Request cookies by name. Created without a prototype, so `__proto__` is an ordinary name. */
-export type RequestCookies = Record<string, string | undefined>
 
 /**
  * The default cookies. With secure cookies every name gets the `__Secure-` prefix and the CSRF
@@ -230,11 +198,6 @@ export function expiredCookie(option: CookieOption, name = option.name): Cookie 
  */
 export const SESSION_CHUNK_SIZE = 4096 - 160
 
-/** A session cookie as read from a request: its value and the names of the cookies it came from. */
-export interface ChunkedCookie {
-  value: string
-  names: readonly string[]
-}
 
 /**
  * Most chunks a session cookie is read from, and so deleted as: 16 chunks of 3936 characters fill

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { randomBytes, syncCrypto } from './sync-crypto.js'
+import { randomBytes, syncCrypto } from './fast/sync-crypto.js'
 
 const encoder = new TextEncoder()
 

@@ -6,41 +6,9 @@
  * @module
  */
 
-/** Every value of {@link AuthError.type}. */
-export type ErrorType =
-  | 'AuthError'
-  | 'AccessDenied'
-  | 'AdapterError'
-  | 'CallbackRouteError'
-  | 'ErrorPageLoop'
-  | 'EventError'
-  | 'InvalidCallbackUrl'
-  | 'CredentialsSignin'
-  | 'InvalidEndpoints'
-  | 'InvalidCheck'
-  | 'JWTSessionError'
-  | 'MissingAdapter'
-  | 'MissingAdapterMethods'
-  | 'MissingAuthorize'
-  | 'MissingSecret'
-  | 'OAuthAccountNotLinked'
-  | 'OAuthCallbackError'
-  | 'OAuthProfileParseError'
-  | 'SessionTokenError'
-  | 'OAuthSignInError'
-  | 'EmailSignInError'
-  | 'SignOutError'
-  | 'UnknownAction'
-  | 'UnsupportedStrategy'
-  | 'InvalidProvider'
-  | 'UntrustedHost'
-  | 'Verification'
-  | 'MissingCSRF'
-  | 'AccountNotLinked'
-  | 'DuplicateConditionalUI'
-  | 'MissingWebAuthnAutocomplete'
-  | 'WebAuthnVerificationError'
-  | 'ExperimentalFeatureNotEnabled'
+import type { ErrorType } from '../machines/shared/errors.js'
+
+export type { ErrorType }
 
 /** Which page an error sends the user to: the sign-in page or the error page. */
 export type ErrorKind = 'signIn' | 'error'

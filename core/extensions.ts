@@ -8,58 +8,14 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import {
-  buildSignInCompletion,
-  CORE_EFFECTS,
-  ExtensionError,
-  type CompletionExtension,
-  type SignInCompletionContext,
-} from '../machines/signin-completion.machine.js'
+import { buildSignInCompletion, CORE_EFFECTS, ExtensionError } from '../machines/signin-completion.machine.js'
 import { EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
-import type { EffectImplementation } from './engine/flow.js'
 import { listStateNodes } from './engine/transitions.js'
-import type { RequestContext } from './http/context.js'
-import type { PageTheme } from './pages/index.js'
+import type { FlowExtension } from './types.js'
 
 export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ExtensionPoint } from '../machines/signin-completion.machine.js'
-
-/** What a step's page is rendered from. */
-export interface StepView {
-  /** Where the page's form posts to (`{basePath}/step/<flow>`, CSRF-checked). */
-  action: string
-  csrfToken: string
-  /** Why the last answer was refused, if it was (e.g. `InvalidCode`). */
-  error: string | null
-  /** The user signing in, as far as the page may show it. */
-  user: { name?: string | null; email?: string | null; image?: string | null } | null
-  /** The flow's context as the page may show it: the extension's own fields. */
-  data: Record<string, unknown>
-  theme: PageTheme
-}
-
-/**
- * Renders a step's page: its title and the HTML inside the card (escape what you interpolate;
- * `stepForm` builds the form with the CSRF token).
- */
-export type StepPage = (view: StepView) => { title: string; html: string }
-
-/** The context an extension's effects and guards see: the completion's, plus its own fields. */
-export type ExtendedContext = SignInCompletionContext & Record<string, unknown>
-
-/** An application's extension of the sign-in completion. */
-export interface FlowExtension extends CompletionExtension {
-  /** The effects its states are tagged with (`effect.<name>`), by name. */
-  effects?: Record<string, EffectImplementation<ExtendedContext, RequestContext>>
-  /** The pages its waiting states name in `meta.step.page`, by name. */
-  pages?: Record<string, StepPage>
-  /**
-   * What the error page tells the user when one of its states refuses with `denyBecause(reason)`,
-   * by reason: a plain-text sentence (e.g. `declined: 'You declined the terms, so you are not signed in.'`).
-   * Without one, the page says Auth.js's "You do not have permission to sign in."
-   */
-  denials?: Record<string, string>
-}
+export type { ExtendedContext, ExtensionEffect, ExtensionEnv, FlowExtension, StepPage, StepView } from './types.js'
 
 /**
  * The sentence an extension gave for the denial `code` (`<extension id>.<reason>`, as the error
@@ -102,11 +58,22 @@ export function checkExtensions(extensions: readonly FlowExtension[]): AnyStateM
   const machine = buildSignInCompletion(extensions)
   const effects = Object.assign({}, ...extensions.map((e) => e.effects ?? {})) as Record<string, unknown>
   const pages = Object.assign({}, ...extensions.map((e) => e.pages ?? {})) as Record<string, unknown>
+  const owners = new Map<string, string>()
   for (const extension of extensions) {
     for (const name of Object.keys(extension.effects ?? {})) {
       if ((CORE_EFFECTS as readonly string[]).includes(name)) {
         throw new ExtensionError(`extension "${extension.id}": effect "${name}" would replace the core's`)
       }
+    }
+    // Effects and pages are merged by name: a second one of a name would silently replace the first.
+    const names = [
+      ...Object.keys(extension.effects ?? {}).map((name) => `effect "${name}"`),
+      ...Object.keys(extension.pages ?? {}).map((name) => `page "${name}"`),
+    ]
+    for (const name of names) {
+      const owner = owners.get(name)
+      if (owner !== undefined) throw new ExtensionError(`extensions "${owner}" and "${extension.id}" both name the ${name}`)
+      owners.set(name, extension.id)
     }
   }
   for (const name of effectNamesOf(machine)) {

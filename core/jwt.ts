@@ -12,50 +12,14 @@ import { EncryptJWT, base64url, calculateJwkThumbprint, jwtDecrypt } from 'jose'
 import { parseCookieHeader, readChunkedCookie, defaultCookies } from './cookies.js'
 import { DerivationCache, hkdfSha256 } from './crypto.js'
 import { MissingSecret } from './errors.js'
-import { encryptCbcHs512, fastJwe, parseCbcHs512 } from './jwe-cbc.js'
+import { encryptCbcHs512, fastJwe, parseCbcHs512 } from './fast/jwe-cbc.js'
+import type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from './shapes.js'
+
+export type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions }
 
 /** The default token lifetime: 30 days, in seconds. */
 export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
 
-/** The claims Auth.js puts in a session token by default. */
-export interface DefaultJWT extends Record<string, unknown> {
-  name?: string | null
-  email?: string | null
-  picture?: string | null
-  sub?: string
-  iat?: number
-  exp?: number
-  jti?: string
-}
-
-/** A decoded session token. Extend it through declaration merging to type custom claims. */
-export interface JWT extends Record<string, unknown>, DefaultJWT {}
-
-/** Parameters of {@link encode}. */
-export interface JWTEncodeParams<Payload = JWT> {
-  /** Lifetime in seconds; the `exp` claim is now + `maxAge`. Defaults to 30 days. */
-  maxAge?: number
-  /** Binds the token to its use; the core passes the session cookie name. */
-  salt: string
-  /** One secret, or several for rotation (the first encrypts). */
-  secret: string | string[]
-  token?: Payload
-}
-
-/** Parameters of {@link decode}. */
-export interface JWTDecodeParams {
-  salt: string
-  secret: string | string[]
-  token?: string
-}
-
-/** `config.jwt`: replaces the token lifetime or the codec itself. */
-export interface JWTOptions {
-  secret: string | string[]
-  maxAge: number
-  encode: (params: JWTEncodeParams) => string | Promise<string>
-  decode: (params: JWTDecodeParams) => JWT | null | Promise<JWT | null>
-}
 
 type ContentEncryption = 'A256CBC-HS512' | 'A256GCM'
 

@@ -5,32 +5,10 @@
  * @module
  */
 import { AuthError, type ErrorType } from './errors.js'
+import type { Logger, LoggerInstance, WarningCode } from './shapes.js'
 
-/** Codes passed to `logger.warn`. */
-export type WarningCode =
-  | 'debug-enabled'
-  | 'csrf-disabled'
-  | 'env-url-basepath-redundant'
-  | 'env-url-basepath-mismatch'
-  | 'experimental-webauthn'
-  | 'inspector-refused-in-production'
-  | 'email-send-throttled'
-  | 'credentials-rate-limited'
-  | 'second-factor-attempts-exhausted'
-  | 'inspector-refused-outside-development'
-  | 'inspector-refused-remote-client'
-  | 'after-first-sign-in-unrecorded'
+export type { Logger, LoggerInstance, WarningCode }
 
-/** A logger; any subset of the methods may be given in `config.logger`. */
-export interface LoggerInstance {
-  error: (error: Error) => void
-  warn: (code: WarningCode) => void
-  debug: (message: string, metadata?: unknown) => void
-  [method: string]: ((...args: never[]) => unknown) | undefined
-}
-
-/** The logger methods every part of the engine calls. */
-export type Logger = Pick<LoggerInstance, 'error' | 'warn' | 'debug'>
 
 function causeOf(error: Error): Error | undefined {
   const cause = error.cause

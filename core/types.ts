@@ -3,29 +3,54 @@
  *
  * @module
  */
-import type { Adapter, AdapterSession, AdapterUser } from './adapters.js'
-import type { CookieOption, CookieSerializeOptions, Cookie } from './cookies.js'
-import type { JWT, JWTOptions } from './jwt.js'
-import type { LoggerInstance } from './logger.js'
+import type {
+  Account,
+  Adapter,
+  AdapterSession,
+  AdapterUser,
+  Awaitable,
+  CommonProviderOptions,
+  Cookie,
+  CookieOption,
+  CookieSerializeOptions,
+  CredentialInput,
+  JWT,
+  JWTOptions,
+  Logger,
+  LoggerInstance,
+  Profile,
+  ProviderType,
+  Theme,
+  User,
+  UserOptions,
+} from './shapes.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
-import type { OAuthConfig } from './oauth/provider.js'
-import type { EmailConfig } from './email/provider.js'
-import type { WebAuthnConfig } from './flows/webauthn.js'
-import type { AuthStore } from './store/index.js'
-import type { FlowExtension } from './extensions.js'
+import type { OAuthConfig } from './oauth/types.js'
+import type { EmailConfig } from './email/types.js'
+import type { WebAuthnConfig } from './flows/webauthn/types.js'
+import type { AuthStore } from './store/types.js'
+import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
 
-export type { AuthStore, Cookie, CookieOption, CookieSerializeOptions, JWT, JWTOptions, LoggerInstance }
+export type {
+  Account,
+  AuthStore,
+  Awaitable,
+  CommonProviderOptions,
+  Cookie,
+  CookieOption,
+  CookieSerializeOptions,
+  CredentialInput,
+  JWT,
+  JWTOptions,
+  LoggerInstance,
+  Profile,
+  ProviderType,
+  Theme,
+  User,
+  UserOptions,
+}
 
-/** A value or a promise of it. */
-export type Awaitable<T> = T | PromiseLike<T>
-
-/**
- * Every option of `T` optional, and each may be given as `undefined` (an unset variable:
- * `clientId: process.env.AUTH_GITHUB_ID`) also under `exactOptionalPropertyTypes`, which
- * `tsc --init` turns on. An `undefined` option counts as not given.
- */
-export type UserOptions<T> = { [K in keyof T]?: T[K] | undefined }
 
 /** The actions served under `basePath` (spec §4). */
 export type AuthAction =
@@ -39,16 +64,6 @@ export type AuthAction =
   | 'verify-request'
   | 'webauthn-options'
 
-/** The kinds of provider. */
-export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
-
-/** A user as seen by callbacks (spec §2.2). */
-export interface User {
-  id?: string
-  name?: string | null
-  email?: string | null
-  image?: string | null
-}
 
 /** The session exposed to clients (spec §2.1). */
 export interface DefaultSession {
@@ -62,54 +77,6 @@ export interface DefaultSession {
 /** The session exposed to clients; extend through declaration merging. */
 export interface Session extends DefaultSession {}
 
-/** An account: a provider identity with its token-endpoint fields (spec §2.3). */
-export interface Account {
-  provider: string
-  providerAccountId: string
-  type: ProviderType
-  userId?: string
-  access_token?: string
-  refresh_token?: string
-  id_token?: string
-  scope?: string
-  token_type?: Lowercase<string>
-  expires_in?: number
-  /** Absolute expiry of the access token, in seconds since the epoch. */
-  expires_at?: number
-  [key: string]: unknown
-}
-
-/** OpenID Connect standard claims (spec §2.4). */
-export interface Profile {
-  id?: string | null
-  sub?: string | null
-  name?: string | null
-  given_name?: string | null
-  family_name?: string | null
-  middle_name?: string | null
-  nickname?: string | null
-  preferred_username?: string | null
-  profile?: string | null
-  picture?: unknown
-  website?: string | null
-  email?: string | null
-  email_verified?: boolean | null
-  gender?: string | null
-  birthdate?: string | null
-  zoneinfo?: string | null
-  locale?: string | null
-  phone_number?: string | null
-  updated_at?: Date | string | number | null
-  address?: {
-    formatted?: string | null
-    street_address?: string | null
-    locality?: string | null
-    region?: string | null
-    postal_code?: string | null
-    country?: string | null
-  } | null
-  [claim: string]: unknown
-}
 
 /** An entry of `GET /providers` (spec §2.6). */
 export interface PublicProvider {
@@ -154,28 +121,7 @@ export type SignInPageErrorParam =
   | 'CredentialsSignin'
   | 'SessionRequired'
 
-/** Look of the built-in pages (spec §2.9). */
-export interface Theme {
-  colorScheme?: 'auto' | 'dark' | 'light'
-  logo?: string
-  brandColor?: string
-  buttonText?: string
-}
 
-/** Options shared by every provider. */
-export interface CommonProviderOptions {
-  id: string
-  name: string
-  type: ProviderType
-}
-
-/** One input of the built-in credentials form; extra keys become input attributes. */
-export interface CredentialInput {
-  label?: string
-  type?: string
-  placeholder?: string
-  [attribute: string]: unknown
-}
 
 /** A credentials provider: the application checks what the user submitted (spec §5.2). */
 export interface CredentialsConfig<
@@ -372,4 +318,63 @@ export interface AuthConfig {
    * request URL's host); refused with 404 otherwise. Rendered at most once per second.
    */
   inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
+}
+
+/** What a step's page is rendered from. */
+export interface StepView {
+  /** Where the page's form posts to (`{basePath}/step/<flow>`, CSRF-checked). */
+  action: string
+  csrfToken: string
+  /** Why the last answer was refused, if it was (e.g. `InvalidCode`). */
+  error: string | null
+  /** The user signing in, as far as the page may show it. */
+  user: { name?: string | null; email?: string | null; image?: string | null } | null
+  /** The flow's context as the page may show it: the extension's own fields. */
+  data: Record<string, unknown>
+  /** The theme of the built-in pages, with its defaults. */
+  theme: Required<Theme>
+}
+
+/**
+ * Renders a step's page: its title and the HTML inside the card (escape what you interpolate;
+ * `stepForm` builds the form with the CSRF token).
+ */
+export type StepPage = (view: StepView) => { title: string; html: string }
+
+/** The context an extension's effects and guards see: the completion's, plus its own fields. */
+export type ExtendedContext = SignInCompletionContext & Record<string, unknown>
+
+/**
+ * What an extension's effect may use besides the flow's context: the request time (the `at` its
+ * result event carries), the logger and the configured adapter.
+ */
+export interface ExtensionEnv {
+  /** Request time, epoch seconds: stamp it on the result event. */
+  readonly at: number
+  readonly logger: Logger
+  readonly adapter: Adapter | undefined
+}
+
+/**
+ * An extension's effect: its I/O, answering with the result event `<name>.done` (with an `output`)
+ * or `<name>.failed` (with a `reason`), stamped with `env.at`.
+ */
+export type ExtensionEffect = (
+  context: ExtendedContext,
+  env: ExtensionEnv,
+  trigger: { type: string; [key: string]: unknown },
+) => { type: string; [key: string]: unknown } | Promise<{ type: string; [key: string]: unknown }>
+
+/** An application's extension of the sign-in completion. */
+export interface FlowExtension extends CompletionExtension {
+  /** The effects its states are tagged with (`effect.<name>`), by name. */
+  effects?: Record<string, ExtensionEffect>
+  /** The pages its waiting states name in `meta.step.page`, by name. */
+  pages?: Record<string, StepPage>
+  /**
+   * What the error page tells the user when one of its states refuses with `denyBecause(reason)`,
+   * by reason: a plain-text sentence (e.g. `declined: 'You declined the terms, so you are not signed in.'`).
+   * Without one, the page says Auth.js's "You do not have permission to sign in."
+   */
+  denials?: Record<string, string>
 }

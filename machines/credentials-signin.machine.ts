@@ -14,7 +14,7 @@
 import { enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the submit event. */
@@ -133,17 +133,7 @@ export const credentialsSignInMachine = setup({
       assertEvent(event, 'lookUpAccount.done')
       return { storedUser: event.output.user }
     }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, ['admitAttempt.failed', 'authorize.failed', 'lookUpAccount.failed'])
-      return {
-        credentials: null,
-        denial: {
-          error: event.error ?? 'Configuration',
-          code: event.code ?? null,
-          ...(event.retryAfter !== undefined ? { retryAfter: event.retryAfter } : {}),
-        },
-      }
-    }),
+    recordDenial: assign(({ event }) => ({ credentials: null, denial: denialOf(event) })),
   },
 }).createMachine({
   id: 'credentials-signin',

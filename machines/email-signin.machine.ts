@@ -15,9 +15,9 @@
  */
 import { boolean, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
+import type { ErrorType } from './shared/errors.js'
 import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { denialOf, finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 const Denial = object({ error: string(), code: nullable(string()) })
@@ -210,17 +210,7 @@ export const emailSignInMachine = setup({
       }
     }),
     rejectCode: assign({ codeRejected: true }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, [
-        'admitRequest.failed',
-        'lookUpUser.failed',
-        'checkSignIn.failed',
-        'sendVerificationRequest.failed',
-        'checkCode.failed',
-        'consumeToken.failed',
-      ])
-      return { denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
-    }),
+    recordDenial: assign(({ event }) => ({ denial: denialOf(event) })),
   },
 }).createMachine({
   id: 'email-signin',

@@ -4,6 +4,31 @@
  *
  * @module
  */
+import type { AnyStateMachine } from 'xstate'
+import { credentialsSignInMachine } from './credentials-signin.machine.js'
+import { emailSignInMachine } from './email-signin.machine.js'
+import { logoutMachine } from './logout.machine.js'
+import { oauthSignInMachine } from './oauth-signin.machine.js'
+import { sessionMachine } from './session.machine.js'
+import { signInCompletionMachine } from './signin-completion.machine.js'
+import { totpEnrolmentMachine } from './totp-enrolment.machine.js'
+import { webauthnSignInMachine } from './webauthn-signin.machine.js'
+
+/**
+ * Every built-in flow's chart, one line each: the diagrams, the test kit's `flowMachine` and the
+ * second-factor gate check read this list, so a flow added here is drawn, testable and checked.
+ */
+export const flowMachines: readonly AnyStateMachine[] = [
+  sessionMachine,
+  credentialsSignInMachine,
+  oauthSignInMachine,
+  emailSignInMachine,
+  webauthnSignInMachine,
+  signInCompletionMachine,
+  totpEnrolmentMachine,
+  logoutMachine,
+]
+
 export {
   sessionMachine,
   SessionContext,

@@ -10,7 +10,7 @@
 import { boolean, nullable, object, record, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** Settings the HTTP layer copies from the config into the start event. */
@@ -174,16 +174,7 @@ export const oauthSignInMachine = setup({
       assertEvent(event, 'lookUpAccount.done')
       return { storedUser: event.output.user }
     }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, [
-        'createAuthorizationRequest.failed',
-        'validateCallback.failed',
-        'exchangeCode.failed',
-        'fetchProfile.failed',
-        'lookUpAccount.failed',
-      ])
-      return { denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
-    }),
+    recordDenial: assign(({ event }) => ({ denial: denialOf(event) })),
   },
 }).createMachine({
   id: 'oauth-signin',

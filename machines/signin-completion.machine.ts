@@ -21,6 +21,7 @@ import {
   nullable,
   number,
   object,
+  optional,
   record,
   string,
   unknown,
@@ -29,7 +30,7 @@ import {
 } from 'superstruct'
 import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
 import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
-import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
 /** The id of the completion flow, the target of every first factor's handoff. */
 export const SIGN_IN_COMPLETION = 'signin-completion'
@@ -115,6 +116,8 @@ const coreContextSchema = {
   issued: nullable(string()),
   expires: number(),
   denial: nullable(Denial),
+  /** With several steps at `afterFirstSignIn`: the id of the one being checked, run or recorded. */
+  firstSignInStep: optional(string()),
 }
 
 /** Context of the built-in completion machine. */
@@ -159,6 +162,13 @@ export const CORE_EFFECTS = [
   'findCompletedStep',
   'recordCompletedStep',
 ] as const
+
+/** The events of the built-in chart: an extension's states may not take them. */
+const CORE_EVENTS: ReadonlySet<string> = new Set([
+  'signin.verified',
+  'secondFactor.submit',
+  ...CORE_EFFECTS.flatMap((effect) => [`${effect}.done`, `${effect}.failed`]),
+])
 
 const initialContext: SignInCompletionContext = {
   policy: null,
@@ -309,23 +319,13 @@ const actions = {
     assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
     return { issued: event.output.value, expires: event.output.expires }
   }),
-  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, [
-      'checkSignIn.failed',
-      'storeUser.failed',
-      'findSecondFactor.failed',
-      'verifySecondFactor.failed',
-      'issueSession.failed',
-      'createDatabaseSession.failed',
-      'findCompletedStep.failed',
-      'recordCompletedStep.failed',
-    ])
-    return {
-      credentials: null,
-      challenge: null,
-      denial: { error: event.error ?? 'Configuration', code: event.code ?? null },
-    }
-  }),
+  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => ({
+    credentials: null,
+    challenge: null,
+    denial: denialOf(event),
+  })),
+  /** Which step at `afterFirstSignIn` the check and the record that follow are about. */
+  selectFirstSignInStep: assign((_: unknown, params: { step: string }) => ({ firstSignInStep: params.step })),
   /** An application's step refused the sign-in (`code`: its extension id and reason, if it gave one). */
   recordStepDenial: assign((_: unknown, params?: { code: string }) => ({
     credentials: null,
@@ -481,6 +481,7 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
       }
     }
     for (const [event, transition] of Object.entries(state.on ?? {})) {
+      if (CORE_EVENTS.has(event)) fail(`state "${key}" takes the sign-in completion's event "${event}"`)
       for (const target of targetsOf(transition)) {
         const reason = denialReasonOf(target)
         if (typeof reason === 'string' && !DENIAL_REASON.test(reason)) {
@@ -509,6 +510,36 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
   }
   for (const field of [...Object.keys(extension.context?.schema ?? {}), ...Object.keys(extension.context?.initial ?? {})]) {
     if (CORE_CONTEXT_FIELDS.has(field)) fail(`context field "${field}" would replace one of the sign-in completion`)
+  }
+}
+
+/**
+ * Checks that no two extensions share an id, a guard, an action, a context field, an effect or an
+ * event: one would silently take the other's place (guards, actions and fields are merged by name,
+ * and a step's event would reach the other extension's state).
+ *
+ * @throws {ExtensionError} naming both extensions and the name they share.
+ */
+function checkNamesApart(extensions: readonly CompletionExtension[]): void {
+  const owners = new Map<string, string>()
+  const ids = new Set<string>()
+  for (const extension of extensions) {
+    if (ids.has(extension.id)) throw new ExtensionError(`two extensions have the id "${extension.id}"`)
+    ids.add(extension.id)
+    const names = new Set<string>()
+    for (const name of Object.keys(extension.guards ?? {})) names.add(`guard "${name}"`)
+    for (const name of Object.keys(extension.actions ?? {})) names.add(`action "${name}"`)
+    for (const name of Object.keys(extension.context?.schema ?? {})) names.add(`context field "${name}"`)
+    for (const state of Object.values(extension.states)) {
+      const tags: string[] = typeof state.tags === 'string' ? [state.tags] : (state.tags ?? [])
+      for (const tag of tags) if (tag.startsWith('effect.')) names.add(`effect "${tag.slice('effect.'.length)}"`)
+      for (const event of Object.keys(state.on ?? {})) names.add(`event "${event}"`)
+    }
+    for (const name of names) {
+      const owner = owners.get(name)
+      if (owner !== undefined) throw new ExtensionError(`extensions "${owner}" and "${extension.id}" both name the ${name}`)
+      owners.set(name, extension.id)
+    }
   }
 }
 
@@ -552,63 +583,84 @@ function wireExtension(
  *   extensions claim the same point or state names.
  */
 export function buildSignInCompletion(extensions: readonly CompletionExtension[] = []) {
-  const byPoint = new Map<ExtensionPoint, CompletionExtension>()
+  const byPoint = new Map<ExtensionPoint, CompletionExtension[]>()
   const seenStates = new Set<string>()
   for (const extension of extensions) {
     validateExtension(extension, CORE_STATE_KEYS)
-    if (byPoint.has(extension.at)) {
-      throw new ExtensionError(`extensions "${byPoint.get(extension.at)!.id}" and "${extension.id}" both insert at ${extension.at}`)
-    }
     for (const key of Object.keys(extension.states)) {
       if (seenStates.has(key)) throw new ExtensionError(`extension "${extension.id}": state "${key}" is defined twice`)
       seenStates.add(key)
     }
-    byPoint.set(extension.at, extension)
+    byPoint.set(extension.at, [...(byPoint.get(extension.at) ?? []), extension])
   }
-  const at = (point: ExtensionPoint) => byPoint.get(point)
+  checkNamesApart(extensions)
+  const at = (point: ExtensionPoint) => byPoint.get(point) ?? []
+
+  /**
+   * The extensions at one point, chained in array order: each one's CONTINUE enters the next, the
+   * last one's the step after the point. Returns their states and how the point is entered.
+   */
+  const chain = (point: ExtensionPoint, next: readonly AnyStateConfig[]) => {
+    let states: Record<string, AnyStateConfig> = {}
+    let entry = next
+    for (const extension of [...at(point)].reverse()) {
+      states = { ...wireExtension(extension, entry), ...states }
+      entry = [{ target: extension.initial }]
+    }
+    return { states, entry }
+  }
 
   // The first transitions of each step, from the session backwards.
   const toPrepare = [{ target: 'preparingSession' }]
-  const beforeSession = at('beforeSession')
-  const toBeforeSession = beforeSession ? [{ target: beforeSession.initial }] : toPrepare
+  const beforeSession = chain('beforeSession', toPrepare)
+  const toBeforeSession = beforeSession.entry
   // A step after the first sign-in runs until the user has completed it once at its version, not
   // while the user row is new: one declined or abandoned is asked again, on any way of signing in.
-  const afterFirstSignIn = at('afterFirstSignIn')
-  const toAfterFirstSignIn = afterFirstSignIn ? [{ target: FIRST_SIGN_IN_STEP_CHECK }] : toBeforeSession
-  const firstSignInStates = afterFirstSignIn
-    ? {
-        [FIRST_SIGN_IN_STEP_CHECK]: {
-          tags: 'effect.findCompletedStep',
-          description: `Looks up whether the user has completed "${afterFirstSignIn.id}" at its current version.`,
-          on: {
-            'findCompletedStep.done': [
-              { guard: 'isFirstSignInStepPending', target: afterFirstSignIn.initial },
-              ...toBeforeSession,
-            ],
-            'findCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
-          },
+  // Each step has its own check and record; the context names the step they are about.
+  let firstSignInStates: Record<string, AnyStateConfig> = {}
+  let toAfterFirstSignIn: readonly AnyStateConfig[] = toBeforeSession
+  const firstSignInSteps = at('afterFirstSignIn')
+  for (const [index, step] of [...firstSignInSteps.entries()].reverse()) {
+    const suffix = index === 0 ? '' : `-${step.id}`
+    const check = `${FIRST_SIGN_IN_STEP_CHECK}${suffix}`
+    const record = `${FIRST_SIGN_IN_STEP_RECORD}${suffix}`
+    if (seenStates.has(check) || seenStates.has(record)) {
+      throw new ExtensionError(`extension "${step.id}": the states "${check}" and "${record}" are the sign-in completion's`)
+    }
+    firstSignInStates = {
+      [check]: {
+        tags: 'effect.findCompletedStep',
+        description: `Looks up whether the user has completed "${step.id}" at its current version.`,
+        on: {
+          'findCompletedStep.done': [{ guard: 'isFirstSignInStepPending', target: step.initial }, ...toAfterFirstSignIn],
+          'findCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
         },
-        [FIRST_SIGN_IN_STEP_RECORD]: {
-          tags: 'effect.recordCompletedStep',
-          description: `Records that the user completed "${afterFirstSignIn.id}" at its current version.`,
-          on: {
-            'recordCompletedStep.done': toBeforeSession,
-            'recordCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
-          },
+      },
+      [record]: {
+        tags: 'effect.recordCompletedStep',
+        description: `Records that the user completed "${step.id}" at its current version.`,
+        on: {
+          'recordCompletedStep.done': toAfterFirstSignIn,
+          'recordCompletedStep.failed': { target: 'failed', actions: 'recordDenial' },
         },
-      }
-    : {}
+      },
+      ...wireExtension(step, [{ target: record }]),
+      ...firstSignInStates,
+    }
+    const select = firstSignInSteps.length > 1 ? [{ type: 'selectFirstSignInStep', params: { step: step.id } }] : []
+    toAfterFirstSignIn = [{ target: check, ...(select.length > 0 ? { actions: select } : {}) }]
+  }
   const toGate = [{ target: SECOND_FACTOR_GATE }]
-  const afterFirstFactor = at('afterFirstFactor')
-  const toAfterFirstFactor = afterFirstFactor ? [{ target: afterFirstFactor.initial }] : toGate
+  const afterFirstFactor = chain('afterFirstFactor', toGate)
+  const toAfterFirstFactor = afterFirstFactor.entry
+  // The step's own actions run first, then those of the way in (which step is selected).
   const withActions = (steps: readonly AnyStateConfig[], ...names: string[]) =>
-    steps.map((step) => ({ ...step, actions: names }))
+    steps.map((step) => ({ ...step, actions: [...names, ...(step.actions ?? [])] }))
 
   const extensionStates = {
-    ...(afterFirstFactor ? wireExtension(afterFirstFactor, toGate) : {}),
+    ...afterFirstFactor.states,
     ...firstSignInStates,
-    ...(afterFirstSignIn ? wireExtension(afterFirstSignIn, [{ target: FIRST_SIGN_IN_STEP_RECORD }]) : {}),
-    ...(beforeSession ? wireExtension(beforeSession, toPrepare) : {}),
+    ...beforeSession.states,
   }
   const version = [SIGN_IN_COMPLETION_VERSION, ...extensions.map((e) => `${e.id}@${e.version}`)].join('+')
   const extraContext = Object.assign({}, ...extensions.map((e) => e.context?.initial ?? {}))

@@ -7,9 +7,9 @@
  */
 import { array, nullable, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from '../core/errors.js'
+import type { ErrorType } from './shared/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+import { denialOf, finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
 
 /** The id of the enrolment flow. */
 export const TOTP_ENROLMENT = 'totp-enrolment'
@@ -99,10 +99,7 @@ export const totpEnrolmentMachine = setup({
       assertEvent(event, 'confirmTotp.done')
       return { codes: event.output.codes, secret: null }
     }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
-      return { secret: null, denial: event.error ?? 'Configuration' }
-    }),
+    recordDenial: assign(({ event }) => ({ secret: null, denial: denialOf(event).error })),
   },
 }).createMachine({
   id: TOTP_ENROLMENT,

@@ -19,7 +19,7 @@
 import { boolean, enums, nullable, number, object, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { Denial, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
 import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
 
 /** The two WebAuthn ceremonies. */
@@ -354,24 +354,7 @@ export const webauthnSignInMachine = setup({
       assertEvent(event, 'verifyAttestation.done')
       return { account: event.output.account, enrolment: event.output.authenticator }
     }),
-    recordDenial: assign(({ event }) => {
-      assertEvent(event, [
-        'findUser.failed',
-        'admitAddress.failed',
-        'sendCode.failed',
-        'checkCode.failed',
-        'spendToken.failed',
-        'createAuthenticationOptions.failed',
-        'createRegistrationOptions.failed',
-        'spendChallenge.failed',
-        'findAuthenticator.failed',
-        'verifyAssertion.failed',
-        'updateCounter.failed',
-        'findAccount.failed',
-        'verifyAttestation.failed',
-      ])
-      return { denial: { error: event.error ?? 'Configuration', code: event.code ?? null } }
-    }),
+    recordDenial: assign(({ event }) => ({ denial: denialOf(event) })),
   },
 }).createMachine({
   id: 'webauthn-signin',

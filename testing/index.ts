@@ -29,15 +29,9 @@ import { createTestModel } from 'xstate/graph'
 import { assertConfig } from '../core/config/resolve-config.js'
 import type { FlowTrace } from '../core/engine/trace.js'
 import { listTransitions, stateLabel, transitionId } from '../core/engine/transitions.js'
-import { signInCompletionFlowFor } from '../core/flows/signin-completion.js'
 import type { AuthConfig } from '../core/types.js'
 import { SIGN_IN_COMPLETION } from '../machines/signin-completion.machine.js'
-import {
-  credentialsSignInMachine,
-  oauthSignInMachine,
-  sessionMachine,
-  totpEnrolmentMachine,
-} from '../machines/index.js'
+import { flowMachines } from '../machines/index.js'
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.
@@ -387,10 +381,8 @@ export function describeFlowModel<World>(
  */
 export function flowMachine(config: AuthConfig, flowId: string): AnyStateMachine {
   const resolved = assertConfig(config)
-  if (flowId === SIGN_IN_COMPLETION) return signInCompletionFlowFor(resolved.extensions).machine
-  const builtIn = [sessionMachine, credentialsSignInMachine, oauthSignInMachine, totpEnrolmentMachine].find(
-    (machine) => machine.id === flowId,
-  )
-  if (!builtIn) throw new TypeError(`no flow "${flowId}"`)
+  if (flowId === SIGN_IN_COMPLETION) return resolved.completion.machine
+  const builtIn = flowMachines.find((machine) => machine.id === flowId)
+  if (!builtIn) throw new TypeError(`no flow "${flowId}": one of ${flowMachines.map((machine) => machine.id).join(', ')}`)
   return builtIn
 }

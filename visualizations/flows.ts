@@ -4,31 +4,13 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import {
-  credentialsSignInMachine,
-  emailSignInMachine,
-  logoutMachine,
-  oauthSignInMachine,
-  sessionMachine,
-  signInCompletionMachine,
-  totpEnrolmentMachine,
-  webauthnSignInMachine,
-} from '../machines/index.js'
+import { flowMachines } from '../machines/index.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
 import { flowSvg } from './render.js'
 
-/** The built-in flow machines. */
-export const builtInMachines: readonly AnyStateMachine[] = [
-  sessionMachine,
-  credentialsSignInMachine,
-  oauthSignInMachine,
-  emailSignInMachine,
-  webauthnSignInMachine,
-  signInCompletionMachine,
-  totpEnrolmentMachine,
-  logoutMachine,
-]
+/** The built-in flow machines (the list of `machines/`). */
+export const builtInMachines: readonly AnyStateMachine[] = flowMachines
 
 /** A diagram format. */
 export type DiagramFormat = 'svg' | 'mermaid' | 'json'

@@ -4,13 +4,10 @@
  *
  * @module
  */
+import type { OriginPattern } from './types.js'
 
-/** An allowlist entry, compiled. */
-export interface OriginPattern {
-  /** The entry as normalised (`https://app.example.com`, `https://pr-*.example.com`). */
-  readonly source: string
-  readonly test: (origin: string) => boolean
-}
+export type { OriginPattern }
+
 
 // A wildcard stands for one or more characters of a single DNS label, never a dot: `*.example.com`
 // matches `a.example.com` but not `a.b.example.com` nor `example.com`, and `app-*.host.test`

@@ -5,8 +5,7 @@
  * @module
  */
 import { StructError, create } from 'superstruct'
-import type { Adapter } from '../adapters.js'
-import { defaultCookies, mergeCookies, type CookiesOptions } from '../cookies.js'
+import { defaultCookies, mergeCookies } from '../cookies.js'
 import {
   AuthError,
   ConfigError,
@@ -19,125 +18,39 @@ import {
   MissingWebAuthnAutocomplete,
 } from '../errors.js'
 import type { JWTOptions } from '../jwt.js'
-import { createLogger, type Logger } from '../logger.js'
+import { createLogger } from '../logger.js'
 import {
   instrumentAdapter,
   missingMethods,
   REQUIRED_METHODS,
   type AdapterMethod,
 } from '../session/adapter.js'
-import type {
-  AuthConfig,
-  CallbacksOptions,
-  EventCallbacks,
-  PagesOptions,
-  ProviderConfig,
-  ProviderType,
-  Theme,
-} from '../types.js'
+import type { AuthConfig, ProviderConfig, Theme } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
-import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../oauth/provider.js'
-import { memoryAuthStore, type AuthStore } from '../store/index.js'
-import { resolveEmailProvider, type ResolvedEmailProvider } from '../email/provider.js'
-import { checkExtensions, ExtensionError, type FlowExtension } from '../extensions.js'
+import { resolveOAuthProvider, type OAuthConfig } from '../oauth/provider.js'
+import { memoryAuthStore } from '../store/index.js'
+import { resolveEmailProvider } from '../email/provider.js'
+import { ExtensionError, type FlowExtension } from '../extensions.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
+import type {
+  ResolvedConfig,
+  ResolvedLimit,
+  ResolvedProvider,
+  ResolvedRateLimits,
+  ResolvedSessionOptions,
+  Resolution,
+} from './types.js'
 
-/** A provider after its `options` were merged over its defaults. */
-export interface ResolvedProvider {
-  readonly id: string
-  readonly name: string
-  readonly type: ProviderType
-  /** The merged provider object, with every provider-specific field. */
-  readonly config: Readonly<ProviderConfig>
-  /** OAuth and OIDC providers: endpoints, checks and mappers, normalised. */
-  readonly oauth?: ResolvedOAuthProvider
-  /** E-mail providers: link mode, codes, limits and lifetime, defaulted and checked. */
-  readonly email?: ResolvedEmailProvider
-}
-
-/** The session settings after defaults. */
-export interface ResolvedSessionOptions {
-  readonly strategy: 'jwt' | 'database'
-  readonly maxAge: number
-  readonly updateAge: number
-  /** Seconds a session may live from its sign-in, however active (`null`: no absolute limit). */
-  readonly absoluteMaxAge: number | null
-  readonly generateSessionToken: () => string
-}
-
-/** A limit of attempts: `points` per `window` seconds. */
-export interface ResolvedLimit {
-  readonly points: number
-  readonly window: number
-}
-
-/** The rate limits after defaults; `null` where turned off. */
-export interface ResolvedRateLimits {
-  /** Credentials attempts per identifier and per client address (IPv6 per /64). */
-  readonly credentials: { readonly perIdentifier: ResolvedLimit; readonly perAddress: ResolvedLimit } | null
-}
+export { callbacksOf, cookiesFor, eventsOf } from './read.js'
+export type { ResolvedConfig, ResolvedLimit, ResolvedProvider, ResolvedRateLimits, ResolvedSessionOptions, Resolution }
 
 /**
  * Default credentials limits: generous for people (ten tries per account, a hundred per network,
  * per quarter hour), tight for a guessing script (2,000 guesses at an account take 50 hours).
  */
 export const DEFAULT_CREDENTIALS_LIMITS = { perIdentifier: 10, perAddress: 100, window: 15 * 60 } as const
-
-/** The configuration the engine runs on: validated, defaulted and frozen. */
-export interface ResolvedConfig {
-  /** The user's object: callbacks and events are looked up on it at call time. */
-  readonly source: AuthConfig
-  readonly basePath: string
-  readonly secrets: readonly [string, ...string[]]
-  readonly providers: readonly ResolvedProvider[]
-  readonly providerById: ReadonlyMap<string, ResolvedProvider>
-  readonly session: ResolvedSessionOptions
-  readonly jwt: {
-    readonly secret: string | string[]
-    readonly maxAge: number
-    /** Custom codec from `config.jwt`, if any; the built-in one is used otherwise. */
-    readonly encode?: JWTOptions['encode']
-    readonly decode?: JWTOptions['decode']
-  }
-  readonly pages: Readonly<Partial<PagesOptions>>
-  readonly theme: Readonly<Required<Theme>>
-  readonly trustHost: boolean
-  readonly csrfDisabled: boolean
-  readonly raw: boolean
-  readonly debug: boolean
-  /** Cookie settings for plain-HTTP and HTTPS requests; `useSecureCookies` pins one. */
-  readonly cookies: { readonly plain: CookiesOptions; readonly secure: CookiesOptions }
-  readonly useSecureCookies?: boolean
-  readonly redirectProxyUrl?: string
-  /**
-   * Origins a redirect proxy may send a callback to (`redirectProxyOrigins`, or
-   * `AUTH_REDIRECT_PROXY_ORIGINS`); the proxy's own origin is always allowed.
-   */
-  readonly redirectProxyOrigins: readonly OriginPattern[]
-  readonly adapter?: Adapter
-  readonly experimental: { readonly enableWebAuthn: boolean }
-  readonly logger: Logger
-  /** Server-side counters and one-time claims: the configured store, or one in memory. */
-  readonly store: AuthStore
-  /**
-   * Whether the config named its `store` (one shared by several instances): only then does a JWT
-   * session read ask the store for a sign-out everywhere, so the default read does no I/O.
-   */
-  readonly sharedStore: boolean
-  /** Attempt limits, counted in the store (on by default). */
-  readonly rateLimit: ResolvedRateLimits
-  /** The application's extensions of the sign-in completion (checked, as given). */
-  readonly extensions: readonly FlowExtension[]
-  readonly inspect?: (trace: FlowTrace) => void
-  /** The flow inspector's settings, when enabled. */
-  readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
-}
-
-/** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
-export type Resolution =
-  | { ok: true; config: ResolvedConfig }
-  | { ok: false; error: Error; logger: Logger; source: AuthConfig }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' &&
@@ -427,7 +340,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     store: source.store ?? memoryAuthStore(),
     sharedStore: source.store !== undefined,
     rateLimit: resolveRateLimits(validated.rateLimit),
-    extensions: checkedExtensions(source.extensions),
+    ...checkedExtensions(source.extensions),
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? {
@@ -445,15 +358,17 @@ function resolve(source: AuthConfig): ResolvedConfig {
  *
  * @throws {ConfigError} naming the extension and what it may not do.
  */
-function checkedExtensions(extensions: FlowExtension[] | undefined): readonly FlowExtension[] {
-  if (!extensions || extensions.length === 0) return EMPTY_EXTENSIONS
+function checkedExtensions(
+  given: FlowExtension[] | undefined,
+): Pick<ResolvedConfig, 'extensions' | 'completion'> {
+  const extensions = given && given.length > 0 ? Object.freeze([...given]) : EMPTY_EXTENSIONS
   try {
-    checkExtensions(extensions)
+    // Checked by building it: the completion requests run is this one, not a second build.
+    return { extensions, completion: signInCompletionFlowFor(extensions) }
   } catch (error) {
     if (error instanceof ExtensionError) throw new ConfigError(`config.extensions: ${error.message}`, ['extensions'])
     throw error
   }
-  return Object.freeze([...extensions])
 }
 const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
 
@@ -490,22 +405,6 @@ export function assertConfig(source: AuthConfig): ResolvedConfig {
   const resolution = resolveConfig(source)
   if (!resolution.ok) throw resolution.error
   return resolution.config
-}
-
-/** The cookie settings for a request, by its protocol unless `useSecureCookies` is set. */
-export function cookiesFor(config: ResolvedConfig, url: URL): CookiesOptions {
-  const secure = config.useSecureCookies ?? url.protocol === 'https:'
-  return secure ? config.cookies.secure : config.cookies.plain
-}
-
-/** The callbacks object of the user's config, read at call time. */
-export function callbacksOf(config: ResolvedConfig): CallbacksOptions {
-  return config.source.callbacks ?? {}
-}
-
-/** The events object of the user's config, read at call time. */
-export function eventsOf(config: ResolvedConfig): EventCallbacks {
-  return config.source.events ?? {}
 }
 
 function resolveRateLimits(given: ValidatedConfig['rateLimit']): ResolvedRateLimits {

@@ -6,6 +6,9 @@
  * @module
  */
 import { randomHex, sha256Hex } from '../crypto.js'
+import type { CodeAlphabet } from './types.js'
+
+export type { CodeAlphabet }
 
 /** A fresh link token: 32 random bytes as 64 hex characters (Auth.js `randomString(32)`). */
 export function generateToken(): string {
@@ -34,8 +37,6 @@ export async function tokenHashCandidates(token: string, secrets: readonly strin
 const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 const DIGITS = '0123456789'
 
-/** The alphabets a one-time code may use. */
-export type CodeAlphabet = 'base32' | 'digits'
 
 /** Bits of entropy of a code of `length` characters from `alphabet`. */
 export function codeEntropyBits(length: number, alphabet: CodeAlphabet): number {

@@ -12,7 +12,7 @@ import { StructError, create, object, optional, string, unknown as anyValue } fr
 import type { AnyMachineSnapshot, AnyStateMachine, StateValue } from 'xstate'
 import { AWAITS_REQUEST } from '../../machines/shared/events.js'
 import { DerivationCache, hkdfSha256 } from '../crypto.js'
-import { encryptGcm, fastGcm, parseGcm } from '../jwe-gcm.js'
+import { encryptGcm, fastGcm, parseGcm } from '../fast/jwe-gcm.js'
 import { FlowStateError } from '../errors.js'
 import type { FlowDefinition } from './flow.js'
 

@@ -1,39 +1,9 @@
-/**
- * A flow: a pure machine, the superstruct shape of its context (checked whenever a sealed flow is
- * reopened), and the implementations of the effects its chart names.
- *
- * @module
- */
-import type { Struct } from 'superstruct'
-import type { AnyStateMachine, ContextFrom, EventObject } from 'xstate'
+import type { AnyStateMachine } from 'xstate'
 import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import { listStateNodes } from './transitions.js'
+import type { EffectImplementation, FlowDefinition } from './types.js'
 
-/**
- * Runs one effect. Expected failures are returned as `<name>.failed` events, never thrown; a throw
- * means a bug or an outage and ends the request with the Configuration error. An effect with
- * nothing to wait for may answer synchronously: the engine then takes the event without a
- * microtask hop (a session read runs four effects, each awaiting nothing on its common path).
- */
-export type EffectImplementation<Context, Env> = (
-  context: Context,
-  env: Env,
-  trigger: EventObject,
-) => EventObject | Promise<EventObject>
-
-/** A flow definition. */
-export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {
-  readonly machine: TMachine
-  /** Shape of the context; a sealed flow whose context does not fit is refused. */
-  readonly context: Struct<ContextFrom<TMachine>, unknown>
-  readonly effects: Readonly<Record<string, EffectImplementation<ContextFrom<TMachine>, Env>>>
-  /**
-   * What of the context is sealed while the flow rests; all of it by default. The resting answer is
-   * computed first, so what only that answer needs (options already handed to the browser) does
-   * not travel back and forth in the cookie. The result must still fit `context`.
-   */
-  readonly sealed?: (context: ContextFrom<TMachine>) => ContextFrom<TMachine>
-}
+export type { EffectImplementation, FlowDefinition }
 
 /** The effect names a machine's states are tagged with. */
 export function effectNames(machine: AnyStateMachine): Set<string> {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { callbacksOf, type ResolvedConfig } from '../config/resolve-config.js'
+import { callbacksOf } from '../config/read.js'
+import type { ResolvedConfig } from '../config/types.js'
 import type { JWT } from '../jwt.js'
 import type { CallbacksOptions, Session } from '../types.js'
 

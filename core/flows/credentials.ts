@@ -14,13 +14,15 @@ import type { SignInCompletionContext } from '../../machines/signin-completion.m
 import type { AdapterAccount, AdapterUser } from '../adapters.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
 import { escapeForLog } from '../email/normalize.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
-import { reportFailure } from '../session/issue.js'
+import { lookUpAccount } from './account.js'
+import { effects, fail } from './effect.js'
+import { adapterView } from './module.js'
 import type { Account, CredentialsConfig, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /**
@@ -165,37 +167,26 @@ export function malformedCredential(submitted: Record<string, unknown>): string 
   return undefined
 }
 
-/** The credentials sign-in flow definition. */
-export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine, RequestContext>({
-  machine: credentialsSignInMachine,
-  context: CredentialsSignInContext,
-  effects: {
+/** The context the credentials effects receive (a database session looks the account up). */
+type Env = FlowContext<'getUserByAccount'>
+
+/** The credentials sign-in's effects. */
+export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(credentialsSignInMachine, {
     async admitAttempt(context, ctx) {
       const limits = ctx.config.rateLimit.credentials
-      if (!limits) return { type: 'admitAttempt.done', output: null, at: ctx.at }
+      if (!limits) return null
       const identifier = attemptIdentifier(credentialsProviderOf(ctx, context.providerId), context.credentials ?? {})
       const address = ctx.clientAddress
       const subjects: LimitedSubject[] = [
         ...(identifier !== undefined ? [{ kind: 'identifier', value: identifier, limit: limits.perIdentifier }] : []),
         ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),
       ]
-      try {
-        const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects)
-        if (admission.allowed) return { type: 'admitAttempt.done', output: null, at: ctx.at }
-        // The code only: neither the identifier nor the address reaches the log.
-        ctx.logger.warn('credentials-rate-limited')
-        return {
-          type: 'admitAttempt.failed',
-          reason: 'limited',
-          error: 'CredentialsSignin',
-          code: 'rate_limited',
-          retryAfter: admission.retryAfter,
-          at: ctx.at,
-        }
-      } catch (error) {
-        // A store that cannot count refuses the attempt (fail closed), as the Configuration error.
-        return { type: 'admitAttempt.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
+      // A store that cannot count refuses the attempt (fail closed): the throw is the Configuration error.
+      const admission = await admitAttempt(ctx.config.store, `credentials:${context.providerId}`, ctx.config.secrets[0], subjects)
+      if (admission.allowed) return null
+      // The code only: neither the identifier nor the address reaches the log.
+      ctx.logger.warn('credentials-rate-limited')
+      return fail('limited', { error: 'CredentialsSignin', code: 'rate_limited', retryAfter: admission.retryAfter })
     },
 
     async authorize(context, ctx) {
@@ -205,7 +196,7 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
         // Answered as a wrong password (already counted by admitAttempt); the value is never logged.
         const refused = new CredentialsSignin(`The credential "${escapeForLog(malformed, 64)}" is not a string or a number`)
         ctx.logger.error(refused)
-        return { type: 'authorize.failed', reason: 'rejected', error: 'CredentialsSignin', code: refused.code, at: ctx.at }
+        return fail('rejected', { error: 'CredentialsSignin', code: refused.code })
       }
       try {
         const user = (await provider.authorize(
@@ -221,42 +212,28 @@ export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine,
           type: 'credentials',
           provider: context.providerId,
         }
-        return { type: 'authorize.done', output: { user, account }, at: ctx.at }
+        return { user, account }
       } catch (error) {
         if (error instanceof CredentialsSignin) {
           ctx.logger.error(error)
-          return {
-            type: 'authorize.failed',
-            reason: 'rejected',
-            error: 'CredentialsSignin',
-            code: error.code,
-            at: ctx.at,
-          }
+          return fail('rejected', { error: 'CredentialsSignin', code: error.code })
         }
         const reported =
           error instanceof AuthError
             ? error
             : new CallbackRouteError(error as Error, { provider: context.providerId })
         ctx.logger.error(reported)
-        return { type: 'authorize.failed', reason: 'threw', error: reported.type, at: ctx.at }
+        return fail('threw', { error: reported.type })
       }
     },
 
-    async lookUpAccount(context, ctx) {
-      const account = context.account as unknown as Account
-      try {
-        const user = await ctx.config.adapter!.getUserByAccount!({
-          provider: account.provider,
-          providerAccountId: account.providerAccountId,
-        })
-        return {
-          type: 'lookUpAccount.done',
-          output: { user: user as unknown as Record<string, unknown> | null },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'lookUpAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
+    lookUpAccount,
   },
+)
+
+/** The credentials sign-in flow definition. */
+export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine, RequestContext>({
+  machine: credentialsSignInMachine,
+  context: CredentialsSignInContext,
+  effects: adapterView(credentialsEffects),
 })

@@ -6,14 +6,10 @@
  *
  * @module
  */
-import {
-  EmailSignInContext,
-  emailSignInMachine,
-  type EmailSignInEvent,
-} from '../../machines/email-signin.machine.js'
+import { EmailSignInContext, emailSignInMachine } from '../../machines/email-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { AdapterUser } from '../adapters.js'
-import type { ResolvedProvider } from '../config/resolve-config.js'
+import type { FlowContext, RequestContext, ResolvedProvider } from '../config/types.js'
 import type { CookieOption } from '../cookies.js'
 import { sha256Hex, timingSafeEqual } from '../crypto.js'
 import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../email/normalize.js'
@@ -21,14 +17,15 @@ import type { EmailConfig, ResolvedEmailProvider } from '../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../email/secrets.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
 import { NO_STORE_HEADERS } from '../http/handlers.js'
 import { renderEmailConfirmPage } from '../pages/index.js'
+import { askSignIn, signInVerdict } from '../session/issue.js'
+import { effects, fail, reportFailure } from './effect.js'
+import { adapterView } from './module.js'
 import { currentSession } from '../session/current.js'
-import { askSignIn, checkSignInResult, reportFailure } from '../session/issue.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
@@ -156,9 +153,6 @@ export function refusedCode(_ctx: RequestContext, error: FlowStateError): Error 
   return new Verification(`No sign-in waits for a code in this browser: ${error.message}`)
 }
 
-/** The results of one of the e-mail flow's effects. */
-type EmailResult<Effect extends string> = Extract<EmailSignInEvent, { type: `${Effect}.${string}` }>
-
 /** One-time code settings: how a code looks and how many wrong tries it allows. */
 export type CodeSettings = NonNullable<ResolvedEmailProvider['code']>
 
@@ -171,15 +165,15 @@ export interface SignInMessage {
   code: CodeSettings | null
 }
 
+/** The context the e-mail effects receive: the verification tokens and the user, in the adapter. */
+type Env = FlowContext<'getUserByEmail' | 'createVerificationToken' | 'useVerificationToken'>
+
 /**
  * Stores a sign-in token's hash, then sends the message with its link (and code) through the
  * provider's `sendVerificationRequest`: the one mailer of every message the flows send, e-mail
  * sign-ins and passkey sign-ups alike. Codes leave only as their hash, bound to the token.
  */
-export async function sendSignInMessage(
-  ctx: RequestContext,
-  message: SignInMessage,
-): Promise<EmailResult<'sendVerificationRequest'>> {
+export async function sendSignInMessage(ctx: Env, message: SignInMessage) {
   const { id, config, settings } = emailProviderOf(ctx, message.providerId)
   const { identifier } = message
   const token = (await config.generateVerificationToken?.()) ?? generateToken()
@@ -188,12 +182,8 @@ export async function sendSignInMessage(
   const tokenHash = await hashToken(token, config.secret ?? ctx.config.secrets[0])
   const code = message.code ? generateCode(message.code.length, message.code.alphabet) : undefined
   const url = `${ctx.authUrl}/callback/${id}?${new URLSearchParams({ callbackUrl: message.callbackUrl, token, email: identifier })}`
-  try {
-    // Stored before it is sent: a link that arrives always works.
-    await ctx.config.adapter!.createVerificationToken!({ identifier, token: tokenHash, expires })
-  } catch (error) {
-    return { type: 'sendVerificationRequest.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-  }
+  // Stored before it is sent: a link that arrives always works.
+  await ctx.adapter.createVerificationToken({ identifier, token: tokenHash, expires })
   try {
     await config.sendVerificationRequest({
       identifier,
@@ -207,16 +197,12 @@ export async function sendSignInMessage(
     })
   } catch (error) {
     ctx.logger.error(new EmailSignInError(redacted(error, [url, token, code])))
-    return { type: 'sendVerificationRequest.failed', reason: 'notSent', error: 'EmailSignInError', at: ctx.at }
+    return fail('notSent', { error: 'EmailSignInError' })
   }
   const verifyRequestUrl = `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: id, type: 'email' })}`
   return {
-    type: 'sendVerificationRequest.done',
-    output: {
-      verifyRequestUrl,
-      code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
-    },
-    at: ctx.at,
+    verifyRequestUrl,
+    code: code === undefined ? null : { tokenHash, codeHash: await hashCode(code, tokenHash), expires: expiresAt },
   }
 }
 
@@ -239,16 +225,13 @@ export interface CodeCheck {
  * Checks a typed one-time code: expired codes are refused, every attempt is counted on the server
  * before the comparison, and the last allowed wrong one exhausts the token.
  */
-export async function checkSignInCode(
-  ctx: RequestContext,
-  check: CodeCheck,
-): Promise<EmailResult<'checkCode'>> {
+export async function checkSignInCode(ctx: RequestContext, check: CodeCheck) {
   const { settings } = emailProviderOf(ctx, check.providerId)
   const { tokenHash } = check
   const limit = check.attempts
   if (ctx.at >= check.expires) {
     ctx.logger.error(new Verification('The one-time code has expired'))
-    return { type: 'checkCode.failed', reason: 'expired', error: 'Verification', at: ctx.at }
+    return fail('expired', { error: 'Verification' })
   }
   // Counted on the server before the comparison, keyed by the token: an older copy of the
   // flow cookie carries the same token hash, so replaying it cannot reset the count.
@@ -257,196 +240,170 @@ export async function checkSignInCode(
   const attempt = await ctx.config.store.increment(codeAttemptsKey(tokenHash), settings.maxAge)
   if (attempt > limit) {
     ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-    return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+    return fail('exhausted', { error: 'Verification' })
   }
   const { typed } = check
   const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
-  if (timingSafeEqual(hash, check.codeHash)) return { type: 'checkCode.done', output: null, at: ctx.at }
+  if (timingSafeEqual(hash, check.codeHash)) return null
   if (attempt >= limit) {
     ctx.logger.error(new Verification(`Too many wrong one-time codes (${limit})`))
-    return { type: 'checkCode.failed', reason: 'exhausted', error: 'Verification', at: ctx.at }
+    return fail('exhausted', { error: 'Verification' })
   }
   ctx.logger.debug('email_code_rejected', { attempt, limit })
-  return { type: 'checkCode.failed', reason: 'wrong', error: 'Verification', at: ctx.at }
+  return fail('wrong', { error: 'Verification' })
 }
 
-/** The e-mail sign-in flow definition. */
-export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
-  machine: emailSignInMachine,
-  context: EmailSignInContext,
-  effects: {
-    async admitRequest(context, ctx, trigger) {
-      const { id, config, settings } = emailProviderOf(ctx, context.providerId)
-      const input = requestEmail(trigger as { email?: unknown })
-      let identifier: string
-      try {
-        identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
-        if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
-          throw new Error('Invalid email address format.')
-        }
-      } catch (error) {
-        ctx.logger.error(
-          new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
-        )
-        return { type: 'admitRequest.failed', reason: 'invalidIdentifier', error: 'EmailSignInError', at: ctx.at }
-      }
-      const throttle = settings.throttle
-      if (throttle) {
-        const { store } = ctx.config
-        // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-        const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
-        const address = clientAddress(ctx, throttle.addressHeader)
-        const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
-        if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
-          ctx.logger.warn('email-send-throttled')
-          ctx.logger.error(
-            new EmailSignInError(
-              sends > throttle.perIdentifier
-                ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
-                : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
-            ),
-          )
-          return { type: 'admitRequest.failed', reason: 'throttled', error: 'EmailSignInError', at: ctx.at }
-        }
-      }
-      return { type: 'admitRequest.done', output: { identifier }, at: ctx.at }
-    },
-
-    async lookUpUser(context, ctx) {
-      const identifier = context.identifier!
-      try {
-        const stored = await ctx.config.adapter!.getUserByEmail!(identifier)
-        const user = stored ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
-        return {
-          type: 'lookUpUser.done',
-          output: { user: user as unknown as Record<string, unknown>, stored: stored !== null },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'lookUpUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async checkSignIn(context, ctx) {
-      const user = context.user!
-      const verdict = await askSignIn(ctx, {
-        user: user as User,
-        account: emailAccount(context.providerId, context.identifier!, user),
-        email: { verificationRequest: true },
-      })
-      return checkSignInResult(verdict, ctx.at)
-    },
-
-    sendVerificationRequest(context, ctx) {
-      const { settings } = emailProviderOf(ctx, context.providerId)
-      const { providerId, callbackUrl } = context
-      return sendSignInMessage(ctx, { providerId, identifier: context.identifier!, callbackUrl, code: settings.code })
-    },
-
-    checkCode(context, ctx, trigger) {
-      const { settings } = emailProviderOf(ctx, context.providerId)
-      return checkSignInCode(ctx, {
-        providerId: context.providerId,
-        tokenHash: context.tokenHash!,
-        codeHash: context.codeHash!,
-        expires: context.expires,
-        attempts: settings.code!.attempts,
-        typed: (trigger as { code?: unknown }).code,
-      })
-    },
-
-    async voidToken(context, ctx) {
-      try {
-        await ctx.config.adapter!.useVerificationToken!({ identifier: context.identifier!, token: context.tokenHash! })
-      } catch (error) {
-        // The attempt counter already refuses every further code; the link expires on its own.
-        reportFailure(ctx, error)
-      }
-      return { type: 'voidToken.done', output: null, at: ctx.at }
-    },
-
-    async consumeToken(context, ctx, trigger) {
-      const { config } = emailProviderOf(ctx, context.providerId)
-      const adapter = ctx.config.adapter!
-      const link = trigger as { type: string; token?: unknown; email?: unknown }
-      let candidates: string[]
-      let identifier: string | undefined
-      if (link.type === 'email.verifyLink') {
-        if (typeof link.token !== 'string' || link.token === '') {
-          const missing = new Error(
-            'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
-          )
-          missing.name = 'Configuration'
-          ctx.logger.error(missing)
-          return { type: 'consumeToken.failed', reason: 'missingToken', at: ctx.at }
-        }
-        candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
-        identifier = typeof link.email === 'string' && link.email !== '' ? link.email : undefined
-      } else {
-        candidates = [context.tokenHash!]
-        identifier = context.identifier!
-      }
-      try {
-        let invite = null
-        for (const token of candidates) {
-          invite = await adapter.useVerificationToken!({ identifier: identifier as string, token })
-          if (invite) break
-        }
-        const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
-        // A link may omit the address; when it names one, it must be the token's.
-        if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
-          ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
-          return { type: 'consumeToken.failed', reason: 'invalid', error: 'Verification', at: ctx.at }
-        }
-        return { type: 'consumeToken.done', output: { identifier: invite.identifier }, at: ctx.at }
-      } catch (error) {
-        return { type: 'consumeToken.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-  },
-})
-
-/** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
-export function emailEnvelopeCookie(ctx: RequestContext): CookieOption {
-  return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSignInMachine.id}` }
-}
-
-/** A code's token, as the effects of the e-mail flow read it from their context. */
+/** A code's token, as the effects read it from their context. */
 interface CodeToken {
   providerId: string
   identifier: string
   tokenHash: string
 }
 
-const resting = (token: Partial<EmailSignInContext>): EmailSignInContext => ({
-  ...(emailSignInMachine.config.context as EmailSignInContext),
-  ...token,
-})
-
 /**
- * Normalises an address and counts one more message to it against the provider's send limits,
- * exactly as an e-mail sign-in request does: the same normaliser, the same counters, so a passkey
- * sign-up's code cannot dodge the limits of the mailbox it goes to.
+ * Normalises an address and counts one more message to it against the provider's send limits: an
+ * e-mail sign-in request's effect, and a passkey sign-up's, so that its code cannot dodge the
+ * limits of the mailbox it goes to.
  */
-export async function admitAddress(
-  ctx: RequestContext,
-  providerId: string,
-  email: unknown,
-): Promise<EmailResult<'admitRequest'>> {
-  const trigger = { type: 'email.request', email }
-  return (await emailSignInFlow.effects.admitRequest!(resting({ providerId }), ctx, trigger)) as EmailResult<'admitRequest'>
+export async function admitAddress(ctx: RequestContext, providerId: string, input: unknown) {
+  const { id, config, settings } = emailProviderOf(ctx, providerId)
+  let identifier: string
+  try {
+    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+    if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
+      throw new Error('Invalid email address format.')
+    }
+  } catch (error) {
+    ctx.logger.error(
+      new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
+    )
+    return fail('invalidIdentifier', { error: 'EmailSignInError' })
+  }
+  const throttle = settings.throttle
+  if (throttle) {
+    const { store } = ctx.config
+    // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
+    const sends = await store.increment(await sendKey(id, 'identifier', mailboxOf(identifier)), throttle.window)
+    const address = clientAddress(ctx, throttle.addressHeader)
+    const fromAddress = address === undefined ? 0 : await store.increment(await sendKey(id, 'address', address), throttle.window)
+    if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
+      ctx.logger.warn('email-send-throttled')
+      ctx.logger.error(
+        new EmailSignInError(
+          sends > throttle.perIdentifier
+            ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
+            : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
+        ),
+      )
+      return fail('throttled', { error: 'EmailSignInError' })
+    }
+  }
+  return { identifier }
 }
 
 /** Spends the token a right code stood for (its link dies with it), as a code sign-in does. */
-export async function spendCodeToken(
-  ctx: RequestContext,
-  token: CodeToken,
-): Promise<EmailResult<'consumeToken'>> {
-  const trigger = { type: 'email.submitCode' }
-  return (await emailSignInFlow.effects.consumeToken!(resting(token), ctx, trigger)) as EmailResult<'consumeToken'>
+export async function spendCodeToken(ctx: Env, token: CodeToken) {
+  return spendToken(ctx, [token.tokenHash], token.identifier)
+}
+
+/**
+ * Spends a sign-in token: the first of `candidates` (hashes under each secret) the adapter still
+ * holds, if it belongs to `identifier` (when a link names one) and has not expired.
+ */
+async function spendToken(ctx: Env, candidates: readonly string[], identifier: string | undefined) {
+  let invite = null
+  for (const token of candidates) {
+    invite = await ctx.adapter.useVerificationToken({ identifier: identifier as string, token })
+    if (invite) break
+  }
+  const expired = invite !== null && new Date(invite.expires).getTime() <= ctx.at * 1000
+  // A link may omit the address; when it names one, it must be the token's.
+  if (invite === null || expired || (identifier !== undefined && invite.identifier !== identifier)) {
+    ctx.logger.error(new Verification({ hasInvite: invite !== null, expired }))
+    return fail('invalid', { error: 'Verification' })
+  }
+  return { identifier: invite.identifier }
 }
 
 /** Spends the token of a code got wrong too often, so neither the code nor the link works. */
-export async function voidCodeToken(ctx: RequestContext, token: CodeToken): Promise<void> {
-  await emailSignInFlow.effects.voidToken!(resting(token), ctx, { type: 'voidToken' })
+export async function voidCodeToken(ctx: Env, token: CodeToken): Promise<null> {
+  try {
+    await ctx.adapter.useVerificationToken({ identifier: token.identifier, token: token.tokenHash })
+  } catch (error) {
+    // The attempt counter already refuses every further code; the link expires on its own.
+    reportFailure(ctx, error)
+  }
+  return null
+}
+
+/** The e-mail sign-in's effects. */
+export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInMachine, {
+  admitRequest: (context, ctx, trigger) => admitAddress(ctx, context.providerId, requestEmail(trigger as { email?: unknown })),
+
+  async lookUpUser(context, { adapter }) {
+    const identifier = context.identifier!
+    const stored = await adapter.getUserByEmail(identifier)
+    const user = stored ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
+    return { user: user as unknown as Record<string, unknown>, stored: stored !== null }
+  },
+
+  async checkSignIn(context, ctx) {
+    const user = context.user!
+    return signInVerdict(
+      await askSignIn(ctx, {
+        user: user as User,
+        account: emailAccount(context.providerId, context.identifier!, user),
+        email: { verificationRequest: true },
+      }),
+    )
+  },
+
+  sendVerificationRequest(context, ctx) {
+    const { settings } = emailProviderOf(ctx, context.providerId)
+    const { providerId, callbackUrl } = context
+    return sendSignInMessage(ctx, { providerId, identifier: context.identifier!, callbackUrl, code: settings.code })
+  },
+
+  checkCode(context, ctx, trigger) {
+    const { settings } = emailProviderOf(ctx, context.providerId)
+    return checkSignInCode(ctx, {
+      providerId: context.providerId,
+      tokenHash: context.tokenHash!,
+      codeHash: context.codeHash!,
+      expires: context.expires,
+      attempts: settings.code!.attempts,
+      typed: (trigger as { code?: unknown }).code,
+    })
+  },
+
+  voidToken: (context, ctx) =>
+    voidCodeToken(ctx, { providerId: context.providerId, identifier: context.identifier!, tokenHash: context.tokenHash! }),
+
+  async consumeToken(context, ctx, trigger) {
+    const { config } = emailProviderOf(ctx, context.providerId)
+    const link = trigger as { type: string; token?: unknown; email?: unknown }
+    if (link.type !== 'email.verifyLink') return spendToken(ctx, [context.tokenHash!], context.identifier!)
+    if (typeof link.token !== 'string' || link.token === '') {
+      const missing = new Error(
+        'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
+      )
+      missing.name = 'Configuration'
+      ctx.logger.error(missing)
+      return fail('missingToken')
+    }
+    const candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
+    return spendToken(ctx, candidates, typeof link.email === 'string' && link.email !== '' ? link.email : undefined)
+  },
+})
+
+/** The e-mail sign-in flow definition. */
+export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
+  machine: emailSignInMachine,
+  context: EmailSignInContext,
+  effects: adapterView(emailEffects),
+})
+
+/** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
+export function emailEnvelopeCookie(ctx: RequestContext): CookieOption {
+  return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSignInMachine.id}` }
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { eventsOf } from '../config/resolve-config.js'
+import { eventsOf } from '../config/read.js'
 import { EventError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
 import type { EventCallbacks } from '../types.js'

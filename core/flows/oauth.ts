@@ -27,7 +27,7 @@ import {
   OAuthSignInError,
   UntrustedHost,
 } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
@@ -45,11 +45,13 @@ export {
   respondFrontChannelPage,
 } from './logout.js'
 import { signedInAdapterUser } from '../session/current.js'
-import { pkceChallenge } from '../sync-crypto.js'
-import { reportFailure } from '../session/issue.js'
+import { pkceChallenge } from '../fast/sync-crypto.js'
+import { lookUpAccount, storeAccountTokens } from './account.js'
+import { effects, fail } from './effect.js'
+import { adapterView } from './module.js'
 import type { Account, ResponseInternal, User } from '../types.js'
 import { emitEvent } from './emit.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 import { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
@@ -188,19 +190,6 @@ function accountOf(provider: ResolvedOAuthProvider, tokens: TokenSet, providerAc
   return { ...tokens, provider: provider.id, type: provider.type, providerAccountId } as Account
 }
 
-/** Refreshes the tokens stored on a linked account (updateAccount, or unlink + link). */
-export async function storeAccountTokens(ctx: RequestContext, account: AdapterAccount): Promise<void> {
-  const adapter = ctx.config.adapter!
-  if (adapter.updateAccount) {
-    await adapter.updateAccount(account)
-  } else if (adapter.unlinkAccount && adapter.linkAccount) {
-    await adapter.unlinkAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
-    await adapter.linkAccount(account)
-  } else {
-    ctx.logger.debug('adapter cannot update account tokens', { provider: account.provider })
-  }
-}
-
 /**
  * What a JWT session keeps of the provider's tokens, only for providers that opt in: what it needs
  * to refresh the access token (`refreshTokens`) and to sign out at the provider (`logout`).
@@ -281,176 +270,130 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
   }
 }
 
+/** The authorization request: its URL, and the secrets the callback must match (state, PKCE, nonce). */
+async function authorizationRequest(ctx: Env, provider: ResolvedOAuthProvider, context: Context) {
+  const as = await authorizationServer(provider)
+  if (!as.authorization_endpoint) {
+    throw new TypeError('Authorization server did not provide an authorization endpoint.')
+  }
+  const url = new URL(as.authorization_endpoint)
+  const redirectUri = redirectUriOf(ctx, provider)
+  const params = url.searchParams
+  params.set('response_type', 'code')
+  params.set('client_id', provider.clientId)
+  params.set('redirect_uri', redirectUri)
+  for (const [key, value] of Object.entries(provider.authorizationParams)) params.set(key, value)
+  for (const [key, value] of Object.entries(context.authorizationParams)) {
+    if (!PROTECTED_PARAMS.has(key) && key !== 'callbackUrl') params.set(key, value)
+  }
+  if (!params.has('scope')) params.set('scope', 'openid profile email')
+  let state: string | null = null
+  if (provider.checks.has('state')) {
+    // Behind a redirect proxy, state also says where the proxy must send the callback.
+    state = provider.redirectProxyUrl
+      ? await sealValue(
+          { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
+          { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
+        )
+      : oauth.generateRandomState()
+    params.set('state', state)
+  }
+  let codeVerifier: string | null = null
+  if (provider.checks.has('pkce')) {
+    codeVerifier = oauth.generateRandomCodeVerifier()
+    params.set('code_challenge', pkceChallenge(codeVerifier) ?? (await oauth.calculatePKCECodeChallenge(codeVerifier)))
+    params.set('code_challenge_method', 'S256')
+  }
+  let nonce: string | null = null
+  if (provider.checks.has('nonce')) {
+    nonce = oauth.generateRandomNonce()
+    params.set('nonce', nonce)
+  }
+  return { url: url.href, redirectUri, state, codeVerifier, nonce }
+}
+
+/** The context the OAuth effects receive (the account is looked up before the completion). */
+type Env = FlowContext<'getUserByAccount'>
+
+/** The OAuth sign-in's effects. */
+export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInMachine, {
+  async createAuthorizationRequest(context, ctx) {
+    const provider = oauthProviderOf(ctx)
+    try {
+      return await authorizationRequest(ctx, provider, context)
+    } catch (error) {
+      // An AuthError (an untrusted origin behind a redirect proxy) is reported as it is.
+      if (error instanceof AuthError) throw error
+      // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
+      // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
+      // page with `Configuration`, as Auth.js answers any error that is not its own.
+      ctx.logger.error(
+        new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
+          err: error as Error,
+          provider: provider.id,
+        }),
+      )
+      // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+      return fail('threw')
+    }
+  },
+
+  async validateCallback(context, ctx) {
+    const provider = oauthProviderOf(ctx)
+    try {
+      await validatedCallback(provider, await authorizationServer(provider), context)
+      return null
+    } catch (error) {
+      if (error instanceof oauth.AuthorizationResponseError) {
+        const cause = { providerId: provider.id, ...Object.fromEntries(error.cause.entries()) }
+        ctx.logger.error(new OAuthCallbackError('OAuth Provider returned an error', cause))
+        return fail('providerError', { error: 'OAuthCallbackError' })
+      }
+      ctx.logger.error(new InvalidCheck(error as Error, { provider: provider.id }))
+      // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
+      return fail('invalid', { error: 'InvalidCheck' })
+    }
+  },
+
+  async exchangeCode(context, ctx) {
+    const provider = oauthProviderOf(ctx)
+    const callbackParameters = await validatedCallback(provider, await authorizationServer(provider), context)
+    const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at)
+    return { tokens, sessionClaims: sessionTokenClaims(provider, tokens) }
+  },
+
+  async fetchProfile(context, ctx) {
+    const provider = oauthProviderOf(ctx)
+    const tokens = context.tokens as TokenSet
+    // An upstream that cannot be reached throws: the Configuration error, as any outage.
+    const raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams)
+    try {
+      if (!isRecord(raw)) throw new TypeError('the profile is not an object')
+      if (provider.profileSchema) {
+        const [invalid] = validate(raw, provider.profileSchema)
+        if (invalid) throw invalid
+      }
+      const mapped = await provider.profile(raw, tokens)
+      const user: User = {
+        ...mapped,
+        id: crypto.randomUUID(),
+        ...(typeof mapped.email === 'string' ? { email: mapped.email.toLowerCase() } : {}),
+      }
+      const account = accountOf(provider, tokens, mapped.id ?? crypto.randomUUID())
+      return { profile: raw, user: user as Record<string, unknown>, account: account as Record<string, unknown> }
+    } catch (error) {
+      ctx.logger.debug('getProfile error details', raw)
+      ctx.logger.error(new OAuthProfileParseError(error as Error, { provider: provider.id }))
+      return fail('invalidProfile', { error: 'OAuthProfileParseError' })
+    }
+  },
+
+  lookUpAccount,
+})
+
 /** The OAuth sign-in flow definition. */
 export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
   machine: oauthSignInMachine,
   context: OAuthSignInContext,
-  effects: {
-    async createAuthorizationRequest(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      try {
-        const as = await authorizationServer(provider)
-        if (!as.authorization_endpoint) {
-          throw new TypeError('Authorization server did not provide an authorization endpoint.')
-        }
-        const url = new URL(as.authorization_endpoint)
-        const redirectUri = redirectUriOf(ctx, provider)
-        const params = url.searchParams
-        params.set('response_type', 'code')
-        params.set('client_id', provider.clientId)
-        params.set('redirect_uri', redirectUri)
-        for (const [key, value] of Object.entries(provider.authorizationParams)) params.set(key, value)
-        for (const [key, value] of Object.entries(context.authorizationParams)) {
-          if (!PROTECTED_PARAMS.has(key) && key !== 'callbackUrl') params.set(key, value)
-        }
-        if (!params.has('scope')) params.set('scope', 'openid profile email')
-        let state: string | null = null
-        if (provider.checks.has('state')) {
-          // Behind a redirect proxy, state also says where the proxy must send the callback.
-          state = provider.redirectProxyUrl
-            ? await sealValue(
-                { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
-                { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
-              )
-            : oauth.generateRandomState()
-          params.set('state', state)
-        }
-        let codeVerifier: string | null = null
-        if (provider.checks.has('pkce')) {
-          codeVerifier = oauth.generateRandomCodeVerifier()
-          params.set('code_challenge', pkceChallenge(codeVerifier) ?? (await oauth.calculatePKCECodeChallenge(codeVerifier)))
-          params.set('code_challenge_method', 'S256')
-        }
-        let nonce: string | null = null
-        if (provider.checks.has('nonce')) {
-          nonce = oauth.generateRandomNonce()
-          params.set('nonce', nonce)
-        }
-        return {
-          type: 'createAuthorizationRequest.done',
-          output: { url: url.href, redirectUri, state, codeVerifier, nonce },
-          at: ctx.at,
-        }
-      } catch (error) {
-        if (error instanceof AuthError) {
-          return {
-            type: 'createAuthorizationRequest.failed',
-            // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-            reason: 'threw',
-            error: reportFailure(ctx, error),
-            at: ctx.at,
-          }
-        }
-        // Happens before the user leaves for the provider (an unreachable issuer, most often): logged
-        // as the sign-in it is, not as a callback. Without an `error` the user lands on the error
-        // page with `Configuration`, as Auth.js answers any error that is not its own.
-        ctx.logger.error(
-          new OAuthSignInError(`The sign-in with "${provider.id}" could not start: ${(error as Error).message}`, {
-            err: error as Error,
-            provider: provider.id,
-          }),
-        )
-        // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-        return { type: 'createAuthorizationRequest.failed', reason: 'threw', at: ctx.at }
-      }
-    },
-
-    async validateCallback(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      try {
-        await validatedCallback(provider, await authorizationServer(provider), context)
-        return { type: 'validateCallback.done', output: null, at: ctx.at }
-      } catch (error) {
-        if (error instanceof oauth.AuthorizationResponseError) {
-          const cause = { providerId: provider.id, ...Object.fromEntries(error.cause.entries()) }
-          ctx.logger.error(new OAuthCallbackError('OAuth Provider returned an error', cause))
-          return { type: 'validateCallback.failed', reason: 'providerError', error: 'OAuthCallbackError', at: ctx.at }
-        }
-        ctx.logger.error(new InvalidCheck(error as Error, { provider: provider.id }))
-        return {
-          type: 'validateCallback.failed',
-          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-          reason: 'invalid',
-          error: 'InvalidCheck',
-          at: ctx.at,
-        }
-      }
-    },
-
-    async exchangeCode(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      try {
-        const callbackParameters = await validatedCallback(provider, await authorizationServer(provider), context)
-        const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at)
-        return {
-          type: 'exchangeCode.done',
-          output: { tokens, sessionClaims: sessionTokenClaims(provider, tokens) },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return {
-          type: 'exchangeCode.failed',
-          // Stryker disable next-line StringLiteral: equivalent, the chart reads the reason of validateCallback.failed only, and there only whether it is 'providerError'
-          reason: 'threw',
-          error: reportFailure(ctx, error),
-          at: ctx.at,
-        }
-      }
-    },
-
-    async fetchProfile(context, ctx) {
-      const provider = oauthProviderOf(ctx)
-      const tokens = context.tokens as TokenSet
-      let raw: unknown
-      try {
-        raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams)
-      } catch (error) {
-        return { type: 'fetchProfile.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-      try {
-        if (!isRecord(raw)) throw new TypeError('the profile is not an object')
-        if (provider.profileSchema) {
-          const [invalid] = validate(raw, provider.profileSchema)
-          if (invalid) throw invalid
-        }
-        const mapped = await provider.profile(raw, tokens)
-        const user: User = {
-          ...mapped,
-          id: crypto.randomUUID(),
-          ...(typeof mapped.email === 'string' ? { email: mapped.email.toLowerCase() } : {}),
-        }
-        const account = accountOf(provider, tokens, mapped.id ?? crypto.randomUUID())
-        return {
-          type: 'fetchProfile.done',
-          output: {
-            profile: raw,
-            user: user as Record<string, unknown>,
-            account: account as Record<string, unknown>,
-          },
-          at: ctx.at,
-        }
-      } catch (error) {
-        ctx.logger.debug('getProfile error details', raw)
-        ctx.logger.error(new OAuthProfileParseError(error as Error, { provider: provider.id }))
-        return { type: 'fetchProfile.failed', reason: 'invalidProfile', error: 'OAuthProfileParseError', at: ctx.at }
-      }
-    },
-
-    async lookUpAccount(context, ctx) {
-      const account = context.account as unknown as Account
-      try {
-        const user = await ctx.config.adapter!.getUserByAccount!({
-          provider: account.provider,
-          providerAccountId: account.providerAccountId,
-        })
-        return {
-          type: 'lookUpAccount.done',
-          output: { user: user as unknown as Record<string, unknown> | null },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'lookUpAccount.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-  },
+  effects: adapterView(oauthEffects),
 })

@@ -13,16 +13,19 @@ import {
 } from '../../machines/session.machine.js'
 import type { AdapterAccount, AdapterSession, AdapterUser } from '../adapters.js'
 import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
 import type { JWT } from '../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from './kinds.js'
+import { storeAccountTokens } from './account.js'
 import { liveJwtSession, storedSession } from '../session/current.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../session/lifecycle.js'
 import { encodeSessionToken } from '../session/token.js'
-import { callbacksOf, eventsOf } from '../config/resolve-config.js'
+import { callbacksOf, eventsOf } from '../config/read.js'
 import { callback } from './callbacks.js'
+import { effects, fail, type Failure } from './effect.js'
 import { emitEvent } from './emit.js'
+import { adapterView } from './module.js'
 
 /** Logs a session failure with the error class Auth.js uses for the request kind and strategy. */
 function logSessionFailure(ctx: RequestContext, context: Context, error: unknown): void {
@@ -70,29 +73,17 @@ function isoTime(seconds: number): string {
   return lastIso.text
 }
 
-/** An effect's result event (the chart checks its shape). */
-type EffectEvent = { type: string; at: number; [key: string]: unknown }
+type DecodeAnswer = { token: JWT } | Failure<'invalid'>
 
 /** The decode effect's answer: the live token, or (ended on the server's side) an invalid one whose cookie is cleared. */
-function decodedEvent(ctx: RequestContext, token: JWT | null): EffectEvent {
-  return token
-    ? { type: 'decodeSessionToken.done', output: { token }, at: ctx.at }
-    : { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
-}
+const decoded = (token: JWT | null): DecodeAnswer => (token ? { token } : fail('invalid'))
 
-function decodeFailed(ctx: RequestContext, context: Context, error: unknown): EffectEvent {
+function decodeFailed(ctx: RequestContext, context: Context, error: unknown): DecodeAnswer {
   logSessionFailure(ctx, context, error)
-  return { type: 'decodeSessionToken.failed', reason: 'invalid', at: ctx.at }
+  return fail('invalid')
 }
 
-function jwtCallbackDone(
-  ctx: RequestContext,
-  token: JWT,
-  builtIn: boolean,
-  before: string,
-  stamped: boolean,
-  result: JWT | null | undefined,
-): EffectEvent {
+function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: boolean, result: JWT | null | undefined) {
   const refreshed = result ?? null
   // The sign-in time is the engine's: a callback that rebuilds the token does not lose it (the
   // next read would otherwise start its absolute clock again).
@@ -101,7 +92,7 @@ function jwtCallbackDone(
   // A token given its sign-in time by this read is reissued, or the next read would start again.
   // (Whether a revoked token changed is never asked: the chart ends it first.)
   const changed = stamped || (!builtIn && stableJson(refreshed) !== before)
-  return { type: 'runJwtCallback.done', output: { token: refreshed, changed }, at: ctx.at }
+  return { token: refreshed, changed }
 }
 
 /**
@@ -113,30 +104,30 @@ function needsSignInTime(ctx: RequestContext, token: JWT): boolean {
   return measuresSignInTime(ctx.config) && signInTimeOf(token) === undefined
 }
 
-function callbackFailed(ctx: RequestContext, context: Context, effect: string, error: unknown): EffectEvent {
+/** A session effect's unexpected throw: logged with the error class Auth.js uses; the chart ends the read. */
+const reportSessionFailure = (ctx: RequestContext, error: unknown, context: Context): undefined => {
   logSessionFailure(ctx, context, error)
-  return { type: `${effect}.failed`, reason: 'threw', at: ctx.at }
+  return undefined
 }
 
-/** The session flow definition. */
-export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
-  machine: sessionMachine,
-  context: SessionContext,
-  effects: {
+/** The context the session effects receive: database sessions read, extend and end rows. */
+type Env = FlowContext<'getSessionAndUser' | 'updateSession' | 'deleteSession'>
+
+/** The session flow's effects. */
+export const sessionEffects = effects<typeof sessionMachine, Env>(
+  sessionMachine,
+  {
     decodeSessionToken(context, ctx) {
       const { value } = ctx.sessionCookie
-      if (!value) return { type: 'decodeSessionToken.failed', reason: 'missing', at: ctx.at }
+      if (!value) return fail('missing')
       // The authority's own check (core/session/current.ts): past its absolute lifetime, signed out
       // everywhere or past exp is no session, the cookie cleared. Synchronous on the common path
       // (the built-in codec, keys derived, no store to ask); the closures below are made only when
       // something is pending.
       try {
         const token = liveJwtSession(ctx, value)
-        if (!(token instanceof Promise)) return decodedEvent(ctx, token)
-        return token.then(
-          (live) => decodedEvent(ctx, live),
-          (error: unknown) => decodeFailed(ctx, context, error),
-        )
+        if (!(token instanceof Promise)) return decoded(token)
+        return token.then(decoded, (error: unknown) => decodeFailed(ctx, context, error))
       } catch (error) {
         return decodeFailed(ctx, context, error)
       }
@@ -148,13 +139,13 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const provider = ctx.config.providerById.get(current.provider)?.oauth
       const failed = (error: unknown, reason: 'rejected' | 'threw') => {
         ctx.logger.error(new Error(`Refreshing the access token of "${current.provider}" failed`, { cause: error }))
-        return { type: 'refreshAccessToken.failed', reason, at: ctx.at }
+        return fail(reason)
       }
       if (!provider) return failed(new Error(`provider "${current.provider}" is not configured`), 'rejected')
       const { RefreshRejected, refreshAccessToken } = flowModule('oauth')
       try {
         const oauth = await refreshAccessToken(provider, current, ctx.at, ctx.config)
-        return { type: 'refreshAccessToken.done', output: { token: { ...token, oauth } }, at: ctx.at }
+        return { token: { ...token, oauth } }
       } catch (error) {
         return failed(error, error instanceof RefreshRejected ? 'rejected' : 'threw')
       }
@@ -167,20 +158,14 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       // The built-in callback returns the token as it is: nothing to compare.
       const builtIn = !callbacksOf(ctx.config).jwt
       const before = builtIn ? '' : stableJson(token)
-      try {
-        const result = callback(ctx.config, 'jwt')({
-          token,
-          ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
-          session: context.data,
-        })
-        // The built-in callback answers at once; an application's may be async.
-        if (!isThenable(result)) return jwtCallbackDone(ctx, token, builtIn, before, stamped, result)
-        return Promise.resolve(result)
-          .then((refreshed) => jwtCallbackDone(ctx, token, builtIn, before, stamped, refreshed))
-          .catch((error: unknown) => callbackFailed(ctx, context, 'runJwtCallback', error))
-      } catch (error) {
-        return callbackFailed(ctx, context, 'runJwtCallback', error)
-      }
+      const result = callback(ctx.config, 'jwt')({
+        token,
+        ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
+        session: context.data,
+      })
+      // The built-in callback answers at once; an application's may be async.
+      if (!isThenable(result)) return jwtCallbackDone(token, builtIn, before, stamped, result)
+      return Promise.resolve(result).then((refreshed) => jwtCallbackDone(token, builtIn, before, stamped, refreshed))
     },
 
     runSessionCallback(context, ctx) {
@@ -191,32 +176,19 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         // A failed built-in refresh is reported to the client, as Auth.js's rotation guide does.
         ...(token.error === 'RefreshTokenError' ? { error: 'RefreshTokenError' } : {}),
       }
-      try {
-        // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
-        const result: unknown = callback(ctx.config, 'session')({ session, token } as never)
-        if (!isThenable(result)) return { type: 'runSessionCallback.done', output: { session: result }, at: ctx.at }
-        return Promise.resolve(result)
-          .then((resolved) => ({ type: 'runSessionCallback.done', output: { session: resolved }, at: ctx.at }))
-          .catch((error: unknown) => callbackFailed(ctx, context, 'runSessionCallback', error))
-      } catch (error) {
-        return callbackFailed(ctx, context, 'runSessionCallback', error)
-      }
+      // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
+      const result: unknown = callback(ctx.config, 'session')({ session, token } as never)
+      if (!isThenable(result)) return { session: result }
+      return Promise.resolve(result).then((resolved) => ({ session: resolved }))
     },
 
     async encodeSessionToken(context, ctx) {
-      try {
-        const value = await encodeSessionToken(ctx, context.token as JWT)
-        return { type: 'encodeSessionToken.done', output: { value }, at: ctx.at }
-      } catch (error) {
-        logSessionFailure(ctx, context, error)
-        return { type: 'encodeSessionToken.failed', reason: 'threw', at: ctx.at }
-      }
+      return { value: await encodeSessionToken(ctx, context.token as JWT) }
     },
 
     emitSessionEvent(context, ctx) {
-      const done = { type: 'emitSessionEvent.done', output: null, at: ctx.at }
       // Nothing to wait for when the application has no `session` event handler.
-      if (!eventsOf(ctx.config).session) return done
+      if (!eventsOf(ctx.config).session) return null
       // Auth.js passes the token under the jwt strategy and only the session under database.
       return emitEvent(
         ctx,
@@ -224,7 +196,7 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         (context.policy?.strategy === 'database'
           ? { session: context.session }
           : { session: context.session, token: context.token }) as never,
-      ).then(() => done)
+      ).then(() => null)
     },
 
     async emitSignOutEvent(context, ctx) {
@@ -235,68 +207,48 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           ? { session: context.session as AdapterSession | null | undefined }
           : { token: context.token as JWT },
       )
-      return { type: 'emitSignOutEvent.done', output: null, at: ctx.at }
+      return null
     },
 
+    // A failure here is logged as SignOutError (the request is a sign-out): reportSessionFailure.
     async buildProviderLogout(context, ctx) {
-      try {
-        const oauthTokens =
-          context.policy?.strategy === 'database'
-            ? await linkedIdToken(ctx, context)
-            : ((context.token as JWT).oauth as SessionOAuthTokens)
-        // A user who signed in another way (credentials, another provider) has nothing to end there.
-        if (!oauthTokens) return { type: 'buildProviderLogout.failed', reason: 'notLinked', at: ctx.at }
-        const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
-        if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
-        const as = await flowModule('oauth').authorizationServer(provider)
-        if (!as.end_session_endpoint) {
-          throw new TypeError(`provider "${provider.id}" does not advertise an end_session_endpoint`)
-        }
-        const url = new URL(as.end_session_endpoint)
-        url.searchParams.set('id_token_hint', oauthTokens.id_token!)
-        url.searchParams.set('post_logout_redirect_uri', context.callbackUrl)
-        url.searchParams.set('client_id', provider.clientId)
-        return { type: 'buildProviderLogout.done', output: { url: url.href }, at: ctx.at }
-      } catch (error) {
-        ctx.logger.error(new SignOutError(error as Error))
-        return { type: 'buildProviderLogout.failed', reason: 'threw', at: ctx.at }
+      const oauthTokens =
+        context.policy?.strategy === 'database'
+          ? await linkedIdToken(ctx, context)
+          : ((context.token as JWT).oauth as SessionOAuthTokens)
+      // A user who signed in another way (credentials, another provider) has nothing to end there.
+      if (!oauthTokens) return fail('notLinked')
+      const provider = ctx.config.providerById.get(oauthTokens.provider)?.oauth
+      if (!provider) throw new TypeError(`provider "${oauthTokens.provider}" is not configured`)
+      const as = await flowModule('oauth').authorizationServer(provider)
+      if (!as.end_session_endpoint) {
+        throw new TypeError(`provider "${provider.id}" does not advertise an end_session_endpoint`)
       }
+      const url = new URL(as.end_session_endpoint)
+      url.searchParams.set('id_token_hint', oauthTokens.id_token!)
+      url.searchParams.set('post_logout_redirect_uri', context.callbackUrl)
+      url.searchParams.set('client_id', provider.clientId)
+      return { url: url.href }
     },
 
-    async getSessionAndUser(context, ctx) {
+    async getSessionAndUser(_context, ctx) {
       const sessionToken = ctx.sessionCookie.value
-      if (!sessionToken) return { type: 'getSessionAndUser.failed', reason: 'missing', at: ctx.at }
-      try {
-        // The authority's own lookup (core/session/current.ts): the end is the row's expiry or its
-        // absolute lifetime, whichever comes first; the chart's isSessionExpired compares it.
-        const found = await storedSession(ctx, sessionToken)
-        if (!found) return { type: 'getSessionAndUser.failed', reason: 'notFound', at: ctx.at }
-        return {
-          type: 'getSessionAndUser.done',
-          output: {
-            sessionToken,
-            expires: found.expires,
-            user: found.user as unknown as Record<string, unknown>,
-            session: found.session as unknown as Record<string, unknown>,
-          },
-          at: ctx.at,
-        }
-      } catch (error) {
-        logSessionFailure(ctx, context, error)
-        // Stryker disable next-line StringLiteral: equivalent, the chart reads only the 'missing' and 'notFound' reasons; any other is an outage
-        return { type: 'getSessionAndUser.failed', reason: 'threw', at: ctx.at }
+      if (!sessionToken) return fail('missing')
+      // The authority's own lookup (core/session/current.ts): the end is the row's expiry or its
+      // absolute lifetime, whichever comes first; the chart's isSessionExpired compares it.
+      const found = await storedSession(ctx, sessionToken)
+      if (!found) return fail('notFound')
+      return {
+        sessionToken,
+        expires: found.expires,
+        user: found.user as unknown as Record<string, unknown>,
+        session: found.session as unknown as Record<string, unknown>,
       }
     },
 
-    async deleteExpiredSession(context, ctx) {
-      try {
-        await ctx.config.adapter!.deleteSession!(ctx.sessionCookie.value)
-        return { type: 'deleteExpiredSession.done', output: null, at: ctx.at }
-      } catch (error) {
-        logSessionFailure(ctx, context, error)
-        // Stryker disable next-line StringLiteral: equivalent, the chart reads only the 'missing' and 'notFound' reasons; any other is an outage
-        return { type: 'deleteExpiredSession.failed', reason: 'threw', at: ctx.at }
-      }
+    async deleteExpiredSession(_context, ctx) {
+      await ctx.adapter.deleteSession(ctx.sessionCookie.value)
+      return null
     },
 
     async extendSession(context, ctx) {
@@ -304,23 +256,16 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
       const createdAt = (context.storedSession as { createdAt?: Date | string }).createdAt
       // Never past the absolute lifetime, however active the session is.
       const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
-      try {
-        const updated = await ctx.config.adapter!.updateSession!({
-          sessionToken: context.sessionToken!,
-          expires: new Date(expires * 1000),
-        })
-        // Adapters may return the row (use its expiry: the cookie must match it) or nothing.
-        const stored = updated?.expires ? toSeconds(updated.expires) : expires
-        return { type: 'extendSession.done', output: { expires: stored }, at: ctx.at }
-      } catch (error) {
-        logSessionFailure(ctx, context, error)
-        // Stryker disable next-line StringLiteral: equivalent, the chart reads only the 'missing' and 'notFound' reasons; any other is an outage
-        return { type: 'extendSession.failed', reason: 'threw', at: ctx.at }
-      }
+      const updated = await ctx.adapter.updateSession({
+        sessionToken: context.sessionToken!,
+        expires: new Date(expires * 1000),
+      })
+      // Adapters may return the row (use its expiry: the cookie must match it) or nothing.
+      return { expires: updated?.expires ? toSeconds(updated.expires) : expires }
     },
 
     async refreshAccountTokens(context, ctx) {
-      const adapter = ctx.config.adapter!
+      const { adapter } = ctx
       const due = (account: AdapterAccount) =>
         context.policy!.refreshProviders!.includes(account.provider) &&
         typeof account.refresh_token === 'string' &&
@@ -342,20 +287,20 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
           }
           try {
             const fresh = await oauth.refreshAccessToken(provider, current, ctx.at, ctx.config)
-            await oauth.storeAccountTokens(ctx, { ...account, ...fresh })
+            await storeAccountTokens(ctx, { ...account, ...fresh })
           } catch (error) {
             ctx.logger.error(new Error(`Refreshing the access token of "${account.provider}" failed`, { cause: error }))
             if (!(error instanceof oauth.RefreshRejected)) continue
             rejected = true
             // A refused refresh token is dropped so it is not replayed on every read.
-            await oauth.storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
+            await storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
           }
         }
       } catch (error) {
         // The session itself is fine: report the outage, serve the session.
         ctx.logger.error(new Error('Refreshing account tokens failed', { cause: error }))
       }
-      return { type: 'refreshAccountTokens.done', output: { rejected }, at: ctx.at }
+      return { rejected }
     },
 
     async runDatabaseSessionCallback(context, ctx) {
@@ -370,32 +315,34 @@ export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
         // A failed built-in refresh is reported to the client, as with JWT sessions.
         ...(context.refreshError ? { error: 'RefreshTokenError' as const } : {}),
       }
-      try {
-        const result = await callback(ctx.config, 'session')({
-          session: { ...stored, user } as never,
-          user,
-          newSession: context.data,
-          ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
-        } as never)
-        return { type: 'runDatabaseSessionCallback.done', output: { session: result }, at: ctx.at }
-      } catch (error) {
-        logSessionFailure(ctx, context, error)
-        return { type: 'runDatabaseSessionCallback.failed', reason: 'threw', at: ctx.at }
-      }
+      const result = await callback(ctx.config, 'session')({
+        session: { ...stored, user } as never,
+        user,
+        newSession: context.data,
+        ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
+      } as never)
+      return { session: result }
     },
 
-    async deleteSession(context, ctx) {
+    async deleteSession(_context, ctx) {
       const sessionToken = ctx.sessionCookie.value
-      if (!sessionToken) return { type: 'deleteSession.failed', reason: 'missing', at: ctx.at }
+      if (!sessionToken) return fail('missing')
       try {
-        const session = await ctx.config.adapter!.deleteSession!(sessionToken)
-        return { type: 'deleteSession.done', output: { session }, at: ctx.at }
+        return { session: await ctx.adapter.deleteSession(sessionToken) }
       } catch (error) {
         ctx.logger.error(
           new SignOutError('The database session could not be deleted: it may stay live until it expires', error as Error),
         )
-        return { type: 'deleteSession.failed', reason: 'threw', at: ctx.at }
+        return fail('threw')
       }
     },
   },
+  reportSessionFailure,
+)
+
+/** The session flow definition. */
+export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
+  machine: sessionMachine,
+  context: SessionContext,
+  effects: adapterView(sessionEffects),
 })

@@ -9,40 +9,30 @@
  */
 import type { AnyStateMachine } from 'xstate'
 import {
-  buildSignInCompletion,
   signInCompletionContext,
   signInCompletionMachine,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../machines/signin-completion.machine.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../engine/flow.js'
-import type { FlowExtension } from '../extensions.js'
-import type { RequestContext } from '../http/context.js'
+import { checkExtensions, type FlowExtension } from '../extensions.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
 import { checkCode, enrolledFactors, newChallenge } from '../second-factor/index.js'
 import {
   askSignIn,
-  checkSignInResult,
+  signInVerdict,
   createSessionRow,
   issueJwtSession,
-  reportFailure,
 } from '../session/issue.js'
 import type { ProviderSession } from '../adapters.js'
 import type { Account, Profile, User } from '../types.js'
 import { storeCredentialsUser } from './credentials.js'
+import { effects, fail } from './effect.js'
 import { emitEvent } from './emit.js'
 import { flowModule } from './kinds.js'
+import type { UserStore } from './types.js'
 
-/** A stored user and account, or a refusal to link them. */
-export type StoredUser =
-  | { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean }
-  | { notLinked: 'OAuthAccountNotLinked' | 'AccountNotLinked' }
-
-/**
- * Stores the verified identity of one first factor: finds, links or creates the user. Throws on
- * outages (logged, the Configuration error); returns `notLinked` (after logging its own error)
- * when the identity belongs to someone else.
- */
-export type UserStore = (ctx: RequestContext, context: Context) => Promise<StoredUser>
+export type { StoredUser, UserStore } from './types.js'
 
 /** How each first factor stores its users, by the first factor's flow id. */
 export const USER_STORES: Readonly<Record<string, UserStore>> = {
@@ -65,8 +55,8 @@ const FIRST_FACTOR_AMR: Readonly<Record<string, string>> = {
   webauthn: 'hwk',
 }
 
-type Effect = EffectImplementation<Context, RequestContext>
-type Result<T extends SignInCompletionEvent['type']> = Extract<SignInCompletionEvent, { type: T }>
+/** The context the completion's effects receive. */
+type Env = FlowContext
 
 const userIdOf = (context: Context) => String(userOf(context).id)
 
@@ -81,107 +71,79 @@ const providerSessionClaimsOf = (session: ProviderSession | null): Record<string
   session ? flowModule('oauth').providerSessionClaims(session) : {}
 
 /** The effects of the built-in chart. */
-const coreEffects: Record<string, Effect> = {
+const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletionMachine, {
   async checkSignIn(context, ctx) {
-    const verdict = await askSignIn(ctx, {
-      user: userOf(context),
-      account: accountOf(context),
-      ...(context.profile ? { profile: context.profile as Profile } : {}),
-      ...(context.credentials ? { credentials: context.credentials } : {}),
-    })
-    return checkSignInResult(verdict, ctx.at)
-  },
-
-  async storeUser(context, ctx): Promise<Result<'storeUser.done' | 'storeUser.failed'>> {
-    const store = USER_STORES[context.firstFactor]
-    try {
-      if (!store) throw new TypeError(`no user store for the first factor "${context.firstFactor}"`)
-      const stored = await store(ctx, context)
-      if ('notLinked' in stored) {
-        return { type: 'storeUser.failed', reason: 'notLinked', error: stored.notLinked, at: ctx.at }
-      }
-      return { type: 'storeUser.done', output: stored, at: ctx.at }
-    } catch (error) {
-      return { type: 'storeUser.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-    }
-  },
-
-  async findSecondFactor(context, ctx): Promise<Result<'findSecondFactor.done' | 'findSecondFactor.failed'>> {
-    try {
-      const factors = await enrolledFactors(ctx.config.adapter, userIdOf(context))
-      // A challenge id names this sign-in's attempts in the store, whatever cookie comes back.
-      return { type: 'findSecondFactor.done', output: { challenge: factors.length > 0 ? newChallenge() : null }, at: ctx.at }
-    } catch (error) {
-      return { type: 'findSecondFactor.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-    }
-  },
-
-  async verifySecondFactor(context, ctx, trigger): Promise<Result<'verifySecondFactor.done' | 'verifySecondFactor.failed'>> {
-    try {
-      const check = await checkCode({
-        adapter: ctx.config.adapter!,
-        store: ctx.config.store,
-        secrets: ctx.config.secrets,
-        userId: userIdOf(context),
-        challenge: context.challenge!,
-        code: String((trigger as { code?: unknown }).code ?? ''),
-        at: ctx.at,
-      })
-      if (check.ok) return { type: 'verifySecondFactor.done', output: { method: check.method === 'otp' ? 'otp' : 'backup' }, at: ctx.at }
-      if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
-      if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
-      return {
-        type: 'verifySecondFactor.failed',
-        reason: check.reason,
-        ...(check.reason === 'exhausted' ? { error: 'AccessDenied' as const } : {}),
-        at: ctx.at,
-      }
-    } catch (error) {
-      return { type: 'verifySecondFactor.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-    }
-  },
-
-  async prepareSession(context, ctx): Promise<Result<'prepareSession.done'>> {
-    const first = FIRST_FACTOR_AMR[String(accountOf(context).type)] ?? 'pwd'
-    return { type: 'prepareSession.done', output: { amr: [first, ...context.amr] }, at: ctx.at }
-  },
-
-  async issueSession(context, ctx) {
-    try {
-      const providerSession = providerSessionOf(context)
-      const output = await issueJwtSession(ctx, {
+    return signInVerdict(
+      await askSignIn(ctx, {
         user: userOf(context),
         account: accountOf(context),
         ...(context.profile ? { profile: context.profile as Profile } : {}),
-        isNewUser: context.isNewUser,
-        claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
-      })
-      if (providerSession && output.value !== null) {
-        await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
-      }
-      return { type: 'issueSession.done', output, at: ctx.at }
-    } catch (error) {
-      return { type: 'issueSession.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
+        ...(context.credentials ? { credentials: context.credentials } : {}),
+      }),
+    )
+  },
+
+  async storeUser(context, ctx) {
+    const store = USER_STORES[context.firstFactor]
+    if (!store) throw new TypeError(`no user store for the first factor "${context.firstFactor}"`)
+    const stored = await store(ctx, context)
+    return 'notLinked' in stored ? fail('notLinked', { error: stored.notLinked }) : stored
+  },
+
+  async findSecondFactor(context, ctx) {
+    const factors = await enrolledFactors(ctx.config.adapter, userIdOf(context))
+    // A challenge id names this sign-in's attempts in the store, whatever cookie comes back.
+    return { challenge: factors.length > 0 ? newChallenge() : null }
+  },
+
+  async verifySecondFactor(context, ctx, trigger) {
+    // Only a user with an enrolled factor is asked for a code: the adapter lists second factors.
+    const { adapter } = ctx
+    if (!adapter) throw new TypeError('a second factor was found without an adapter')
+    const check = await checkCode({
+      adapter,
+      store: ctx.config.store,
+      secrets: ctx.config.secrets,
+      userId: userIdOf(context),
+      challenge: context.challenge!,
+      code: String((trigger as { code?: unknown }).code ?? ''),
+      at: ctx.at,
+    })
+    if (check.ok) return { method: check.method === 'otp' ? 'otp' : 'backup' }
+    if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
+    if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
+    return fail(check.reason, check.reason === 'exhausted' ? { error: 'AccessDenied' } : {})
+  },
+
+  prepareSession(context) {
+    const first = FIRST_FACTOR_AMR[String(accountOf(context).type)] ?? 'pwd'
+    return { amr: [first, ...context.amr] }
+  },
+
+  async issueSession(context, ctx) {
+    const providerSession = providerSessionOf(context)
+    const output = await issueJwtSession(ctx, {
+      user: userOf(context),
+      account: accountOf(context),
+      ...(context.profile ? { profile: context.profile as Profile } : {}),
+      isNewUser: context.isNewUser,
+      claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
+    })
+    // A session the provider could not end later is not issued: the store's error fails the sign-in.
+    if (providerSession && output.value !== null) {
+      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
     }
+    return output
   },
 
   async createDatabaseSession(context, ctx) {
-    try {
-      const multiFactor = context.amr.length > 1 ? context.amr : undefined
-      const providerSession = providerSessionOf(context)
-      const output = await createSessionRow(ctx, userIdOf(context), multiFactor, providerSession ?? undefined)
-      if (providerSession) {
-        await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
-      }
-      return { type: 'createDatabaseSession.done', output, at: ctx.at }
-    } catch (error) {
-      return {
-        type: 'createDatabaseSession.failed',
-        reason: 'threw',
-        error: reportFailure(ctx, error),
-        at: ctx.at,
-      }
+    const multiFactor = context.amr.length > 1 ? context.amr : undefined
+    const providerSession = providerSessionOf(context)
+    const output = await createSessionRow(ctx, userIdOf(context), multiFactor, providerSession ?? undefined)
+    if (providerSession) {
+      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
     }
+    return output
   },
 
   async emitSignInEvent(context, ctx) {
@@ -192,9 +154,9 @@ const coreEffects: Record<string, Effect> = {
       // Auth.js announces credentials sign-ins as `{ user, account }` only.
       ...(accountOf(context).type !== 'credentials' ? { isNewUser: context.isNewUser } : {}),
     })
-    return { type: 'emitSignInEvent.done', output: null, at: ctx.at }
+    return null
   },
-}
+})
 
 /**
  * What a JWT records of a multi-factor sign-in: `amr` (e.g. `['pwd', 'otp']`) and `aal: 2`. A
@@ -212,44 +174,40 @@ export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>(
 })
 
 /**
- * The effects that decide whether the step at `afterFirstSignIn` runs and record that it ran: it
+ * The effects that decide whether a step at `afterFirstSignIn` runs and record that it ran: it
  * runs until the user has completed it at its step version, whichever way they sign in. Without
  * the adapter's `getCompletedSteps` and `recordCompletedStep` (or without an adapter) nothing can
  * be recorded, so it runs on every sign-in: never skipped (warned once when the config is loaded).
+ * With several such steps, the context names the one being checked or recorded.
  */
-function firstSignInStepEffects(step: FlowExtension): Record<string, Effect> {
-  const version = step.stepVersion ?? step.version
-  const recorder = (ctx: RequestContext) => {
+function firstSignInStepEffects(steps: readonly FlowExtension[], machine: AnyStateMachine) {
+  const stepOf = (context: Context) => {
+    const step = steps.find((candidate) => candidate.id === context.firstSignInStep) ?? steps[0]!
+    return { id: step.id, version: step.stepVersion ?? step.version }
+  }
+  const recorder = (ctx: Env) => {
     const adapter = ctx.config.adapter
     return adapter?.getCompletedSteps && adapter.recordCompletedStep ? adapter : undefined
   }
-  return {
-    async findCompletedStep(context, ctx): Promise<Result<'findCompletedStep.done' | 'findCompletedStep.failed'>> {
+  return effects<Context, SignInCompletionEvent, Env>(machine, {
+    async findCompletedStep(context, ctx) {
       const adapter = recorder(ctx)
-      if (!adapter) return { type: 'findCompletedStep.done', output: { pending: true }, at: ctx.at }
-      try {
-        const completed = await adapter.getCompletedSteps!(userIdOf(context))
-        const pending = !completed.some((done) => done.stepId === step.id && done.version === version)
-        return { type: 'findCompletedStep.done', output: { pending }, at: ctx.at }
-      } catch (error) {
-        return { type: 'findCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
+      if (!adapter) return { pending: true }
+      const { id, version } = stepOf(context)
+      const completed = await adapter.getCompletedSteps!(userIdOf(context))
+      return { pending: !completed.some((done) => done.stepId === id && done.version === version) }
     },
-    async recordCompletedStep(context, ctx): Promise<Result<'recordCompletedStep.done' | 'recordCompletedStep.failed'>> {
-      const adapter = recorder(ctx)
-      try {
-        await adapter?.recordCompletedStep!(userIdOf(context), step.id, version)
-        return { type: 'recordCompletedStep.done', output: null, at: ctx.at }
-      } catch (error) {
-        return { type: 'recordCompletedStep.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
+    async recordCompletedStep(context, ctx) {
+      const { id, version } = stepOf(context)
+      await recorder(ctx)?.recordCompletedStep!(userIdOf(context), id, version)
+      return null
     },
-  }
+  })
 }
 
-const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[]): Record<string, Effect> => {
-  const step = extensions.find((extension) => extension.at === 'afterFirstSignIn')
-  return step ? firstSignInStepEffects(step) : {}
+const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[], machine: AnyStateMachine) => {
+  const steps = extensions.filter((extension) => extension.at === 'afterFirstSignIn')
+  return steps.length > 0 ? firstSignInStepEffects(steps, machine) : {}
 }
 
 const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
@@ -266,12 +224,13 @@ export function signInCompletionFlowFor(
   if (extensions.length === 0) return signInCompletionFlow
   let flow = extendedFlows.get(extensions)
   if (!flow) {
+    const machine = checkExtensions(extensions)
     flow = defineFlow<AnyStateMachine, RequestContext>({
-      machine: buildSignInCompletion(extensions),
+      machine,
       context: signInCompletionContext(extensions),
       effects: {
         ...coreEffects,
-        ...firstSignInStepEffectsOf(extensions),
+        ...firstSignInStepEffectsOf(extensions, machine),
         ...Object.assign({}, ...extensions.map((e) => e.effects ?? {})),
       } as Record<string, EffectImplementation<unknown, RequestContext>>,
     })

@@ -7,7 +7,8 @@
  */
 import { TotpEnrolmentContext, totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
 import { defineFlow } from '../engine/flow.js'
-import type { RequestContext } from '../http/context.js'
+import type { FlowContext, RequestContext } from '../config/types.js'
+import type { AdapterView } from '../shapes.js'
 import {
   BACKUP_CODE_COUNT,
   createBackupCodes,
@@ -24,7 +25,8 @@ import {
   USER_ATTEMPT_WINDOW,
 } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
-import { reportFailure } from '../session/issue.js'
+import { effects, fail } from './effect.js'
+import { adapterView } from './module.js'
 
 /** The adapter methods turning on a second factor needs. */
 export const SECOND_FACTOR_METHODS = ['listSecondFactors', 'createSecondFactor', 'updateSecondFactor', 'deleteSecondFactor'] as const
@@ -39,16 +41,21 @@ const backupCodesId = (factorId: string) => `${factorId}:backup-codes`
 
 const alreadyEnrolled = (ctx: RequestContext) => {
   ctx.logger.debug('second-factor enrolment refused', { reason: 'a second factor is already enrolled' })
-  return { type: 'confirmTotp.failed' as const, reason: 'alreadyEnrolled' as const, at: ctx.at }
+  return fail('alreadyEnrolled')
 }
 
-function requireFactorStore(ctx: RequestContext) {
-  const adapter = ctx.config.adapter
+/**
+ * The adapter with the second-factor methods. They are optional (no adapter without them has a
+ * user with a second factor), so they are checked here, when a user turns it on.
+ *
+ * @throws {TypeError} when the adapter lacks one (the Configuration error, reason logged).
+ */
+function requireFactorStore({ adapter }: RequestContext): AdapterView<(typeof SECOND_FACTOR_METHODS)[number]> {
   const missing = SECOND_FACTOR_METHODS.filter((method) => typeof adapter?.[method] !== 'function')
   if (missing.length > 0) {
     throw new TypeError(`two-step verification needs an adapter with ${missing.join(', ')}`)
   }
-  return adapter!
+  return adapter as AdapterView<(typeof SECOND_FACTOR_METHODS)[number]>
 }
 
 /**
@@ -67,78 +74,74 @@ export async function enrolmentPageData(
   return { secret: context.secret, uri, qr }
 }
 
+/**
+ * The context the enrolment's effects receive. The second-factor methods are optional adapter
+ * methods (an adapter without them has no user with a second factor): checked when a user turns
+ * it on, not at load.
+ */
+type Env = FlowContext
+
+/** The TOTP enrolment's effects. */
+export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(totpEnrolmentMachine, {
+  async createTotpSecret(_context, ctx) {
+    const adapter = requireFactorStore(ctx)
+    const user = await signedInUser(ctx)
+    if (!user) return fail('signedOut', { error: 'AccessDenied' })
+    // Any factor, backup codes included: they belong to an enrolment and are not replaced.
+    if ((await enrolledFactors(adapter, user.id)).length > 0) return fail('alreadyEnrolled')
+    return { userId: user.id, secret: createTotpSecret(), challenge: newChallenge() }
+  },
+
+  async confirmTotp(context, ctx, trigger) {
+    const adapter = requireFactorStore(ctx)
+    const userId = context.userId!
+    // The session that started the enrolment may have ended since (signed out, signed out
+    // everywhere, expired) or the browser may now be someone else's: only a live session of
+    // the enrolling user confirms it.
+    const user = await signedInUser(ctx)
+    if (!user || user.id !== userId) {
+      ctx.logger.debug('second-factor enrolment refused', { reason: 'not signed in as the enrolling user' })
+      return fail('signedOut', { error: 'AccessDenied' })
+    }
+    // Counted before it is checked, on the server: a replayed flow cookie gets no new tries.
+    const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
+    const code = String((trigger as { code?: unknown }).code ?? '').trim()
+    const step = attempt <= MAX_CODE_ATTEMPTS ? totpStep(context.secret!, code, ctx.at) : null
+    if (step === null) {
+      if (attempt < MAX_CODE_ATTEMPTS) return fail('wrongCode')
+      ctx.logger.warn('second-factor-attempts-exhausted')
+      return fail('exhausted', { error: 'AccessDenied' })
+    }
+    // A factor enrolled since this enrolment started (the owner's, when this is a thief's) wins:
+    // one enrolment per user, and its backup codes are never replaced by another's.
+    if ((await enrolledFactors(adapter, userId)).length > 0) return alreadyEnrolled(ctx)
+    const factorId = enrolledFactorId(userId)
+    // The confirming code is spent: it cannot also sign in (the gate claims the same key).
+    await ctx.config.store.claim(totpStepKey(factorId, step), TOTP_STEP_CLAIM_SECONDS)
+    const createdAt = new Date(ctx.at * 1000)
+    try {
+      await adapter.createSecondFactor({
+        id: factorId,
+        userId,
+        type: 'totp',
+        secret: await sealFactorSecret(context.secret!, ctx.config.secrets),
+        createdAt,
+      })
+    } catch (error) {
+      // The id is the user's: of two enrolments confirmed at once, the store keeps the first.
+      if ((await enrolledFactors(adapter, userId)).some((factor) => factor.id === factorId)) return alreadyEnrolled(ctx)
+      throw error
+    }
+    const codes = createBackupCodes(BACKUP_CODE_COUNT)
+    const hashes = await Promise.all(codes.map((code) => hashBackupCode(code, ctx.config.secrets[0])))
+    await adapter.createSecondFactor({ id: backupCodesId(factorId), userId, type: 'backup-codes', secret: hashes.join(' '), createdAt })
+    return { codes }
+  },
+})
+
 /** The TOTP enrolment flow definition. */
 export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
   machine: totpEnrolmentMachine,
   context: TotpEnrolmentContext,
-  effects: {
-    async createTotpSecret(_context, ctx) {
-      try {
-        const adapter = requireFactorStore(ctx)
-        const user = await signedInUser(ctx)
-        if (!user) return { type: 'createTotpSecret.failed', reason: 'signedOut', error: 'AccessDenied', at: ctx.at }
-        // Any factor, backup codes included: they belong to an enrolment and are not replaced.
-        if ((await enrolledFactors(adapter, user.id)).length > 0) {
-          return { type: 'createTotpSecret.failed', reason: 'alreadyEnrolled', at: ctx.at }
-        }
-        return {
-          type: 'createTotpSecret.done',
-          output: { userId: user.id, secret: createTotpSecret(), challenge: newChallenge() },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return { type: 'createTotpSecret.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-
-    async confirmTotp(context, ctx, trigger) {
-      try {
-        const adapter = requireFactorStore(ctx)
-        const userId = context.userId!
-        // The session that started the enrolment may have ended since (signed out, signed out
-        // everywhere, expired) or the browser may now be someone else's: only a live session of
-        // the enrolling user confirms it.
-        const user = await signedInUser(ctx)
-        if (!user || user.id !== userId) {
-          ctx.logger.debug('second-factor enrolment refused', { reason: 'not signed in as the enrolling user' })
-          return { type: 'confirmTotp.failed', reason: 'signedOut', error: 'AccessDenied', at: ctx.at }
-        }
-        // Counted before it is checked, on the server: a replayed flow cookie gets no new tries.
-        const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
-        const code = String((trigger as { code?: unknown }).code ?? '').trim()
-        const step = attempt <= MAX_CODE_ATTEMPTS ? totpStep(context.secret!, code, ctx.at) : null
-        if (step === null) {
-          if (attempt < MAX_CODE_ATTEMPTS) return { type: 'confirmTotp.failed', reason: 'wrongCode', at: ctx.at }
-          ctx.logger.warn('second-factor-attempts-exhausted')
-          return { type: 'confirmTotp.failed', reason: 'exhausted', error: 'AccessDenied', at: ctx.at }
-        }
-        // A factor enrolled since this enrolment started (the owner's, when this is a thief's) wins:
-        // one enrolment per user, and its backup codes are never replaced by another's.
-        if ((await enrolledFactors(adapter, userId)).length > 0) return alreadyEnrolled(ctx)
-        const factorId = enrolledFactorId(userId)
-        // The confirming code is spent: it cannot also sign in (the gate claims the same key).
-        await ctx.config.store.claim(totpStepKey(factorId, step), TOTP_STEP_CLAIM_SECONDS)
-        const createdAt = new Date(ctx.at * 1000)
-        try {
-          await adapter.createSecondFactor!({
-            id: factorId,
-            userId,
-            type: 'totp',
-            secret: await sealFactorSecret(context.secret!, ctx.config.secrets),
-            createdAt,
-          })
-        } catch (error) {
-          // The id is the user's: of two enrolments confirmed at once, the store keeps the first.
-          if ((await enrolledFactors(adapter, userId)).some((factor) => factor.id === factorId)) return alreadyEnrolled(ctx)
-          throw error
-        }
-        const codes = createBackupCodes(BACKUP_CODE_COUNT)
-        const hashes = await Promise.all(codes.map((code) => hashBackupCode(code, ctx.config.secrets[0])))
-        await adapter.createSecondFactor!({ id: backupCodesId(factorId), userId, type: 'backup-codes', secret: hashes.join(' '), createdAt })
-        return { type: 'confirmTotp.done', output: { codes }, at: ctx.at }
-      } catch (error) {
-        return { type: 'confirmTotp.failed', reason: 'threw', error: reportFailure(ctx, error), at: ctx.at }
-      }
-    },
-  },
+  effects: adapterView(totpEnrolmentEffects),
 })

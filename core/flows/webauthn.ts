@@ -13,12 +13,6 @@
  *
  * @module
  */
-import type {
-  GenerateAuthenticationOptionsOpts,
-  GenerateRegistrationOptionsOpts,
-  VerifyAuthenticationResponseOpts,
-  VerifyRegistrationResponseOpts,
-} from '@simplewebauthn/server'
 import {
   WebAuthnSignInContext,
   webauthnSignInMachine,
@@ -26,16 +20,29 @@ import {
 } from '../../machines/webauthn-signin.machine.js'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../adapters.js'
-import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { FlowContext, RequestContext, ResolvedConfig } from '../config/types.js'
 import type { CookieOption } from '../cookies.js'
 import { DEFAULT_CODE } from '../email/provider.js'
 import { ENVELOPE_MAX_AGE } from '../engine/envelope.js'
 import { defineFlow } from '../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../errors.js'
-import type { RequestContext } from '../http/context.js'
-import { reportFailure } from '../session/issue.js'
+import { effects, fail, isFailure } from './effect.js'
+import { adapterView } from './module.js'
 import { signedInAdapterUser } from '../session/current.js'
-import type { Account, Awaitable, CommonProviderOptions, CredentialInput } from '../types.js'
+import type { Account } from '../types.js'
+import {
+  SIMPLEWEBAUTHN,
+  type Helpers,
+  type RelyingParty,
+  type SimpleWebAuthn,
+  type SimpleWebAuthnLoader,
+  type WebAuthnConfig,
+  type WebAuthnRequest,
+  type WebAuthnUserInfo,
+} from './webauthn/types.js'
+
+export { SIMPLEWEBAUTHN }
+export type { RelyingParty, SimpleWebAuthnLoader, WebAuthnConfig, WebAuthnRequest, WebAuthnUserInfo }
 import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from './email.js'
 import { emitEvent } from './emit.js'
 // Asked by every first factor that adopts users by address; kept apart so they need not load this flow.
@@ -43,72 +50,8 @@ export { isUnverifiedPasskeyUser } from './passkey-users.js'
 
 // The sign-in page's passkey block (with the browser library, inline) comes with this flow.
 export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
-import type { StoredUser } from './signin-completion.js'
+import type { StoredUser } from './types.js'
 
-/** The relying party of a ceremony (Auth.js's `getRelayingParty` result). */
-export interface RelyingParty {
-  id: string
-  name: string
-  origin: string
-}
-
-/** What `getUserInfo` answers: the user an options request is about, and whether it is stored. */
-export interface WebAuthnUserInfo {
-  user: { id?: string; email?: string | null; name?: string | null; [key: string]: unknown }
-  exists: boolean
-}
-
-/** The request as `getUserInfo` and `getRelayingParty` see it (a subset of Auth.js's). */
-export interface WebAuthnRequest {
-  url: URL
-  method: 'GET' | 'POST'
-  headers: Headers
-  query: Readonly<Record<string, string>>
-  body?: Readonly<Record<string, unknown>>
-}
-
-/** A WebAuthn provider (Auth.js's `WebAuthnConfig`). */
-export interface WebAuthnConfig extends CommonProviderOptions {
-  type: 'webauthn'
-  /** Offer passkeys in the autofill of the sign-in page's e-mail field (one provider at most). */
-  enableConditionalUI: boolean
-  /** The relying party; arrays name several, the first id and name are used, every origin accepted. */
-  relayingParty?: { id?: string | string[]; name?: string | string[]; origin?: string | string[] }
-  /** Passed to `generateAuthenticationOptions` (the RP id and allowed credentials are ours). */
-  authenticationOptions?: Partial<GenerateAuthenticationOptionsOpts>
-  /** Passed to `generateRegistrationOptions` (the RP, user and excluded credentials are ours). */
-  registrationOptions?: Partial<GenerateRegistrationOptionsOpts>
-  /** Passed to `verifyAuthenticationResponse` (e.g. `requireUserVerification`). */
-  verifyAuthenticationOptions?: Partial<VerifyAuthenticationResponseOpts>
-  /** Passed to `verifyRegistrationResponse` (e.g. `requireUserVerification`). */
-  verifyRegistrationOptions?: Partial<VerifyRegistrationResponseOpts>
-  /** The inputs of the built-in form; one needs `autocomplete` containing `webauthn` for conditional UI. */
-  formFields: Record<string, CredentialInput>
-  /** Who an options request is about; by default the stored user of the `email` query (or body) value. */
-  getUserInfo?: (
-    options: { adapter: Adapter; provider: WebAuthnConfig },
-    request: WebAuthnRequest,
-  ) => Awaitable<WebAuthnUserInfo | null>
-  /** The relying party for a request; by default `relayingParty`, else the request's host and origin. */
-  getRelayingParty?: (options: { provider: WebAuthnConfig; url: URL }, request: WebAuthnRequest) => RelyingParty
-  /** Accepted for Auth.js configs and ignored: the browser library is served by us, never a CDN. */
-  simpleWebAuthnBrowserVersion?: string | false
-  /** How `@simplewebauthn/server` is loaded; set by the provider factories. */
-  [SIMPLEWEBAUTHN]?: SimpleWebAuthnLoader
-}
-
-type SimpleWebAuthn = typeof import('@simplewebauthn/server')
-type Helpers = typeof import('@simplewebauthn/server/helpers')
-
-/** `@simplewebauthn/server` and its helpers, as a provider made by `WebAuthn()` or `Passkey()` loads them. */
-export type SimpleWebAuthnLoader = () => Promise<[SimpleWebAuthn, Helpers]>
-
-/**
- * The provider factories put their loader of `@simplewebauthn/server` here: an application bundles
- * the library (hundreds of kilobytes with its ASN.1 and X.509 parsers) only by importing a WebAuthn
- * provider, as Auth.js's providers carry their `simpleWebAuthn` functions.
- */
-export const SIMPLEWEBAUTHN: unique symbol = Symbol('authchart.simpleWebAuthn')
 
 // A provider written as a plain object loads the library through a specifier bundlers leave to the
 // runtime: that works from an unbundled install (the library is a dependency of this package).
@@ -231,24 +174,13 @@ async function passkeysOf(ctx: RequestContext, helpers: Helpers, userId: unknown
   }))
 }
 
-const optionsCreated = <T extends string>(ctx: RequestContext, type: T, options: { challenge: string }) => ({
-  type,
-  output: { options: { ...options }, challenge: options.challenge },
-  at: ctx.at,
-})
+const optionsCreated = (options: { challenge: string }) => ({ options: { ...options }, challenge: options.challenge })
 
 /** Logs why an answer was refused and returns the refusal for the chart. */
-function refuse<T extends string, R extends string>(ctx: RequestContext, type: T, reason: R, cause: string | Error) {
+function refuse<R extends string>(ctx: RequestContext, reason: R, cause: string | Error) {
   ctx.logger.error(new WebAuthnVerificationError(cause))
-  return { type, reason, error: 'WebAuthnVerificationError' as const, at: ctx.at }
+  return fail(reason, { error: 'WebAuthnVerificationError' })
 }
-
-const threw = <T extends string>(ctx: RequestContext, type: T, error: unknown) => ({
-  type,
-  reason: 'threw' as const,
-  error: reportFailure(ctx, error),
-  at: ctx.at,
-})
 
 /** The authenticator as the chart keeps it (plain JSON). */
 function storedAuthenticator(a: AdapterAuthenticator): Record<string, unknown> {
@@ -319,6 +251,198 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
   return { user: user as unknown as Record<string, unknown>, account: { ...linked }, isNewUser }
 }
 
+/** The context the WebAuthn effects receive: the passkeys and their accounts, in the adapter. */
+type Env = FlowContext<
+  'getUser' | 'getAccount' | 'getAuthenticator' | 'listAuthenticatorsByUserId' | 'updateAuthenticatorCounter'
+>
+
+/** The WebAuthn flow's effects. */
+export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webauthnSignInMachine, {
+  async findUser(context, ctx) {
+    const provider = providerOf(ctx, context.providerId)
+    const signedIn = await signedInAdapterUser(ctx)
+    if (signedIn) {
+      return { signedIn: true, user: userFields(signedIn as unknown as Record<string, unknown>), exists: true }
+    }
+    const info = provider.getUserInfo
+      ? await provider.getUserInfo({ adapter: ctx.adapter, provider }, requestOf(ctx))
+      : await defaultUserInfo(ctx.adapter, requestOf(ctx))
+    return { signedIn: false, user: info ? userFields(info.user) : null, exists: info?.exists === true }
+  },
+
+  async admitAddress(context, ctx) {
+    const admitted = await admitAddress(ctx, context.verifier!, context.user?.email)
+    return isFailure(admitted) ? admitted : { email: admitted.identifier }
+  },
+
+  async sendCode(context, ctx) {
+    const verifier = context.verifier!
+    const sent = await sendSignInMessage(ctx as never, {
+      providerId: verifier,
+      identifier: String(context.user!.email),
+      callbackUrl: ctx.callbackUrl,
+      // Always a code, also from a provider that sends links only: it is typed in this browser.
+      code: signUpCode(ctx, verifier),
+    })
+    return isFailure(sent) ? sent : sent.code!
+  },
+
+  checkCode(context, ctx, trigger) {
+    return checkSignInCode(ctx, {
+      ...codeToken(context),
+      codeHash: context.codeHash!,
+      expires: context.codeExpires,
+      attempts: signUpCode(ctx, context.verifier!).attempts,
+      typed: (trigger as { code?: unknown }).code,
+    })
+  },
+
+  voidToken: (context, ctx) => voidCodeToken(ctx as never, codeToken(context)),
+
+  async spendToken(context, ctx) {
+    const spent = await spendCodeToken(ctx as never, codeToken(context))
+    return isFailure(spent) ? spent : null
+  },
+
+  async createAuthenticationOptions(context, ctx) {
+    const provider = providerOf(ctx, context.providerId)
+    const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
+    const options = await generateAuthenticationOptions({
+      ...provider.authenticationOptions,
+      rpID: relyingParty(ctx, provider).id,
+      allowCredentials: await passkeysOf(ctx, helpers, context.user?.id),
+    })
+    return optionsCreated(options)
+  },
+
+  async createRegistrationOptions(context, ctx) {
+    const provider = providerOf(ctx, context.providerId)
+    const user = context.user as { id?: string; email: string; name?: string }
+    const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn(provider)
+    const rp = relyingParty(ctx, provider)
+    // The WebAuthn user handle is random (simplewebauthn's default), as in Auth.js: the
+    // passkey is tied to its user through the stored authenticator, never through the handle.
+    const options = await generateRegistrationOptions({
+      ...provider.registrationOptions,
+      rpID: rp.id,
+      rpName: rp.name,
+      userName: user.email,
+      ...(user.name ? { userDisplayName: user.name } : {}),
+      excludeCredentials: await passkeysOf(ctx, helpers, user.id),
+    })
+    return optionsCreated(options)
+  },
+
+  async spendChallenge(context, ctx) {
+    if (context.answered !== context.ceremony) {
+      const message = `A WebAuthn ${context.answered} answer for a challenge issued to ${context.ceremony}`
+      return refuse(ctx, 'mismatch', message)
+    }
+    const fresh = await ctx.config.store.claim(`webauthn-challenge:${context.challenge}`, ENVELOPE_MAX_AGE)
+    // The envelope opens once per process; the store makes the challenge single-use everywhere.
+    if (!fresh) return refuse(ctx, 'replayed', 'The WebAuthn challenge was already used')
+    return null
+  },
+
+  async findAuthenticator(context, ctx) {
+    const answer = parseAnswer(context.response)
+    if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Authentication response')
+    const [, helpers] = await simpleWebAuthn(providerOf(ctx, context.providerId))
+    const credentialID = toStoredId(helpers, answer.id)
+    const authenticator = await ctx.adapter.getAuthenticator(credentialID)
+    if (!authenticator) {
+      const message = `WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`
+      return refuse(ctx, 'unknown', message)
+    }
+    return { authenticator: storedAuthenticator(authenticator) }
+  },
+
+  async verifyAssertion(context, ctx) {
+    const provider = providerOf(ctx, context.providerId)
+    const stored = context.authenticator as unknown as AdapterAuthenticator
+    try {
+      const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
+      const rp = relyingParty(ctx, provider)
+      const transports = toTransports(stored.transports)
+      const { verified, authenticationInfo } = await verifyAuthenticationResponse({
+        ...provider.verifyAuthenticationOptions,
+        response: parseAnswer(context.response) as never,
+        expectedChallenge: context.challenge,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.id,
+        credential: {
+          id: toBrowserId(helpers, stored.credentialID),
+          publicKey: helpers.isoBase64URL.toBuffer(stored.credentialPublicKey, 'base64'),
+          counter: stored.counter,
+          ...(transports ? { transports } : {}),
+        },
+      })
+      if (!verified) throw new Error('WebAuthn authentication response could not be verified')
+      return { newCounter: authenticationInfo.newCounter }
+    } catch (error) {
+      return refuse(ctx, 'invalid', error as Error)
+    }
+  },
+
+  async updateCounter(context, ctx) {
+    const stored = context.authenticator as unknown as AdapterAuthenticator
+    try {
+      await ctx.adapter.updateAuthenticatorCounter(stored.credentialID, context.newCounter!)
+      return null
+    } catch (error) {
+      const details = { credentialID: stored.credentialID, oldCounter: stored.counter, newCounter: context.newCounter }
+      const message = `Failed to update authenticator counter. This may cause future authentication attempts to fail. ${JSON.stringify(details)}`
+      throw new AdapterError(message, error as Error)
+    }
+  },
+
+  async findAccount(context, { adapter }) {
+    const stored = context.authenticator as unknown as AdapterAuthenticator
+    const account = await adapter.getAccount(stored.providerAccountId, context.providerId)
+    const details = { credentialID: stored.credentialID, providerAccountId: stored.providerAccountId }
+    if (!account) throw new AuthError(`WebAuthn account not found in database: ${JSON.stringify(details)}`)
+    const user = await adapter.getUser(account.userId)
+    if (!user) {
+      throw new AuthError(`WebAuthn user not found in database: ${JSON.stringify({ ...details, userID: account.userId })}`)
+    }
+    return { account: account as unknown as Record<string, unknown>, user: user as unknown as Record<string, unknown> }
+  },
+
+  async verifyAttestation(context, ctx) {
+    const provider = providerOf(ctx, context.providerId)
+    const answer = parseAnswer(context.response)
+    if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Registration response')
+    try {
+      const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn(provider)
+      const rp = relyingParty(ctx, provider)
+      const { verified, registrationInfo } = await verifyRegistrationResponse({
+        ...provider.verifyRegistrationOptions,
+        response: answer as never,
+        expectedChallenge: context.challenge,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.id,
+      })
+      if (!verified || !registrationInfo) throw new Error('WebAuthn registration response could not be verified')
+      const { credential, credentialBackedUp, credentialDeviceType } = registrationInfo
+      const credentialID = toStoredId(helpers, credential.id)
+      const transports = answer.response?.transports
+      const authenticator = {
+        providerAccountId: credentialID,
+        credentialID,
+        credentialPublicKey: helpers.isoBase64URL.fromBuffer(credential.publicKey, 'base64'),
+        counter: credential.counter,
+        credentialBackedUp,
+        credentialDeviceType,
+        ...(Array.isArray(transports) && transports.length > 0 ? { transports: transports.join(',') } : {}),
+      }
+      const account = { providerAccountId: credentialID, provider: provider.id, type: 'webauthn' }
+      return { account, authenticator }
+    } catch (error) {
+      return refuse(ctx, 'invalid', error as Error)
+    }
+  },
+})
+
 /** The WebAuthn flow definition. */
 export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
   machine: webauthnSignInMachine,
@@ -326,241 +450,5 @@ export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, Reque
   // The browser has the options; the answer is checked against the challenge alone, so the cookie
   // stays the same size however many passkeys a user has.
   sealed: (context) => ({ ...context, options: null }),
-  effects: {
-    async findUser(context, ctx) {
-      const provider = providerOf(ctx, context.providerId)
-      const adapter = ctx.config.adapter!
-      try {
-        const signedIn = await signedInAdapterUser(ctx)
-        if (signedIn) {
-          return {
-            type: 'findUser.done',
-            output: { signedIn: true, user: userFields(signedIn as unknown as Record<string, unknown>), exists: true },
-            at: ctx.at,
-          }
-        }
-        const info = provider.getUserInfo
-          ? await provider.getUserInfo({ adapter, provider }, requestOf(ctx))
-          : await defaultUserInfo(adapter, requestOf(ctx))
-        return {
-          type: 'findUser.done',
-          output: { signedIn: false, user: info ? userFields(info.user) : null, exists: info?.exists === true },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return threw(ctx, 'findUser.failed', error)
-      }
-    },
-
-    async admitAddress(context, ctx) {
-      const admitted = await admitAddress(ctx, context.verifier!, context.user?.email)
-      if (admitted.type === 'admitRequest.failed') {
-        return { type: 'admitAddress.failed', reason: admitted.reason, error: admitted.error, at: ctx.at }
-      }
-      return { type: 'admitAddress.done', output: { email: admitted.output.identifier }, at: ctx.at }
-    },
-
-    async sendCode(context, ctx) {
-      const verifier = context.verifier!
-      const sent = await sendSignInMessage(ctx, {
-        providerId: verifier,
-        identifier: String(context.user!.email),
-        callbackUrl: ctx.callbackUrl,
-        // Always a code, also from a provider that sends links only: it is typed in this browser.
-        code: signUpCode(ctx, verifier),
-      })
-      if (sent.type === 'sendVerificationRequest.failed') {
-        return { type: 'sendCode.failed', reason: sent.reason, error: sent.error, at: ctx.at }
-      }
-      return { type: 'sendCode.done', output: sent.output.code!, at: ctx.at }
-    },
-
-    checkCode(context, ctx, trigger) {
-      return checkSignInCode(ctx, {
-        ...codeToken(context),
-        codeHash: context.codeHash!,
-        expires: context.codeExpires,
-        attempts: signUpCode(ctx, context.verifier!).attempts,
-        typed: (trigger as { code?: unknown }).code,
-      })
-    },
-
-    async voidToken(context, ctx) {
-      await voidCodeToken(ctx, codeToken(context))
-      return { type: 'voidToken.done', output: null, at: ctx.at }
-    },
-
-    async spendToken(context, ctx) {
-      const spent = await spendCodeToken(ctx, codeToken(context))
-      if (spent.type === 'consumeToken.done') return { type: 'spendToken.done', output: null, at: ctx.at }
-      return { type: 'spendToken.failed', reason: spent.reason === 'invalid' ? 'invalid' : 'threw', error: spent.error, at: ctx.at }
-    },
-
-    async createAuthenticationOptions(context, ctx) {
-      const provider = providerOf(ctx, context.providerId)
-      try {
-        const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
-        const options = await generateAuthenticationOptions({
-          ...provider.authenticationOptions,
-          rpID: relyingParty(ctx, provider).id,
-          allowCredentials: await passkeysOf(ctx, helpers, context.user?.id),
-        })
-        return optionsCreated(ctx, 'createAuthenticationOptions.done', options)
-      } catch (error) {
-        return threw(ctx, 'createAuthenticationOptions.failed', error)
-      }
-    },
-
-    async createRegistrationOptions(context, ctx) {
-      const provider = providerOf(ctx, context.providerId)
-      const user = context.user as { id?: string; email: string; name?: string }
-      try {
-        const [{ generateRegistrationOptions }, helpers] = await simpleWebAuthn(provider)
-        const rp = relyingParty(ctx, provider)
-        // The WebAuthn user handle is random (simplewebauthn's default), as in Auth.js: the
-        // passkey is tied to its user through the stored authenticator, never through the handle.
-        const options = await generateRegistrationOptions({
-          ...provider.registrationOptions,
-          rpID: rp.id,
-          rpName: rp.name,
-          userName: user.email,
-          ...(user.name ? { userDisplayName: user.name } : {}),
-          excludeCredentials: await passkeysOf(ctx, helpers, user.id),
-        })
-        return optionsCreated(ctx, 'createRegistrationOptions.done', options)
-      } catch (error) {
-        return threw(ctx, 'createRegistrationOptions.failed', error)
-      }
-    },
-
-    async spendChallenge(context, ctx) {
-      if (context.answered !== context.ceremony) {
-        const message = `A WebAuthn ${context.answered} answer for a challenge issued to ${context.ceremony}`
-        return refuse(ctx, 'spendChallenge.failed', 'mismatch', message)
-      }
-      let fresh: boolean
-      try {
-        fresh = await ctx.config.store.claim(`webauthn-challenge:${context.challenge}`, ENVELOPE_MAX_AGE)
-      } catch (error) {
-        return threw(ctx, 'spendChallenge.failed', error)
-      }
-      // The envelope opens once per process; the store makes the challenge single-use everywhere.
-      if (!fresh) return refuse(ctx, 'spendChallenge.failed', 'replayed', 'The WebAuthn challenge was already used')
-      return { type: 'spendChallenge.done', output: null, at: ctx.at }
-    },
-
-    async findAuthenticator(context, ctx) {
-      const answer = parseAnswer(context.response)
-      if (!answer) return refuse(ctx, 'findAuthenticator.failed', 'invalid', 'Invalid WebAuthn Authentication response')
-      try {
-        const [, helpers] = await simpleWebAuthn(providerOf(ctx, context.providerId))
-        const credentialID = toStoredId(helpers, answer.id)
-        const authenticator = await ctx.config.adapter!.getAuthenticator!(credentialID)
-        if (!authenticator) {
-          const message = `WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`
-          return refuse(ctx, 'findAuthenticator.failed', 'unknown', message)
-        }
-        return { type: 'findAuthenticator.done', output: { authenticator: storedAuthenticator(authenticator) }, at: ctx.at }
-      } catch (error) {
-        return threw(ctx, 'findAuthenticator.failed', error)
-      }
-    },
-
-    async verifyAssertion(context, ctx) {
-      const provider = providerOf(ctx, context.providerId)
-      const stored = context.authenticator as unknown as AdapterAuthenticator
-      try {
-        const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
-        const rp = relyingParty(ctx, provider)
-        const transports = toTransports(stored.transports)
-        const { verified, authenticationInfo } = await verifyAuthenticationResponse({
-          ...provider.verifyAuthenticationOptions,
-          response: parseAnswer(context.response) as never,
-          expectedChallenge: context.challenge,
-          expectedOrigin: rp.origins,
-          expectedRPID: rp.id,
-          credential: {
-            id: toBrowserId(helpers, stored.credentialID),
-            publicKey: helpers.isoBase64URL.toBuffer(stored.credentialPublicKey, 'base64'),
-            counter: stored.counter,
-            ...(transports ? { transports } : {}),
-          },
-        })
-        if (!verified) throw new Error('WebAuthn authentication response could not be verified')
-        return { type: 'verifyAssertion.done', output: { newCounter: authenticationInfo.newCounter }, at: ctx.at }
-      } catch (error) {
-        return refuse(ctx, 'verifyAssertion.failed', 'invalid', error as Error)
-      }
-    },
-
-    async updateCounter(context, ctx) {
-      const stored = context.authenticator as unknown as AdapterAuthenticator
-      try {
-        await ctx.config.adapter!.updateAuthenticatorCounter!(stored.credentialID, context.newCounter!)
-        return { type: 'updateCounter.done', output: null, at: ctx.at }
-      } catch (error) {
-        const details = { credentialID: stored.credentialID, oldCounter: stored.counter, newCounter: context.newCounter }
-        const message = `Failed to update authenticator counter. This may cause future authentication attempts to fail. ${JSON.stringify(details)}`
-        return threw(ctx, 'updateCounter.failed', new AdapterError(message, error as Error))
-      }
-    },
-
-    async findAccount(context, ctx) {
-      const adapter = ctx.config.adapter!
-      const stored = context.authenticator as unknown as AdapterAuthenticator
-      try {
-        const account = await adapter.getAccount!(stored.providerAccountId, context.providerId)
-        const details = { credentialID: stored.credentialID, providerAccountId: stored.providerAccountId }
-        if (!account) throw new AuthError(`WebAuthn account not found in database: ${JSON.stringify(details)}`)
-        const user = await adapter.getUser!(account.userId)
-        if (!user) {
-          throw new AuthError(`WebAuthn user not found in database: ${JSON.stringify({ ...details, userID: account.userId })}`)
-        }
-        return {
-          type: 'findAccount.done',
-          output: {
-            account: account as unknown as Record<string, unknown>,
-            user: user as unknown as Record<string, unknown>,
-          },
-          at: ctx.at,
-        }
-      } catch (error) {
-        return threw(ctx, 'findAccount.failed', error)
-      }
-    },
-
-    async verifyAttestation(context, ctx) {
-      const provider = providerOf(ctx, context.providerId)
-      const answer = parseAnswer(context.response)
-      if (!answer) return refuse(ctx, 'verifyAttestation.failed', 'invalid', 'Invalid WebAuthn Registration response')
-      try {
-        const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn(provider)
-        const rp = relyingParty(ctx, provider)
-        const { verified, registrationInfo } = await verifyRegistrationResponse({
-          ...provider.verifyRegistrationOptions,
-          response: answer as never,
-          expectedChallenge: context.challenge,
-          expectedOrigin: rp.origins,
-          expectedRPID: rp.id,
-        })
-        if (!verified || !registrationInfo) throw new Error('WebAuthn registration response could not be verified')
-        const { credential, credentialBackedUp, credentialDeviceType } = registrationInfo
-        const credentialID = toStoredId(helpers, credential.id)
-        const transports = answer.response?.transports
-        const authenticator = {
-          providerAccountId: credentialID,
-          credentialID,
-          credentialPublicKey: helpers.isoBase64URL.fromBuffer(credential.publicKey, 'base64'),
-          counter: credential.counter,
-          credentialBackedUp,
-          credentialDeviceType,
-          ...(Array.isArray(transports) && transports.length > 0 ? { transports: transports.join(',') } : {}),
-        }
-        const account = { providerAccountId: credentialID, provider: provider.id, type: 'webauthn' }
-        return { type: 'verifyAttestation.done', output: { account, authenticator }, at: ctx.at }
-      } catch (error) {
-        return refuse(ctx, 'verifyAttestation.failed', 'invalid', error as Error)
-      }
-    },
-  },
+  effects: adapterView(webauthnEffects),
 })

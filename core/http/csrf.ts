@@ -7,16 +7,10 @@
  * @module
  */
 import { randomHex, sha256Hex, timingSafeEqual } from '../crypto.js'
+import type { CsrfState } from '../engine/types.js'
 
-/** The CSRF state of a request. */
-export interface CsrfState {
-  /** The token to hand to the client (from the cookie, or freshly minted). */
-  token: string
-  /** True when the body repeated the cookie's token on a POST. */
-  verified: boolean
-  /** A new cookie value to set, when the request had no valid one. */
-  cookie?: string
-}
+export type { CsrfState }
+
 
 /**
  * Verifies the CSRF cookie against each secret (so rotating secrets keeps existing tokens valid) and

@@ -8,7 +8,8 @@
 import { validate } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
-import { cookiesFor, type ResolvedConfig } from '../config/resolve-config.js'
+import { cookiesFor } from '../config/read.js'
+import type { ResolvedConfig } from '../config/types.js'
 import {
   clearChunkedCookie,
   expiredCookie,
@@ -370,6 +371,7 @@ export function routeFor(
 class Context implements RequestContext {
   readonly at = Math.floor(Date.now() / 1000)
   readonly logger: ResolvedConfig['logger']
+  readonly adapter: ResolvedConfig['adapter']
   readonly authUrl: string
   readonly sessionCookie: RequestContext['sessionCookie']
   readonly setCookies: Cookie[] = []
@@ -387,6 +389,7 @@ class Context implements RequestContext {
     readonly origin: string,
   ) {
     this.logger = config.logger
+    this.adapter = config.adapter
     this.authUrl = `${origin}${config.basePath === '/' ? '' : config.basePath}`
     this.sessionCookie = readChunkedCookie(request.cookies, cookies.sessionToken.name)
     this.clientAddress = source.clientAddress

@@ -8,6 +8,9 @@
 import { ACTIONS_WITH_PROVIDER, isRoutedAction, type RoutedAction } from '../actions.js'
 import { parseCookieHeader, type RequestCookies } from '../cookies.js'
 import { RequestError, UnknownAction } from '../errors.js'
+import type { ParsedRequest } from '../engine/types.js'
+
+export type { ParsedRequest }
 
 /** Largest accepted body: sign-in forms and WebAuthn responses are a few KiB. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -39,18 +42,6 @@ export function clientAddressOf(request: Request): string | undefined {
   return clientAddresses.get(request)
 }
 
-/** A request after parsing. */
-export interface ParsedRequest {
-  readonly url: URL
-  readonly method: 'GET' | 'POST'
-  readonly action: RoutedAction
-  readonly providerId?: string
-  readonly headers: Headers
-  readonly cookies: RequestCookies
-  readonly query: Readonly<Record<string, string>>
-  /** The JSON or form body of a POST, as a flat object. */
-  readonly body?: Readonly<Record<string, unknown>>
-}
 
 /**
  * Splits `{basePath}/{action}[/{providerId}]`. Trailing and doubled slashes are tolerated; the

@@ -18,7 +18,6 @@ import type { FlowDefinition } from '../engine/flow.js'
 import { credentialsSignInFlow } from '../flows/credentials.js'
 import { flowModule, lazyFlow } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
-import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
@@ -526,7 +525,7 @@ export interface Handoff {
 export const handoffs: Readonly<Record<string, Handoff>> = {
   [SIGN_IN_COMPLETION]: {
     // The application's extensions are part of it: every first factor reaches them.
-    flow: (ctx) => signInCompletionFlowFor(ctx.config.extensions),
+    flow: (ctx) => ctx.config.completion,
     toEvent: (ctx, identity) => ({ type: 'signin.verified', at: ctx.at, identity, policy: signInPolicy(ctx) }),
   },
 }

@@ -16,7 +16,6 @@ import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
-import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { enrolmentPageData, totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage, secondFactorPage, totpEnrolmentPage } from '../pages/steps.js'
 import { enrolledFactors } from '../second-factor/index.js'
@@ -34,7 +33,7 @@ interface StepDeclaration {
 
 /** The flows whose waiting states are steps, by id. */
 export function stepFlowOf(ctx: RequestContext, flowId = ctx.flowId): FlowDefinition<AnyStateMachine, RequestContext> {
-  if (flowId === SIGN_IN_COMPLETION) return signInCompletionFlowFor(ctx.config.extensions)
+  if (flowId === SIGN_IN_COMPLETION) return ctx.config.completion
   if (flowId === TOTP_ENROLMENT) return totpEnrolmentFlow as never
   throw new RequestError(`No step of a flow "${String(flowId)}"`, 404)
 }

@@ -21,10 +21,9 @@ import {
   totpEnrolmentMachine,
   webauthnSignInMachine,
 } from '../../machines/index.js'
-import { signInCompletionFlowFor } from '../flows/signin-completion.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
-import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { ResolvedConfig } from '../config/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { clientAddressOf } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
@@ -80,7 +79,7 @@ function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
     ...(types.has('email') ? [emailSignInMachine] : []),
     ...(types.has('webauthn') ? [webauthnSignInMachine] : []),
     // The completion as this config runs it: with the application's extensions.
-    ...(types.size > 0 ? [signInCompletionFlowFor(config.extensions).machine] : []),
+    ...(types.size > 0 ? [config.completion.machine] : []),
     ...(typeof config.adapter?.listSecondFactors === 'function' ? [totpEnrolmentMachine] : []),
   ]
 }

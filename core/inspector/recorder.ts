@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { ResolvedConfig } from '../config/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import type { ParsedRequest } from '../http/request.js'
 

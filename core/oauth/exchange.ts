@@ -8,7 +8,7 @@
  */
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
 import * as oauth from 'oauth4webapi'
-import { idTokenSignatureVerifiedNow } from './id-token-signature.js'
+import { idTokenSignatureVerifiedNow } from '../fast/id-token-signature.js'
 import type { ResolvedOAuthProvider, TokenSet, UserinfoContext } from './provider.js'
 import {
   authorizationServer,

@@ -8,6 +8,9 @@
 import type { Adapter } from '../adapters.js'
 import { AdapterError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import type { AdapterMethod } from '../shapes.js'
+
+export type { AdapterMethod }
 
 type Method = (...args: unknown[]) => unknown
 
@@ -90,8 +93,6 @@ export function instrumentAdapter(adapter: Adapter, logger: Logger): Adapter {
   return wrapped as Adapter
 }
 
-/** The adapter methods a configured feature calls; checked at boot (see {@link missingMethods}). */
-export type AdapterMethod = keyof Adapter
 
 /** The methods each feature calls, so a missing one fails at boot rather than mid-sign-in. */
 export const REQUIRED_METHODS = {

@@ -7,6 +7,7 @@
 import type { ProviderSession } from '../adapters.js'
 import { AccessDenied, AuthError, CallbackRouteError, CredentialsSignin, type ErrorType } from '../errors.js'
 import { callback } from '../flows/callbacks.js'
+import { fail, type Failure } from '../flows/effect.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import type { Account, Profile, SignInCallbackParams, User } from '../types.js'
@@ -51,17 +52,11 @@ export async function askSignIn(ctx: RequestContext, params: SignInCallbackParam
   }
 }
 
-/** The `checkSignIn` effect's result event for a verdict (the same in every sign-in flow). */
-export function checkSignInResult(verdict: SignInVerdict, at: number) {
+/** The `checkSignIn` effect's answer for a verdict (the same in every sign-in flow). */
+export function signInVerdict(verdict: SignInVerdict): { redirect: string | null } | Failure<'denied'> {
   return verdict.allowed
-    ? { type: 'checkSignIn.done' as const, output: { redirect: verdict.redirect }, at }
-    : {
-        type: 'checkSignIn.failed' as const,
-        reason: 'denied' as const,
-        error: verdict.error,
-        ...(verdict.code !== undefined ? { code: verdict.code } : {}),
-        at,
-      }
+    ? { redirect: verdict.redirect }
+    : fail('denied', { error: verdict.error, ...(verdict.code !== undefined ? { code: verdict.code } : {}) })
 }
 
 /** What a JWT session is issued for. */
@@ -143,11 +138,4 @@ export async function createSessionRow(
     // The cookie follows the stored row, whatever expiry the adapter kept.
     expires: Math.floor(new Date(session.expires ?? expires * 1000).getTime() / 1000),
   }
-}
-
-/** Logs an unexpected failure as Auth.js does (AuthErrors as they are, others wrapped). */
-export function reportFailure(ctx: RequestContext, error: unknown): ErrorType {
-  const reported = error instanceof AuthError ? error : new CallbackRouteError(error as Error)
-  ctx.logger.error(reported)
-  return reported.type
 }

@@ -13,7 +13,7 @@
  */
 import type { AdapterSession } from '../adapters.js'
 import { sha256Hex } from '../crypto.js'
-import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { ResolvedConfig } from '../config/types.js'
 import type { JWT } from '../jwt.js'
 
 /** The JWT claim holding the sign-in time (epoch seconds); the engine keeps it across reissues. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { sha256Hex } from '../crypto.js'
-import type { ResolvedLimit } from '../config/resolve-config.js'
+import type { ResolvedLimit } from '../config/types.js'
 import type { AuthStore } from './index.js'
 
 /** What a checked attempt was told: go on, or retry after some seconds. */

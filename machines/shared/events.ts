@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ErrorType } from '../../core/errors.js'
+import type { ErrorType } from './errors.js'
 
 /** Every event carries the request time in epoch seconds. */
 export interface Timestamped {

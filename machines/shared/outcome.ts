@@ -5,7 +5,7 @@
  * @module
  */
 import { nullable, number, object, optional, record, string, unknown, type Infer } from 'superstruct'
-import type { ErrorType } from '../../core/errors.js'
+import type { ErrorType } from './errors.js'
 
 /** A plain JSON object in a flow's context: a user, an account, a profile. */
 export const Json = record(string(), unknown())
@@ -74,6 +74,21 @@ export type FlowOutcome = FlowResponse & { session?: SessionCookieChange }
  */
 export const finalStateOutcome = ({ event }: { event: { output?: unknown } }): FlowOutcome =>
   event.output as FlowOutcome
+
+/**
+ * The refusal a failed effect reported: its error (the Configuration error when it names none), its
+ * `code` and, from a rate limit, the seconds until a retry. Every chart's `recordDenial` keeps it.
+ *
+ * @throws {Error} for an event that is not an effect's failure (a chart wired to the wrong event).
+ */
+export function denialOf(event: { type: string; error?: ErrorType; code?: string; retryAfter?: number }): Denial {
+  if (!event.type.endsWith('.failed')) throw new Error(`Expected an effect's failure, got "${event.type}"`)
+  return {
+    error: event.error ?? 'Configuration',
+    code: event.code ?? null,
+    ...(event.retryAfter !== undefined ? { retryAfter: event.retryAfter } : {}),
+  }
+}
 
 /** A final state's output for a flow that refused: the error redirect (Configuration by default). */
 export const toDenial = ({ context }: { context: { denial: Denial | null } }): FlowOutcome => ({

@@ -146,6 +146,24 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
     })
 
+    it("lists exactly the asked user's sessions: never another user's, none for an unknown user (authchart's listSessions)", async () => {
+      const { adapter } = subject()
+      const alice = await newUser()
+      const bob = await newUser()
+      const sessionOf = (userId: string) => adapter.createSession({ sessionToken: randomUUID(), userId, expires: inDays(7) })
+      const alices = [await sessionOf(alice.id), await sessionOf(alice.id)]
+      const bobs = [await sessionOf(bob.id)]
+      const tokens = (list: AdapterSession[]) => list.map((s) => s.sessionToken).sort()
+      const listedForAlice = await adapter.listSessions(alice.id)
+      expect(tokens(listedForAlice)).toEqual(tokens(alices))
+      expect(listedForAlice.every((s) => s.userId === alice.id)).toBe(true)
+      expect(tokens(await adapter.listSessions(bob.id))).toEqual(tokens(bobs))
+      expect(await adapter.listSessions(randomUUID())).toEqual([])
+      // Another user's rows stay where they were, whatever was listed.
+      await adapter.deleteSession(alices[0]!.sessionToken)
+      expect(tokens(await adapter.listSessions(bob.id))).toEqual(tokens(bobs))
+    })
+
     it('links an account, finds its user through it, and unlinks it', async () => {
       const { adapter, db } = subject()
       const user = await newUser()

@@ -427,7 +427,7 @@ describe('the session cookie outside the routing table', () => {
       [
         /\bgetSessionAndUser\b/,
         // The authority; the session route's effect of that name; the adapter interface and its instrumentation.
-        ['core/session/current.ts', 'core/flows/session.ts', 'machines/session.machine.ts', 'core/adapters.ts', 'core/session/adapter.ts'],
+        ['core/session/current.ts', 'core/flows/session.ts', 'machines/session.machine.ts', 'core/shapes.ts', 'core/session/adapter.ts'],
       ],
     ]
     const files = ['core', 'integrations', 'extensions', 'providers', 'stores', 'machines', 'testing'].flatMap(sources)

@@ -16,6 +16,9 @@ import {
   FLOW_SEALED,
   causeOf,
   completionDriver,
+  expectNoSessionYet,
+  ENTRY_NAMES,
+  WELCOMING_ENTRY_NAMES,
   configFor,
   type ExtensionDriver,
   type World,
@@ -75,7 +78,7 @@ const CONFIGURATION = `${ORIGIN}/auth/error?error=Configuration`
 const RESUMED = ' after a step'
 
 const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
-for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
+for (const entry of ENTRY_NAMES) {
   const ended = (location: string, errors: string[], resumed: boolean): ExpectedResponse => ({
     status: 302,
     location,
@@ -112,7 +115,7 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
   })
 }
 // A first sign-in with a newUser page goes there once the terms are accepted.
-for (const entry of ['credentials database', 'webauthn database']) {
+for (const entry of WELCOMING_ENTRY_NAMES) {
   ORACLE[`welcomedNewUser ← ${entry}: terms accepted`] = (world) => ({
     ...(ORACLE[`signedIn ← ${entry}: terms accepted`] as (w: World) => ExpectedResponse)(world),
     location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
@@ -216,6 +219,7 @@ const extension: ExtensionDriver = {
   expect: {
     awaitingTerms: async (response, world) => {
       expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
+      await expectNoSessionYet(response, world, configFor(world, () => {}, [terms]))
       const page = await Auth(authRequest({ path: '/auth/step/signin-completion', cookies: world.jar }), configFor(world, () => {}, [terms]))
       expect(await page.text()).toContain('value="terms.accept"')
     },

@@ -98,8 +98,8 @@ describe('an extension is refused when the config is loaded', () => {
     expect(refusal([extension({ states: waiting as never, effects: {} })])).toContain('no extension renders the page "mine"')
   })
 
-  it('two extensions at one point, a bad id or an unknown point', () => {
-    expect(refusal([extension(), extension({ id: 'other', states: { other: { tags: 'effect.check', on: { 'check.done': CONTINUE } } }, initial: 'other' })])).toContain('both insert at beforeSession')
+  it('two extensions running one effect, a bad id or an unknown point', () => {
+    expect(refusal([extension(), extension({ id: 'other', states: { other: { tags: 'effect.check', on: { 'check.done': CONTINUE } } }, initial: 'other' })])).toContain('extensions "check" and "other" both name the effect "check"')
     expect(refusal([extension({ id: 'bad id' })])).toContain('needs an id')
     expect(refusal([extension({ at: 'beforeAnything' as never })])).toContain('"at" must be one of')
   })

@@ -15,6 +15,9 @@ import {
   FLOW_SEALED,
   causeOf,
   completionDriver,
+  expectNoSessionYet,
+  ENTRY_NAMES,
+  WELCOMING_ENTRY_NAMES,
   configFor,
   expectNothingIssued,
   type ExtensionDriver,
@@ -63,7 +66,7 @@ const COMPLETION_COOKIE = '__Secure-authchart.flow.signin-completion'
 
 /** What the ends the terms step decides must answer, per way in. */
 const ORACLE: Record<string, ExpectedResponse | ((world: World) => ExpectedResponse)> = {}
-for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
+for (const entry of ENTRY_NAMES) {
   const refused = (errors: string[], code = ''): ExpectedResponse => ({
     status: 302,
     location: `${ORIGIN}/auth/error?error=AccessDenied${code}`,
@@ -95,7 +98,7 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
   })
 }
 // A first sign-in with a newUser page goes there once the terms are accepted.
-for (const entry of ['credentials database', 'webauthn database']) {
+for (const entry of WELCOMING_ENTRY_NAMES) {
   ORACLE[`welcomedNewUser ← ${entry}: terms accepted`] = (world) => ({
     ...(ORACLE[`signedIn ← ${entry}: terms accepted`] as (w: World) => ExpectedResponse)(world),
     location: `/welcome-new?callbackUrl=${encodeURIComponent(`${ORIGIN}/dashboard`)}`,
@@ -153,7 +156,7 @@ const extension: ExtensionDriver = {
   expect: {
     awaitingTerms: async (response, world) => {
       expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
-      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+      await expectNoSessionYet(response, world, configFor(world, () => {}, [terms]))
       const page = await Auth(authRequest({ path: '/auth/step/signin-completion', cookies: world.jar }), configFor(world, () => {}, [terms]))
       const html = await page.text()
       expect(html).toContain('Be excellent to each other.')

@@ -1,8 +1,9 @@
 /**
  * The model driver of the sign-in completion, for the built-in chart and for charts an application
  * extended (the extension adds its samples, arrangements, requests and expectations): the tail every
- * first factor hands its verified user to. Paths start with a credentials sign-in (JWT or database sessions) or an OIDC
- * sign-in at the real test provider (JWT sessions with an adapter, so the user is stored); the
+ * first factor hands its verified user to. Paths start with a credentials sign-in (JWT or database sessions), an OIDC
+ * sign-in at the real test provider (JWT sessions with an adapter, so the user is stored), an
+ * e-mail link confirmed on its page or a passkey (database sessions); the
  * world decides what the `signIn` callback says, how storing the user goes, whether the user has
  * a second factor and which code they type, what the `jwt` callback returns and whether the
  * session store works.
@@ -26,10 +27,12 @@ import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'
 import Credentials from '../../providers/credentials.js'
+import Email from '../../providers/email.js'
 import Passkey from '../../providers/passkey.js'
 import { ALICE, authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { EmailClient, lastLink, type Outbox } from '../email/helpers.js'
 import type { ExpectedCookie, ExpectedResponse, ModelStep } from '../../testing/index.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
@@ -79,13 +82,35 @@ const signedIn = (location: string, secondStep: boolean) => (world: World): Expe
   errors: [],
 })
 
+/** Each way in: a first factor, and the session policy it is tried with. */
+const ENTRIES = [
+  // Credentials users stay out of the database with JWT sessions; their second factor is found
+  // by the id `authorize` returns.
+  { firstFactor: 'credentials', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
+  // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
+  { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
+  // A passkey: a URL returned by the signIn callback is ignored, as in Auth.js.
+  { firstFactor: 'webauthn', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
+  // An e-mail link, confirmed on its page: the user is stored (created verified, or marked so).
+  { firstFactor: 'email', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
+] as const
+
+/** Each way in as causes and oracle keys name it: `<first factor> <session strategy>`. */
+export const ENTRY_NAMES: readonly string[] = ENTRIES.map(({ firstFactor, policy }) => `${firstFactor} ${policy.strategy}`)
+/** The ways in whose first sign-in goes to the configured newUser page. */
+export const WELCOMING_ENTRY_NAMES: readonly string[] = ENTRIES.filter(({ policy }) => policy.newUserUrl !== null).map(
+  ({ firstFactor, policy }) => `${firstFactor} ${policy.strategy}`,
+)
+
+
 /**
  * What each (final state, cause) must answer, from the spec rather than the chart: a gate that lets
  * an enrolled user through, a session issued after a refusal, a cookie left behind all end in a pair
  * this table does not list or answer other than it says.
  */
 const ORACLE: NonNullable<ModelDriver<World>['oracle']> = {}
-for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'webauthn database']) {
+for (const entry of ENTRY_NAMES) {
   const oauth = entry.startsWith('oauth')
   Object.assign(ORACLE, {
     [`awaitingSecondFactor ← ${entry}: second factor enrolled`]: (): ExpectedResponse => ({
@@ -134,24 +159,12 @@ for (const entry of ['credentials jwt', 'credentials database', 'oauth jwt', 'we
   })
 }
 // Only a first sign-in with a configured newUser page is welcomed there.
-for (const entry of ['credentials database', 'webauthn database']) {
+for (const entry of WELCOMING_ENTRY_NAMES) {
   ORACLE[`welcomedNewUser ← ${entry}: new user signed in`] = signedIn(`/welcome-new?callbackUrl=${encodeURIComponent(DASHBOARD)}`, false)
 }
 
-/** Each way in: a first factor, and the session policy it is tried with. */
-const ENTRIES = [
-  // Credentials users stay out of the database with JWT sessions; their second factor is found
-  // by the id `authorize` returns.
-  { firstFactor: 'credentials', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
-  { firstFactor: 'credentials', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
-  // An OAuth user is stored whenever there is an adapter, even with JWT sessions.
-  { firstFactor: 'oauth', policy: { strategy: 'jwt', maxAge: 2_592_000, newUserUrl: null } },
-  // A passkey: a URL returned by the signIn callback is ignored, as in Auth.js.
-  { firstFactor: 'webauthn', policy: { strategy: 'database', maxAge: 2_592_000, newUserUrl: '/welcome-new' } },
-] as const
-
 /** RFC 8176 `amr` of each first factor (a passkey is a hardware-bound key). */
-const FIRST_FACTOR_AMR = { credentials: 'pwd', oauth: 'fed', webauthn: 'hwk' } as const
+const FIRST_FACTOR_AMR = { credentials: 'pwd', oauth: 'fed', webauthn: 'hwk', email: 'email' } as const
 
 export interface World {
   firstFactor: (typeof ENTRIES)[number]['firstFactor']
@@ -176,6 +189,8 @@ export interface World {
   /** What an extension's steps keep of the world (their own knobs). */
   extension: Record<string, unknown>
   authenticator: SoftwareAuthenticator
+  /** The messages the e-mail provider sent. */
+  outbox: Outbox
 }
 
 /** What an application's extension adds to the driver. */
@@ -196,6 +211,7 @@ export interface ExtensionDriver {
 export function configFor(world: World, inspect: AuthConfig['inspect'], extensions: FlowExtension[] = []): AuthConfig {
   const memory = MemoryAdapter(world.store)
   const passkeys = world.firstFactor === 'webauthn'
+  const email = world.firstFactor === 'email'
   return {
     ...(extensions.length > 0 ? { extensions } : {}),
     ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
@@ -212,6 +228,15 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
       async linkAccount(linked) {
         if (world.stored === 'fails') throw new Error('database unavailable')
         await memory.linkAccount(linked)
+      },
+      // An e-mail sign-in links no account: it creates the user, or marks the address verified.
+      async createUser(user) {
+        if (world.stored === 'fails' && email) throw new Error('database unavailable')
+        return memory.createUser(user)
+      },
+      async updateUser(user) {
+        if (world.stored === 'fails' && email) throw new Error('database unavailable')
+        return memory.updateUser(user)
       },
       async listSecondFactors(userId) {
         if (world.factorStore === 'fails') throw new Error('database unavailable')
@@ -231,13 +256,18 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
       }),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
       ...(passkeys ? [Passkey()] : []),
+      // Only with e-mail as the way in: with an e-mail provider a passkey sign-up verifies the address first.
+      ...(email ? [Email({ sendVerificationRequest: async (params) => void world.outbox.push(params) })] : []),
     ] as never,
     callbacks: {
-      signIn: ({ credentials, profile, account }) => {
-        // The callback sees what was submitted (credentials), the provider's profile (OAuth) or the
-        // passkey's account.
+      signIn: ({ credentials, profile, account, email }) => {
+        // Asked before the message is sent too: that question is the e-mail flow's, not the completion's.
+        if (email?.verificationRequest) return true
+        // The callback sees what was submitted (credentials), the provider's profile (OAuth), the
+        // e-mail account or the passkey's account.
         if (world.firstFactor === 'credentials') expect(credentials?.password).toBe('wonderland')
         else if (world.firstFactor === 'oauth') expect(profile?.sub).toBe(OP_ACCOUNT.sub)
+        else if (world.firstFactor === 'email') expect(account?.type).toBe('email')
         else expect(account?.type).toBe('webauthn')
         if (world.signIn === 'refuses') return false
         return world.signIn === 'redirects' ? '/from-signin' : true
@@ -263,6 +293,10 @@ async function seed(world: World): Promise<void> {
   if (world.firstFactor === 'webauthn') {
     if (world.stored === 'returning') await seedPasskeyUser(world.store, world.authenticator, { ...RETURNING, email })
     // A taken address is taken between the options and the answer (see `passkeySignIn`).
+  } else if (world.firstFactor === 'email') {
+    if (world.stored === 'returning') world.store.users.set(RETURNING.id, { ...RETURNING, email })
+    // An address is never adopted from a passkey user who did not verify it.
+    if (world.stored === 'emailTaken') await seedPasskeyUser(world.store, new SoftwareAuthenticator(ORIGIN), { ...OTHER, email })
   } else if (world.stored === 'returning') {
     world.store.users.set(RETURNING.id, { ...RETURNING, email })
     const linked =
@@ -362,6 +396,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     logger: spyLogger(),
     extension: extension?.world() ?? {},
     authenticator: new SoftwareAuthenticator(ORIGIN),
+    outbox: [],
   }),
   cause: (world, request) => extension?.cause?.(world, request) ?? causeOf(world, request),
   oracle: { ...ORACLE, ...extension?.oracle },
@@ -425,6 +460,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
         return callback
       }
       if (world.firstFactor === 'webauthn') return passkeySignIn(world, config)
+      if (world.firstFactor === 'email') return emailSignIn(world, config)
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
@@ -470,7 +506,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     awaitingSecondFactor: async (response, world) => {
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
-      expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+      await expectNoSessionYet(response, world, configOf(world, () => {}))
       expect(setCookie(response, COMPLETION_COOKIE)?.value).toMatch(/^ey/)
       // The page asks for the code, and says so when the last one was wrong.
       const page = await Auth(
@@ -561,10 +597,32 @@ async function passkeySignIn(world: World, config: AuthConfig): Promise<Response
   return browser.answer(body.action, answer, { callbackUrl: '/dashboard' })
 }
 
+/** An e-mail sign-in: the address posted, the link opened and confirmed on its page. */
+async function emailSignIn(world: World, config: AuthConfig): Promise<Response> {
+  const client = new EmailClient(config)
+  world.jar = client.jar
+  const asked = await client.requestLink(emailOf(world), { callbackUrl: '/dashboard' })
+  expect(asked.headers.get('location')).toBe(`${ORIGIN}/auth/verify-request?provider=email&type=email`)
+  return client.confirm(lastLink(world.outbox))
+}
+
 /** A six-digit code that is not the current one. */
 function wrongCode(world: World): string {
   const right = totpCode(world.totpSecret, Math.floor(Date.now() / 1000))
   return right === '123456' ? '654321' : '123456'
+}
+
+/**
+ * A sign-in that waits for a step (a code, an application's page) holds no session anywhere: no
+ * session cookie set or kept, none readable through `/session`, no session row, no signIn event.
+ */
+export async function expectNoSessionYet(response: Response, world: World, config: AuthConfig): Promise<void> {
+  expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+  expect(world.jar.get(SESSION_COOKIE)).toBeUndefined()
+  expect(world.store.sessions.size).toBe(0)
+  expect(world.events.signIn).not.toHaveBeenCalled()
+  const session = await Auth(authRequest({ path: '/auth/session', cookies: world.jar }), config)
+  expect(await session.json()).toBeNull()
 }
 
 export function expectError(response: Response, target: string): void {

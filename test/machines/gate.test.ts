@@ -2,20 +2,33 @@
  * The second-factor gate, checked on the charts of every machine in the registry (and on an
  * extended chart): no path reaches a session around it. Each check is shown to fail on a chart
  * edited to skip the gate, and the engine refuses at run time a session set by any flow but the
- * sign-in completion.
+ * sign-in completion. The list of charts it walks is proved to be the set of charts requests can
+ * reach, derived from the routing table and seen at run time through `Auth`.
  */
 import { object } from 'superstruct'
 import { describe, expect, it } from 'vitest'
 import { createMachine, setup, type AnyStateMachine } from 'xstate'
+import { CONTINUE, defineExtension, stepForm, toStepPage, type AuthConfig, type ExtensionPoint, type FlowExtension, type FlowTrace } from 'authchart'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { termsExtension } from '../../extensions/terms.js'
+import { assertConfig, Auth, customFetch } from '../../core/index.js'
+import type { ResolvedConfig } from '../../core/config/resolve-config.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { createHandler } from '../../core/auth.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { RequestError } from '../../core/errors.js'
+import type { RequestContext } from '../../core/http/context.js'
+import { handoffs, routes, type FlowBinding, type Route } from '../../core/http/routes.js'
+import Email from '../../providers/email.js'
+import OAuth from '../../providers/oauth.js'
+import OIDC from '../../providers/oidc.js'
+import Passkey from '../../providers/passkey.js'
 import { secondFactorGateViolations } from '../../machines/checks.js'
 import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { builtInMachines } from '../../visualizations/flows.js'
-import { authRequest, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+
+const STEP = `${ORIGIN}/auth/step/signin-completion`
 
 /** The completion's config with one state's transitions replaced. */
 function editedCompletion(state: string, on: Record<string, unknown>): AnyStateMachine {
@@ -24,12 +37,18 @@ function editedCompletion(state: string, on: Record<string, unknown>): AnyStateM
   return createMachine({ ...config, states: { ...states, [state]: { ...states[state], on: { ...(states[state]!.on as object), ...on } } } } as never)
 }
 
+/**
+ * The charts the gate check walks. `the gate walks what the router routes` below proves this is
+ * every chart a request can reach, and nothing else.
+ */
+const GATE_CHECKED: readonly AnyStateMachine[] = builtInMachines
+
 const terms = termsExtension({ version: '1', html: '', acceptedVersion: () => null, recordAcceptance: () => {} })
 const termsAfterFirstSignIn = termsExtension({ version: '1', html: '', acceptedVersion: () => null, recordAcceptance: () => {}, at: 'afterFirstSignIn' })
 
 describe('the second-factor gate on the graph', () => {
   it.each([
-    ...builtInMachines.map((m) => [m.id, m] as const),
+    ...GATE_CHECKED.map((m) => [m.id, m] as const),
     ['signin-completion with terms before the session', buildSignInCompletion([terms])] as const,
     ['signin-completion with terms after the first sign-in', buildSignInCompletion([termsAfterFirstSignIn])] as const,
   ])(
@@ -97,5 +116,129 @@ describe('the gate at run time', () => {
     expect(response.headers.get('location')).toBe('https://authchart.test/auth/error?error=Configuration')
     expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
     expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ code: 'ERR_FLOW_SESSION_REFUSED' }))
+  })
+})
+
+/** A step an application inserts at `at`: one page that goes on. */
+const pageAt = (at: ExtensionPoint, id: string): FlowExtension =>
+  defineExtension({
+    id,
+    version: '1',
+    at,
+    initial: `${id}Page`,
+    states: {
+      [`${id}Page`]: {
+        tags: 'awaitsRequest',
+        meta: { outcome: toStepPage, step: { page: id, events: { [`${id}.continue`]: object() } } },
+        on: { [`${id}.continue`]: CONTINUE },
+      },
+    },
+    pages: { [id]: (view) => ({ title: id, html: stepForm(view, '', 'Continue') }) },
+  })
+
+const oauthWithoutDiscovery = () =>
+  OAuth({
+    id: 'op',
+    authorization: 'https://op.invalid/authorize',
+    token: 'https://op.invalid/token',
+    userinfo: 'https://op.invalid/me',
+    clientId: 'client',
+    clientSecret: 'secret',
+  })
+
+/** A configuration with a provider of every kind and a step at every insertion point. */
+function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
+  return testConfig({
+    adapter: MemoryAdapter(createMemoryStore()),
+    experimental: { enableWebAuthn: true },
+    providers: [
+      credentialsProvider(),
+      oauthWithoutDiscovery(),
+      Email({ sendVerificationRequest: async () => {} }),
+      Passkey(),
+      ...providers,
+    ] as never,
+    extensions: [pageAt('afterFirstFactor', 'first'), pageAt('afterFirstSignIn', 'once'), pageAt('beforeSession', 'last')],
+  })
+}
+
+/** What a flow binding reads of the request to find its flow: the config and the flow a step names. */
+const contextOf = (config: ResolvedConfig, flowId?: string) => ({ config, flowId }) as unknown as RequestContext
+
+/**
+ * The charts requests can reach under `config`, derived from the routing table: the flow of every
+ * route, the flows its charts hand over to (the completion with the config's extensions), and the
+ * flows a step may resume (only one that a route or a handoff started can be at rest).
+ */
+async function routedCharts(config: AuthConfig): Promise<AnyStateMachine[]> {
+  // The first request loads the flow modules the providers need, as it does in an application.
+  await Auth(authRequest({ path: '/auth/providers' }), config)
+  const resolved = assertConfig(config)
+  const found = new Map<string, AnyStateMachine>()
+  const add = (machine: AnyStateMachine) => found.set(machine.id, machine)
+  const bindings = routes.map((r) => r.serve).filter((serve): serve is FlowBinding<never> => typeof serve !== 'function')
+  const chartOf = (binding: FlowBinding<never>, flowId?: string) =>
+    (typeof binding.flow === 'function' ? binding.flow(contextOf(resolved, flowId)) : binding.flow).machine
+  for (const binding of bindings) if (!binding.step) add(chartOf(binding))
+  for (const handoff of Object.values(handoffs)) add(handoff.flow(contextOf(resolved)).machine)
+  for (const binding of bindings.filter((b) => b.step)) {
+    for (const id of [...found.keys()]) {
+      try {
+        add(chartOf(binding, id))
+      } catch (error) {
+        if (!(error instanceof RequestError)) throw error // a flow that has no steps
+      }
+    }
+  }
+  return [...found.values()]
+}
+
+const idsOf = (machines: readonly AnyStateMachine[]) => machines.map((m) => m.id).sort()
+const routed = await routedCharts(everyKindOfConfig([OIDC({ id: 'corp', issuer: 'https://op.invalid', clientId: 'c', clientSecret: 's' })]))
+
+describe('the gate walks what the router routes', () => {
+  it('walks exactly the charts the routing table, its handoffs and its steps reach', () => {
+    expect(idsOf(routed)).toContain('signin-completion')
+    expect(idsOf(GATE_CHECKED)).toEqual(idsOf(routed))
+  })
+
+  it.each(routed.map((m) => [m.id, m] as const))(
+    'finds no way around the gate in %s as requests reach it (the completion with a step at every point)',
+    (id, machine) => {
+      expect(secondFactorGateViolations(machine)).toEqual([])
+      expect(idsOf(GATE_CHECKED)).toContain(id)
+    },
+  )
+
+  it('runs only charts it walks: every flow route of the table, asked through Auth, runs a chart of the list', async () => {
+    const ran = new Set<string>()
+    // An OpenID Connect provider too (the logout routes answer only for one), offline: no request
+    // leaves the machine, and the routes that would need its metadata fail short of a 500.
+    const offline = { [customFetch]: () => Promise.reject(new TypeError('offline')) }
+    const oidc = OIDC({ id: 'corp', issuer: 'https://op.invalid', clientId: 'c', clientSecret: 's', ...offline } as never)
+    const config = { ...everyKindOfConfig([oidc]), inspect: (trace: FlowTrace) => void ran.add(trace.flow) }
+    const browser = new Client(config)
+    // Signed in past the three steps, so that the routes for a signed-in user run their flows too.
+    expect((await browser.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(STEP)
+    for (const event of ['first.continue', 'once.continue', 'last.continue']) {
+      await browser.send({ path: '/step/signin-completion', body: { event, csrfToken: await browser.csrfToken() } })
+    }
+    expect(((await browser.session()).body as { user?: unknown } | null)?.user).toBeDefined()
+    const providerOfType = new Map(assertConfig(config).providers.map((p) => [p.type as string, p.id]))
+    // Signing out (which deletes the shared session row) last.
+    const signOutLast = [...routes].sort((a, b) => Number(a.action === 'signout') - Number(b.action === 'signout'))
+    for (const route of signOutLast) {
+      if (typeof route.serve === 'function' || route.action === 'step') continue
+      if (route.provider !== 'none' && !providerOfType.has(route.provider)) continue
+      const path = `/${route.action}${route.provider === 'none' ? '' : `/${providerOfType.get(route.provider)}`}`
+      const copy = new Client(config)
+      for (const [name, value] of browser.jar.cookies) copy.jar.cookies.set(name, value)
+      const csrfToken = await copy.csrfToken()
+      const fields = { csrfToken, username: 'alice', password: 'wonderland', email: 'alice@example.com', action: 'authenticate' }
+      const response = await copy.send(route.method === 'GET' ? { path, query: { action: 'authenticate' } } : { path, body: fields })
+      expect(response.status, `${route.method} ${path}`).toBeLessThan(500)
+    }
+    expect([...ran].sort()).toEqual(idsOf(routed))
+    for (const id of ran) expect(idsOf(GATE_CHECKED)).toContain(id)
   })
 })

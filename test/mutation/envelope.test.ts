@@ -13,7 +13,7 @@ import { ENVELOPE_MAX_AGE, makeRoom, openEnvelope, openValue, sealEnvelope, seal
 import { defineFlow } from '../../core/engine/flow.js'
 import { hkdfSha256 } from '../../core/crypto.js'
 import { FlowStateError } from '../../core/errors.js'
-import { encryptGcm, parseGcm } from '../../core/jwe-gcm.js'
+import { encryptGcm, parseGcm } from '../../core/fast/jwe-gcm.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { openClaims, sealClaims, type EnvelopeClaims } from './reseal.js'
 

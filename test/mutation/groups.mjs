@@ -14,12 +14,12 @@ export const groups = {
     tests: ['test/core/csrf.test.ts', 'test/mutation/csrf.test.ts'],
   },
   envelope: {
-    mutate: ['core/engine/envelope.ts', 'core/jwe-gcm.ts'],
-    tests: ['test/core/envelope.test.ts', 'test/core/resume.test.ts', 'test/mutation/envelope.test.ts', 'test/mutation/webcrypto.test.ts'],
+    mutate: ['core/engine/envelope.ts', 'core/fast/jwe-gcm.ts'],
+    tests: ['test/core/envelope.test.ts', 'test/core/resume.test.ts', 'test/core/fast/jwe-gcm.test.ts', 'test/mutation/envelope.test.ts', 'test/mutation/webcrypto.test.ts'],
   },
   jwt: {
-    mutate: ['core/jwt.ts', 'core/jwe-cbc.ts'],
-    tests: ['test/core/jwt.test.ts', 'test/mutation/jwt.test.ts', 'test/mutation/webcrypto.test.ts'],
+    mutate: ['core/jwt.ts', 'core/fast/jwe-cbc.ts'],
+    tests: ['test/core/jwt.test.ts', 'test/core/fast/jwe-cbc.test.ts', 'test/mutation/jwt.test.ts', 'test/mutation/webcrypto.test.ts'],
   },
   cookies: {
     mutate: ['core/cookies.ts'],
@@ -40,7 +40,7 @@ export const groups = {
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
-      'core/oauth/id-token-signature.ts',
+      'core/fast/id-token-signature.ts',
     ],
     tests: [
       'test/oauth/oidc-signin.test.ts',
@@ -50,7 +50,7 @@ export const groups = {
       'test/security/jwks-rotation.test.ts',
       'test/mutation/oauth.test.ts',
       'test/mutation/oauth-standin.test.ts',
-      'test/oauth/id-token-signature.test.ts',
+      'test/core/fast/id-token-signature.test.ts',
       'test/mutation/webcrypto.test.ts',
     ],
   },

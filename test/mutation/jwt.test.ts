@@ -8,7 +8,7 @@ import { EncryptJWT, base64url, calculateJwkThumbprint } from 'jose'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hkdfSha256 } from '../../core/crypto.js'
 import { MissingSecret } from '../../core/errors.js'
-import { encryptCbcHs512, parseCbcHs512 } from '../../core/jwe-cbc.js'
+import { encryptCbcHs512, parseCbcHs512 } from '../../core/fast/jwe-cbc.js'
 import { DEFAULT_MAX_AGE, decode, encode, getToken } from '../../core/jwt.js'
 
 const SECRET = 'test-secret-that-is-long-enough-for-hkdf-0123456789'

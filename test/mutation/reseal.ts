@@ -6,7 +6,7 @@
  */
 import { base64url, calculateJwkThumbprint } from 'jose'
 import { hkdfSha256 } from '../../core/crypto.js'
-import { encryptGcm, parseGcm } from '../../core/jwe-gcm.js'
+import { encryptGcm, parseGcm } from '../../core/fast/jwe-gcm.js'
 
 /** The claims of a sealed flow, as `sealEnvelope` writes them. */
 export interface EnvelopeClaims {

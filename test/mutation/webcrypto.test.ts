@@ -9,8 +9,8 @@ import { number, object, string } from 'superstruct'
 import { describe, expect, it, vi } from 'vitest'
 import { setup } from 'xstate'
 
-vi.mock('../../core/sync-crypto.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../core/sync-crypto.js')>()),
+vi.mock('../../core/fast/sync-crypto.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../core/fast/sync-crypto.js')>()),
   syncCrypto: undefined,
   pkceChallenge: () => undefined,
 }))
@@ -20,8 +20,8 @@ const { ENVELOPE_MAX_AGE, openEnvelope, openValue, sealEnvelope, sealValue } = a
 const { defineFlow } = await import('../../core/engine/flow.js')
 const { hkdfSha256 } = await import('../../core/crypto.js')
 const { FlowStateError } = await import('../../core/errors.js')
-const { fastGcm, parseGcm } = await import('../../core/jwe-gcm.js')
-const { fastJwe, parseCbcHs512 } = await import('../../core/jwe-cbc.js')
+const { fastGcm, parseGcm } = await import('../../core/fast/jwe-gcm.js')
+const { fastJwe, parseCbcHs512 } = await import('../../core/fast/jwe-cbc.js')
 const { decode, encode } = await import('../../core/jwt.js')
 const { Client, testConfig } = await import('../fixtures/http.js')
 const { signInAt, standIn, standInProvider } = await import('./oauth-standin.js')

@@ -8,10 +8,14 @@
  * oauth4webapi's own check, key refetch and error. It must never be more lenient than that check:
  * a `true` here is the whole signature check of the ID token.
  *
+ * Contract (every module of `core/fast/`): the same verdict as oauth4webapi, or none: `true` only
+ * where oauth4webapi's check would accept, anything unrecognised falls back to it (it may refuse
+ * more than oauth4webapi, never less). `test/core/fast/id-token-signature.test.ts` holds it.
+ *
  * @module
  */
 import type * as oauth from 'oauth4webapi'
-import { base64urlDecode, syncCrypto } from '../sync-crypto.js'
+import { base64urlDecode, syncCrypto } from './sync-crypto.js'
 
 /** oauth4webapi refetches a key set older than this (seconds). */
 const JWKS_MAX_AGE = 300

@@ -8,7 +8,7 @@
 import nodeCrypto, { constants, createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { idTokenSignatureVerifiedNow } from '../../core/oauth/id-token-signature.js'
+import { idTokenSignatureVerifiedNow } from '../../../core/fast/id-token-signature.js'
 
 const now = Date.now()
 const fresh = Math.floor(now / 1000)

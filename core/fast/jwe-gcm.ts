@@ -1,7 +1,11 @@
 /**
  * Compact JWE with `alg: "dir"` and `enc: "A256GCM"` done synchronously with `node:crypto`: the
- * format of sealed flows (the OAuth state cookie). Like `jwe-cbc.ts`, only the fast path: headers
- * it does not recognise exactly, and runtimes without `node:crypto`, go through jose.
+ * format of sealed flows (the OAuth state cookie).
+ *
+ * Contract (every module of `core/fast/`): the same bytes as jose, the same verdict. What this
+ * path seals jose opens, and what jose sealed this path opens to the same plaintext or leaves to
+ * jose; headers it does not recognise exactly, and runtimes without `node:crypto`, go through
+ * jose. `test/core/fast/jwe-gcm.test.ts` holds the comparison.
  *
  * @module
  */

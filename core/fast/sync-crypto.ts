@@ -5,6 +5,10 @@
  * also Deno and Bun), the hot paths use it synchronously; elsewhere they fall back to Web Crypto
  * (through jose), with the same bytes either way.
  *
+ * Contract (every module of `core/fast/`): the same bytes as the library it stands in for (jose,
+ * oauth4webapi); where the runtime lacks what it needs, `undefined`, and the caller takes the
+ * library's path. `test/core/fast/sync-crypto.test.ts` holds the comparison.
+ *
  * @module
  */
 import { base64url as joseBase64url } from 'jose'

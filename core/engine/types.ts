@@ -1,0 +1,131 @@
+/**
+ * The engine's types: a flow as the engine runs it, an effect, and the environment every effect
+ * receives (the request being served and the config it is served under). A leaf: the config types
+ * build on it, so it names the config only through a type parameter.
+ *
+ * @module
+ */
+import type { Struct } from 'superstruct'
+import type { AnyStateMachine, ContextFrom, EventObject } from 'xstate'
+import type { Adapter, Cookie, CookieOption, Logger } from '../shapes.js'
+import type { AuthAction } from '../types.js'
+
+/**
+ * Runs one effect. Expected failures are returned as `<name>.failed` events, never thrown; a throw
+ * means a bug or an outage and ends the request with the Configuration error. An effect with
+ * nothing to wait for may answer synchronously: the engine then takes the event without a
+ * microtask hop (a session read runs four effects, each awaiting nothing on its common path).
+ */
+export type EffectImplementation<Context, Env> = (
+  context: Context,
+  env: Env,
+  trigger: EventObject,
+) => EventObject | Promise<EventObject>
+
+/** A flow definition. */
+export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {
+  readonly machine: TMachine
+  /** Shape of the context; a sealed flow whose context does not fit is refused. */
+  readonly context: Struct<ContextFrom<TMachine>, unknown>
+  readonly effects: Readonly<Record<string, EffectImplementation<ContextFrom<TMachine>, Env>>>
+  /**
+   * What of the context is sealed while the flow rests; all of it by default. The resting answer is
+   * computed first, so what only that answer needs (options already handed to the browser) does
+   * not travel back and forth in the cookie. The result must still fit `context`.
+   */
+  readonly sealed?: (context: ContextFrom<TMachine>) => ContextFrom<TMachine>
+}
+
+/** The cookies Auth.js defines, by key. `flowState` is ours: it carries sealed flows at rest. */
+export interface CookiesOptions {
+  sessionToken: CookieOption
+  callbackUrl: CookieOption
+  csrfToken: CookieOption
+  pkceCodeVerifier: CookieOption
+  state: CookieOption
+  nonce: CookieOption
+  webauthnChallenge: CookieOption
+  flowState: CookieOption
+}
+
+/** Request cookies by name. Created without a prototype, so `__proto__` is an ordinary name. */
+export type RequestCookies = Record<string, string | undefined>
+
+/** A session cookie as read from a request: its value and the names of the cookies it came from. */
+export interface ChunkedCookie {
+  value: string
+  names: readonly string[]
+}
+
+/** A request after parsing. */
+export interface ParsedRequest {
+  readonly url: URL
+  readonly method: 'GET' | 'POST'
+  readonly action: RoutedAction
+  readonly providerId?: string
+  readonly headers: Headers
+  readonly cookies: RequestCookies
+  readonly query: Readonly<Record<string, string>>
+  /** The JSON or form body of a POST, as a flat object. */
+  readonly body?: Readonly<Record<string, unknown>>
+}
+
+/** The CSRF state of a request. */
+export interface CsrfState {
+  /** The token to hand to the client (from the cookie, or freshly minted). */
+  token: string
+  /** True when the body repeated the cookie's token on a POST. */
+  verified: boolean
+  /** A new cookie value to set, when the request had no valid one. */
+  cookie?: string
+}
+
+/**
+ * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
+ * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
+ * `sessions` (a signed-in user's sessions: list, revoke), and `backchannel-logout` /
+ * `frontchannel-logout` (an OpenID Connect provider ends the sessions signed in through it).
+ */
+export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'backchannel-logout' | 'frontchannel-logout'
+
+/** Every action the router serves. */
+export type RoutedAction = AuthAction | OwnAction
+
+/**
+ * Everything an effect, a route's handler or a page knows about the request it serves: the
+ * request, the config (`Config`, the resolved config) and the provider the path names
+ * (`Provider`). The HTTP layer builds one per request; the engine passes it to every effect.
+ */
+export interface FlowEnv<Config, Provider> {
+  readonly config: Config
+  /**
+   * The configured adapter (instrumented). A flow's effects receive it typed as the view of the
+   * methods the flow declares: the config is refused at load when one of them is missing.
+   */
+  readonly adapter: Adapter | undefined
+  readonly request: ParsedRequest
+  /** The web request as received, for callbacks that take one (`authorize`). */
+  readonly raw: Request
+  /** The client's address as the integration gave it, if it did (rate limits by address). */
+  readonly clientAddress: string | undefined
+  /** Cookie names and attributes for this request's protocol. */
+  readonly cookies: CookiesOptions
+  readonly provider?: Provider
+  /** The flow a `step` request names (`/step/<flow id>`). */
+  readonly flowId?: string
+  /** Request time, epoch seconds; the same `at` every event of this request carries. */
+  readonly at: number
+  readonly logger: Logger
+  /** `<origin>` of the request URL, the base of redirects. */
+  readonly origin: string
+  /** `<origin><basePath>`. */
+  readonly authUrl: string
+  /** The session cookie as sent, with the names of its chunks. */
+  readonly sessionCookie: ChunkedCookie
+  /** Cookies the response sets, in order. */
+  readonly setCookies: Cookie[]
+  /** CSRF state, when the route uses a token. */
+  csrf?: CsrfState
+  /** The callback URL after the `redirect` callback, when the route uses one. */
+  callbackUrl: string
+}
