@@ -182,6 +182,17 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.sessions.delete(sessionToken)
       return session ? copy(session) : null
     },
+    async deleteProviderSessions({ provider, sid, sub }) {
+      let deleted = 0
+      for (const [key, { providerSession: signedInWith }] of store.sessions) {
+        if (signedInWith?.provider !== provider) continue
+        if (sid !== undefined && signedInWith.sid !== sid) continue
+        if (sub !== undefined && signedInWith.sub !== sub) continue
+        store.sessions.delete(key)
+        deleted += 1
+      }
+      return deleted
+    },
     async createVerificationToken(token) {
       store.verificationTokens.set(accountKey(token.identifier, token.token), copy(token))
       return copy(token)

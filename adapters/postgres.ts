@@ -94,6 +94,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     secondFactors: `"${p}second_factors"`,
     sessionAmr: `"${p}session_amr"`,
     sessionDetails: `"${p}session_details"`,
+    sessionProvider: `"${p}session_provider"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -250,10 +251,11 @@ CREATE INDEX IF NOT EXISTS ${t.index('authenticators_user_idx')} ON ${t.authenti
 // Ours: a user's second factors (a TOTP secret sealed with the auth secret, or the hashes of the
 // remaining backup codes), and how each multi-factor session was signed in to (its `amr`, kept
 // beside the sessions table so that table stays exactly Auth.js's), and each session's sign-in
-// time, last extension and user agent (session_details, beside it for the same reason); both
-// layouts have them. A session without details (created by another adapter) has no absolute
-// lifetime check. Its \`fva\` (added later, hence the ALTER) is when each factor was last proven
-// in the session, as JSON: step-up policies read it.
+// time, last extension and user agent (session_details, beside it for the same reason), and the
+// OpenID Connect provider session it was signed in with (session_provider, which back-channel
+// logout looks sessions up by); both layouts have them. A session without details (created by
+// another adapter) has no absolute lifetime check. Its \`fva\` (added later, hence the ALTER) is
+// when each factor was last proven in the session, as JSON: step-up policies read it.
 function secondFactorsTable(t: Tables): string {
   return `CREATE TABLE IF NOT EXISTS ${t.secondFactors} (
   id TEXT PRIMARY KEY,
@@ -273,7 +275,15 @@ CREATE TABLE IF NOT EXISTS ${t.sessionDetails} (
   "lastSeenAt" TIMESTAMPTZ,
   "userAgent" TEXT
 );
-ALTER TABLE ${t.sessionDetails} ADD COLUMN IF NOT EXISTS fva TEXT;`
+ALTER TABLE ${t.sessionDetails} ADD COLUMN IF NOT EXISTS fva TEXT;
+CREATE TABLE IF NOT EXISTS ${t.sessionProvider} (
+  "sessionToken" TEXT PRIMARY KEY REFERENCES ${t.sessions} ("sessionToken") ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  sub TEXT NOT NULL,
+  sid TEXT
+);
+CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sid_idx')} ON ${t.sessionProvider} (provider, sid);
+CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sub_idx')} ON ${t.sessionProvider} (provider, sub);`
 }
 
 /** A stored `fva` column; an unreadable one is no times at all (the session then asks again). */
@@ -321,7 +331,8 @@ function converters(userLink: string) {
       image: (row.image as string | null) ?? null,
     }),
     session: (row: Row): AdapterSession => {
-      const { amr, createdAt, lastSeenAt, userAgent, fva, ...rest } = linked(row)
+      const { amr, createdAt, lastSeenAt, userAgent, fva, providerSessionProvider, providerSessionSub, providerSessionSid, ...rest } =
+        linked(row)
       return {
         ...rest,
         ...(row.id === undefined ? {} : { id: String(row.id) }),
@@ -334,6 +345,16 @@ function converters(userLink: string) {
         ...(lastSeenAt ? { lastSeenAt: toDate(lastSeenAt)! } : {}),
         ...(userAgent !== undefined && createdAt ? { userAgent: (userAgent as string | null) ?? null } : {}),
         ...(typeof fva === 'string' ? { fva: parseFactorTimes(fva) } : {}),
+        // Ours, from session_provider (absent for a session signed in otherwise).
+        ...(typeof providerSessionProvider === 'string'
+          ? {
+              providerSession: {
+                provider: providerSessionProvider,
+                sub: String(providerSessionSub),
+                ...(typeof providerSessionSid === 'string' ? { sid: providerSessionSid } : {}),
+              },
+            }
+          : {}),
       }
     },
     secondFactor: (row: Row): AdapterSecondFactor => ({
@@ -363,6 +384,10 @@ const toToken = (row: Row): VerificationToken => ({
   token: row.token as string,
   expires: toDate(row.expires)!,
 })
+
+/** The session_provider columns a session is read with, named apart from the session's own. */
+const PROVIDER_SESSION_COLUMNS =
+  'p.provider AS "providerSessionProvider", p.sub AS "providerSessionSub", p.sid AS "providerSessionSid"'
 
 /** A verification token's own columns (the hosted layout's record id is not part of it). */
 const TOKEN = 'identifier, expires, token'
@@ -534,7 +559,7 @@ ${schema(options.tablePrefix, layout)}`
       )
       return row ? to.account(row) : undefined
     },
-    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent, fva }) {
+    async createSession({ sessionToken, userId, expires, amr, createdAt, userAgent, fva, providerSession }) {
       // One statement, so one transaction: the session with its link (hosted layout), its amr and
       // its details, or nothing. A session without its details would escape the absolute lifetime.
       const params: unknown[] = [sessionToken, userId, expires]
@@ -545,6 +570,13 @@ ${schema(options.tablePrefix, layout)}`
         parts.push(`a AS (INSERT INTO ${t.sessionAmr} ("sessionToken", amr) SELECT "sessionToken", $${params.length} FROM s)`)
       }
       // Lifecycle details only when the engine gives them: the row is otherwise exactly what was given.
+      if (providerSession) {
+        params.push(providerSession.provider, providerSession.sub, providerSession.sid ?? null)
+        const [provider, sub, sid] = [params.length - 2, params.length - 1, params.length]
+        parts.push(
+          `p AS (INSERT INTO ${t.sessionProvider} ("sessionToken", provider, sub, sid) SELECT "sessionToken", $${provider}, $${sub}, $${sid} FROM s)`,
+        )
+      }
       if (createdAt) {
         params.push(createdAt, userAgent ?? null, fva ? JSON.stringify(fva) : null)
         const [at, agent, proofs] = [params.length - 2, params.length - 1, params.length]
@@ -555,14 +587,25 @@ ${schema(options.tablePrefix, layout)}`
       }
       const details = createdAt ? ', d."createdAt", d."lastSeenAt", d."userAgent", d.fva' : ''
       const row = await first(`WITH ${parts.join(', ')} SELECT s.*${details} FROM s${createdAt ? ', d' : ''}`, params)
-      return to.session({ ...row!, ...(amr ? { amr: amr.join(' ') } : {}) })
+      return to.session({
+        ...row!,
+        ...(amr ? { amr: amr.join(' ') } : {}),
+        ...(providerSession
+          ? {
+              providerSessionProvider: providerSession.provider,
+              providerSessionSub: providerSession.sub,
+              providerSessionSid: providerSession.sid ?? null,
+            }
+          : {}),
+      })
     },
     async getSessionAndUser(sessionToken) {
       // Two rows that both have an `id`: one JOIN would have to rename columns it cannot know.
       const row = await first(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva, ${PROVIDER_SESSION_COLUMNS} FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionProvider} p ON p."sessionToken" = s."sessionToken"
          WHERE s."sessionToken" = $1`,
         [sessionToken],
       )
@@ -607,9 +650,10 @@ ${schema(options.tablePrefix, layout)}`
     },
     async listSessions(userId) {
       const found = await rows(
-        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva FROM ${t.sessions} s
+        `SELECT s.*, a.amr, d."createdAt", d."lastSeenAt", d."userAgent", d.fva, ${PROVIDER_SESSION_COLUMNS} FROM ${t.sessions} s
          LEFT JOIN ${t.sessionAmr} a ON a."sessionToken" = s."sessionToken"
          LEFT JOIN ${t.sessionDetails} d ON d."sessionToken" = s."sessionToken"
+         LEFT JOIN ${t.sessionProvider} p ON p."sessionToken" = s."sessionToken"
          WHERE s."${t.userLink}" = $1 ORDER BY d."createdAt" NULLS FIRST`,
         [userId],
       )
@@ -618,6 +662,17 @@ ${schema(options.tablePrefix, layout)}`
     async deleteSession(sessionToken) {
       const row = await first(`DELETE FROM ${t.sessions} WHERE "sessionToken" = $1 RETURNING *`, [sessionToken])
       return row ? to.session(row) : null
+    },
+    async deleteProviderSessions({ provider, sid, sub }) {
+      // One statement: the sessions and (cascading) their details go together.
+      const deleted = await rows(
+        `DELETE FROM ${t.sessions} WHERE "sessionToken" IN (
+           SELECT "sessionToken" FROM ${t.sessionProvider}
+           WHERE provider = $1 AND ($2::text IS NULL OR sid = $2) AND ($3::text IS NULL OR sub = $3)
+         ) RETURNING "sessionToken"`,
+        [provider, sid ?? null, sub ?? null],
+      )
+      return deleted.length
     },
     async createVerificationToken(token) {
       const row = await first(

@@ -21,7 +21,14 @@ const ACTIONS: ReadonlySet<string> = new Set<AuthAction>([
 ])
 
 
-const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>(['step', 'two-factor', 'sessions', 'audit'])
+const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
+  'step',
+  'two-factor',
+  'sessions',
+  'audit',
+  'backchannel-logout',
+  'frontchannel-logout',
+])
 
 /** Whether `action` is one of the actions of spec §4. */
 export function isAuthAction(action: string): action is AuthAction {
@@ -39,6 +46,8 @@ export const ACTIONS_WITH_PROVIDER: ReadonlySet<RoutedAction> = new Set<RoutedAc
   'callback',
   'webauthn-options',
   'step',
+  'backchannel-logout',
+  'frontchannel-logout',
 ])
 
 /** Actions whose second path segment names a flow rather than a provider. */

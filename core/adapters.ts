@@ -14,6 +14,7 @@ export type {
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
+  ProviderSession,
   VerificationToken,
 } from './shapes.js'
 

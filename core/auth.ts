@@ -30,7 +30,8 @@ import {
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
 import { finishAudit } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
-import { parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
+import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
+import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routes, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
@@ -91,6 +92,26 @@ function configurationFailure(
   return answerOf(page.status, headers, page.html)
 }
 
+/**
+ * A back-channel logout request refused before its flow ran (a body too large or not UTF-8, a
+ * provider that is not an OpenID Connect one): 400 with the JSON error OpenID Connect Back-Channel
+ * Logout §2.8 asks for, never the generic answer, since the provider reads it.
+ */
+function logoutRequestRefused(description: string): Answer | Promise<Answer> {
+  const headers = HeaderMap.of(JSON_NO_STORE_HEADERS)
+  return jsonAnswer({ error: 'invalid_request', error_description: description }, 400, headers)
+}
+
+/** Whether `source` asks for the back-channel logout route (whatever else is wrong with it). */
+function isBackchannelLogout(source: RequestSource, basePath: string): boolean {
+  try {
+    const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+    return parseActionPath(url.pathname, basePath).action === 'backchannel-logout'
+  } catch {
+    return false
+  }
+}
+
 /** Answers a request whose handling threw: 400 `null` on API routes, else an error redirect. */
 function failure(
   error: unknown,
@@ -99,6 +120,9 @@ function failure(
   table: readonly Route[],
   wantsJsonRedirect: boolean,
 ): Answer | Promise<Answer> {
+  if (request.action === 'backchannel-logout') {
+    return logoutRequestRefused(error instanceof RequestError ? error.message : 'no OpenID Connect provider with this id')
+  }
   if (error instanceof RequestError) {
     return jsonAnswer('Bad request.', error.status)
   }
@@ -205,6 +229,10 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
       parsed = parsing instanceof Promise ? await parsing : parsing
     } catch (error) {
       logger.error(error instanceof Error ? error : new Error(String(error)))
+      const basePath = resolution.ok ? resolution.config.basePath : fallbackBasePath(config)
+      if (resolution.ok && isBackchannelLogout(source, basePath)) {
+        return logoutRequestRefused(error instanceof RequestError ? error.message : 'bad request')
+      }
       const status = error instanceof RequestError ? error.status : 400
       return jsonAnswer('Bad request.', status)
     }

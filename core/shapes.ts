@@ -126,6 +126,21 @@ export interface AdapterSession {
    * `listSessions`) at creation, and through `updateSession` on re-authentication.
    */
   fva?: Partial<Record<'pwd' | 'otp' | 'hwk' | 'email' | 'fed', number>>
+  /**
+   * Ours, optional (logout by the provider): the OpenID Connect provider session the user signed in
+   * with. Given to `createSession` only by adapters with {@link Adapter.deleteProviderSessions}.
+   */
+  providerSession?: ProviderSession
+}
+
+/**
+ * Ours: an OpenID Connect provider's session a session of ours was signed in with: our id of the
+ * provider, the provider's subject (`sub` of its ID token) and, when it sent one, its session id (`sid`).
+ */
+export interface ProviderSession {
+  provider: string
+  sub: string
+  sid?: string
 }
 
 /** A single-use e-mail sign-in token; only its hash is stored. */
@@ -220,6 +235,8 @@ export interface Adapter {
     createdAt?: Date
     userAgent?: string | null
     fva?: AdapterSession['fva']
+    /** Given only to adapters with `deleteProviderSessions` (ours). */
+    providerSession?: ProviderSession
   }): Awaitable<AdapterSession>
   getSessionAndUser?(
     sessionToken: string,
@@ -230,6 +247,14 @@ export interface Adapter {
   deleteSession?(
     sessionToken: string,
   ): Promise<void> | Awaitable<AdapterSession | null | undefined>
+  /**
+   * Ours, optional (OpenID Connect back-channel logout): deletes every session signed in through
+   * `provider`'s session `sid` (when given) of its subject `sub` (when given; with only `sub`, all of
+   * that subject's sessions through the provider), as recorded by `createSession`'s
+   * `providerSession`; returns how many it deleted. Without it, the sessions are found through an
+   * index in the store.
+   */
+  deleteProviderSessions?(match: { provider: string; sid?: string; sub?: string }): Awaitable<number>
   createVerificationToken?(
     verificationToken: VerificationToken,
   ): Awaitable<VerificationToken | null | undefined>

@@ -7,6 +7,7 @@
 import type { AnyStateMachine } from 'xstate'
 import { credentialsSignInMachine } from './credentials-signin.machine.js'
 import { emailSignInMachine } from './email-signin.machine.js'
+import { logoutMachine } from './logout.machine.js'
 import { oauthSignInMachine } from './oauth-signin.machine.js'
 import { sessionMachine } from './session.machine.js'
 import { signInCompletionMachine } from './signin-completion.machine.js'
@@ -25,6 +26,7 @@ export const flowMachines: readonly AnyStateMachine[] = [
   webauthnSignInMachine,
   signInCompletionMachine,
   totpEnrolmentMachine,
+  logoutMachine,
 ]
 
 export {
@@ -92,6 +94,14 @@ export {
   type WebAuthnSignInEvent,
   type WebAuthnSignInTag,
 } from './webauthn-signin.machine.js'
+export {
+  logoutMachine,
+  LogoutContext,
+  LOGOUT,
+  FRONT_CHANNEL_PAGE,
+  type LogoutEvent,
+  type LogoutTag,
+} from './logout.machine.js'
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'

@@ -12,8 +12,8 @@
  * await store.migrate()
  * ```
  *
- * Its two tables (`authchart_limits`, `authchart_values`, with the adapter's `tablePrefix` when
- * given) are created by its own `migrate()`, idempotent and safe to run from every instance at
+ * Its tables (`authchart_limits`, `authchart_values`, `authchart_sets`, with the adapter's
+ * `tablePrefix` when given) are created by its own `migrate()`, idempotent and safe to run from every instance at
  * start-up; the adapter's `migrate()` does not touch them, so a store can live in another database.
  *
  * @module
@@ -48,12 +48,34 @@ function storeTables(prefix: string | undefined) {
     throw new TypeError(`tablePrefix must be letters, digits and underscores, got "${prefix}"`)
   }
   const p = prefix ? `${prefix}_` : ''
-  return { limits: `${p}authchart_limits`, values: `"${p}authchart_values"`, lock: `${p}authchart_store_schema` }
+  return {
+    limits: `${p}authchart_limits`,
+    values: `"${p}authchart_values"`,
+    sets: `"${p}authchart_sets"`,
+    lock: `${p}authchart_store_schema`,
+  }
 }
 
-function postgresValues(db: Queryable, table: string): ValueBackend {
+function postgresValues(db: Queryable, table: string, setTable: string): ValueBackend {
   let sweptAt = 0
+  let setsSweptAt = 0
   return {
+    async addToSet(key, member, ttlSeconds) {
+      const now = Date.now()
+      // One statement: a member added twice keeps the later expiry.
+      await db.query(
+        `INSERT INTO ${setTable} (key, member, expires) VALUES ($1, $2, $3)
+         ON CONFLICT (key, member) DO UPDATE SET expires = GREATEST(${setTable}.expires, EXCLUDED.expires)`,
+        [key, member, now + ttlSeconds * 1000],
+      )
+      if (now - setsSweptAt < SWEEP_EVERY_MS) return
+      setsSweptAt = now
+      await db.query(`DELETE FROM ${setTable} WHERE expires <= $1`, [now])
+    },
+    async setMembers(key) {
+      const { rows } = await db.query(`SELECT member FROM ${setTable} WHERE key = $1 AND expires > $2`, [key, Date.now()])
+      return rows.map((row) => String(row.member))
+    },
     async put(key, value, ttlSeconds) {
       const now = Date.now()
       await db.query(
@@ -71,6 +93,7 @@ function postgresValues(db: Queryable, table: string): ValueBackend {
     },
     async delete(key) {
       await db.query(`DELETE FROM ${table} WHERE key = $1`, [key])
+      await db.query(`DELETE FROM ${setTable} WHERE key = $1`, [key])
     },
   }
 }
@@ -107,7 +130,7 @@ export function postgresAuthStore(db: Queryable, options: PostgresAuthStoreOptio
     forget: async (key) => {
       await db.query(`DELETE FROM "${tables.limits}" WHERE key = $1`, [`authchart:${key}`])
     },
-    values: postgresValues(db, tables.values),
+    values: postgresValues(db, tables.values, tables.sets),
   })
   return {
     ...store,
@@ -124,6 +147,12 @@ CREATE TABLE IF NOT EXISTS ${tables.values} (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL,
   expires BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${tables.sets} (
+  key TEXT NOT NULL,
+  member TEXT NOT NULL,
+  expires BIGINT NOT NULL,
+  PRIMARY KEY (key, member)
 );`
       if (db.exec) await db.exec(sql)
       else await db.query(sql)

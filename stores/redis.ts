@@ -24,6 +24,9 @@ export interface RedisClient {
   set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>
   get(key: string): Promise<string | null>
   del(...keys: string[]): Promise<number>
+  sadd(key: string, ...members: string[]): Promise<number>
+  smembers(key: string): Promise<string[]>
+  expire(key: string, seconds: number): Promise<number>
   defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void
   /** ioredis's connection state; a command is sent only while it is `ready`. */
   readonly status?: string
@@ -44,7 +47,7 @@ const DISCONNECTED: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end
 
 /**
  * A store in Redis. Counting is rate-limiter-flexible's `RateLimiterRedis` (one Lua script per
- * attempt, atomic in Redis); values are plain keys with `EX`.
+ * attempt, atomic in Redis); values are plain keys with `EX`, sets Redis sets with `EXPIRE`.
  *
  * While the client has lost its connection (Redis restarting, the network gone), every call fails
  * at once instead of waiting in ioredis's offline queue: the request is answered 503 without
@@ -56,6 +59,7 @@ const DISCONNECTED: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end
 export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptions = {}): AuthStore {
   const prefix = options.keyPrefix ?? 'authchart'
   const valueKey = (key: string) => `${prefix}:value:${key}`
+  const setKey = (key: string) => `${prefix}:set:${key}`
   const store = limiterStore({
     limiter: (points) => new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: prefix }),
     forget: async (key) => {
@@ -67,8 +71,14 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
       },
       get: (key) => client.get(valueKey(key)),
       async delete(key) {
-        await client.del(valueKey(key))
+        await client.del(valueKey(key), setKey(key))
       },
+      async addToSet(key, member, ttlSeconds) {
+        await client.sadd(setKey(key), member)
+        // Every member is added with the same lifetime: the newest one's keeps the older ones too.
+        await client.expire(setKey(key), ttlSeconds)
+      },
+      setMembers: (key) => client.smembers(setKey(key)),
     },
   })
   const connected = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -84,5 +94,8 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
     put: connected(store.put),
     get: connected(store.get),
     reset: connected(store.reset),
+    ...(store.addToSet && store.setMembers
+      ? { addToSet: connected(store.addToSet), setMembers: connected(store.setMembers) }
+      : {}),
   }
 }

@@ -104,9 +104,11 @@ export interface CsrfState {
 /**
  * authchart's own actions: `step` (the page of a flow waiting for the user, and its form:
  * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
- * `sessions` (a signed-in user's sessions: list, revoke) and `audit` (their recent security activity).
+ * `sessions` (a signed-in user's sessions: list, revoke), `audit` (their recent security activity),
+ * and `backchannel-logout` / `frontchannel-logout` (an OpenID Connect provider ends the sessions
+ * signed in through it).
  */
-export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'audit'
+export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'audit' | 'backchannel-logout' | 'frontchannel-logout'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

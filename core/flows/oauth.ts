@@ -35,6 +35,15 @@ import { authorizationServer, clientOf } from '../oauth/server.js'
 // What the session flow uses for OAuth providers, through this module once it is loaded.
 export { authorizationServer } from '../oauth/server.js'
 export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
+// Logout by the provider (back- and front-channel) comes with the OAuth flow: only OIDC providers send it.
+export {
+  endProviderSessions,
+  logoutFlow,
+  providerSessionClaims,
+  providerSessionOf,
+  recordProviderSession,
+  respondFrontChannelPage,
+} from './logout.js'
 import { signedInAdapterUser } from '../session/current.js'
 import { createLinkedUser } from '../session/adapter.js'
 import { pkceChallenge } from '../fast/sync-crypto.js'

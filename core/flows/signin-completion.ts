@@ -24,6 +24,7 @@ import {
   createSessionRow,
   issueJwtSession,
 } from '../session/issue.js'
+import type { ProviderSession } from '../adapters.js'
 import type { Account, Profile, User } from '../types.js'
 import { signInFactorTimes } from '../session/verification.js'
 import { storeCredentialsUser } from './credentials.js'
@@ -59,6 +60,16 @@ const FIRST_FACTOR_AMR: Readonly<Record<string, string>> = {
 type Env = FlowContext
 
 const userIdOf = (context: Context) => String(userOf(context).id)
+
+/**
+ * The OpenID Connect provider session an OAuth sign-in came through, which the provider may end
+ * later (back- or front-channel logout); `null` for every other first factor.
+ */
+const providerSessionOf = (context: Context): ProviderSession | null =>
+  context.firstFactor === 'oauth-signin' ? flowModule('oauth').providerSessionOf(accountOf(context)) : null
+
+const providerSessionClaimsOf = (session: ProviderSession | null): Record<string, unknown> =>
+  session ? flowModule('oauth').providerSessionClaims(session) : {}
 
 /** The effects of the built-in chart. */
 const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletionMachine, {
@@ -110,20 +121,37 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
     return { amr: [first, ...context.amr] }
   },
 
-  issueSession(context, ctx) {
-    return issueJwtSession(ctx, {
+  async issueSession(context, ctx) {
+    const providerSession = providerSessionOf(context)
+    const output = await issueJwtSession(ctx, {
       user: userOf(context),
       account: accountOf(context),
       ...(context.profile ? { profile: context.profile as Profile } : {}),
       isNewUser: context.isNewUser,
-      claims: { ...context.claims, ...assuranceClaims(context) },
+      claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
       verified: signInFactorTimes(context.amr, ctx.at),
     })
+    // A session the provider could not end later is not issued: the store's error fails the sign-in.
+    if (providerSession && output.value !== null) {
+      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
+    }
+    return output
   },
 
-  createDatabaseSession(context, ctx) {
+  async createDatabaseSession(context, ctx) {
     const multiFactor = context.amr.length > 1 ? context.amr : undefined
-    return createSessionRow(ctx, userIdOf(context), multiFactor, signInFactorTimes(context.amr, ctx.at))
+    const providerSession = providerSessionOf(context)
+    const output = await createSessionRow(
+      ctx,
+      userIdOf(context),
+      multiFactor,
+      signInFactorTimes(context.amr, ctx.at),
+      providerSession ?? undefined,
+    )
+    if (providerSession) {
+      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
+    }
+    return output
   },
 
   async emitSignInEvent(context, ctx) {

@@ -201,7 +201,7 @@ function toInternal(ctx: RequestContext, outcome: SettledOutcome, flowId: string
     case 'step':
       return { redirect: `${ctx.authUrl}/step/${flowId}`, cookies: ctx.setCookies }
     case 'page':
-      return respondOutcomePage(ctx, outcome.page, outcome.data)
+      return respondOutcomePage(ctx, outcome.page, outcome.data, outcome.status)
     case 'json':
       return {
         ...(outcome.status !== undefined ? { status: outcome.status } : {}),

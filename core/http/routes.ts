@@ -25,6 +25,7 @@ import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } fr
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
+import { mediaTypeOf } from './request.js'
 import {
   respondCsrf,
   respondErrorPage,
@@ -128,6 +129,7 @@ const oauth = () => flowModule('oauth')
 const email = () => flowModule('email')
 const webauthn = () => flowModule('webauthn')
 const oauthSignInFlow = lazyFlow('oauth', (module) => module.oauthSignInFlow)
+const logoutFlow = lazyFlow('oauth', (module) => module.logoutFlow)
 const emailSignInFlow = lazyFlow('email', (module) => module.emailSignInFlow)
 const webauthnSignInFlow = lazyFlow('webauthn', (module) => module.webauthnSignInFlow)
 
@@ -161,6 +163,39 @@ const oauthCallback = {
     type: 'oauth.callback',
     at: ctx.at,
     params,
+  }),
+} satisfies FlowBinding<Record<string, string>>
+
+/**
+ * OpenID Connect Back-Channel Logout: the provider posts `logout_token` (a form); the flow checks
+ * the media type itself, so a refusal is the flow's JSON error rather than a generic 400.
+ */
+const backchannelLogout = {
+  flow: logoutFlow,
+  params: NoInput,
+  accepts: anyInput,
+  toEvent: (ctx: RequestContext) => {
+    const token = ctx.request.body?.logout_token
+    return {
+      type: 'logout.backchannel',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      logoutToken: typeof token === 'string' ? token : null,
+      mediaType: mediaTypeOf(ctx.request.headers.get('content-type')),
+    }
+  },
+} satisfies FlowBinding<unknown>
+
+/** OpenID Connect Front-Channel Logout: the provider's page frames this with `iss` and `sid`. */
+const frontchannelLogout = {
+  flow: logoutFlow,
+  params: StringParams,
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => ({
+    type: 'logout.frontchannel',
+    at: ctx.at,
+    providerId: ctx.provider!.id,
+    iss: query.iss ?? null,
+    sid: query.sid ?? null,
   }),
 } satisfies FlowBinding<Record<string, string>>
 
@@ -399,6 +434,12 @@ export const routes: readonly Route[] = [
     route({ method: 'GET', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
     route({ method: 'POST', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
   ]),
+  // Logout by an OpenID Connect provider. No CSRF token: the back-channel request comes from the
+  // provider's server and proves itself with its signed Logout Token; the front-channel page ends a
+  // session only when it names the provider session (`sid`) that session was signed in through, and
+  // reads that session through the authority: a dead one is no one's, and nothing ends.
+  route({ method: 'POST', action: 'backchannel-logout', provider: 'oidc', serve: backchannelLogout }),
+  route({ method: 'GET', action: 'frontchannel-logout', provider: 'oidc', actsForUser: true, serve: frontchannelLogout }),
   route({ method: 'POST', action: 'signin', provider: 'email', csrf: true, callbackUrl: true, serve: emailRequest }),
   // The link's page hands out a CSRF token; only its CSRF-checked POST spends the link. Signing in
   // as someone else ends the signed-in user's database session.

@@ -11,6 +11,7 @@ import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import { TOTP_ENROLMENT } from '../../machines/totp-enrolment.machine.js'
+import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
@@ -123,12 +124,16 @@ export async function respondStepPage(ctx: RequestContext): Promise<ResponseInte
   return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
 
-/** A page a flow ended with (the backup codes of a new second factor). */
+/** A page a flow ended with (the backup codes of a new second factor, the front-channel logout's). */
 export function respondOutcomePage(
   ctx: RequestContext,
   name: string,
   data: Record<string, unknown>,
+  status?: number,
 ): ResponseInternal {
+  // The logout flow comes with the OAuth flow, and its page (which the provider frames) with it:
+  // named here as the logout chart names it, so that a credentials-only app carries no logout chart.
+  if (name === 'frontchannel-logout') return flowModule('oauth').respondFrontChannelPage(ctx, data, status)
   if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
   const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
   return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }

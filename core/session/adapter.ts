@@ -37,6 +37,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'getSessionAndUser',
   'updateSession',
   'deleteSession',
+  'deleteProviderSessions',
   'createVerificationToken',
   'useVerificationToken',
   'getAccount',

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ProviderSession } from '../adapters.js'
 import { AccessDenied, AuthError, CallbackRouteError, CredentialsSignin, type ErrorType } from '../errors.js'
 import { callback } from '../flows/callbacks.js'
 import { fail, type Failure } from '../flows/effect.js'
@@ -123,13 +124,15 @@ export async function issueJwtSession(
  * Stores a new database session for `userId`; the cookie will carry its token and expiry, which is
  * `maxAge` from now but never past the absolute lifetime (a row whose `createdAt` the adapter does
  * not keep could not be held to it later). `amr` (after a second factor) is stored with the row by
- * adapters that keep second factors.
+ * adapters that keep second factors, and the provider session it was signed in with by adapters
+ * that delete sessions by it (logout by the provider).
  */
 export async function createSessionRow(
   ctx: RequestContext,
   userId: string,
   amr?: string[],
   verified?: FactorTimes,
+  providerSession?: ProviderSession,
 ): Promise<{ value: string; expires: number }> {
   const createdAt = new Date(ctx.at * 1000)
   const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
@@ -147,6 +150,7 @@ export async function createSessionRow(
           ...(verified ? { fva: verified } : {}),
         }
       : {}),
+    ...(providerSession && adapter.deleteProviderSessions ? { providerSession } : {}),
   })
   return {
     value: session.sessionToken,

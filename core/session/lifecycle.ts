@@ -2,8 +2,9 @@
  * Session lifecycle beyond one request (OWASP ASVS 5.0 V7): an absolute lifetime beside the idle
  * `maxAge`, and "sign out everywhere". A JWT carries its sign-in time (`auth_time`, seconds, as in
  * OpenID Connect); a database row its `createdAt`. A sign-out everywhere keeps a per-user
- * not-before time in the store, which a session read consults only when the config names a store:
- * the default read stays free of I/O.
+ * not-before time in the store, and a logout by the provider (back- or front-channel) one per
+ * provider session (`sid`), which a session read consults only when the config names a store: the
+ * default read stays free of I/O.
  *
  * These are the checks of "is this session still live"; the one authority that applies them to a
  * request is ./current.ts.
@@ -40,8 +41,30 @@ export function measuresSignInTime(config: ResolvedConfig): boolean {
   return config.session.absoluteMaxAge !== null || config.sharedStore
 }
 
+/**
+ * The JWT claim naming the provider session a token was signed in with: the OpenID Connect `sid` of
+ * the ID token, written only when the provider sent one (with {@link PROVIDER_CLAIM}).
+ */
+export const PROVIDER_SESSION_CLAIM = 'sid'
+/** The JWT claim naming the provider (its id in our config) whose session {@link PROVIDER_SESSION_CLAIM} is. */
+export const PROVIDER_CLAIM = 'idp'
+
 const notBeforeKey = async (config: ResolvedConfig, userId: string) =>
   `session:not-before:${await sha256Hex(`${userId}\u0000${config.secrets[0]}`)}`
+
+/**
+ * The store key of the not-before time of the sessions signed in through provider session `sid`
+ * of `provider` (a back- or front-channel logout ends them).
+ */
+export const providerSessionNotBeforeKey = async (config: ResolvedConfig, provider: string, sid: string) =>
+  `session:sid-not-before:${await sha256Hex(`${provider}\u0000${sid}\u0000${config.secrets[0]}`)}`
+
+/** The provider session a JWT names (its `idp` and `sid` claims), if any. */
+export function providerSessionOfToken(token: JWT): { provider: string; sid: string } | undefined {
+  const provider = token[PROVIDER_CLAIM]
+  const sid = token[PROVIDER_SESSION_CLAIM]
+  return typeof provider === 'string' && typeof sid === 'string' ? { provider, sid } : undefined
+}
 
 /**
  * Whether a decoded JWT session has ended on the server's side at `at`:
@@ -49,8 +72,9 @@ const notBeforeKey = async (config: ResolvedConfig, userId: string) =>
  * - past its absolute lifetime, counted from its `auth_time`. A token without one starts that clock
  *   at this read: the session route writes `at` into the token it reissues, so the clock runs from
  *   then on (re-stamping the issue time on every reissue would never reach the lifetime);
- * - signed in no later than the user's last sign-out everywhere (checked only with a configured
- *   store). A token without a sign-in time is measured by its `iat`: the session existed then.
+ * - signed in no later than the user's last sign-out everywhere, or the provider's logout of the
+ *   provider session it names (both checked only with a configured store). A token without a
+ *   sign-in time is measured by its `iat`: the session existed then.
  */
 export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): boolean | Promise<boolean> {
   // A token without an expiry of its own is held to none here (the session route reissues it).
@@ -62,13 +86,21 @@ export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number
   if (!config.sharedStore || typeof token.sub !== 'string') return false
   const since = signedInAt ?? finite(token.iat)
   if (since === undefined) return false
-  return endedInStore(config, token.sub, since)
+  return endedInStore(config, token, token.sub, since)
 }
 
-async function endedInStore(config: ResolvedConfig, sub: string, signedInAt: number): Promise<boolean> {
-  const notBefore = await config.store.get(await notBeforeKey(config, sub))
+/**
+ * Whether the user's last sign-out everywhere, or the end of the provider session the token was
+ * signed in with (back- or front-channel logout), came at or after `signedInAt`.
+ */
+async function endedInStore(config: ResolvedConfig, token: JWT, sub: string, signedInAt: number): Promise<boolean> {
+  const providerSession = providerSessionOfToken(token)
+  const [userNotBefore, sessionNotBefore] = await Promise.all([
+    notBeforeKey(config, sub).then((key) => config.store.get(key)),
+    providerSession ? providerSessionNotBeforeKey(config, providerSession.provider, providerSession.sid).then((key) => config.store.get(key)) : null,
+  ])
   // A session signed in during the very second of the sign-out everywhere ends too.
-  return notBefore !== null && signedInAt <= Number(notBefore)
+  return [userNotBefore, sessionNotBefore].some((notBefore) => notBefore !== null && signedInAt <= Number(notBefore))
 }
 
 /**
@@ -83,8 +115,23 @@ export async function endJwtSessionsOf(config: ResolvedConfig, userId: string, a
   if (!config.sharedStore) {
     throw new TypeError('signing out everywhere with JWT sessions needs a `store` in the config')
   }
-  const keep = Math.max(config.session.maxAge, config.session.absoluteMaxAge ?? 0)
-  await config.store.put(await notBeforeKey(config, userId), String(at), keep)
+  await config.store.put(await notBeforeKey(config, userId), String(at), notBeforeLifetime(config))
+}
+
+/** How long a not-before time is kept: past it, every token it could end has expired anyway. */
+const notBeforeLifetime = (config: ResolvedConfig) => Math.max(config.session.maxAge, config.session.absoluteMaxAge ?? 0)
+
+/**
+ * Ends every JWT session signed in up to `at` through provider session `sid` of `provider`, on
+ * every instance that shares the configured store (a back- or front-channel logout).
+ *
+ * @throws {TypeError} when the config names no store (see {@link endJwtSessionsOf}).
+ */
+export async function endJwtSessionsOfProviderSession(config: ResolvedConfig, provider: string, sid: string, at: number): Promise<void> {
+  if (!config.sharedStore) {
+    throw new TypeError('ending JWT sessions from the provider needs a `store` in the config')
+  }
+  await config.store.put(await providerSessionNotBeforeKey(config, provider, sid), String(at), notBeforeLifetime(config))
 }
 
 /** Epoch seconds of a date as adapters return it (a `Date`, or an ISO string from JSON columns). */

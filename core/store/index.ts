@@ -49,23 +49,51 @@ export function limiterStore(backend: LimiterBackend): AuthStore {
       return { allowed: false, count: refused.consumedPoints, retryAfter: wholeSeconds(refused.msBeforeNext / 1000) }
     }
   }
+  const { values } = backend
   return {
     claim: async (key, ttlSeconds) => (await consume(key, 1, ttlSeconds)).allowed,
     increment: async (key, ttlSeconds) => (await consume(key, Number.MAX_SAFE_INTEGER, ttlSeconds)).count,
     consume,
-    put: (key, value, ttlSeconds) => backend.values.put(key, value, wholeSeconds(ttlSeconds)),
-    get: (key) => backend.values.get(key),
+    put: (key, value, ttlSeconds) => values.put(key, value, wholeSeconds(ttlSeconds)),
+    get: (key) => values.get(key),
     async reset(key) {
-      await Promise.all([backend.forget(key), backend.values.delete(key)])
+      await Promise.all([backend.forget(key), values.delete(key)])
     },
+    ...(values.addToSet && values.setMembers
+      ? {
+          addToSet: (key: string, member: string, ttlSeconds: number) => values.addToSet!(key, member, wholeSeconds(ttlSeconds)),
+          setMembers: (key: string) => values.setMembers!(key),
+        }
+      : {}),
   }
 }
 
-/** Short-lived values in a Map, swept of expired entries as it grows. */
+/** Short-lived values (and sets) in Maps, swept of expired entries as they grow. */
 function memoryValues(): ValueBackend {
   const values = new Map<string, { value: string; until: number }>()
+  const sets = new Map<string, Map<string, number>>()
   let sweepAt = 1024
+  let setSweepAt = 1024
+  const liveMembers = (key: string): string[] => {
+    const members = sets.get(key)
+    if (!members) return []
+    const now = Date.now()
+    for (const [member, until] of members) if (until <= now) members.delete(member)
+    if (members.size === 0) sets.delete(key)
+    return [...members.keys()]
+  }
   return {
+    async addToSet(key, member, ttlSeconds) {
+      let members = sets.get(key)
+      if (!members) sets.set(key, (members = new Map()))
+      members.set(member, Date.now() + ttlSeconds * 1000)
+      if (sets.size < setSweepAt) return
+      for (const k of [...sets.keys()]) liveMembers(k)
+      setSweepAt = Math.max(1024, sets.size * 2)
+    },
+    async setMembers(key) {
+      return liveMembers(key)
+    },
     async put(key, value, ttlSeconds) {
       values.set(key, { value, until: Date.now() + ttlSeconds * 1000 })
       if (values.size < sweepAt) return
@@ -82,6 +110,7 @@ function memoryValues(): ValueBackend {
     },
     async delete(key) {
       values.delete(key)
+      sets.delete(key)
     },
   }
 }

@@ -40,6 +40,14 @@ export interface AuthStore {
   get(key: string): Promise<string | null>
   /** Forgets the counter, claim or value `key`. */
   reset(key: string): Promise<void>
+  /**
+   * Optional: adds `member` to the set `key`, atomically, kept at least `ttlSeconds` from now (the
+   * set may live as long as its newest member). An index from a provider's user or session to ours
+   * (back-channel logout) needs it; the bundled stores have it.
+   */
+  addToSet?(key: string, member: string, ttlSeconds: number): Promise<void>
+  /** Optional, with {@link AuthStore.addToSet}: the members of the set `key` (none when it is gone). */
+  setMembers?(key: string): Promise<string[]>
 }
 
 /** Where a store built on rate-limiter-flexible keeps its short-lived values. */
@@ -47,6 +55,10 @@ export interface ValueBackend {
   put(key: string, value: string, ttlSeconds: number): Promise<void>
   get(key: string): Promise<string | null>
   delete(key: string): Promise<void>
+  /** Optional: see {@link AuthStore.addToSet}. */
+  addToSet?(key: string, member: string, ttlSeconds: number): Promise<void>
+  /** Optional: see {@link AuthStore.setMembers}. */
+  setMembers?(key: string): Promise<string[]>
 }
 
 /** What {@link limiterStore} builds a store from. */

@@ -313,6 +313,39 @@ export function adapterContract(name: string, subject: () => ContractSubject): v
       expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
     })
 
+    it('keeps the provider session a session was signed in with, and deletes sessions by it (logout by the provider)', async () => {
+      const { adapter } = subject()
+      const user = await newUser()
+      const provider = `op-${randomUUID()}`
+      const session = async (providerSession?: { provider: string; sub: string; sid?: string }) => {
+        const sessionToken = randomUUID()
+        await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(7), ...(providerSession ? { providerSession } : {}) })
+        return sessionToken
+      }
+      const [first, second, otherSid, noSid, otherSub, otherProvider, plain] = await Promise.all([
+        session({ provider, sub: 'alice', sid: 'sid-1' }),
+        session({ provider, sub: 'alice', sid: 'sid-1' }),
+        session({ provider, sub: 'alice', sid: 'sid-2' }),
+        session({ provider, sub: 'alice' }),
+        session({ provider, sub: 'bob', sid: 'sid-3' }),
+        session({ provider: `${provider}-2`, sub: 'alice', sid: 'sid-1' }),
+        session(),
+      ])
+      const live = async () =>
+        (await Promise.all([first, second, otherSid, noSid, otherSub, otherProvider, plain].map((t) => adapter.getSessionAndUser(t))))
+          .map((found, i) => (found ? i : null))
+          .filter((i) => i !== null)
+      expect((await adapter.getSessionAndUser(first))?.session.providerSession).toEqual({ provider, sub: 'alice', sid: 'sid-1' })
+      expect((await adapter.getSessionAndUser(noSid))?.session.providerSession).toEqual({ provider, sub: 'alice' })
+      expect((await adapter.getSessionAndUser(plain))?.session.providerSession).toBeUndefined()
+
+      expect(await adapter.deleteProviderSessions({ provider, sid: 'sid-1' })).toBe(2)
+      expect(await live()).toEqual([2, 3, 4, 5, 6])
+      expect(await adapter.deleteProviderSessions({ provider, sid: 'sid-1' }), 'nothing left to delete').toBe(0)
+      expect(await adapter.deleteProviderSessions({ provider, sub: 'alice' })).toBe(2)
+      expect(await live(), "bob's, the other provider's and the plain session stay").toEqual([4, 5, 6])
+    })
+
     it('records completed sign-in steps per user and version, once, and deletes them with their user', async () => {
       const { adapter } = subject()
       const user = await newUser()

@@ -58,9 +58,11 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // Ours beside the spec's: passkeys and second factors, linked to their user the same way, and
       // the amr of multi-factor sessions, and the session details (sign-in time, last seen, user agent,
       // when each factor was last proven).
-      // And the sign-in steps each user completed (keyed by the same user column).
-      const { completed_steps: completedSteps, ...withoutSteps } = tables
+      // And the sign-in steps each user completed (keyed by the same user column), and the provider
+      // session each session was signed in with (logout by the provider).
+      const { completed_steps: completedSteps, session_provider: sessionProvider, ...withoutSteps } = tables
       expect(completedSteps).toEqual(['completedAt', 'stepId', 'user', 'version'])
+      expect(sessionProvider).toEqual(['provider', 'sessionToken', 'sid', 'sub'])
       const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, session_details: sessionDetails, ...spec } = withoutSteps
       expect(sessionDetails).toEqual(['createdAt', 'fva', 'lastSeenAt', 'sessionToken', 'userAgent'])
       expect(spec).toEqual(

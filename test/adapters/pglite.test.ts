@@ -36,6 +36,7 @@ describe('PostgreSQL adapter schema', () => {
       'authchart_second_factors',
       'authchart_session_amr',
       'authchart_session_details',
+      'authchart_session_provider',
       'authchart_sessions',
       'authchart_users',
       'authchart_verification_token',

@@ -27,12 +27,14 @@ import {
   SESSION_COOKIE,
   storedRow,
   VICTIM,
+  VICTIM_PROVIDER_SESSION,
   victimApp,
   type SessionKind,
 } from '../fixtures/dead-sessions.js'
 import { Client, ORIGIN, testConfig, type CookieJar } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CLIENT_SECRET, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { logoutToken } from '../oauth/logout-tokens.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
 
 const BOB = { id: 'u-bob', email: 'bob@example.com', name: 'Bob', emailVerified: null }
@@ -246,6 +248,17 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return { location: response.headers.get('location') }
     },
   },
+  // The provider's page frames this for the provider session the victim signed in through: only a
+  // live session of this browser signed in through it ends.
+  'GET frontchannel-logout (oidc)': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/frontchannel-logout/op', query: { iss: op.issuer, sid: VICTIM_PROVIDER_SESSION.sid } })
+      const cleared = response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`))
+      return { status: response.status, ended: (await response.text()).includes('You are signed out.'), cleared, victimRows: victimRows(scene.store) }
+    },
+  },
   'GET sessions': {
     async run(scene) {
       const client = new Client(scene.config)
@@ -372,6 +385,11 @@ const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => P
     app.reads(() => post(client, '/signin/email', { email: BOB.email }), redirectsTo(() => `${ORIGIN}/auth/verify-request`)),
   'GET error': (app, client) => app.reads(() => client.send({ path: '/error', query: { error: 'Configuration' } }), (r) => expect(r.status).toBe(500)),
   'GET verify-request': (app, client) => app.reads(() => client.send({ path: '/verify-request', query: { provider: 'email' } }), ok),
+  // The provider's server ends sessions by the provider session its Logout Token names, not by a cookie.
+  'POST backchannel-logout (oidc)': async (app, client) => {
+    const token = await logoutToken(op, 'op', VICTIM_PROVIDER_SESSION.sid)
+    return app.reads(() => client.send({ path: '/backchannel-logout/op', body: { logout_token: token } }), ok)
+  },
 }
 
 const plain = routes.filter((r) => !r.actsForUser && !r.endsSession)

@@ -97,13 +97,16 @@ export function deliverCallback(client: Client, answer: ProviderReturn): Promise
   return client.send({ path, query: Object.fromEntries(answer.url.searchParams) })
 }
 
-/** A whole sign-in: start, visit the provider, deliver the callback. */
+/**
+ * A whole sign-in: start, visit the provider, deliver the callback. `opCookies` keeps the
+ * browser's session at the provider (to end it there later).
+ */
 export async function signInThroughProvider(
   client: Client,
   providerId: string,
-  options: { callbackUrl?: string; query?: Record<string, string> } = {},
+  options: { callbackUrl?: string; query?: Record<string, string>; opCookies?: Map<string, string> } = {},
 ): Promise<{ authorizationUrl: URL; callback: Response }> {
   const authorizationUrl = await startSignIn(client, providerId, options)
-  const answer = await visitProvider(authorizationUrl, CALLBACK_BASE)
+  const answer = await visitProvider(authorizationUrl, CALLBACK_BASE, options.opCookies)
   return { authorizationUrl: new URL(authorizationUrl), callback: await deliverCallback(client, answer) }
 }

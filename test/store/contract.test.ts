@@ -138,6 +138,19 @@ describe.each(backends)('the $name store', (backend) => {
     await sleep(1100)
     expect(await b.get(k)).toBeNull()
   })
+
+  it('keeps a set shared between clients: members added once each, for their TTL, gone on reset', async () => {
+    const k = key('set')
+    expect(await a.setMembers!(k)).toEqual([])
+    await Promise.all([a.addToSet!(k, 'one', 60), b.addToSet!(k, 'two', 60), a.addToSet!(k, 'one', 60)])
+    expect((await b.setMembers!(k)).sort()).toEqual(['one', 'two'])
+    expect(await a.setMembers!(key('another set'))).toEqual([])
+    await b.reset(k)
+    expect(await a.setMembers!(k)).toEqual([])
+    await a.addToSet!(k, 'brief', 1)
+    await sleep(1100)
+    expect(await b.setMembers!(k)).toEqual([])
+  })
 })
 
 describe('the PostgreSQL store', () => {
