@@ -130,6 +130,14 @@ export function guardStore(store: AuthStore, availability: ResolvedAvailability)
     put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
     get: (key) => call('get', () => store.get(key)),
     reset: (key) => call('reset', () => store.reset(key)),
+    // The provider-logout index (optional): a store that keeps sets keeps them behind the same deadline.
+    ...(store.addToSet && store.setMembers
+      ? {
+          addToSet: (key: string, member: string, ttlSeconds: number) =>
+            call('addToSet', () => store.addToSet!(key, member, ttlSeconds)),
+          setMembers: (key: string) => call('setMembers', () => store.setMembers!(key)),
+        }
+      : {}),
   }
 }
 

@@ -147,7 +147,7 @@ describe('the package', () => {
       expect(names[provider], provider).toContain('default')
     }
     expect(names.fastify).toEqual(expect.arrayContaining(['fastifyAuth', 'getSession', 'requireSession']))
-    expect(names.express).toEqual(['ExpressAuth', 'getSession'])
+    expect(names.express).toEqual(['ExpressAuth', 'getSession', 'requireRecentAuth'])
     expect(names.sveltekitClient).toEqual(['signIn', 'signOut'])
     // The Next.js and Hono peers are installed here (dev dependencies), as in an app that uses them.
     expect(names.next).toEqual(['AuthError', 'CredentialsSignin', 'customFetch', 'default'])
@@ -328,6 +328,7 @@ describe('the authchart command line', () => {
       'webauthn-signin',
       'signin-completion',
       'totp-enrolment',
+      'logout',
     ])
     expect(lines[2]).toMatch(/^oauth-signin {2,}Signs a user in through an OAuth 2 \/ OpenID Connect provider\.$/)
     for (const line of lines) expect(line).toMatch(/^[a-z-]+ {2,}[A-Z].{20,}\.$/)
