@@ -17,6 +17,7 @@ import { createMachine, type AnyStateMachine } from 'xstate'
 import type { FlowDefinition } from '../../core/engine/flow.js'
 import { credentialsSignInFlow } from '../../core/flows/credentials.js'
 import { emailSignInFlow } from '../../core/flows/email.js'
+import { logoutFlow } from '../../core/flows/logout.js'
 import { oauthSignInFlow } from '../../core/flows/oauth.js'
 import { sessionFlow } from '../../core/flows/session.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion.js'
@@ -33,6 +34,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   webauthnSignInFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
+  logoutFlow,
 ] as never
 const FILE = new URL('./chart-fingerprints.json', import.meta.url)
 
