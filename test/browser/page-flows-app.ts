@@ -6,40 +6,17 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Auth } from '../../core/index.js'
 import type { AuthConfig } from '../../core/types.js'
+import { send, toWebRequest } from '../fixtures/https-app.js'
 
 /** A running app. */
 export interface PageFlowsApp {
   /** `http://localhost:<port>` */
   origin: string
   close(): Promise<void>
-}
-
-async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
-  }
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  const body = Buffer.concat(chunks)
-  return new Request(new URL(req.url ?? '/', origin), {
-    method: req.method,
-    headers,
-    ...(req.method !== 'GET' && req.method !== 'HEAD' && body.length > 0 ? { body } : {}),
-  })
-}
-
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  const cookies = response.headers.getSetCookie()
-  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value)
-  if (cookies.length > 0) res.setHeader('set-cookie', cookies)
-  res.writeHead(response.status)
-  res.end(Buffer.from(await response.arrayBuffer()))
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
