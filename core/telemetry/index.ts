@@ -75,15 +75,14 @@ const EFFECT_KINDS: Readonly<Record<string, 'provider' | 'adapter' | 'send' | 'h
   findAuthenticator: 'adapter',
   updateCounter: 'adapter',
   findSecondFactor: 'adapter',
-  getSessionAndUser: 'adapter',
   createDatabaseSession: 'adapter',
   deleteSession: 'adapter',
   deleteExpiredSession: 'adapter',
   extendSession: 'adapter',
 }
 
-/** The kind of the effect `name`. */
-export const effectKind = (name: string): string => EFFECT_KINDS[name] ?? 'internal'
+/** The kind of the effect `name` (a `get…` effect reads through the adapter). */
+export const effectKind = (name: string): string => EFFECT_KINDS[name] ?? (/^get[A-Z]/.test(name) ? 'adapter' : 'internal')
 
 interface Instruments {
   signIns: ReturnType<TelemetryMeter['createCounter']>
