@@ -159,6 +159,39 @@ describe('audit webhooks', () => {
     expect(hook.deliveries.map((delivery) => (JSON.parse(delivery.body) as AuditEvent).kind)).toEqual(['sign-out'])
   })
 
+  it('holds no secret in any body: marker values in every field a user controls appear in none', async () => {
+    const MARKER = 'Zq9Marker'
+    const hook = await receiver()
+    const config = testConfig({
+      audit: { webhook: { url: hook.url, secret: HOOK_SECRET } },
+      providers: [credentialsProvider((c) => (c.password === `${MARKER}good` ? { id: 'u-7', name: `${MARKER}name`, email: `${MARKER}mail@example.com` } : null))],
+      rateLimit: { credentials: { perIdentifier: 2 } },
+    })
+    const client = new Client(config)
+    const seen = [SECRET, HOOK_SECRET]
+    for (const password of [`${MARKER}bad`, `${MARKER}good`, `${MARKER}bad`, `${MARKER}bad`]) {
+      const csrfToken = await client.csrfToken()
+      seen.push(csrfToken)
+      await client.send({
+        path: '/callback/credentials',
+        query: { [`${MARKER}qk`]: `${MARKER}qv` },
+        body: { username: `${MARKER}user`, password, csrfToken, callbackUrl: `/next?${MARKER}cb=1` },
+        headers: { 'user-agent': `${MARKER}agent/1.0` },
+      })
+      seen.push(...client.jar.cookies.values())
+    }
+    await client.signOut()
+    await waitFor(() => hook.deliveries.some((delivery) => delivery.body.includes('"sign-out"')))
+    const kinds = hook.deliveries.map((delivery) => (JSON.parse(delivery.body) as AuditEvent).kind)
+    expect(kinds).toContain('rate-limited')
+    const text = hook.deliveries.map((delivery) => delivery.body).join('\n')
+    expect(text).not.toContain(MARKER)
+    expect(text).not.toContain(MARKER.toLowerCase())
+    for (const secret of seen.filter((value) => value.length >= 6)) expect(text).not.toContain(secret)
+    expect(text).not.toMatch(/[\w.+-]+@[\w-]+\.[\w.]+/)
+    expect(text).not.toMatch(/https?:\/\//)
+  })
+
   it('refuses a webhook without an http(s) URL or with a short secret at load', async () => {
     const client = new Client(testConfig({ audit: { webhook: { url: 'file:///etc/passwd', secret: HOOK_SECRET } } }))
     expect((await client.send({ path: '/session' })).status).toBe(500)
