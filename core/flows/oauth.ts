@@ -30,6 +30,7 @@ import {
 import type { FlowContext, RequestContext } from '../config/types.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
+import { pushAuthorizationRequest } from '../oauth/par.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
 
 // What the session flow uses for OAuth providers, through this module once it is loaded.
@@ -311,7 +312,8 @@ async function authorizationRequest(ctx: Env, provider: ResolvedOAuthProvider, c
     nonce = oauth.generateRandomNonce()
     params.set('nonce', nonce)
   }
-  return { url: url.href, redirectUri, state, codeVerifier, nonce }
+  const target = provider.par ? await pushAuthorizationRequest(provider, as, url) : url
+  return { url: target.href, redirectUri, state, codeVerifier, nonce }
 }
 
 /** The context the OAuth effects receive (the account is looked up before the completion). */

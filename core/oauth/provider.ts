@@ -157,6 +157,7 @@ export function resolveOAuthProvider(
     formPost,
     refreshTokens: config.refreshTokens === true,
     logout: config.logout === true,
+    par: config.par === true,
     ...(config[customFetch] ? { fetch: config[customFetch] } : {}),
   })
 }

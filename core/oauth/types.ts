@@ -93,6 +93,11 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   refreshTokens?: boolean
   /** Ours, opt-in (OIDC): sign out at the provider too, through its `end_session_endpoint`. */
   logout?: boolean
+  /**
+   * Ours, opt-in: send the authorization request's parameters to the provider's pushed authorization
+   * request endpoint (RFC 9126) and the browser with only a `request_uri`.
+   */
+  par?: boolean
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
   [customFetch]?: typeof fetch
   options?: Record<string, unknown>
@@ -137,5 +142,7 @@ export interface ResolvedOAuthProvider {
   readonly formPost: boolean
   readonly refreshTokens: boolean
   readonly logout: boolean
+  /** Pushed authorization requests (RFC 9126). */
+  readonly par: boolean
   readonly fetch?: typeof fetch
 }
