@@ -158,6 +158,7 @@ export function resolveOAuthProvider(
     refreshTokens: config.refreshTokens === true,
     logout: config.logout === true,
     par: config.par === true,
+    dpop: config.dpop === true,
     ...(config[customFetch] ? { fetch: config[customFetch] } : {}),
   })
 }

@@ -98,6 +98,12 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
    * request endpoint (RFC 9126) and the browser with only a `request_uri`.
    */
   par?: boolean
+  /**
+   * Ours, opt-in: bind the tokens to a key pair made for each session (DPoP, RFC 9449); the code
+   * exchange, refresh and userinfo requests carry proofs signed with it. The key pair is kept with a
+   * JWT session's refresh tokens, sealed with the secret.
+   */
+  dpop?: boolean
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
   [customFetch]?: typeof fetch
   options?: Record<string, unknown>
@@ -144,5 +150,7 @@ export interface ResolvedOAuthProvider {
   readonly logout: boolean
   /** Pushed authorization requests (RFC 9126). */
   readonly par: boolean
+  /** DPoP-bound tokens (RFC 9449). */
+  readonly dpop: boolean
   readonly fetch?: typeof fetch
 }
