@@ -3,6 +3,10 @@
 // files that exercise them, so a mutant costs seconds, not a whole suite; coverage is per test, so
 // a mutant runs only the tests that reached it. Reports go to reports/mutation/<group>/ (gitignored);
 // test/mutation/run.mjs writes test/mutation/SUMMARY.md from them.
+// The time budget: the whole run is held to 30 minutes on 2 cores by keeping each group's test
+// list to fast files (memory adapter and store), by leaving out mutators whose mutants are static
+// and cheap to kill elsewhere (a group's `excludedMutations`), by two test runners on an idle
+// machine, and, where one machine is not enough, by `npm run mutate -- --part k/n`.
 
 import { availableParallelism, loadavg } from 'node:os'
 import { groups, toStrykerPattern } from './test/mutation/groups.mjs'

@@ -112,9 +112,9 @@ export const groups = {
       'machines/totp-enrolment.machine.ts#guards',
     ],
     tests: [
-      // Not backup-codes.test.ts: its PostgreSQL and Redis cases (a minute) would rerun for every
-      // mutant of the code check; test/mutation/second-factor.test.ts covers the same races in memory.
-      'test/second-factor/second-factor.test.ts',
+      // Not backup-codes.test.ts nor second-factor.test.ts: their PostgreSQL, Redis and OpenID
+      // provider servers would start again for every mutant of the code check;
+      // test/mutation/second-factor.test.ts checks the same limits and races in memory.
       'test/second-factor/lockout.test.ts',
       'test/second-factor/enrolment-attacks.test.ts',
       'test/machines/totp-enrolment.test.ts',
@@ -138,7 +138,7 @@ export const groups = {
       'test/machines/gate.test.ts',
       'test/extensions/extensions.test.ts',
       'test/extensions/define-extension.test.ts',
-      'test/extensions/insertion-points.test.ts',
+      'test/extensions/compose.test.ts',
       'test/extensions/after-first-sign-in.test.ts',
       'test/second-factor/second-factor.test.ts',
     ],
