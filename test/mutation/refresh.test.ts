@@ -121,9 +121,12 @@ describe('refreshAccessToken: what one grant gives', () => {
   it('reports a refused refresh token (invalid_grant) as RefreshRejected with the provider description', async () => {
     const { endpoint, fetch } = tokenEndpoint()
     endpoint.refuse = { error: 'invalid_grant', error_description: 'revoked by the user' }
-    const refused = refreshAccessToken(providerFor(fetch), current(), AT, shared())
-    await expect(refused).rejects.toBeInstanceOf(RefreshRejected)
-    await expect(refused).rejects.toThrow('revoked by the user')
+    const refused = await refreshAccessToken(providerFor(fetch), current(), AT, shared()).catch((e: unknown) => e as Error)
+    expect(refused).toBeInstanceOf(RefreshRejected)
+    expect(refused.message).toBe('revoked by the user')
+    // Named so that a log line says what happened, with the provider's answer kept as its cause.
+    expect(refused.name).toBe('RefreshRejected')
+    expect(refused.cause).toMatchObject({ error: 'invalid_grant', error_description: 'revoked by the user' })
   })
 
   it('names invalid_grant when the refusal has no description', async () => {
@@ -280,7 +283,10 @@ describe('refreshAccessToken: what the store holds', () => {
     const sealed = (await backend.get(key))!
     expect(sealed).not.toContain(tokens.access_token)
     expect(sealed).not.toContain(tokens.refresh_token)
-    expect(await decode({ token: sealed, secret: SECRET, salt: RESULT_SALT })).toMatchObject({ tokens })
+    const opened = (await decode({ token: sealed, secret: SECRET, salt: RESULT_SALT }))!
+    expect(opened).toMatchObject({ tokens })
+    // The seal expires with the store entry: a copy kept longer opens no later than the reuse window.
+    expect((opened.exp as number) - (opened.iat as number)).toBe(REFRESH_REUSE_WINDOW_MS / 1000)
     expect(await decode({ token: sealed, secret: SECRET, salt: 'another-salt' }).catch(() => null)).toBeNull()
     expect(await decode({ token: sealed, secret: 'older-secret-0123456789', salt: RESULT_SALT }).catch(() => null)).toBeNull()
   })
@@ -338,6 +344,19 @@ describe('refreshAccessToken: waiting for the instance that holds the lock', () 
     expect(endpoint.grants).toHaveLength(1)
   })
 
+  it('returns a kept result at once, even while the lock is still held (it is released after the result is kept)', async () => {
+    const { endpoint, fetch } = tokenEndpoint()
+    const backend = memoryAuthStore()
+    const first = await refreshAccessToken(providerFor(fetch), current(), AT, shared(backend))
+    let claims = 0
+    const held: AuthStore = { ...backend, claim: async () => (claims++, false) }
+    const started = Date.now()
+    expect(await refreshAccessToken(providerFor(fetch), current(), AT, shared(held))).toEqual(first)
+    expect(claims).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(endpoint.grants).toHaveLength(1)
+  })
+
   it('gives up when the lock is held and nothing is kept for longer than the lock lifetime', async () => {
     const { endpoint, fetch } = tokenEndpoint()
     const backend = memoryAuthStore()
@@ -354,6 +373,9 @@ describe('refreshAccessToken: waiting for the instance that holds the lock', () 
     now = start + REFRESH_LOCK_SECONDS * 1000 - 100
     await new Promise((resolve) => setTimeout(resolve, 120))
     expect(settled, 'still waiting inside the lock lifetime').toBe(false)
+    now = start + REFRESH_LOCK_SECONDS * 1000
+    await new Promise((resolve) => setTimeout(resolve, 120))
+    expect(settled, 'still waiting at the very end of the lock lifetime').toBe(false)
     now = start + REFRESH_LOCK_SECONDS * 1000 + 1
     const error = await waiting
     expect(error).toBeInstanceOf(Error)
