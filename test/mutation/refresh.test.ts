@@ -121,7 +121,7 @@ describe('refreshAccessToken: what one grant gives', () => {
   it('reports a refused refresh token (invalid_grant) as RefreshRejected with the provider description', async () => {
     const { endpoint, fetch } = tokenEndpoint()
     endpoint.refuse = { error: 'invalid_grant', error_description: 'revoked by the user' }
-    const refused = await refreshAccessToken(providerFor(fetch), current(), AT, shared()).catch((e: unknown) => e as Error)
+    const refused = (await refreshAccessToken(providerFor(fetch), current(), AT, shared()).catch((e: unknown) => e)) as Error
     expect(refused).toBeInstanceOf(RefreshRejected)
     expect(refused.message).toBe('revoked by the user')
     // Named so that a log line says what happened, with the provider's answer kept as its cause.
