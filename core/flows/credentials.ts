@@ -227,6 +227,7 @@ export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(
             ? error
             : new CallbackRouteError(error as Error, { provider: context.providerId })
         ctx.logger.error(reported)
+        // Stryker disable next-line StringLiteral: eq#credentials-threw
         return fail('threw', { error: reported.type })
       }
     },
