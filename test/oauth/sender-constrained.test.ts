@@ -1,7 +1,8 @@
 /**
  * Stronger clients per provider option, end to end against the real OpenID Provider: DPoP-bound
- * tokens (`dpop: true`, RFC 9449) through sign-in, userinfo and refresh, refused by the provider
- * without a proof from the session's key; pushed authorization requests (`par: true`, RFC 9126),
+ * tokens (`dpop: true`, RFC 9449) through sign-in, userinfo and refresh (the provider requiring its
+ * nonce in every proof, so each of them is refused once and sent again with it), refused by the
+ * provider without a proof from the session's key; pushed authorization requests (`par: true`, RFC 9126),
  * alone and with `private_key_jwt` client authentication at both the PAR and the token endpoint
  * (the provider requires PAR of these clients, so a sign-in that sent its parameters through the
  * browser is refused there); and `private_key_jwt` on its own.
@@ -22,6 +23,8 @@ beforeAll(async () => {
   op = await startOidcProvider({
     // Access tokens live 10 s: inside the 30 s leeway, so every session read refreshes them.
     refreshTokens: true,
+    // Every DPoP proof must carry the provider's nonce: each first request is refused and sent again.
+    requireDpopNonce: true,
     accessTokenTtl: 10,
     clients: [
       // The provider issues this client only DPoP-bound access tokens.
@@ -65,8 +68,9 @@ async function userinfo(accessToken: string, keyPair?: CryptoKeyPair): Promise<n
   const url = new URL(`${op.issuer}/me`)
   const options = { [oauth.allowInsecureRequests]: true, ...(keyPair ? { DPoP: oauth.DPoP({}, keyPair) } : {}) }
   if (keyPair) {
+    const request = () => oauth.protectedResourceRequest(accessToken, 'GET', url, new Headers(), null, options)
     try {
-      return (await oauth.protectedResourceRequest(accessToken, 'GET', url, new Headers(), null, options)).status
+      return (await request().catch((error: unknown) => (oauth.isDPoPNonceError(error) ? request() : Promise.reject(error)))).status
     } catch (error) {
       // oauth4webapi throws the provider's challenge (WWW-Authenticate) instead of answering it.
       if (error instanceof oauth.WWWAuthenticateChallengeError) return error.status
