@@ -144,6 +144,32 @@ describe('pushed authorization requests (par: true)', () => {
   })
 })
 
+describe('par: true with a provider that advertises no PAR endpoint', () => {
+  it("does not start the sign-in (Configuration), and the log says why; the parameters never go to the browser", async () => {
+    const config = testConfig({
+      providers: [
+        {
+          id: 'plain',
+          name: 'Plain OAuth',
+          type: 'oauth',
+          authorization: `${op.issuer}/auth`,
+          token: `${op.issuer}/token`,
+          userinfo: `${op.issuer}/me`,
+          clientId: 'op-par',
+          clientSecret: 'unused',
+          par: true,
+        },
+      ] as never,
+    })
+    const client = new Client(config)
+    const csrfToken = await client.csrfToken()
+    const response = await client.send({ path: '/signin/plain', body: { csrfToken } })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toMatch(/\/auth\/error\?error=Configuration$/)
+    expect(String(config.logger.error.mock.calls[0]?.[0]?.message)).toMatch(/advertises no pushed_authorization_request_endpoint/)
+  })
+})
+
 describe('private_key_jwt (client.token_endpoint_auth_method)', () => {
   it('signs in with a client assertion signed by the configured key', async () => {
     const client = new Client(config())
