@@ -91,8 +91,10 @@ async function keep(shared: RefreshCoordination, key: string, kept: Kept): Promi
 
 async function kept(shared: RefreshCoordination, key: string): Promise<SessionOAuthTokens | null> {
   const sealed = await shared.store.get(`refresh:result:${key}`)
+  // Stryker disable next-line ConditionalExpression: eq#refresh-kept-missing
   if (sealed === null) return null
   const found = (await decode({ token: sealed, secret: [...shared.secrets], salt: RESULT_SALT })) as Kept | null
+  // Stryker disable next-line ConditionalExpression: eq#refresh-kept-missing
   if (!found) return null
   if ('rejected' in found) throw new RefreshRejected(found.rejected)
   return found.tokens
