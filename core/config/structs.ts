@@ -213,7 +213,17 @@ export const AuthConfigStruct = object({
   ),
   audit: optional(
     object({
-      sink: union([AuditSinkStruct, array(AuditSinkStruct)]),
+      sink: optional(union([AuditSinkStruct, array(AuditSinkStruct)])),
+      webhook: optional(
+        object({
+          url: refine(string(), 'http(s) URL', (value) => /^https?:\/\/[^\s]+$/.test(value)),
+          secret: size(string(), 16, Infinity),
+          events: optional(array(string())),
+          attempts: optional(size(integer(), 1, 20)),
+          backoff: optional(size(integer(), 1, 3_600_000)),
+          timeout: optional(size(integer(), 1, 60_000)),
+        }),
+      ),
       clientAddress: optional(enums(['hmac', 'raw', 'none'])),
       timeout: optional(size(integer(), 1, 10_000)),
     }),
