@@ -32,7 +32,7 @@ import { finishAudit } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
-import { routes, type Route } from './http/routes.js'
+import { routingTable, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import { renderUnavailablePage } from './pages/notices.js'
@@ -215,7 +215,7 @@ export interface AuthHandler {
  */
 type SourceHandler = (source: RequestSource, config: AuthConfig) => Promise<Answer | Response | ResponseInternal>
 
-function createSourceHandler(table: readonly Route[]): SourceHandler {
+function createSourceHandler(table?: readonly Route[]): SourceHandler {
   return async function handle(source, config) {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
@@ -238,6 +238,7 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
     }
     if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
     const resolved = resolution.config
+    const routed = table ?? routingTable(resolved)
     if (!resolved.trustHost) {
       const href = typeof source.url === 'string' ? source.url : source.url.href
       const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${href}`)
@@ -256,7 +257,7 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
     try {
-      const dispatching = dispatch(source, parsed, resolved, table)
+      const dispatching = dispatch(source, parsed, resolved, routed)
       const { response: internal, failure: reported } = await (resolved.audit ? audited(resolved, parsed, source, dispatching) : dispatching)
       if (resolved.raw) {
         if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
@@ -277,20 +278,20 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
         if (!wasReported(outage)) logger.error(outage)
         // A raw caller (a server-side session read) learns of it as an exception, never as "no session".
         if (resolved.raw && !wantsJsonRedirect) throw outage
-        return unavailable(outage, parsed, resolved, table, wantsJsonRedirect)
+        return unavailable(outage, parsed, resolved, routed, wantsJsonRedirect)
       }
       if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
       logger.error(error instanceof Error ? error : new Error(String(error)))
-      return failure(error, parsed, resolved, table, wantsJsonRedirect)
+      return failure(error, parsed, resolved, routed, wantsJsonRedirect)
     }
   }
 }
 
 /**
- * Builds a handler over a routing table. {@link Auth} is the handler over the built-in routes;
- * flow extensions and tests add routes of their own.
+ * Builds a handler over a routing table. {@link Auth} is the handler over each configuration's own
+ * table (the core routes and those of its flows); tests add routes of their own.
  */
-export function createHandler(table: readonly Route[]): AuthHandler {
+export function createHandler(table?: readonly Route[]): AuthHandler {
   const handle = createSourceHandler(table)
   async function handleRequest(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
     const answered = await handle(webRequestSource(request), config)
@@ -299,7 +300,7 @@ export function createHandler(table: readonly Route[]): AuthHandler {
   return handleRequest as AuthHandler
 }
 
-const answerBuiltIn = createSourceHandler(routes)
+const answerBuiltIn = createSourceHandler()
 
 /**
  * Answers a request without web `Request`/`Response` objects, for server integrations that can
@@ -331,4 +332,4 @@ export async function answerRequest(source: RequestSource, config: Omit<AuthConf
  * })
  * ```
  */
-export const Auth: AuthHandler = createHandler(routes)
+export const Auth: AuthHandler = createHandler()

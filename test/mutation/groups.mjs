@@ -35,8 +35,8 @@ export const groups = {
     // The checks: protected parameters, callback URL and redirect proxy, state/PKCE/nonce, the code
     // exchange and ID token signature, the key-set refetch. Not the profile mapping around them.
     mutate: [
-      'core/flows/oauth.ts#PROXY_STATE_SALT..validatedCallback',
-      'core/flows/oauth.ts#createAuthorizationRequest..exchangeCode',
+      'core/flows/oauth/flow.ts#PROXY_STATE_SALT..validatedCallback',
+      'core/flows/oauth/flow.ts#createAuthorizationRequest..exchangeCode',
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
@@ -58,7 +58,7 @@ export const groups = {
   // passkey sign-up whose address nobody verified).
   linking: {
     mutate: [
-      'core/flows/oauth.ts#storeOAuthUser',
+      'core/flows/oauth/flow.ts#storeOAuthUser',
       'core/session/current.ts#signedInAdapterUser',
       'core/flows/passkey-users.ts#isUnverifiedPasskeyUser',
     ],
@@ -83,8 +83,8 @@ export const groups = {
       'core/session/lifecycle.ts#finite..endedInStore',
       'core/session/lifecycle.ts#toSeconds..renewedExpiry',
       'core/session/issue.ts#withSignInTime..createSessionRow',
-      'core/flows/session.ts#jwtCallbackDone..needsSignInTime',
-      'core/flows/session.ts#getSessionAndUser..extendSession',
+      'core/flows/session/flow.ts#jwtCallbackDone..needsSignInTime',
+      'core/flows/session/flow.ts#getSessionAndUser..extendSession',
     ],
     tests: [
       'test/core/session.test.ts',
