@@ -6,7 +6,7 @@
 import { totpEnrolmentMachine, type TotpEnrolmentContext } from '../../../machines/totp-enrolment.machine.js'
 import type { RequestContext } from '../../config/types.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
-import { requireSignedIn, respondTwoFactorPage } from '../../http/steps.js'
+import { respondTwoFactorPage, twoFactorAction } from '../../http/steps.js'
 import { totpEnrolmentPage } from '../../pages/steps.js'
 import type { FlowModule } from '../types.js'
 import { enrolmentPageData, totpEnrolmentFlow } from './flow.js'
@@ -29,7 +29,7 @@ export const totpEnrolmentModule: FlowModule = {
         flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
         params: AnyBody,
         accepts: isObjectBody,
-        intercept: requireSignedIn,
+        intercept: twoFactorAction,
         toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
       },
     }),
