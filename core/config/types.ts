@@ -12,7 +12,7 @@ import type { FlowDefinition, FlowEnv, CookiesOptions, RoutedAction } from '../e
 import type { FlowTrace } from '../engine/trace.js'
 import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
-import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger } from '../shapes.js'
+import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
 import type { ResolvedAudit } from '../audit/types.js'
 import type { TelemetryOptions } from '../telemetry/types.js'
@@ -258,10 +258,29 @@ export interface FirstFactor {
   /** How the sign-in completion stores its user. */
   readonly storeUser: UserStore
   /**
+   * For a first factor whose provider may end the session later (OpenID Connect logout): the
+   * provider session a sign-in came through, the claims naming it in a JWT, and how the session
+   * issued for it is recorded.
+   */
+  readonly providerSessions?: ProviderSessions
+  /**
    * Its block on the built-in sign-in page, for a provider type the page does not draw itself
    * (the built-in types keep Auth.js's markup, drawn by the page).
    */
   readonly signInBlock?: (provider: SignInBlockProvider, csrfToken: string, callbackUrl: string | undefined) => string
+}
+
+/** A session the completion issued: the JWT's user, or the database session's token. */
+export type IssuedSession = { strategy: 'jwt'; userId: string } | { strategy: 'database'; sessionToken: string }
+
+/** The provider sessions of a first factor (see {@link FirstFactor.providerSessions}). */
+export interface ProviderSessions {
+  /** The provider session a sign-in with `account` came through, if its provider can end it. */
+  readonly of: (account: Record<string, unknown>) => ProviderSession | null
+  /** The claims that name it in a JWT. */
+  readonly claims: (session: ProviderSession) => Record<string, unknown>
+  /** Records the session issued for it, so that the provider's logout finds it. */
+  readonly record: (ctx: RequestContext, session: ProviderSession, issued: IssuedSession) => Promise<void>
 }
 
 /** What a flow needs of the adapter, checked when the config is loaded. */

@@ -11,6 +11,8 @@ export type {
   FirstFactor,
   FlowModule,
   FlowSteps,
+  IssuedSession,
+  ProviderSessions,
   SignInBlockProvider,
   StoredUser,
   UserStore,

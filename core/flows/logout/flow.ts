@@ -96,7 +96,8 @@ async function openSessionToken(ctx: RequestContext, member: string): Promise<st
 }
 
 /** A session just issued, as {@link recordProviderSession} indexes it. */
-export type IssuedSession = { strategy: 'jwt'; userId: string } | { strategy: 'database'; sessionToken: string }
+export type { IssuedSession } from '../types.js'
+import type { IssuedSession } from '../types.js'
 
 /**
  * Indexes a new session by the provider session it was signed in with, where the session itself

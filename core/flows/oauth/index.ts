@@ -11,6 +11,7 @@ import type { RequestContext } from '../../config/types.js'
 import { AnyBody, route, StringParams } from '../../http/params.js'
 import type { FlowBinding } from '../../http/types.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
+import type { Account } from '../../types.js'
 import type { FlowModule } from '../types.js'
 
 const oauth = () => flowModule('oauth')
@@ -76,5 +77,11 @@ export const oauthModule: FlowModule = {
     amr: 'fed',
     // Loaded with its providers: only a configured first factor reaches its store.
     storeUser: (ctx, context) => oauth().storeOAuthUser(ctx, context),
+    // An OpenID Connect provider may end the sessions a sign-in through it started.
+    providerSessions: {
+      of: (account) => oauth().providerSessionOf(account as unknown as Account),
+      claims: (session) => oauth().providerSessionClaims(session),
+      record: (ctx, session, issued) => oauth().recordProviderSession(ctx, session, issued),
+    },
   },
 }

@@ -29,8 +29,7 @@ import type { Account, Profile, User } from '../../types.js'
 import { signInFactorTimes } from '../../session/verification.js'
 import { effects, fail } from '../effect.js'
 import { emitEvent } from '../emit.js'
-import { flowModule } from '../kinds.js'
-import type { FirstFactor } from '../types.js'
+import type { FirstFactor, ProviderSessions } from '../types.js'
 
 export type { StoredUser, UserStore } from '../types.js'
 
@@ -55,14 +54,15 @@ type Env = FlowContext
 const userIdOf = (context: Context) => String(userOf(context).id)
 
 /**
- * The OpenID Connect provider session an OAuth sign-in came through, which the provider may end
- * later (back- or front-channel logout); `null` for every other first factor.
+ * The provider session the sign-in came through, which the provider may end later (OpenID Connect
+ * back- or front-channel logout), with the first factor's way of naming and recording it; `null`
+ * for a first factor without one.
  */
-const providerSessionOf = (context: Context): ProviderSession | null =>
-  context.firstFactor === 'oauth-signin' ? flowModule('oauth').providerSessionOf(accountOf(context)) : null
-
-const providerSessionClaimsOf = (session: ProviderSession | null): Record<string, unknown> =>
-  session ? flowModule('oauth').providerSessionClaims(session) : {}
+function providerSessionOf(ctx: RequestContext, context: Context): { session: ProviderSession; sessions: ProviderSessions } | null {
+  const sessions = firstFactorOf(ctx, context).providerSessions
+  const session = sessions?.of(context.account as Record<string, unknown>) ?? null
+  return sessions && session ? { session, sessions } : null
+}
 
 /** The effects of the built-in chart. */
 const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletionMachine, {
@@ -112,34 +112,34 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
   },
 
   async issueSession(context, ctx) {
-    const providerSession = providerSessionOf(context)
+    const provider = providerSessionOf(ctx, context)
     const output = await issueJwtSession(ctx, {
       user: userOf(context),
       account: accountOf(context),
       ...(context.profile ? { profile: context.profile as Profile } : {}),
       isNewUser: context.isNewUser,
-      claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
+      claims: { ...context.claims, ...assuranceClaims(context), ...(provider ? provider.sessions.claims(provider.session) : {}) },
       verified: signInFactorTimes(context.amr, ctx.at),
     })
     // A session the provider could not end later is not issued: the store's error fails the sign-in.
-    if (providerSession && output.value !== null) {
-      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
+    if (provider && output.value !== null) {
+      await provider.sessions.record(ctx, provider.session, { strategy: 'jwt', userId: userIdOf(context) })
     }
     return output
   },
 
   async createDatabaseSession(context, ctx) {
     const multiFactor = context.amr.length > 1 ? context.amr : undefined
-    const providerSession = providerSessionOf(context)
+    const provider = providerSessionOf(ctx, context)
     const output = await createSessionRow(
       ctx,
       userIdOf(context),
       multiFactor,
       signInFactorTimes(context.amr, ctx.at),
-      providerSession ?? undefined,
+      provider?.session,
     )
-    if (providerSession) {
-      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
+    if (provider) {
+      await provider.sessions.record(ctx, provider.session, { strategy: 'database', sessionToken: output.value })
     }
     return output
   },
