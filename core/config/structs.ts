@@ -85,7 +85,8 @@ const CookieOverride = object({
 export const ProviderInput = union([
   func(),
   type({
-    type: enums(['oauth', 'oidc', 'email', 'credentials', 'webauthn']),
+    // A built-in type, or one a registered flow serves (checked when the config is resolved).
+    type: string(),
   }),
 ])
 
@@ -204,6 +205,7 @@ export const AuthConfigStruct = object({
     }),
   ),
   extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
+  flows: optional(array(type({ id: string(), flow: type({}), runs: func() }))),
   inspect: optional(func()),
   inspector: optional(
     union([
