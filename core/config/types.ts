@@ -112,6 +112,8 @@ export interface ResolvedConfig {
    * session read ask the store for a sign-out everywhere, so the default read does no I/O.
    */
   readonly sharedStore: boolean
+  /** The step-up policies of the built-in sensitive actions, as configured (defaults applied per request). */
+  readonly stepUp: NonNullable<AuthConfig['stepUp']>
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */

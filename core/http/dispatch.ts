@@ -52,6 +52,10 @@ import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './ha
 import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
+import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
+import { reauthenticateFlow } from '../flows/reauthenticate/index.js'
+import { intentOf, reauthenticationRequired, stepUpDemand } from '../flows/reauthenticate/gate.js'
+import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
@@ -306,6 +310,8 @@ async function sealResting(
  * request fails instead of skipping the completion's second-factor gate.
  */
 const SESSION_ISSUERS: ReadonlySet<string> = new Set(['session'])
+/** The re-authentication re-issues the same session, only from the state that records a proof. */
+const REISSUING_STATES: Readonly<Record<string, string>> = { [REAUTHENTICATE]: SESSION_MARKING_STATE }
 const ISSUING_STATES: ReadonlySet<string> = new Set(SESSION_ISSUING_STATES)
 
 /**
@@ -317,10 +323,13 @@ const ISSUING_STATES: ReadonlySet<string> = new Set(SESSION_ISSUING_STATES)
  * @throws {FlowStateError} `ERR_FLOW_SESSION_REFUSED` otherwise.
  */
 function assertSessionIssued(flowId: string, run: FlowRun): void {
+  const reissuing = REISSUING_STATES[flowId]
   const issued =
     flowId === SIGN_IN_COMPLETION
       ? !run.resting && run.trace.steps.some((step) => ISSUING_STATES.has(step.from))
-      : SESSION_ISSUERS.has(flowId)
+      : reissuing !== undefined
+        ? !run.resting && run.trace.steps.some((step) => step.from === reissuing)
+        : SESSION_ISSUERS.has(flowId)
   if (!issued) {
     throw new FlowStateError('ERR_FLOW_SESSION_REFUSED', `${flowId} may not set a session outside its issuing states`)
   }
@@ -384,6 +393,24 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),
   }
+}
+
+/**
+ * The freshness gate of a built-in sensitive action: `undefined` lets the request through; a stale
+ * session gets the re-authentication started with this request's intent sealed in it, and is sent
+ * to its page (a fetch gets 401 with the page's URL). The action itself does not run.
+ */
+async function askForRecentProof(ctx: RequestContext, action: SensitiveAction | undefined): Promise<Dispatched | undefined> {
+  if (action === undefined) return undefined
+  const demand = await stepUpDemand(ctx, action)
+  if (!demand) return undefined
+  ctx.logger.debug('step-up required', { action })
+  const resting = defaultResting(ctx, REAUTHENTICATE)
+  const event = { type: 'reauth.start', at: ctx.at, action, intent: intentOf(ctx), policy: demand.policy }
+  const outcome = await runOne(ctx, reauthenticateFlow as never, event, resting)
+  // No factor the policy accepts can be proven here: the flow's refusal is the answer.
+  if (outcome.type !== 'step') return { response: toInternal(ctx, outcome as SettledOutcome, REAUTHENTICATE) }
+  return { response: reauthenticationRequired(ctx, demand, `${ctx.authUrl}/step/${REAUTHENTICATE}`) }
 }
 
 /**
@@ -520,6 +547,10 @@ export async function dispatch(
     }
   }
   if (route.callbackUrl) await resolveCallbackUrl(ctx)
+  if (route.stepUp) {
+    const asked = await askForRecentProof(ctx, route.stepUp(ctx))
+    if (asked) return asked
+  }
   if (typeof route.serve === 'function') {
     const response = await route.serve(ctx)
     // A handler that met an outage answered without the part (a session it could not read).

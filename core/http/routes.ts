@@ -19,6 +19,9 @@ import { credentialsSignInFlow } from '../flows/credentials.js'
 import { flowModule, lazyFlow } from '../flows/kinds.js'
 import { sessionFlow } from '../flows/session.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
+import { reauthenticateFlow } from '../flows/reauthenticate/index.js'
+import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
+import { FACTORS } from '../session/verification.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { respondActivity } from '../audit/activity.js'
 import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
@@ -94,6 +97,15 @@ export interface Route {
   actsForUser?: true
   /** Sign-out: ends whatever session the cookie names, live or not, and acts for no one. */
   endsSession?: true
+  /**
+   * The freshness gate: the built-in sensitive action this request is (or `undefined` when this
+   * one is not, e.g. a passkey sign-in rather than a registration). `dispatch` lets it run only
+   * when the signed-in user proved a factor recently enough for the action's policy; otherwise the
+   * request is sealed in a re-authentication flow and resumes after it. Checked before the route
+   * runs, like CSRF, so no built-in sensitive action reaches its effect without it (a test holds
+   * the routing table to it).
+   */
+  stepUp?: (ctx: RequestContext) => SensitiveAction | undefined
   serve: FlowBinding<never> | Handler
 }
 
@@ -301,6 +313,32 @@ const webauthnAnswer = {
   }),
 } satisfies FlowBinding<{ action: 'register' | 'authenticate'; data: string }>
 
+/** A passkey request that registers one: adding a passkey (signed in) or signing up (the gate lets that through). */
+const registers = (action: unknown): SensitiveAction | undefined => (action === 'register' ? 'add-passkey' : undefined)
+
+/** The factors a re-authentication asked for by URL accepts: the named ones, else any. */
+function askedFactors(named: string | undefined): string[] {
+  const asked = (named ?? '').split(/[\s,]+/).filter((factor) => (FACTORS as readonly string[]).includes(factor))
+  return asked.length > 0 ? asked : [...FACTORS]
+}
+
+/** `GET /reauthenticate?callbackUrl=…&factors=…`: an application's step-up, resuming at the callback URL. */
+const reauthenticateStart = {
+  flow: reauthenticateFlow as never,
+  params: StringParams,
+  toEvent: (ctx: RequestContext, query: Record<string, string>) => {
+    const back = new URL(ctx.callbackUrl)
+    return {
+      type: 'reauth.start',
+      at: ctx.at,
+      action: 'app',
+      // The callback URL went through the `redirect` callback; only its path is sealed.
+      intent: { method: 'GET', url: back.origin === ctx.origin ? `${back.pathname}${back.search}` : '/', fields: {} },
+      policy: { maxAge: ctx.config.stepUp.maxAge ?? 600, factors: askedFactors(query.factors) },
+    }
+  },
+} satisfies FlowBinding<Record<string, string>>
+
 interface SessionProviderIds {
   refresh: string[]
   logout: string[]
@@ -427,7 +465,8 @@ export const routes: readonly Route[] = [
     },
   }),
   ...(['oauth', 'oidc'] as const).flatMap((provider) => [
-    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: oauthStart }),
+    // Signed in, this links another account to the user (the gate lets a signed-out sign-in through).
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, stepUp: () => 'link-account', serve: oauthStart }),
     // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
     // its state/PKCE/nonce checks are what bind the callback to this browser. A new account is
     // linked to the signed-in user.
@@ -474,6 +513,7 @@ export const routes: readonly Route[] = [
     csrf: true,
     callbackUrl: true,
     actsForUser: true,
+    stepUp: () => 'enrol-second-factor',
     serve: {
       flow: totpEnrolmentFlow as never,
       params: AnyBody,
@@ -485,11 +525,27 @@ export const routes: readonly Route[] = [
   // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
   // browser asking for HTML gets the page, whose forms carry the token.
   route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, actsForUser: true, serve: respondSessionsOrPage }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: revokeSessionsOrPage }),
+  route({
+    method: 'POST',
+    action: 'sessions',
+    provider: 'none',
+    csrf: true,
+    failure: 'json-null',
+    actsForUser: true,
+    stepUp: () => 'revoke-sessions',
+    serve: revokeSessionsOrPage,
+  }),
   // A signed-in user's own security events (read-only: no CSRF token).
   route({ method: 'GET', action: 'audit', provider: 'none', actsForUser: true, serve: respondActivity }),
   // A signed-in user's options register a passkey for them.
-  route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', actsForUser: true, serve: webauthnOptions }),
+  route({
+    method: 'GET',
+    action: 'webauthn-options',
+    provider: 'webauthn',
+    actsForUser: true,
+    stepUp: (ctx) => registers(ctx.request.query.action),
+    serve: webauthnOptions,
+  }),
   route({
     method: 'POST',
     action: 'webauthn-options',
@@ -497,12 +553,16 @@ export const routes: readonly Route[] = [
     csrf: true,
     callbackUrl: true,
     actsForUser: true,
+    stepUp: (ctx) => (hasCode(ctx, ctx.request.body ?? {}) ? undefined : registers(ctx.request.body?.action)),
     serve: webauthnVerification,
   }),
   // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's
   // httpOnly cookie, which only this origin's script ever read (a cross-site page can neither read
   // the options nor make an authenticator sign for our RP id), so a forged post cannot sign anyone in.
   route({ method: 'POST', action: 'callback', provider: 'webauthn', callbackUrl: true, actsForUser: true, serve: webauthnAnswer }),
+  // An application's own sensitive route (requireRecentAuth) sends a stale session here: the
+  // re-authentication starts, and the browser comes back to the callback URL after it.
+  route({ method: 'GET', action: 'reauthenticate', provider: 'none', callbackUrl: true, actsForUser: true, serve: reauthenticateStart }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),
   route({
     method: 'GET',

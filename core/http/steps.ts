@@ -11,6 +11,11 @@ import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import { TOTP_ENROLMENT } from '../../machines/totp-enrolment.machine.js'
+import { REAUTHENTICATE, type Intent } from '../../machines/reauthenticate.machine.js'
+import { reauthenticateFlow } from '../flows/reauthenticate/index.js'
+import { reauthenticationPageData } from '../flows/reauthenticate/page.js'
+import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
+import { reauthenticatePage, resumeForm } from '../pages/reauthenticate.js'
 import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
@@ -35,6 +40,7 @@ interface StepDeclaration {
 export function stepFlowOf(ctx: RequestContext, flowId = ctx.flowId): FlowDefinition<AnyStateMachine, RequestContext> {
   if (flowId === SIGN_IN_COMPLETION) return ctx.config.completion
   if (flowId === TOTP_ENROLMENT) return totpEnrolmentFlow as never
+  if (flowId === REAUTHENTICATE) return reauthenticateFlow as never
   throw new RequestError(`No step of a flow "${String(flowId)}"`, 404)
 }
 
@@ -68,12 +74,17 @@ const CORE_FIELDS = new Set(Object.keys(SignInCompletionContext.schema))
 /** What each flow's pages may show of its context; `null` when the page is not theirs to see. */
 async function viewData(ctx: RequestContext, flowId: string, context: Record<string, unknown>): Promise<Record<string, unknown> | null> {
   if (flowId === TOTP_ENROLMENT) return enrolmentPageData(ctx, context as never)
+  if (flowId === REAUTHENTICATE) return reauthenticationPageData(ctx, context as never)
   // An extension's page sees the extension's own fields, never the core's (tokens, claims).
   return Object.fromEntries(Object.entries(context).filter(([key]) => !CORE_FIELDS.has(key)))
 }
 
 function pageOf(ctx: RequestContext, name: string): StepPage {
-  const builtIn: Record<string, StepPage> = { 'second-factor': secondFactorPage, 'totp-enrolment': totpEnrolmentPage }
+  const builtIn: Record<string, StepPage> = {
+    'second-factor': secondFactorPage,
+    'totp-enrolment': totpEnrolmentPage,
+    reauthenticate: reauthenticatePage,
+  }
   const page = builtIn[name] ?? ctx.config.extensions.find((e) => e.pages?.[name])?.pages?.[name]
   if (!page) throw new TypeError(`no page renders the step "${name}"`)
   return page
@@ -134,6 +145,12 @@ export function respondOutcomePage(
   // The logout flow comes with the OAuth flow, and its page (which the provider frames) with it:
   // named here as the logout chart names it, so that a credentials-only app carries no logout chart.
   if (name === 'frontchannel-logout') return flowModule('oauth').respondFrontChannelPage(ctx, data, status)
+  if (name === 'resume') {
+    const intent = data.intent as Intent
+    const label = ACTION_LABELS[String(data.action)] ?? ACTION_LABELS.app!
+    const page = renderCardPage('Confirmed', ctx.config.theme, resumeForm(intent.url, intent.fields, ctx.csrf?.token ?? '', label))
+    return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+  }
   if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
   const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
   return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }

@@ -1,0 +1,261 @@
+/**
+ * Step-up re-authentication: a signed-in user whose proof is too old for a sensitive action proves
+ * a factor again — the password, a one-time code (TOTP or backup code), or a passkey of theirs —
+ * without signing in anew. The same session is then marked verified (same session, no new cookie
+ * family) and the action that asked is resumed once: its intent (route, method, fields minus
+ * secrets) was sealed in this flow when the action was refused.
+ *
+ * Every proof is counted on the server, and the resumption is claimed there once: the sealed flow
+ * cookie can be replayed by whoever holds it, the store's counters and claims cannot.
+ *
+ * @module
+ */
+import { array, enums, literal, nullable, number, object, optional, record, string, type Infer } from 'superstruct'
+import { assertEvent, assign, setup } from 'xstate'
+import type { ErrorType } from './shared/errors.js'
+import type { EffectResult, Timestamped } from './shared/events.js'
+import { Denial, denialOf, finalStateOutcome, toDenial, type FlowOutcome, type SessionCookieChange } from './shared/outcome.js'
+
+/** The id of the re-authentication flow. */
+export const REAUTHENTICATE = 'reauthenticate'
+
+/** The state that changes the session: reached only with a proven factor and a claimed resumption. */
+export const SESSION_MARKING_STATE = 'markingVerified'
+
+/** The factors a user can prove here, by their RFC 8176 `amr` names. */
+export const ReauthFactor = enums(['pwd', 'otp', 'hwk'])
+export type ReauthFactor = Infer<typeof ReauthFactor>
+
+/**
+ * The request that asked: replayed once after the proof. `fields` never holds a secret (passwords,
+ * codes, CSRF tokens are dropped when it is sealed).
+ */
+export const Intent = object({
+  method: enums(['GET', 'POST']),
+  /** Same origin: a path with its query, or the auth route's absolute URL. */
+  url: string(),
+  fields: record(string(), string()),
+})
+export type Intent = Infer<typeof Intent>
+
+/** How recent, and by what, the proof must be. */
+export const ReauthPolicy = object({
+  maxAge: number(),
+  /** The factors that count, strongest first. */
+  factors: array(string()),
+})
+export type ReauthPolicy = Infer<typeof ReauthPolicy>
+
+/** What the proof steps accept. */
+/** The credentials form's fields (the identifier and the password), as the sign-in page posts them. */
+export const PasswordProof = record(string(), string())
+export const CodeProof = object({ code: string() })
+export const PasskeyProof = object({ response: string() })
+
+/** Context of the re-authentication machine; sealed while the user is asked. */
+export const ReauthenticateContext = object({
+  /** The sensitive action's name (`add-passkey`, …; `app` for an application's own route). */
+  action: string(),
+  intent: Intent,
+  policy: ReauthPolicy,
+  userId: nullable(string()),
+  /** Names the session that asked (its id, not its value): a different session cannot resume. */
+  sessionKey: nullable(string()),
+  /** The factors this user can prove here that the policy accepts, strongest first. */
+  factors: array(ReauthFactor),
+  /** Names this re-authentication's attempts and its one resumption in the server-side store. */
+  challenge: nullable(string()),
+  stepError: nullable(string()),
+  proven: nullable(ReauthFactor),
+  /** The session cookie carrying the new verification time (never sealed: the flow ends there). */
+  session: optional(nullable(object({ op: literal('set'), value: string(), expires: number() }))),
+  denial: nullable(Denial),
+})
+export type ReauthenticateContext = Infer<typeof ReauthenticateContext>
+
+type ProofFailure = 'wrong' | 'exhausted' | 'locked' | 'otherUser' | 'limited' | 'signedOut' | 'threw'
+
+/** Events of the re-authentication machine. */
+export type ReauthenticateEvent =
+  | ({ type: 'reauth.start'; action: string; intent: Intent; policy: ReauthPolicy } & Timestamped)
+  | ({ type: 'reauth.password'; [field: string]: unknown } & Timestamped)
+  | ({ type: 'reauth.code'; code: string } & Timestamped)
+  | ({ type: 'reauth.passkey'; response: string } & Timestamped)
+  | EffectResult<
+      'findFactors',
+      { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string },
+      'signedOut' | 'noFactor' | 'threw'
+    >
+  | EffectResult<'verifyPassword', { factor: 'pwd' }, ProofFailure>
+  | EffectResult<'verifyCode', { factor: 'otp' }, ProofFailure>
+  | EffectResult<'verifyPasskey', { factor: 'hwk' }, ProofFailure>
+  | EffectResult<'claimResumption', null, 'spent' | 'sessionChanged' | 'threw'>
+  | EffectResult<'markVerified', { session: SessionCookieChange | null }, 'sessionChanged' | 'threw'>
+
+/** Tags: effect states and the resting states. */
+export type ReauthenticateTag =
+  | 'awaitsRequest'
+  | 'effect.findFactors'
+  | 'effect.verifyPassword'
+  | 'effect.verifyCode'
+  | 'effect.verifyPasskey'
+  | 'effect.claimResumption'
+  | 'effect.markVerified'
+
+const initialContext: ReauthenticateContext = {
+  action: 'app',
+  intent: { method: 'GET', url: '/', fields: {} },
+  policy: { maxAge: 600, factors: [] },
+  userId: null,
+  sessionKey: null,
+  factors: [],
+  challenge: null,
+  stepError: null,
+  proven: null,
+  session: null,
+  denial: null,
+}
+
+type Mapper = (args: { context: ReauthenticateContext }) => FlowOutcome
+
+const toStepPage = (): FlowOutcome => ({ type: 'step' })
+/** The action resumes: a page that posts the sealed form once, or the redirect to a page. */
+const toResumption: Mapper = ({ context }) => {
+  const session = context.session ? { session: context.session } : {}
+  if (context.intent.method === 'GET') return { type: 'redirect', url: context.intent.url, ...session }
+  return { type: 'page', page: 'resume', data: { action: context.action, intent: context.intent }, ...session }
+}
+const toSignIn: Mapper = () => ({ type: 'error', error: 'AccessDenied' as ErrorType })
+
+const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyPasskey.done'] as const
+const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyPasskey.failed'] as const
+
+/** A wrong proof goes back to the page (counted); anything else ends the flow. */
+const proofFailure = [
+  { guard: 'isWrongProof', target: 'awaitingProof', actions: 'recordWrongProof' },
+  { guard: 'isLocked', target: 'awaitingProof', actions: 'recordLocked' },
+  { target: 'failed', actions: 'recordDenial' },
+] as const
+
+/** The re-authentication machine. */
+export const reauthenticateMachine = setup({
+  types: {} as { context: ReauthenticateContext; events: ReauthenticateEvent; tags: ReauthenticateTag },
+  guards: {
+    isWrongProof: ({ event }) => {
+      assertEvent(event, PROOF_FAILED)
+      return event.reason === 'wrong'
+    },
+    isLocked: ({ event }) => {
+      assertEvent(event, PROOF_FAILED)
+      return event.reason === 'locked'
+    },
+    offersPassword: ({ context }) => context.factors.includes('pwd'),
+    offersCode: ({ context }) => context.factors.includes('otp'),
+    offersPasskey: ({ context }) => context.factors.includes('hwk'),
+  },
+  actions: {
+    rememberStart: assign(({ event }) => {
+      assertEvent(event, 'reauth.start')
+      return { action: event.action, intent: event.intent, policy: event.policy }
+    }),
+    rememberUser: assign(({ event }) => {
+      assertEvent(event, 'findFactors.done')
+      const { userId, sessionKey, factors, challenge } = event.output
+      return { userId, sessionKey, factors, challenge, stepError: null }
+    }),
+    recordWrongProof: assign({ stepError: 'WrongProof' }),
+    recordLocked: assign({ stepError: 'TooManyAttempts' }),
+    rememberProof: assign(({ event }) => {
+      assertEvent(event, PROOF_DONE)
+      return { proven: event.output.factor, stepError: null }
+    }),
+    rememberSession: assign(({ event }) => {
+      assertEvent(event, 'markVerified.done')
+      const change = event.output.session
+      return { session: change?.op === 'set' ? change : null }
+    }),
+    recordDenial: assign(({ event }) => ({ denial: denialOf(event) })),
+  },
+}).createMachine({
+  id: REAUTHENTICATE,
+  version: '1',
+  description:
+    'Step-up: the signed-in user proves a factor again (password, one-time code, passkey); the same session is marked verified and the action that asked resumes once.',
+  initial: 'idle',
+  context: initialContext,
+  output: finalStateOutcome,
+  states: {
+    idle: {
+      tags: 'awaitsRequest',
+      description: 'A sensitive action found the proof too old: its intent and the policy start the flow.',
+      on: { 'reauth.start': { target: 'findingFactors', actions: 'rememberStart' } },
+    },
+    findingFactors: {
+      tags: 'effect.findFactors',
+      description: 'Reads the live session (the one authority) and the factors its user can prove that the policy accepts.',
+      on: {
+        'findFactors.done': { target: 'awaitingProof', actions: 'rememberUser' },
+        'findFactors.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    awaitingProof: {
+      tags: 'awaitsRequest',
+      description: 'The page "Confirm it\'s you": the user\'s factors; waits, sealed, for a proof (POST /step/reauthenticate).',
+      meta: {
+        outcome: toStepPage,
+        step: {
+          page: 'reauthenticate',
+          events: { 'reauth.password': PasswordProof, 'reauth.code': CodeProof, 'reauth.passkey': PasskeyProof },
+        },
+      },
+      on: {
+        'reauth.password': { guard: 'offersPassword', target: 'checkingPassword' },
+        'reauth.code': { guard: 'offersCode', target: 'checkingCode' },
+        'reauth.passkey': { guard: 'offersPasskey', target: 'checkingPasskey' },
+      },
+    },
+    checkingPassword: {
+      tags: 'effect.verifyPassword',
+      description:
+        "Admits the attempt (the credentials sign-in's rate limits), asks `authorize`; the user it returns must be the signed-in one.",
+      on: { 'verifyPassword.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyPassword.failed': [...proofFailure] },
+    },
+    checkingCode: {
+      tags: 'effect.verifyCode',
+      description: "Checks a TOTP or backup code of the signed-in user, counted like the sign-in's second factor.",
+      on: { 'verifyCode.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyCode.failed': [...proofFailure] },
+    },
+    checkingPasskey: {
+      tags: 'effect.verifyPasskey',
+      description: "Verifies a passkey assertion against this flow's challenge: only the signed-in user's passkeys are allowed.",
+      on: { 'verifyPasskey.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyPasskey.failed': [...proofFailure] },
+    },
+    claimingResumption: {
+      tags: 'effect.claimResumption',
+      description: 'Claims this flow\'s one resumption in the store, and checks that the same live session of the same user asks.',
+      on: {
+        'claimResumption.done': { target: SESSION_MARKING_STATE },
+        'claimResumption.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    [SESSION_MARKING_STATE]: {
+      tags: 'effect.markVerified',
+      description: 'Records the proof in the same session: the JWT re-issued with its claims kept, or the database row updated.',
+      on: {
+        'markVerified.done': { target: 'resumed', actions: 'rememberSession' },
+        'markVerified.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    resumed: {
+      type: 'final',
+      description: 'The action resumes, once: a redirect to the page that asked, or its form posted again.',
+      output: toResumption,
+    },
+    failed: {
+      type: 'final',
+      description:
+        'Signed out or another session by now, too many wrong proofs, a resumption already spent, or a store failure: the error page.',
+      output: ({ context }) => (context.denial ? toDenial({ context }) : toSignIn({ context })),
+    },
+  },
+})
