@@ -10,6 +10,9 @@
 import { readFreshness, reauthenticationUrl, signInUrl, type ServerRequest } from './server.js'
 import type { Freshness, StepUpPolicy } from './session/freshness.js'
 import type { AuthConfig } from './types.js'
+import { recentAuthChallenge, wantsPage } from './flows/reauthenticate/challenge.js'
+
+export { recentAuthChallenge, wantsPage }
 
 export type { StepUpPolicy } from './session/freshness.js'
 
@@ -18,31 +21,6 @@ export interface RecentAuth {
   ok: true
   /** When the accepted factor was last proven (epoch seconds). */
   verifiedAt: number
-}
-
-/**
- * Whether a request wants a page rather than data: a browser navigation (`Sec-Fetch-Mode:
- * navigate`), else an `Accept` that names HTML (a browser's `fetch()` sends `*\/*`).
- */
-export function wantsPage(headers: Pick<Headers, 'get'>): boolean {
-  if (headers.get('sec-fetch-mode') === 'navigate') return true
-  return /\btext\/html\b/.test(headers.get('accept') ?? '')
-}
-
-/**
- * The 401 detail for a request that is not fresh enough: the JSON body and the `WWW-Authenticate`
- * challenge (RFC 9470's error and `max_age`, the accepted factors, the URL to open).
- */
-export function recentAuthChallenge(
-  error: 'login_required' | 'insufficient_user_authentication',
-  maxAge: number,
-  factors: readonly string[],
-  url: string,
-): { body: { error: string; maxAge: number; factors: readonly string[]; url: string }; header: string } {
-  return {
-    body: { error, maxAge, factors, url },
-    header: `Bearer error="${error}", max_age=${maxAge}, factors="${factors.join(' ')}", url="${url}"`,
-  }
 }
 
 /** The answer to a request that is not fresh enough: the redirect for a page, the 401 for data. */

@@ -26,6 +26,7 @@ import {
 } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
 import { effects, fail } from './effect.js'
+import { stepUpDemand } from './reauthenticate/gate.js'
 import { adapterView } from './module.js'
 
 /** The adapter methods turning on a second factor needs. */
@@ -83,6 +84,13 @@ type Env = FlowContext
 
 /** The TOTP enrolment's effects. */
 export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(totpEnrolmentMachine, {
+  async checkFreshness(_context, ctx) {
+    if (await stepUpDemand(ctx, 'enrol-second-factor')) {
+      return fail('stale')
+    }
+    return null
+  },
+
   async createTotpSecret(_context, ctx) {
     const adapter = requireFactorStore(ctx)
     const user = await signedInUser(ctx)

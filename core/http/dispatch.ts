@@ -249,7 +249,7 @@ function reportTrace(ctx: RequestContext, trace: FlowTrace, inspecting = true): 
 }
 
 /** An outcome the HTTP layer answers with: every handoff has been followed. */
-type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' }>
+type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' } | { type: 'stepUp' }>
 
 /** The most flows one request may pass through (a first factor, then the sign-in completion). */
 const MAX_HANDOFFS = 4
@@ -387,6 +387,12 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   // while the part is down (the user did nothing wrong, and may still be signed in). A run that
   // issued a session despite it (a non-essential write failed) keeps its answer.
   if (ctx.outage && outcome.session?.op !== 'set') throw ctx.outage
+  // A chart's freshness gate stopped the action: the same answer as the route's gate.
+  if (outcome.type === 'stepUp') {
+    const asked = await askForRecentProof(ctx, outcome.action as SensitiveAction)
+    if (asked) return asked
+    return { response: toInternal(ctx, { type: 'error', error: 'AccessDenied' }, current.machine.id), failure: { type: 'AccessDenied' } }
+  }
   return {
     response: toInternal(ctx, outcome, current.machine.id),
     ...(outcome.type === 'error'

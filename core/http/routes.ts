@@ -513,7 +513,7 @@ export const routes: readonly Route[] = [
     csrf: true,
     callbackUrl: true,
     actsForUser: true,
-    stepUp: () => 'enrol-second-factor',
+    // The enrolment chart has its own freshness gate (machines/checks.ts holds it to that).
     serve: {
       flow: totpEnrolmentFlow as never,
       params: AnyBody,

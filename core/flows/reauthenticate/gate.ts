@@ -8,7 +8,7 @@
  */
 import type { Intent } from '../../../machines/reauthenticate.machine.js'
 import type { RequestContext } from '../../config/types.js'
-import { recentAuthChallenge, wantsPage } from '../../recent-auth.js'
+import { recentAuthChallenge, wantsPage } from './challenge.js'
 import { currentSession } from '../../session/current.js'
 import { factorTimesOf, freshnessOf } from '../../session/freshness.js'
 import type { Factor } from '../../session/verification.js'
