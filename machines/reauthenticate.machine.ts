@@ -1,12 +1,13 @@
 /**
  * Step-up re-authentication: a signed-in user whose proof is too old for a sensitive action proves
- * a factor again — the password, a one-time code (TOTP or backup code), or a passkey of theirs —
+ * a factor again — the password, or a one-time code (TOTP or backup code) —
  * without signing in anew. The same session is then marked verified (same session, no new cookie
  * family) and the action that asked is resumed once: its intent (route, method, fields minus
  * secrets) was sealed in this flow when the action was refused.
  *
- * Every proof is counted on the server, and the resumption is claimed there once: the sealed flow
- * cookie can be replayed by whoever holds it, the store's counters and claims cannot.
+ * Every proof is counted on the server, and the sealed flow is spent there on its one use (the
+ * engine claims each envelope in the store): the cookie can be replayed by whoever holds it, the
+ * store's counters and claims cannot.
  *
  * @module
  */
@@ -19,11 +20,11 @@ import { Denial, denialOf, finalStateOutcome, toDenial, type FlowOutcome, type S
 /** The id of the re-authentication flow. */
 export const REAUTHENTICATE = 'reauthenticate'
 
-/** The state that changes the session: reached only with a proven factor and a claimed resumption. */
+/** The state that changes the session: reached only with a proven factor. */
 export const SESSION_MARKING_STATE = 'markingVerified'
 
 /** The factors a user can prove here, by their RFC 8176 `amr` names. */
-export const ReauthFactor = enums(['pwd', 'otp', 'hwk'])
+export const ReauthFactor = enums(['pwd', 'otp'])
 export type ReauthFactor = Infer<typeof ReauthFactor>
 
 /**
@@ -50,7 +51,6 @@ export type ReauthPolicy = Infer<typeof ReauthPolicy>
 /** The credentials form's fields (the identifier and the password), as the sign-in page posts them. */
 export const PasswordProof = record(string(), string())
 export const CodeProof = object({ code: string() })
-export const PasskeyProof = object({ response: string() })
 
 /** Context of the re-authentication machine; sealed while the user is asked. */
 export const ReauthenticateContext = object({
@@ -73,14 +73,14 @@ export const ReauthenticateContext = object({
 })
 export type ReauthenticateContext = Infer<typeof ReauthenticateContext>
 
-type ProofFailure = 'wrong' | 'exhausted' | 'locked' | 'otherUser' | 'limited' | 'signedOut' | 'threw'
+/** Why a proof was refused: `wrong` goes back to the page (counted); the rest end the flow. */
+type ProofFailure = 'wrong' | 'exhausted' | 'limited' | 'signedOut' | 'threw'
 
 /** Events of the re-authentication machine. */
 export type ReauthenticateEvent =
   | ({ type: 'reauth.start'; action: string; intent: Intent; policy: ReauthPolicy } & Timestamped)
   | ({ type: 'reauth.password'; [field: string]: unknown } & Timestamped)
   | ({ type: 'reauth.code'; code: string } & Timestamped)
-  | ({ type: 'reauth.passkey'; response: string } & Timestamped)
   | EffectResult<
       'findFactors',
       { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string },
@@ -88,8 +88,6 @@ export type ReauthenticateEvent =
     >
   | EffectResult<'verifyPassword', { factor: 'pwd' }, ProofFailure>
   | EffectResult<'verifyCode', { factor: 'otp' }, ProofFailure>
-  | EffectResult<'verifyPasskey', { factor: 'hwk' }, ProofFailure>
-  | EffectResult<'claimResumption', null, 'spent' | 'sessionChanged' | 'threw'>
   | EffectResult<'markVerified', { session: SessionCookieChange | null }, 'sessionChanged' | 'threw'>
 
 /** Tags: effect states and the resting states. */
@@ -98,8 +96,6 @@ export type ReauthenticateTag =
   | 'effect.findFactors'
   | 'effect.verifyPassword'
   | 'effect.verifyCode'
-  | 'effect.verifyPasskey'
-  | 'effect.claimResumption'
   | 'effect.markVerified'
 
 const initialContext: ReauthenticateContext = {
@@ -127,13 +123,12 @@ const toResumption: Mapper = ({ context }) => {
 }
 const toSignIn: Mapper = () => ({ type: 'error', error: 'AccessDenied' as ErrorType })
 
-const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyPasskey.done'] as const
-const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyPasskey.failed'] as const
+const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done'] as const
+const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed'] as const
 
 /** A wrong proof goes back to the page (counted); anything else ends the flow. */
 const proofFailure = [
   { guard: 'isWrongProof', target: 'awaitingProof', actions: 'recordWrongProof' },
-  { guard: 'isLocked', target: 'awaitingProof', actions: 'recordLocked' },
   { target: 'failed', actions: 'recordDenial' },
 ] as const
 
@@ -145,13 +140,8 @@ export const reauthenticateMachine = setup({
       assertEvent(event, PROOF_FAILED)
       return event.reason === 'wrong'
     },
-    isLocked: ({ event }) => {
-      assertEvent(event, PROOF_FAILED)
-      return event.reason === 'locked'
-    },
     offersPassword: ({ context }) => context.factors.includes('pwd'),
     offersCode: ({ context }) => context.factors.includes('otp'),
-    offersPasskey: ({ context }) => context.factors.includes('hwk'),
   },
   actions: {
     rememberStart: assign(({ event }) => {
@@ -164,7 +154,6 @@ export const reauthenticateMachine = setup({
       return { userId, sessionKey, factors, challenge, stepError: null }
     }),
     recordWrongProof: assign({ stepError: 'WrongProof' }),
-    recordLocked: assign({ stepError: 'TooManyAttempts' }),
     rememberProof: assign(({ event }) => {
       assertEvent(event, PROOF_DONE)
       return { proven: event.output.factor, stepError: null }
@@ -180,7 +169,7 @@ export const reauthenticateMachine = setup({
   id: REAUTHENTICATE,
   version: '1',
   description:
-    'Step-up: the signed-in user proves a factor again (password, one-time code, passkey); the same session is marked verified and the action that asked resumes once.',
+    'Step-up: the signed-in user proves a factor again (password, one-time code); the same session is marked verified and the action that asked resumes once.',
   initial: 'idle',
   context: initialContext,
   output: finalStateOutcome,
@@ -205,42 +194,29 @@ export const reauthenticateMachine = setup({
         outcome: toStepPage,
         step: {
           page: 'reauthenticate',
-          events: { 'reauth.password': PasswordProof, 'reauth.code': CodeProof, 'reauth.passkey': PasskeyProof },
+          events: { 'reauth.password': PasswordProof, 'reauth.code': CodeProof },
         },
       },
       on: {
         'reauth.password': { guard: 'offersPassword', target: 'checkingPassword' },
         'reauth.code': { guard: 'offersCode', target: 'checkingCode' },
-        'reauth.passkey': { guard: 'offersPasskey', target: 'checkingPasskey' },
       },
     },
     checkingPassword: {
       tags: 'effect.verifyPassword',
       description:
         "Admits the attempt (the credentials sign-in's rate limits), asks `authorize`; the user it returns must be the signed-in one.",
-      on: { 'verifyPassword.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyPassword.failed': [...proofFailure] },
+      on: { 'verifyPassword.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyPassword.failed': [...proofFailure] },
     },
     checkingCode: {
       tags: 'effect.verifyCode',
       description: "Checks a TOTP or backup code of the signed-in user, counted like the sign-in's second factor.",
-      on: { 'verifyCode.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyCode.failed': [...proofFailure] },
-    },
-    checkingPasskey: {
-      tags: 'effect.verifyPasskey',
-      description: "Verifies a passkey assertion against this flow's challenge: only the signed-in user's passkeys are allowed.",
-      on: { 'verifyPasskey.done': { target: 'claimingResumption', actions: 'rememberProof' }, 'verifyPasskey.failed': [...proofFailure] },
-    },
-    claimingResumption: {
-      tags: 'effect.claimResumption',
-      description: 'Claims this flow\'s one resumption in the store, and checks that the same live session of the same user asks.',
-      on: {
-        'claimResumption.done': { target: SESSION_MARKING_STATE },
-        'claimResumption.failed': { target: 'failed', actions: 'recordDenial' },
-      },
+      on: { 'verifyCode.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyCode.failed': [...proofFailure] },
     },
     [SESSION_MARKING_STATE]: {
       tags: 'effect.markVerified',
-      description: 'Records the proof in the same session: the JWT re-issued with its claims kept, or the database row updated.',
+      description:
+        'Checks that the same live session of the same user asks, then records the proof in it: the JWT re-issued with its claims kept, or the database row updated.',
       on: {
         'markVerified.done': { target: 'resumed', actions: 'rememberSession' },
         'markVerified.failed': { target: 'failed', actions: 'recordDenial' },
@@ -254,7 +230,7 @@ export const reauthenticateMachine = setup({
     failed: {
       type: 'final',
       description:
-        'Signed out or another session by now, too many wrong proofs, a resumption already spent, or a store failure: the error page.',
+        'Signed out or another session by now, too many wrong proofs, or a store failure: the error page.',
       output: ({ context }) => (context.denial ? toDenial({ context }) : toSignIn({ context })),
     },
   },

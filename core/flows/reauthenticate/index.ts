@@ -1,7 +1,8 @@
 /**
  * The re-authentication flow: the chart (`machines/reauthenticate.machine.ts`) and its effects.
  * Every effect asks the one authority who is signed in; the proof must be the signed-in user's,
- * and the resumption is claimed once in the store, for the same live session that asked.
+ * and the session it is recorded in the same live session that asked. The engine spends the sealed
+ * flow in the store on its one use, so a replayed flow cookie resumes nothing.
  *
  * @module
  */
@@ -34,7 +35,6 @@ export { REAUTHENTICATE }
 export const MAX_REAUTH_ATTEMPTS = 5
 
 const attemptsKey = (challenge: string) => `reauth:attempts:${challenge}`
-const resumptionKey = (challenge: string) => `reauth:resume:${challenge}`
 
 /**
  * Names a session without carrying its value: a database session by its id, a JWT session by its
@@ -150,27 +150,13 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
       at: ctx.at,
     })
     if (checked.ok) return { factor: 'otp' as const }
-    if (checked.reason === 'locked') return fail('locked')
+    // Locked (this minute's check of a user out of tries is taken): as wrong, the page asks again.
+    if (checked.reason === 'locked') return fail('wrong')
     if (checked.reason === 'exhausted') {
       ctx.logger.warn('second-factor-attempts-exhausted')
       return fail('exhausted', { error: 'AccessDenied' })
     }
     return wrongProof(ctx, attempt)
-  },
-
-  async verifyPasskey(_context, ctx) {
-    ctx.logger.debug('re-authentication refused', { reason: 'passkeys are not offered here' })
-    return fail('wrong')
-  },
-
-  async claimResumption(context, ctx) {
-    if (!(await sameSession(ctx, context))) return fail('sessionChanged', { error: 'AccessDenied' })
-    // The sealed flow can be replayed by whoever holds its cookie; this claim cannot.
-    if (!(await ctx.config.store.claim(resumptionKey(context.challenge!), ENVELOPE_MAX_AGE))) {
-      ctx.logger.warn('reauthentication-replayed')
-      return fail('spent', { error: 'AccessDenied' })
-    }
-    return null
   },
 
   async markVerified(context, ctx) {
