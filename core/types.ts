@@ -293,9 +293,9 @@ export interface AuthConfig {
    */
   /**
    * Step-up: how recently, and by which factors, the signed-in user must have proven who they are
-   * before a built-in sensitive action (`add-passkey`, `enrol-second-factor`, `revoke-sessions`,
-   * `link-account`). By default a factor proven in the last ten minutes, and only a second factor
-   * or a passkey when the user has one. The global fields apply to every action; `actions` sets
+   * before a built-in sensitive action (`add-passkey`, `enrol-second-factor`, `revoke-sessions`).
+   * By default a factor proven in the last ten minutes; when the user has a
+   * second factor (TOTP), only a second factor (a code or a passkey) counts. The global fields apply to every action; `actions` sets
    * one action's policy, or `false` to turn its check off. A stale session is sent to the
    * re-authentication page (`{basePath}/step/reauthenticate`), and the action resumes after it.
    */
@@ -307,7 +307,7 @@ export interface AuthConfig {
         actions?:
           | Partial<
               Record<
-                'add-passkey' | 'enrol-second-factor' | 'revoke-sessions' | 'link-account',
+                'add-passkey' | 'enrol-second-factor' | 'revoke-sessions',
                 | false
                 | {
                     maxAge?: number | undefined

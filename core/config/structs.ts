@@ -184,7 +184,7 @@ export const AuthConfigStruct = object({
       aal: optional(union([literal(1), literal(2)])),
       actions: optional(
         record(
-          enums(['add-passkey', 'enrol-second-factor', 'revoke-sessions', 'link-account']),
+          enums(['add-passkey', 'enrol-second-factor', 'revoke-sessions']),
           union([
             literal(false),
             object({

@@ -465,8 +465,7 @@ export const routes: readonly Route[] = [
     },
   }),
   ...(['oauth', 'oidc'] as const).flatMap((provider) => [
-    // Signed in, this links another account to the user (the gate lets a signed-out sign-in through).
-    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, stepUp: () => 'link-account', serve: oauthStart }),
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: oauthStart }),
     // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
     // its state/PKCE/nonce checks are what bind the callback to this browser. A new account is
     // linked to the signed-in user.

@@ -12,7 +12,7 @@ import { acceptedFactors, DEFAULT_STEP_UP_MAX_AGE, type StepUpPolicy } from '../
  * The built-in sensitive actions: each changes what can sign in as the user, or who stays signed
  * in, so a copied session cookie must not be enough for it.
  */
-export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'revoke-sessions', 'link-account'] as const
+export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'revoke-sessions'] as const
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number]
 
 /** How the page names each action ("Confirm it's you to …"). */
@@ -20,7 +20,6 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'add-passkey': 'add a passkey',
   'enrol-second-factor': 'turn on two-step verification',
   'revoke-sessions': 'sign out your other sessions',
-  'link-account': 'link another account',
   app: 'continue',
 }
 
@@ -35,17 +34,16 @@ export interface ResolvedStepUp {
   factors: string[]
 }
 
-/** Whether the user has a second factor (a TOTP app or backup codes) or a passkey. */
-async function hasStrongFactor(ctx: RequestContext, userId: string): Promise<boolean> {
-  if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) return true
-  const passkeys = await ctx.config.adapter?.listAuthenticatorsByUserId?.(userId)
-  return (passkeys?.length ?? 0) > 0
+/** Whether the user has a second factor (a TOTP app, with its backup codes). */
+async function hasSecondFactor(ctx: RequestContext, userId: string): Promise<boolean> {
+  return (await enrolledFactors(ctx.config.adapter, userId)).length > 0
 }
 
 /**
  * The policy of `action` for `userId`, or `null` when the configuration turned it off. By default
- * a factor proven in the last ten minutes; when the user has a second factor or a passkey, only
- * those count (the strongest enrolled factor, so a stolen password does not unlock the action).
+ * a factor proven in the last ten minutes; when the user has a second factor, only a second factor
+ * (a one-time code or a passkey) counts: the strongest enrolled factor, so a stolen password does
+ * not unlock the action.
  */
 export async function stepUpPolicyFor(ctx: RequestContext, action: SensitiveAction, userId: string): Promise<ResolvedStepUp | null> {
   const config: StepUpConfig = ctx.config.stepUp
@@ -53,7 +51,7 @@ export async function stepUpPolicyFor(ctx: RequestContext, action: SensitiveActi
   if (own === false) return null
   const { actions: _actions, ...global } = config
   const policy: StepUpPolicy = { ...global, ...own }
-  if (policy.aal === undefined && policy.factors === undefined && (await hasStrongFactor(ctx, userId))) policy.aal = 2
+  if (policy.aal === undefined && policy.factors === undefined && (await hasSecondFactor(ctx, userId))) policy.aal = 2
   const maxAge = Number.isFinite(policy.maxAge) ? Math.max(0, policy.maxAge!) : DEFAULT_STEP_UP_MAX_AGE
   return { maxAge, factors: [...acceptedFactors(policy)] }
 }
