@@ -364,7 +364,6 @@ export type WarningCode =
   | 'second-factor-attempts-exhausted'
   | 'reauthentication-failed'
   | 'reauthentication-other-user'
-  | 'reauthentication-replayed'
   | 'reauthentication-unavailable'
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'
