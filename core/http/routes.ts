@@ -24,7 +24,7 @@ import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
 import { FACTORS } from '../session/verification.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { respondActivity } from '../audit/activity.js'
-import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
+import { respondStepPage, respondTwoFactorPage, stepFlowOf, twoFactorAction } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -517,7 +517,7 @@ export const routes: readonly Route[] = [
       flow: totpEnrolmentFlow as never,
       params: AnyBody,
       accepts: isObjectBody,
-      intercept: requireSignedIn,
+      intercept: twoFactorAction,
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),
