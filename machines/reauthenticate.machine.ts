@@ -1,6 +1,7 @@
 /**
  * Step-up re-authentication: a signed-in user whose proof is too old for a sensitive action proves
- * a factor again — the password, or a one-time code (TOTP or backup code) —
+ * a factor again — the password, a one-time code (TOTP or backup code), or a code sent to the
+ * account's e-mail address —
  * without signing in anew. The same session is then marked verified (same session, no new cookie
  * family) and the action that asked is resumed once: its intent (route, method, fields minus
  * secrets) was sealed in this flow when the action was refused.
@@ -11,7 +12,7 @@
  *
  * @module
  */
-import { array, enums, literal, nullable, number, object, optional, record, string, type Infer } from 'superstruct'
+import { array, boolean, enums, literal, nullable, number, object, optional, record, string, type Infer } from 'superstruct'
 import { assertEvent, assign, setup } from 'xstate'
 import type { ErrorType } from './shared/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
@@ -24,7 +25,7 @@ export const REAUTHENTICATE = 'reauthenticate'
 export const SESSION_MARKING_STATE = 'markingVerified'
 
 /** The factors a user can prove here, by their RFC 8176 `amr` names. */
-export const ReauthFactor = enums(['pwd', 'otp'])
+export const ReauthFactor = enums(['pwd', 'otp', 'email'])
 export type ReauthFactor = Infer<typeof ReauthFactor>
 
 /**
@@ -51,6 +52,8 @@ export type ReauthPolicy = Infer<typeof ReauthPolicy>
 /** The credentials form's fields (the identifier and the password), as the sign-in page posts them. */
 export const PasswordProof = record(string(), string())
 export const CodeProof = object({ code: string() })
+/** Asking for a code by e-mail takes no field: it goes to the account's address, never to one posted. */
+export const EmailCodeRequest = object({})
 
 /** Context of the re-authentication machine; sealed while the user is asked. */
 export const ReauthenticateContext = object({
@@ -66,6 +69,8 @@ export const ReauthenticateContext = object({
   /** Names this re-authentication's attempts and its one resumption in the server-side store. */
   challenge: nullable(string()),
   stepError: nullable(string()),
+  /** Whether a code was sent to the account's address (its hash waits in the store). */
+  emailSent: optional(boolean()),
   proven: nullable(ReauthFactor),
   /** The session cookie carrying the new verification time (never sealed: the flow ends there). */
   session: optional(nullable(object({ op: literal('set'), value: string(), expires: number() }))),
@@ -81,6 +86,8 @@ export type ReauthenticateEvent =
   | ({ type: 'reauth.start'; action: string; intent: Intent; policy: ReauthPolicy } & Timestamped)
   | ({ type: 'reauth.password'; [field: string]: unknown } & Timestamped)
   | ({ type: 'reauth.code'; code: string } & Timestamped)
+  | ({ type: 'reauth.sendEmailCode' } & Timestamped)
+  | ({ type: 'reauth.emailCode'; code: string } & Timestamped)
   | EffectResult<
       'findFactors',
       { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string },
@@ -88,6 +95,8 @@ export type ReauthenticateEvent =
     >
   | EffectResult<'verifyPassword', { factor: 'pwd' }, ProofFailure>
   | EffectResult<'verifyCode', { factor: 'otp' }, ProofFailure>
+  | EffectResult<'sendEmailCode', null, 'notSent' | 'signedOut' | 'threw'>
+  | EffectResult<'verifyEmailCode', { factor: 'email' }, ProofFailure>
   | EffectResult<'markVerified', { session: SessionCookieChange | null }, 'sessionChanged' | 'threw'>
 
 /** Tags: effect states and the resting states. */
@@ -96,6 +105,8 @@ export type ReauthenticateTag =
   | 'effect.findFactors'
   | 'effect.verifyPassword'
   | 'effect.verifyCode'
+  | 'effect.sendEmailCode'
+  | 'effect.verifyEmailCode'
   | 'effect.markVerified'
 
 const initialContext: ReauthenticateContext = {
@@ -107,6 +118,7 @@ const initialContext: ReauthenticateContext = {
   factors: [],
   challenge: null,
   stepError: null,
+  emailSent: false,
   proven: null,
   session: null,
   denial: null,
@@ -123,8 +135,8 @@ const toResumption: Mapper = ({ context }) => {
 }
 const toSignIn: Mapper = () => ({ type: 'error', error: 'AccessDenied' as ErrorType })
 
-const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done'] as const
-const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed'] as const
+const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyEmailCode.done'] as const
+const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyEmailCode.failed'] as const
 
 /** A wrong proof goes back to the page (counted); anything else ends the flow. */
 const proofFailure = [
@@ -142,6 +154,12 @@ export const reauthenticateMachine = setup({
     },
     offersPassword: ({ context }) => context.factors.includes('pwd'),
     offersCode: ({ context }) => context.factors.includes('otp'),
+    offersEmail: ({ context }) => context.factors.includes('email'),
+    awaitsEmailCode: ({ context }) => context.emailSent === true,
+    isNotSent: ({ event }) => {
+      assertEvent(event, 'sendEmailCode.failed')
+      return event.reason === 'notSent'
+    },
   },
   actions: {
     rememberStart: assign(({ event }) => {
@@ -154,6 +172,8 @@ export const reauthenticateMachine = setup({
       return { userId, sessionKey, factors, challenge, stepError: null }
     }),
     recordWrongProof: assign({ stepError: 'WrongProof' }),
+    rememberEmailSent: assign({ emailSent: true, stepError: null }),
+    recordNotSent: assign({ stepError: 'NotSent' }),
     rememberProof: assign(({ event }) => {
       assertEvent(event, PROOF_DONE)
       return { proven: event.output.factor, stepError: null }
@@ -167,9 +187,9 @@ export const reauthenticateMachine = setup({
   },
 }).createMachine({
   id: REAUTHENTICATE,
-  version: '1',
+  version: '2',
   description:
-    'Step-up: the signed-in user proves a factor again (password, one-time code); the same session is marked verified and the action that asked resumes once.',
+    'Step-up: the signed-in user proves a factor again (password, one-time code, e-mailed code); the same session is marked verified and the action that asked resumes once.',
   initial: 'idle',
   context: initialContext,
   output: finalStateOutcome,
@@ -194,12 +214,19 @@ export const reauthenticateMachine = setup({
         outcome: toStepPage,
         step: {
           page: 'reauthenticate',
-          events: { 'reauth.password': PasswordProof, 'reauth.code': CodeProof },
+          events: {
+            'reauth.password': PasswordProof,
+            'reauth.code': CodeProof,
+            'reauth.sendEmailCode': EmailCodeRequest,
+            'reauth.emailCode': CodeProof,
+          },
         },
       },
       on: {
         'reauth.password': { guard: 'offersPassword', target: 'checkingPassword' },
         'reauth.code': { guard: 'offersCode', target: 'checkingCode' },
+        'reauth.sendEmailCode': { guard: 'offersEmail', target: 'sendingEmailCode' },
+        'reauth.emailCode': { guard: 'awaitsEmailCode', target: 'checkingEmailCode' },
       },
     },
     checkingPassword: {
@@ -212,6 +239,22 @@ export const reauthenticateMachine = setup({
       tags: 'effect.verifyCode',
       description: "Checks a TOTP or backup code of the signed-in user, counted like the sign-in's second factor.",
       on: { 'verifyCode.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyCode.failed': [...proofFailure] },
+    },
+    sendingEmailCode: {
+      tags: 'effect.sendEmailCode',
+      description: "Sends a new code to the signed-in account's own address (a few per re-authentication); only its hash is kept, in the store.",
+      on: {
+        'sendEmailCode.done': { target: 'awaitingProof', actions: 'rememberEmailSent' },
+        'sendEmailCode.failed': [
+          { guard: 'isNotSent', target: 'awaitingProof', actions: 'recordNotSent' },
+          { target: 'failed', actions: 'recordDenial' },
+        ],
+      },
+    },
+    checkingEmailCode: {
+      tags: 'effect.verifyEmailCode',
+      description: 'Checks the e-mailed code against its hash in the store, counted; a right code is spent.',
+      on: { 'verifyEmailCode.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyEmailCode.failed': [...proofFailure] },
     },
     [SESSION_MARKING_STATE]: {
       tags: 'effect.markVerified',

@@ -20,6 +20,7 @@ export interface CredentialField {
 const PROOF_ERRORS: Record<string, string> = {
   WrongProof: 'That did not work. Check it and try again.',
   TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
+  NotSent: 'The e-mail could not be sent. Try again later, or confirm another way.',
 }
 
 function passwordForm(view: Parameters<StepPage>[0], fields: readonly CredentialField[]): string {
@@ -44,6 +45,22 @@ const codeForm = (view: Parameters<StepPage>[0]) =>
     'reauth.code',
   )
 
+function emailForm(view: Parameters<StepPage>[0]): string {
+  const to = escapeHtml(String(view.data.maskedEmail ?? 'your e-mail address'))
+  const send = stepForm(view, '', view.data.emailSent ? `Send another code to ${String(view.data.maskedEmail ?? 'your e-mail address')}` : `Send a code to ${String(view.data.maskedEmail ?? 'your e-mail address')}`, 'reauth.sendEmailCode', view.data.emailSent ? 'secondary' : 'primary')
+  if (!view.data.emailSent) return send
+  return (
+    `<p>We sent a code to ${to}.</p>` +
+    stepForm(
+      view,
+      `<label for="reauth-email-code">Code from the e-mail</label><input id="reauth-email-code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required spellcheck="false" maxlength="24">`,
+      'Confirm with the e-mailed code',
+      'reauth.emailCode',
+    ) +
+    send
+  )
+}
+
 /** "Confirm it's you to <action>": the factors the user can prove, one form each. */
 export const reauthenticatePage: StepPage = (view) => {
   const label = String(view.data.actionLabel ?? 'continue')
@@ -52,6 +69,7 @@ export const reauthenticatePage: StepPage = (view) => {
   const error = view.error ? errorBox(PROOF_ERRORS[view.error] ?? 'That did not work. Try again.') : ''
   const forms = [
     ...(factors.includes('otp') ? [codeForm(view)] : []),
+    ...(factors.includes('email') ? [emailForm(view)] : []),
     ...(factors.includes('pwd') ? [passwordForm(view, fields)] : []),
   ]
   return {

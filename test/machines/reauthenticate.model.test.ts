@@ -12,7 +12,7 @@ import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
-import { authRequest, CookieJar, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 import { describeModel, freezeClock, takeLoggedErrors, type ModelDriver } from './harness.js'
 
 const T0 = Math.floor(Date.now() / 1000)
@@ -28,6 +28,11 @@ interface World {
   signedIn: boolean
   password: 'right' | 'wrong'
   code: 'right' | 'wrong'
+  /** Whether the mailer delivers, and which code the user types from the message. */
+  mailer: 'works' | 'fails'
+  emailCode: 'right' | 'wrong'
+  /** The last code the mailer was given. */
+  mailed?: string
   /** The session is gone (signed out elsewhere) by the time the proof is posted. */
   sessionEnded: boolean
   /** The session row cannot be updated. */
@@ -40,6 +45,19 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
   world.config ??= testConfig({
     session: { strategy: 'database' },
+    providers: [
+      credentialsProvider(),
+      {
+        id: 'email',
+        type: 'email',
+        name: 'Email',
+        from: 'no-reply@authchart.test',
+        sendVerificationRequest: ({ code }: { code?: string }) => {
+          if (world.mailer === 'fails') throw new Error('mail server unavailable')
+          world.mailed = code
+        },
+      } as never,
+    ],
     // One store for every request of the world (each config object would otherwise get its own).
     store: memoryAuthStore(),
     adapter: {
@@ -75,12 +93,22 @@ const stored = (world: World) => [...world.store.sessions.values()][0]
 
 const driver: ModelDriver<World> = {
   machine: reauthenticateMachine,
+  // An e-mailed code is taken only once one was sent: no bare event where the guard refuses it.
+  onlySamples: true,
   samples: [
     { type: 'reauth.start', at: T0, action: 'app', intent: { method: 'GET', url: '/account', fields: {} }, policy: { maxAge: 600, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'] } },
-    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['otp', 'pwd'], challenge: 'c' } },
+    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['otp', 'pwd', 'email'], challenge: 'c' } },
     { type: 'findFactors.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
     { type: 'reauth.password', at: T0, username: 'alice', password: 'wonderland' },
     { type: 'reauth.code', at: T0, code: '000000' },
+    { type: 'reauth.sendEmailCode', at: T0 },
+    { type: 'reauth.emailCode', at: T0, code: '00000000' },
+    { type: 'sendEmailCode.done', at: T0, output: null },
+    { type: 'sendEmailCode.failed', at: T0, reason: 'notSent' },
+    { type: 'sendEmailCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'verifyEmailCode.done', at: T0, output: { factor: 'email' } },
+    { type: 'verifyEmailCode.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyEmailCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
     { type: 'verifyPassword.done', at: T0, output: { factor: 'pwd' } },
     { type: 'verifyPassword.failed', at: T0, reason: 'wrong' },
     { type: 'verifyPassword.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
@@ -97,6 +125,8 @@ const driver: ModelDriver<World> = {
     signedIn: true,
     password: 'right',
     code: 'right',
+    mailer: 'works',
+    emailCode: 'right',
     sessionEnded: false,
     updateFails: false,
     secret: createTotpSecret(),
@@ -119,6 +149,20 @@ const driver: ModelDriver<World> = {
     },
     'verifyCode.failed': (world, event) => {
       if (event.reason === 'wrong') world.code = 'wrong'
+      else world.sessionEnded = true
+    },
+    'sendEmailCode.done': (world) => {
+      world.mailer = 'works'
+    },
+    'sendEmailCode.failed': (world, event) => {
+      if (event.reason === 'notSent') world.mailer = 'fails'
+      else world.sessionEnded = true
+    },
+    'verifyEmailCode.done': (world) => {
+      world.emailCode = 'right'
+    },
+    'verifyEmailCode.failed': (world, event) => {
+      if (event.reason === 'wrong') world.emailCode = 'wrong'
       else world.sessionEnded = true
     },
     'markVerified.done': () => {},
@@ -147,6 +191,9 @@ const driver: ModelDriver<World> = {
     },
     'reauth.password': (world, _event, inspect) =>
       postProof(world, inspect, { event: 'reauth.password', username: 'alice', password: world.password === 'right' ? 'wonderland' : 'guess' }),
+    'reauth.sendEmailCode': (world, _event, inspect) => postProof(world, inspect, { event: 'reauth.sendEmailCode' }),
+    'reauth.emailCode': (world, _event, inspect) =>
+      postProof(world, inspect, { event: 'reauth.emailCode', code: world.emailCode === 'right' ? world.mailed! : 'WRONG000' }),
     'reauth.code': (world, _event, inspect) =>
       postProof(world, inspect, { event: 'reauth.code', code: world.code === 'right' ? totpCode(world.secret, T0) : '000000' }),
   },
@@ -156,12 +203,13 @@ const driver: ModelDriver<World> = {
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
       const page = await (await Auth(authRequest({ path: '/auth/step/reauthenticate', cookies: world.jar }), world.config!)).text()
       expect(page).toContain("Confirm it's you to continue")
-      expect(page.includes('That did not work')).toBe(world.password === 'wrong' || world.code === 'wrong')
+      expect(page.includes('That did not work')).toBe(world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong')
+      expect(page.includes('The e-mail could not be sent')).toBe(world.mailer === 'fails')
     },
     resumed: (response, world) => {
       expect(response.headers.get('location')).toBe('/account')
       const fva = stored(world)!.fva as Record<string, number>
-      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0)).toBe(T0)
+      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0)).toBe(T0)
     },
     failed: (response, world) => {
       const error = world.updateFails ? 'Configuration' : 'AccessDenied'

@@ -23,7 +23,10 @@ import { sessionId } from '../../session/manage.js'
 import { encodeSessionToken } from '../../session/token.js'
 import { FACTOR_VERIFICATION_CLAIM, withFactorVerified } from '../../session/verification.js'
 import { addressBucket, admitAttempt, type LimitedSubject } from '../../store/limits.js'
-import { sha256Hex } from '../../crypto.js'
+import { sha256Hex, timingSafeEqual } from '../../crypto.js'
+import { EmailSignInError } from '../../errors.js'
+import { generateCode, generateToken } from '../../email/secrets.js'
+import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
 import type { CredentialsConfig } from '../../types.js'
 import { effects, fail } from '../effect.js'
 import { adapterView } from '../module.js'
@@ -35,6 +38,25 @@ export { REAUTHENTICATE }
 export const MAX_REAUTH_ATTEMPTS = 5
 
 const attemptsKey = (challenge: string) => `reauth:attempts:${challenge}`
+const sendsKey = (challenge: string) => `reauth:sends:${challenge}`
+const emailCodeKey = (challenge: string) => `reauth:email:${challenge}`
+const emailCodeHash = async (code: string, challenge: string) => sha256Hex(`authchart-reauth\u0000${challenge}\u0000${code}`)
+
+/** Codes one re-authentication may send, and how long one is good for (seconds). */
+export const MAX_EMAIL_SENDS = 3
+export const EMAIL_CODE_MAX_AGE = 600
+
+/** The e-mail provider codes are sent with, if one is configured. */
+export function emailProvider(ctx: RequestContext): { config: EmailConfig; settings: ResolvedEmailProvider } | undefined {
+  const provider = ctx.config.providers.find((p) => p.type === 'email' && p.email)
+  return provider ? { config: provider.config as unknown as EmailConfig, settings: provider.email! } : undefined
+}
+
+/** The mailer's error without the code (a custom sender may quote its input). */
+function redactedSendError(error: unknown, code: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split(code).join('[code]')
+}
 
 /**
  * Names a session without carrying its value: a database session by its id, a JWT session by its
@@ -53,10 +75,16 @@ export function passwordProvider(ctx: RequestContext): { id: string; config: Cre
 }
 
 /** The factors `userId` can prove here, in the order of `accepted` (strongest first). */
-async function provableFactors(ctx: RequestContext, userId: string, accepted: readonly string[]): Promise<ReauthFactor[]> {
+async function provableFactors(
+  ctx: RequestContext,
+  userId: string,
+  email: string | null,
+  accepted: readonly string[],
+): Promise<ReauthFactor[]> {
   const available = new Set<ReauthFactor>()
   if (passwordProvider(ctx)) available.add('pwd')
   if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
+  if (email && emailProvider(ctx)) available.add('email')
   return accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor))
 }
 
@@ -90,7 +118,7 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
-    const factors = await provableFactors(ctx, current.user.id, context.policy.factors)
+    const factors = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
     if (factors.length === 0) {
       ctx.logger.warn('reauthentication-unavailable')
       return fail('noFactor', { error: 'AccessDenied' })
@@ -157,6 +185,53 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
       return fail('exhausted', { error: 'AccessDenied' })
     }
     return wrongProof(ctx, attempt)
+  },
+
+  async sendEmailCode(context, ctx) {
+    const current = await sameSession(ctx, context)
+    if (!current?.user.email) return signedOut()
+    // A few messages per re-authentication: the page cannot be made to mail the user in a loop.
+    if ((await ctx.config.store.increment(sendsKey(context.challenge!), ENVELOPE_MAX_AGE)) > MAX_EMAIL_SENDS) {
+      ctx.logger.warn('email-send-throttled')
+      return fail('notSent')
+    }
+    const provider = emailProvider(ctx)!
+    const settings = provider.settings.code
+    const code = generateCode(settings?.length ?? 8, settings?.alphabet ?? 'digits')
+    const expires = ctx.at + EMAIL_CODE_MAX_AGE
+    await ctx.config.store.put(emailCodeKey(context.challenge!), await emailCodeHash(code, context.challenge!), EMAIL_CODE_MAX_AGE)
+    try {
+      await provider.config.sendVerificationRequest({
+        // The account's own address, never one the request names.
+        identifier: current.user.email,
+        // The message's link leads back to this page; it signs no one in (no token is stored).
+        url: `${ctx.authUrl}/step/${REAUTHENTICATE}`,
+        token: generateToken(),
+        code,
+        expires: new Date(expires * 1000),
+        provider: provider.config,
+        theme: ctx.config.theme,
+        request: ctx.raw,
+      })
+    } catch (error) {
+      await ctx.config.store.reset(emailCodeKey(context.challenge!))
+      ctx.logger.error(new EmailSignInError(redactedSendError(error, code)))
+      return fail('notSent')
+    }
+    return null
+  },
+
+  async verifyEmailCode(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const key = emailCodeKey(context.challenge!)
+    const expected = await ctx.config.store.get(key)
+    const typed = String((trigger as { code?: unknown }).code ?? '').trim().toUpperCase()
+    if (expected === null || !timingSafeEqual(expected, await emailCodeHash(typed, context.challenge!))) return wrongProof(ctx, attempt)
+    // Spent: the same code cannot prove anything again.
+    await ctx.config.store.reset(key)
+    return { factor: 'email' as const }
   },
 
   async markVerified(context, ctx) {

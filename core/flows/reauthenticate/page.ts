@@ -21,6 +21,12 @@ function credentialFields(ctx: RequestContext): CredentialField[] {
   }))
 }
 
+/** `alice@example.com` → `a***@example.com`: enough to recognise, not to harvest. */
+function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@')
+  return at <= 0 ? '***' : `${email[0]}***${email.slice(at)}`
+}
+
 /** The page's data; `null` when the request is not the flow's user signed in. */
 export async function reauthenticationPageData(
   ctx: RequestContext,
@@ -32,5 +38,7 @@ export async function reauthenticationPageData(
     actionLabel: ACTION_LABELS[context.action] ?? ACTION_LABELS.app,
     factors: context.factors,
     credentialFields: context.factors.includes('pwd') ? credentialFields(ctx) : [],
+    emailSent: context.emailSent === true,
+    maskedEmail: user.email ? maskEmail(user.email) : null,
   }
 }
