@@ -28,6 +28,7 @@ const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
   'audit',
   'backchannel-logout',
   'frontchannel-logout',
+  'reauthenticate',
 ])
 
 /** Whether `action` is one of the actions of spec §4. */

@@ -1,15 +1,18 @@
 /**
  * A server guard for the application's own sensitive routes: `requireRecentAuth` lets a request
  * through only when its user proved a factor recently enough (step-up). A page request that is not
- * is sent to sign in again (303, back to where it was going afterwards); a `fetch`/JSON request
+ * is sent to prove a factor again (303, back to where it was going afterwards); a `fetch`/JSON request
  * gets 401 with the detail in `WWW-Authenticate` (RFC 9470's `insufficient_user_authentication`,
  * `max_age`) and the URL to open.
  *
  * @module
  */
-import { readFreshness, reauthenticationUrl, type ServerRequest } from './server.js'
+import { readFreshness, reauthenticationUrl, signInUrl, type ServerRequest } from './server.js'
 import type { Freshness, StepUpPolicy } from './session/freshness.js'
 import type { AuthConfig } from './types.js'
+import { recentAuthChallenge, wantsPage } from './flows/reauthenticate/challenge.js'
+
+export { recentAuthChallenge, wantsPage }
 
 export type { StepUpPolicy } from './session/freshness.js'
 
@@ -20,15 +23,6 @@ export interface RecentAuth {
   verifiedAt: number
 }
 
-/**
- * Whether a request wants a page rather than data: a browser navigation (`Sec-Fetch-Mode:
- * navigate`), else an `Accept` that names HTML (a browser's `fetch()` sends `*\/*`).
- */
-export function wantsPage(headers: Pick<Headers, 'get'>): boolean {
-  if (headers.get('sec-fetch-mode') === 'navigate') return true
-  return /\btext\/html\b/.test(headers.get('accept') ?? '')
-}
-
 /** The answer to a request that is not fresh enough: the redirect for a page, the 401 for data. */
 export function recentAuthRequired(
   verdict: Exclude<Freshness, { fresh: true }>,
@@ -37,11 +31,8 @@ export function recentAuthRequired(
 ): Response {
   if (wantsPage(headers)) return new Response(null, { status: 303, headers: { location: url } })
   const error = verdict.reason === 'signedOut' ? 'login_required' : 'insufficient_user_authentication'
-  const challenge = `Bearer error="${error}", max_age=${verdict.maxAge}, factors="${verdict.factors.join(' ')}", url="${url}"`
-  return Response.json(
-    { error, maxAge: verdict.maxAge, factors: verdict.factors, url },
-    { status: 401, headers: { 'www-authenticate': challenge, 'cache-control': 'no-store' } },
-  )
+  const { body, header } = recentAuthChallenge(error, verdict.maxAge, verdict.factors, url)
+  return Response.json(body, { status: 401, headers: { 'www-authenticate': header, 'cache-control': 'no-store' } })
 }
 
 /** The application's request as the in-process session read takes it. */
@@ -64,14 +55,19 @@ export async function checkRecentAuth(
 ): Promise<RecentAuth | Response> {
   const verdict = await readFreshness(request, config, policy)
   if (verdict.fresh) return { ok: true, verifiedAt: verdict.verifiedAt }
-  return recentAuthRequired(verdict, headers, reauthenticationUrl(request, config, returnTo))
+  const url =
+    verdict.reason === 'signedOut'
+      ? signInUrl(request, config, returnTo)
+      : reauthenticationUrl(request, config, returnTo, verdict.factors)
+  return recentAuthRequired(verdict, headers, url)
 }
 
 /**
  * Lets `request` through when its signed-in user proved an accepted factor within `policy.maxAge`
- * seconds (default 600); otherwise answers it: a page request with a 303 to sign in again (a fresh
- * sign-in is a fresh proof) returning to the request's path, a `fetch`/JSON request with 401,
- * `WWW-Authenticate` and the URL to open. A signed-out request is answered the same way.
+ * seconds (default 600); otherwise answers it: a page request with a 303 to the re-authentication
+ * page (`{basePath}/reauthenticate`: the user proves a factor again, and comes back to the
+ * request's path), a `fetch`/JSON request with 401, `WWW-Authenticate` and the URL to open. A
+ * signed-out request is answered the same way, with the sign-in page's URL.
  *
  * @example
  * const recent = await requireRecentAuth(request, authConfig, { maxAge: 300, aal: 2 })

@@ -435,10 +435,26 @@ export async function readFreshness(
   return served.body as Freshness
 }
 
-/** The URL of the page where the user proves a factor again, returning to `returnTo`. */
-export function reauthenticationUrl(request: ServerRequest, config: Omit<AuthConfig, 'raw'>, returnTo: string): string {
+function authBase(request: ServerRequest, config: Omit<AuthConfig, 'raw'>): string {
   const resolution = resolveConfig(config as AuthConfig)
-  const basePath = resolution.ok ? basePathOf(resolution.config) : '/auth'
-  // A fresh sign-in counts as a fresh proof of its factor.
-  return `${request.origin}${basePath}/signin?${new URLSearchParams({ callbackUrl: returnTo })}`
+  return `${request.origin}${resolution.ok ? basePathOf(resolution.config) : '/auth'}`
+}
+
+/**
+ * The URL of the page where the signed-in user proves one of `factors` again (without signing in
+ * anew), returning to `returnTo`.
+ */
+export function reauthenticationUrl(
+  request: ServerRequest,
+  config: Omit<AuthConfig, 'raw'>,
+  returnTo: string,
+  factors?: readonly string[],
+): string {
+  const query = new URLSearchParams({ callbackUrl: returnTo, ...(factors ? { factors: factors.join(' ') } : {}) })
+  return `${authBase(request, config)}/reauthenticate?${query}`
+}
+
+/** The URL of the sign-in page, returning to `returnTo`. */
+export function signInUrl(request: ServerRequest, config: Omit<AuthConfig, 'raw'>, returnTo: string): string {
+  return `${authBase(request, config)}/signin?${new URLSearchParams({ callbackUrl: returnTo })}`
 }

@@ -300,6 +300,34 @@ export interface AuthConfig {
    * (fail closed); `failOpen: true` lets it through uncounted instead (a `rate-limit-unchecked`
    * warning each time).
    */
+  /**
+   * Step-up: how recently, and by which factors, the signed-in user must have proven who they are
+   * before a built-in sensitive action (`add-passkey`, `enrol-second-factor`, `revoke-sessions`).
+   * By default a factor proven in the last ten minutes; when the user has a
+   * second factor (TOTP), only a second factor (a code or a passkey) counts. The global fields apply to every action; `actions` sets
+   * one action's policy, or `false` to turn its check off. A stale session is sent to the
+   * re-authentication page (`{basePath}/step/reauthenticate`), and the action resumes after it.
+   */
+  stepUp?:
+    | {
+        maxAge?: number | undefined
+        factors?: readonly ('pwd' | 'otp' | 'hwk' | 'email' | 'fed')[] | undefined
+        aal?: 1 | 2 | undefined
+        actions?:
+          | Partial<
+              Record<
+                'add-passkey' | 'enrol-second-factor' | 'revoke-sessions',
+                | false
+                | {
+                    maxAge?: number | undefined
+                    factors?: readonly ('pwd' | 'otp' | 'hwk' | 'email' | 'fed')[] | undefined
+                    aal?: 1 | 2 | undefined
+                  }
+              >
+            >
+          | undefined
+      }
+    | undefined
   rateLimit?:
     | false
     | {

@@ -194,7 +194,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in; both ask you to confirm it's you when you signed in more than ten minutes ago) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })

@@ -95,3 +95,53 @@ export function secondFactorGateViolations(machine: AnyStateMachine): string[] {
   }
   return violations
 }
+
+/** The tag of a freshness gate: the state whose effect checks that the user's proof is recent. */
+export const FRESHNESS_GATE_TAG = 'effect.checkFreshness'
+/** The tag of a state whose effect changes what can sign in as the user, or who stays signed in. */
+export const SENSITIVE_TAG = 'sensitive'
+
+const initialOf = (machine: AnyStateMachine): string => machine.root.initial?.target[0]?.id ?? machine.root.id
+const tagged = (nodes: readonly AnyStateNode[], tag: string) => nodes.filter((node) => node.tags.includes(tag))
+const shortId = (id: string) => id.split('.').at(-1)
+
+/**
+ * What is wrong with `machine` as far as the freshness gate goes; empty when nothing is. Every state
+ * tagged `sensitive` is out of reach from the start unless the path passes a freshness gate, and
+ * leaves the gate only on its `checkFreshness.done` (a stale session's failure leads to no
+ * sensitive state).
+ */
+export function freshnessGateViolations(machine: AnyStateMachine): string[] {
+  const nodes = nodesOf(machine)
+  const sensitive = new Set(tagged(nodes, SENSITIVE_TAG).map((node) => node.id))
+  if (sensitive.size === 0) return []
+  const gates = tagged(nodes, FRESHNESS_GATE_TAG)
+  if (gates.length === 0) return [`${machine.id}: has sensitive states but no freshness gate`]
+  const edges = edgesOf(machine)
+  const violations: string[] = []
+  for (const id of reachable(initialOf(machine), edges, new Set(gates.map((gate) => gate.id)))) {
+    if (sensitive.has(id)) violations.push(`${machine.id}: a path reaches "${shortId(id)}" without the freshness gate`)
+  }
+  const gateIds = new Set(gates.map((gate) => gate.id))
+  const notFresh = edges.filter((edge) => gateIds.has(edge.from) && edge.event !== 'checkFreshness.done')
+  for (const edge of notFresh) {
+    for (const id of reachable(edge.to, edges, gateIds)) {
+      if (sensitive.has(id)) violations.push(`${machine.id}: a stale session reaches "${shortId(id)}" from the gate`)
+    }
+  }
+  return violations
+}
+
+/**
+ * What is wrong with the re-authentication chart (any machine with a `markVerified` state); empty
+ * when nothing is: the session is marked verified only after a proof was accepted, on no other path.
+ */
+export function reauthenticationViolations(machine: AnyStateMachine): string[] {
+  const marking = tagged(nodesOf(machine), 'effect.markVerified')
+  const proof = /^verify[A-Z]\w*\.done$/
+  const withoutProof = edgesOf(machine).filter((edge) => !proof.test(edge.event))
+  const reached = reachable(initialOf(machine), withoutProof, new Set())
+  return marking
+    .filter((state) => reached.has(state.id))
+    .map((state) => `${machine.id}: a path reaches "${state.key}" without a proven factor`)
+}

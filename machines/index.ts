@@ -12,11 +12,13 @@ import { oauthSignInMachine } from './oauth-signin.machine.js'
 import { sessionMachine } from './session.machine.js'
 import { signInCompletionMachine } from './signin-completion.machine.js'
 import { totpEnrolmentMachine } from './totp-enrolment.machine.js'
+import { reauthenticateMachine } from './reauthenticate.machine.js'
 import { webauthnSignInMachine } from './webauthn-signin.machine.js'
 
 /**
  * Every built-in flow's chart, one line each: the diagrams, the test kit's `flowMachine` and the
- * second-factor gate check read this list, so a flow added here is drawn, testable and checked.
+ * second-factor and freshness gate checks read this list, so a flow added here is drawn, testable
+ * and checked.
  */
 export const flowMachines: readonly AnyStateMachine[] = [
   sessionMachine,
@@ -27,6 +29,7 @@ export const flowMachines: readonly AnyStateMachine[] = [
   signInCompletionMachine,
   totpEnrolmentMachine,
   logoutMachine,
+  reauthenticateMachine,
 ]
 
 export {
@@ -105,4 +108,19 @@ export {
 export type { EffectDone, EffectFailed, EffectResult, Timestamped } from './shared/events.js'
 export { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from './shared/events.js'
 export type { FlowOutcome, FlowResponse, SessionCookieChange, VerifiedIdentity } from './shared/outcome.js'
-export { secondFactorGateViolations } from './checks.js'
+export {
+  reauthenticateMachine,
+  ReauthenticateContext,
+  REAUTHENTICATE,
+  SESSION_MARKING_STATE,
+  type Intent,
+  type ReauthenticateEvent,
+  type ReauthenticateTag,
+} from './reauthenticate.machine.js'
+export {
+  FRESHNESS_GATE_TAG,
+  freshnessGateViolations,
+  reauthenticationViolations,
+  secondFactorGateViolations,
+  SENSITIVE_TAG,
+} from './checks.js'

@@ -46,9 +46,16 @@ export type TotpEnrolmentEvent =
       'signedOut' | 'alreadyEnrolled' | 'threw'
     >
   | EffectResult<'confirmTotp', { codes: string[] }, 'wrongCode' | 'exhausted' | 'signedOut' | 'alreadyEnrolled' | 'threw'>
+  | EffectResult<'checkFreshness', null, 'stale' | 'threw'>
 
 /** Tags: effect states and the resting states. */
-export type TotpEnrolmentTag = 'awaitsRequest' | 'effect.createTotpSecret' | 'effect.confirmTotp'
+export type TotpEnrolmentTag =
+  | 'awaitsRequest'
+  | 'effect.checkFreshness'
+  | 'effect.createTotpSecret'
+  | 'effect.confirmTotp'
+  /** A state whose effect changes what can sign in as the user: only past the freshness gate. */
+  | 'sensitive'
 
 const initialContext: TotpEnrolmentContext = {
   callbackUrl: '',
@@ -68,6 +75,7 @@ const toBackupCodes: Mapper = ({ context }) => ({
   page: 'backup-codes',
   data: { codes: context.codes ?? [], continueUrl: context.callbackUrl },
 })
+const toStepUp = (): FlowOutcome => ({ type: 'stepUp', action: 'enrol-second-factor' })
 const toCallbackUrl: Mapper = ({ context }) => ({ type: 'redirect', url: context.callbackUrl })
 const toDenial: Mapper = ({ context }) => ({ type: 'error', error: (context.denial ?? 'Configuration') as ErrorType })
 
@@ -78,6 +86,10 @@ export const totpEnrolmentMachine = setup({
     isAlreadyEnrolled: ({ event }) => {
       assertEvent(event, ['createTotpSecret.failed', 'confirmTotp.failed'])
       return event.reason === 'alreadyEnrolled'
+    },
+    isStale: ({ event }) => {
+      assertEvent(event, 'checkFreshness.failed')
+      return event.reason === 'stale'
     },
     isCodeWrong: ({ event }) => {
       assertEvent(event, 'confirmTotp.failed')
@@ -103,7 +115,7 @@ export const totpEnrolmentMachine = setup({
   },
 }).createMachine({
   id: TOTP_ENROLMENT,
-  version: '2',
+  version: '3',
   description: 'Turns on two-step verification (TOTP and backup codes) for a signed-in user.',
   initial: 'idle',
   context: initialContext,
@@ -112,10 +124,22 @@ export const totpEnrolmentMachine = setup({
     idle: {
       tags: 'awaitsRequest',
       description: 'The user asks to turn it on (POST /two-factor, CSRF-checked, signed in).',
-      on: { 'enrolment.start': { target: 'creatingSecret', actions: 'rememberStart' } },
+      on: { 'enrolment.start': { target: 'checkingFreshness', actions: 'rememberStart' } },
+    },
+    checkingFreshness: {
+      tags: 'effect.checkFreshness',
+      description:
+        'The freshness gate: the signed-in user proved a factor recently enough for the step-up policy (the request was sent to re-authenticate first otherwise).',
+      on: {
+        'checkFreshness.done': { target: 'creatingSecret' },
+        'checkFreshness.failed': [
+          { guard: 'isStale', target: 'reauthenticationRequired' },
+          { target: 'failed', actions: 'recordDenial' },
+        ],
+      },
     },
     creatingSecret: {
-      tags: 'effect.createTotpSecret',
+      tags: ['effect.createTotpSecret', 'sensitive'],
       description: 'Creates a TOTP secret for the signed-in user.',
       on: {
         'createTotpSecret.done': { target: 'awaitingConfirmation', actions: 'rememberSecret' },
@@ -135,7 +159,7 @@ export const totpEnrolmentMachine = setup({
       on: { 'enrolment.confirm': { target: 'confirmingCode' } },
     },
     confirmingCode: {
-      tags: 'effect.confirmTotp',
+      tags: ['effect.confirmTotp', 'sensitive'],
       description:
         'Re-checks that the enrolling user is still signed in and has no factor yet, checks the code; stores the factor and its backup codes.',
       on: {
@@ -151,6 +175,11 @@ export const totpEnrolmentMachine = setup({
       type: 'final',
       description: 'Two-step verification is on: the backup codes are shown once.',
       output: toBackupCodes,
+    },
+    reauthenticationRequired: {
+      type: 'final',
+      description: 'The proof is too old for turning it on: the user confirms it is them first, and the request resumes after.',
+      output: toStepUp,
     },
     alreadyEnrolled: {
       type: 'final',

@@ -340,6 +340,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     // The application's own object (methods may live on a prototype), else one per config.
     store: source.store ? guardStore(source.store, availability) : memoryAuthStore(),
     sharedStore: source.store !== undefined,
+    stepUp: Object.freeze({ ...validated.stepUp }),
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,

@@ -178,6 +178,26 @@ export const AuthConfigStruct = object({
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
   ),
+  stepUp: optional(
+    object({
+      maxAge: optional(min(integer(), 0)),
+      factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+      aal: optional(union([literal(1), literal(2)])),
+      actions: optional(
+        record(
+          enums(['add-passkey', 'enrol-second-factor', 'revoke-sessions']),
+          union([
+            literal(false),
+            object({
+              maxAge: optional(min(integer(), 0)),
+              factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+              aal: optional(union([literal(1), literal(2)])),
+            }),
+          ]),
+        ),
+      ),
+    }),
+  ),
   rateLimit: optional(
     union([
       literal(false),

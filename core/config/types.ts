@@ -115,6 +115,8 @@ export interface ResolvedConfig {
    * session read ask the store for a sign-out everywhere, so the default read does no I/O.
    */
   readonly sharedStore: boolean
+  /** The step-up policies of the built-in sensitive actions, as configured (defaults applied per request). */
+  readonly stepUp: NonNullable<AuthConfig['stepUp']>
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
@@ -221,6 +223,15 @@ export interface Route {
   actsForUser?: true
   /** Sign-out: ends whatever session the cookie names, live or not, and acts for no one. */
   endsSession?: true
+  /**
+   * The freshness gate: the built-in sensitive action this request is (or `undefined` when this
+   * one is not, e.g. a passkey sign-in rather than a registration). `dispatch` lets it run only
+   * when the signed-in user proved a factor recently enough for the action's policy; otherwise the
+   * request is sealed in a re-authentication flow and resumes after it. Checked before the route
+   * runs, like CSRF, so no built-in sensitive action reaches its effect without it (a test holds
+   * the routing table to it).
+   */
+  stepUp?: (ctx: RequestContext) => 'add-passkey' | 'enrol-second-factor' | 'revoke-sessions' | undefined
   serve: FlowBinding<never> | Handler
 }
 

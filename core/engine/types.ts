@@ -108,7 +108,14 @@ export interface CsrfState {
  * and `backchannel-logout` / `frontchannel-logout` (an OpenID Connect provider ends the sessions
  * signed in through it).
  */
-export type OwnAction = 'step' | 'two-factor' | 'sessions' | 'audit' | 'backchannel-logout' | 'frontchannel-logout'
+export type OwnAction =
+  | 'step'
+  | 'two-factor'
+  | 'sessions'
+  | 'audit'
+  | 'backchannel-logout'
+  | 'frontchannel-logout'
+  | 'reauthenticate'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

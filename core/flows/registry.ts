@@ -11,6 +11,7 @@ import { credentialsModule } from './credentials/index.js'
 import { emailModule } from './email/index.js'
 import { logoutModule } from './logout/index.js'
 import { oauthModule } from './oauth/index.js'
+import { reauthenticateModule } from './reauthenticate/index.js'
 import { sessionModule } from './session/index.js'
 import { signInCompletionModule } from './signin-completion/index.js'
 import { totpEnrolmentModule } from './totp-enrolment/index.js'
@@ -27,6 +28,7 @@ export const builtInFlows: readonly FlowModule[] = Object.freeze([
   signInCompletionModule,
   totpEnrolmentModule,
   logoutModule,
+  reauthenticateModule,
 ])
 
 /**

@@ -53,6 +53,10 @@ import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './ha
 import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
+import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
+import { reauthenticateFlow } from '../flows/reauthenticate/flow.js'
+import { intentOf, reauthenticationRequired, stepUpDemand } from '../flows/reauthenticate/gate.js'
+import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
@@ -249,7 +253,7 @@ function reportTrace(ctx: RequestContext, trace: FlowTrace, inspecting = true): 
 }
 
 /** An outcome the HTTP layer answers with: every handoff has been followed. */
-type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' }>
+type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' } | { type: 'stepUp' }>
 
 /** The most flows one request may pass through (a first factor, then the sign-in completion). */
 const MAX_HANDOFFS = 4
@@ -312,6 +316,8 @@ async function sealResting(
  * request fails instead of skipping the completion's second-factor gate.
  */
 const SESSION_ISSUERS: ReadonlySet<string> = new Set(['session'])
+/** The re-authentication re-issues the same session, only from the state that records a proof. */
+const REISSUING_STATES: Readonly<Record<string, string>> = { [REAUTHENTICATE]: SESSION_MARKING_STATE }
 const ISSUING_STATES: ReadonlySet<string> = new Set(SESSION_ISSUING_STATES)
 
 /**
@@ -323,10 +329,13 @@ const ISSUING_STATES: ReadonlySet<string> = new Set(SESSION_ISSUING_STATES)
  * @throws {FlowStateError} `ERR_FLOW_SESSION_REFUSED` otherwise.
  */
 function assertSessionIssued(flowId: string, run: FlowRun): void {
+  const reissuing = REISSUING_STATES[flowId]
   const issued =
     flowId === SIGN_IN_COMPLETION
       ? !run.resting && run.trace.steps.some((step) => ISSUING_STATES.has(step.from))
-      : SESSION_ISSUERS.has(flowId)
+      : reissuing !== undefined
+        ? !run.resting && run.trace.steps.some((step) => step.from === reissuing)
+        : SESSION_ISSUERS.has(flowId)
   if (!issued) {
     throw new FlowStateError('ERR_FLOW_SESSION_REFUSED', `${flowId} may not set a session outside its issuing states`)
   }
@@ -384,12 +393,36 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   // while the part is down (the user did nothing wrong, and may still be signed in). A run that
   // issued a session despite it (a non-essential write failed) keeps its answer.
   if (ctx.outage && outcome.session?.op !== 'set') throw ctx.outage
+  // A chart's freshness gate stopped the action: the same answer as the route's gate.
+  if (outcome.type === 'stepUp') {
+    const asked = await askForRecentProof(ctx, outcome.action as SensitiveAction)
+    if (asked) return asked
+    return { response: toInternal(ctx, { type: 'error', error: 'AccessDenied' }, current.machine.id), failure: { type: 'AccessDenied' } }
+  }
   return {
     response: toInternal(ctx, outcome, current.machine.id),
     ...(outcome.type === 'error'
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),
   }
+}
+
+/**
+ * The freshness gate of a built-in sensitive action: `undefined` lets the request through; a stale
+ * session gets the re-authentication started with this request's intent sealed in it, and is sent
+ * to its page (a fetch gets 401 with the page's URL). The action itself does not run.
+ */
+async function askForRecentProof(ctx: RequestContext, action: SensitiveAction | undefined): Promise<Dispatched | undefined> {
+  if (action === undefined) return undefined
+  const demand = await stepUpDemand(ctx, action)
+  if (!demand) return undefined
+  ctx.logger.debug('step-up required', { action })
+  const resting = defaultResting(ctx, REAUTHENTICATE)
+  const event = { type: 'reauth.start', at: ctx.at, action, intent: intentOf(ctx), policy: demand.policy }
+  const outcome = await runOne(ctx, reauthenticateFlow as never, event, resting)
+  // No factor the policy accepts can be proven here: the flow's refusal is the answer.
+  if (outcome.type !== 'step') return { response: toInternal(ctx, outcome as SettledOutcome, REAUTHENTICATE) }
+  return { response: reauthenticationRequired(ctx, demand, `${ctx.authUrl}/step/${REAUTHENTICATE}`) }
 }
 
 /**
@@ -526,6 +559,10 @@ export async function dispatch(
     }
   }
   if (route.callbackUrl) await resolveCallbackUrl(ctx)
+  if (route.stepUp) {
+    const asked = await askForRecentProof(ctx, route.stepUp(ctx))
+    if (asked) return asked
+  }
   if (typeof route.serve === 'function') {
     const response = await route.serve(ctx)
     // A handler that met an outage answered without the part (a session it could not read).

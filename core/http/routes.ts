@@ -83,7 +83,16 @@ export const coreRoutes: readonly Route[] = [
   // A signed-in user's sessions: the list, and revocation (CSRF-checked like every POST); a
   // browser asking for HTML gets the page, whose forms carry the token.
   route({ method: 'GET', action: 'sessions', provider: 'none', csrfToken: wantsPage, actsForUser: true, serve: respondSessionsOrPage }),
-  route({ method: 'POST', action: 'sessions', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: revokeSessionsOrPage }),
+  route({
+    method: 'POST',
+    action: 'sessions',
+    provider: 'none',
+    csrf: true,
+    failure: 'json-null',
+    actsForUser: true,
+    stepUp: () => 'revoke-sessions',
+    serve: revokeSessionsOrPage,
+  }),
   // A signed-in user's own security events (read-only: no CSRF token).
   route({ method: 'GET', action: 'audit', provider: 'none', actsForUser: true, serve: respondActivity }),
   route({ method: 'GET', action: 'error', provider: 'none', serve: respondErrorPage }),

@@ -9,6 +9,9 @@
  */
 import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
+import type { Intent } from '../../machines/reauthenticate.machine.js'
+import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
+import { resumeForm } from '../pages/reauthenticate.js'
 import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
@@ -131,6 +134,12 @@ export function respondOutcomePage(
   // The logout flow comes with the OAuth flow, and its page (which the provider frames) with it:
   // named here as the logout chart names it, so that a credentials-only app carries no logout chart.
   if (name === 'frontchannel-logout') return flowModule('oauth').respondFrontChannelPage(ctx, data, status)
+  if (name === 'resume') {
+    const intent = data.intent as Intent
+    const label = ACTION_LABELS[String(data.action)] ?? ACTION_LABELS.app!
+    const page = renderCardPage('Confirmed', ctx.config.theme, resumeForm(intent.url, intent.fields, ctx.csrf?.token ?? '', label))
+    return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+  }
   if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
   const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
   return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }

@@ -84,6 +84,11 @@ const CLIENT = `function (authUrl, providerId, conditional) {
       }
       // Refused on the server's error page (an expired sign-up, a missing CSRF token): show it.
       if (!body && res.redirected) { window.location.assign(res.url); return null }
+      // Adding a passkey with an old proof: confirm it is you first, then back here to add it.
+      if (res.status === 401 && body && body.error === 'insufficient_user_authentication' && body.url) {
+        window.location.assign(body.url)
+        return null
+      }
       if (!res.ok || !body || !body.options) {
         awaitCode(false)
         var unavailable = new Error('Passkey options are unavailable')

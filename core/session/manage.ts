@@ -12,12 +12,12 @@
 import { noteLifecycle } from '../audit/record.js'
 import type { AdapterSession } from '../adapters.js'
 import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
-import { sha256Hex } from '../crypto.js'
 import { expiredCookie } from '../cookies.js'
 import type { RequestContext } from '../http/context.js'
 import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { AuthConfig, ResponseInternal } from '../types.js'
 import { currentSession } from './current.js'
+import { sessionId } from './id.js'
 import { endJwtSessionsOf } from './lifecycle.js'
 
 /** One of a user's sessions, as listed (never its token). */
@@ -35,10 +35,7 @@ export interface SessionInfo {
   current: boolean
 }
 
-/** The public id of a session token. */
-export async function sessionId(sessionToken: string): Promise<string> {
-  return (await sha256Hex(`authchart-session\u0000${sessionToken}`)).slice(0, 32)
-}
+export { sessionId }
 
 const iso = (value: Date | string | undefined | null) => (value ? new Date(value).toISOString() : null)
 

@@ -62,6 +62,11 @@ export type FlowResponse =
   | { type: 'handoff'; flow: string; identity: VerifiedIdentity }
   /** The flow waits in a step: the browser is sent to the step's page (`GET /step/<flow>`). */
   | { type: 'step' }
+  /**
+   * A freshness gate found the signed-in user's proof too old for the sensitive `action`: the
+   * request is sealed in a re-authentication, which resumes it after the proof.
+   */
+  | { type: 'stepUp'; action: string }
   /** A page rendered from `data` (plain JSON) by the page named `page`. */
   | { type: 'page'; page: string; data: Record<string, unknown>; status?: number }
 

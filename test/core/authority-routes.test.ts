@@ -274,6 +274,15 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return (await client.send({ path: '/audit' })).status
     },
   },
+  // An application's step-up: a live session is asked for a proof; nobody signed in is refused.
+  'GET reauthenticate': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/reauthenticate', query: { callbackUrl: '/settings' } })
+      return { status: response.status, location: response.headers.get('location') }
+    },
+  },
   'POST sessions': {
     async run(scene) {
       const client = new Client(scene.config)

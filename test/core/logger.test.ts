@@ -47,6 +47,9 @@ describe('the default logger', () => {
     'email-send-throttled',
     'credentials-rate-limited',
     'second-factor-attempts-exhausted',
+    'reauthentication-failed',
+    'reauthentication-other-user',
+    'reauthentication-unavailable',
     'inspector-refused-outside-development',
     'inspector-refused-remote-client',
   ])('prints the %s warning with a sentence after its code', (code) => {

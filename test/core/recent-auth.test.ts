@@ -54,7 +54,7 @@ describe('requireRecentAuth', () => {
     const result = await requireRecentAuth(appRequest(token, { accept: 'application/json' }), config, { maxAge: 300 })
     expect(result).toBeInstanceOf(Response)
     const response = result as Response
-    const url = `${ORIGIN}/auth/signin?callbackUrl=${encodeURIComponent('/settings/security?tab=keys')}`
+    const url = `${ORIGIN}/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings/security?tab=keys')}&factors=hwk+otp+pwd+email+fed`
     expect(response.status).toBe(401)
     expect(response.headers.get('www-authenticate')).toBe(
       `Bearer error="insufficient_user_authentication", max_age=300, factors="hwk otp pwd email fed", url="${url}"`,
@@ -62,12 +62,14 @@ describe('requireRecentAuth', () => {
     expect(await response.json()).toEqual({ error: 'insufficient_user_authentication', maxAge: 300, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'], url })
   })
 
-  it('sends a page request with an old proof to sign in again, back to where it was going', async () => {
+  it('sends a page request with an old proof to prove a factor again, back to where it was going', async () => {
     const config = testConfig()
     const token = await sealed({ fva: { pwd: now() - 3600 } })
     const response = (await requireRecentAuth(appRequest(token, { 'sec-fetch-mode': 'navigate', accept: 'text/html' }), config)) as Response
     expect(response.status).toBe(303)
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?callbackUrl=${encodeURIComponent('/settings/security?tab=keys')}`)
+    expect(response.headers.get('location')).toBe(
+      `${ORIGIN}/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings/security?tab=keys')}&factors=hwk+otp+pwd+email+fed`,
+    )
   })
 
   it('asks an Auth.js token (no fva, no auth_time) for a proof, and a signed-out request to sign in', async () => {

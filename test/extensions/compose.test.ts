@@ -182,7 +182,7 @@ describe('names two extensions share are refused at load, naming both', () => {
 })
 
 describe('the test kit\'s flowMachine', () => {
-  const FLOWS = ['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'webauthn-signin', 'signin-completion', 'totp-enrolment', 'logout']
+  const FLOWS = ['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'webauthn-signin', 'signin-completion', 'totp-enrolment', 'logout', 'reauthenticate']
 
   it.each(FLOWS)('returns the chart Auth runs for "%s"', (id) => {
     expect(flowMachine(testConfig(), id).id).toBe(id)

@@ -1,7 +1,8 @@
 /**
  * `requireRecentAuth` as an integration serves it over real HTTP: a route guarded with
  * `{ maxAge: 60 }` at `/settings` answers 200 right after a sign-in, and for a session whose
- * factor was proven an hour ago sends a page request to sign in again (303 with the return path)
+ * factor was proven an hour ago sends a page request to prove a factor again (303 to the
+ * re-authentication page with the return path)
  * and answers a fetch with 401, `WWW-Authenticate` detail and the URL to open.
  */
 import { expect, it } from 'vitest'
@@ -39,13 +40,15 @@ export function recentAuthSuite(origin: () => string) {
     expect(response.status).toBe(200)
   })
 
-  it('requireRecentAuth sends a page request with an old proof to sign in again, back to the page', async () => {
+  it('requireRecentAuth sends a page request with an old proof to re-authenticate, back to the page', async () => {
     const response = await fetch(`${origin()}/settings?tab=keys`, {
       redirect: 'manual',
       headers: { cookie: await staleCookie(), accept: 'text/html,application/xhtml+xml' },
     })
     expect(response.status).toBe(303)
-    expect(response.headers.get('location')).toBe(`${origin()}/auth/signin?callbackUrl=${encodeURIComponent('/settings?tab=keys')}`)
+    expect(response.headers.get('location')).toBe(
+      `${origin()}/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings?tab=keys')}&factors=hwk+otp+pwd+email+fed`,
+    )
   })
 
   it('requireRecentAuth answers a fetch with an old proof with 401, WWW-Authenticate and the URL', async () => {
@@ -55,7 +58,7 @@ export function recentAuthSuite(origin: () => string) {
     expect(await response.json()).toMatchObject({
       error: 'insufficient_user_authentication',
       maxAge: 60,
-      url: `${origin()}/auth/signin?callbackUrl=${encodeURIComponent('/settings')}`,
+      url: `${origin()}/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings')}&factors=hwk+otp+pwd+email+fed`,
     })
   })
 

@@ -23,6 +23,7 @@ import { sessionFlow } from '../../core/flows/session/flow.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js'
 import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
+import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
 
@@ -35,6 +36,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,
+  reauthenticateFlow,
 ] as never
 const FILE = new URL('./chart-fingerprints.json', import.meta.url)
 

@@ -4,7 +4,7 @@
  * the world decides whether the user already has a factor, which code is typed, and whether the
  * factor store works.
  */
-import { expect } from 'vitest'
+import { expect, vi } from 'vitest'
 import type { ExpectedCookie, ExpectedResponse } from '../../testing/index.js'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
@@ -22,15 +22,33 @@ freezeClock(T0)
 const ATTRIBUTES = SECURE_ATTRIBUTES
 const SEALED: ExpectedCookie = { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + 900) } }
 const CLEARED: ExpectedCookie = { value: '', attributes: { ...ATTRIBUTES, 'max-age': '0' } }
+const REAUTH_COOKIE = '__Secure-authchart.flow.reauthenticate'
+const STALE = 11 * 60
 const STEP_PAGE = `${ORIGIN}/auth/step/totp-enrolment`
 const DB_DOWN = ['AdapterError', 'AdapterError']
 
 /** What each (final state, cause) must answer, from the spec rather than the chart. */
 const ORACLE: Record<string, ExpectedResponse> = {
+  // A request that does not ask for HTML (this driver's) gets 401 with the page's URL.
+  'reauthenticationRequired ← the proof is too old': {
+    status: 401,
+    location: null,
+    cookies: {
+      [ENROLMENT_COOKIE]: null,
+      [REAUTH_COOKIE]: { value: JWE, attributes: { ...ATTRIBUTES, 'max-age': '900', expires: httpDate(T0 + STALE + 900) } },
+    },
+    errors: [],
+  },
   'awaitingConfirmation ← enrolment started': { status: 302, location: STEP_PAGE, cookies: { [ENROLMENT_COOKIE]: SEALED }, errors: [] },
   'awaitingConfirmation ← wrong code': { status: 302, location: STEP_PAGE, cookies: { [ENROLMENT_COOKIE]: SEALED }, errors: [] },
   'enrolled ← right code': { status: 200, location: null, cookies: { [ENROLMENT_COOKIE]: CLEARED }, errors: [] },
   'alreadyEnrolled ← already enrolled': { status: 302, location: `${ORIGIN}/account`, cookies: { [ENROLMENT_COOKIE]: null }, errors: [] },
+  'failed ← factor store fails at the gate': {
+    status: 302,
+    location: `${ORIGIN}/auth/error?error=Configuration`,
+    cookies: { [ENROLMENT_COOKIE]: null },
+    errors: DB_DOWN,
+  },
   'failed ← factor store fails at the start': {
     status: 302,
     location: `${ORIGIN}/auth/error?error=Configuration`,
@@ -61,7 +79,12 @@ interface World {
   store: MemoryStore
   jar: CookieJar
   enrolled: boolean
-  factorStore: 'works' | 'fails'
+  /** Whether the user's proof is older than the step-up policy when the enrolment starts. */
+  stale: boolean
+  /** `failsAfterGate`: the freshness gate still reads the user's factors, the enrolment cannot. */
+  factorStore: 'works' | 'fails' | 'failsAfterGate'
+  /** Whether the gate has read the factors in the current request. */
+  gateRead: boolean
   code: 'right' | 'wrong'
   /** Whether the session is still there when the code is confirmed. */
   session: 'alive' | 'ended'
@@ -73,10 +96,18 @@ interface World {
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
   world.config ??= testConfig({
+    // This world's user signs in with the password alone: with a factor already enrolled, the
+    // default policy would ask for that factor first; this world refuses the enrolment for the
+    // factor itself, so its policy accepts the password.
+    ...(world.enrolled ? { stepUp: { actions: { 'enrol-second-factor': { aal: 1 as const } } } } : {}),
     adapter: {
       ...memory,
       async listSecondFactors(userId) {
         if (world.factorStore === 'fails') throw new Error('database unavailable')
+        if (world.factorStore === 'failsAfterGate') {
+          if (world.gateRead) throw new Error('database unavailable')
+          world.gateRead = true
+        }
         return memory.listSecondFactors(userId)
       },
     },
@@ -105,6 +136,9 @@ const driver: ModelDriver<World> = {
   machine: totpEnrolmentMachine,
   samples: [
     { type: 'enrolment.start', at: T0, callbackUrl: `${ORIGIN}/account` },
+    { type: 'checkFreshness.done', at: T0, output: null },
+    { type: 'checkFreshness.failed', at: T0, reason: 'stale' },
+    { type: 'checkFreshness.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'createTotpSecret.done', at: T0, output: { userId: 'u', secret: 's', challenge: 'c' } },
     { type: 'createTotpSecret.failed', at: T0, reason: 'alreadyEnrolled' },
     { type: 'createTotpSecret.failed', at: T0, reason: 'threw', error: 'AdapterError' },
@@ -119,6 +153,8 @@ const driver: ModelDriver<World> = {
     store: createMemoryStore(),
     jar: new CookieJar(),
     enrolled: false,
+    stale: false,
+    gateRead: false,
     factorStore: 'works',
     code: 'right',
     session: 'alive',
@@ -126,7 +162,9 @@ const driver: ModelDriver<World> = {
   }),
   cause: (world, request) => {
     if (request[0]!.event.type === 'enrolment.start') {
-      if (world.factorStore === 'fails') return 'factor store fails at the start'
+      if (world.stale) return 'the proof is too old'
+      if (world.factorStore === 'fails') return 'factor store fails at the gate'
+      if (world.factorStore === 'failsAfterGate') return 'factor store fails at the start'
       return world.enrolled ? 'already enrolled' : 'enrolment started'
     }
     if (world.factorStore === 'fails') return 'factor store fails at the confirmation'
@@ -138,10 +176,15 @@ const driver: ModelDriver<World> = {
   // The errors of the request just sent: the log is emptied after each read.
   loggedErrors: (world) => takeLoggedErrors(world.config!.logger as ReturnType<typeof spyLogger>),
   arrange: {
+    'checkFreshness.done': () => {},
+    'checkFreshness.failed': (world, event) => {
+      if (event.reason === 'stale') world.stale = true
+      else world.factorStore = 'fails'
+    },
     'createTotpSecret.done': () => {},
     'createTotpSecret.failed': (world, event) => {
       if (event.reason === 'alreadyEnrolled') world.enrolled = true
-      else world.factorStore = 'fails'
+      else world.factorStore = 'failsAfterGate'
     },
     'confirmTotp.done': (world) => {
       world.code = 'right'
@@ -166,7 +209,14 @@ const driver: ModelDriver<World> = {
         const [user] = [...world.store.users.values()]
         await MemoryAdapter(world.store).createSecondFactor({ id: 'f', userId: user!.id, type: 'totp', secret: 'sealed', createdAt: new Date() })
       }
-      return post(world, configFor(world, inspect), '/auth/two-factor', { callbackUrl: '/account' })
+      // Eleven minutes later the sign-in's proof is older than the default step-up policy.
+      if (world.stale) vi.setSystemTime((T0 + STALE) * 1000)
+      world.gateRead = false
+      try {
+        return await post(world, configFor(world, inspect), '/auth/two-factor', { callbackUrl: '/account' })
+      } finally {
+        vi.setSystemTime(T0 * 1000)
+      }
     },
     'enrolment.confirm': async (world, _event, inspect) => {
       const config = configFor(world, inspect)
@@ -180,6 +230,10 @@ const driver: ModelDriver<World> = {
     },
   },
   expect: {
+    reauthenticationRequired: async (response, world) => {
+      expect(await response.json()).toMatchObject({ error: 'insufficient_user_authentication', url: `${ORIGIN}/auth/step/reauthenticate` })
+      expect(world.store.secondFactors.size).toBe(0)
+    },
     awaitingConfirmation: async (response, world) => {
       expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/totp-enrolment`)
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${ENROLMENT_COOKIE}=ey`))).toBe(true)

@@ -13,6 +13,7 @@ type Snapshot = SnapshotFrom<typeof totpEnrolmentMachine>
 function afterConfirming(...events: Parameters<ReturnType<typeof createActor<typeof totpEnrolmentMachine>>['send']>[0][]): Snapshot {
   const actor = createActor(totpEnrolmentMachine).start()
   actor.send({ type: 'enrolment.start', callbackUrl: 'https://app.test/account', at: 1 })
+  actor.send({ type: 'checkFreshness.done', output: null, at: 1 })
   actor.send({ type: 'createTotpSecret.done', output: { userId: 'u-1', secret: 'JBSWY3DPEHPK3PXP', challenge: 'c' }, at: 1 })
   actor.send({ type: 'enrolment.confirm', code: '123456', at: 2 })
   for (const event of events) actor.send(event)
@@ -39,5 +40,18 @@ describe('a refused confirmation', () => {
     const snapshot = afterConfirming({ type: 'confirmTotp.failed', reason: 'wrongCode', at: 2 })
     expect(snapshot.value).toBe('awaitingConfirmation')
     expect(snapshot.context.stepError).toBe('InvalidCode')
+  })
+})
+
+describe('the freshness gate', () => {
+  it('hands a stale session to the re-authentication before any secret is created', () => {
+    const actor = createActor(totpEnrolmentMachine).start()
+    actor.send({ type: 'enrolment.start', callbackUrl: 'https://app.test/account', at: 1 })
+    expect(actor.getSnapshot().value).toBe('checkingFreshness')
+    actor.send({ type: 'checkFreshness.failed', reason: 'stale', at: 1 })
+    const snapshot = actor.getSnapshot()
+    expect(snapshot.value).toBe('reauthenticationRequired')
+    expect(snapshot.context.secret).toBeNull()
+    expect(snapshot.output).toEqual({ type: 'stepUp', action: 'enrol-second-factor' })
   })
 })

@@ -99,7 +99,7 @@ export const groups = {
   // everywhere (the not-before times it writes). Its tests run on the memory adapter and store: the
   // same routes on PGlite and PostgreSQL (test/ownership/) would rerun a server for every mutant.
   sessions: {
-    mutate: ['core/session/manage.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
+    mutate: ['core/session/manage.ts', 'core/session/id.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
     tests: ['test/mutation/sessions.test.ts'],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, the late

@@ -158,9 +158,19 @@ export async function seedPasskeyUser(
   return credentialID
 }
 
-/** Signs `userId` in with a database session row, the way a completed sign-in leaves the jar. */
+/**
+ * Signs `userId` in with a database session row, the way a completed passkey sign-in leaves the jar
+ * and the store (its sign-in time and the passkey proven now, so a sensitive action need not ask).
+ */
 export async function signInAs(store: MemoryStore, jar: CookieJar, userId: string): Promise<void> {
   const sessionToken = crypto.randomUUID()
-  await MemoryAdapter(store).createSession({ sessionToken, userId, expires: new Date(Date.now() + 86_400_000) })
+  const now = new Date()
+  await MemoryAdapter(store).createSession({
+    sessionToken,
+    userId,
+    expires: new Date(now.getTime() + 86_400_000),
+    createdAt: now,
+    fva: { hwk: Math.floor(now.getTime() / 1000) },
+  })
   jar.cookies.set(SESSION_COOKIE, sessionToken)
 }

@@ -27,6 +27,7 @@ import {
 import { signedInUser } from '../../session/current.js'
 import { effects, fail } from '../effect.js'
 import { adapterView } from '../module.js'
+import { stepUpDemand } from '../reauthenticate/gate.js'
 
 /** The adapter methods turning on a second factor needs. */
 export const SECOND_FACTOR_METHODS = ['listSecondFactors', 'createSecondFactor', 'updateSecondFactor', 'deleteSecondFactor'] as const
@@ -83,6 +84,13 @@ type Env = FlowContext
 
 /** The TOTP enrolment's effects. */
 export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(totpEnrolmentMachine, {
+  async checkFreshness(_context, ctx) {
+    if (await stepUpDemand(ctx, 'enrol-second-factor')) {
+      return fail('stale')
+    }
+    return null
+  },
+
   async createTotpSecret(_context, ctx) {
     const adapter = requireFactorStore(ctx)
     const user = await signedInUser(ctx)

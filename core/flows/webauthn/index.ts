@@ -76,6 +76,9 @@ const webauthnAnswer = {
 } satisfies FlowBinding<{ action: 'register' | 'authenticate'; data: string }>
 
 /** The passkey sign-in. */
+/** A passkey request that registers one: adding a passkey (signed in) or signing up (the gate lets that through). */
+const registers = (action: unknown): 'add-passkey' | undefined => (action === 'register' ? 'add-passkey' : undefined)
+
 export const webauthnModule: FlowModule = {
   id: 'webauthn-signin',
   flow: webauthnSignInFlow,
@@ -86,7 +89,14 @@ export const webauthnModule: FlowModule = {
     // No sign-in step of its own: back to the sign-in page, as Auth.js.
     route({ method: 'POST', action: 'signin', provider: 'webauthn', csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
     // A signed-in user's options register a passkey for them.
-    route({ method: 'GET', action: 'webauthn-options', provider: 'webauthn', actsForUser: true, serve: webauthnOptions }),
+    route({
+      method: 'GET',
+      action: 'webauthn-options',
+      provider: 'webauthn',
+      actsForUser: true,
+      stepUp: (ctx) => registers(ctx.request.query.action),
+      serve: webauthnOptions,
+    }),
     route({
       method: 'POST',
       action: 'webauthn-options',
@@ -94,6 +104,7 @@ export const webauthnModule: FlowModule = {
       csrf: true,
       callbackUrl: true,
       actsForUser: true,
+      stepUp: (ctx) => (hasCode(ctx, ctx.request.body ?? {}) ? undefined : registers(ctx.request.body?.action)),
       serve: webauthnVerification,
     }),
     // No CSRF token, as in Auth.js: the answer must sign the challenge sealed in this browser's

@@ -1,0 +1,32 @@
+/**
+ * How a request that is not fresh enough is answered, shared by the built-in gate and
+ * `requireRecentAuth`: a page for a browser's navigation, 401 with the detail for data.
+ *
+ * @module
+ */
+
+/**
+ * Whether a request wants a page rather than data: a browser navigation (`Sec-Fetch-Mode:
+ * navigate`), else an `Accept` that names HTML (a browser's `fetch()` sends `*\/*`).
+ */
+export function wantsPage(headers: Pick<Headers, 'get'>): boolean {
+  if (headers.get('sec-fetch-mode') === 'navigate') return true
+  return /\btext\/html\b/.test(headers.get('accept') ?? '')
+}
+
+/**
+ * The 401 detail for a request that is not fresh enough: the JSON body and the `WWW-Authenticate`
+ * challenge (RFC 9470's error and `max_age`, the accepted factors, the URL to open).
+ */
+export function recentAuthChallenge(
+  error: 'login_required' | 'insufficient_user_authentication',
+  maxAge: number,
+  factors: readonly string[],
+  url: string,
+): { body: { error: string; maxAge: number; factors: readonly string[]; url: string }; header: string } {
+  return {
+    body: { error, maxAge, factors, url },
+    header: `Bearer error="${error}", max_age=${maxAge}, factors="${factors.join(' ')}", url="${url}"`,
+  }
+}
+

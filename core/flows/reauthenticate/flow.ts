@@ -1,0 +1,267 @@
+/**
+ * The re-authentication flow: the chart (`machines/reauthenticate.machine.ts`) and its effects.
+ * Every effect asks the one authority who is signed in; the proof must be the signed-in user's,
+ * and the session it is recorded in the same live session that asked. The engine spends the sealed
+ * flow in the store on its one use, so a replayed flow cookie resumes nothing.
+ *
+ * @module
+ */
+import {
+  REAUTHENTICATE,
+  ReauthenticateContext,
+  reauthenticateMachine,
+  type ReauthFactor,
+} from '../../../machines/reauthenticate.machine.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import { defineFlow } from '../../engine/flow.js'
+import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
+import { CredentialsSignin } from '../../errors.js'
+import { checkCode, enrolledFactors, newChallenge } from '../../second-factor/index.js'
+import { currentSession, type CurrentSession } from '../../session/current.js'
+import { factorTimesOf } from '../../session/freshness.js'
+import { sessionId } from '../../session/id.js'
+import { encodeSessionToken } from '../../session/token.js'
+import { FACTOR_VERIFICATION_CLAIM, withFactorVerified } from '../../session/verification.js'
+import { addressBucket, admitAttempt, type LimitedSubject } from '../../store/limits.js'
+import { sha256Hex, timingSafeEqual } from '../../crypto.js'
+import { EmailSignInError } from '../../errors.js'
+import { generateCode, generateToken } from '../../email/secrets.js'
+import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
+import type { CredentialsConfig } from '../../types.js'
+import { effects, fail } from '../effect.js'
+import { adapterView } from '../module.js'
+import { attemptIdentifier } from '../credentials/flow.js'
+
+export { REAUTHENTICATE }
+
+/** Wrong proofs one re-authentication gets before it is void (the user's own limits apply too). */
+export const MAX_REAUTH_ATTEMPTS = 5
+
+const attemptsKey = (challenge: string) => `reauth:attempts:${challenge}`
+const sendsKey = (challenge: string) => `reauth:sends:${challenge}`
+const emailCodeKey = (challenge: string) => `reauth:email:${challenge}`
+const emailCodeHash = async (code: string, challenge: string) => sha256Hex(`authchart-reauth\u0000${challenge}\u0000${code}`)
+
+/** Codes one re-authentication may send, and how long one is good for (seconds). */
+export const MAX_EMAIL_SENDS = 3
+export const EMAIL_CODE_MAX_AGE = 600
+
+/** The e-mail provider codes are sent with, if one is configured. */
+export function emailProvider(ctx: RequestContext): { config: EmailConfig; settings: ResolvedEmailProvider } | undefined {
+  const provider = ctx.config.providers.find((p) => p.type === 'email' && p.email)
+  return provider ? { config: provider.config as unknown as EmailConfig, settings: provider.email! } : undefined
+}
+
+/** The mailer's error without the code (a custom sender may quote its input). */
+function redactedSendError(error: unknown, code: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split(code).join('[code]')
+}
+
+/**
+ * Names a session without carrying its value: a database session by its id, a JWT session by its
+ * user and sign-in time (kept across reissues). A different session of the same user, or the same
+ * browser signed in anew, is a different key.
+ */
+export async function sessionKeyOf(current: CurrentSession): Promise<string> {
+  if (current.strategy === 'database') return `db:${await sessionId(current.value)}`
+  return `jwt:${(await sha256Hex(`${current.user.id}\u0000${current.signedInAt ?? ''}`)).slice(0, 32)}`
+}
+
+/** The credentials provider a password is checked with, if one is configured. */
+export function passwordProvider(ctx: RequestContext): { id: string; config: CredentialsConfig } | undefined {
+  const provider = ctx.config.providers.find((p) => p.type === 'credentials')
+  return provider ? { id: provider.id, config: provider.config as unknown as CredentialsConfig } : undefined
+}
+
+/** The factors `userId` can prove here, in the order of `accepted` (strongest first). */
+async function provableFactors(
+  ctx: RequestContext,
+  userId: string,
+  email: string | null,
+  accepted: readonly string[],
+): Promise<ReauthFactor[]> {
+  const available = new Set<ReauthFactor>()
+  if (passwordProvider(ctx)) available.add('pwd')
+  if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
+  if (email && emailProvider(ctx)) available.add('email')
+  return accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor))
+}
+
+/** The live session, when it is still the one that started this flow; else `null` (logged). */
+async function sameSession(ctx: RequestContext, context: ReauthenticateContext): Promise<CurrentSession | null> {
+  const current = await currentSession(ctx)
+  if (current && current.user.id === context.userId && (await sessionKeyOf(current)) === context.sessionKey) return current
+  ctx.logger.debug('re-authentication refused', { reason: current ? 'another session or user' : 'signed out' })
+  return null
+}
+
+const signedOut = () => fail('signedOut', { error: 'AccessDenied' })
+
+/** Counts a proof against this re-authentication before it is checked: the how-manieth it is. */
+async function countProof(ctx: RequestContext, challenge: string): Promise<number> {
+  return ctx.config.store.increment(attemptsKey(challenge), ENVELOPE_MAX_AGE)
+}
+
+/** A wrong proof: back to the page while tries remain, void on the last one. */
+function wrongProof(ctx: RequestContext, attempt: number) {
+  ctx.logger.warn('reauthentication-failed')
+  return attempt >= MAX_REAUTH_ATTEMPTS ? fail('exhausted', { error: 'AccessDenied' }) : fail('wrong')
+}
+
+const exhausted = () => fail('exhausted', { error: 'AccessDenied' })
+
+type Env = FlowContext
+
+/** The re-authentication's effects. */
+export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(reauthenticateMachine, {
+  async findFactors(context, ctx) {
+    const current = await currentSession(ctx)
+    if (!current) return signedOut()
+    const factors = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
+    if (factors.length === 0) {
+      ctx.logger.warn('reauthentication-unavailable')
+      return fail('noFactor', { error: 'AccessDenied' })
+    }
+    return { userId: current.user.id, sessionKey: await sessionKeyOf(current), factors, challenge: newChallenge() }
+  },
+
+  async verifyPassword(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const provider = passwordProvider(ctx)!
+    const { type: _type, at: _at, ...submitted } = trigger as Record<string, unknown>
+    const credentials = Object.fromEntries(Object.entries(submitted).filter(([, value]) => typeof value === 'string'))
+    // The credentials sign-in's limits, under the same keys: a re-authentication is no way around them.
+    const limits = ctx.config.rateLimit.credentials
+    if (limits) {
+      const identifier = attemptIdentifier(provider.config, credentials)
+      const address = ctx.clientAddress
+      const subjects: LimitedSubject[] = [
+        ...(identifier !== undefined ? [{ kind: 'identifier', value: identifier, limit: limits.perIdentifier }] : []),
+        ...(address ? [{ kind: 'address', value: addressBucket(address), limit: limits.perAddress }] : []),
+      ]
+      const admission = await admitAttempt(ctx.config.store, `credentials:${provider.id}`, ctx.config.secrets[0], subjects, ctx.logger)
+      if (!admission.allowed) {
+        ctx.logger.warn('credentials-rate-limited')
+        return fail('limited', { error: 'CredentialsSignin', code: 'rate_limited', retryAfter: admission.retryAfter })
+      }
+    }
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    let user: { id?: unknown } | null | undefined
+    try {
+      user = (await provider.config.authorize(credentials, ctx.raw)) as { id?: unknown } | null | undefined
+    } catch (error) {
+      if (!(error instanceof CredentialsSignin)) throw error
+      user = null
+    }
+    if (!user) return wrongProof(ctx, attempt)
+    if (!(await isSignedInUser(ctx, provider.id, String(user.id ?? ''), context.userId!))) {
+      // Someone else's password proves nothing about this session's user.
+      ctx.logger.warn('reauthentication-other-user')
+      return wrongProof(ctx, attempt)
+    }
+    return { factor: 'pwd' as const }
+  },
+
+  async verifyCode(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const checked = await checkCode({
+      adapter: ctx.config.adapter!,
+      store: ctx.config.store,
+      secrets: ctx.config.secrets,
+      userId: context.userId!,
+      challenge: `reauth:${context.challenge}`,
+      code: String((trigger as { code?: unknown }).code ?? ''),
+      at: ctx.at,
+    })
+    if (checked.ok) return { factor: 'otp' as const }
+    // Locked (this minute's check of a user out of tries is taken): as wrong, the page asks again.
+    if (checked.reason === 'locked') return fail('wrong')
+    if (checked.reason === 'exhausted') {
+      ctx.logger.warn('second-factor-attempts-exhausted')
+      return fail('exhausted', { error: 'AccessDenied' })
+    }
+    return wrongProof(ctx, attempt)
+  },
+
+  async sendEmailCode(context, ctx) {
+    const current = await sameSession(ctx, context)
+    if (!current?.user.email) return signedOut()
+    // A few messages per re-authentication: the page cannot be made to mail the user in a loop.
+    if ((await ctx.config.store.increment(sendsKey(context.challenge!), ENVELOPE_MAX_AGE)) > MAX_EMAIL_SENDS) {
+      ctx.logger.warn('email-send-throttled')
+      return fail('notSent')
+    }
+    const provider = emailProvider(ctx)!
+    const settings = provider.settings.code
+    const code = generateCode(settings?.length ?? 8, settings?.alphabet ?? 'digits')
+    const expires = ctx.at + EMAIL_CODE_MAX_AGE
+    await ctx.config.store.put(emailCodeKey(context.challenge!), await emailCodeHash(code, context.challenge!), EMAIL_CODE_MAX_AGE)
+    try {
+      await provider.config.sendVerificationRequest({
+        // The account's own address, never one the request names.
+        identifier: current.user.email,
+        // The message's link leads back to this page; it signs no one in (no token is stored).
+        url: `${ctx.authUrl}/step/${REAUTHENTICATE}`,
+        token: generateToken(),
+        code,
+        expires: new Date(expires * 1000),
+        provider: provider.config,
+        theme: ctx.config.theme,
+        request: ctx.raw,
+      })
+    } catch (error) {
+      await ctx.config.store.reset(emailCodeKey(context.challenge!))
+      ctx.logger.error(new EmailSignInError(redactedSendError(error, code)))
+      return fail('notSent')
+    }
+    return null
+  },
+
+  async verifyEmailCode(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const key = emailCodeKey(context.challenge!)
+    const expected = await ctx.config.store.get(key)
+    const typed = String((trigger as { code?: unknown }).code ?? '').trim().toUpperCase()
+    if (expected === null || !timingSafeEqual(expected, await emailCodeHash(typed, context.challenge!))) return wrongProof(ctx, attempt)
+    // Spent: the same code cannot prove anything again.
+    await ctx.config.store.reset(key)
+    return { factor: 'email' as const }
+  },
+
+  async markVerified(context, ctx) {
+    const current = await sameSession(ctx, context)
+    if (!current) return fail('sessionChanged', { error: 'AccessDenied' })
+    const verified = withFactorVerified(factorTimesOf(current), context.proven!, ctx.at)
+    if (current.strategy === 'database') {
+      await ctx.config.adapter!.updateSession!({ sessionToken: current.value, fva: verified } as never)
+      return { session: null }
+    }
+    // The same token, claims kept (subject, sign-in time, provider session), with the new time.
+    const value = await encodeSessionToken(ctx, { ...current.token, [FACTOR_VERIFICATION_CLAIM]: verified })
+    return { session: { op: 'set' as const, value, expires: ctx.at + ctx.config.session.maxAge } }
+  },
+})
+
+/**
+ * Whether the id `authorize` returned is the signed-in user: the subject itself for JWT sessions,
+ * the user its credentials account is linked to for database sessions.
+ */
+async function isSignedInUser(ctx: RequestContext, providerId: string, returnedId: string, userId: string): Promise<boolean> {
+  if (returnedId === '') return false
+  if (ctx.config.session.strategy === 'jwt') return returnedId === userId
+  const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: returnedId })
+  return linked ? String(linked.id) === userId : returnedId === userId
+}
+
+/** The re-authentication flow definition. */
+export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, RequestContext>({
+  machine: reauthenticateMachine,
+  context: ReauthenticateContext,
+  effects: adapterView(reauthenticateEffects),
+})

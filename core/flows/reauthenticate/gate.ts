@@ -1,0 +1,93 @@
+/**
+ * The freshness gate of the built-in sensitive actions: before a route flagged `stepUp` runs, the
+ * signed-in user's proof must be recent enough for the action's policy. When it is not, the request
+ * is not served: its intent is sealed in a re-authentication flow, and the browser is sent to the
+ * page that asks (a fetch gets 401 with the URL), as `requireRecentAuth` answers an application.
+ *
+ * @module
+ */
+import type { Intent } from '../../../machines/reauthenticate.machine.js'
+import type { RequestContext } from '../../config/types.js'
+import { recentAuthChallenge, wantsPage } from './challenge.js'
+import { currentSession } from '../../session/current.js'
+import { factorTimesOf, freshnessOf } from '../../session/freshness.js'
+import type { Factor } from '../../session/verification.js'
+import type { ResponseInternal } from '../../types.js'
+import { stepUpPolicyFor, type ResolvedStepUp, type SensitiveAction } from './policy.js'
+
+/** A request the gate stops: the action, and the policy its proof must meet. */
+export interface StepUpDemand {
+  action: SensitiveAction
+  policy: ResolvedStepUp
+}
+
+/**
+ * The gate's verdict on the request for `action`: `undefined` lets it through (fresh enough, the
+ * action's check turned off, or nobody signed in — the route answers a signed-out request itself).
+ */
+export async function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
+  const current = await currentSession(ctx)
+  if (!current) return undefined
+  const policy = await stepUpPolicyFor(ctx, action, current.user.id)
+  if (!policy) return undefined
+  const verdict = freshnessOf(factorTimesOf(current), { maxAge: policy.maxAge, factors: policy.factors as Factor[] }, ctx.at)
+  return verdict.fresh ? undefined : { action, policy }
+}
+
+/** Field names never sealed into an intent: they are secrets, or minted again on resumption. */
+const SECRET_FIELD = /pass|secret|token|code|otp|csrf|credential|key/i
+/** The most fields, and characters in all, an intent keeps (it rides in a cookie of 4,096 bytes). */
+const MAX_INTENT_FIELDS = 16
+const MAX_INTENT_CHARS = 1024
+
+/** The form fields of the request worth replaying: strings, no secrets, small enough to seal. */
+function replayableFields(body: Record<string, unknown> | undefined): Record<string, string> {
+  const fields: Record<string, string> = {}
+  let size = 0
+  for (const [name, value] of Object.entries(body ?? {})) {
+    if (typeof value !== 'string' || SECRET_FIELD.test(name)) continue
+    size += name.length + value.length
+    if (size > MAX_INTENT_CHARS || Object.keys(fields).length === MAX_INTENT_FIELDS) break
+    fields[name] = value
+  }
+  return fields
+}
+
+/** The path and query of `url` when it is on `origin`; `undefined` otherwise. */
+function sameOriginPath(url: string | null, origin: string): string | undefined {
+  if (!url) return undefined
+  try {
+    const parsed = new URL(url, origin)
+    return parsed.origin === origin ? `${parsed.pathname}${parsed.search}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What resumes after the proof. A browser's form post is posted again (fields minus secrets); a
+ * navigation is followed again; a `fetch` cannot be replayed by a page, so the browser goes back to
+ * the page it came from (its `Referer` on our origin, else the callback URL), whose script retries.
+ */
+export function intentOf(ctx: RequestContext): Intent {
+  const { request } = ctx
+  if (!wantsPage(request.headers)) {
+    const back = sameOriginPath(request.headers.get('referer'), ctx.origin) ?? sameOriginPath(ctx.callbackUrl, ctx.origin) ?? '/'
+    return { method: 'GET', url: back, fields: {} }
+  }
+  const url = `${request.url.pathname}${request.url.search}`
+  if (request.method === 'GET') return { method: 'GET', url, fields: {} }
+  return { method: 'POST', url, fields: replayableFields(request.body) }
+}
+
+/** The answer to a stopped request: 303 to the page for a browser, 401 with the URL for a fetch. */
+export function reauthenticationRequired(ctx: RequestContext, demand: StepUpDemand, url: string): ResponseInternal {
+  if (wantsPage(ctx.request.headers)) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' }, cookies: ctx.setCookies }
+  const { body, header } = recentAuthChallenge('insufficient_user_authentication', demand.policy.maxAge, demand.policy.factors, url)
+  return {
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
+    body,
+    cookies: ctx.setCookies,
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The pages of step-up re-authentication: "Confirm it's you to <action>" with one form per factor
+ * the user can prove, and the page that resumes the action afterwards. Every value is escaped on
+ * its way in.
+ *
+ * @module
+ */
+import type { StepPage } from '../extensions.js'
+import { escapeHtml } from './html.js'
+import { errorBox, hiddenCsrf } from './index.js'
+import { stepForm } from './steps.js'
+
+/** A field of the credentials form, as the page asks for it. */
+export interface CredentialField {
+  name: string
+  label: string
+  type: string
+}
+
+const PROOF_ERRORS: Record<string, string> = {
+  WrongProof: 'That did not work. Check it and try again.',
+  TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
+  NotSent: 'The e-mail could not be sent. Try again later, or confirm another way.',
+}
+
+function passwordForm(view: Parameters<StepPage>[0], fields: readonly CredentialField[]): string {
+  const inputs = fields
+    .map((field, index) => {
+      const id = `reauth-${escapeHtml(field.name)}`
+      const autocomplete = field.type === 'password' ? 'current-password' : 'username'
+      return (
+        `<label for="${id}">${escapeHtml(field.label)}</label>` +
+        `<input id="${id}" name="${escapeHtml(field.name)}" type="${escapeHtml(field.type)}" autocomplete="${autocomplete}" required${index === 0 ? ' autofocus' : ''}>`
+      )
+    })
+    .join('')
+  return stepForm(view, inputs, 'Confirm with your password', 'reauth.password')
+}
+
+const codeForm = (view: Parameters<StepPage>[0]) =>
+  stepForm(
+    view,
+    `<label for="reauth-code">Code from your authenticator app, or a backup code</label><input id="reauth-code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required spellcheck="false" maxlength="24">`,
+    'Confirm with a code',
+    'reauth.code',
+  )
+
+function emailForm(view: Parameters<StepPage>[0]): string {
+  const to = escapeHtml(String(view.data.maskedEmail ?? 'your e-mail address'))
+  const send = stepForm(view, '', view.data.emailSent ? `Send another code to ${String(view.data.maskedEmail ?? 'your e-mail address')}` : `Send a code to ${String(view.data.maskedEmail ?? 'your e-mail address')}`, 'reauth.sendEmailCode', view.data.emailSent ? 'secondary' : 'primary')
+  if (!view.data.emailSent) return send
+  return (
+    `<p>We sent a code to ${to}.</p>` +
+    stepForm(
+      view,
+      `<label for="reauth-email-code">Code from the e-mail</label><input id="reauth-email-code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required spellcheck="false" maxlength="24">`,
+      'Confirm with the e-mailed code',
+      'reauth.emailCode',
+    ) +
+    send
+  )
+}
+
+/** "Confirm it's you to <action>": the factors the user can prove, one form each. */
+export const reauthenticatePage: StepPage = (view) => {
+  const label = String(view.data.actionLabel ?? 'continue')
+  const factors = (view.data.factors as string[] | undefined) ?? []
+  const fields = (view.data.credentialFields as CredentialField[] | undefined) ?? []
+  const error = view.error ? errorBox(PROOF_ERRORS[view.error] ?? 'That did not work. Try again.') : ''
+  const forms = [
+    ...(factors.includes('otp') ? [codeForm(view)] : []),
+    ...(factors.includes('email') ? [emailForm(view)] : []),
+    ...(factors.includes('pwd') ? [passwordForm(view, fields)] : []),
+  ]
+  return {
+    title: `Confirm it's you`,
+    html:
+      `<h1>Confirm it's you to ${escapeHtml(label)}</h1>${error}` +
+      `<p>${view.user?.email ? `Signed in as ${escapeHtml(view.user.email)}. ` : ''}Prove one of these again to go on.</p>` +
+      forms.join('<hr>'),
+  }
+}
+
+/**
+ * The page that resumes a form the proof interrupted: the same form, the fields it carried (never
+ * a secret) and a fresh CSRF token, posted once by the browser (or by the button, without script).
+ */
+export function resumeForm(url: string, fields: Record<string, string>, csrfToken: string, label: string): string {
+  const hidden = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('')
+  return (
+    `<h1>Confirmed</h1><p>Going on to ${escapeHtml(label)}…</p>` +
+    `<form id="resume" action="${escapeHtml(url)}" method="POST">${hiddenCsrf(csrfToken)}${hidden}<button type="submit">Continue</button></form>` +
+    `<script>document.getElementById('resume').submit()</script>`
+  )
+}

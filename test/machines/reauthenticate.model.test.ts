@@ -1,0 +1,224 @@
+/**
+ * Model-based test of step-up re-authentication, through `Auth` with database sessions: a
+ * signed-in user is sent to re-authenticate (GET /reauthenticate, as `requireRecentAuth` sends a
+ * stale session), proves the password or a one-time code (POST /step/reauthenticate), and the
+ * world decides whether the proof is right, whether the session is still there, and whether the
+ * session row can be updated.
+ */
+import { expect, vi } from 'vitest'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import { Auth } from '../../core/index.js'
+import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import { memoryAuthStore } from '../../core/store/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
+import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { describeModel, freezeClock, takeLoggedErrors, type ModelDriver } from './harness.js'
+
+const T0 = Math.floor(Date.now() / 1000)
+const FLOW_COOKIE = '__Secure-authchart.flow.reauthenticate'
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
+
+freezeClock(T0)
+
+interface World {
+  store: MemoryStore
+  jar: CookieJar
+  signedIn: boolean
+  password: 'right' | 'wrong'
+  code: 'right' | 'wrong'
+  /** Whether the mailer delivers, and which code the user types from the message. */
+  mailer: 'works' | 'fails'
+  emailCode: 'right' | 'wrong'
+  /** The last code the mailer was given. */
+  mailed?: string
+  /** The session is gone (signed out elsewhere) by the time the proof is posted. */
+  sessionEnded: boolean
+  /** The session row cannot be updated. */
+  updateFails: boolean
+  secret: string
+  config?: AuthConfig
+}
+
+function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
+  const memory = MemoryAdapter(world.store)
+  world.config ??= testConfig({
+    session: { strategy: 'database' },
+    providers: [
+      credentialsProvider(),
+      {
+        id: 'email',
+        type: 'email',
+        name: 'Email',
+        from: 'no-reply@authchart.test',
+        sendVerificationRequest: ({ code }: { code?: string }) => {
+          if (world.mailer === 'fails') throw new Error('mail server unavailable')
+          world.mailed = code
+        },
+      } as never,
+    ],
+    // One store for every request of the world (each config object would otherwise get its own).
+    store: memoryAuthStore(),
+    adapter: {
+      ...memory,
+      async updateSession(session) {
+        if (world.updateFails) throw new Error('database unavailable')
+        return memory.updateSession!(session)
+      },
+    },
+  })
+  return { ...world.config, inspect }
+}
+
+async function csrf(world: World, config: AuthConfig): Promise<string> {
+  const response = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
+  world.jar.store(response)
+  return ((await response.json()) as { csrfToken: string }).csrfToken
+}
+
+async function post(world: World, config: AuthConfig, path: string, body: Record<string, string>): Promise<Response> {
+  const response = await Auth(authRequest({ path, body: { ...body, csrfToken: await csrf(world, config) }, cookies: world.jar }), config)
+  world.jar.store(response)
+  return response
+}
+
+/** Posts `proof` (after the session ended, when the world says so). */
+async function postProof(world: World, inspect: AuthConfig['inspect'], proof: Record<string, string>) {
+  if (world.sessionEnded) world.jar.cookies.delete(SESSION_COOKIE)
+  return post(world, configFor(world, inspect), '/auth/step/reauthenticate', proof)
+}
+
+const stored = (world: World) => [...world.store.sessions.values()][0]
+
+const driver: ModelDriver<World> = {
+  machine: reauthenticateMachine,
+  // An e-mailed code is taken only once one was sent: no bare event where the guard refuses it.
+  onlySamples: true,
+  samples: [
+    { type: 'reauth.start', at: T0, action: 'app', intent: { method: 'GET', url: '/account', fields: {} }, policy: { maxAge: 600, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'] } },
+    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['otp', 'pwd', 'email'], challenge: 'c' } },
+    { type: 'findFactors.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'reauth.password', at: T0, username: 'alice', password: 'wonderland' },
+    { type: 'reauth.code', at: T0, code: '000000' },
+    { type: 'reauth.sendEmailCode', at: T0 },
+    { type: 'reauth.emailCode', at: T0, code: '00000000' },
+    { type: 'sendEmailCode.done', at: T0, output: null },
+    { type: 'sendEmailCode.failed', at: T0, reason: 'notSent' },
+    { type: 'sendEmailCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'verifyEmailCode.done', at: T0, output: { factor: 'email' } },
+    { type: 'verifyEmailCode.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyEmailCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'verifyPassword.done', at: T0, output: { factor: 'pwd' } },
+    { type: 'verifyPassword.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyPassword.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'verifyCode.done', at: T0, output: { factor: 'otp' } },
+    { type: 'verifyCode.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'markVerified.done', at: T0, output: { session: null } },
+    { type: 'markVerified.failed', at: T0, reason: 'threw', error: 'AdapterError' },
+
+  ],
+  world: () => ({
+    store: createMemoryStore(),
+    jar: new CookieJar(),
+    signedIn: true,
+    password: 'right',
+    code: 'right',
+    mailer: 'works',
+    emailCode: 'right',
+    sessionEnded: false,
+    updateFails: false,
+    secret: createTotpSecret(),
+  }),
+  loggedErrors: (world) => takeLoggedErrors(world.config!.logger as ReturnType<typeof spyLogger>),
+  arrange: {
+    'findFactors.done': () => {},
+    'findFactors.failed': (world) => {
+      world.signedIn = false
+    },
+    'verifyPassword.done': (world) => {
+      world.password = 'right'
+    },
+    'verifyPassword.failed': (world, event) => {
+      if (event.reason === 'wrong') world.password = 'wrong'
+      else world.sessionEnded = true
+    },
+    'verifyCode.done': (world) => {
+      world.code = 'right'
+    },
+    'verifyCode.failed': (world, event) => {
+      if (event.reason === 'wrong') world.code = 'wrong'
+      else world.sessionEnded = true
+    },
+    'sendEmailCode.done': (world) => {
+      world.mailer = 'works'
+    },
+    'sendEmailCode.failed': (world, event) => {
+      if (event.reason === 'notSent') world.mailer = 'fails'
+      else world.sessionEnded = true
+    },
+    'verifyEmailCode.done': (world) => {
+      world.emailCode = 'right'
+    },
+    'verifyEmailCode.failed': (world, event) => {
+      if (event.reason === 'wrong') world.emailCode = 'wrong'
+      else world.sessionEnded = true
+    },
+    'markVerified.done': () => {},
+    'markVerified.failed': (world) => {
+      world.updateFails = true
+    },
+  },
+  send: {
+    'reauth.start': async (world, _event, inspect) => {
+      const config = configFor(world, () => {})
+      if (world.signedIn) {
+        await post(world, config, '/auth/callback/credentials', { username: 'alice', password: 'wonderland' })
+        // The user turned on an authenticator app after signing in.
+        const [user] = [...world.store.users.values()]
+        await MemoryAdapter(world.store).createSecondFactor({
+          id: 'totp:alice',
+          userId: user!.id,
+          type: 'totp',
+          secret: await sealFactorSecret(world.secret, [SECRET]),
+          createdAt: new Date(),
+        })
+      }
+      const response = await Auth(authRequest({ path: '/auth/reauthenticate', query: { callbackUrl: '/account' }, cookies: world.jar }), configFor(world, inspect))
+      world.jar.store(response)
+      return response
+    },
+    'reauth.password': (world, _event, inspect) =>
+      postProof(world, inspect, { event: 'reauth.password', username: 'alice', password: world.password === 'right' ? 'wonderland' : 'guess' }),
+    'reauth.sendEmailCode': (world, _event, inspect) => postProof(world, inspect, { event: 'reauth.sendEmailCode' }),
+    'reauth.emailCode': (world, _event, inspect) =>
+      postProof(world, inspect, { event: 'reauth.emailCode', code: world.emailCode === 'right' ? world.mailed! : 'WRONG000' }),
+    'reauth.code': (world, _event, inspect) =>
+      postProof(world, inspect, { event: 'reauth.code', code: world.code === 'right' ? totpCode(world.secret, T0) : '000000' }),
+  },
+  expect: {
+    awaitingProof: async (response, world) => {
+      expect(response.headers.get('location')).toBe(STEP_PAGE)
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
+      const page = await (await Auth(authRequest({ path: '/auth/step/reauthenticate', cookies: world.jar }), world.config!)).text()
+      expect(page).toContain("Confirm it's you to continue")
+      expect(page.includes('That did not work')).toBe(world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong')
+      expect(page.includes('The e-mail could not be sent')).toBe(world.mailer === 'fails')
+    },
+    resumed: (response, world) => {
+      expect(response.headers.get('location')).toBe('/account')
+      const fva = stored(world)!.fva as Record<string, number>
+      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0)).toBe(T0)
+    },
+    failed: (response, world) => {
+      const error = world.updateFails ? 'Configuration' : 'AccessDenied'
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=${error}`)
+      // Nothing was recorded: the session (if any) keeps the sign-in's proof only.
+      if (stored(world)) expect(stored(world)!.fva).toEqual({ pwd: T0 })
+    },
+  },
+}
+
+vi.setConfig({ testTimeout: 30_000 })
+describeModel('re-authentication machine', driver)
