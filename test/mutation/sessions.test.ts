@@ -10,7 +10,7 @@ import { assertConfig, Auth, listSessions, memoryAuthStore, revokeAllSessions, r
 import { endJwtSessionsOf, endJwtSessionsOfProviderSession } from '../../core/session/lifecycle.js'
 import { sessionId } from '../../core/session/manage.js'
 import { decode } from '../../core/jwt.js'
-import { authRequest, Client, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -28,11 +28,20 @@ function databaseConfig(overrides: Parameters<typeof testConfig>[0] = {}) {
   return { store, config: testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' }, ...overrides }) }
 }
 
-async function signedIn(config: ReturnType<typeof testConfig>, userAgent?: string) {
+/** Alice (alice / wonderland) and Bob (bob / builder). */
+const twoPeople = credentialsProvider((c) =>
+  c.password === 'wonderland' && c.username === 'alice'
+    ? { ...ALICE }
+    : c.password === 'builder' && c.username === 'bob'
+      ? { id: 'u-2', name: 'Bob', email: 'bob@example.com' }
+      : null,
+)
+
+async function signedIn(config: ReturnType<typeof testConfig>, userAgent?: string, username = 'alice') {
   const client = new Client(config)
   await client.send({
     path: '/callback/credentials',
-    body: { csrfToken: await client.csrfToken(), username: 'alice', password: 'wonderland' },
+    body: { csrfToken: await client.csrfToken(), username, password: username === 'bob' ? 'builder' : 'wonderland' },
     ...(userAgent ? { headers: { 'user-agent': userAgent } } : {}),
   })
   return client
@@ -181,6 +190,33 @@ describe('revoking database sessions', () => {
   })
 })
 
+describe("Alice's and Bob's database sessions", () => {
+  it("lists and revokes only the asking user's own, whatever owner the body names", async () => {
+    const { store, config } = databaseConfig({ providers: [twoPeople] })
+    const alice = await signedIn(config, 'Alice laptop')
+    const alicePhone = await signedIn(config, 'Alice phone')
+    const bob = await signedIn(config, 'Bob laptop', 'bob')
+    const bobPhone = await signedIn(config, 'Bob phone', 'bob')
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    const bobId = store.sessions.get(bob.jar.get(SESSION_COOKIE)!)!.userId
+    const bobsSession = await sessionId(bob.jar.get(SESSION_COOKIE)!)
+    expect((await listed(alice)).map((s) => s.userAgent).sort()).toEqual(['Alice laptop', 'Alice phone'])
+    expect((await listed(bob)).map((s) => s.userAgent).sort()).toEqual(['Bob laptop', 'Bob phone'])
+
+    const owner = { userId: bobId, user: bobId, sub: bobId }
+    expect(await (await revoke(alice, { revoke: 'one', id: bobsSession, ...owner })).json()).toEqual({ revoked: 0 })
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    expect(await (await revoke(alice, { revoke: 'others', ...owner })).json()).toEqual({ revoked: 1 })
+    expect(await signedInUser(alicePhone)).toBeNull()
+    expect(await signedInUser(bobPhone)).toBe('bob@example.com')
+    expect(await (await revoke(alice, { revoke: 'all', ...owner })).json()).toEqual({ revoked: 'all' })
+    expect(await signedInUser(alice)).toBeNull()
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    expect(await signedInUser(bobPhone)).toBe('bob@example.com')
+    expect(await listSessions(config, bobId)).toHaveLength(2)
+  })
+})
+
 describe('JWT sessions', () => {
   it('lists the asking session only: its id and sign-in time, nothing it cannot know', async () => {
     const config = testConfig({ store: memoryAuthStore() })
@@ -220,14 +256,16 @@ describe('JWT sessions', () => {
     await expect(listSessions(plain, 'u-1')).rejects.toThrow(/database sessions/)
   })
 
-  it('signs out everywhere with a store: every session signed in until now ends, a later one lives', async () => {
-    const config = testConfig({ store: memoryAuthStore() })
+  it("signs out everywhere with a store: every session of the user signed in until now ends, a later one lives, another user's too", async () => {
+    const config = testConfig({ store: memoryAuthStore(), providers: [twoPeople] })
     const laptop = await signedIn(config)
     const phone = await signedIn(config)
-    const all = await revoke(laptop, { revoke: 'all' })
+    const bob = await signedIn(config, undefined, 'bob')
+    const all = await revoke(laptop, { revoke: 'all', userId: 'u-2' })
     expect(await all.json()).toEqual({ revoked: 'all' })
     expect(all.headers.getSetCookie().some((c) => /session-token=;/.test(c))).toBe(true)
     expect(await signedInUser(phone)).toBeNull()
+    expect(await signedInUser(bob)).toBe('bob@example.com')
     vi.useFakeTimers({ now: Date.now() + 2000, toFake: ['Date'] })
     try {
       const later = await signedIn(config)
