@@ -1,9 +1,10 @@
 /**
- * The CSRF flags of the routing table as requests meet them: every POST route refuses a post
- * without this browser's token, but the three that another party posts to (the provider's callback,
- * its back-channel logout, the passkey answer, each proven otherwise); every page with a form hands
- * out a token, and pages without one do not. Each route is asked through `Auth`, so a flag dropped
- * from (or added to) one route fails here by name.
+ * The flags of the routing table as requests meet them: every POST route refuses a post without
+ * this browser's token, but those that another party posts to (the provider's callback, its
+ * back-channel logout, the passkey answer, each proven otherwise); every page with a form hands out
+ * a token, and pages without one do not; the routes that go on to a page of the application take
+ * their callback URL from the request (and keep it in its cookie), and no other does. Each route is
+ * asked through `Auth`, so a flag dropped from (or added to) one route fails here by name.
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
@@ -13,14 +14,34 @@ import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
-import { authRequest, credentialsProvider, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, testConfig } from '../fixtures/http.js'
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
+const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
 
 /** Posted without a token by design: the caller proves itself another way (see core/http/routes.ts). */
 const POSTS_WITHOUT_TOKEN = ['POST callback oauth', 'POST callback oidc', 'POST backchannel-logout oidc', 'POST callback webauthn']
 /** Pages that show a form (sign-in, sign-out, the e-mail link, a step, the enrolment) and so hand out a token. */
 const PAGES_WITH_TOKEN = ['GET csrf none', 'GET signin none', 'GET signout none', 'GET callback email', 'GET step none', 'GET two-factor none']
+
+/** Routes that read the callback URL of the request (and keep it in its cookie). */
+const TAKE_CALLBACK_URL = [
+  'GET signin none',
+  'POST signin none',
+  'POST signin credentials',
+  'POST signin webauthn',
+  'POST signout none',
+  'POST callback credentials',
+  'POST signin oauth',
+  'POST signin oidc',
+  'POST signin email',
+  'GET callback email',
+  'POST callback email',
+  'POST two-factor none',
+  'POST webauthn-options webauthn',
+]
+/** Reads it too, but its refusal of a malformed answer carries no cookie: not observable this way. */
+const CALLBACK_URL_UNSEEN = ['POST callback webauthn']
 
 const offline = { [customFetch]: () => Promise.reject(new TypeError('offline')) }
 const config = testConfig({
@@ -78,4 +99,20 @@ describe('the CSRF flags of the routing table, through Auth', () => {
     const handsOut = response.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))
     expect(handsOut, `${response.status} ${response.headers.get('location')}`).toBe(PAGES_WITH_TOKEN.includes(name))
   })
+
+  it.each(routes.filter((route) => !CALLBACK_URL_UNSEEN.includes(nameOf(route))).map((route) => [nameOf(route), route] as const))(
+    '%s keeps the callback URL of the request only if it goes on to a page of the application',
+    async (name, route) => {
+      const client = new Client(config)
+      const csrfToken = await client.csrfToken()
+      const callbackUrl = 'https://authchart.test/dest'
+      const path = pathOf(route).slice('/auth'.length)
+      const response =
+        route.method === 'GET'
+          ? await client.send({ path, query: { callbackUrl, action: 'authenticate' } })
+          : await client.send({ path, body: { csrfToken, callbackUrl, username: 'nobody', password: 'x', email: 'a@example.com', action: 'authenticate', data: '{}' } })
+      const kept = response.headers.getSetCookie().some((c) => c.startsWith(`${CALLBACK_COOKIE}=${encodeURIComponent(callbackUrl)}`))
+      expect(kept, `${response.status} ${response.headers.get('location')}`).toBe(TAKE_CALLBACK_URL.includes(name))
+    },
+  )
 })
