@@ -211,6 +211,7 @@ export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(
         // Auth.js normalises the id in place; callbacks see the same object authorize returned.
         user.id = returnedId ?? crypto.randomUUID()
         const account: Account = {
+          // Stryker disable next-line OptionalChaining: eq#credentials-policy
           providerAccountId: credentialsAccountId(context.policy?.strategy, returnedId, user),
           type: 'credentials',
           provider: context.providerId,
@@ -226,6 +227,7 @@ export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(
             ? error
             : new CallbackRouteError(error as Error, { provider: context.providerId })
         ctx.logger.error(reported)
+        // Stryker disable next-line StringLiteral: eq#credentials-threw
         return fail('threw', { error: reported.type })
       }
     },

@@ -168,6 +168,84 @@ export const groups = {
     ],
     tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts'],
   },
+  // E-mail, passkeys, credentials limits, refresh, adapters
+  // E-mail sign-in: the token's identifier check and single use, the scanner-safe confirmation,
+  // the code bound to its token and its attempt limit, the send throttle per mailbox.
+  email: {
+    mutate: [
+      'core/flows/email.ts#sendKey..codeAttemptsKey',
+      'core/flows/email.ts#storeEmailUser..confirmLinkPage',
+      'core/flows/email.ts#checkSignInCode..voidCodeToken',
+      'core/flows/email.ts#consumeToken',
+      'core/email/secrets.ts#hashToken..tokenHashCandidates',
+      'core/email/secrets.ts#canonicalCode..hashCode',
+      'core/email/normalize.ts#defaultNormalizer..isDeliverableAddress',
+    ],
+    tests: [
+      'test/email/attacks.test.ts',
+      'test/email/code.test.ts',
+      'test/email/identifier.test.ts',
+      'test/email/signin.test.ts',
+      'test/email/units.test.ts',
+      'test/machines/email-signin.model.test.ts',
+    ],
+  },
+  // Passkeys: the challenge claim, the RP id and origin at registration and sign-in, the counter,
+  // which user a passkey signs in or is added to, a sign-up's address check.
+  webauthn: {
+    mutate: [
+      'core/flows/webauthn.ts#relyingParty',
+      'core/flows/webauthn.ts#storeWebAuthnUser',
+      'core/flows/webauthn.ts#findUser',
+      'core/flows/webauthn.ts#spendChallenge..verifyAttestation',
+      'core/flows/webauthn/types.ts',
+      'core/flows/passkey-users.ts',
+    ],
+    tests: [
+      'test/webauthn/attacks.test.ts',
+      'test/webauthn/linking-decision.test.ts',
+      'test/webauthn/pre-account-takeover.test.ts',
+      'test/webauthn/registration-rp.test.ts',
+      'test/webauthn/verification.test.ts',
+      'test/webauthn/webauthn.test.ts',
+      'test/machines/webauthn-signin.model.test.ts',
+      'test/security/layers.test.ts',
+    ],
+  },
+  // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the
+  // bodies that never reach authorize.
+  credentials: {
+    mutate: ['core/flows/credentials.ts#spelledAs..malformedCredential', 'core/flows/credentials.ts#admitAttempt..authorize'],
+    tests: [
+      'test/core/credentials.test.ts',
+      'test/store/rate-limit.test.ts',
+      'test/machines/credentials-signin.model.test.ts',
+      'test/mutation/credentials.test.ts',
+    ],
+  },
+  // Refresh-token rotation: one grant per refresh token (single flight in the process and through
+  // the store), the result kept sealed for the requests still carrying the spent token.
+  refresh: {
+    mutate: ['core/oauth/refresh.ts'],
+    // The token endpoint played in-process: the suites against the real OpenID Provider
+    // (test/oauth/refresh.test.ts, test/store/refresh-shared.test.ts) cost seconds per mutant.
+    tests: ['test/mutation/refresh.test.ts'],
+  },
+  // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,
+  // getSessionAndUser), verification tokens (single use, for their identifier), authenticators.
+  adapters: {
+    mutate: [
+      'adapters/memory.ts#getSessionAndUser',
+      'adapters/memory.ts#listSessions',
+      'adapters/memory.ts#deleteSession',
+      'adapters/memory.ts#useVerificationToken',
+      'adapters/memory.ts#getAuthenticator..updateAuthenticatorCounter',
+      'adapters/postgres.ts#getSessionAndUser',
+      'adapters/postgres.ts#listSessions..useVerificationToken',
+      'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
+    ],
+    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts'],
+  },
 }
 
 /** Lines of every declaration called `name` in `source`: functions, variables, properties, methods. */
