@@ -128,12 +128,12 @@ describe('the gate in dispatch, through Auth', () => {
     logger.error.mock.calls.map(([error]) => `${(error as Error).name}: ${(error as Error).message}`)
 
   it('names the missing CSRF token, the unknown provider and the unknown action in the log', async () => {
-    const local = testConfig({ providers: [credentialsProvider()] })
+    const local = testConfig({ providers: [credentialsProvider(), { ...credentialsProvider(), id: 'pin' }] as never })
     await Auth(authRequest({ path: '/auth/signin/credentials', body: {} }), local)
     await Auth(authRequest({ path: '/auth/signin/nope', body: {} }), local)
     await Auth(authRequest({ path: '/auth/csrf', body: {} }), local)
     expect(errorsOf(local.logger).join('\n')).toContain('CSRF token was missing during an action signin')
-    expect(errorsOf(local.logger).join('\n')).toContain('Provider with id "nope" not found. Available providers: [credentials].')
+    expect(errorsOf(local.logger).join('\n')).toContain('Provider with id "nope" not found. Available providers: [credentials, pin].')
     expect(errorsOf(local.logger).join('\n')).toContain('Cannot handle action: csrf')
   })
 
