@@ -172,7 +172,7 @@ describe('the gate in dispatch, through Auth', () => {
         output: finalStateOutcome,
         states: states as never,
       })
-      const flow = defineFlow({ machine, context: object(), effects: {} })
+      const flow = defineFlow({ machine: machine as never, context: object(), effects: {} })
       const table: Route[] = [
         ...routes.filter((r) => r.action !== 'providers'),
         { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
