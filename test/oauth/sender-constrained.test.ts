@@ -1,7 +1,8 @@
 /**
  * Stronger clients per provider option, end to end against the real OpenID Provider: DPoP-bound
- * tokens (`dpop: true`, RFC 9449) through sign-in, userinfo and refresh, refused by the provider
- * without a proof from the session's key; pushed authorization requests (`par: true`, RFC 9126),
+ * tokens (`dpop: true`, RFC 9449) through sign-in, userinfo and refresh (the provider requiring its
+ * nonce in every proof, so each of them is refused once and sent again with it), refused by the
+ * provider without a proof from the session's key; pushed authorization requests (`par: true`, RFC 9126),
  * alone and with `private_key_jwt` client authentication at both the PAR and the token endpoint
  * (the provider requires PAR of these clients, so a sign-in that sent its parameters through the
  * browser is refused there); and `private_key_jwt` on its own.
@@ -22,6 +23,8 @@ beforeAll(async () => {
   op = await startOidcProvider({
     // Access tokens live 10 s: inside the 30 s leeway, so every session read refreshes them.
     refreshTokens: true,
+    // Every DPoP proof must carry the provider's nonce: each first request is refused and sent again.
+    requireDpopNonce: true,
     accessTokenTtl: 10,
     clients: [
       // The provider issues this client only DPoP-bound access tokens.
@@ -65,8 +68,9 @@ async function userinfo(accessToken: string, keyPair?: CryptoKeyPair): Promise<n
   const url = new URL(`${op.issuer}/me`)
   const options = { [oauth.allowInsecureRequests]: true, ...(keyPair ? { DPoP: oauth.DPoP({}, keyPair) } : {}) }
   if (keyPair) {
+    const request = () => oauth.protectedResourceRequest(accessToken, 'GET', url, new Headers(), null, options)
     try {
-      return (await oauth.protectedResourceRequest(accessToken, 'GET', url, new Headers(), null, options)).status
+      return (await request().catch((error: unknown) => (oauth.isDPoPNonceError(error) ? request() : Promise.reject(error)))).status
     } catch (error) {
       // oauth4webapi throws the provider's challenge (WWW-Authenticate) instead of answering it.
       if (error instanceof oauth.WWWAuthenticateChallengeError) return error.status
@@ -137,6 +141,32 @@ describe('pushed authorization requests (par: true)', () => {
     expect(`${refusal.origin}${refusal.pathname}`).toBe(`${CALLBACK_BASE}op-par-off`)
     expect(refusal.searchParams.get('error')).toBe('invalid_request')
     expect(refusal.searchParams.get('error_description')).toMatch(/pushed authorization request/i)
+  })
+})
+
+describe('par: true with a provider that advertises no PAR endpoint', () => {
+  it("does not start the sign-in (Configuration), and the log says why; the parameters never go to the browser", async () => {
+    const config = testConfig({
+      providers: [
+        {
+          id: 'plain',
+          name: 'Plain OAuth',
+          type: 'oauth',
+          authorization: `${op.issuer}/auth`,
+          token: `${op.issuer}/token`,
+          userinfo: `${op.issuer}/me`,
+          clientId: 'op-par',
+          clientSecret: 'unused',
+          par: true,
+        },
+      ] as never,
+    })
+    const client = new Client(config)
+    const csrfToken = await client.csrfToken()
+    const response = await client.send({ path: '/signin/plain', body: { csrfToken } })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toMatch(/\/auth\/error\?error=Configuration$/)
+    expect(String(config.logger.error.mock.calls[0]?.[0]?.message)).toMatch(/advertises no pushed_authorization_request_endpoint/)
   })
 })
 
