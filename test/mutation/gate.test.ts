@@ -8,7 +8,7 @@
  */
 import { object } from 'superstruct'
 import { describe, expect, it } from 'vitest'
-import { setup } from 'xstate'
+import { setup, type AnyStateMachine } from 'xstate'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
@@ -164,15 +164,15 @@ describe('the gate in dispatch, through Auth', () => {
   describe('refuses a session from the sign-in completion that did not pass an issuing state', () => {
     /** A chart named as the completion, served by a route of its own, whose outcome sets a session. */
     function completionServing(states: Record<string, unknown>) {
-      const machine = setup({}).createMachine({
+      const machine: AnyStateMachine = setup({}).createMachine({
         id: SIGN_IN_COMPLETION,
         version: '1',
         initial: 'idle',
         context: {},
         output: finalStateOutcome,
         states: states as never,
-      })
-      const flow = defineFlow({ machine: machine as never, context: object(), effects: {} })
+      }) as unknown as AnyStateMachine
+      const flow = defineFlow({ machine, context: object(), effects: {} })
       const table: Route[] = [
         ...routes.filter((r) => r.action !== 'providers'),
         { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
