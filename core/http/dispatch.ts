@@ -550,6 +550,7 @@ export async function dispatch(
         request.cookies[cookies.csrfToken.name],
         config.secrets,
         request.body?.csrfToken,
+        // Stryker disable next-line ConditionalExpression: eq#gate-post-only
         request.method === 'POST',
       )
       if (ctx.csrf.cookie) setCookies.push({ ...cookies.csrfToken, value: ctx.csrf.cookie })

@@ -1,26 +1,53 @@
 /**
- * The CSRF flags of the routing table as requests meet them: every POST route refuses a post
- * without this browser's token, but the three that another party posts to (the provider's callback,
- * its back-channel logout, the passkey answer, each proven otherwise); every page with a form hands
- * out a token, and pages without one do not. Each route is asked through `Auth`, so a flag dropped
- * from (or added to) one route fails here by name.
+ * The flags of the routing table as requests meet them: every POST route refuses a post without
+ * this browser's token, but those that another party posts to (the provider's callback, its
+ * back-channel logout, the passkey answer, each proven otherwise); every page with a form hands out
+ * a token, and pages without one do not; the routes that go on to a page of the application take
+ * their callback URL from the request (and keep it in its cookie), and no other does. Each route is
+ * asked through `Auth`, so a flag dropped from (or added to) one route fails here by name.
  */
+import { object } from 'superstruct'
 import { describe, expect, it } from 'vitest'
+import { setup, type AnyStateMachine } from 'xstate'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { assertConfig, Auth, customFetch } from '../../core/index.js'
+import { createHandler } from '../../core/auth.js'
+import { defineFlow } from '../../core/engine/flow.js'
+import { assertConfig, Auth, customFetch, skipCSRFCheck } from '../../core/index.js'
 import { routes, type Route } from '../../core/http/routes.js'
+import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
+import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
-import { authRequest, credentialsProvider, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, testConfig } from '../fixtures/http.js'
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
+const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
 
 /** Posted without a token by design: the caller proves itself another way (see core/http/routes.ts). */
 const POSTS_WITHOUT_TOKEN = ['POST callback oauth', 'POST callback oidc', 'POST backchannel-logout oidc', 'POST callback webauthn']
 /** Pages that show a form (sign-in, sign-out, the e-mail link, a step, the enrolment) and so hand out a token. */
 const PAGES_WITH_TOKEN = ['GET csrf none', 'GET signin none', 'GET signout none', 'GET callback email', 'GET step none', 'GET two-factor none']
+
+/** Routes that read the callback URL of the request (and keep it in its cookie). */
+const TAKE_CALLBACK_URL = [
+  'GET signin none',
+  'POST signin none',
+  'POST signin credentials',
+  'POST signin webauthn',
+  'POST signout none',
+  'POST callback credentials',
+  'POST signin oauth',
+  'POST signin oidc',
+  'POST signin email',
+  'GET callback email',
+  'POST callback email',
+  'POST two-factor none',
+  'POST webauthn-options webauthn',
+]
+/** Reads it too, but its refusal of a malformed answer carries no cookie: not observable this way. */
+const CALLBACK_URL_UNSEEN = ['POST callback webauthn']
 
 const offline = { [customFetch]: () => Promise.reject(new TypeError('offline')) }
 const config = testConfig({
@@ -77,5 +104,98 @@ describe('the CSRF flags of the routing table, through Auth', () => {
     const response = await Auth(authRequest({ path: pathOf(route), query: { action: 'authenticate' } }), config)
     const handsOut = response.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))
     expect(handsOut, `${response.status} ${response.headers.get('location')}`).toBe(PAGES_WITH_TOKEN.includes(name))
+  })
+
+  it.each(routes.filter((route) => !CALLBACK_URL_UNSEEN.includes(nameOf(route))).map((route) => [nameOf(route), route] as const))(
+    '%s keeps the callback URL of the request only if it goes on to a page of the application',
+    async (name, route) => {
+      const client = new Client(config)
+      const csrfToken = await client.csrfToken()
+      const callbackUrl = 'https://authchart.test/dest'
+      const path = pathOf(route).slice('/auth'.length)
+      const response =
+        route.method === 'GET'
+          ? await client.send({ path, query: { callbackUrl, action: 'authenticate' } })
+          : await client.send({ path, body: { csrfToken, callbackUrl, username: 'nobody', password: 'x', email: 'a@example.com', action: 'authenticate', data: '{}' } })
+      const kept = response.headers.getSetCookie().some((c) => c.startsWith(`${CALLBACK_COOKIE}=${encodeURIComponent(callbackUrl)}`))
+      expect(kept, `${response.status} ${response.headers.get('location')}`).toBe(TAKE_CALLBACK_URL.includes(name))
+    },
+  )
+})
+
+describe('the gate in dispatch, through Auth', () => {
+  const errorsOf = (logger: { error: { mock: { calls: unknown[][] } } }) =>
+    logger.error.mock.calls.map(([error]) => `${(error as Error).name}: ${(error as Error).message}`)
+
+  it('names the missing CSRF token, the unknown provider and the unknown action in the log', async () => {
+    const local = testConfig({ providers: [credentialsProvider(), { ...credentialsProvider(), id: 'pin' }] as never })
+    await Auth(authRequest({ path: '/auth/signin/credentials', body: {} }), local)
+    await Auth(authRequest({ path: '/auth/signin/nope', body: {} }), local)
+    await Auth(authRequest({ path: '/auth/csrf', body: {} }), local)
+    expect(errorsOf(local.logger).join('\n')).toContain('CSRF token was missing during an action signin')
+    expect(errorsOf(local.logger).join('\n')).toContain('Provider with id "nope" not found. Available providers: [credentials, pin].')
+    expect(errorsOf(local.logger).join('\n')).toContain('Cannot handle action: csrf')
+  })
+
+  it('hands out a token on the sessions page (a route whose flag is a function), not on its JSON', async () => {
+    const page = await Auth(authRequest({ path: '/auth/sessions', headers: { accept: 'text/html' } }), config)
+    expect(page.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))).toBe(true)
+    const json = await Auth(authRequest({ path: '/auth/sessions' }), config)
+    expect(json.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))).toBe(false)
+  })
+
+  it("with skipCSRFCheck, neither checks nor hands out a token: the page's forms carry an empty one", async () => {
+    const skipping = testConfig({ skipCSRFCheck } as never)
+    const page = await Auth(authRequest({ path: '/auth/signin' }), skipping)
+    expect(page.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))).toBe(false)
+    expect(await page.text()).toContain('<input type="hidden" name="csrfToken" value="">')
+    const signIn = await Auth(authRequest({ path: '/auth/callback/credentials', body: { username: 'alice', password: 'wonderland' } }), skipping)
+    expect(signIn.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token='))).toBe(true)
+  })
+
+  it('lets the session flow set the session cookie (an update reissues it)', async () => {
+    const client = new Client(testConfig())
+    await client.signIn({ username: 'alice', password: 'wonderland' })
+    const update = await client.send({ path: '/session', json: { csrfToken: await client.csrfToken(), data: {} } })
+    expect(update.status).toBe(200)
+    expect(update.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token=') && !c.includes('Max-Age=0'))).toBe(true)
+  })
+
+  describe('refuses a session from the sign-in completion that did not pass an issuing state', () => {
+    /** A chart named as the completion, served by a route of its own, whose outcome sets a session. */
+    function completionServing(states: Record<string, unknown>) {
+      const machine: AnyStateMachine = setup({}).createMachine({
+        id: SIGN_IN_COMPLETION,
+        version: '1',
+        initial: 'idle',
+        context: {},
+        output: finalStateOutcome,
+        states: states as never,
+      }) as unknown as AnyStateMachine
+      const flow = defineFlow({ machine, context: object(), effects: {} })
+      const table: Route[] = [
+        ...routes.filter((r) => r.action !== 'providers'),
+        { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
+      ]
+      return createHandler(table)
+    }
+    const setsSession = { type: 'redirect', url: '/', session: { op: 'set', value: 'forged', expires: 2_000_000_000 } }
+
+    it.each([
+      ['a final state reached around the issuing states', { idle: { on: { go: 'signedIn' } }, signedIn: { type: 'final', output: () => setsSession } }],
+      [
+        'a waiting state after an issuing state',
+        {
+          idle: { on: { go: 'issuingSession' } },
+          issuingSession: { always: 'waiting' },
+          waiting: { tags: 'awaitsRequest', meta: { outcome: () => setsSession }, on: { never: 'idle' } },
+        },
+      ],
+    ])('%s', async (_name, states) => {
+      const local = testConfig()
+      const response = await completionServing(states)(authRequest({ path: '/auth/providers' }), local)
+      expect(response.headers.getSetCookie().some((c) => c.includes('session-token=forged'))).toBe(false)
+      expect(errorsOf(local.logger).join('\n')).toContain(`${SIGN_IN_COMPLETION} may not set a session outside its issuing states`)
+    })
   })
 })

@@ -90,7 +90,8 @@ const summary = `# Mutation testing summary
 Written by \`npm run mutate\` (StrykerJS, \`stryker.config.mjs\`) from the reports in
 \`reports/mutation/\` on ${new Date().toISOString().slice(0, 10)}. Score: killed (or timed out) mutants over
 killed + survived + uncovered; mutants marked \`// Stryker disable\` (each with a key into \`test/mutation/equivalent.md\`,
-which says why it is equivalent) are not counted.
+which says why it is equivalent) and those of mutators a group leaves out (its \`excludedMutations\` in
+\`test/mutation/groups.mjs\`) are not counted: the "disabled" column.
 
 | group | file | report (UTC) | killed or timed out | of which timed out | survived | no coverage | disabled | score |
 |---|---|---|---:|---:|---:|---:|---:|---:|

@@ -7,10 +7,11 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig, Auth, listSessions, memoryAuthStore, revokeAllSessions, revokeOtherSessions, revokeSession } from '../../core/index.js'
+import type { AuditEvent } from '../../core/audit/types.js'
 import { endJwtSessionsOf, endJwtSessionsOfProviderSession } from '../../core/session/lifecycle.js'
 import { sessionId } from '../../core/session/manage.js'
 import { decode } from '../../core/jwt.js'
-import { authRequest, Client, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -28,11 +29,20 @@ function databaseConfig(overrides: Parameters<typeof testConfig>[0] = {}) {
   return { store, config: testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' }, ...overrides }) }
 }
 
-async function signedIn(config: ReturnType<typeof testConfig>, userAgent?: string) {
+/** Alice (alice / wonderland) and Bob (bob / builder). */
+const twoPeople = credentialsProvider((c) =>
+  c.password === 'wonderland' && c.username === 'alice'
+    ? { ...ALICE }
+    : c.password === 'builder' && c.username === 'bob'
+      ? { id: 'u-2', name: 'Bob', email: 'bob@example.com' }
+      : null,
+)
+
+async function signedIn(config: ReturnType<typeof testConfig>, userAgent?: string, username = 'alice') {
   const client = new Client(config)
   await client.send({
     path: '/callback/credentials',
-    body: { csrfToken: await client.csrfToken(), username: 'alice', password: 'wonderland' },
+    body: { csrfToken: await client.csrfToken(), username, password: username === 'bob' ? 'builder' : 'wonderland' },
     ...(userAgent ? { headers: { 'user-agent': userAgent } } : {}),
   })
   return client
@@ -105,8 +115,13 @@ describe('the list of database sessions', () => {
     const list = await client.send({ path: '/sessions' })
     expect(list.status).toBe(400)
     expect(await list.json()).toBeNull()
-    expect((await revoke(client, { revoke: 'all' })).status).toBe(400)
-    expect(limited.logger.error).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('no listSessions') }))
+    expect(limited.logger.error).toHaveBeenCalledTimes(1)
+    expect(limited.logger.error).toHaveBeenLastCalledWith(expect.objectContaining({ message: expect.stringContaining('no listSessions') }))
+    const refused = await revoke(client, { revoke: 'all' })
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toBeNull()
+    expect(limited.logger.error).toHaveBeenCalledTimes(2)
+    expect(limited.logger.error).toHaveBeenLastCalledWith(expect.objectContaining({ message: expect.stringContaining('no listSessions') }))
     expect(await signedInUser(client)).toBe('alice@example.com')
     await expect(listSessions(limited, 'u-1')).rejects.toThrow(TypeError)
     await expect(revokeSession(limited, 'u-1', 'x')).rejects.toThrow(TypeError)
@@ -157,6 +172,8 @@ describe('revoking database sessions', () => {
     const json = await laptop.send({ path: '/sessions', json: { csrfToken: await laptop.csrfToken(), revoke: 'one', id: 7 } })
     expect(json.status).toBe(400)
     expect(store.sessions.size).toBe(2)
+    // A request the route cannot serve is the client's mistake, not an error of the server.
+    expect(config.logger.error).not.toHaveBeenCalled()
   })
 
   it('through the functions: one by id (of this user only), the others but one, all', async () => {
@@ -178,6 +195,58 @@ describe('revoking database sessions', () => {
     await revokeAllSessions(config, userId)
     expect(await signedInUser(tablet)).toBeNull()
     expect(store.sessions.size).toBe(0)
+  })
+})
+
+describe('the audit trail of revoking', () => {
+  it('records each revocation that ended a session, for the user who asked, and none that ended nothing', async () => {
+    const events: AuditEvent[] = []
+    const { store, config } = databaseConfig({ audit: { sink: (event) => void events.push(event) } })
+    const laptop = await signedIn(config, 'Laptop')
+    const phone = await signedIn(config, 'Phone')
+    await signedIn(config, 'Tablet')
+    const userId = store.sessions.get(laptop.jar.get(SESSION_COOKIE)!)!.userId
+    const lifecycle = () => events.filter((event) => event.kind !== 'flow').map((event) => [event.kind, event.userId])
+    events.length = 0
+    await revoke(laptop, { revoke: 'one', id: 'not-a-session' })
+    expect(lifecycle()).toEqual([])
+    await revoke(laptop, { revoke: 'one', id: await sessionId(phone.jar.get(SESSION_COOKIE)!) })
+    expect(lifecycle()).toEqual([['session-revoked', userId]])
+    events.length = 0
+    await revoke(laptop, { revoke: 'others' })
+    expect(lifecycle()).toEqual([['session-revoked', userId]])
+    events.length = 0
+    await revoke(laptop, { revoke: 'others' })
+    expect(lifecycle()).toEqual([])
+    await revoke(laptop, { revoke: 'all' })
+    expect(lifecycle()).toEqual([['sign-out-everywhere', userId]])
+  })
+})
+
+describe("Alice's and Bob's database sessions", () => {
+  it("lists and revokes only the asking user's own, whatever owner the body names", async () => {
+    const { store, config } = databaseConfig({ providers: [twoPeople] })
+    const alice = await signedIn(config, 'Alice laptop')
+    const alicePhone = await signedIn(config, 'Alice phone')
+    const bob = await signedIn(config, 'Bob laptop', 'bob')
+    const bobPhone = await signedIn(config, 'Bob phone', 'bob')
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    const bobId = store.sessions.get(bob.jar.get(SESSION_COOKIE)!)!.userId
+    const bobsSession = await sessionId(bob.jar.get(SESSION_COOKIE)!)
+    expect((await listed(alice)).map((s) => s.userAgent).sort()).toEqual(['Alice laptop', 'Alice phone'])
+    expect((await listed(bob)).map((s) => s.userAgent).sort()).toEqual(['Bob laptop', 'Bob phone'])
+
+    const owner = { userId: bobId, user: bobId, sub: bobId }
+    expect(await (await revoke(alice, { revoke: 'one', id: bobsSession, ...owner })).json()).toEqual({ revoked: 0 })
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    expect(await (await revoke(alice, { revoke: 'others', ...owner })).json()).toEqual({ revoked: 1 })
+    expect(await signedInUser(alicePhone)).toBeNull()
+    expect(await signedInUser(bobPhone)).toBe('bob@example.com')
+    expect(await (await revoke(alice, { revoke: 'all', ...owner })).json()).toEqual({ revoked: 'all' })
+    expect(await signedInUser(alice)).toBeNull()
+    expect(await signedInUser(bob)).toBe('bob@example.com')
+    expect(await signedInUser(bobPhone)).toBe('bob@example.com')
+    expect(await listSessions(config, bobId)).toHaveLength(2)
   })
 })
 
@@ -204,12 +273,16 @@ describe('JWT sessions', () => {
   })
 
   it('refuses one and others (the other sessions live in other browsers), and all without a store', async () => {
-    const config = testConfig({ store: memoryAuthStore() })
+    // An adapter that lists sessions changes nothing: JWT sessions are not its rows.
+    const config = testConfig({ store: memoryAuthStore(), adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })
     const client = await signedIn(config)
     for (const fields of [{ revoke: 'one', id: 'x' }, { revoke: 'others' }] as Record<string, string>[]) {
       expect((await revoke(client, fields)).status, JSON.stringify(fields)).toBe(400)
     }
+    expect(config.logger.error).not.toHaveBeenCalled()
     expect(await signedInUser(client)).toBe('alice@example.com')
+    await expect(listSessions(config, 'u-1')).rejects.toThrow(/database sessions/)
+    await expect(revokeSession(config, 'u-1', 'x')).rejects.toThrow(/database sessions/)
 
     const plain = testConfig()
     const alone = await signedIn(plain)
@@ -220,18 +293,26 @@ describe('JWT sessions', () => {
     await expect(listSessions(plain, 'u-1')).rejects.toThrow(/database sessions/)
   })
 
-  it('signs out everywhere with a store: every session signed in until now ends, a later one lives', async () => {
-    const config = testConfig({ store: memoryAuthStore() })
+  it("signs out everywhere with a store: every session of the user signed in until now ends, a later one lives, another user's too", async () => {
+    const config = testConfig({ store: memoryAuthStore(), providers: [twoPeople] })
     const laptop = await signedIn(config)
     const phone = await signedIn(config)
-    const all = await revoke(laptop, { revoke: 'all' })
+    const bob = await signedIn(config, undefined, 'bob')
+    const all = await revoke(laptop, { revoke: 'all', userId: 'u-2' })
     expect(await all.json()).toEqual({ revoked: 'all' })
     expect(all.headers.getSetCookie().some((c) => /session-token=;/.test(c))).toBe(true)
     expect(await signedInUser(phone)).toBeNull()
+    expect(await signedInUser(bob)).toBe('bob@example.com')
     vi.useFakeTimers({ now: Date.now() + 2000, toFake: ['Date'] })
     try {
       const later = await signedIn(config)
       expect(await signedInUser(later)).toBe('alice@example.com')
+      // The function, at its default time (now), the same way.
+      await revokeAllSessions(config, 'u-1')
+      expect(await signedInUser(later)).toBeNull()
+      vi.setSystemTime(Date.now() + 2000)
+      const again = await signedIn(config)
+      expect(await signedInUser(again)).toBe('alice@example.com')
     } finally {
       vi.useRealTimers()
     }
