@@ -136,6 +136,7 @@ export const groups = {
       'test/webauthn/webauthn.test.ts',
       'test/machines/webauthn-signin.model.test.ts',
       'test/security/layers.test.ts',
+      'test/mutation/webauthn.test.ts',
     ],
   },
   // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the
