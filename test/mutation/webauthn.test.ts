@@ -7,7 +7,11 @@ import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/ser
 import { beforeEach, describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
+import { ENVELOPE_MAX_AGE } from '../../core/engine/envelope.js'
+import { memoryAuthStore } from '../../core/store/index.js'
+import Passkey from '../../providers/passkey.js'
 import { ORIGIN } from '../fixtures/http.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { PasskeyBrowser, passkeyConfig, seedPasskeyUser, signInAs } from '../webauthn/helpers.js'
 
 const ADA = { id: 'u-ada', email: 'ada@example.com', name: 'Ada' }
@@ -173,5 +177,58 @@ describe('who a registration is for, when the answer comes', () => {
     const response = await browser.signIn()
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`)
     expect(logged(config)).toContain('AccountNotLinked: The account is already associated with another user')
+  })
+})
+
+describe('the relying party', () => {
+  it("is the request's host by default: its hostname as the RP id, host and port as the name, its origin the only one", async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const options = body.options as PublicKeyCredentialCreationOptionsJSON
+    const url = new URL(ORIGIN)
+    expect(options.rp).toEqual({ id: url.hostname, name: url.host })
+    const elsewhere = new PasskeyBrowser(config, new SoftwareAuthenticator('https://elsewhere.test'))
+    const { body: other } = await elsewhere.options({ email: 'eve@example.com' })
+    const refused = await elsewhere.answer('register', elsewhere.authenticator.register(other.options as PublicKeyCredentialCreationOptionsJSON))
+    expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    const accepted = await browser.answer('register', browser.authenticator.register(options))
+    expect(accepted.headers.get('location')).toBe(ORIGIN)
+  })
+
+  it('takes the first of listed ids and names', async () => {
+    const relayingParty = { id: [new URL(ORIGIN).hostname, 'other.test'], name: ['Example', 'Other'], origin: ORIGIN }
+    const config = passkeyConfig(store, { providers: [Passkey({ relayingParty } as never)] })
+    const { body } = await new PasskeyBrowser(config).options({ email: 'eve@example.com' })
+    expect((body.options as PublicKeyCredentialCreationOptionsJSON).rp).toEqual({ id: new URL(ORIGIN).hostname, name: 'Example' })
+  })
+
+  it("is the provider's getRelayingParty when it has one: its id, name and only origin", async () => {
+    const rp = { id: new URL(ORIGIN).hostname, name: 'From the hook', origin: 'https://elsewhere.test' }
+    const config = passkeyConfig(store, { providers: [Passkey({ getRelayingParty: () => rp } as never)] })
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const options = body.options as PublicKeyCredentialCreationOptionsJSON
+    expect(options.rp).toEqual({ id: rp.id, name: rp.name })
+    // The answer comes from this page's origin, which the hook did not name: refused.
+    const response = await browser.answer('register', browser.authenticator.register(options))
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(store.authenticators.size).toBe(0)
+  })
+})
+
+describe('the challenge claim', () => {
+  it('claims webauthn-challenge:<challenge> for the envelope lifetime, the key every instance and version shares', async () => {
+    const backend = memoryAuthStore()
+    const claims: string[] = []
+    const config = passkeyConfig(store, {
+      store: { ...backend, claim: (key: string, ttl: number) => (claims.push(`${key} ${ttl}`), backend.claim(key, ttl)) },
+    })
+    const browser = new PasskeyBrowser(config)
+    await seedPasskeyUser(store, browser.authenticator, ADA)
+    const { body } = await browser.options({ action: 'authenticate' })
+    const response = await browser.answer('authenticate', browser.authenticator.authenticate(body.options as never))
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(claims).toContain(`webauthn-challenge:${body.options.challenge} ${ENVELOPE_MAX_AGE}`)
   })
 })
