@@ -114,6 +114,7 @@ export const groups = {
       'test/email/signin.test.ts',
       'test/email/units.test.ts',
       'test/machines/email-signin.model.test.ts',
+      'test/mutation/email.test.ts',
     ],
   },
   // Passkeys: the challenge claim, the RP id and origin at registration and sign-in, the counter,
