@@ -172,7 +172,7 @@ export const groups = {
       'adapters/postgres.ts#listSessions..useVerificationToken',
       'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
     ],
-    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts'],
+    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts', 'test/mutation/adapters.test.ts'],
   },
 }
 
