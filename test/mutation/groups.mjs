@@ -117,26 +117,28 @@ export const groups = {
       'test/mutation/email.test.ts',
     ],
   },
-  // Passkeys: the challenge claim, the RP id and origin at registration and sign-in, the counter,
-  // which user a passkey signs in or is added to, a sign-up's address check.
+  // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
+  // sign-in, the counter, the credential's account and user.
   webauthn: {
-    mutate: [
-      'core/flows/webauthn.ts#relyingParty',
-      'core/flows/webauthn.ts#storeWebAuthnUser',
-      'core/flows/webauthn.ts#findUser',
-      'core/flows/webauthn.ts#spendChallenge..verifyAttestation',
-      'core/flows/webauthn/types.ts',
-      'core/flows/passkey-users.ts',
-    ],
+    mutate: ['core/flows/webauthn.ts#relyingParty', 'core/flows/webauthn.ts#spendChallenge..verifyAttestation', 'core/flows/webauthn/types.ts'],
     tests: [
       'test/webauthn/attacks.test.ts',
-      'test/webauthn/linking-decision.test.ts',
-      'test/webauthn/pre-account-takeover.test.ts',
       'test/webauthn/registration-rp.test.ts',
-      'test/webauthn/verification.test.ts',
       'test/webauthn/webauthn.test.ts',
       'test/machines/webauthn-signin.model.test.ts',
       'test/security/layers.test.ts',
+      'test/mutation/webauthn.test.ts',
+    ],
+  },
+  // Passkeys, the users: which user a passkey signs in or is added to (the signed-in user, found by
+  // the one authority), a sign-up's new user, and the unverified passkey sign-up no address adopts.
+  passkeys: {
+    mutate: ['core/flows/webauthn.ts#storeWebAuthnUser', 'core/flows/webauthn.ts#findUser', 'core/flows/passkey-users.ts'],
+    tests: [
+      'test/webauthn/linking-decision.test.ts',
+      'test/webauthn/pre-account-takeover.test.ts',
+      'test/webauthn/verification.test.ts',
+      'test/webauthn/webauthn.test.ts',
       'test/mutation/webauthn.test.ts',
     ],
   },
