@@ -28,7 +28,7 @@ import {
   toAnswer,
 } from './http/answer.js'
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
-import { finishAudit } from './audit/record.js'
+import { finishAudit, RECORD_ONLY, type Answered } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
@@ -40,6 +40,7 @@ import { outageOf, wasReported } from './outage.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
 import { INSPECTOR_PATH, respondInspector } from './inspector/recorder.js'
+import { endRequest, noteEvents, startRequest, telemetryOf, type Telemetry } from './telemetry/index.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -140,20 +141,27 @@ function failure(
   return wantsJsonRedirect ? jsonAnswer({ url }) : redirectAnswer(url)
 }
 
-/** Waits for a dispatch, then hands the request's audit events to the sinks (bounded in time). */
-async function audited(
+/**
+ * Waits for a dispatch, then builds the request's audit record: to the sinks (bounded in time) when
+ * auditing, to the request's span when telemetry is on.
+ */
+async function observed(
   config: ResolvedConfig,
   request: ParsedRequest,
   source: RequestSource,
   dispatching: Promise<Dispatched>,
 ): Promise<Dispatched> {
-  const settings = { audit: config.audit!, secrets: config.secrets, logger: config.logger }
+  const settings = { audit: config.audit ?? RECORD_ONLY, secrets: config.secrets, logger: config.logger }
+  const finish = async (answered: Answered) => {
+    const events = await finishAudit(settings, request, source, answered)
+    if (config.telemetry) noteEvents(request, events)
+  }
   try {
     const dispatched = await dispatching
-    await finishAudit(settings, request, source, dispatched.failure ? { failure: dispatched.failure } : {})
+    await finish(dispatched.failure ? { failure: dispatched.failure } : {})
     return dispatched
   } catch (error) {
-    await finishAudit(settings, request, source, { error })
+    await finish({ error })
     throw error
   }
 }
@@ -255,34 +263,78 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
     }
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
-    try {
-      const dispatching = dispatch(source, parsed, resolved, table)
-      const { response: internal, failure: reported } = await (resolved.audit ? audited(resolved, parsed, source, dispatching) : dispatching)
-      if (resolved.raw) {
-        if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-        return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
-      }
-      const converted = toAnswer(internal)
-      const answer = converted instanceof Answer ? converted : await converted
-      if (!wantsJsonRedirect) return answer
-      const location = answer.headers.find(([name]) => name === 'location')?.[1]
-      if (!location) return answer
-      // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
-      if (reported) return await jsonAnswer({ url: location })
-      return await jsonAnswer({ url: location }, 200, HeaderMap.of(answer.headers as [string, string][]))
-    } catch (error) {
-      const outage = outageOf(error)
-      if (outage) {
-        // Logged once: by the adapter wrapper, or by the effect that met it, or here.
-        if (!wasReported(outage)) logger.error(outage)
-        // A raw caller (a server-side session read) learns of it as an exception, never as "no session".
-        if (resolved.raw && !wantsJsonRedirect) throw outage
-        return unavailable(outage, parsed, resolved, table, wantsJsonRedirect)
-      }
-      if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
-      logger.error(error instanceof Error ? error : new Error(String(error)))
-      return failure(error, parsed, resolved, table, wantsJsonRedirect)
+    if (resolved.telemetry === undefined) return answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
+    return answerObserved(source, parsed, resolved, table, wantsJsonRedirect)
+  }
+}
+
+/** {@link answerResolved} inside the request's span (telemetry on). */
+async function answerObserved(
+  source: RequestSource,
+  parsed: ParsedRequest,
+  resolved: ResolvedConfig,
+  table: readonly Route[],
+  wantsJsonRedirect: boolean,
+): Promise<Answer | ResponseInternal> {
+  let telemetry: Telemetry
+  try {
+    const loading = telemetryOf(resolved)
+    telemetry = loading instanceof Promise ? await loading : loading
+  } catch (error) {
+    // Telemetry that cannot load (the API is not installed) never fails a request.
+    resolved.logger.error(error instanceof Error ? error : new Error(String(error)))
+    return answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
+  }
+  const { providerId } = parsed
+  const base = resolved.basePath === '/' ? '' : resolved.basePath
+  const route = `${base}/${parsed.action}${providerId !== undefined ? '/{provider}' : ''}`
+  startRequest(telemetry, parsed, route, providerId !== undefined && resolved.providerById.has(providerId) ? providerId : undefined)
+  try {
+    const answered = await answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
+    endRequest(parsed, answered instanceof Answer ? answered.status : (answered.status ?? (answered.redirect ? 302 : 200)))
+    return answered
+  } catch (error) {
+    endRequest(parsed, undefined, error)
+    throw error
+  }
+}
+
+/** Dispatches a parsed request under a resolved config and turns every failure into an answer. */
+async function answerResolved(
+  source: RequestSource,
+  parsed: ParsedRequest,
+  resolved: ResolvedConfig,
+  table: readonly Route[],
+  wantsJsonRedirect: boolean,
+): Promise<Answer | ResponseInternal> {
+  const { logger } = resolved
+  try {
+    const dispatching = dispatch(source, parsed, resolved, table)
+    const { response: internal, failure: reported } = await (resolved.audit || resolved.telemetry ? observed(resolved, parsed, source, dispatching) : dispatching)
+    if (resolved.raw) {
+      if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
+      return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
     }
+    const converted = toAnswer(internal)
+    const answer = converted instanceof Answer ? converted : await converted
+    if (!wantsJsonRedirect) return answer
+    const location = answer.headers.find(([name]) => name === 'location')?.[1]
+    if (!location) return answer
+    // Errors answer a bare {url}, as Auth.js does (its errors are thrown past the headers).
+    if (reported) return await jsonAnswer({ url: location })
+    return await jsonAnswer({ url: location }, 200, HeaderMap.of(answer.headers as [string, string][]))
+  } catch (error) {
+    const outage = outageOf(error)
+    if (outage) {
+      // Logged once: by the adapter wrapper, or by the effect that met it, or here.
+      if (!wasReported(outage)) logger.error(outage)
+      // A raw caller (a server-side session read) learns of it as an exception, never as "no session".
+      if (resolved.raw && !wantsJsonRedirect) throw outage
+      return unavailable(outage, parsed, resolved, table, wantsJsonRedirect)
+    }
+    if (resolved.raw && !wantsJsonRedirect && error instanceof AuthError) throw error
+    logger.error(error instanceof Error ? error : new Error(String(error)))
+    return failure(error, parsed, resolved, table, wantsJsonRedirect)
   }
 }
 

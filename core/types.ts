@@ -32,6 +32,7 @@ import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
 import type { AuditOptions } from './audit/types.js'
+import type { TelemetryOptions } from './telemetry/types.js'
 
 export type {
   Account,
@@ -352,6 +353,14 @@ export interface AuthConfig {
    * store. Off by default. See the README's "Audit trail" section for the schema.
    */
   audit?: AuditOptions | undefined
+  /**
+   * OpenTelemetry: a span per request (flow, chart version, outcome) with a child span per effect,
+   * and metrics (sign-ins and failures by provider and cause, session reads, rate-limit refusals,
+   * effect latency). `true` uses the global API; or give the `tracer` and `meter` to use (and the
+   * `api` module in a bundled app). `@opentelemetry/api` is an optional peer dependency, imported
+   * only when this is set. See the README's "Telemetry" section for the names.
+   */
+  telemetry?: TelemetryOptions | undefined
 }
 
 /** What a step's page is rendered from. */

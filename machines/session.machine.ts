@@ -189,6 +189,8 @@ export interface SessionOAuthTokens {
   expires_at?: number
   /** Kept for RP-initiated logout (`id_token_hint`). */
   id_token?: string
+  /** The session's DPoP key pair, sealed with the secret (providers with `dpop: true`). */
+  dpop_key?: string
 }
 
 const oauthTokensOf = (token: Record<string, unknown> | null): SessionOAuthTokens | undefined => {

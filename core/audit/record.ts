@@ -264,8 +264,8 @@ function sinkFailure(reason: string): Error {
  * logged, one that hangs is left to finish on its own (logged too). Never throws.
  */
 export async function deliver(settings: AuditSettings, events: readonly AuditEvent[]): Promise<void> {
-  if (events.length === 0) return
   const { audit, logger } = settings
+  if (events.length === 0 || audit.sinks.length === 0) return
   const calls = events.flatMap((event) =>
     audit.sinks.map(async (sink) => {
       try {
@@ -286,16 +286,28 @@ export async function deliver(settings: AuditSettings, events: readonly AuditEve
   }
 }
 
-/** Builds and delivers the request's events; an audit failure never fails the request. */
+/**
+ * The audit settings when only telemetry reads the record: no sink, no client address (a span
+ * never holds one).
+ */
+export const RECORD_ONLY: ResolvedAudit = Object.freeze({ sinks: Object.freeze([]), clientAddress: 'none', timeout: DEFAULT_AUDIT_TIMEOUT })
+
+/**
+ * Builds and delivers the request's events, and gives them back (for the request's span); an
+ * audit failure never fails the request.
+ */
 export async function finishAudit(
   settings: AuditSettings,
   request: ParsedRequest,
   source: RequestSource,
   answered: Answered,
-): Promise<void> {
+): Promise<AuditEvent[]> {
   try {
-    await deliver(settings, await eventsOf(settings, request, source, answered, new Date()))
+    const events = await eventsOf(settings, request, source, answered, new Date())
+    await deliver(settings, events)
+    return events
   } catch (error) {
     settings.logger.error(sinkFailure(`audit events were not built: ${error instanceof Error ? error.message : String(error)}`))
+    return []
   }
 }

@@ -357,6 +357,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
         }
       : {}),
     ...(source.audit ? { audit: resolveAudit(source.audit as AuditOptions, logger) } : {}),
+    ...(source.telemetry ? { telemetry: source.telemetry === true ? true : Object.freeze({ ...source.telemetry }) } : {}),
   } satisfies ResolvedConfig)
 }
 

@@ -218,6 +218,16 @@ export const AuthConfigStruct = object({
       timeout: optional(size(integer(), 1, 10_000)),
     }),
   ),
+  telemetry: optional(
+    union([
+      literal(true),
+      type({
+        tracer: optional(type({ startSpan: func() })),
+        meter: optional(type({ createCounter: func(), createHistogram: func() })),
+        api: optional(type({ trace: type({}), metrics: type({}), context: type({}) })),
+      }),
+    ]),
+  ),
 })
 
 /** The configuration after defaults were applied. */

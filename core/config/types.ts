@@ -13,6 +13,7 @@ import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, JWTOptions, Logger } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
 import type { ResolvedAudit } from '../audit/types.js'
+import type { TelemetryOptions } from '../telemetry/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
@@ -125,6 +126,8 @@ export interface ResolvedConfig {
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
   /** The audit trail's sinks and settings, when configured. */
   readonly audit?: ResolvedAudit
+  /** OpenTelemetry spans and metrics, when configured (loaded on the first request). */
+  readonly telemetry?: TelemetryOptions
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */

@@ -101,7 +101,15 @@ export interface AdvanceOptions {
   traceTransitions?: boolean
   /** Receives the trace when the run ends, whether it came to rest or failed. */
   onTrace?: (trace: FlowTrace) => void
+  /** Runs each effect (`call`) on the engine's behalf: telemetry times it in a span. */
+  effect?: EffectHook
 }
+
+/** Wraps the call of the effect `name`, returning what the call returns (or throws). */
+export type EffectHook = (
+  name: string,
+  call: () => EventObject | PromiseLike<EventObject>,
+) => EventObject | PromiseLike<EventObject>
 
 /**
  * Sends `event` to the flow and runs effects until the machine is final or waits for a request.
@@ -209,7 +217,10 @@ export function advanceNow<Env>(
     const proceed = (first: number): FlowRun | Promise<FlowRun> => {
       for (let hop = first; state!.effect !== undefined; hop++) {
         checkHops(hop)
-        const result = flow.effects[state!.effect]!(context as never, env, event)
+        const name = state!.effect
+        const effect = flow.effects[name]!
+        const input = context
+        const result = options.effect ? options.effect(name, () => effect(input as never, env, event)) : effect(input as never, env, event)
         if (isThenable(result)) {
           return Promise.resolve(result).then((next) => {
             take(next)
@@ -250,7 +261,9 @@ export function advanceNow<Env>(
       const effect = pendingEffect(snapshot)
       if (effect === undefined) break
       checkHops(hop)
-      const result = flow.effects[effect]!(snapshot.context, env, event)
+      const implementation = flow.effects[effect]!
+      const input = snapshot.context
+      const result = options.effect ? options.effect(effect, () => implementation(input, env, event)) : implementation(input, env, event)
       snapshot = step(snapshot, isThenable(result) ? await result : result)
     }
     return settle(snapshot, stateLabel(snapshot.value), outcomeOf(snapshot), snapshot.status !== 'done')

@@ -30,6 +30,8 @@ import {
 import type { FlowContext, RequestContext } from '../config/types.js'
 import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
 import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
+import { pushAuthorizationRequest } from '../oauth/par.js'
+import { DPOP_KEY_FIELD, dpopHandle, generateDPoPKeyPair, openDPoPKeyPair, sealDPoPKeyPair } from '../oauth/dpop.js'
 import { authorizationServer, clientOf } from '../oauth/server.js'
 
 // What the session flow uses for OAuth providers, through this module once it is loaded.
@@ -203,7 +205,12 @@ function sessionTokenClaims(provider: ResolvedOAuthProvider, tokens: TokenSet): 
     oauth: {
       provider: provider.id,
       ...(refreshing
-        ? { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: tokens.expires_at }
+        ? {
+            access_token: tokens.access_token,
+            refresh_token: tokens.refresh_token,
+            expires_at: tokens.expires_at,
+            ...(typeof tokens[DPOP_KEY_FIELD] === 'string' ? { [DPOP_KEY_FIELD]: tokens[DPOP_KEY_FIELD] } : {}),
+          }
         : {}),
       ...(loggingOut ? { id_token: tokens.id_token } : {}),
     },
@@ -311,8 +318,12 @@ async function authorizationRequest(ctx: Env, provider: ResolvedOAuthProvider, c
     nonce = oauth.generateRandomNonce()
     params.set('nonce', nonce)
   }
-  return { url: url.href, redirectUri, state, codeVerifier, nonce }
+  const target = provider.par ? await pushAuthorizationRequest(provider, as, url) : url
+  return { url: target.href, redirectUri, state, codeVerifier, nonce }
 }
+
+/** How long a session can live: the life of what is sealed for it. */
+const sessionLifetimeOf = (ctx: RequestContext) => Math.max(ctx.config.session.maxAge, ctx.config.session.absoluteMaxAge ?? 0)
 
 /** The context the OAuth effects receive (the account is looked up before the completion). */
 type Env = FlowContext<'getUserByAccount'>
@@ -360,15 +371,19 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInM
   async exchangeCode(context, ctx) {
     const provider = oauthProviderOf(ctx)
     const callbackParameters = await validatedCallback(provider, await authorizationServer(provider), context)
-    const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at)
+    const keyPair = provider.dpop ? await generateDPoPKeyPair() : undefined
+    const tokens = await exchangeAuthorizationCode(provider, callbackParameters, context, ctx.at, keyPair && dpopHandle(provider, keyPair))
+    if (keyPair) tokens[DPOP_KEY_FIELD] = await sealDPoPKeyPair(keyPair, ctx.config.secrets, sessionLifetimeOf(ctx))
     return { tokens, sessionClaims: sessionTokenClaims(provider, tokens) }
   },
 
   async fetchProfile(context, ctx) {
     const provider = oauthProviderOf(ctx)
     const tokens = context.tokens as TokenSet
+    const sealedKey = tokens[DPOP_KEY_FIELD]
+    const dpop = typeof sealedKey === 'string' ? dpopHandle(provider, await openDPoPKeyPair(sealedKey, ctx.config.secrets)) : undefined
     // An upstream that cannot be reached throws: the Configuration error, as any outage.
-    const raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams)
+    const raw = await fetchUpstreamProfile(provider, tokens, context.callbackParams, dpop)
     try {
       if (!isRecord(raw)) throw new TypeError('the profile is not an object')
       if (provider.profileSchema) {

@@ -30,6 +30,7 @@ import { ACTIONS_WITH_FLOW } from '../actions.js'
 import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { noteRun, noteTrace } from '../audit/record.js'
+import { effectHookOf } from '../telemetry/index.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
@@ -233,8 +234,11 @@ export interface Dispatched {
   failure?: { type: ErrorType; code?: string }
 }
 
+/** Whether the request's runs are noted for an audit record (audit events, telemetry). */
+const noting = (config: ResolvedConfig) => config.audit !== undefined || config.telemetry !== undefined
+
 function reportTrace(ctx: RequestContext, trace: FlowTrace, inspecting = true): void {
-  if (ctx.config.audit) noteTrace(ctx.request, trace)
+  if (noting(ctx.config)) noteTrace(ctx.request, trace)
   if (!inspecting) return
   recordTrace(ctx.config, ctx.request, trace)
   try {
@@ -260,11 +264,13 @@ function runOne(
 ): FlowOutcome | Promise<FlowOutcome> {
   const { config } = ctx
   const inspecting = config.inspect !== undefined || inspectorEnabled(config)
-  const auditing = config.audit !== undefined
+  const auditing = noting(config)
+  const effect = config.telemetry !== undefined ? effectHookOf(ctx.request) : undefined
   const run = advanceNow(flow, ctx, event, {
     ...(from ? { from } : {}),
     traceTransitions: inspecting,
     ...(inspecting || auditing ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace, inspecting) } : {}),
+    ...(effect ? { effect } : {}),
   })
   // A run whose effects all answered at once (a session read) settles without a microtask.
   return run instanceof Promise ? run.then((ran) => afterRun(ctx, flow, resting, ran)) : afterRun(ctx, flow, resting, run)
@@ -278,7 +284,7 @@ function afterRun(
   run: FlowRun,
 ): FlowOutcome | Promise<FlowOutcome> {
   if (run.outcome.session?.op === 'set') assertSessionIssued(flow.machine.id, run)
-  if (ctx.config.audit) noteRun(ctx.request, flow.machine.id, ctx.provider?.id, run)
+  if (noting(ctx.config)) noteRun(ctx.request, flow.machine.id, ctx.provider?.id, run)
   const cookieName = resting.cookie.name
   if (run.resting) return sealResting(ctx, flow, resting, run)
   if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))

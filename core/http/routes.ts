@@ -21,7 +21,7 @@ import { sessionFlow } from '../flows/session.js'
 import { totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { respondActivity } from '../audit/activity.js'
-import { requireSignedIn, respondStepPage, respondTwoFactorPage, stepFlowOf } from './steps.js'
+import { respondStepPage, respondTwoFactorPage, stepFlowOf, twoFactorAction } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType, ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -478,7 +478,7 @@ export const routes: readonly Route[] = [
       flow: totpEnrolmentFlow as never,
       params: AnyBody,
       accepts: isObjectBody,
-      intercept: requireSignedIn,
+      intercept: twoFactorAction,
       toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
     },
   }),

@@ -18,7 +18,8 @@ import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
 import { enrolmentPageData, totpEnrolmentFlow } from '../flows/totp-enrolment.js'
 import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage, secondFactorPage, totpEnrolmentPage } from '../pages/steps.js'
-import { enrolledFactors } from '../second-factor/index.js'
+import { noteLifecycle } from '../audit/record.js'
+import { enrolledFactors, removeSecondFactors } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -163,4 +164,18 @@ function signInFirst(ctx: RequestContext): ResponseInternal {
 /** Before enrolment starts: only a signed-in user may turn on a second factor. */
 export async function requireSignedIn(ctx: RequestContext): Promise<ResponseInternal | undefined> {
   return (await signedInUser(ctx)) ? undefined : signInFirst(ctx)
+}
+
+/**
+ * `POST /two-factor`: with `action=disable`, turns two-step verification off for the signed-in
+ * user (the session says who: nothing in the body names a user or a factor) and goes back to the
+ * settings page; otherwise enrolment starts (signed-in users only).
+ */
+export async function twoFactorAction(ctx: RequestContext, params: unknown): Promise<ResponseInternal | undefined> {
+  const user = await signedInUser(ctx)
+  if (!user) return signInFirst(ctx)
+  if ((params as { action?: unknown }).action !== 'disable') return undefined
+  const removed = await removeSecondFactors(ctx.config.adapter, user.id)
+  if (removed > 0 && ctx.config.audit) noteLifecycle(ctx.request, 'second-factor-removed', { userId: user.id })
+  return { redirect: `${ctx.authUrl}/two-factor`, cookies: ctx.setCookies }
 }

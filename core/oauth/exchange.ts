@@ -9,6 +9,7 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { idTokenSignatureVerifiedNow } from '../fast/id-token-signature.js'
+import { withDPoPNonceRetry } from './dpop.js'
 import type { ResolvedOAuthProvider, TokenSet, UserinfoContext } from './provider.js'
 import {
   authorizationServer,
@@ -90,25 +91,34 @@ export async function exchangeAuthorizationCode(
   callbackParameters: URLSearchParams,
   exchange: CodeExchange,
   at: number,
+  dpop?: oauth.DPoPHandle,
 ): Promise<TokenSet> {
   const as = await authorizationServer(provider)
   const client = clientOf(provider)
-  let response = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    clientAuthentication(provider, as),
-    callbackParameters,
-    exchange.redirectUri,
-    exchange.codeVerifier ?? oauth.nopkce,
-    tokenRequestOptions(provider, as),
+  const options = { ...tokenRequestOptions(provider, as), ...(dpop ? { DPoP: dpop } : {}) }
+  const tokens = await withDPoPNonceRetry(
+    dpop,
+    () =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuthentication(provider, as),
+        callbackParameters,
+        exchange.redirectUri,
+        exchange.codeVerifier ?? oauth.nopkce,
+        options,
+      ),
+    async (answer) => {
+      const response = provider.conformToken ? ((await provider.conformToken(answer.clone())) ?? answer) : answer
+      const server = await idTokenServer(provider, as, response)
+      const processed = await oauth.processAuthorizationCodeResponse(server, client, response, {
+        expectedNonce: exchange.nonce ?? oauth.expectNoNonce,
+        requireIdToken: provider.type === 'oidc',
+      })
+      if (processed.id_token) await verifyIdToken(provider, server, response, processed.id_token)
+      return processed
+    },
   )
-  if (provider.conformToken) response = (await provider.conformToken(response.clone())) ?? response
-  const server = await idTokenServer(provider, as, response)
-  const tokens = await oauth.processAuthorizationCodeResponse(server, client, response, {
-    expectedNonce: exchange.nonce ?? oauth.expectNoNonce,
-    requireIdToken: provider.type === 'oidc',
-  })
-  if (tokens.id_token) await verifyIdToken(provider, server, response, tokens.id_token)
   const set: TokenSet = { ...tokens }
   if (typeof tokens.expires_in === 'number') set.expires_at = at + tokens.expires_in
   return set
@@ -119,30 +129,40 @@ export async function exchangeAuthorizationCode(
  * userinfo response, or what the provider's own `userinfo.request` returns; plus what the provider
  * sent in the callback itself (`callbackProfile`).
  *
+ * With `dpop`, the userinfo request carries a DPoP proof (the access token is bound to its key).
+ *
  * @throws when the userinfo request fails or answers with another subject than the ID token.
  */
 export async function fetchUpstreamProfile(
   provider: ResolvedOAuthProvider,
   tokens: TokenSet,
   callbackParams: Readonly<Record<string, string>>,
+  dpop?: oauth.DPoPHandle,
 ): Promise<unknown> {
   const as = await authorizationServer(provider)
   const client = clientOf(provider)
+  const userinfo = () =>
+    oauth.userInfoRequest(as, client, tokens.access_token!, {
+      ...requestOptions(provider, as.userinfo_endpoint),
+      ...(dpop ? { DPoP: dpop } : {}),
+    })
   let profile: unknown
   if (provider.type === 'oidc') {
     const claims = decodeJwt(tokens.id_token!)
     if (provider.idToken) {
       profile = { ...claims, ...provider.callbackProfile?.(callbackParams) }
     } else {
-      const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-      profile = await oauth.processUserInfoResponse(as, client, claims.sub!, response)
+      profile = await withDPoPNonceRetry(dpop, userinfo, (response) => oauth.processUserInfoResponse(as, client, claims.sub!, response))
     }
   } else if (provider.userinfoRequest) {
     profile = await provider.userinfoRequest({ tokens, provider })
   } else {
-    const response = await oauth.userInfoRequest(as, client, tokens.access_token!, requestOptions(provider, as.userinfo_endpoint))
-    if (!response.ok) throw new TypeError(`userinfo endpoint answered ${response.status}`)
-    profile = await response.json()
+    profile = await withDPoPNonceRetry(dpop, userinfo, async (response) => {
+      // A DPoP nonce challenge is an error oauth4webapi recognises: let it through for the retry.
+      if (dpop && response.status === 401) await oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, response)
+      if (!response.ok) throw new TypeError(`userinfo endpoint answered ${response.status}`)
+      return response.json()
+    })
   }
   return profile
 }

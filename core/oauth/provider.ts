@@ -157,6 +157,8 @@ export function resolveOAuthProvider(
     formPost,
     refreshTokens: config.refreshTokens === true,
     logout: config.logout === true,
+    par: config.par === true,
+    dpop: config.dpop === true,
     ...(config[customFetch] ? { fetch: config[customFetch] } : {}),
   })
 }

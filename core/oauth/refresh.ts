@@ -18,6 +18,7 @@ import { sha256Hex } from '../crypto.js'
 import { decode, encode, type JWT } from '../jwt.js'
 import type { AuthStore } from '../store/index.js'
 import type { ResolvedOAuthProvider } from './provider.js'
+import { dpopHandle, openDPoPKeyPair, withDPoPNonceRetry } from './dpop.js'
 import { authorizationServer, clientAuthentication, clientOf, tokenRequestOptions } from './server.js'
 
 /** How long a refresh result is handed to requests that still carry the spent refresh token. */
@@ -46,24 +47,26 @@ async function requestRefresh(
   provider: ResolvedOAuthProvider,
   current: SessionOAuthTokens,
   at: number,
+  secrets: readonly string[],
 ): Promise<SessionOAuthTokens> {
   const as = await authorizationServer(provider)
   const client = clientOf(provider)
+  // The session's own key pair: the refreshed tokens stay bound to it.
+  const dpop = provider.dpop && current.dpop_key ? dpopHandle(provider, await openDPoPKeyPair(current.dpop_key, secrets)) : undefined
+  const options = { ...tokenRequestOptions(provider, as), ...(dpop ? { DPoP: dpop } : {}) }
   try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      clientAuthentication(provider, as),
-      current.refresh_token!,
-      tokenRequestOptions(provider, as),
+    const tokens = await withDPoPNonceRetry(
+      dpop,
+      () => oauth.refreshTokenGrantRequest(as, client, clientAuthentication(provider, as), current.refresh_token!, options),
+      (response) => oauth.processRefreshTokenResponse(as, client, response),
     )
-    const tokens = await oauth.processRefreshTokenResponse(as, client, response)
     return {
       provider: current.provider,
       ...(tokens.access_token ? { access_token: tokens.access_token } : {}),
       // A provider that does not rotate keeps the old refresh token valid.
       refresh_token: tokens.refresh_token ?? current.refresh_token!,
       ...(typeof tokens.expires_in === 'number' ? { expires_at: at + tokens.expires_in } : {}),
+      ...(current.dpop_key !== undefined ? { dpop_key: current.dpop_key } : {}),
     }
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
@@ -116,7 +119,7 @@ async function coordinatedRefresh(
         // Another instance may have finished between our look and our claim.
         const finished = await kept(shared, key)
         if (finished) return finished
-        const tokens = await requestRefresh(provider, current, at)
+        const tokens = await requestRefresh(provider, current, at, shared.secrets)
         await keep(shared, key, { tokens })
         return tokens
       } catch (error) {

@@ -93,6 +93,17 @@ export interface OAuthConfig<P extends object = Profile> extends CommonProviderO
   refreshTokens?: boolean
   /** Ours, opt-in (OIDC): sign out at the provider too, through its `end_session_endpoint`. */
   logout?: boolean
+  /**
+   * Ours, opt-in: send the authorization request's parameters to the provider's pushed authorization
+   * request endpoint (RFC 9126) and the browser with only a `request_uri`.
+   */
+  par?: boolean
+  /**
+   * Ours, opt-in: bind the tokens to a key pair made for each session (DPoP, RFC 9449); the code
+   * exchange, refresh and userinfo requests carry proofs signed with it. The key pair is kept with a
+   * JWT session's refresh tokens, sealed with the secret.
+   */
+  dpop?: boolean
   style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
   [customFetch]?: typeof fetch
   options?: Record<string, unknown>
@@ -137,5 +148,9 @@ export interface ResolvedOAuthProvider {
   readonly formPost: boolean
   readonly refreshTokens: boolean
   readonly logout: boolean
+  /** Pushed authorization requests (RFC 9126). */
+  readonly par: boolean
+  /** DPoP-bound tokens (RFC 9449). */
+  readonly dpop: boolean
   readonly fetch?: typeof fetch
 }

@@ -82,7 +82,8 @@ export function renderTwoFactorPage(
   p: { enrolled: boolean; backupCodesLeft: number; action: string; csrfToken: string },
 ): RenderedPage {
   const body = p.enrolled
-    ? `<p>Two-step verification is <strong>on</strong>. ${p.backupCodesLeft} backup code${p.backupCodesLeft === 1 ? '' : 's'} left.</p>`
+    ? `<p>Two-step verification is <strong>on</strong>. ${p.backupCodesLeft} backup code${p.backupCodesLeft === 1 ? '' : 's'} left.</p>` +
+      `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<input type="hidden" name="action" value="disable"><button type="submit">Turn off two-step verification</button></form>`
     : `<p>Two-step verification is <strong>off</strong>. Turn it on to be asked for a code from an authenticator app when you sign in.</p>` +
       `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<button type="submit">Turn on two-step verification</button></form>`
   return renderCardPage('Two-step verification', theme, `<h1>Two-step verification</h1>${body}`)

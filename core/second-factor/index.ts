@@ -159,6 +159,23 @@ export async function enrolledFactors(adapter: Adapter | undefined, userId: stri
   return adapter.listSecondFactors(userId)
 }
 
+/**
+ * Turns two-step verification off for `userId`: removes their TOTP factor and their backup codes,
+ * and gives back how many factors were removed. The one place a second factor is removed (a policy
+ * that asks for a recent sign-in wraps this function). The backup codes go first: a removal cut
+ * short leaves the user with their authenticator app, never with codes and no app.
+ */
+export async function removeSecondFactors(adapter: Adapter | undefined, userId: string): Promise<number> {
+  if (!adapter?.deleteSecondFactor) return 0
+  const factors = (await enrolledFactors(adapter, userId)).filter(
+    // Only this user's: an adapter that returned another user's row does not make it theirs to remove.
+    (factor) => factor.userId === userId && (factor.type === 'backup-codes' || factor.type === 'totp'),
+  )
+  const ordered = [...factors.filter((f) => f.type === 'backup-codes'), ...factors.filter((f) => f.type === 'totp')]
+  for (const factor of ordered) await adapter.deleteSecondFactor(factor.id)
+  return ordered.length
+}
+
 /** The result of checking a code. */
 export type CodeCheck =
   | { ok: true; method: 'otp' | 'backup' }

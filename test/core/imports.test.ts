@@ -23,6 +23,7 @@ const TYPE_MODULES = new Set([
   'core/flows/types.ts',
   'core/flows/webauthn/types.ts',
   'core/audit/types.ts',
+  'core/telemetry/types.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []

@@ -106,6 +106,29 @@ export function originAttackSuite(target: OriginAttackTarget): void {
       expect(response.body).toContain(`action="${pageAction()}"`)
     })
 
+    // The pages that act for a signed-in user send a signed-out browser to sign in, and back: both
+    // URLs of that redirect must be this site's, or the target would make it an open redirect.
+    it(`keeps the real origin in the sign-in redirects of the user's own pages under ${name}`, async () => {
+      for (const own of ['audit', 'two-factor', 'sessions']) {
+        const response = await rawRequest(target.port(), {
+          ...attack(`${base}/${own}`),
+          headers: { ...attack(`${base}/${own}`).headers, accept: 'text/html', 'sec-fetch-mode': 'navigate' },
+        })
+        expect(JSON.stringify([...response.headers]) + response.body, own).not.toContain(EVIL_ORIGIN)
+        if (refused(name)) {
+          expect(response.status, own).toBeGreaterThanOrEqual(400)
+          continue
+        }
+        expect(response.status, own).toBe(302)
+        expect(JSON.stringify([...response.headers]), own).not.toContain(EVIL)
+        const location = new URL(response.headers.get('location')![0]!, realOrigin())
+        expect(location.origin, own).toBe(realOrigin())
+        // An app with its own sign-in page (`page: 'signout'`) is sent there instead.
+        if (page === 'signin') expect(location.pathname, own).toBe(`${base}/signin`)
+        expect(location.searchParams.get('callbackUrl'), own).toBe(`${realOrigin()}${base}/${own}`)
+      }
+    })
+
     it(`keeps the real origin in the OAuth redirect_uri under ${name}`, async () => {
       const csrf = await rawRequest(target.port(), { target: `${base}/csrf`, headers: { host: host() } })
       const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }

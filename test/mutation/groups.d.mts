@@ -2,6 +2,8 @@
 export interface MutationGroup {
   mutate: string[]
   tests: string[]
+  /** Stryker mutators not applied to this group's modules (only when it runs alone). */
+  excludedMutations?: string[]
 }
 
 /** The mutation groups of `npm run mutate`, by name. */

@@ -94,6 +94,80 @@ export const groups = {
       'test/core/authority.test.ts',
     ],
   },
+  // Sessions, second factors, stores, the HTTP gate
+  // A user's sessions: the list and each revoke form, whose rows they may touch, and sign-out
+  // everywhere (the not-before times it writes). Its tests run on the memory adapter and store: the
+  // same routes on PGlite and PostgreSQL (test/ownership/) would rerun a server for every mutant.
+  sessions: {
+    mutate: ['core/session/manage.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
+    tests: ['test/mutation/sessions.test.ts'],
+  },
+  // The built-in second factor: code checks and their limits (per challenge, per user, the late
+  // check), single use of TOTP steps and backup codes, the sealed secret, and the enrolment.
+  'second-factor': {
+    mutate: [
+      'core/second-factor/index.ts',
+      'core/flows/totp-enrolment.ts',
+      'machines/totp-enrolment.machine.ts#toStepPage..toDenial',
+      'machines/totp-enrolment.machine.ts#guards',
+    ],
+    tests: [
+      // Not backup-codes.test.ts nor second-factor.test.ts: their PostgreSQL, Redis and OpenID
+      // provider servers would start again for every mutant of the code check;
+      // test/mutation/second-factor.test.ts checks the same limits and races in memory.
+      'test/second-factor/lockout.test.ts',
+      'test/second-factor/enrolment-attacks.test.ts',
+      'test/machines/totp-enrolment.test.ts',
+      'test/machines/totp-enrolment.model.test.ts',
+      'test/mutation/second-factor.test.ts',
+    ],
+  },
+  // The sign-in completion every first factor hands over to: its guards and actions (the gate to
+  // the second factor), its effects, the extensions wired into it, the step routes, and the graph
+  // check that no session is issued around the gate.
+  completion: {
+    mutate: [
+      'machines/signin-completion.machine.ts#sessionChange..ExtensionError',
+      'core/flows/signin-completion.ts',
+      'core/extensions.ts',
+      'core/http/steps.ts',
+      'machines/checks.ts',
+    ],
+    tests: [
+      'test/machines/signin-completion.model.test.ts',
+      'test/machines/gate.test.ts',
+      'test/extensions/extensions.test.ts',
+      'test/extensions/define-extension.test.ts',
+      'test/extensions/compose.test.ts',
+      'test/extensions/after-first-sign-in.test.ts',
+      'test/second-factor/second-factor.test.ts',
+    ],
+  },
+  // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
+  // sets, and the deadline guard; on memory, PostgreSQL and Redis.
+  stores: {
+    mutate: ['core/store/index.ts', 'core/store/limits.ts#admitAttempt..countAttempt', 'stores/postgres.ts', 'stores/redis.ts'],
+    tests: ['test/store/contract.test.ts', 'test/store/memory.test.ts', 'test/store/rate-limit.test.ts'],
+  },
+  // The HTTP gate: the CSRF check and where it applies, and the refusal of a session cookie from
+  // a flow that may not issue one.
+  gate: {
+    mutate: ['core/http/dispatch.ts#SESSION_ISSUERS..assertSessionIssued', 'core/http/dispatch.ts#dispatch'],
+    tests: ['test/mutation/gate.test.ts', 'test/machines/gate.test.ts', 'test/core/csrf.test.ts'],
+  },
+  // The flags of the routing table: which routes check the CSRF token, hand one out, end the
+  // session or act for the signed-in user. Only the flags (boolean literals): the table's strings,
+  // objects and functions are what every routing test reaches, and each of its mutants reruns the
+  // whole test list (the table is built when the module loads).
+  'route-flags': {
+    mutate: ['core/http/routes.ts#routes'],
+    excludedMutations: [
+      'ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'ConditionalExpression',
+      'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral',
+      'UnaryOperator', 'UpdateOperator',
+    ],
+    tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts'],
+  },
   // E-mail, passkeys, credentials limits, refresh, adapters
   // E-mail sign-in: the token's identifier check and single use, the scanner-safe confirmation,
   // the code bound to its token and its attempt limit, the send throttle per mailbox.

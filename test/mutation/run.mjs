@@ -1,19 +1,31 @@
 // `npm run mutate [-- group …]`: runs StrykerJS over each mutation group of stryker.config.mjs in
 // turn (each with only its own test files), then writes test/mutation/SUMMARY.md from the JSON
 // reports in reports/mutation/. `--summary` only rewrites the summary from the reports at hand.
+// `--part k/n` runs the k-th of n parts of the groups (every n-th group from the k-th), so that n
+// machines, or n runs, share the work; the summary then covers every report at hand.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { groups } from './groups.mjs'
 
 const args = process.argv.slice(2)
 const summaryOnly = args.includes('--summary')
-const chosen = args.filter((arg) => !arg.startsWith('--'))
+const partArg = args.find((arg) => arg.startsWith('--part'))
+const partText = partArg === '--part' ? args[args.indexOf(partArg) + 1] : partArg?.slice('--part='.length)
+const chosen = args.filter((arg, i) => !arg.startsWith('--') && !(args[i - 1] === '--part'))
 const unknown = chosen.filter((name) => !(name in groups))
 if (unknown.length > 0) {
   console.error(`unknown group(s): ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`)
   process.exit(2)
 }
-const names = chosen.length > 0 ? chosen : Object.keys(groups)
+let names = chosen.length > 0 ? chosen : Object.keys(groups)
+if (partArg !== undefined) {
+  const [part, parts] = (partText ?? '').split('/').map(Number)
+  if (!Number.isInteger(part) || !Number.isInteger(parts) || part < 1 || part > parts) {
+    console.error(`--part takes k/n with 1 <= k <= n, got "${partText}"`)
+    process.exit(2)
+  }
+  names = names.filter((_name, index) => index % parts === part - 1)
+}
 
 /** Groups whose run failed in this invocation, with how (their report is gone, not stale). */
 const failed = new Map()

@@ -158,6 +158,14 @@ describe('a tampered or replayed callback', () => {
     await expectRefused(client, await deliverCallback(client, mixedUp))
   })
 
+  it('is refused without the RFC 9207 iss parameter when the provider advertises it (a mix-up stripping it)', async () => {
+    const client = new Client(config())
+    const answer = await answerFor(client)
+    const stripped = withParams(answer, (p) => p.delete('iss'))
+    await expectRefused(client, await deliverCallback(client, stripped))
+    expectLoggedInvalidCheck(client)
+  })
+
   it('sends the user back to sign-in when the provider answers error=access_denied', async () => {
     op.decision = 'deny'
     const client = new Client(config())

@@ -4,7 +4,11 @@
  * Redis) the environment names. It prints `listening <port>` once ready, and stops on SIGTERM.
  *
  * Environment: STORE (`postgres` | `redis`), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
- * RATE_LIMIT_PER_IDENTIFIER, RATE_LIMIT_PER_ADDRESS (credentials attempts per window).
+ * RATE_LIMIT_PER_IDENTIFIER, RATE_LIMIT_PER_ADDRESS (credentials attempts per window). With
+ * ADAPTER_URL (a PostgreSQL database the test migrated), a second app with database sessions is
+ * served under {@link DATABASE_BASE_PATH}, signing in at the provider as client OP_DATABASE_CLIENT_ID;
+ * ADAPTER_KEEPS=rows-only gives it an adapter that keeps no provider session with its rows (as
+ * Auth.js adapters), so a logout by the provider finds them through the index in the store.
  *
  * Run with `node --import ./test/scale/ts-register.mjs test/scale/instance.ts`.
  *
@@ -17,12 +21,16 @@ import { Auth, setClientAddress } from '../../core/index.js'
 import type { AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import Credentials from '../../providers/credentials.js'
+import { PostgresAdapter } from '../../adapters/postgres.js'
+import type { Adapter } from '../../core/adapters.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore } from '../../stores/redis.js'
 import { readBody } from '../../integrations/node/index.js'
 
 /** The public origin every instance serves (the test's cookie names and OAuth callbacks use it). */
 export const PUBLIC_ORIGIN = 'https://authchart.test'
+/** Where the database-session app is served, when ADAPTER_URL is set. */
+export const DATABASE_BASE_PATH = '/db/auth'
 
 const env = (name: string) => {
   const value = process.env[name]
@@ -43,8 +51,34 @@ async function storeFromEnv(): Promise<{ store: AuthStore; close: () => Promise<
   return { store, close: () => pool.end() }
 }
 
-const { store, close } = await storeFromEnv()
+/** The database-session app's adapter, over a pool of its own, when the environment names one. */
+function adapterFromEnv(): { adapter: Adapter; close: () => Promise<void> } | null {
+  if (!process.env.ADAPTER_URL) return null
+  const pool = new pg.Pool({ connectionString: process.env.ADAPTER_URL, max: 5 })
+  pool.on('error', (error) => console.error(`adapter pool: ${error.message}`))
+  const { deleteProviderSessions, ...rowsOnly } = PostgresAdapter(pool)
+  const adapter: Adapter = process.env.ADAPTER_KEEPS === 'rows-only' ? rowsOnly : { ...rowsOnly, deleteProviderSessions }
+  return { adapter, close: () => pool.end() }
+}
+
+const shared = await storeFromEnv()
+const { store } = shared
+const database = adapterFromEnv()
+const close = async () => {
+  await Promise.all([shared.close(), database?.close()])
+}
 let authorizeCalls = 0
+
+const opProvider = (clientId: string) => ({
+  id: 'op',
+  name: 'OP',
+  type: 'oidc' as const,
+  issuer: process.env.OP_ISSUER,
+  clientId,
+  clientSecret: env('OP_CLIENT_SECRET'),
+  client: { token_endpoint_auth_method: 'client_secret_basic' },
+  refreshTokens: true,
+})
 
 const config: AuthConfig = {
   secret: env('AUTH_SECRET'),
@@ -67,21 +101,16 @@ const config: AuthConfig = {
           : null
       },
     }),
-    ...(process.env.OP_ISSUER
-      ? [
-          {
-            id: 'op',
-            name: 'OP',
-            type: 'oidc' as const,
-            issuer: process.env.OP_ISSUER,
-            clientId: 'op',
-            clientSecret: env('OP_CLIENT_SECRET'),
-            client: { token_endpoint_auth_method: 'client_secret_basic' },
-            refreshTokens: true,
-          },
-        ]
-      : []),
+    ...(process.env.OP_ISSUER ? [opProvider('op')] : []),
   ] as AuthConfig['providers'],
+}
+
+const databaseConfig: AuthConfig | null = database && {
+  ...config,
+  basePath: DATABASE_BASE_PATH,
+  adapter: database.adapter,
+  session: { strategy: 'database' },
+  providers: [opProvider(env('OP_DATABASE_CLIENT_ID'))] as AuthConfig['providers'],
 }
 
 function toRequest(req: IncomingMessage, body: Uint8Array): Request {
@@ -109,7 +138,8 @@ const server = createServer((req, res) => {
       res.end(JSON.stringify({ pid: process.pid, authorizeCalls, rss: memory.rss, heapUsed: memory.heapUsed }))
       return
     }
-    const response = await Auth(toRequest(req, await readBody(req)), config)
+    const app = databaseConfig && req.url?.startsWith(`${DATABASE_BASE_PATH}/`) ? databaseConfig : config
+    const response = await Auth(toRequest(req, await readBody(req)), app)
     res.statusCode = response.status
     res.setHeader('x-instance', String(process.pid))
     for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value)

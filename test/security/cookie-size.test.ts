@@ -4,8 +4,8 @@
  * message). Each flow is walked through its resting states with the largest realistic context: a
  * 254-character e-mail address, a long name and picture URL, the longest callback URL the engine
  * accepts, an extension with its own context, many providers, a second factor, and an OIDC
- * provider whose tokens go into the JWT (`refreshTokens`, `logout`). The session cookie may be
- * chunked above 4,096 bytes, as Auth.js chunks it: each chunk must fit.
+ * provider whose tokens go into the JWT (`refreshTokens`, `logout`, and `dpop`'s sealed key pair).
+ * The session cookie may be chunked above 4,096 bytes, as Auth.js chunks it: each chunk must fit.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { nullable, object, string } from 'superstruct'
@@ -113,7 +113,7 @@ function world(strategy: 'jwt' | 'database', extensions: boolean): World {
         authorize: (c) =>
           c.password === 'wonderland' ? { id: 'u-long', email: LONG_EMAIL, name: LONG_NAME, image: LONG_PICTURE } : null,
       }),
-      appProvider(op.issuer, 'client_secret_basic', 'op', { refreshTokens: true, logout: true, checks: ['pkce', 'state', 'nonce'] }),
+      appProvider(op.issuer, 'client_secret_basic', 'op', { refreshTokens: true, logout: true, dpop: true, checks: ['pkce', 'state', 'nonce'] }),
       Email({ code: true, sendVerificationRequest: async (params) => void outbox.push(params) }),
       Passkey(),
       ...manyProviders,

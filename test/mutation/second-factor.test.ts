@@ -1,0 +1,169 @@
+/**
+ * The built-in second factor's checks at the unit level (core/second-factor/index.ts), on the
+ * memory adapter and store: the limits per challenge and per user and the late check past them,
+ * single use of a TOTP step and of a backup code (by the adapter's conditional update, or under the
+ * store lock for an adapter that can only replace a secret), the sealed secret, and the codes made.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import type { Adapter } from '../../core/adapters.js'
+import {
+  BACKUP_CODE_COUNT,
+  checkCode,
+  createBackupCodes,
+  createTotpSecret,
+  enrolledFactors,
+  hashBackupCode,
+  MAX_CODE_ATTEMPTS,
+  MAX_USER_ATTEMPTS,
+  newChallenge,
+  openFactorSecret,
+  sealFactorSecret,
+  spendBackupCode,
+  totpCode,
+  totpStep,
+  USER_LOCK_SLOT,
+  userAttemptsKey,
+} from '../../core/second-factor/index.js'
+import { memoryAuthStore } from '../../core/store/index.js'
+import { SECRET } from '../fixtures/http.js'
+
+const SECRETS = [SECRET]
+const AT = 1_800_000_000 // a whole minute: AT % 60 === 0
+const USER = 'user-1'
+
+async function enrolled(options: { conditional?: boolean } = {}) {
+  const memory = createMemoryStore()
+  const full = MemoryAdapter(memory)
+  const { spendBackupCode: _conditional, ...replaceOnly } = full
+  const adapter: Adapter = options.conditional === false ? replaceOnly : full
+  const secret = createTotpSecret()
+  const codes = createBackupCodes()
+  await adapter.createSecondFactor!({ id: 'totp-1', userId: USER, type: 'totp', secret: await sealFactorSecret(secret, SECRETS) } as never)
+  const hashes = await Promise.all(codes.map((code) => hashBackupCode(code, SECRET)))
+  await adapter.createSecondFactor!({ id: 'backup-1', userId: USER, type: 'backup-codes', secret: hashes.join(' ') } as never)
+  const store = memoryAuthStore()
+  const check = (code: string, challenge = 'challenge-1', at = AT) => checkCode({ adapter, store, secrets: SECRETS, userId: USER, challenge, code, at })
+  const backupLeft = async () => (await enrolledFactors(adapter, USER)).find((f) => f.type === 'backup-codes')!.secret.split(' ').filter(Boolean).length
+  return { adapter, store, secret, codes, check, backupLeft }
+}
+
+describe('checking a code', () => {
+  it('accepts the current TOTP code once, and one of the step before or after', async () => {
+    const { secret, check } = await enrolled()
+    expect(await check(totpCode(secret, AT))).toEqual({ ok: true, method: 'otp' })
+    expect(await check(totpCode(secret, AT))).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(totpCode(secret, AT + 30))).toEqual({ ok: true, method: 'otp' })
+    expect(await check(totpCode(secret, AT - 30))).toEqual({ ok: true, method: 'otp' })
+    expect(await check(totpCode(secret, AT + 90))).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(` ${totpCode(secret, AT + 60)} `, 'other', AT + 60)).toEqual({ ok: true, method: 'otp' })
+  })
+
+  it('accepts a backup code once, whatever its case and dashes', async () => {
+    const { codes, check, backupLeft } = await enrolled()
+    expect(await check(codes[0]!.toUpperCase().replace('-', ' '))).toEqual({ ok: true, method: 'backup' })
+    expect(await backupLeft()).toBe(BACKUP_CODE_COUNT - 1)
+    expect(await check(codes[0]!)).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await backupLeft()).toBe(BACKUP_CODE_COUNT - 1)
+  })
+
+  it(`voids a challenge at its ${MAX_CODE_ATTEMPTS}th wrong code, and a right code resets the counts`, async () => {
+    const { secret, check, store } = await enrolled()
+    for (let i = 1; i < MAX_CODE_ATTEMPTS; i++) expect(await check('000000')).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check('000000')).toEqual({ ok: false, reason: 'exhausted' })
+    expect(await check(totpCode(secret, AT))).toEqual({ ok: false, reason: 'exhausted' })
+    // Another challenge: the right code passes and resets the user's count.
+    expect(await check('000000', 'challenge-2')).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(totpCode(secret, AT), 'challenge-2')).toEqual({ ok: true, method: 'otp' })
+    expect(await store.increment(userAttemptsKey(USER), 60)).toBe(1)
+    expect(await check('000000', 'challenge-2')).toEqual({ ok: false, reason: 'wrongCode' })
+  })
+
+  it(`past ${MAX_USER_ATTEMPTS} codes per user, checks one code a minute from a fresh challenge`, async () => {
+    const { secret, check } = await enrolled()
+    for (let i = 0; i < MAX_USER_ATTEMPTS; i++) {
+      const result = await check('000000', `guess-${Math.floor(i / 2)}`)
+      expect(result.ok).toBe(false)
+    }
+    // The minute's late check: a wrong one voids its challenge.
+    expect(await check('000000', 'late-1', AT + 5)).toEqual({ ok: false, reason: 'exhausted' })
+    expect(await check(totpCode(secret, AT), 'late-2', AT + 10)).toEqual({ ok: false, reason: 'locked', retryAfter: USER_LOCK_SLOT - 10 })
+    expect(await check(totpCode(secret, AT), 'late-1', AT + USER_LOCK_SLOT)).toEqual({ ok: false, reason: 'exhausted' })
+    // The next minute, a challenge that had no late check gets one: the owner's right code passes.
+    expect(await check(totpCode(secret, AT + USER_LOCK_SLOT), 'late-3', AT + USER_LOCK_SLOT + 1)).toEqual({ ok: true, method: 'otp' })
+    expect(await check('000000', 'fresh', AT + USER_LOCK_SLOT + 2)).toEqual({ ok: false, reason: 'wrongCode' })
+  })
+
+  it('spends each of two different backup codes used at once, and one code used twice at once once', async () => {
+    for (const conditional of [true, false]) {
+      const { codes, check, backupLeft } = await enrolled({ conditional })
+      const both = await Promise.all([check(codes[1]!, 'a'), check(codes[2]!, 'b')])
+      expect(both.map((r) => r.ok), `conditional: ${conditional}`).toEqual([true, true])
+      expect(await backupLeft()).toBe(BACKUP_CODE_COUNT - 2)
+      const twice = await Promise.all([check(codes[3]!, 'c'), check(codes[3]!, 'd')])
+      expect(twice.filter((r) => r.ok)).toHaveLength(1)
+      expect(await backupLeft()).toBe(BACKUP_CODE_COUNT - 3)
+    }
+  })
+
+  it('without a factor store, knows no factor and accepts no code', async () => {
+    expect(await enrolledFactors(undefined, USER)).toEqual([])
+    const { listSecondFactors: _none, ...adapter } = MemoryAdapter(createMemoryStore())
+    expect(await enrolledFactors(adapter as Adapter, USER)).toEqual([])
+  })
+})
+
+describe('spending a backup code under the store lock', () => {
+  it('takes the lock, and frees it after a spend and after a refusal', async () => {
+    const { adapter, store, codes } = await enrolled({ conditional: false })
+    const factor = (await enrolledFactors(adapter, USER)).find((f) => f.type === 'backup-codes')!
+    const hash = await hashBackupCode(codes[4]!, SECRET)
+    const claim = vi.spyOn(store, 'claim')
+    expect(await spendBackupCode(adapter, store, factor, hash)).toBe(true)
+    expect(claim).toHaveBeenCalledWith('2fa:backup-lock:backup-1', 10)
+    expect(await spendBackupCode(adapter, store, factor, hash)).toBe(false)
+    expect(await spendBackupCode(adapter, store, { ...factor, id: 'missing' }, hash)).toBe(false)
+    expect(await store.claim('2fa:backup-lock:backup-1', 10)).toBe(true)
+  })
+
+  it('waits for a lock held a moment, and gives up on one never freed', async () => {
+    const { adapter, store, codes } = await enrolled({ conditional: false })
+    const factor = (await enrolledFactors(adapter, USER)).find((f) => f.type === 'backup-codes')!
+    await store.claim('2fa:backup-lock:backup-1', 10)
+    setTimeout(() => void store.reset('2fa:backup-lock:backup-1'), 100)
+    expect(await spendBackupCode(adapter, store, factor, await hashBackupCode(codes[5]!, SECRET))).toBe(true)
+    const stuck = { ...store, claim: async () => false }
+    await expect(spendBackupCode(adapter, stuck, factor, await hashBackupCode(codes[6]!, SECRET))).rejects.toThrow(/locked by another sign-in/)
+  })
+})
+
+describe('the TOTP secret and codes', () => {
+  it('seals a secret that opens with any configured secret that sealed it, and no other', async () => {
+    const sealed = await sealFactorSecret('JBSWY3DPEHPK3PXP', ['first-secret-0123456789abcdef'])
+    expect(sealed.split('.')).toHaveLength(5)
+    expect(await openFactorSecret(sealed, ['rotated-secret-0123456789abcdef', 'first-secret-0123456789abcdef'])).toBe('JBSWY3DPEHPK3PXP')
+    await expect(openFactorSecret(sealed, ['another-secret-0123456789abcdef'])).rejects.toThrow()
+  })
+
+  it('finds the time step of a six-digit code only', () => {
+    const secret = createTotpSecret()
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/)
+    expect(totpStep(secret, totpCode(secret, AT), AT)).toBe(AT / 30)
+    expect(totpStep(secret, totpCode(secret, AT - 30), AT)).toBe(AT / 30 - 1)
+    expect(totpStep(secret, `${totpCode(secret, AT)}0`, AT)).toBeNull()
+    expect(totpStep(secret, `x${totpCode(secret, AT).slice(1)}`, AT)).toBeNull()
+  })
+
+  it('makes backup codes of ten letters and digits, distinct, hashed by their letters alone', async () => {
+    const codes = createBackupCodes()
+    expect(codes).toHaveLength(BACKUP_CODE_COUNT)
+    expect(createBackupCodes(3)).toHaveLength(3)
+    for (const code of codes) expect(code).toMatch(/^[a-hjkmnp-z2-9]{5}-[a-hjkmnp-z2-9]{5}$/)
+    expect(new Set(codes).size).toBe(codes.length)
+    expect(await hashBackupCode('abcde-fghjk', SECRET)).toBe(await hashBackupCode(' ABCDE FGHJK ', SECRET))
+    expect(await hashBackupCode('abcde-fghjk', SECRET)).not.toBe(await hashBackupCode('abcde-fghjm', SECRET))
+    expect(await hashBackupCode('abcde-fghjk', SECRET)).not.toBe(await hashBackupCode('abcde-fghjk', `${SECRET}x`))
+    expect(newChallenge()).toMatch(/^[0-9a-f]{32}$/)
+    expect(newChallenge()).not.toBe(newChallenge())
+  })
+})
