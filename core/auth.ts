@@ -32,7 +32,7 @@ import { finishAudit, RECORD_ONLY, type Answered } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
-import { routes, type Route } from './http/routes.js'
+import { routingTable, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
 import { renderErrorPage } from './pages/index.js'
 import { renderUnavailablePage } from './pages/notices.js'
@@ -223,7 +223,7 @@ export interface AuthHandler {
  */
 type SourceHandler = (source: RequestSource, config: AuthConfig) => Promise<Answer | Response | ResponseInternal>
 
-function createSourceHandler(table: readonly Route[]): SourceHandler {
+function createSourceHandler(table?: readonly Route[]): SourceHandler {
   return async function handle(source, config) {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
@@ -246,6 +246,7 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
     }
     if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
     const resolved = resolution.config
+    const routed = table ?? routingTable(resolved)
     if (!resolved.trustHost) {
       const href = typeof source.url === 'string' ? source.url : source.url.href
       const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${href}`)
@@ -263,8 +264,8 @@ function createSourceHandler(table: readonly Route[]): SourceHandler {
     }
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
-    if (resolved.telemetry === undefined) return answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
-    return answerObserved(source, parsed, resolved, table, wantsJsonRedirect)
+    if (resolved.telemetry === undefined) return answerResolved(source, parsed, resolved, routed, wantsJsonRedirect)
+    return answerObserved(source, parsed, resolved, routed, wantsJsonRedirect)
   }
 }
 
@@ -339,10 +340,10 @@ async function answerResolved(
 }
 
 /**
- * Builds a handler over a routing table. {@link Auth} is the handler over the built-in routes;
- * flow extensions and tests add routes of their own.
+ * Builds a handler over a routing table. {@link Auth} is the handler over each configuration's own
+ * table (the core routes and those of its flows); tests add routes of their own.
  */
-export function createHandler(table: readonly Route[]): AuthHandler {
+export function createHandler(table?: readonly Route[]): AuthHandler {
   const handle = createSourceHandler(table)
   async function handleRequest(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
     const answered = await handle(webRequestSource(request), config)
@@ -351,7 +352,7 @@ export function createHandler(table: readonly Route[]): AuthHandler {
   return handleRequest as AuthHandler
 }
 
-const answerBuiltIn = createSourceHandler(routes)
+const answerBuiltIn = createSourceHandler()
 
 /**
  * Answers a request without web `Request`/`Response` objects, for server integrations that can
@@ -383,4 +384,4 @@ export async function answerRequest(source: RequestSource, config: Omit<AuthConf
  * })
  * ```
  */
-export const Auth: AuthHandler = createHandler(routes)
+export const Auth: AuthHandler = createHandler()

@@ -28,7 +28,7 @@ import { loadFlowModules } from './flows/kinds.js'
 import { outageOf, wasReported } from './outage.js'
 import { dispatch, encodeLocation, errorRedirectUrl } from './http/dispatch.js'
 import type { ParsedRequest, RequestSource } from './http/request.js'
-import { routes, type Route } from './http/routes.js'
+import { routingTable, type Route } from './http/routes.js'
 import type { RoutedAction } from './actions.js'
 import type { AuthConfig, Cookie, Session } from './types.js'
 import { requestFreshness, type Freshness, type StepUpPolicy } from './session/freshness.js'
@@ -104,10 +104,15 @@ export function isSameOrigin(headers: Pick<Headers, 'get'>, origins: readonly (s
 }
 
 /**
- * The built-in routes as server code reaches them: the same, but no double-submit token to
+ * A configuration's routes as server code reaches them: the same, but no double-submit token to
  * repeat, since {@link isSameOrigin} stands in for it (see the module doc).
  */
-const originCheckedRoutes: readonly Route[] = routes.map((route) => (route.csrf ? { ...route, csrf: false } : route))
+const originChecked = new WeakMap<readonly Route[], readonly Route[]>()
+function originCheckedRoutes(table: readonly Route[]): readonly Route[] {
+  let checked = originChecked.get(table)
+  if (!checked) originChecked.set(table, (checked = table.map((route) => (route.csrf ? { ...route, csrf: false } : route))))
+  return checked
+}
 
 // Body headers of the application's request describe its body, not the in-process one.
 const BODY_HEADERS = ['content-length', 'content-type', 'transfer-encoding', 'x-auth-return-redirect']
@@ -318,7 +323,7 @@ const answerOf = (served: Served, fallback: string): ActionAnswer => ({
 export async function readSession(request: ServerRequest, config: Omit<AuthConfig, 'raw'>): Promise<SessionRead> {
   const ready = readyConfig(config, request)
   const resolved = ready instanceof Promise ? await ready : ready
-  const served = await serve(resolved, request, SESSION_READ, routes)
+  const served = await serve(resolved, request, SESSION_READ, routingTable(resolved))
   if (served.error) throw served.error
   return { session: sessionOf(served.body), cookies: served.cookies }
 }
@@ -354,7 +359,7 @@ export async function signIn(request: ServerRequest, config: Omit<AuthConfig, 'r
     ...(credentials ? {} : { query: input.authorizationParams }),
     body,
   }
-  return answerOf(await serve(resolved, request, target, originCheckedRoutes), input.redirectTo)
+  return answerOf(await serve(resolved, request, target, originCheckedRoutes(routingTable(resolved))), input.redirectTo)
 }
 
 /**
@@ -372,7 +377,7 @@ export async function signOut(
   const refused = refusedCrossSite(resolved, request, 'signout')
   if (refused) return answerOf(refused, input.redirectTo)
   const target: Target = { method: 'POST', action: 'signout', body: { callbackUrl: input.redirectTo } }
-  return answerOf(await serve(resolved, request, target, originCheckedRoutes), input.redirectTo)
+  return answerOf(await serve(resolved, request, target, originCheckedRoutes(routingTable(resolved))), input.redirectTo)
 }
 
 /**
@@ -390,7 +395,7 @@ export async function updateSession(request: ServerRequest, config: Omit<AuthCon
   const target: Target = { method: 'POST', action: 'session', body: { data }, json: true }
   let served: Served
   try {
-    served = await serve(resolved, request, target, originCheckedRoutes)
+    served = await serve(resolved, request, target, originCheckedRoutes(routingTable(resolved)))
   } catch (error) {
     // Over HTTP the route answers bad input with 400 and a JSON null.
     if (error instanceof RequestError) return { session: null, cookies: [] }

@@ -230,6 +230,14 @@ export type CookiesOptions = Partial<
 >
 
 /** The configuration of {@link Auth} (spec §2.13). */
+/**
+ * A flow module as the config takes it (its full type, `FlowModule`, is in `core/flows/types.ts`;
+ * named loosely here so that this leaf imports no flow type).
+ */
+export interface RegisteredFlow {
+  readonly id: string
+}
+
 export interface AuthConfig {
   providers: Provider[]
   /** At least 32 random characters; an array rotates secrets (the first encrypts). */
@@ -330,6 +338,13 @@ export interface AuthConfig {
    * skip the second factor nor issue a session. See `defineExtension`.
    */
   extensions?: FlowExtension[] | undefined
+  /**
+   * Flows of the application's own, each a flow module (`FlowModule` of `authchart/flows`): a way
+   * of signing in with its provider type, routes, pages and adapter needs. Registered beside the
+   * built-in flows; the sign-in completion (the `signIn` callback, the second factor, the session)
+   * ends every one of them.
+   */
+  flows?: readonly RegisteredFlow[] | undefined
   /** Trust the request's host (and, in integrations, forwarded headers). */
   trustHost?: boolean | undefined
   useSecureCookies?: boolean | undefined

@@ -20,7 +20,7 @@ export type {
  * Spread into every OAuth and OIDC provider this package makes: the loader of the OAuth flow, so an
  * application bundles `oauth4webapi` and the flow only by importing such a provider.
  */
-export const OAUTH_FLOW = { [FLOW_MODULE]: () => import('../core/flows/oauth.js') } as const
+export const OAUTH_FLOW = { [FLOW_MODULE]: () => import('../core/flows/oauth/flow.js') } as const
 
 /** What an application passes to a provider factory: any option, `clientId`/`clientSecret` above all. */
 export type OAuthUserConfig<P extends object = Profile> = UserOptions<Omit<OAuthConfig<P>, 'options' | 'type'>>

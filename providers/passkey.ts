@@ -5,7 +5,7 @@
  * @module
  */
 import WebAuthn, { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnOptions } from './webauthn.js'
-import type { WebAuthnConfig } from '../core/flows/webauthn.js'
+import type { WebAuthnConfig } from '../core/flows/webauthn/flow.js'
 
 export type { WebAuthnConfig, WebAuthnOptions }
 

@@ -6,10 +6,10 @@
  * @module
  */
 import { FLOW_MODULE } from '../core/flows/kinds.js'
-import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn.js'
+import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn/flow.js'
 import type { UserOptions } from '../core/types.js'
 
-export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn.js'
+export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from '../core/flows/webauthn/flow.js'
 
 /** Timeout of both ceremonies in milliseconds: 5 minutes, as Auth.js. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
@@ -41,7 +41,7 @@ const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
   Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
 
 // The flow, for the engine to load with this provider (see core/flows/kinds.ts).
-const WEBAUTHN_FLOW = { [FLOW_MODULE]: () => import('../core/flows/webauthn.js') }
+const WEBAUTHN_FLOW = { [FLOW_MODULE]: () => import('../core/flows/webauthn/flow.js') }
 
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {

@@ -30,8 +30,7 @@ import { assertConfig } from '../core/config/resolve-config.js'
 import type { FlowTrace } from '../core/engine/trace.js'
 import { listTransitions, stateLabel, transitionId } from '../core/engine/transitions.js'
 import type { AuthConfig } from '../core/types.js'
-import { SIGN_IN_COMPLETION } from '../machines/signin-completion.machine.js'
-import { flowMachines } from '../machines/index.js'
+import { loadedFlows } from '../core/flows/registry.js'
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.
@@ -373,15 +372,18 @@ export function describeFlowModel<World>(
 }
 
 /**
- * The machine `Auth` runs for `flowId` under `config`: for the sign-in completion, the one with the
- * config's extensions inserted.
+ * The machine `Auth` runs for `flowId` under `config`, read from the config's flows (the built-in
+ * ones and the application's own): for the sign-in completion, the one with the config's
+ * extensions inserted.
  *
  * @throws {ConfigError} when the config is invalid (an unsafe extension, for one).
  */
 export function flowMachine(config: AuthConfig, flowId: string): AnyStateMachine {
-  const resolved = assertConfig(config)
-  if (flowId === SIGN_IN_COMPLETION) return resolved.completion.machine
-  const builtIn = flowMachines.find((machine) => machine.id === flowId)
-  if (!builtIn) throw new TypeError(`no flow "${flowId}": one of ${flowMachines.map((machine) => machine.id).join(', ')}`)
-  return builtIn
+  const { flows, flowById } = assertConfig(config)
+  const flow = flowById.get(flowId)
+  if (!flow) throw new TypeError(`no flow "${flowId}": one of ${flows.map((known) => known.id).join(', ')}`)
+  return flow.flow.machine
 }
+
+// Every built-in flow's code, loaded once: `flowMachine` reads any chart, configured or not.
+await loadedFlows()

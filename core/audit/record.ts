@@ -12,6 +12,7 @@ import type { ParsedRequest, RequestSource } from '../http/request.js'
 import type { Logger } from '../logger.js'
 import { escapeControl } from '../logger.js'
 import { hashedAddress, userAgentFamily } from './client.js'
+import { webhookSink } from './webhook.js'
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditEvent,
@@ -34,12 +35,13 @@ const isStore = (sink: unknown): sink is AuditStore =>
 
 /** Resolves the `audit` option; the `'logger'` sink writes to `logger.debug` as `audit`. */
 export function resolveAudit(options: AuditOptions, logger: Logger): ResolvedAudit {
-  const given = Array.isArray(options.sink) ? options.sink : [options.sink]
+  const given = options.sink === undefined ? [] : Array.isArray(options.sink) ? options.sink : [options.sink]
   const sinks = given.map((sink): AuditSinkFunction => {
     if (sink === 'logger') return (event) => logger.debug('audit', event as unknown as Record<string, unknown>)
     if (isStore(sink)) return (event) => sink.write(event)
     return sink
   })
+  if (options.webhook) sinks.push(webhookSink(options.webhook, logger))
   const store = given.find(isStore)
   return Object.freeze({
     sinks: Object.freeze(sinks),

@@ -96,10 +96,28 @@ export interface AuditStore {
 /** One sink: a function, the debug logger, or a store. */
 export type AuditSink = AuditSinkFunction | 'logger' | AuditStore
 
+/** The `audit.webhook` option (see `webhook.ts` and the README's webhook section). */
+export interface AuditWebhookOptions {
+  /** Where events are POSTed as JSON. */
+  url: string
+  /** The HMAC-SHA-256 key of the `authchart-signature` header; shared with the receiver only. */
+  secret: string
+  /** The kinds of event to send; all by default. */
+  events?: readonly AuditKind[] | undefined
+  /** Attempts per event, the first included (default 5). */
+  attempts?: number | undefined
+  /** Milliseconds before the first retry, each next one 4 times longer (default 1000). */
+  backoff?: number | undefined
+  /** Milliseconds one attempt may take (default 5000). */
+  timeout?: number | undefined
+}
+
 /** The `audit` option. */
 export interface AuditOptions {
-  /** Where events go; several receive every event. */
-  sink: AuditSink | AuditSink[]
+  /** Where events go; several receive every event. Optional when a `webhook` is given. */
+  sink?: AuditSink | AuditSink[] | undefined
+  /** Signed webhook deliveries of selected events, queued without blocking the request. */
+  webhook?: AuditWebhookOptions | undefined
   /** The client address in events: keyed hash (default), the raw address, or none. */
   clientAddress?: 'hmac' | 'raw' | 'none' | undefined
   /** Milliseconds a request waits for its sinks before leaving them to finish (default 50). */

@@ -19,12 +19,7 @@ import {
 } from '../errors.js'
 import type { JWTOptions } from '../jwt.js'
 import { createLogger } from '../logger.js'
-import {
-  instrumentAdapter,
-  missingMethods,
-  REQUIRED_METHODS,
-  type AdapterMethod,
-} from '../session/adapter.js'
+import { instrumentAdapter, missingMethods } from '../session/adapter.js'
 import type { AuthConfig, ProviderConfig, Theme } from '../types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { resolveOAuthProvider, type OAuthConfig } from '../oauth/provider.js'
@@ -32,7 +27,10 @@ import { guardStore, memoryAuthStore } from '../store/index.js'
 import { DEFAULT_AVAILABILITY, isOutageError } from '../outage.js'
 import { resolveEmailProvider } from '../email/provider.js'
 import { ExtensionError, type FlowExtension } from '../extensions.js'
-import { signInCompletionFlowFor } from '../flows/signin-completion.js'
+import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
+import { builtInFlows } from '../flows/registry.js'
+import { signInCompletionFlowFor } from '../flows/signin-completion/flow.js'
+import type { FlowModule } from '../flows/types.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 import type {
@@ -270,22 +268,20 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const hasWebAuthn = checkWebAuthnProviders(providers, validated.experimental.enableWebAuthn)
 
   const given = validated.adapter === undefined ? undefined : source.adapter
-  const hasEmail = providers.some((p) => p.type === 'email')
-  if (hasEmail && !given) throw new MissingAdapter(`Email login requires an adapter. ${ADAPTER_HINT}`)
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
-  if (strategy === 'database' && !given) {
-    throw new MissingAdapter(`Database session requires an adapter. ${ADAPTER_HINT}`)
+  const { extensions, completion } = checkedExtensions(source.extensions)
+  const flows = flowsOf(source.flows, completion)
+  const firstFactorByType = firstFactorsOf(flows)
+  checkProviderTypes(providers, firstFactorByType)
+  // What the adapter check needs to know of the config before it is built.
+  const loading = { providers, session: { strategy }, adapter: given } as unknown as ResolvedConfig
+  const running = flows.filter((flow) => flow.runs(loading))
+  for (const flow of running) {
+    const missing = given ? undefined : flow.adapter?.missing?.(loading)
+    if (missing !== undefined) throw new MissingAdapter(`${missing} ${ADAPTER_HINT}`)
   }
-  if (hasWebAuthn && !given) throw new MissingAdapter(`WebAuthn requires an adapter. ${ADAPTER_HINT}`)
   if (given) {
-    const required: AdapterMethod[] = hasEmail ? [...REQUIRED_METHODS.emailSignIn] : []
-    if (hasWebAuthn) required.push(...REQUIRED_METHODS.webauthn)
-    if (strategy === 'database') {
-      required.push(...REQUIRED_METHODS.databaseSessions)
-      if (providers.some((p) => p.type === 'credentials')) {
-        required.push(...REQUIRED_METHODS.credentialsDatabaseSessions)
-      }
-    }
+    const required = running.flatMap((flow) => flow.adapter?.methods(loading) ?? [])
     const missing = missingMethods(given, [...new Set(required)])
     if (missing.length > 0) {
       throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
@@ -346,7 +342,11 @@ function resolve(source: AuthConfig): ResolvedConfig {
     sharedStore: source.store !== undefined,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
-    ...checkedExtensions(source.extensions),
+    extensions,
+    completion,
+    flows,
+    flowById: new Map(flows.map((flow) => [flow.id, flow])),
+    firstFactorByType,
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
     ...(validated.inspector
       ? {
@@ -379,6 +379,53 @@ function checkedExtensions(
   }
 }
 const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
+
+/**
+ * The flows of a configuration: the built-in ones, with the sign-in completion as the application's
+ * extensions make it (built once, here), and the application's own after them.
+ *
+ * @throws {ConfigError} for a flow that is not a flow module, or a flow id taken twice.
+ */
+function flowsOf(given: AuthConfig['flows'], completion: ResolvedConfig['completion']): readonly FlowModule[] {
+  const flows: FlowModule[] = builtInFlows.map((flow) =>
+    flow.id === SIGN_IN_COMPLETION && flow.flow !== completion ? { ...flow, flow: completion } : flow,
+  )
+  const seen = new Set(flows.map((flow) => flow.id))
+  for (const [index, registered] of (given ?? []).entries()) {
+    const flow = registered as FlowModule
+    if (seen.has(flow.id)) {
+      throw new ConfigError(`config.flows.${index}: a flow with id "${flow.id}" is already registered`, ['flows', index, 'id'])
+    }
+    seen.add(flow.id)
+    flows.push(flow)
+  }
+  return Object.freeze(flows)
+}
+
+/** The flow serving each provider type as a first factor. */
+function firstFactorsOf(flows: readonly FlowModule[]): ReadonlyMap<string, FlowModule> {
+  const byType = new Map<string, FlowModule>()
+  for (const flow of flows) {
+    for (const type of flow.firstFactor?.providerTypes ?? []) {
+      const other = byType.get(type)
+      if (other) throw new ConfigError(`config.flows: "${flow.id}" and "${other.id}" both serve providers of type "${type}"`, ['flows'])
+      byType.set(type, flow)
+    }
+  }
+  return byType
+}
+
+/** Every provider's type is served by a flow. */
+function checkProviderTypes(providers: readonly ResolvedProvider[], byType: ReadonlyMap<string, FlowModule>): void {
+  for (const [index, provider] of providers.entries()) {
+    if (!byType.has(provider.type)) {
+      throw new ConfigError(
+        `config.providers.${index}.type: no flow serves providers of type "${provider.type}" (one of ${[...byType.keys()].join(', ')})`,
+        ['providers', index, 'type'],
+      )
+    }
+  }
+}
 
 const resolutions = new WeakMap<object, Resolution>()
 

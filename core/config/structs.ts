@@ -85,7 +85,8 @@ const CookieOverride = object({
 export const ProviderInput = union([
   func(),
   type({
-    type: enums(['oauth', 'oidc', 'email', 'credentials', 'webauthn']),
+    // A built-in type, or one a registered flow serves (checked when the config is resolved).
+    type: string(),
   }),
 ])
 
@@ -204,6 +205,7 @@ export const AuthConfigStruct = object({
     }),
   ),
   extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
+  flows: optional(array(type({ id: string(), flow: type({}), runs: func() }))),
   inspect: optional(func()),
   inspector: optional(
     union([
@@ -213,7 +215,17 @@ export const AuthConfigStruct = object({
   ),
   audit: optional(
     object({
-      sink: union([AuditSinkStruct, array(AuditSinkStruct)]),
+      sink: optional(union([AuditSinkStruct, array(AuditSinkStruct)])),
+      webhook: optional(
+        object({
+          url: refine(string(), 'http(s) URL', (value) => /^https?:\/\/[^\s]+$/.test(value)),
+          secret: size(string(), 16, Infinity),
+          events: optional(array(string())),
+          attempts: optional(size(integer(), 1, 20)),
+          backoff: optional(size(integer(), 1, 3_600_000)),
+          timeout: optional(size(integer(), 1, 60_000)),
+        }),
+      ),
       clientAddress: optional(enums(['hmac', 'raw', 'none'])),
       timeout: optional(size(integer(), 1, 10_000)),
     }),

@@ -5,16 +5,18 @@
  *
  * @module
  */
-import type { AnyStateMachine } from 'xstate'
-import type { FlowDefinition, FlowEnv, CookiesOptions } from '../engine/types.js'
+import type { Struct } from 'superstruct'
+import type { AnyStateMachine, EventObject } from 'xstate'
+import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import type { FlowDefinition, FlowEnv, CookiesOptions, RoutedAction } from '../engine/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
-import type { Adapter, AdapterMethod, AdapterView, JWTOptions, Logger } from '../shapes.js'
+import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
 import type { ResolvedAudit } from '../audit/types.js'
 import type { TelemetryOptions } from '../telemetry/types.js'
-import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, Theme } from '../types.js'
+import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
 export interface OriginPattern {
@@ -121,6 +123,15 @@ export interface ResolvedConfig {
   readonly extensions: readonly FlowExtension[]
   /** The sign-in completion with those extensions, built once when the config is loaded. */
   readonly completion: FlowDefinition<AnyStateMachine, RequestContext>
+  /**
+   * Every flow this configuration can run: the built-in ones (the sign-in completion with the
+   * extensions) and the application's own, in the registry's order.
+   */
+  readonly flows: readonly FlowModule[]
+  /** The flows by id. */
+  readonly flowById: ReadonlyMap<string, FlowModule>
+  /** The flow serving each provider type as a first factor. */
+  readonly firstFactorByType: ReadonlyMap<string, FlowModule>
   readonly inspect?: (trace: FlowTrace) => void
   /** The flow inspector's settings, when enabled. */
   readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
@@ -145,3 +156,177 @@ export type RequestContext = FlowEnv<ResolvedConfig, ResolvedProvider>
 export type FlowContext<Needs extends AdapterMethod = never> = [Needs] extends [never]
   ? RequestContext
   : Omit<RequestContext, 'adapter'> & { readonly adapter: AdapterView<Needs> }
+
+// The routing table's shape and a flow module's declaration live here, beside the context they
+// are written against, so that naming them closes no circle of type modules.
+
+/** A route served by a flow. */
+export interface FlowBinding<Params = unknown> {
+  /** The flow, or how to find it for this request (an application's extended flow). */
+  flow: FlowDefinition<AnyStateMachine, RequestContext> | ((ctx: RequestContext) => FlowDefinition<AnyStateMachine, RequestContext>)
+  /** Shape of the request input (`body` for POST, `query` for GET); a mismatch is a 400. */
+  params: Struct<Params, unknown>
+  /**
+   * A cheaper check that accepts exactly what `params` accepts without coercion, tried first
+   * (superstruct's walk is measurable on the sign-in path). When it fails, `params` decides.
+   */
+  accepts?: (input: unknown) => input is Params
+  /** Builds the request event from the validated input. */
+  toEvent: (ctx: RequestContext, params: Params) => EventObject & { at: number }
+  /** Continue the flow sealed in the flow cookie instead of starting a new one (or say per request). */
+  resumes?: boolean | ((ctx: RequestContext, params: Params) => boolean)
+  /**
+   * A step: the request event is read from the body against the events the waiting state
+   * declares (`meta.step.events`), once the flow is reopened; `toEvent` is not used.
+   */
+  step?: boolean
+  /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
+  envelopeCookie?: (ctx: RequestContext) => CookieOption
+  /** The error a refused envelope (missing, tampered, foreign, spent) is reported as; by default the flow-state error itself. */
+  refused?: (ctx: RequestContext, error: Error) => Error
+  /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
+  intercept?: (ctx: RequestContext, params: Params) => Promise<ResponseInternal | undefined>
+}
+
+/** A plain handler. */
+export type Handler = (ctx: RequestContext) => Promise<ResponseInternal> | ResponseInternal
+
+/** One entry of the routing table. */
+export interface Route {
+  method: 'GET' | 'POST'
+  action: RoutedAction
+  /**
+   * `none`: the path has no provider segment; otherwise the provider's type (a built-in one, or
+   * one a registered flow serves).
+   */
+  provider: 'none' | ProviderType | (string & Record<never, never>)
+  /** Require the double-submit CSRF token in the body. */
+  csrf?: boolean
+  /**
+   * The handler hands a CSRF token to the client; a cookie is minted when missing. A function
+   * decides per request (a page that shows a form only sometimes).
+   */
+  csrfToken?: boolean | ((ctx: RequestContext) => boolean)
+  /** Resolve `callbackUrl` (body, query, then cookie) through the `redirect` callback. */
+  callbackUrl?: boolean
+  /** Errors answer 400 with a JSON `null` body instead of redirecting (an API route). */
+  failure?: 'json-null'
+  /**
+   * The route acts for the signed-in user (reads who is signed in: to answer with their session,
+   * link an account or passkey to them, manage their sessions or second factors). It asks the one
+   * authority, `core/session/current.ts`, and with a session that has ended it acts exactly as
+   * for someone signed out. A test runs every flagged route with dead sessions, and every other
+   * route must not read the session at all.
+   */
+  actsForUser?: true
+  /** Sign-out: ends whatever session the cookie names, live or not, and acts for no one. */
+  endsSession?: true
+  serve: FlowBinding<never> | Handler
+}
+
+/** A stored user and account, or a refusal to link them. */
+export type StoredUser =
+  | { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean }
+  | { notLinked: 'OAuthAccountNotLinked' | 'AccountNotLinked' }
+
+/**
+ * Stores the verified identity of one first factor: finds, links or creates the user. Throws on
+ * outages (logged, the Configuration error); returns `notLinked` (after logging its own error)
+ * when the identity belongs to someone else.
+ */
+export type UserStore = (ctx: RequestContext, context: SignInCompletionContext) => Promise<StoredUser>
+
+/** A provider as a first factor's block on the built-in sign-in page sees it. */
+export interface SignInBlockProvider {
+  readonly id: string
+  readonly name: string
+  readonly type: string
+  /** Where the block's form starts the flow: `<authUrl>/signin/<id>`. */
+  readonly signinUrl: string
+  /** Where the block's form answers: `<authUrl>/callback/<id>`. */
+  readonly callbackUrl: string
+  /** The merged provider object. */
+  readonly config: Readonly<Record<string, unknown>>
+}
+
+/** What a way of signing in declares: the sign-in completion and the sign-in page read it. */
+export interface FirstFactor {
+  /** The provider types it serves (`credentials`; `oauth` and `oidc`; …). */
+  readonly providerTypes: readonly string[]
+  /** How it proves who the user is, as an RFC 8176 `amr` value (`pwd`, `fed`, `hwk`, …). */
+  readonly amr: string
+  /** How the sign-in completion stores its user. */
+  readonly storeUser: UserStore
+  /**
+   * For a first factor whose provider may end the session later (OpenID Connect logout): the
+   * provider session a sign-in came through, the claims naming it in a JWT, and how the session
+   * issued for it is recorded.
+   */
+  readonly providerSessions?: ProviderSessions
+  /**
+   * Its block on the built-in sign-in page, for a provider type the page does not draw itself
+   * (the built-in types keep Auth.js's markup, drawn by the page).
+   */
+  readonly signInBlock?: (provider: SignInBlockProvider, csrfToken: string, callbackUrl: string | undefined) => string
+}
+
+/** A session the completion issued: the JWT's user, or the database session's token. */
+export type IssuedSession = { strategy: 'jwt'; userId: string } | { strategy: 'database'; sessionToken: string }
+
+/** The provider sessions of a first factor (see {@link FirstFactor.providerSessions}). */
+export interface ProviderSessions {
+  /** The provider session a sign-in with `account` came through, if its provider can end it. */
+  readonly of: (account: Record<string, unknown>) => ProviderSession | null
+  /** The claims that name it in a JWT. */
+  readonly claims: (session: ProviderSession) => Record<string, unknown>
+  /** Records the session issued for it, so that the provider's logout finds it. */
+  readonly record: (ctx: RequestContext, session: ProviderSession, issued: IssuedSession) => Promise<void>
+}
+
+/** What a flow needs of the adapter, checked when the config is loaded. */
+export interface AdapterNeeds {
+  /**
+   * The `MissingAdapter` message when the flow cannot run without an adapter under `config`
+   * (`undefined`: it can).
+   */
+  readonly missing?: (config: ResolvedConfig) => string | undefined
+  /** The adapter methods the flow's effects call under `config`. */
+  readonly methods: (config: ResolvedConfig) => readonly AdapterMethod[]
+}
+
+/** The pages of a flow's waiting states (`GET/POST /step/<flow id>`). */
+export interface FlowSteps {
+  /** Page name (a waiting state's `meta.step.page`) → its renderer. */
+  readonly pages: Readonly<Record<string, StepPage>>
+  /** What the pages may show of the flow's context; `null` when it is not the requester's to see. */
+  readonly view: (ctx: RequestContext, context: Record<string, unknown>) => Promise<Record<string, unknown> | null> | Record<string, unknown> | null
+}
+
+/**
+ * One flow, declared in one place: its chart and effects, the requests that start or resume it,
+ * its pages, what it needs of the adapter and, for a way of signing in, its first factor.
+ */
+export interface FlowModule {
+  /** The flow's id: its chart's id. */
+  readonly id: string
+  /**
+   * The flow as the engine runs it: the chart (pure, from `machines/`), the struct its sealed
+   * context must fit, its effects. A flow whose code comes with its providers reads it once loaded.
+   */
+  readonly flow: FlowDefinition<AnyStateMachine, RequestContext>
+  /**
+   * Loads the flow's code, for a flow that comes with its providers (not bundled otherwise); the
+   * handler loads it before a configuration that runs the flow answers its first request.
+   */
+  readonly load?: () => Promise<unknown>
+  /** Whether a configuration runs this flow (shown by the inspector, its adapter needs checked). */
+  readonly runs: (config: ResolvedConfig) => boolean
+  /** The adapter methods it calls, when the configuration runs it. */
+  readonly adapter?: AdapterNeeds
+  /** The requests that start or resume it, with their CSRF, `callbackUrl` and failure policy. */
+  readonly routes?: readonly Route[]
+  /** The pages of its waiting states. */
+  readonly steps?: FlowSteps
+  /** For a way of signing in: its provider types, `amr`, and how its user is stored. */
+  readonly firstFactor?: FirstFactor
+}

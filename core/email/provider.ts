@@ -128,7 +128,7 @@ export function emailProvider(
   } as EmailConfig
 }
 
-const loadEmailFlow = () => import('../flows/email.js')
+const loadEmailFlow = () => import('../flows/email/flow.js')
 
 /** The `fetch` a provider sends with: its `customFetch` (proxies, tests), else the global one. */
 export function fetchOf(provider: EmailConfig): typeof fetch {

@@ -20,9 +20,9 @@ import type { ProviderType } from '../types.js'
 
 /** The flow modules by kind (types only: nothing here imports them). */
 export interface FlowModules {
-  oauth: typeof import('./oauth.js')
-  email: typeof import('./email.js')
-  webauthn: typeof import('./webauthn.js')
+  oauth: typeof import('./oauth/flow.js')
+  email: typeof import('./email/flow.js')
+  webauthn: typeof import('./webauthn/flow.js')
 }
 
 /** A kind of flow that is loaded on demand. */
@@ -58,9 +58,9 @@ const loading = new Map<FlowKind, Promise<void>>()
  * Next.js or Worker bundle, so bundlers have to see these modules.
  */
 const DEFAULT_LOADERS: Record<FlowKind, FlowModuleLoader> = {
-  oauth: () => import('./oauth.js'),
-  email: () => import('./email.js'),
-  webauthn: () => import('./webauthn.js'),
+  oauth: () => import('./oauth/flow.js'),
+  email: () => import('./email/flow.js'),
+  webauthn: () => import('./webauthn/flow.js'),
 }
 
 /**

@@ -1,21 +1,19 @@
 /**
- * The types the sign-in completion and the first factors share, in a leaf: a first factor's
- * flow names how it stores its user without importing the completion, and the completion calls
- * it without importing a first factor's code for its types.
+ * What a flow module declares, in a leaf: the registry, the routing table, the pages, the inspector,
+ * the diagrams and the test kit read these declarations without importing any flow for its types,
+ * and the sign-in completion calls a first factor's `storeUser` without importing its code (the
+ * types are declared with the request context they are written against).
  *
  * @module
  */
-import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import type { RequestContext } from '../config/types.js'
-
-/** A stored user and account, or a refusal to link them. */
-export type StoredUser =
-  | { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean }
-  | { notLinked: 'OAuthAccountNotLinked' | 'AccountNotLinked' }
-
-/**
- * Stores the verified identity of one first factor: finds, links or creates the user. Throws on
- * outages (logged, the Configuration error); returns `notLinked` (after logging its own error)
- * when the identity belongs to someone else.
- */
-export type UserStore = (ctx: RequestContext, context: SignInCompletionContext) => Promise<StoredUser>
+export type {
+  AdapterNeeds,
+  FirstFactor,
+  FlowModule,
+  FlowSteps,
+  IssuedSession,
+  ProviderSessions,
+  SignInBlockProvider,
+  StoredUser,
+  UserStore,
+} from '../config/types.js'

@@ -52,7 +52,7 @@ import { readCsrf } from './csrf.js'
 import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './handlers.js'
 import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
-import { handoffs, matchRoute, routes, type FlowBinding, type Route } from './routes.js'
+import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
@@ -412,7 +412,7 @@ function restartAfterUpdate(ctx: RequestContext, resting: Resting, error: FlowSt
 export function routeFor(
   request: ParsedRequest,
   config: ResolvedConfig,
-  table: readonly Route[] = routes,
+  table: readonly Route[] = routingTable(config),
 ): Route | undefined {
   const provider = request.providerId ? config.providerById.get(request.providerId) : undefined
   return matchRoute(table, request.method, request.action, provider?.type)
@@ -489,7 +489,7 @@ export async function dispatch(
   source: RequestSource,
   request: ParsedRequest,
   config: ResolvedConfig,
-  table: readonly Route[] = routes,
+  table: readonly Route[] = routingTable(config),
 ): Promise<Dispatched> {
   const origin = request.url.origin
   let provider

@@ -86,6 +86,9 @@ export function redirectToSignInPage(ctx: RequestContext): ResponseInternal {
   return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.setCookies }
 }
 
+/** The provider types the page draws itself, with Auth.js's markup. */
+const BUILT_IN_PAGE_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'email', 'credentials', 'webauthn'])
+
 function pageProviders(ctx: RequestContext): PageProvider[] {
   const pages: PageProvider[] = []
   for (const provider of publicProviders(ctx)) {
@@ -102,8 +105,14 @@ function pageProviders(ctx: RequestContext): PageProvider[] {
         formFields: config.formFields as PageProvider['formFields'],
         enableConditionalUI: config.enableConditionalUI === true,
       })
-    } else {
+    } else if (BUILT_IN_PAGE_TYPES.has(type)) {
       pages.push({ ...provider, type, ...(config.style ? { style: config.style as PageProvider['style'] } : {}) })
+    } else {
+      // A registered flow's provider: its module draws its block, or it has none on this page.
+      const draw = ctx.config.firstFactorByType.get(type)?.firstFactor?.signInBlock
+      if (!draw) continue
+      const view = { ...provider, config: config as unknown as Record<string, unknown> }
+      pages.push({ ...provider, type, block: (csrfToken, callbackUrl) => draw(view, csrfToken, callbackUrl) })
     }
   }
   return pages

@@ -9,15 +9,13 @@
  */
 import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
-import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import { TOTP_ENROLMENT } from '../../machines/totp-enrolment.machine.js'
 import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
-import { enrolmentPageData, totpEnrolmentFlow } from '../flows/totp-enrolment.js'
-import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage, secondFactorPage, totpEnrolmentPage } from '../pages/steps.js'
+import type { FlowModule } from '../flows/types.js'
+import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage } from '../pages/steps.js'
 import { noteLifecycle } from '../audit/record.js'
 import { enrolledFactors, removeSecondFactors } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
@@ -32,11 +30,16 @@ interface StepDeclaration {
   events: Record<string, Struct<Record<string, unknown>, unknown>>
 }
 
+/** The flow of `flowId` if its waiting states are steps (its module declares their pages). */
+function stepModuleOf(ctx: RequestContext, flowId = ctx.flowId): FlowModule {
+  const module = flowId === undefined ? undefined : ctx.config.flowById.get(flowId)
+  if (!module?.steps) throw new RequestError(`No step of a flow "${String(flowId)}"`, 404)
+  return module
+}
+
 /** The flows whose waiting states are steps, by id. */
 export function stepFlowOf(ctx: RequestContext, flowId = ctx.flowId): FlowDefinition<AnyStateMachine, RequestContext> {
-  if (flowId === SIGN_IN_COMPLETION) return ctx.config.completion
-  if (flowId === TOTP_ENROLMENT) return totpEnrolmentFlow as never
-  throw new RequestError(`No step of a flow "${String(flowId)}"`, 404)
+  return stepModuleOf(ctx, flowId).flow
 }
 
 /** The step a resting snapshot waits in. */
@@ -64,18 +67,9 @@ export function stepEvent(ctx: RequestContext, snapshot: AnyMachineSnapshot): { 
   return { ...input, type, at: ctx.at }
 }
 
-const CORE_FIELDS = new Set(Object.keys(SignInCompletionContext.schema))
-
-/** What each flow's pages may show of its context; `null` when the page is not theirs to see. */
-async function viewData(ctx: RequestContext, flowId: string, context: Record<string, unknown>): Promise<Record<string, unknown> | null> {
-  if (flowId === TOTP_ENROLMENT) return enrolmentPageData(ctx, context as never)
-  // An extension's page sees the extension's own fields, never the core's (tokens, claims).
-  return Object.fromEntries(Object.entries(context).filter(([key]) => !CORE_FIELDS.has(key)))
-}
-
-function pageOf(ctx: RequestContext, name: string): StepPage {
-  const builtIn: Record<string, StepPage> = { 'second-factor': secondFactorPage, 'totp-enrolment': totpEnrolmentPage }
-  const page = builtIn[name] ?? ctx.config.extensions.find((e) => e.pages?.[name])?.pages?.[name]
+/** The page `name` of a flow's step: the flow's own, else an extension's. */
+function pageOf(ctx: RequestContext, module: FlowModule, name: string): StepPage {
+  const page = module.steps?.pages[name] ?? ctx.config.extensions.find((e) => e.pages?.[name])?.pages?.[name]
   if (!page) throw new TypeError(`no page renders the step "${name}"`)
   return page
 }
@@ -95,7 +89,8 @@ const signInAgain = (ctx: RequestContext): ResponseInternal => ({
 
 /** `GET /step/<flow>`: the page of the step the flow waits in; sign in again when there is none. */
 export async function respondStepPage(ctx: RequestContext): Promise<ResponseInternal> {
-  const flow = stepFlowOf(ctx)
+  const module = stepModuleOf(ctx)
+  const { flow } = module
   const flowId = flow.machine.id
   const cookieName = flowCookieName(ctx, flowId)
   const sealed = ctx.request.cookies[cookieName]
@@ -109,7 +104,8 @@ export async function respondStepPage(ctx: RequestContext): Promise<ResponseInte
     return signInAgain(ctx)
   }
   const context = snapshot.context as Record<string, unknown>
-  const data = await viewData(ctx, flowId, context)
+  // What the flow's pages may show of its context; `null` when the page is not the requester's to see.
+  const data = await module.steps!.view(ctx, context)
   if (!data) return signInAgain(ctx)
   const user = context.user as StepView['user'] | undefined
   const view: StepView = {
@@ -120,7 +116,7 @@ export async function respondStepPage(ctx: RequestContext): Promise<ResponseInte
     data,
     theme: ctx.config.theme,
   }
-  const { title, html } = pageOf(ctx, stepOf(snapshot).page)(view)
+  const { title, html } = pageOf(ctx, module, stepOf(snapshot).page)(view)
   const page = renderCardPage(title, ctx.config.theme, html)
   return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }

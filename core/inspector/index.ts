@@ -13,17 +13,10 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import {
-  credentialsSignInMachine,
-  emailSignInMachine,
-  oauthSignInMachine,
-  sessionMachine,
-  totpEnrolmentMachine,
-  webauthnSignInMachine,
-} from '../../machines/index.js'
 import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/types.js'
+import { loadedFlows } from '../flows/registry.js'
 import type { FlowTrace } from '../engine/trace.js'
 import { clientAddressOf } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
@@ -69,19 +62,10 @@ function warnOnce(config: ResolvedConfig, code: WarningCode): void {
   config.logger.warn(code)
 }
 
-/** The flows this configuration runs. */
-function configuredMachines(config: ResolvedConfig): AnyStateMachine[] {
-  const types = new Set(config.providers.map((p) => p.type))
-  return [
-    sessionMachine,
-    ...(types.has('credentials') ? [credentialsSignInMachine] : []),
-    ...(types.has('oauth') || types.has('oidc') ? [oauthSignInMachine] : []),
-    ...(types.has('email') ? [emailSignInMachine] : []),
-    ...(types.has('webauthn') ? [webauthnSignInMachine] : []),
-    // The completion as this config runs it: with the application's extensions.
-    ...(types.size > 0 ? [config.completion.machine] : []),
-    ...(typeof config.adapter?.listSecondFactors === 'function' ? [totpEnrolmentMachine] : []),
-  ]
+/** The flows this configuration runs (the sign-in completion as it runs it: with the extensions), their code loaded. */
+async function configuredMachines(config: ResolvedConfig): Promise<AnyStateMachine[]> {
+  const running = await loadedFlows(config.flows.filter((flow) => flow.runs(config)))
+  return running.map((flow) => flow.flow.machine)
 }
 
 const graphs = new WeakMap<AnyStateMachine, FlowGraph>()
@@ -155,7 +139,7 @@ export async function respondInspector(config: ResolvedConfig, request: Request)
 
 async function renderPage(config: ResolvedConfig): Promise<string> {
   const store = storeOf(config)
-  const machines = configuredMachines(config)
+  const machines = await configuredMachines(config)
   const sections: string[] = []
   for (const machine of machines) {
     const graph = graphOf(machine)

@@ -34,6 +34,8 @@ export interface PageProvider {
   formFields?: Record<string, Record<string, unknown>>
   /** WebAuthn providers: offer passkeys in the autofill of the form's fields. */
   enableConditionalUI?: boolean
+  /** A registered flow's provider: its block, drawn by the flow's module (`firstFactor.signInBlock`). */
+  block?: (csrfToken: string, callbackUrl: string | undefined) => string
 }
 
 /** A rendered page and its HTTP status. */
@@ -191,6 +193,7 @@ export function renderSignInPage(p: {
   let blocks = ''
   providers.forEach((provider, i) => {
     let block = ''
+    if (provider.block) block += provider.block(p.csrfToken, p.callbackUrl)
     if (provider.type === 'oauth' || provider.type === 'oidc') {
       block += oauthForm(provider, p.csrfToken, p.callbackUrl)
     }

@@ -377,7 +377,7 @@ describe('every built-in page flow in Chromium', () => {
     await context.close()
   })
 
-  it('two-step verification: turned on from the settings page, then a sign-in answered with the app\'s code, and one with a backup code', async () => {
+  it('two-step verification: turned on from the settings page, then a sign-in answered with the app\'s code, and one with a backup code; turned off from the same page', async () => {
     const { context, page, loaded } = await newContext()
     const reference = await signInErrorLook(page)
     await signInWithPassword(page, 'bob')
@@ -418,6 +418,14 @@ describe('every built-in page flow in Chromium', () => {
     expect(await home(page)).toBe('Signed in as bob@credentials.test')
     await Promise.all([page.waitForURL(`${app.origin}/auth/two-factor`), page.getByRole('link', { name: 'Two-step verification' }).click()])
     expect(await page.locator('.card').textContent()).toContain('9 backup codes left')
+    // Turned off from the same page: the next sign-in asks for no code.
+    await page.getByRole('button', { name: 'Turn off two-step verification' }).click()
+    await expect.poll(() => page.locator('.card').textContent()).toContain('Two-step verification is off')
+    expect(page.url()).toBe(`${app.origin}/auth/two-factor`)
+    await page.goto(`${app.origin}/`)
+    await signOut(page)
+    await signInWithPassword(page, 'bob')
+    expect(await home(page)).toBe('Signed in as bob@credentials.test')
     // The backup codes page is the answer to the enrolment's POST: it loads at that step's URL.
     expectUniqueIds(loaded, ['/auth/two-factor', '/auth/step/totp-enrolment', '/auth/step/signin-completion'])
     await context.close()

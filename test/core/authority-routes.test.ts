@@ -430,12 +430,12 @@ describe('the session cookie outside the routing table', () => {
     // names, which sign-out and revocation clear), the session codec's decoder, the adapter's
     // session lookup.
     const readers: [RegExp, string[]][] = [
-      [/\bsessionCookie\b(?!\.names)(?!:)/, ['core/session/current.ts', 'core/flows/session.ts', 'core/http/dispatch.ts']],
+      [/\bsessionCookie\b(?!\.names)(?!:)/, ['core/session/current.ts', 'core/flows/session/flow.ts', 'core/http/dispatch.ts']],
       [/\bdecodeSessionTokenNow\b/, ['core/session/token.ts', 'core/session/current.ts']],
       [
         /\bgetSessionAndUser\b/,
         // The authority; the session route's effect of that name; the adapter interface and its instrumentation.
-        ['core/session/current.ts', 'core/flows/session.ts', 'machines/session.machine.ts', 'core/shapes.ts', 'core/session/adapter.ts'],
+        ['core/session/current.ts', 'core/flows/session/flow.ts', 'machines/session.machine.ts', 'core/shapes.ts', 'core/session/adapter.ts'],
       ],
     ]
     const files = ['core', 'integrations', 'extensions', 'providers', 'stores', 'machines', 'testing'].flatMap(sources)

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Auth, raw } from '../../core/index.js'
 import { AccessDenied, CredentialsSignin, Verification } from '../../core/errors.js'
-import { attemptIdentifier, malformedCredential } from '../../core/flows/credentials.js'
+import { attemptIdentifier, malformedCredential } from '../../core/flows/credentials/flow.js'
 import { decode } from '../../core/jwt.js'
 import type { CredentialsConfig } from '../../core/types.js'
 import {

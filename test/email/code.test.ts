@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore } from '../../adapters/memory.js'
 import { memoryAuthStore } from '../../core/index.js'
 import { openEnvelope } from '../../core/engine/envelope.js'
-import { emailSignInFlow } from '../../core/flows/email.js'
+import { emailSignInFlow } from '../../core/flows/email/flow.js'
 import { authRequest, CookieJar, ORIGIN, SECRET, setCookie } from '../fixtures/http.js'
 import { emailConfig, EmailClient, lastLink } from './helpers.js'
 

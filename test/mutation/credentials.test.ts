@@ -1,6 +1,6 @@
 /**
  * The credentials attempt limits and the refusals around `authorize`, down to what the mutation
- * group of `core/flows/credentials.ts` changes: which field an attempt is counted under, that an
+ * group of `core/flows/credentials/flow.ts` changes: which field an attempt is counted under, that an
  * attempt without it is counted per client only, the counters' store keys (shared by every instance,
  * of this version and the next), and how each refusal ends (the page, the chart's final state in the
  * audit trail, the logged error).
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { Auth, setClientAddress } from '../../core/index.js'
 import { AccessDenied } from '../../core/errors.js'
 import type { AuditEvent } from '../../core/audit/types.js'
-import { attemptIdentifier } from '../../core/flows/credentials.js'
+import { attemptIdentifier } from '../../core/flows/credentials/flow.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { CredentialsConfig } from '../../core/types.js'
 import { authRequest, CookieJar, credentialsProvider, testConfig } from '../fixtures/http.js'

@@ -35,8 +35,8 @@ export const groups = {
     // The checks: protected parameters, callback URL and redirect proxy, state/PKCE/nonce, the code
     // exchange and ID token signature, the key-set refetch. Not the profile mapping around them.
     mutate: [
-      'core/flows/oauth.ts#PROXY_STATE_SALT..validatedCallback',
-      'core/flows/oauth.ts#createAuthorizationRequest..exchangeCode',
+      'core/flows/oauth/flow.ts#PROXY_STATE_SALT..validatedCallback',
+      'core/flows/oauth/flow.ts#createAuthorizationRequest..exchangeCode',
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
@@ -58,7 +58,7 @@ export const groups = {
   // passkey sign-up whose address nobody verified).
   linking: {
     mutate: [
-      'core/flows/oauth.ts#storeOAuthUser',
+      'core/flows/oauth/flow.ts#storeOAuthUser',
       'core/session/current.ts#signedInAdapterUser',
       'core/flows/passkey-users.ts#isUnverifiedPasskeyUser',
     ],
@@ -83,8 +83,8 @@ export const groups = {
       'core/session/lifecycle.ts#finite..endedInStore',
       'core/session/lifecycle.ts#toSeconds..renewedExpiry',
       'core/session/issue.ts#withSignInTime..createSessionRow',
-      'core/flows/session.ts#jwtCallbackDone..needsSignInTime',
-      'core/flows/session.ts#getSessionAndUser..extendSession',
+      'core/flows/session/flow.ts#jwtCallbackDone..needsSignInTime',
+      'core/flows/session/flow.ts#getSessionAndUser..extendSession',
     ],
     tests: [
       'test/core/session.test.ts',
@@ -107,7 +107,7 @@ export const groups = {
   'second-factor': {
     mutate: [
       'core/second-factor/index.ts',
-      'core/flows/totp-enrolment.ts',
+      'core/flows/totp-enrolment/flow.ts',
       'machines/totp-enrolment.machine.ts#toStepPage..toDenial',
       'machines/totp-enrolment.machine.ts#guards',
     ],
@@ -128,7 +128,7 @@ export const groups = {
   completion: {
     mutate: [
       'machines/signin-completion.machine.ts#sessionChange..ExtensionError',
-      'core/flows/signin-completion.ts',
+      'core/flows/signin-completion/flow.ts',
       'core/extensions.ts',
       'core/http/steps.ts',
       'machines/checks.ts',
@@ -173,10 +173,10 @@ export const groups = {
   // the code bound to its token and its attempt limit, the send throttle per mailbox.
   email: {
     mutate: [
-      'core/flows/email.ts#sendKey..codeAttemptsKey',
-      'core/flows/email.ts#storeEmailUser..confirmLinkPage',
-      'core/flows/email.ts#checkSignInCode..voidCodeToken',
-      'core/flows/email.ts#consumeToken',
+      'core/flows/email/flow.ts#sendKey..codeAttemptsKey',
+      'core/flows/email/flow.ts#storeEmailUser..confirmLinkPage',
+      'core/flows/email/flow.ts#checkSignInCode..voidCodeToken',
+      'core/flows/email/flow.ts#consumeToken',
       'core/email/secrets.ts#hashToken..tokenHashCandidates',
       'core/email/secrets.ts#canonicalCode..hashCode',
       'core/email/normalize.ts#defaultNormalizer..isDeliverableAddress',
@@ -194,7 +194,11 @@ export const groups = {
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {
-    mutate: ['core/flows/webauthn.ts#relyingParty', 'core/flows/webauthn.ts#spendChallenge..verifyAttestation', 'core/flows/webauthn/types.ts'],
+    mutate: [
+      'core/flows/webauthn/flow.ts#relyingParty',
+      'core/flows/webauthn/flow.ts#spendChallenge..verifyAttestation',
+      'core/flows/webauthn/types.ts',
+    ],
     tests: [
       'test/webauthn/attacks.test.ts',
       'test/webauthn/registration-rp.test.ts',
@@ -207,7 +211,7 @@ export const groups = {
   // Passkeys, the users: which user a passkey signs in or is added to (the signed-in user, found by
   // the one authority), a sign-up's new user, and the unverified passkey sign-up no address adopts.
   passkeys: {
-    mutate: ['core/flows/webauthn.ts#storeWebAuthnUser', 'core/flows/webauthn.ts#findUser', 'core/flows/passkey-users.ts'],
+    mutate: ['core/flows/webauthn/flow.ts#storeWebAuthnUser', 'core/flows/webauthn/flow.ts#findUser', 'core/flows/passkey-users.ts'],
     tests: [
       'test/webauthn/linking-decision.test.ts',
       'test/webauthn/pre-account-takeover.test.ts',
@@ -219,7 +223,7 @@ export const groups = {
   // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the
   // bodies that never reach authorize.
   credentials: {
-    mutate: ['core/flows/credentials.ts#spelledAs..malformedCredential', 'core/flows/credentials.ts#admitAttempt..authorize'],
+    mutate: ['core/flows/credentials/flow.ts#spelledAs..malformedCredential', 'core/flows/credentials/flow.ts#admitAttempt..authorize'],
     tests: [
       'test/core/credentials.test.ts',
       'test/store/rate-limit.test.ts',

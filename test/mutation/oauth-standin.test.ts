@@ -9,7 +9,7 @@ import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
 import { isLoopback } from '../../core/oauth/server.js'
 import { sealValue } from '../../core/engine/envelope.js'
 import type { FlowTrace } from '../../core/engine/trace.js'
-import { PROXY_STATE_SALT } from '../../core/flows/oauth.js'
+import { PROXY_STATE_SALT } from '../../core/flows/oauth/flow.js'
 import { Client, ORIGIN, SECRET, setCookie, testConfig } from '../fixtures/http.js'
 import {
   ISSUER,

@@ -174,6 +174,10 @@ describe('a fresh app made with tsc --init and the packed package', () => {
       },
     )
 
+    it('webhook.ts verifies a signed body and refuses a changed one', () => {
+      expect(results['webhook.ts'], results['webhook.ts']?.error).toMatchObject({ ok: true, verified: true, tampered: false })
+    })
+
     it('handler.ts answers auth routes and its own page', () => {
       expect(results['handler.ts'], results['handler.ts']?.error).toMatchObject({
         ok: true,

@@ -82,9 +82,9 @@ function allInputs(metafile: Metafile): string[] {
 }
 
 const has = (inputs: string[], pattern: RegExp) => inputs.some((path) => pattern.test(path))
-const OAUTH = /node_modules\/oauth4webapi\/|core\/flows\/oauth\.ts$|machines\/oauth-signin/
-const EMAIL = /core\/flows\/email\.ts$|machines\/email-signin/
-const WEBAUTHN = /@simplewebauthn\/server|asn1js|@peculiar|core\/flows\/webauthn\.ts$|simplewebauthn-browser/
+const OAUTH = /node_modules\/oauth4webapi\/|core\/flows\/oauth\/flow\.ts$|machines\/oauth-signin/
+const EMAIL = /core\/flows\/email\/flow\.ts$|machines\/email-signin/
+const WEBAUTHN = /@simplewebauthn\/server|asn1js|@peculiar|core\/flows\/webauthn\/flow\.ts$|simplewebauthn-browser/
 
 describe('what a bundle carries', () => {
   it('starts a credentials-only app without any other flow, the diagram renderer or the rate-limiter index', async () => {
@@ -95,7 +95,7 @@ describe('what a bundle carries', () => {
     // The WebAuthn library comes only with a passkey provider, even in a chunk loaded later.
     expect(has(inChunks, /@simplewebauthn\/server|asn1js|@peculiar/)).toBe(false)
     // What it does use is there.
-    expect(has(atStart, /core\/flows\/credentials\.ts$/)).toBe(true)
+    expect(has(atStart, /core\/flows\/credentials\/flow\.ts$/)).toBe(true)
     expect(has(atStart, /rate-limiter-flexible\/lib\/RateLimiterMemory\.js$/)).toBe(true)
   })
 

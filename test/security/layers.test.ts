@@ -22,14 +22,21 @@ const layers = vi.hoisted(() => ({
 // The routing table as the handler has it, with each route's CSRF flag behind the switch.
 vi.mock('../../core/http/routes.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../core/http/routes.js')>()
-  return {
-    ...original,
-    routes: original.routes.map((route) => ({
+  const switched = (table: readonly import('../../core/http/routes.js').Route[]) =>
+    table.map((route) => ({
       ...route,
       get csrf() {
         return layers.csrfFlags ? route.csrf : undefined
       },
-    })),
+    }))
+  const tables = new WeakMap<object, ReturnType<typeof switched>>()
+  return {
+    ...original,
+    routes: switched(original.routes),
+    routingTable: (config: Parameters<typeof original.routingTable>[0]) => {
+      if (!tables.has(config.flows)) tables.set(config.flows, switched(original.routingTable(config)))
+      return tables.get(config.flows)!
+    },
   }
 })
 // Next's request scope for the server actions: the request's headers, its cookie jar, its redirect.

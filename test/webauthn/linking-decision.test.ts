@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { AdapterUser } from '../../core/adapters.js'
-import { isUnverifiedPasskeyUser } from '../../core/flows/webauthn.js'
+import { isUnverifiedPasskeyUser } from '../../core/flows/webauthn/flow.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { ORIGIN } from '../fixtures/http.js'
 import { seedPasskeyUser } from './helpers.js'

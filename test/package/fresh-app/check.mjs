@@ -117,6 +117,15 @@ await check('instances-redis.ts', async () => {
   }
 })
 
+await check('webhook.ts', async () => {
+  const { createHmac } = await import('node:crypto')
+  const { verifyWebhook } = await import('./webhook.ts')
+  const body = '{"v":1,"kind":"sign-out"}'
+  const t = Math.floor(Date.now() / 1000)
+  const header = `t=${t},v1=${createHmac('sha256', 'whsec-check').update(`${t}.${body}`).digest('hex')}`
+  return { verified: verifyWebhook(header, body, 'whsec-check'), tampered: verifyWebhook(header, `${body} `, 'whsec-check') }
+})
+
 console.log(JSON.stringify(results))
 // PGlite keeps its worker alive; the checks are done.
 process.exit(0)

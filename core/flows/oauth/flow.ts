@@ -10,13 +10,13 @@ import {
   OAuthSignInContext,
   oauthSignInMachine,
   type OAuthSignInContext as Context,
-} from '../../machines/oauth-signin.machine.js'
-import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import type { AdapterAccount, AdapterUser } from '../adapters.js'
-import { isAllowedOrigin } from '../config/origins.js'
-import { defineFlow } from '../engine/flow.js'
-import type { CookieOption } from '../cookies.js'
-import { openValue, sealValue } from '../engine/envelope.js'
+} from '../../../machines/oauth-signin.machine.js'
+import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
+import type { AdapterAccount, AdapterUser } from '../../adapters.js'
+import { isAllowedOrigin } from '../../config/origins.js'
+import { defineFlow } from '../../engine/flow.js'
+import type { CookieOption } from '../../cookies.js'
+import { openValue, sealValue } from '../../engine/envelope.js'
 import {
   AuthError,
   InvalidCallbackUrl,
@@ -26,17 +26,17 @@ import {
   OAuthProfileParseError,
   OAuthSignInError,
   UntrustedHost,
-} from '../errors.js'
-import type { FlowContext, RequestContext } from '../config/types.js'
-import type { ResolvedOAuthProvider, TokenSet } from '../oauth/provider.js'
-import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../oauth/exchange.js'
-import { pushAuthorizationRequest } from '../oauth/par.js'
-import { DPOP_KEY_FIELD, dpopHandle, generateDPoPKeyPair, openDPoPKeyPair, sealDPoPKeyPair } from '../oauth/dpop.js'
-import { authorizationServer, clientOf } from '../oauth/server.js'
+} from '../../errors.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import type { ResolvedOAuthProvider, TokenSet } from '../../oauth/provider.js'
+import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../../oauth/exchange.js'
+import { pushAuthorizationRequest } from '../../oauth/par.js'
+import { DPOP_KEY_FIELD, dpopHandle, generateDPoPKeyPair, openDPoPKeyPair, sealDPoPKeyPair } from '../../oauth/dpop.js'
+import { authorizationServer, clientOf } from '../../oauth/server.js'
 
 // What the session flow uses for OAuth providers, through this module once it is loaded.
-export { authorizationServer } from '../oauth/server.js'
-export { RefreshRejected, refreshAccessToken } from '../oauth/refresh.js'
+export { authorizationServer } from '../../oauth/server.js'
+export { RefreshRejected, refreshAccessToken } from '../../oauth/refresh.js'
 // Logout by the provider (back- and front-channel) comes with the OAuth flow: only OIDC providers send it.
 export {
   endProviderSessions,
@@ -45,17 +45,17 @@ export {
   providerSessionOf,
   recordProviderSession,
   respondFrontChannelPage,
-} from './logout.js'
-import { signedInAdapterUser } from '../session/current.js'
-import { createLinkedUser } from '../session/adapter.js'
-import { pkceChallenge } from '../fast/sync-crypto.js'
-import { lookUpAccount, storeAccountTokens } from './account.js'
-import { effects, fail } from './effect.js'
-import { adapterView } from './module.js'
-import type { Account, ResponseInternal, User } from '../types.js'
-import { emitEvent } from './emit.js'
-import type { StoredUser } from './types.js'
-import { isUnverifiedPasskeyUser } from './passkey-users.js'
+} from '../logout/flow.js'
+import { signedInAdapterUser } from '../../session/current.js'
+import { createLinkedUser } from '../../session/adapter.js'
+import { pkceChallenge } from '../../fast/sync-crypto.js'
+import { lookUpAccount, storeAccountTokens } from '../account.js'
+import { effects, fail } from '../effect.js'
+import { adapterView } from '../module.js'
+import type { Account, ResponseInternal, User } from '../../types.js'
+import { emitEvent } from '../emit.js'
+import type { StoredUser } from '../types.js'
+import { isUnverifiedPasskeyUser } from '../passkey-users.js'
 
 /** Salt of the sealed `state` a redirect proxy forwards on. */
 export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'

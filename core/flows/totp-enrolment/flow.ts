@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { TotpEnrolmentContext, totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
-import { defineFlow } from '../engine/flow.js'
-import type { FlowContext, RequestContext } from '../config/types.js'
-import type { AdapterView } from '../shapes.js'
+import { TotpEnrolmentContext, totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import { defineFlow } from '../../engine/flow.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import type { AdapterView } from '../../shapes.js'
 import {
   BACKUP_CODE_COUNT,
   createBackupCodes,
@@ -23,10 +23,10 @@ import {
   totpStepKey,
   TOTP_STEP_CLAIM_SECONDS,
   USER_ATTEMPT_WINDOW,
-} from '../second-factor/index.js'
-import { signedInUser } from '../session/current.js'
-import { effects, fail } from './effect.js'
-import { adapterView } from './module.js'
+} from '../../second-factor/index.js'
+import { signedInUser } from '../../session/current.js'
+import { effects, fail } from '../effect.js'
+import { adapterView } from '../module.js'
 
 /** The adapter methods turning on a second factor needs. */
 export const SECOND_FACTOR_METHODS = ['listSecondFactors', 'createSecondFactor', 'updateSecondFactor', 'deleteSecondFactor'] as const

@@ -9,22 +9,22 @@
 import {
   CredentialsSignInContext,
   credentialsSignInMachine,
-} from '../../machines/credentials-signin.machine.js'
-import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import type { AdapterAccount, AdapterUser } from '../adapters.js'
-import { defineFlow } from '../engine/flow.js'
-import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../errors.js'
-import type { FlowContext, RequestContext } from '../config/types.js'
-import { escapeForLog } from '../email/normalize.js'
-import { addressBucket, admitAttempt, type LimitedSubject } from '../store/limits.js'
-import { createLinkedUser } from '../session/adapter.js'
-import { lookUpAccount } from './account.js'
-import { effects, fail } from './effect.js'
-import { adapterView } from './module.js'
-import type { Account, CredentialsConfig, User } from '../types.js'
-import { emitEvent } from './emit.js'
-import type { StoredUser } from './types.js'
-import { isUnverifiedPasskeyUser } from './passkey-users.js'
+} from '../../../machines/credentials-signin.machine.js'
+import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
+import type { AdapterAccount, AdapterUser } from '../../adapters.js'
+import { defineFlow } from '../../engine/flow.js'
+import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import { escapeForLog } from '../../email/normalize.js'
+import { addressBucket, admitAttempt, type LimitedSubject } from '../../store/limits.js'
+import { createLinkedUser } from '../../session/adapter.js'
+import { lookUpAccount } from '../account.js'
+import { effects, fail } from '../effect.js'
+import { adapterView } from '../module.js'
+import type { Account, CredentialsConfig, User } from '../../types.js'
+import { emitEvent } from '../emit.js'
+import type { StoredUser } from '../types.js'
+import { isUnverifiedPasskeyUser } from '../passkey-users.js'
 
 /**
  * The request `authorize` receives: the callback URL with the original query, headers and body.

@@ -17,26 +17,26 @@
  * @module
  */
 import { decodeJwt } from 'jose'
-import { LogoutContext, logoutMachine, type LogoutContext as Context } from '../../machines/logout.machine.js'
-import type { ProviderSession } from '../adapters.js'
-import { sha256Hex } from '../crypto.js'
-import { defineFlow } from '../engine/flow.js'
-import type { RequestContext } from '../http/context.js'
-import { HTML_NO_STORE_HEADERS } from '../http/handlers.js'
-import { decode, encode, type JWT } from '../jwt.js'
-import { issuerOf, JTI_TTL, LogoutTokenInvalid, verifyLogoutToken } from '../oauth/logout-token.js'
-import type { ResolvedOAuthProvider } from '../oauth/provider.js'
-import { escapeHtml } from '../pages/html.js'
-import { renderCardPage } from '../pages/steps.js'
+import { LogoutContext, logoutMachine, type LogoutContext as Context } from '../../../machines/logout.machine.js'
+import type { ProviderSession } from '../../adapters.js'
+import { sha256Hex } from '../../crypto.js'
+import { defineFlow } from '../../engine/flow.js'
+import type { RequestContext } from '../../http/context.js'
+import { HTML_NO_STORE_HEADERS } from '../../http/handlers.js'
+import { decode, encode, type JWT } from '../../jwt.js'
+import { issuerOf, JTI_TTL, LogoutTokenInvalid, verifyLogoutToken } from '../../oauth/logout-token.js'
+import type { ResolvedOAuthProvider } from '../../oauth/provider.js'
+import { escapeHtml } from '../../pages/html.js'
+import { renderCardPage } from '../../pages/steps.js'
 import {
   endJwtSessionsOf,
   endJwtSessionsOfProviderSession,
   PROVIDER_CLAIM,
   PROVIDER_SESSION_CLAIM,
   providerSessionOfToken,
-} from '../session/lifecycle.js'
-import { currentSession, type CurrentSession } from '../session/current.js'
-import type { Account, ResponseInternal } from '../types.js'
+} from '../../session/lifecycle.js'
+import { currentSession, type CurrentSession } from '../../session/current.js'
+import type { Account, ResponseInternal } from '../../types.js'
 
 /** The cookie-codec salt of the session tokens kept in the store's index: a key of its own. */
 const INDEX_SALT = 'authchart.logout-index'
@@ -96,7 +96,8 @@ async function openSessionToken(ctx: RequestContext, member: string): Promise<st
 }
 
 /** A session just issued, as {@link recordProviderSession} indexes it. */
-export type IssuedSession = { strategy: 'jwt'; userId: string } | { strategy: 'database'; sessionToken: string }
+export type { IssuedSession } from '../types.js'
+import type { IssuedSession } from '../types.js'
 
 /**
  * Indexes a new session by the provider session it was signed in with, where the session itself

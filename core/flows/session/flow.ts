@@ -3,30 +3,30 @@
  *
  * @module
  */
-import { defineFlow } from '../engine/flow.js'
+import { defineFlow } from '../../engine/flow.js'
 import {
   SessionContext,
   sessionMachine,
   type SessionContext as Context,
   type SessionOAuthTokens,
   ACCESS_TOKEN_LEEWAY,
-} from '../../machines/session.machine.js'
-import type { AdapterAccount, AdapterSession, AdapterUser } from '../adapters.js'
-import { JWTSessionError, SessionTokenError, SignOutError } from '../errors.js'
-import type { FlowContext, RequestContext } from '../config/types.js'
-import type { JWT } from '../jwt.js'
+} from '../../../machines/session.machine.js'
+import type { AdapterAccount, AdapterSession, AdapterUser } from '../../adapters.js'
+import { JWTSessionError, SessionTokenError, SignOutError } from '../../errors.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import type { JWT } from '../../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
-import { flowModule } from './kinds.js'
-import { storeAccountTokens } from './account.js'
-import { liveJwtSession, storedSession } from '../session/current.js'
-import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../session/lifecycle.js'
-import { encodeSessionToken } from '../session/token.js'
-import { FACTOR_VERIFICATION_CLAIM } from '../session/verification.js'
-import { callbacksOf, eventsOf } from '../config/read.js'
-import { callback } from './callbacks.js'
-import { effects, fail, type Failure } from './effect.js'
-import { emitEvent } from './emit.js'
-import { adapterView } from './module.js'
+import { flowModule } from '../kinds.js'
+import { storeAccountTokens } from '../account.js'
+import { liveJwtSession, storedSession } from '../../session/current.js'
+import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../../session/lifecycle.js'
+import { encodeSessionToken } from '../../session/token.js'
+import { FACTOR_VERIFICATION_CLAIM } from '../../session/verification.js'
+import { callbacksOf, eventsOf } from '../../config/read.js'
+import { callback } from '../callbacks.js'
+import { effects, fail, type Failure } from '../effect.js'
+import { emitEvent } from '../emit.js'
+import { adapterView } from '../module.js'
 
 /** Logs a session failure with the error class Auth.js uses for the request kind and strategy. */
 function logSessionFailure(ctx: RequestContext, context: Context, error: unknown): void {

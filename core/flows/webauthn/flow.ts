@@ -17,19 +17,19 @@ import {
   WebAuthnSignInContext,
   webauthnSignInMachine,
   type WebAuthnSignInContext as Context,
-} from '../../machines/webauthn-signin.machine.js'
-import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../adapters.js'
-import type { FlowContext, RequestContext, ResolvedConfig } from '../config/types.js'
-import type { CookieOption } from '../cookies.js'
-import { DEFAULT_CODE } from '../email/provider.js'
-import { ENVELOPE_MAX_AGE } from '../engine/envelope.js'
-import { defineFlow } from '../engine/flow.js'
-import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../errors.js'
-import { effects, fail, isFailure } from './effect.js'
-import { adapterView } from './module.js'
-import { signedInAdapterUser } from '../session/current.js'
-import type { Account } from '../types.js'
+} from '../../../machines/webauthn-signin.machine.js'
+import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
+import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../adapters.js'
+import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/types.js'
+import type { CookieOption } from '../../cookies.js'
+import { DEFAULT_CODE } from '../../email/provider.js'
+import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
+import { defineFlow } from '../../engine/flow.js'
+import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../../errors.js'
+import { effects, fail, isFailure } from '../effect.js'
+import { adapterView } from '../module.js'
+import { signedInAdapterUser } from '../../session/current.js'
+import type { Account } from '../../types.js'
 import {
   SIMPLEWEBAUTHN,
   type Helpers,
@@ -39,18 +39,18 @@ import {
   type WebAuthnConfig,
   type WebAuthnRequest,
   type WebAuthnUserInfo,
-} from './webauthn/types.js'
+} from './types.js'
 
 export { SIMPLEWEBAUTHN }
 export type { RelyingParty, SimpleWebAuthnLoader, WebAuthnConfig, WebAuthnRequest, WebAuthnUserInfo }
-import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from './email.js'
-import { emitEvent } from './emit.js'
+import { admitAddress, checkSignInCode, sendSignInMessage, spendCodeToken, voidCodeToken } from '../email/flow.js'
+import { emitEvent } from '../emit.js'
 // Asked by every first factor that adopts users by address; kept apart so they need not load this flow.
-export { isUnverifiedPasskeyUser } from './passkey-users.js'
+export { isUnverifiedPasskeyUser } from '../passkey-users.js'
 
 // The sign-in page's passkey block (with the browser library, inline) comes with this flow.
-export { passkeyForm, passkeyScripts } from '../pages/webauthn.js'
-import type { StoredUser } from './types.js'
+export { passkeyForm, passkeyScripts } from '../../pages/webauthn.js'
+import type { StoredUser } from '../types.js'
 
 
 // A provider written as a plain object loads the library through a specifier bundlers leave to the

@@ -1,8 +1,8 @@
 /**
  * The sign-in completion flow: the machine every first factor hands its verified identity to, and
  * its effects. How a user is stored differs per first factor (an OAuth account is linked, a
- * credentials account found by its id, an e-mail address verified); each first-factor flow
- * registers that step in {@link USER_STORES}. Everything else — the `signIn` callback, the session,
+ * credentials account found by its id, an e-mail address verified); each first factor declares
+ * it in its module (`firstFactor.storeUser`), read from the config. Everything else — the `signIn` callback, the session,
  * the events — is the same for every way of signing in, and lives only here.
  *
  * @module
@@ -13,47 +13,39 @@ import {
   signInCompletionMachine,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
-} from '../../machines/signin-completion.machine.js'
-import { defineFlow, type EffectImplementation, type FlowDefinition } from '../engine/flow.js'
-import { checkExtensions, extensionEffects, type FlowExtension } from '../extensions.js'
-import type { FlowContext, RequestContext } from '../config/types.js'
-import { checkCode, enrolledFactors, newChallenge } from '../second-factor/index.js'
+} from '../../../machines/signin-completion.machine.js'
+import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
+import { checkExtensions, extensionEffects, type FlowExtension } from '../../extensions.js'
+import type { FlowContext, RequestContext } from '../../config/types.js'
+import { checkCode, enrolledFactors, newChallenge } from '../../second-factor/index.js'
 import {
   askSignIn,
   signInVerdict,
   createSessionRow,
   issueJwtSession,
-} from '../session/issue.js'
-import type { ProviderSession } from '../adapters.js'
-import type { Account, Profile, User } from '../types.js'
-import { signInFactorTimes } from '../session/verification.js'
-import { storeCredentialsUser } from './credentials.js'
-import { effects, fail } from './effect.js'
-import { emitEvent } from './emit.js'
-import { flowModule } from './kinds.js'
-import type { UserStore } from './types.js'
+} from '../../session/issue.js'
+import type { ProviderSession } from '../../adapters.js'
+import type { Account, Profile, User } from '../../types.js'
+import { signInFactorTimes } from '../../session/verification.js'
+import { effects, fail } from '../effect.js'
+import { emitEvent } from '../emit.js'
+import type { FirstFactor, ProviderSessions } from '../types.js'
 
-export type { StoredUser, UserStore } from './types.js'
-
-/** How each first factor stores its users, by the first factor's flow id. */
-export const USER_STORES: Readonly<Record<string, UserStore>> = {
-  'credentials-signin': storeCredentialsUser,
-  // Loaded with their providers (./kinds.ts): only a configured first factor reaches its store.
-  'oauth-signin': (ctx, context) => flowModule('oauth').storeOAuthUser(ctx, context),
-  'email-signin': (ctx, context) => flowModule('email').storeEmailUser(ctx, context),
-  'webauthn-signin': (ctx, context) => flowModule('webauthn').storeWebAuthnUser(ctx, context),
-}
+export type { StoredUser, UserStore } from '../types.js'
 
 const userOf = (context: Context) => context.user as User
 const accountOf = (context: Context) => context.account as unknown as Account
 
-/** How the first factor proved who the user is, as an RFC 8176 `amr` value. */
-const FIRST_FACTOR_AMR: Readonly<Record<string, string>> = {
-  credentials: 'pwd',
-  oauth: 'fed',
-  oidc: 'fed',
-  email: 'email',
-  webauthn: 'hwk',
+/**
+ * The first factor that verified the user: the flow the identity came from, as the configuration
+ * registered it (the completion imports no first factor).
+ *
+ * @throws {TypeError} when no registered flow is a first factor by that id.
+ */
+function firstFactorOf(ctx: RequestContext, context: Context): FirstFactor {
+  const firstFactor = ctx.config.flowById.get(context.firstFactor)?.firstFactor
+  if (!firstFactor) throw new TypeError(`no first factor "${context.firstFactor}"`)
+  return firstFactor
 }
 
 /** The context the completion's effects receive. */
@@ -62,14 +54,15 @@ type Env = FlowContext
 const userIdOf = (context: Context) => String(userOf(context).id)
 
 /**
- * The OpenID Connect provider session an OAuth sign-in came through, which the provider may end
- * later (back- or front-channel logout); `null` for every other first factor.
+ * The provider session the sign-in came through, which the provider may end later (OpenID Connect
+ * back- or front-channel logout), with the first factor's way of naming and recording it; `null`
+ * for a first factor without one.
  */
-const providerSessionOf = (context: Context): ProviderSession | null =>
-  context.firstFactor === 'oauth-signin' ? flowModule('oauth').providerSessionOf(accountOf(context)) : null
-
-const providerSessionClaimsOf = (session: ProviderSession | null): Record<string, unknown> =>
-  session ? flowModule('oauth').providerSessionClaims(session) : {}
+function providerSessionOf(ctx: RequestContext, context: Context): { session: ProviderSession; sessions: ProviderSessions } | null {
+  const sessions = firstFactorOf(ctx, context).providerSessions
+  const session = sessions?.of(context.account as Record<string, unknown>) ?? null
+  return sessions && session ? { session, sessions } : null
+}
 
 /** The effects of the built-in chart. */
 const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletionMachine, {
@@ -85,9 +78,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
   },
 
   async storeUser(context, ctx) {
-    const store = USER_STORES[context.firstFactor]
-    if (!store) throw new TypeError(`no user store for the first factor "${context.firstFactor}"`)
-    const stored = await store(ctx, context)
+    const stored = await firstFactorOf(ctx, context).storeUser(ctx, context)
     return 'notLinked' in stored ? fail('notLinked', { error: stored.notLinked }) : stored
   },
 
@@ -116,40 +107,39 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
     return fail(check.reason, check.reason === 'exhausted' ? { error: 'AccessDenied' } : {})
   },
 
-  prepareSession(context) {
-    const first = FIRST_FACTOR_AMR[String(accountOf(context).type)] ?? 'pwd'
-    return { amr: [first, ...context.amr] }
+  prepareSession(context, ctx) {
+    return { amr: [firstFactorOf(ctx, context).amr, ...context.amr] }
   },
 
   async issueSession(context, ctx) {
-    const providerSession = providerSessionOf(context)
+    const provider = providerSessionOf(ctx, context)
     const output = await issueJwtSession(ctx, {
       user: userOf(context),
       account: accountOf(context),
       ...(context.profile ? { profile: context.profile as Profile } : {}),
       isNewUser: context.isNewUser,
-      claims: { ...context.claims, ...assuranceClaims(context), ...providerSessionClaimsOf(providerSession) },
+      claims: { ...context.claims, ...assuranceClaims(context), ...(provider ? provider.sessions.claims(provider.session) : {}) },
       verified: signInFactorTimes(context.amr, ctx.at),
     })
     // A session the provider could not end later is not issued: the store's error fails the sign-in.
-    if (providerSession && output.value !== null) {
-      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'jwt', userId: userIdOf(context) })
+    if (provider && output.value !== null) {
+      await provider.sessions.record(ctx, provider.session, { strategy: 'jwt', userId: userIdOf(context) })
     }
     return output
   },
 
   async createDatabaseSession(context, ctx) {
     const multiFactor = context.amr.length > 1 ? context.amr : undefined
-    const providerSession = providerSessionOf(context)
+    const provider = providerSessionOf(ctx, context)
     const output = await createSessionRow(
       ctx,
       userIdOf(context),
       multiFactor,
       signInFactorTimes(context.amr, ctx.at),
-      providerSession ?? undefined,
+      provider?.session,
     )
-    if (providerSession) {
-      await flowModule('oauth').recordProviderSession(ctx, providerSession, { strategy: 'database', sessionToken: output.value })
+    if (provider) {
+      await provider.sessions.record(ctx, provider.session, { strategy: 'database', sessionToken: output.value })
     }
     return output
   },

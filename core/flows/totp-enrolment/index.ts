@@ -1,0 +1,42 @@
+/**
+ * The TOTP enrolment as one module: a signed-in user turns on a second factor.
+ *
+ * @module
+ */
+import { totpEnrolmentMachine, type TotpEnrolmentContext } from '../../../machines/totp-enrolment.machine.js'
+import type { RequestContext } from '../../config/types.js'
+import { AnyBody, isObjectBody, route } from '../../http/params.js'
+import { respondTwoFactorPage, twoFactorAction } from '../../http/steps.js'
+import { totpEnrolmentPage } from '../../pages/steps.js'
+import type { FlowModule } from '../types.js'
+import { enrolmentPageData, totpEnrolmentFlow } from './flow.js'
+
+/** The TOTP enrolment: run where the adapter stores second factors. */
+export const totpEnrolmentModule: FlowModule = {
+  id: totpEnrolmentMachine.id,
+  flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
+  runs: (config) => typeof config.adapter?.listSecondFactors === 'function',
+  routes: [
+    route({ method: 'GET', action: 'two-factor', provider: 'none', csrfToken: true, actsForUser: true, serve: respondTwoFactorPage }),
+    route({
+      method: 'POST',
+      action: 'two-factor',
+      provider: 'none',
+      csrf: true,
+      callbackUrl: true,
+      actsForUser: true,
+      serve: {
+        flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
+        params: AnyBody,
+        accepts: isObjectBody,
+        intercept: twoFactorAction,
+        toEvent: (ctx: RequestContext) => ({ type: 'enrolment.start', at: ctx.at, callbackUrl: ctx.callbackUrl }),
+      },
+    }),
+  ],
+  steps: {
+    pages: { 'totp-enrolment': totpEnrolmentPage },
+    // The key is shown to the enrolling user only.
+    view: (ctx, context) => enrolmentPageData(ctx, context as unknown as TotpEnrolmentContext),
+  },
+}
