@@ -1,5 +1,5 @@
 /**
- * E-mail sign-in down to what the mutation group of `core/flows/email.ts` changes: the reason each
+ * E-mail sign-in down to what the mutation group of `core/flows/email/flow.ts` changes: the reason each
  * refusal logs (what an operator reads), the counters' store keys (shared by every instance, of this
  * version and the next), the confirmation page's headers, and whose database session a sign-in ends.
  * The attacks themselves live in test/email/.
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { RequestContext } from '../../core/config/types.js'
 import { hashCode } from '../../core/email/secrets.js'
-import { checkSignInCode } from '../../core/flows/email.js'
+import { checkSignInCode } from '../../core/flows/email/flow.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { sha256Hex } from '../../core/crypto.js'
 import { ORIGIN } from '../fixtures/http.js'

@@ -1,5 +1,5 @@
 /**
- * Passkey refusals and failures down to what the mutation group of `core/flows/webauthn.ts`
+ * Passkey refusals and failures down to what the mutation group of `core/flows/webauthn/flow.ts`
  * changes: which refusal is logged (the message an operator reads, Auth.js's where it has one), what
  * the browser gets, and that nothing is stored. The attacks themselves live in test/webauthn/.
  */
