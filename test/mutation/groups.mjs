@@ -188,28 +188,36 @@ export const groups = {
       'test/email/signin.test.ts',
       'test/email/units.test.ts',
       'test/machines/email-signin.model.test.ts',
+      'test/mutation/email.test.ts',
     ],
   },
-  // Passkeys: the challenge claim, the RP id and origin at registration and sign-in, the counter,
-  // which user a passkey signs in or is added to, a sign-up's address check.
+  // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
+  // sign-in, the counter, the credential's account and user.
   webauthn: {
     mutate: [
       'core/flows/webauthn/flow.ts#relyingParty',
-      'core/flows/webauthn/flow.ts#storeWebAuthnUser',
-      'core/flows/webauthn/flow.ts#findUser',
       'core/flows/webauthn/flow.ts#spendChallenge..verifyAttestation',
       'core/flows/webauthn/types.ts',
-      'core/flows/passkey-users.ts',
     ],
     tests: [
       'test/webauthn/attacks.test.ts',
-      'test/webauthn/linking-decision.test.ts',
-      'test/webauthn/pre-account-takeover.test.ts',
       'test/webauthn/registration-rp.test.ts',
-      'test/webauthn/verification.test.ts',
       'test/webauthn/webauthn.test.ts',
       'test/machines/webauthn-signin.model.test.ts',
       'test/security/layers.test.ts',
+      'test/mutation/webauthn.test.ts',
+    ],
+  },
+  // Passkeys, the users: which user a passkey signs in or is added to (the signed-in user, found by
+  // the one authority), a sign-up's new user, and the unverified passkey sign-up no address adopts.
+  passkeys: {
+    mutate: ['core/flows/webauthn/flow.ts#storeWebAuthnUser', 'core/flows/webauthn/flow.ts#findUser', 'core/flows/passkey-users.ts'],
+    tests: [
+      'test/webauthn/linking-decision.test.ts',
+      'test/webauthn/pre-account-takeover.test.ts',
+      'test/webauthn/verification.test.ts',
+      'test/webauthn/webauthn.test.ts',
+      'test/mutation/webauthn.test.ts',
     ],
   },
   // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the
@@ -244,7 +252,7 @@ export const groups = {
       'adapters/postgres.ts#listSessions..useVerificationToken',
       'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
     ],
-    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts'],
+    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts', 'test/mutation/adapters.test.ts'],
   },
 }
 

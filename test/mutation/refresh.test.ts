@@ -107,7 +107,7 @@ describe('refreshAccessToken: what one grant gives', () => {
   it('returns the rotated refresh token, the new access token and its expiry from the grant time', async () => {
     const { endpoint, fetch } = tokenEndpoint()
     const tokens = await refreshAccessToken(providerFor(fetch), current(), AT, shared())
-    expect(tokens).toEqual({ provider: 'rt', access_token: 'access-1', refresh_token: 'refresh-1', expires_at: AT + 600 })
+    expect(tokens).toStrictEqual({ provider: 'rt', access_token: 'access-1', refresh_token: 'refresh-1', expires_at: AT + 600 })
     expect(endpoint.grants).toEqual(['refresh-0'])
   })
 
@@ -115,7 +115,19 @@ describe('refreshAccessToken: what one grant gives', () => {
     const { endpoint, fetch } = tokenEndpoint()
     endpoint.answer = { access_token: 'access', token_type: 'Bearer' }
     const tokens = await refreshAccessToken(providerFor(fetch), current(), AT, shared())
-    expect(tokens).toEqual({ provider: 'rt', access_token: 'access-1', refresh_token: 'refresh-0' })
+    expect(tokens).toStrictEqual({ provider: 'rt', access_token: 'access-1', refresh_token: 'refresh-0' })
+  })
+
+  it('carries the session key of a DPoP-bound session over to the refreshed tokens', async () => {
+    const { fetch } = tokenEndpoint()
+    const tokens = await refreshAccessToken(providerFor(fetch), { ...current(), dpop_key: 'sealed-key-pair' }, AT, shared())
+    expect(tokens).toStrictEqual({
+      provider: 'rt',
+      access_token: 'access-1',
+      refresh_token: 'refresh-1',
+      expires_at: AT + 600,
+      dpop_key: 'sealed-key-pair',
+    })
   })
 
   it('reports a refused refresh token (invalid_grant) as RefreshRejected with the provider description', async () => {

@@ -1,0 +1,112 @@
+/**
+ * The bundled adapters' session, verification-token and authenticator methods, down to what the
+ * mutation group of adapters/memory.ts and adapters/postgres.ts changes, beyond the shared contract
+ * (test/adapters/contract.ts): what a delete answers, a session whose user is gone, a credential
+ * registered twice, and that what a method returns is a copy, not the stored row.
+ */
+import { randomUUID } from 'node:crypto'
+import { PGlite } from '@electric-sql/pglite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import { PostgresAdapter } from '../../adapters/postgres.js'
+import type { Adapter, AdapterAuthenticator, AdapterUser } from '../../core/adapters.js'
+
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000)
+
+const authenticator = (userId: string, credentialID = randomUUID()): AdapterAuthenticator => ({
+  credentialID,
+  userId,
+  providerAccountId: credentialID,
+  credentialPublicKey: 'cHVibGljLWtleQ==',
+  counter: 1,
+  credentialDeviceType: 'singleDevice',
+  credentialBackedUp: false,
+  transports: 'usb',
+})
+
+const db = new PGlite()
+const postgres = PostgresAdapter(db, { tablePrefix: 'mut' })
+beforeAll(async () => {
+  await postgres.migrate()
+})
+afterAll(async () => {
+  await db.close()
+})
+
+const adapters: [string, () => Required<Adapter>][] = [
+  ['memory', () => MemoryAdapter(createMemoryStore()) as Required<Adapter>],
+  ['PostgreSQL on PGlite', () => postgres as Required<Adapter>],
+]
+
+describe.each(adapters)('the %s adapter', (_name, make) => {
+  const newUser = (adapter: Required<Adapter>) =>
+    adapter.createUser({ id: randomUUID(), email: `${randomUUID()}@example.test`, emailVerified: null } as AdapterUser)
+
+  it('answers a deleted session with the row it deleted, and null for a token it does not hold', async () => {
+    const adapter = make()
+    const user = await newUser(adapter)
+    const session = { sessionToken: randomUUID(), userId: user.id, expires: inDays(7) }
+    await adapter.createSession(session)
+    expect(await adapter.deleteSession(session.sessionToken)).toMatchObject(session)
+    expect(await adapter.deleteSession(session.sessionToken)).toBeNull()
+  })
+
+  it('refuses to register a credential id twice, keeping the first registration', async () => {
+    const adapter = make()
+    const [alice, mallory] = [await newUser(adapter), await newUser(adapter)]
+    const first = authenticator(alice.id)
+    await adapter.createAuthenticator(first)
+    await expect(adapter.createAuthenticator({ ...first, userId: mallory.id })).rejects.toThrow()
+    expect(await adapter.getAuthenticator(first.credentialID)).toEqual(first)
+    expect(await adapter.listAuthenticatorsByUserId(mallory.id)).toEqual([])
+  })
+
+  it('stores the counter of the credential named, and no other', async () => {
+    const adapter = make()
+    const user = await newUser(adapter)
+    const [one, two] = [authenticator(user.id), authenticator(user.id)]
+    await adapter.createAuthenticator(one)
+    await adapter.createAuthenticator(two)
+    await adapter.updateAuthenticatorCounter(one.credentialID, 9)
+    expect((await adapter.getAuthenticator(one.credentialID))?.counter).toBe(9)
+    expect((await adapter.getAuthenticator(two.credentialID))?.counter).toBe(1)
+    await expect(adapter.updateAuthenticatorCounter(randomUUID(), 3)).rejects.toThrow(/does not exist/)
+  })
+
+  it('returns copies: changing what a method returned changes nothing stored', async () => {
+    const adapter = make()
+    const user = await newUser(adapter)
+    const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
+    const read = (await adapter.getSessionAndUser(session.sessionToken))!
+    read.session.userId = 'someone-else'
+    read.user.email = 'someone@else.test'
+    const listed = await adapter.listSessions(user.id)
+    listed[0]!.userId = 'someone-else'
+    const again = (await adapter.getSessionAndUser(session.sessionToken))!
+    expect(again.session.userId).toBe(user.id)
+    expect(again.user.email).toBe(user.email)
+
+    const passkey = authenticator(user.id)
+    ;(await adapter.createAuthenticator(passkey)).counter = 99
+    ;(await adapter.getAuthenticator(passkey.credentialID))!.counter = 99
+    ;(await adapter.listAuthenticatorsByUserId(user.id))[0]!.counter = 99
+    ;(await adapter.updateAuthenticatorCounter(passkey.credentialID, 2)).counter = 99
+    expect((await adapter.getAuthenticator(passkey.credentialID))?.counter).toBe(2)
+
+    const token = { identifier: 'a@example.test', token: randomUUID(), expires: inDays(1) }
+    await adapter.createVerificationToken(token)
+    const used = (await adapter.useVerificationToken(token))!
+    expect(used).toEqual(token)
+  })
+})
+
+describe('the memory adapter', () => {
+  it('answers no session for a row whose user is gone (the row outlived its user)', async () => {
+    const store: MemoryStore = createMemoryStore()
+    const adapter = MemoryAdapter(store)
+    const user = await adapter.createUser({ id: 'u-1', email: 'u1@example.test', emailVerified: null } as AdapterUser)
+    const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
+    store.users.delete(user.id)
+    expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+  })
+})
