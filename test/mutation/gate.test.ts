@@ -32,6 +32,7 @@ const PAGES_WITH_TOKEN = ['GET csrf none', 'GET signin none', 'GET signout none'
 
 /** Routes that read the callback URL of the request (and keep it in its cookie). */
 const TAKE_CALLBACK_URL = [
+  'GET reauthenticate none',
   'GET signin none',
   'POST signin none',
   'POST signin credentials',

@@ -28,6 +28,9 @@ export interface StepUpDemand {
 export async function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
   const current = await currentSession(ctx)
   if (!current) return undefined
+  // A database adapter that keeps no session details (an Auth.js adapter without `listSessions`)
+  // cannot record a re-authentication, so asking would never end: the action runs as in Auth.js.
+  if (current.strategy === 'database' && typeof ctx.config.adapter?.listSessions !== 'function') return undefined
   const policy = await stepUpPolicyFor(ctx, action, current.user.id)
   if (!policy) return undefined
   const verdict = freshnessOf(factorTimesOf(current), { maxAge: policy.maxAge, factors: policy.factors as Factor[] }, ctx.at)
