@@ -38,7 +38,7 @@ import {
   type Struct,
 } from 'superstruct'
 import { Auth } from '../../core/auth.js'
-import { isAuthAction } from '../../core/actions.js'
+import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
@@ -224,7 +224,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
     const base = prepared.config.basePath ?? '/auth'
     const origin = prepared.origin ?? ev.url.origin
     const [action] = ev.url.pathname.slice(base.length + 1).split('/')
-    if (ev.url.pathname.startsWith(`${base}/`) && action && isAuthAction(action)) {
+    if (ev.url.pathname.startsWith(`${base}/`) && action && isRoutedAction(action)) {
       const url = requestUrl(`${ev.url.pathname}${ev.url.search}`, origin, () => origin)
       const { request } = ev
       const body = request.method === 'POST' ? await request.arrayBuffer() : undefined

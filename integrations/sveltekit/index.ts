@@ -16,7 +16,7 @@
  */
 import { error, redirect, type Action, type Handle, type RequestEvent } from '@sveltejs/kit'
 import { Auth } from '../../core/auth.js'
-import { isAuthAction } from '../../core/actions.js'
+import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
@@ -106,7 +106,7 @@ export function SvelteKitAuth(
     const prepared = await prepare(event)
     const base = prepared.config.basePath ?? '/auth'
     const [action] = event.url.pathname.slice(base.length + 1).split('/')
-    if (!event.url.pathname.startsWith(`${base}/`) || !action || !isAuthAction(action)) return resolve(event)
+    if (!event.url.pathname.startsWith(`${base}/`) || !action || !isRoutedAction(action)) return resolve(event)
     const { request } = event
     const url = requestUrl(`${event.url.pathname}${event.url.search}`, originOf(event, prepared), () => event.url.origin)
     const body = url.href === request.url || request.method !== 'POST' ? undefined : await request.arrayBuffer()

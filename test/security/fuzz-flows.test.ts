@@ -26,7 +26,7 @@ import { fuzz, useOutsideParties } from './fuzz/run.js'
 import { World, type WorldOptions } from './fuzz/world.js'
 
 /** Generated requests per world. */
-const RUNS = 3000
+const RUNS = 3400
 /** Each flow must be reached at least this often per run, each flow-serving route this often. */
 const MIN_PER_FLOW = 50
 const MIN_PER_ROUTE = 10
