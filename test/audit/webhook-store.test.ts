@@ -2,8 +2,8 @@
  * Webhook deliveries queued through the shared store, against a loopback receiver: an instance
  * that queued a delivery and was stopped (its timers cleared, as if killed) loses nothing — another
  * instance with the same store delivers it once the receiver is back — and two instances sharing a
- * store send each attempt of each event once. On the memory store shared by two configs and on a
- * real `redis-server`. A store that fails or hangs never fails or slows a sign-in.
+ * store send each attempt of each event once. On the memory store shared by two configs, a real
+ * `redis-server` and a real PostgreSQL. A store that fails or hangs never fails or slows a sign-in.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type ServerResponse } from 'node:http'
@@ -14,8 +14,10 @@ import { webhookSink, type WebhookSink } from '../../core/audit/webhook.js'
 import { queueKeys } from '../../core/audit/webhook-queue.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthStore } from '../../core/store/types.js'
+import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore } from '../../stores/redis.js'
 import { Client, spyLogger, testConfig } from '../fixtures/http.js'
+import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
 
 const HOOK_SECRET = 'whsec-0123456789abcdef-shared-store'
@@ -109,28 +111,39 @@ async function signInEvent(): Promise<AuditEvent> {
 }
 
 let redis: RedisServer | undefined
+let postgres: PostgresServer | undefined
+let databases = 0
 beforeAll(async () => {
-  redis = await startRedis()
+  ;[redis, postgres] = await Promise.all([startRedis(), startPostgres()])
 })
 afterAll(async () => {
-  await redis?.stop()
+  await Promise.all([redis?.stop(), postgres?.stop()])
 })
 
-/** Two instances' views of one store: the same memory store, or two clients of one Redis. */
-const stores: [string, () => [AuthStore, AuthStore]][] = [
+/** Two instances' views of one store: the same memory store, or two clients of one server. */
+const stores: [string, () => Promise<[AuthStore, AuthStore]>][] = [
   [
     'the memory store shared by two configs',
-    () => {
+    async () => {
       const store = memoryAuthStore()
       return [store, store]
     },
   ],
-  ['Redis', () => [redisAuthStore(redis!.client()), redisAuthStore(redis!.client())]],
+  ['Redis', async () => [redisAuthStore(redis!.client()), redisAuthStore(redis!.client())]],
+  [
+    'PostgreSQL',
+    async () => {
+      const url = await postgres!.createDatabase(`webhook_${databases++}`)
+      const [a, b] = [postgresAuthStore(postgres!.pool(url)), postgresAuthStore(postgres!.pool(url))]
+      await a.migrate()
+      return [a, b]
+    },
+  ],
 ]
 
 describe.each(stores)('audit webhooks queued in %s', (_name, storesOf) => {
   it('delivers an event queued by a stopped instance from another instance once the receiver is back, signed', async () => {
-    const [storeA, storeB] = storesOf()
+    const [storeA, storeB] = await storesOf()
     const hook = await receiver()
     await hook.down()
     const options = { url: hook.url, secret: HOOK_SECRET, backoff: 50 }
@@ -166,7 +179,7 @@ describe.each(stores)('audit webhooks queued in %s', (_name, storesOf) => {
   })
 
   it('sends each attempt of each event once from two instances sharing the store', async () => {
-    const [storeA, storeB] = storesOf()
+    const [storeA, storeB] = await storesOf()
     // Each event is refused twice, so its retries wait in the store where both instances sweep.
     const hook = await receiver((seenBefore) => (seenBefore < 2 ? 503 : 204))
     const options = { url: hook.url, secret: HOOK_SECRET, backoff: 30 }
