@@ -148,6 +148,7 @@ export function webhookSink(options: WebhookOptions, logger: Logger, store?: Aut
       stop() {
         for (const timer of timers) clearTimeout(timer)
         timers.clear()
+        pending = 0
       },
     },
   )

@@ -201,6 +201,24 @@ describe.each(stores)('audit webhooks queued in %s', (_name, storesOf) => {
   })
 })
 
+describe('audit webhooks queued in a store, past the last attempt', () => {
+  it('drops the delivery after its attempts, logging the event id, and removes it from the store', async () => {
+    const store = memoryAuthStore()
+    const hook = await receiver(() => 500)
+    const config = testConfig({ store, audit: { webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 20, attempts: 2 } } })
+    await signIn(config)
+    await waitFor(() => config.logger.error.mock.calls.length === 1)
+    const id = hook.deliveries[0]!.id
+    expect(String((config.logger.error.mock.calls[0]![0] as Error).message)).toBe(
+      `audit webhook: event ${id} dropped after 2 attempts (status 500)`,
+    )
+    expect(await store.get((await queueKeys(hook.url)).record(id))).toBeNull()
+    await sleep(300)
+    expect(hook.deliveries.map((delivery) => delivery.id)).toEqual([id, id])
+    expect(hook.taken()).toEqual([])
+  })
+})
+
 describe('audit webhooks when the store fails', () => {
   it('delivers from memory when the store refuses, logging the event id only, and the sign-in goes on', async () => {
     const hook = await receiver()
