@@ -12,6 +12,7 @@ import type { ParsedRequest, RequestSource } from '../http/request.js'
 import type { Logger } from '../logger.js'
 import { escapeControl } from '../logger.js'
 import { hashedAddress, userAgentFamily } from './client.js'
+import type { AuthStore } from '../store/types.js'
 import { webhookSink } from './webhook.js'
 import {
   AUDIT_SCHEMA_VERSION,
@@ -33,15 +34,18 @@ export const DEFAULT_AUDIT_TIMEOUT = 50
 const isStore = (sink: unknown): sink is AuditStore =>
   typeof sink === 'object' && sink !== null && typeof (sink as AuditStore).write === 'function'
 
-/** Resolves the `audit` option; the `'logger'` sink writes to `logger.debug` as `audit`. */
-export function resolveAudit(options: AuditOptions, logger: Logger): ResolvedAudit {
+/**
+ * Resolves the `audit` option; the `'logger'` sink writes to `logger.debug` as `audit`. A webhook
+ * queues its deliveries in `sharedStore` (the config's own, shared by the instances) when it keeps sets.
+ */
+export function resolveAudit(options: AuditOptions, logger: Logger, sharedStore?: AuthStore): ResolvedAudit {
   const given = options.sink === undefined ? [] : Array.isArray(options.sink) ? options.sink : [options.sink]
   const sinks = given.map((sink): AuditSinkFunction => {
     if (sink === 'logger') return (event) => logger.debug('audit', event as unknown as Record<string, unknown>)
     if (isStore(sink)) return (event) => sink.write(event)
     return sink
   })
-  if (options.webhook) sinks.push(webhookSink(options.webhook, logger))
+  if (options.webhook) sinks.push(webhookSink(options.webhook, logger, sharedStore))
   const store = given.find(isStore)
   return Object.freeze({
     sinks: Object.freeze(sinks),

@@ -357,7 +357,9 @@ function resolve(source: AuthConfig): ResolvedConfig {
           }),
         }
       : {}),
-    ...(source.audit ? { audit: resolveAudit(source.audit as AuditOptions, logger) } : {}),
+    ...(source.audit
+      ? { audit: resolveAudit(source.audit as AuditOptions, logger, source.store ? guardStore(source.store, availability) : undefined) }
+      : {}),
     ...(source.telemetry ? { telemetry: source.telemetry === true ? true : Object.freeze({ ...source.telemetry }) } : {}),
   } satisfies ResolvedConfig)
 }
