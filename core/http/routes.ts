@@ -166,6 +166,21 @@ export function matchRoute(
   action: RoutedAction,
   providerType: ProviderType | string | undefined,
 ): Route | undefined {
-  const wanted = providerType ?? 'none'
-  return table.find((r) => r.method === method && r.action === action && r.provider === wanted)
+  return indexOf(table).get(`${method} ${action} ${providerType ?? 'none'}`)
+}
+
+/** Each routing table's routes by method, action and provider: the first of each, as a scan finds it. */
+const indexes = new WeakMap<readonly Route[], Map<string, Route>>()
+
+function indexOf(table: readonly Route[]): Map<string, Route> {
+  let index = indexes.get(table)
+  if (!index) {
+    index = new Map()
+    for (const route of table) {
+      const key = `${route.method} ${route.action} ${route.provider}`
+      if (!index.has(key)) index.set(key, route)
+    }
+    indexes.set(table, index)
+  }
+  return index
 }

@@ -77,6 +77,7 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   { action: 'add-passkey', method: 'POST', route: 'webauthn-options', provider: 'webauthn', input: { action: 'register' } },
   { action: 'revoke-sessions', method: 'POST', route: 'sessions', input: { revoke: 'others' } },
   { action: 'enrol-second-factor', method: 'POST', route: 'two-factor', input: {}, chart: totpEnrolmentMachine },
+  { action: 'remove-second-factor', method: 'POST', route: 'two-factor', input: { action: 'disable' } },
 ]
 
 describe('the freshness gate on the routing table', () => {

@@ -3,7 +3,7 @@
  * signed-in user's TOTP factor and backup codes (CSRF-checked, for that user only) and records
  * `second-factor-removed`; the settings page offers the button.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { AdapterSecondFactor } from '../../core/adapters.js'
 import type { AuditEvent } from '../../core/audit/types.js'
@@ -17,6 +17,9 @@ function twoUsers(store: MemoryStore, events: AuditEvent[]) {
   return testConfig({
     adapter: MemoryAdapter(store),
     audit: { sink: (event) => void events.push(event) },
+    // The password just proven counts for turning the factor off: these tests are about whose
+    // factors go; the default (a recent second factor) is the re-authentication tests' subject.
+    stepUp: { actions: { 'remove-second-factor': { aal: 1 } } },
     providers: [
       credentialsProvider((c) =>
         c.username === 'alice' && c.password === 'wonderland' ? { ...ALICE } : c.username === 'bob' && c.password === 'builder' ? { ...BOB } : null,
@@ -118,5 +121,34 @@ describe('removeSecondFactors', () => {
   it('removes nothing without an adapter that can', async () => {
     expect(await removeSecondFactors(undefined, 'u-1')).toBe(0)
     expect(await removeSecondFactors({ listSecondFactors: async () => [factor('t-1', 'u-1', 'totp')] } as never, 'u-1')).toBe(0)
+  })
+})
+
+describe('turning two-step verification off with a stale session', () => {
+  it('asks for a recent second factor first and removes nothing, whether the browser posts a form or fetches', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const store = createMemoryStore()
+      const events: AuditEvent[] = []
+      const config = twoUsers(store, events)
+      const alice = await enrolled(config, 'alice', 'wonderland')
+      // A copied cookie an hour later: the session lives, its last proof is old.
+      vi.setSystemTime(Date.now() + 60 * 60_000)
+      events.length = 0
+      const page = await alice.send({
+        path: '/two-factor',
+        body: { csrfToken: await alice.csrfToken(), action: 'disable' },
+        headers: { accept: 'text/html' },
+      })
+      expect(page.status).toBe(303)
+      expect(page.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
+      const fetched = await alice.send({ path: '/two-factor', body: { csrfToken: await alice.csrfToken(), action: 'disable' } })
+      expect(fetched.status).toBe(401)
+      expect(fetched.headers.get('www-authenticate')).toContain('insufficient_user_authentication')
+      expect(factorsOf(store, ALICE.email)).toEqual(['backup-codes', 'totp'])
+      expect(events.filter((event) => event.kind === 'second-factor-removed')).toEqual([])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

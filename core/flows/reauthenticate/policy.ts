@@ -12,13 +12,14 @@ import { acceptedFactors, DEFAULT_STEP_UP_MAX_AGE, type StepUpPolicy } from '../
  * The built-in sensitive actions: each changes what can sign in as the user, or who stays signed
  * in, so a copied session cookie must not be enough for it.
  */
-export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'revoke-sessions'] as const
+export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions'] as const
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number]
 
 /** How the page names each action ("Confirm it's you to …"). */
 export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'add-passkey': 'add a passkey',
   'enrol-second-factor': 'turn on two-step verification',
+  'remove-second-factor': 'turn off two-step verification',
   'revoke-sessions': 'sign out your other sessions',
   app: 'continue',
 }

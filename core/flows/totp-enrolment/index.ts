@@ -25,6 +25,8 @@ export const totpEnrolmentModule: FlowModule = {
       csrf: true,
       callbackUrl: true,
       actsForUser: true,
+      // Turning the second factor off is gated here; turning it on, by the enrolment chart's own gate.
+      stepUp: (ctx) => (ctx.request.body?.action === 'disable' ? 'remove-second-factor' : undefined),
       serve: {
         flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
         params: AnyBody,
