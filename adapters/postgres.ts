@@ -392,6 +392,22 @@ const PROVIDER_SESSION_COLUMNS =
 /** A verification token's own columns (the hosted layout's record id is not part of it). */
 const TOKEN = 'identifier, expires, token'
 
+/** An account's columns after the link, in the order of the account inserts. */
+function accountValues(account: AdapterAccount): unknown[] {
+  return [
+    account.type,
+    account.provider,
+    account.providerAccountId,
+    account.refresh_token ?? null,
+    account.access_token ?? null,
+    account.expires_at ?? null,
+    account.id_token ?? null,
+    account.scope ?? null,
+    (account.session_state as string | undefined) ?? null,
+    account.token_type ?? null,
+  ]
+}
+
 /**
  * Creates the adapter over a PGlite or `pg` client. Run {@link PostgresAdapter.migrate} once.
  *
@@ -496,16 +512,7 @@ ${schema(options.tablePrefix, layout)}`
           user.email,
           user.emailVerified ?? null,
           user.image ?? null,
-          account.type,
-          account.provider,
-          account.providerAccountId,
-          account.refresh_token ?? null,
-          account.access_token ?? null,
-          account.expires_at ?? null,
-          account.id_token ?? null,
-          account.scope ?? null,
-          (account.session_state as string | undefined) ?? null,
-          account.token_type ?? null,
+          ...accountValues(account),
         ],
       )
       return { user: to.user(row!.user as Row), account: to.account(row!.account as Row) }
@@ -522,16 +529,7 @@ ${schema(options.tablePrefix, layout)}`
         ),
         [
           account.userId,
-          account.type,
-          account.provider,
-          account.providerAccountId,
-          account.refresh_token ?? null,
-          account.access_token ?? null,
-          account.expires_at ?? null,
-          account.id_token ?? null,
-          account.scope ?? null,
-          (account.session_state as string | undefined) ?? null,
-          account.token_type ?? null,
+          ...accountValues(account),
         ],
       )
       return to.account(row!)
