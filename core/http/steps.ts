@@ -166,11 +166,6 @@ function signInFirst(ctx: RequestContext): ResponseInternal {
   return { redirect: `${ctx.authUrl}/signin?${back}`, cookies: ctx.setCookies }
 }
 
-/** Before enrolment starts: only a signed-in user may turn on a second factor. */
-export async function requireSignedIn(ctx: RequestContext): Promise<ResponseInternal | undefined> {
-  return (await signedInUser(ctx)) ? undefined : signInFirst(ctx)
-}
-
 /**
  * `POST /two-factor`: with `action=disable`, turns two-step verification off for the signed-in
  * user (the session says who: nothing in the body names a user or a factor) and goes back to the
