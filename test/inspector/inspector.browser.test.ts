@@ -57,7 +57,8 @@ describe('the flow inspector in Chromium', () => {
     expect(statSync(screenshot).size).toBeGreaterThan(50_000)
 
     for (const machine of [sessionMachine, credentialsSignInMachine, oauthSignInMachine]) {
-      const drawn = await page.$$eval(`section[data-flow="${machine.id}"] svg g.node`, (nodes) =>
+      // A phase (compound state) is drawn as a box around its children: a Graphviz cluster.
+      const drawn = await page.$$eval(`section[data-flow="${machine.id}"] svg g.node, section[data-flow="${machine.id}"] svg g.cluster`, (nodes) =>
         nodes.map((node) => node.id),
       )
       const states = flowGraph(machine).states.map((s) => stateElementId(machine.id, s.id))
