@@ -72,6 +72,38 @@ describe('the flow inspector in Chromium', () => {
     await page.close()
   })
 
+  it('sets every state title of the session chart, grouped in phases, at 11 px or more at the fit width of a 1,400 px page', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    await page.goto(`${origin}/auth/__flows`)
+    const chart = page.locator('section[data-flow="session"] [data-chart]')
+    await chart.evaluate((element) => element.scrollIntoView())
+    const titles = await chart.evaluate((element) => {
+      const svg = element.querySelector('svg')!
+      // Fitted: the SVG spans the chart's width, its viewBox the whole drawing.
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width
+      return [...svg.querySelectorAll<SVGGElement>('g[id^="state:session:"]')].map((state) => {
+        // A state's first text is its title (a phase's too).
+        const title = state.querySelector('text')!
+        return {
+          state: state.id,
+          text: title.textContent,
+          px: Number(title.getAttribute('font-size')) * scale,
+          box: title.getBoundingClientRect().height,
+          fitted: Math.abs(svg.getBoundingClientRect().width - element.clientWidth) <= 2,
+        }
+      })
+    })
+    expect(titles.map((t) => t.state).sort()).toEqual(flowGraph(sessionMachine).states.map((s) => stateElementId('session', s.id)).sort())
+    for (const title of titles) {
+      expect(title.fitted, 'the chart is fitted to the page').toBe(true)
+      expect(title.px, `${title.state} "${title.text}" is set at ${title.px.toFixed(1)} px`).toBeGreaterThanOrEqual(11)
+      // The rendered glyphs: a line box at least as tall as 11 px type.
+      expect(title.box, `${title.state} "${title.text}" is drawn ${title.box.toFixed(1)} px tall`).toBeGreaterThanOrEqual(11)
+    }
+    console.log(`session chart at 1,400 px: smallest state title ${Math.min(...titles.map((t) => t.px)).toFixed(1)} px`)
+    await page.close()
+  })
+
   it('starts each chart fitted to the page width, and pans and zooms it with its own script', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
     const errors: string[] = []
