@@ -49,7 +49,8 @@ function instanceScript(): Promise<string> {
 
 /** Starts one instance with `env` added to this process's environment. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [await instanceScript()], {
+  // --expose-gc: a soak run measures the heap after a full collection.
+  const child = spawn(process.execPath, ['--expose-gc', await instanceScript()], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
