@@ -10,11 +10,13 @@
  * ADAPTER_KEEPS=rows-only gives it an adapter that keeps no provider session with its rows (as
  * Auth.js adapters), so a logout by the provider finds them through the index in the store.
  *
- * SMTP_URL adds an e-mail provider (Nodemailer, `email`) to the database-session app. EFFECT_HOOK=1
+ * SMTP_URL adds an e-mail provider (Nodemailer, `email`) to the database-session app, which also
+ * sends a one-time code with EMAIL_CODE=1. EFFECT_HOOK=1
  * turns on the test hook of the kill test: a tracer (the `telemetry` option) that notes the name of
  * every effect the flows run (listed by `/__stats`), and with KILL_AT=<effect> kills this process
  * with SIGKILL just before that effect starts (KILL_WHEN=before) or just after it finished, before
- * the flow goes on (KILL_WHEN=after, the default).
+ * the flow goes on (KILL_WHEN=after, the default). CHART=next serves the next deployment of a
+ * rolling upgrade (its e-mail chart changed).
  *
  * Run with `node --import ./test/scale/ts-register.mjs test/scale/instance.ts`.
  *
@@ -107,6 +109,30 @@ async function effectHook(): Promise<TelemetryOptions | undefined> {
 }
 const telemetry = await effectHook()
 
+/**
+ * The handler. CHART=next is the deployment after a rolling upgrade whose e-mail chart changed
+ * without a migration (its version moved on): e-mail flows sealed by the previous deployment
+ * restart with the page that says so; sessions and every other flow carry over.
+ */
+async function handlerFromEnv(): Promise<(request: Request, config: AuthConfig) => Promise<Response>> {
+  if (process.env.CHART !== 'next') return Auth
+  const [{ createMachine }, { createHandler }, { defineFlow }, { emailSignInFlow }, { routes }] = await Promise.all([
+    import('xstate'),
+    import('../../core/auth.js'),
+    import('../../core/engine/flow.js'),
+    import('../../core/flows/email/flow.js'),
+    import('../../core/http/routes.js'),
+  ])
+  const machine = emailSignInFlow.machine
+  const next = createMachine({ ...machine.config, version: `${machine.version}-next` }, machine.implementations as never)
+  const flow = defineFlow({ ...emailSignInFlow, machine: next } as never)
+  const table = routes.map((route) =>
+    route.provider === 'email' && typeof route.serve !== 'function' ? ({ ...route, serve: { ...route.serve, flow } } as typeof route) : route,
+  )
+  return createHandler(table) as (request: Request, config: AuthConfig) => Promise<Response>
+}
+const handle = await handlerFromEnv()
+
 const opProvider = (clientId: string) => ({
   id: 'op',
   name: 'OP',
@@ -151,7 +177,7 @@ const databaseConfig: AuthConfig | null = database && {
   session: { strategy: 'database' },
   providers: [
     opProvider(env('OP_DATABASE_CLIENT_ID')),
-    ...(process.env.SMTP_URL ? [Nodemailer({ server: process.env.SMTP_URL, from: 'authchart <no-reply@authchart.test>' })] : []),
+    ...(process.env.SMTP_URL ? [Nodemailer({ server: process.env.SMTP_URL, from: 'authchart <no-reply@authchart.test>', code: process.env.EMAIL_CODE === '1' })] : []),
   ] as AuthConfig['providers'],
 }
 
@@ -190,7 +216,7 @@ const server = createServer((req, res) => {
       return
     }
     const app = databaseConfig && req.url?.startsWith(`${DATABASE_BASE_PATH}/`) ? databaseConfig : config
-    const response = await Auth(toRequest(req, await readBody(req)), app)
+    const response = await handle(toRequest(req, await readBody(req)), app)
     res.statusCode = response.status
     res.setHeader('x-instance', String(process.pid))
     for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value)
@@ -207,8 +233,10 @@ server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number }
   console.log(`listening ${port}`)
 })
+// A graceful stop, as a deploy's: no new connections, the requests in flight answered, then out
+// (anything still open after 10 s is cut).
 process.on('SIGTERM', () => {
-  server.close()
-  server.closeAllConnections()
-  void close().finally(() => process.exit(0))
+  server.close(() => void close().finally(() => process.exit(0)))
+  server.closeIdleConnections()
+  setTimeout(() => server.closeAllConnections(), 10_000).unref()
 })
