@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { Auth, assertConfig } from '../../core/index.js'
@@ -172,6 +172,37 @@ describe('database sessions', () => {
     expect(body).toBeNull()
     expect(store.sessions.has(token)).toBe(false)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+  })
+
+  it('ends a row past its absolute lifetime in pastAbsoluteLifetime, one idle past its expiry in expired, and serves one until the second its lifetime ends', async () => {
+    const ends: string[] = []
+    const inspect = (trace: { flow: string; steps: { to: string }[] }) => {
+      if (trace.flow === 'session') ends.push(trace.steps.at(-1)!.to)
+    }
+    const HOUR = 3600
+    const { store, config } = databaseConfig({ inspect, session: { strategy: 'database', absoluteMaxAge: HOUR } })
+    const now = Math.floor(Date.now() / 1000)
+    // Every read at the same second: the lifetime-ends-now case is exact.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(now * 1000)
+    onTestFinished(() => void vi.useRealTimers())
+    const row = (token: string, expires: number, createdAt: number) => {
+      store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+      store.sessions.set(token, { sessionToken: token, userId: ALICE.id, expires: new Date(expires * 1000), createdAt: new Date(createdAt * 1000) })
+    }
+    const read = async (token: string) => (await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: token } }), config)).json()
+    // Its lifetime and its idle expiry end in the same past second: the lifetime is named.
+    row('both', now - 1, now - 1 - HOUR)
+    expect(await read('both')).toBeNull()
+    row('idle', now - 1, now - 60)
+    expect(await read('idle')).toBeNull()
+    // Its lifetime ends this very second, before its idle expiry: still live (over only after it).
+    row('lifetime-now', now + HOUR, now - HOUR)
+    expect(await read('lifetime-now')).toMatchObject({ user: { email: ALICE.email } })
+    row('lifetime-past', now + HOUR, now - HOUR - 1)
+    expect(await read('lifetime-past')).toBeNull()
+    expect(ends).toEqual(['pastAbsoluteLifetime', 'expired', 'active', 'pastAbsoluteLifetime'])
+    expect([...store.sessions.keys()]).toEqual(['lifetime-now'])
   })
 
   it('passes the stored user and trigger update to the session callback on POST /session', async () => {

@@ -146,6 +146,20 @@ describe('GET /session with a JWT session', () => {
     expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
   })
 
+  it('ends an expired token in `expired`, whether the decoder refuses it or an application decoder returns it past exp', async () => {
+    const ends: string[] = []
+    const inspect = (trace: { steps: { to: string }[] }) => ends.push(trace.steps.at(-1)!.to)
+    await getSession(testConfig({ inspect }), { [SESSION_COOKIE]: await mint(claims, -60) })
+    const now = Math.floor(Date.now() / 1000)
+    const decoding = (exp: number) => testConfig({ inspect, jwt: { decode: async () => ({ ...claims, iat: now - 3600, exp }) } })
+    const response = await getSession(decoding(now - 16), { [SESSION_COOKIE]: 'opaque' })
+    expect(await response.json()).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    await getSession(decoding(now + 60), { [SESSION_COOKIE]: 'opaque' })
+    await getSession(testConfig({ inspect }), { [SESSION_COOKIE]: 'not-a-jwe' })
+    expect(ends).toEqual(['expired', 'expired', 'active', 'tampered'])
+  })
+
   it('ends the session when the jwt callback returns null', async () => {
     const config = testConfig({ callbacks: { jwt: () => null } })
     const response = await getSession(config, { [SESSION_COOKIE]: await mint() })
