@@ -4,6 +4,8 @@ import type { Adapter } from '../../core/adapters.js'
 import { Auth, assertConfig } from '../../core/index.js'
 import { AdapterError } from '../../core/errors.js'
 import Credentials from '../../providers/credentials.js'
+import type { RequestContext } from '../../core/http/context.js'
+import { createSessionRow } from '../../core/session/issue.js'
 import { ALICE, authRequest, Client, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -285,5 +287,31 @@ describe('database sessions', () => {
     const client = new Client(testConfig({ adapter: adapter as unknown as Adapter }))
     await client.signIn(good)
     expect(store.sessions.size).toBe(1)
+  })
+})
+
+describe('a new database session row', () => {
+  const at = 1_900_000_000
+  const contextFor = (adapter: Adapter) =>
+    ({ config: assertConfig(testConfig({ adapter })), at, request: authRequest({ path: '/auth/session' }) }) as unknown as RequestContext
+  const OP_SESSION = { provider: 'op', sub: 'op-alice', sid: 'sid-1' }
+
+  it('keeps the factor times and the provider session for an adapter that keeps them, and nothing it was not given', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    const adapter = MemoryAdapter(store)
+    const kept = await createSessionRow(contextFor(adapter), ALICE.id, ['pwd'], { pwd: at }, OP_SESSION)
+    expect(store.sessions.get(kept.value)).toMatchObject({ fva: { pwd: at }, providerSession: OP_SESSION, amr: ['pwd'] })
+    const plain = await createSessionRow(contextFor(adapter), ALICE.id)
+    const row = store.sessions.get(plain.value)!
+    expect(Object.keys(row).filter((key) => ['fva', 'providerSession', 'amr'].includes(key))).toEqual([])
+  })
+
+  it('gives the provider session only to an adapter that deletes sessions by it (an Auth.js adapter may refuse the column)', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    const { deleteProviderSessions: _unused, ...adapter } = MemoryAdapter(store)
+    const created = await createSessionRow(contextFor(adapter as Adapter), ALICE.id, undefined, undefined, OP_SESSION)
+    expect(store.sessions.get(created.value)).not.toHaveProperty('providerSession')
   })
 })
