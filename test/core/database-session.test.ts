@@ -1,9 +1,11 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { Auth, assertConfig } from '../../core/index.js'
 import { AdapterError } from '../../core/errors.js'
 import Credentials from '../../providers/credentials.js'
+import type { RequestContext } from '../../core/http/context.js'
+import { createSessionRow } from '../../core/session/issue.js'
 import { ALICE, authRequest, Client, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -174,6 +176,37 @@ describe('database sessions', () => {
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
   })
 
+  it('ends a row past its absolute lifetime in pastAbsoluteLifetime, one idle past its expiry in expired, and serves one until the second its lifetime ends', async () => {
+    const ends: string[] = []
+    const inspect = (trace: { flow: string; steps: { to: string }[] }) => {
+      if (trace.flow === 'session') ends.push(trace.steps.at(-1)!.to)
+    }
+    const HOUR = 3600
+    const { store, config } = databaseConfig({ inspect, session: { strategy: 'database', absoluteMaxAge: HOUR } })
+    const now = Math.floor(Date.now() / 1000)
+    // Every read at the same second: the lifetime-ends-now case is exact.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(now * 1000)
+    onTestFinished(() => void vi.useRealTimers())
+    const row = (token: string, expires: number, createdAt: number) => {
+      store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+      store.sessions.set(token, { sessionToken: token, userId: ALICE.id, expires: new Date(expires * 1000), createdAt: new Date(createdAt * 1000) })
+    }
+    const read = async (token: string) => (await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: token } }), config)).json()
+    // Its lifetime and its idle expiry end in the same past second: the lifetime is named.
+    row('both', now - 1, now - 1 - HOUR)
+    expect(await read('both')).toBeNull()
+    row('idle', now - 1, now - 60)
+    expect(await read('idle')).toBeNull()
+    // Its lifetime ends this very second, before its idle expiry: still live (over only after it).
+    row('lifetime-now', now + HOUR, now - HOUR)
+    expect(await read('lifetime-now')).toMatchObject({ user: { email: ALICE.email } })
+    row('lifetime-past', now + HOUR, now - HOUR - 1)
+    expect(await read('lifetime-past')).toBeNull()
+    expect(ends).toEqual(['pastAbsoluteLifetime', 'expired', 'active', 'pastAbsoluteLifetime'])
+    expect([...store.sessions.keys()]).toEqual(['lifetime-now'])
+  })
+
   it('passes the stored user and trigger update to the session callback on POST /session', async () => {
     const session = vi.fn(({ session }) => session)
     const { store, config } = databaseConfig({ callbacks: { session } })
@@ -254,5 +287,31 @@ describe('database sessions', () => {
     const client = new Client(testConfig({ adapter: adapter as unknown as Adapter }))
     await client.signIn(good)
     expect(store.sessions.size).toBe(1)
+  })
+})
+
+describe('a new database session row', () => {
+  const at = 1_900_000_000
+  const contextFor = (adapter: Adapter) =>
+    ({ config: assertConfig(testConfig({ adapter })), at, request: authRequest({ path: '/auth/session' }) }) as unknown as RequestContext
+  const OP_SESSION = { provider: 'op', sub: 'op-alice', sid: 'sid-1' }
+
+  it('keeps the factor times and the provider session for an adapter that keeps them, and nothing it was not given', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    const adapter = MemoryAdapter(store)
+    const kept = await createSessionRow(contextFor(adapter), ALICE.id, ['pwd'], { pwd: at }, OP_SESSION)
+    expect(store.sessions.get(kept.value)).toMatchObject({ fva: { pwd: at }, providerSession: OP_SESSION, amr: ['pwd'] })
+    const plain = await createSessionRow(contextFor(adapter), ALICE.id)
+    const row = store.sessions.get(plain.value)!
+    expect(Object.keys(row).filter((key) => ['fva', 'providerSession', 'amr'].includes(key))).toEqual([])
+  })
+
+  it('gives the provider session only to an adapter that deletes sessions by it (an Auth.js adapter may refuse the column)', async () => {
+    const store = createMemoryStore()
+    store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
+    const { deleteProviderSessions: _unused, ...adapter } = MemoryAdapter(store)
+    const created = await createSessionRow(contextFor(adapter as Adapter), ALICE.id, undefined, undefined, OP_SESSION)
+    expect(store.sessions.get(created.value)).not.toHaveProperty('providerSession')
   })
 })

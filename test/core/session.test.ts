@@ -2,7 +2,10 @@ import { Auth as AuthjsAuth } from '@auth/core'
 import * as authjs from '@auth/core/jwt'
 import { describe, expect, it, vi } from 'vitest'
 import { Auth } from '../../core/index.js'
+import type { RequestContext } from '../../core/http/context.js'
+import { assertConfig } from '../../core/index.js'
 import { decode, encode } from '../../core/jwt.js'
+import { issueJwtSession } from '../../core/session/issue.js'
 import {
   ALICE,
   authRequest,
@@ -146,6 +149,20 @@ describe('GET /session with a JWT session', () => {
     expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
   })
 
+  it('ends an expired token in `expired`, whether the decoder refuses it or an application decoder returns it past exp', async () => {
+    const ends: string[] = []
+    const inspect = (trace: { steps: { to: string }[] }) => ends.push(trace.steps.at(-1)!.to)
+    await getSession(testConfig({ inspect }), { [SESSION_COOKIE]: await mint(claims, -60) })
+    const now = Math.floor(Date.now() / 1000)
+    const decoding = (exp: number) => testConfig({ inspect, jwt: { decode: async () => ({ ...claims, iat: now - 3600, exp }) } })
+    const response = await getSession(decoding(now - 16), { [SESSION_COOKIE]: 'opaque' })
+    expect(await response.json()).toBeNull()
+    expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    await getSession(decoding(now + 60), { [SESSION_COOKIE]: 'opaque' })
+    await getSession(testConfig({ inspect }), { [SESSION_COOKIE]: 'not-a-jwe' })
+    expect(ends).toEqual(['expired', 'expired', 'active', 'tampered'])
+  })
+
   it('ends the session when the jwt callback returns null', async () => {
     const config = testConfig({ callbacks: { jwt: () => null } })
     const response = await getSession(config, { [SESSION_COOKIE]: await mint() })
@@ -221,5 +238,43 @@ describe('POST /session (update)', () => {
     const response = await client.send({ path: '/session', json: { data: { name: 'Mallory' } } })
     expect(response.status).toBe(400)
     expect(await response.text()).toBe('null')
+  })
+})
+
+describe('factor verification times in a JWT session', () => {
+  it('survive a jwt callback that rebuilds the token on a read, and a revoking callback still ends it quietly', async () => {
+    const verified = { pwd: Math.floor(Date.now() / 1000) - 60 }
+    const old = { ...claims, fva: verified }
+    const rebuilt = testConfig({ callbacks: { jwt: ({ token }) => ({ sub: token.sub, name: token.name, email: token.email, role: 'admin' }) } })
+    const response = await getSession(rebuilt, { [SESSION_COOKIE]: await mint(old) })
+    const reissued = await decode({ token: setCookie(response, SESSION_COOKIE)!.value, secret: SECRET, salt: SESSION_COOKIE })
+    expect(reissued).toMatchObject({ role: 'admin', fva: verified })
+
+    const ends: string[] = []
+    const errors = vi.fn()
+    const revoking = testConfig({
+      logger: { error: errors, warn: () => {}, debug: () => {} },
+      inspect: (trace) => ends.push(trace.steps.at(-1)!.to),
+      callbacks: { jwt: () => null },
+    })
+    expect(await (await getSession(revoking, { [SESSION_COOKIE]: await mint(old) })).json()).toBeNull()
+    expect(ends).toEqual(['revoked'])
+    expect(errors).not.toHaveBeenCalled()
+  })
+
+  it('are written into a new session token only when the sign-in verified a factor', async () => {
+    const at = Math.floor(Date.now() / 1000)
+    const ctx = {
+      config: assertConfig(testConfig()),
+      at,
+      cookies: { sessionToken: { name: SESSION_COOKIE } },
+    } as unknown as RequestContext
+    const sign = async (verified?: Record<string, number>) => {
+      const { value } = await issueJwtSession(ctx, { user: { id: ALICE.id, email: ALICE.email }, account: null, profile: undefined, isNewUser: false, claims: undefined, verified } as never)
+      return decode({ token: value!, secret: SECRET, salt: SESSION_COOKIE })
+    }
+    expect(await sign({ pwd: at })).toMatchObject({ fva: { pwd: at } })
+    expect(await sign({})).not.toHaveProperty('fva')
+    expect(await sign()).not.toHaveProperty('fva')
   })
 })
