@@ -28,9 +28,18 @@ import { EmailSignInError } from '../../errors.js'
 import { generateCode, generateToken } from '../../email/secrets.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
 import type { CredentialsConfig } from '../../types.js'
-import { effects, fail } from '../effect.js'
+import { effects, fail, isFailure } from '../effect.js'
 import { adapterView } from '../module.js'
 import { attemptIdentifier } from '../credentials/flow.js'
+import {
+  findAssertedAuthenticator,
+  passkeyRequestOptions,
+  spendWebAuthnChallenge,
+  updatePasskeyCounter,
+  verifyPasskeyAssertion,
+  type WebAuthnConfig,
+} from '../webauthn/flow.js'
+import type { AdapterAuthenticator } from '../../adapters.js'
 
 export { REAUTHENTICATE }
 
@@ -74,6 +83,19 @@ export function passwordProvider(ctx: RequestContext): { id: string; config: Cre
   return provider ? { id: provider.id, config: provider.config as unknown as CredentialsConfig } : undefined
 }
 
+/** The passkey provider assertions are checked with, if one is configured (and the adapter keeps passkeys). */
+export function passkeyProvider(ctx: RequestContext): WebAuthnConfig | undefined {
+  const provider = ctx.config.providers.find((p) => p.type === 'webauthn')
+  return provider && typeof ctx.config.adapter?.listAuthenticatorsByUserId === 'function'
+    ? (provider.config as unknown as WebAuthnConfig)
+    : undefined
+}
+
+/** Whether `userId` has a passkey of `provider` to answer with. */
+async function hasPasskey(ctx: RequestContext, userId: string): Promise<boolean> {
+  return (await ctx.config.adapter!.listAuthenticatorsByUserId!(userId)).length > 0
+}
+
 /** The factors `userId` can prove here, in the order of `accepted` (strongest first). */
 async function provableFactors(
   ctx: RequestContext,
@@ -85,6 +107,7 @@ async function provableFactors(
   if (passwordProvider(ctx)) available.add('pwd')
   if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
   if (email && emailProvider(ctx)) available.add('email')
+  if (accepted.includes('hwk') && passkeyProvider(ctx) && (await hasPasskey(ctx, userId))) available.add('hwk')
   return accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor))
 }
 
@@ -234,6 +257,36 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
     return { factor: 'email' as const }
   },
 
+  async createPasskeyOptions(context, ctx) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    // Only this user's passkeys are allowed: the browser offers none of another account's.
+    const options = await passkeyRequestOptions(ctx, passkeyProvider(ctx)!, context.userId)
+    return { options: { ...options }, challenge: options.challenge }
+  },
+
+  async verifyPasskey(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const provider = passkeyProvider(ctx)!
+    const challenge = context.passkeyChallenge!
+    // Single use, as at sign-in: a replayed assertion meets a spent challenge.
+    if (!(await spendWebAuthnChallenge(ctx, challenge))) return wrongProof(ctx, attempt)
+    const response = String((trigger as { response?: unknown }).response ?? '')
+    const found = await findAssertedAuthenticator(ctx, provider, response)
+    if (isFailure(found)) return wrongProof(ctx, attempt)
+    const stored = found.authenticator as unknown as AdapterAuthenticator
+    if (stored.userId !== context.userId) {
+      // Another user's passkey proves nothing about this session's user; its counter stays.
+      ctx.logger.warn('reauthentication-other-user')
+      return wrongProof(ctx, attempt)
+    }
+    const verified = await verifyPasskeyAssertion(ctx, provider, response, challenge, stored)
+    if (isFailure(verified)) return wrongProof(ctx, attempt)
+    await updatePasskeyCounter(ctx, stored, verified.newCounter)
+    return { factor: 'hwk' as const }
+  },
+
   async markVerified(context, ctx) {
     const current = await sameSession(ctx, context)
     if (!current) return fail('sessionChanged', { error: 'AccessDenied' })
@@ -263,5 +316,7 @@ async function isSignedInUser(ctx: RequestContext, providerId: string, returnedI
 export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, RequestContext>({
   machine: reauthenticateMachine,
   context: ReauthenticateContext,
+  // The browser has the passkey options; the answer is checked against the challenge alone.
+  sealed: (context) => ({ ...context, passkeyOptions: null }),
   effects: adapterView(reauthenticateEffects),
 })
