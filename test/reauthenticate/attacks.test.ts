@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
-import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
+import { createTotpSecret, sealFactorSecret, totpCode, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../core/second-factor/index.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
@@ -97,10 +97,35 @@ describe('step-up attacks (database sessions)', () => {
     later(11)
     owner.jar.cookies.set(FLOW_COOKIE, sealed)
     const replayed = await prove(owner, alicePassword)
-    expect(replayed.status).toBeGreaterThanOrEqual(300)
-    expect(replayed.headers.get('location') ?? '').not.toBe('/auth/sessions')
+    // Refused as the flow refuses, not as a broken server.
+    expect(replayed.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
     expect((await replayed.text()).includes('action="/auth/sessions"')).toBe(false)
     expect([...store.sessions.values()][0]!.fva).toEqual(marked)
+  })
+
+  it('answers a second post of the same page with AccessDenied: nothing recorded again, its code counted against the user', async () => {
+    const authStore = memoryAuthStore()
+    const { store, config } = app('database', { store: authStore })
+    await signedIn(config) // another device
+    const alice = await signedIn(config)
+    const secret = createTotpSecret()
+    const userId = [...store.users.values()][0]!.id
+    await MemoryAdapter(store).createSecondFactor({ id: 'totp:a', userId, type: 'totp', secret: await sealFactorSecret(secret, [SECRET]), createdAt: new Date() })
+    later(11)
+    await revoke(alice, 'others')
+    const page = alice.jar.get(FLOW_COOKIE)!
+    const first = await prove(alice, { event: 'reauth.code', code: totpCode(secret, now()) })
+    expect(first.status).toBe(200)
+    const marked = structuredClone([...store.sessions.values()].map((s) => s.fva))
+    later(1)
+    // The same page posted again (its sealed flow copied before the proof), with a new code.
+    alice.jar.cookies.set(FLOW_COOKIE, page)
+    const counted = await authStore.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)
+    const second = await prove(alice, { event: 'reauth.code', code: totpCode(secret, now()) })
+    expect(second.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect([...store.sessions.values()].map((s) => s.fva)).toEqual(marked)
+    expect(await authStore.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)).toBe(counted + 2)
+    expect(config.logger.warn).toHaveBeenCalledWith('reauthentication-failed')
   })
 
   it('refuses to resume after sign-out everywhere, even with the right password', async () => {

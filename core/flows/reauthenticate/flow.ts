@@ -15,8 +15,10 @@ import {
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { defineFlow } from '../../engine/flow.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
-import { CredentialsSignin } from '../../errors.js'
-import { checkCode, enrolledFactors, newChallenge } from '../../second-factor/index.js'
+import { AccessDenied, CredentialsSignin } from '../../errors.js'
+import { openEnvelope } from '../../engine/envelope.js'
+import { flowCookieName, sealingFor } from '../../http/resting.js'
+import { checkCode, enrolledFactors, newChallenge, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../second-factor/index.js'
 import { currentSession, type CurrentSession } from '../../session/current.js'
 import { factorTimesOf } from '../../session/freshness.js'
 import { sessionId } from '../../session/id.js'
@@ -310,6 +312,37 @@ async function isSignedInUser(ctx: RequestContext, providerId: string, returnedI
   if (ctx.config.session.strategy === 'jwt') return returnedId === userId
   const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: returnedId })
   return linked ? String(linked.id) === userId : returnedId === userId
+}
+
+/** The answers to the page that carry a proof: a second post of one is counted like a wrong one. */
+const PROOFS: ReadonlySet<string> = new Set(['reauth.password', 'reauth.code', 'reauth.emailCode', 'reauth.passkey'])
+
+/**
+ * The answer to a second post of the same page (its sealed flow spent, or a copy of it): refused
+ * as the flow refuses, `AccessDenied`, never resumed. A proof it carries counts against the
+ * re-authentication's attempts and, a one-time code, against the user's code limits, as a wrong
+ * one would: a copied page is no way to more guesses.
+ */
+export async function refusedReauthentication(ctx: RequestContext, error: Error): Promise<Error> {
+  const event = ctx.request.body?.event
+  const cookieName = flowCookieName(ctx, REAUTHENTICATE)
+  const sealed = ctx.request.cookies[cookieName]
+  if (typeof event === 'string' && PROOFS.has(event) && sealed) {
+    let context: ReauthenticateContext | undefined
+    try {
+      const options = { ...sealingFor(ctx, cookieName, undefined), peek: true }
+      context = (await openEnvelope(reauthenticateFlow as never, sealed, options)).context as ReauthenticateContext
+    } catch {
+      // Forged, expired or of another version: there is nothing of ours to count against.
+    }
+    if (context?.challenge) await countProof(ctx, context.challenge)
+    if (context?.userId && event === 'reauth.code') {
+      await ctx.config.store.increment(userAttemptsKey(context.userId), USER_ATTEMPT_WINDOW)
+    }
+  }
+  ctx.logger.warn('reauthentication-failed')
+  ctx.logger.debug('re-authentication refused', { reason: error.message })
+  return new AccessDenied(`The re-authentication could not be resumed: ${error.message}`)
 }
 
 /** The re-authentication flow definition. */
