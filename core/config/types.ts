@@ -231,7 +231,9 @@ export interface Route {
    * runs, like CSRF, so no built-in sensitive action reaches its effect without it (a test holds
    * the routing table to it).
    */
-  stepUp?: (ctx: RequestContext) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | undefined
+  stepUp?: (
+    ctx: RequestContext,
+  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | undefined
   serve: FlowBinding<never> | Handler
 }
 
