@@ -351,5 +351,7 @@ export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, Reque
   context: ReauthenticateContext,
   // The browser has the passkey options; the answer is checked against the challenge alone.
   sealed: (context) => ({ ...context, passkeyOptions: null }),
+  // Version 3 added the passkey's states and optional fields: a flow sealed by 2 goes on as it was.
+  migrations: { '2': (sealed) => sealed },
   effects: adapterView(reauthenticateEffects),
 })
