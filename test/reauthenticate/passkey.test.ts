@@ -118,6 +118,17 @@ for (const strategy of ['jwt', 'database'] as const) {
       expect(authenticatorsOf(store, ALICE.id)).toHaveLength(1)
     })
 
+    it('offers no passkey to a user without one: asking for options anyway is refused, nothing handed out', async () => {
+      const { store, alice } = await staleAlice(strategy)
+      for (const key of [...store.authenticators.keys()]) if (store.authenticators.get(key)!.userId === ALICE.id) store.authenticators.delete(key)
+      await askToAddPasskey(alice)
+      // Alice can prove nothing else here (no password, no code, no e-mail provider): refused outright.
+      expect(alice.jar.get('__Secure-authchart.flow.reauthenticate')).toBeUndefined()
+      const asked = await post(alice, { event: 'reauth.passkeyOptions' }, { accept: 'application/json' })
+      expect(asked.status).not.toBe(200)
+      expect(await asked.text()).not.toContain('allowCredentials')
+    })
+
     it('refuses an assertion for another relying party, or replayed against new options', async () => {
       const { store, alice } = await staleAlice(strategy)
       await askToAddPasskey(alice)
