@@ -47,6 +47,23 @@ function instanceScript(): Promise<string> {
   return bundled
 }
 
+/** One running instance. */
+export interface Instance {
+  port: number
+  origin: string
+  process: ChildProcess
+  /** What it printed on stderr (errors it logged). */
+  stderr(): string
+}
+
+/** Three instances and the proxy in front. */
+export interface Cluster {
+  /** The proxy's origin: requests go to the instances in turn. */
+  origin: string
+  instances: Instance[]
+  stop(): Promise<void>
+}
+
 /** Starts one instance with `env` added to this process's environment. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, [await instanceScript()], {
