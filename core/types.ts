@@ -316,7 +316,7 @@ export interface AuthConfig {
         actions?:
           | Partial<
               Record<
-                'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions',
+                'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account',
                 | false
                 | {
                     maxAge?: number | undefined

@@ -1,7 +1,7 @@
 /**
  * Step-up re-authentication: a signed-in user whose proof is too old for a sensitive action proves
- * a factor again — the password, a one-time code (TOTP or backup code), or a code sent to the
- * account's e-mail address —
+ * a factor again — the password, a one-time code (TOTP or backup code), a code sent to the
+ * account's e-mail address, or an assertion by one of the user's own passkeys —
  * without signing in anew. The same session is then marked verified (same session, no new cookie
  * family) and the action that asked is resumed once: its intent (route, method, fields minus
  * secrets) was sealed in this flow when the action was refused.
@@ -16,7 +16,7 @@ import { array, boolean, enums, literal, nullable, number, object, optional, rec
 import { assertEvent, assign, setup } from 'xstate'
 import type { ErrorType } from './shared/errors.js'
 import type { EffectResult, Timestamped } from './shared/events.js'
-import { Denial, denialOf, finalStateOutcome, toDenial, type FlowOutcome, type SessionCookieChange } from './shared/outcome.js'
+import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type SessionCookieChange } from './shared/outcome.js'
 
 /** The id of the re-authentication flow. */
 export const REAUTHENTICATE = 'reauthenticate'
@@ -25,7 +25,7 @@ export const REAUTHENTICATE = 'reauthenticate'
 export const SESSION_MARKING_STATE = 'markingVerified'
 
 /** The factors a user can prove here, by their RFC 8176 `amr` names. */
-export const ReauthFactor = enums(['pwd', 'otp', 'email'])
+export const ReauthFactor = enums(['pwd', 'otp', 'email', 'hwk'])
 export type ReauthFactor = Infer<typeof ReauthFactor>
 
 /**
@@ -54,6 +54,10 @@ export const PasswordProof = record(string(), string())
 export const CodeProof = object({ code: string() })
 /** Asking for a code by e-mail takes no field: it goes to the account's address, never to one posted. */
 export const EmailCodeRequest = object({})
+/** Asking for passkey options takes no field: they list the signed-in user's own passkeys. */
+export const PasskeyOptionsRequest = object({})
+/** The browser's assertion (`PublicKeyCredential` as JSON), posted by the page's script. */
+export const PasskeyProof = object({ response: string() })
 
 /** Context of the re-authentication machine; sealed while the user is asked. */
 export const ReauthenticateContext = object({
@@ -71,6 +75,10 @@ export const ReauthenticateContext = object({
   stepError: nullable(string()),
   /** Whether a code was sent to the account's address (its hash waits in the store). */
   emailSent: optional(boolean()),
+  /** The challenge of the passkey options handed out (single use: spent in the store when answered). */
+  passkeyChallenge: optional(nullable(string())),
+  /** The options for the browser; never sealed (recomputed on the next request for them). */
+  passkeyOptions: optional(nullable(Json)),
   proven: nullable(ReauthFactor),
   /** The session cookie carrying the new verification time (never sealed: the flow ends there). */
   session: optional(nullable(object({ op: literal('set'), value: string(), expires: number() }))),
@@ -88,6 +96,8 @@ export type ReauthenticateEvent =
   | ({ type: 'reauth.code'; code: string } & Timestamped)
   | ({ type: 'reauth.sendEmailCode' } & Timestamped)
   | ({ type: 'reauth.emailCode'; code: string } & Timestamped)
+  | ({ type: 'reauth.passkeyOptions' } & Timestamped)
+  | ({ type: 'reauth.passkey'; response: string } & Timestamped)
   | EffectResult<
       'findFactors',
       { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string },
@@ -97,6 +107,8 @@ export type ReauthenticateEvent =
   | EffectResult<'verifyCode', { factor: 'otp' }, ProofFailure>
   | EffectResult<'sendEmailCode', null, 'notSent' | 'signedOut' | 'threw'>
   | EffectResult<'verifyEmailCode', { factor: 'email' }, ProofFailure>
+  | EffectResult<'createPasskeyOptions', { options: Record<string, unknown>; challenge: string }, 'signedOut' | 'threw'>
+  | EffectResult<'verifyPasskey', { factor: 'hwk' }, ProofFailure>
   | EffectResult<'markVerified', { session: SessionCookieChange | null }, 'sessionChanged' | 'threw'>
 
 /** Tags: effect states and the resting states. */
@@ -107,6 +119,8 @@ export type ReauthenticateTag =
   | 'effect.verifyCode'
   | 'effect.sendEmailCode'
   | 'effect.verifyEmailCode'
+  | 'effect.createPasskeyOptions'
+  | 'effect.verifyPasskey'
   | 'effect.markVerified'
 
 const initialContext: ReauthenticateContext = {
@@ -119,6 +133,8 @@ const initialContext: ReauthenticateContext = {
   challenge: null,
   stepError: null,
   emailSent: false,
+  passkeyChallenge: null,
+  passkeyOptions: null,
   proven: null,
   session: null,
   denial: null,
@@ -127,6 +143,12 @@ const initialContext: ReauthenticateContext = {
 type Mapper = (args: { context: ReauthenticateContext }) => FlowOutcome
 
 const toStepPage = (): FlowOutcome => ({ type: 'step' })
+/** The passkey options for the page's script (as the sign-in's `WebAuthnOptionsResponseBody`). */
+const toPasskeyOptions = (context: ReauthenticateContext): FlowOutcome => ({
+  type: 'json',
+  body: { action: 'authenticate', options: context.passkeyOptions },
+  cache: 'no-store',
+})
 /** The action resumes: a page that posts the sealed form once, or the redirect to a page. */
 const toResumption: Mapper = ({ context }) => {
   const session = context.session ? { session: context.session } : {}
@@ -135,14 +157,35 @@ const toResumption: Mapper = ({ context }) => {
 }
 const toSignIn: Mapper = () => ({ type: 'error', error: 'AccessDenied' as ErrorType })
 
-const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyEmailCode.done'] as const
-const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyEmailCode.failed'] as const
+const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyEmailCode.done', 'verifyPasskey.done'] as const
+const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyEmailCode.failed', 'verifyPasskey.failed'] as const
 
 /** A wrong proof goes back to the page (counted); anything else ends the flow. */
 const proofFailure = [
   { guard: 'isWrongProof', target: 'awaitingProof', actions: 'recordWrongProof' },
   { target: 'failed', actions: 'recordDenial' },
 ] as const
+
+/** What the page posts, from the page or while the browser holds passkey options. */
+const PROOF_STEP = {
+  page: 'reauthenticate',
+  events: {
+    'reauth.password': PasswordProof,
+    'reauth.code': CodeProof,
+    'reauth.sendEmailCode': EmailCodeRequest,
+    'reauth.emailCode': CodeProof,
+    'reauth.passkeyOptions': PasskeyOptionsRequest,
+  },
+} as const
+
+/** The proofs the page offers, each only when the user has the factor. */
+const proofRequests = {
+  'reauth.password': { guard: 'offersPassword', target: 'checkingPassword' },
+  'reauth.code': { guard: 'offersCode', target: 'checkingCode' },
+  'reauth.sendEmailCode': { guard: 'offersEmail', target: 'sendingEmailCode' },
+  'reauth.emailCode': { guard: 'awaitsEmailCode', target: 'checkingEmailCode' },
+  'reauth.passkeyOptions': { guard: 'offersPasskey', target: 'creatingPasskeyOptions' },
+} as const
 
 /** The re-authentication machine. */
 export const reauthenticateMachine = setup({
@@ -155,6 +198,7 @@ export const reauthenticateMachine = setup({
     offersPassword: ({ context }) => context.factors.includes('pwd'),
     offersCode: ({ context }) => context.factors.includes('otp'),
     offersEmail: ({ context }) => context.factors.includes('email'),
+    offersPasskey: ({ context }) => context.factors.includes('hwk'),
     awaitsEmailCode: ({ context }) => context.emailSent === true,
     isNotSent: ({ event }) => {
       assertEvent(event, 'sendEmailCode.failed')
@@ -171,7 +215,12 @@ export const reauthenticateMachine = setup({
       const { userId, sessionKey, factors, challenge } = event.output
       return { userId, sessionKey, factors, challenge, stepError: null }
     }),
-    recordWrongProof: assign({ stepError: 'WrongProof' }),
+    // A spent passkey challenge is forgotten: the next try asks for new options.
+    recordWrongProof: assign({ stepError: 'WrongProof', passkeyChallenge: null, passkeyOptions: null }),
+    rememberPasskeyOptions: assign(({ event }) => {
+      assertEvent(event, 'createPasskeyOptions.done')
+      return { passkeyOptions: event.output.options, passkeyChallenge: event.output.challenge, stepError: null }
+    }),
     rememberEmailSent: assign({ emailSent: true, stepError: null }),
     recordNotSent: assign({ stepError: 'NotSent' }),
     rememberProof: assign(({ event }) => {
@@ -187,9 +236,9 @@ export const reauthenticateMachine = setup({
   },
 }).createMachine({
   id: REAUTHENTICATE,
-  version: '2',
+  version: '3',
   description:
-    'Step-up: the signed-in user proves a factor again (password, one-time code, e-mailed code); the same session is marked verified and the action that asked resumes once.',
+    'Step-up: the signed-in user proves a factor again (password, one-time code, e-mailed code, passkey); the same session is marked verified and the action that asked resumes once.',
   initial: 'idle',
   context: initialContext,
   output: finalStateOutcome,
@@ -210,24 +259,32 @@ export const reauthenticateMachine = setup({
     awaitingProof: {
       tags: 'awaitsRequest',
       description: 'The page "Confirm it\'s you": the user\'s factors; waits, sealed, for a proof (POST /step/reauthenticate).',
-      meta: {
-        outcome: toStepPage,
-        step: {
-          page: 'reauthenticate',
-          events: {
-            'reauth.password': PasswordProof,
-            'reauth.code': CodeProof,
-            'reauth.sendEmailCode': EmailCodeRequest,
-            'reauth.emailCode': CodeProof,
-          },
-        },
-      },
+      meta: { outcome: toStepPage, step: PROOF_STEP },
+      on: { ...proofRequests },
+    },
+    creatingPasskeyOptions: {
+      tags: 'effect.createPasskeyOptions',
+      description: "Creates a challenge and assertion options that allow the signed-in user's own passkeys only.",
       on: {
-        'reauth.password': { guard: 'offersPassword', target: 'checkingPassword' },
-        'reauth.code': { guard: 'offersCode', target: 'checkingCode' },
-        'reauth.sendEmailCode': { guard: 'offersEmail', target: 'sendingEmailCode' },
-        'reauth.emailCode': { guard: 'awaitsEmailCode', target: 'checkingEmailCode' },
+        'createPasskeyOptions.done': { target: 'awaitingPasskey', actions: 'rememberPasskeyOptions' },
+        'createPasskeyOptions.failed': { target: 'failed', actions: 'recordDenial' },
       },
+    },
+    awaitingPasskey: {
+      tags: 'awaitsRequest',
+      description:
+        "The browser has the options and asks the authenticator; waits, sealed with the challenge, for the assertion (or another proof from the page).",
+      meta: {
+        outcome: toPasskeyOptions,
+        step: { page: 'reauthenticate', events: { ...PROOF_STEP.events, 'reauth.passkey': PasskeyProof } },
+      },
+      on: { ...proofRequests, 'reauth.passkey': { target: 'checkingPasskey' } },
+    },
+    checkingPasskey: {
+      tags: 'effect.verifyPasskey',
+      description:
+        "Spends the challenge, checks the assertion is by a passkey of the signed-in user (RP id, origin, signature), counted; stores its counter.",
+      on: { 'verifyPasskey.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyPasskey.failed': [...proofFailure] },
     },
     checkingPassword: {
       tags: 'effect.verifyPassword',

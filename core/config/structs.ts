@@ -185,7 +185,7 @@ export const AuthConfigStruct = object({
       aal: optional(union([literal(1), literal(2)])),
       actions: optional(
         record(
-          enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions']),
+          enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account']),
           union([
             literal(false),
             object({

@@ -185,7 +185,7 @@ export interface FlowBinding<Params = unknown> {
   /** The cookie carrying the flow at rest; by default `<flowState name>.<machine id>`. */
   envelopeCookie?: (ctx: RequestContext) => CookieOption
   /** The error a refused envelope (missing, tampered, foreign, spent) is reported as; by default the flow-state error itself. */
-  refused?: (ctx: RequestContext, error: Error) => Error
+  refused?: (ctx: RequestContext, error: Error) => Error | Promise<Error>
   /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
   intercept?: (ctx: RequestContext, params: Params) => Promise<ResponseInternal | undefined>
 }
@@ -231,7 +231,9 @@ export interface Route {
    * runs, like CSRF, so no built-in sensitive action reaches its effect without it (a test holds
    * the routing table to it).
    */
-  stepUp?: (ctx: RequestContext) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | undefined
+  stepUp?: (
+    ctx: RequestContext,
+  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | undefined
   serve: FlowBinding<never> | Handler
 }
 
@@ -311,6 +313,11 @@ export interface FlowSteps {
   readonly pages: Readonly<Record<string, StepPage>>
   /** What the pages may show of the flow's context; `null` when it is not the requester's to see. */
   readonly view: (ctx: RequestContext, context: Record<string, unknown>) => Promise<Record<string, unknown> | null> | Record<string, unknown> | null
+  /**
+   * The error an answer to a step is reported as when its sealed flow is refused (missing,
+   * tampered, spent: a second post of the same page); by default the flow-state error itself.
+   */
+  readonly refused?: (ctx: RequestContext, error: Error) => Error | Promise<Error>
 }
 
 /**

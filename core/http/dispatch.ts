@@ -372,7 +372,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
       if (error instanceof FlowStateError && error.code === 'ERR_FLOW_VERSION_CHANGED') {
         return { response: restartAfterUpdate(ctx, resting, error) }
       }
-      throw binding.refused && error instanceof FlowStateError ? binding.refused(ctx, error) : error
+      throw binding.refused && error instanceof FlowStateError ? await binding.refused(ctx, error) : error
     }
   }
   const event = binding.step ? stepEvent(ctx, from!) : binding.toEvent(ctx, params)

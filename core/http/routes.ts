@@ -16,7 +16,7 @@ import { builtInFlows } from '../flows/registry.js'
 import type { FlowModule } from '../flows/types.js'
 import { respondSessionsOrPage, revokeSessionsOrPage, wantsPage } from './sessions-page.js'
 import { respondActivity } from '../audit/activity.js'
-import { respondStepPage, stepFlowOf } from './steps.js'
+import { refusedStep, respondStepPage, stepFlowOf } from './steps.js'
 import type { RoutedAction } from '../actions.js'
 import type { ProviderType } from '../types.js'
 import type { RequestContext } from './context.js'
@@ -75,6 +75,7 @@ export const coreRoutes: readonly Route[] = [
       accepts: isObjectBody,
       resumes: true,
       step: true,
+      refused: refusedStep,
       toEvent: () => {
         throw new TypeError('a step reads its event from the waiting state')
       },

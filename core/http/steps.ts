@@ -45,6 +45,11 @@ export function stepFlowOf(ctx: RequestContext, flowId = ctx.flowId): FlowDefini
   return stepModuleOf(ctx, flowId).flow
 }
 
+/** The error a refused answer to a step is reported as: the flow's own, else the flow-state error. */
+export function refusedStep(ctx: RequestContext, error: Error): Error | Promise<Error> {
+  return stepModuleOf(ctx).steps!.refused?.(ctx, error) ?? error
+}
+
 /** The step a resting snapshot waits in. */
 function stepOf(snapshot: AnyMachineSnapshot): StepDeclaration {
   for (const meta of Object.values(snapshot.getMeta()) as { step?: StepDeclaration }[]) {

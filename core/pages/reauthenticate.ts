@@ -8,6 +8,7 @@
 import type { StepPage } from '../extensions.js'
 import { escapeHtml } from './html.js'
 import { errorBox, hiddenCsrf } from './index.js'
+import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 import { stepForm } from './steps.js'
 
 /** A field of the credentials form, as the page asks for it. */
@@ -61,6 +62,50 @@ function emailForm(view: Parameters<StepPage>[0]): string {
   )
 }
 
+/**
+ * The passkey form's script, plain ES2017: asks this flow for assertion options (a CSRF-checked
+ * POST of `reauth.passkeyOptions`), lets the browser ask the authenticator, and posts the answer
+ * with the form. Errors reach the user as a sentence, never the browser's own text.
+ */
+const PASSKEY_CLIENT = `(function () {
+  'use strict'
+  var W = window.SimpleWebAuthnBrowser
+  var form = document.getElementById('reauth-passkey')
+  if (!W || !form) return
+  var status = document.getElementById('reauth-passkey-status')
+  var answer = form.querySelector('input[name=response]')
+  function say(text) { status.textContent = text }
+  form.addEventListener('submit', function (event) {
+    if (answer.value) return
+    event.preventDefault()
+    say('')
+    var body = new URLSearchParams()
+    body.append('csrfToken', form.querySelector('input[name=csrfToken]').value)
+    body.append('event', 'reauth.passkeyOptions')
+    fetch(form.action, { method: 'POST', body: body, credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (res) { return res.ok ? res.json() : null })
+      .then(function (asked) {
+        if (!asked || !asked.options) throw new Error('options')
+        return W.startAuthentication({ optionsJSON: asked.options })
+      })
+      .then(function (credential) {
+        answer.value = JSON.stringify(credential)
+        form.submit()
+      })
+      .catch(function () { say('The passkey could not be used. Try again, or confirm another way.') })
+  })
+})()`
+
+/** The passkey form: the script fills in the authenticator's answer and posts it. */
+function passkeyForm(view: Parameters<StepPage>[0]): string {
+  return (
+    `<form id="reauth-passkey" action="${escapeHtml(view.action)}" method="POST">${hiddenCsrf(view.csrfToken)}` +
+    `<input type="hidden" name="event" value="reauth.passkey"><input type="hidden" name="response" value="">` +
+    `<button type="submit">Confirm with a passkey</button><p id="reauth-passkey-status" role="status"></p></form>` +
+    `<script>${SIMPLEWEBAUTHN_BROWSER}</script><script>${PASSKEY_CLIENT}</script>`
+  )
+}
+
 /** "Confirm it's you to <action>": the factors the user can prove, one form each. */
 export const reauthenticatePage: StepPage = (view) => {
   const label = String(view.data.actionLabel ?? 'continue')
@@ -68,6 +113,7 @@ export const reauthenticatePage: StepPage = (view) => {
   const fields = (view.data.credentialFields as CredentialField[] | undefined) ?? []
   const error = view.error ? errorBox(PROOF_ERRORS[view.error] ?? 'That did not work. Try again.') : ''
   const forms = [
+    ...(factors.includes('hwk') ? [passkeyForm(view)] : []),
     ...(factors.includes('otp') ? [codeForm(view)] : []),
     ...(factors.includes('email') ? [emailForm(view)] : []),
     ...(factors.includes('pwd') ? [passwordForm(view, fields)] : []),

@@ -1,10 +1,11 @@
 /**
  * Model-based test of step-up re-authentication, through `Auth` with database sessions: a
  * signed-in user is sent to re-authenticate (GET /reauthenticate, as `requireRecentAuth` sends a
- * stale session), proves the password or a one-time code (POST /step/reauthenticate), and the
- * world decides whether the proof is right, whether the session is still there, and whether the
- * session row can be updated.
+ * stale session), proves the password, a one-time code, an e-mailed code or a passkey (POST
+ * /step/reauthenticate, the passkey's options asked for first), and the world decides whether the
+ * proof is right, whether the session is still there, and whether the session row can be updated.
  */
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { expect, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
@@ -12,6 +13,9 @@ import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
+import Passkey from '../../providers/passkey.js'
+import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
+import { seedPasskeyUser } from '../webauthn/helpers.js'
 import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 import { describeModel, freezeClock, takeLoggedErrors, type ModelDriver } from './harness.js'
 
@@ -31,6 +35,11 @@ interface World {
   /** Whether the mailer delivers, and which code the user types from the message. */
   mailer: 'works' | 'fails'
   emailCode: 'right' | 'wrong'
+  /** Whether the assertion is the user's own passkey answering for this site, or forged. */
+  passkey: 'right' | 'wrong'
+  authenticator: SoftwareAuthenticator
+  /** The passkey options the re-authentication handed out last. */
+  passkeyOptions?: PublicKeyCredentialRequestOptionsJSON
   /** The last code the mailer was given. */
   mailed?: string
   /** The session is gone (signed out elsewhere) by the time the proof is posted. */
@@ -45,8 +54,10 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
   world.config ??= testConfig({
     session: { strategy: 'database' },
+    experimental: { enableWebAuthn: true },
     providers: [
       credentialsProvider(),
+      Passkey(),
       {
         id: 'email',
         type: 'email',
@@ -97,7 +108,7 @@ const driver: ModelDriver<World> = {
   onlySamples: true,
   samples: [
     { type: 'reauth.start', at: T0, action: 'app', intent: { method: 'GET', url: '/account', fields: {} }, policy: { maxAge: 600, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'] } },
-    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['otp', 'pwd', 'email'], challenge: 'c' } },
+    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['hwk', 'otp', 'pwd', 'email'], challenge: 'c' } },
     { type: 'findFactors.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
     { type: 'reauth.password', at: T0, username: 'alice', password: 'wonderland' },
     { type: 'reauth.code', at: T0, code: '000000' },
@@ -115,6 +126,13 @@ const driver: ModelDriver<World> = {
     { type: 'verifyCode.done', at: T0, output: { factor: 'otp' } },
     { type: 'verifyCode.failed', at: T0, reason: 'wrong' },
     { type: 'verifyCode.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'reauth.passkeyOptions', at: T0 },
+    { type: 'createPasskeyOptions.done', at: T0, output: { options: { challenge: 'c' }, challenge: 'c' } },
+    { type: 'createPasskeyOptions.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'reauth.passkey', at: T0, response: '{}' },
+    { type: 'verifyPasskey.done', at: T0, output: { factor: 'hwk' } },
+    { type: 'verifyPasskey.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyPasskey.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
     { type: 'markVerified.done', at: T0, output: { session: null } },
     { type: 'markVerified.failed', at: T0, reason: 'threw', error: 'AdapterError' },
 
@@ -127,6 +145,8 @@ const driver: ModelDriver<World> = {
     code: 'right',
     mailer: 'works',
     emailCode: 'right',
+    passkey: 'right',
+    authenticator: new SoftwareAuthenticator(ORIGIN),
     sessionEnded: false,
     updateFails: false,
     secret: createTotpSecret(),
@@ -165,6 +185,17 @@ const driver: ModelDriver<World> = {
       if (event.reason === 'wrong') world.emailCode = 'wrong'
       else world.sessionEnded = true
     },
+    'createPasskeyOptions.done': () => {},
+    'createPasskeyOptions.failed': (world) => {
+      world.sessionEnded = true
+    },
+    'verifyPasskey.done': (world) => {
+      world.passkey = 'right'
+    },
+    'verifyPasskey.failed': (world, event) => {
+      if (event.reason === 'wrong') world.passkey = 'wrong'
+      else world.sessionEnded = true
+    },
     'markVerified.done': () => {},
     'markVerified.failed': (world) => {
       world.updateFails = true
@@ -184,6 +215,7 @@ const driver: ModelDriver<World> = {
           secret: await sealFactorSecret(world.secret, [SECRET]),
           createdAt: new Date(),
         })
+        await seedPasskeyUser(world.store, world.authenticator, { id: user!.id, email: String(user!.email) })
       }
       const response = await Auth(authRequest({ path: '/auth/reauthenticate', query: { callbackUrl: '/account' }, cookies: world.jar }), configFor(world, inspect))
       world.jar.store(response)
@@ -194,6 +226,16 @@ const driver: ModelDriver<World> = {
     'reauth.sendEmailCode': (world, _event, inspect) => postProof(world, inspect, { event: 'reauth.sendEmailCode' }),
     'reauth.emailCode': (world, _event, inspect) =>
       postProof(world, inspect, { event: 'reauth.emailCode', code: world.emailCode === 'right' ? world.mailed! : 'WRONG000' }),
+    'reauth.passkeyOptions': async (world, _event, inspect) => {
+      const response = await postProof(world, inspect, { event: 'reauth.passkeyOptions' })
+      if (response.status === 200) world.passkeyOptions = ((await response.clone().json()) as { options: PublicKeyCredentialRequestOptionsJSON }).options
+      return response
+    },
+    'reauth.passkey': (world, _event, inspect) => {
+      // A wrong answer: the user's own passkey, signing for another site.
+      const answer = world.authenticator.authenticate(world.passkeyOptions!, world.passkey === 'wrong' ? { origin: 'https://evil.test' } : {})
+      return postProof(world, inspect, { event: 'reauth.passkey', response: JSON.stringify(answer) })
+    },
     'reauth.code': (world, _event, inspect) =>
       postProof(world, inspect, { event: 'reauth.code', code: world.code === 'right' ? totpCode(world.secret, T0) : '000000' }),
   },
@@ -203,13 +245,23 @@ const driver: ModelDriver<World> = {
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
       const page = await (await Auth(authRequest({ path: '/auth/step/reauthenticate', cookies: world.jar }), world.config!)).text()
       expect(page).toContain("Confirm it's you to continue")
-      expect(page.includes('That did not work')).toBe(world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong')
+      expect(page.includes('That did not work')).toBe(
+        world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong' || world.passkey === 'wrong',
+      )
+      expect(page).toContain('Confirm with a passkey')
       expect(page.includes('The e-mail could not be sent')).toBe(world.mailer === 'fails')
+    },
+    awaitingPasskey: async (response, world) => {
+      expect(response.status).toBe(200)
+      const { options } = (await response.clone().json()) as { options: PublicKeyCredentialRequestOptionsJSON }
+      // Only the user's own passkey is allowed.
+      expect(options.allowCredentials?.map((c) => c.id)).toEqual([world.authenticator.passkeys[0]!.id])
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
     },
     resumed: (response, world) => {
       expect(response.headers.get('location')).toBe('/account')
       const fva = stored(world)!.fva as Record<string, number>
-      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0)).toBe(T0)
+      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0, fva.hwk ?? 0)).toBe(T0)
     },
     failed: (response, world) => {
       const error = world.updateFails ? 'Configuration' : 'AccessDenied'

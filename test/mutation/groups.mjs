@@ -196,11 +196,13 @@ export const groups = {
   webauthn: {
     mutate: [
       'core/flows/webauthn/flow.ts#relyingParty',
+      'core/flows/webauthn/flow.ts#passkeyRequestOptions..updatePasskeyCounter',
       'core/flows/webauthn/flow.ts#spendChallenge..verifyAttestation',
       'core/flows/webauthn/types.ts',
     ],
     tests: [
       'test/webauthn/attacks.test.ts',
+      'test/reauthenticate/passkey.test.ts',
       'test/webauthn/registration-rp.test.ts',
       'test/webauthn/webauthn.test.ts',
       'test/machines/webauthn-signin.model.test.ts',

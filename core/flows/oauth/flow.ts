@@ -47,6 +47,7 @@ export {
   respondFrontChannelPage,
 } from '../logout/flow.js'
 import { signedInAdapterUser } from '../../session/current.js'
+import { stepUpDemand } from '../reauthenticate/gate.js'
 import { createLinkedUser } from '../../session/adapter.js'
 import { pkceChallenge } from '../../fast/sync-crypto.js'
 import { lookUpAccount, storeAccountTokens } from '../account.js'
@@ -259,6 +260,9 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
   } else {
     const byEmail = !signedIn && providerUser.email ? await adapter.getUserByEmail!(providerUser.email) : null
     if (signedIn) {
+      // Linking is a sensitive action: a stale session (a copied cookie) reaching the callback
+      // around the sign-in's gate links nothing.
+      if (await stepUpDemand(ctx, 'link-account')) return notLinked('The session is too old to link another account: re-authenticate first')
       user = signedIn
     } else if (byEmail) {
       if (!provider.allowDangerousEmailAccountLinking) {

@@ -65,7 +65,9 @@ export const oauthModule: FlowModule = {
   load: () => loadFlowModule('oauth'),
   runs: servesOAuth,
   routes: (['oauth', 'oidc'] as const).flatMap((provider) => [
-    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, serve: oauthStart }),
+    // Signed in, the sign-in links the provider's account to the user: a sensitive action, asked
+    // for a recent proof before the provider is even asked (signed out, the gate lets it through).
+    route({ method: 'POST', action: 'signin', provider, csrf: true, callbackUrl: true, actsForUser: true, stepUp: () => 'link-account', serve: oauthStart }),
     // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
     // its state/PKCE/nonce checks are what bind the callback to this browser. A new account is
     // linked to the signed-in user.

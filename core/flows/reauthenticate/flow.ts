@@ -15,8 +15,10 @@ import {
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { defineFlow } from '../../engine/flow.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
-import { CredentialsSignin } from '../../errors.js'
-import { checkCode, enrolledFactors, newChallenge } from '../../second-factor/index.js'
+import { AccessDenied, CredentialsSignin } from '../../errors.js'
+import { openEnvelope } from '../../engine/envelope.js'
+import { flowCookieName, sealingFor } from '../../http/resting.js'
+import { checkCode, enrolledFactors, newChallenge, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../second-factor/index.js'
 import { currentSession, type CurrentSession } from '../../session/current.js'
 import { factorTimesOf } from '../../session/freshness.js'
 import { sessionId } from '../../session/id.js'
@@ -28,9 +30,18 @@ import { EmailSignInError } from '../../errors.js'
 import { generateCode, generateToken } from '../../email/secrets.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
 import type { CredentialsConfig } from '../../types.js'
-import { effects, fail } from '../effect.js'
+import { effects, fail, isFailure } from '../effect.js'
 import { adapterView } from '../module.js'
 import { attemptIdentifier } from '../credentials/flow.js'
+import {
+  findAssertedAuthenticator,
+  passkeyRequestOptions,
+  spendWebAuthnChallenge,
+  updatePasskeyCounter,
+  verifyPasskeyAssertion,
+  type WebAuthnConfig,
+} from '../webauthn/flow.js'
+import type { AdapterAuthenticator } from '../../adapters.js'
 
 export { REAUTHENTICATE }
 
@@ -74,6 +85,19 @@ export function passwordProvider(ctx: RequestContext): { id: string; config: Cre
   return provider ? { id: provider.id, config: provider.config as unknown as CredentialsConfig } : undefined
 }
 
+/** The passkey provider assertions are checked with, if one is configured (and the adapter keeps passkeys). */
+export function passkeyProvider(ctx: RequestContext): WebAuthnConfig | undefined {
+  const provider = ctx.config.providers.find((p) => p.type === 'webauthn')
+  return provider && typeof ctx.config.adapter?.listAuthenticatorsByUserId === 'function'
+    ? (provider.config as unknown as WebAuthnConfig)
+    : undefined
+}
+
+/** Whether `userId` has a passkey of `provider` to answer with. */
+async function hasPasskey(ctx: RequestContext, userId: string): Promise<boolean> {
+  return (await ctx.config.adapter!.listAuthenticatorsByUserId!(userId)).length > 0
+}
+
 /** The factors `userId` can prove here, in the order of `accepted` (strongest first). */
 async function provableFactors(
   ctx: RequestContext,
@@ -85,6 +109,7 @@ async function provableFactors(
   if (passwordProvider(ctx)) available.add('pwd')
   if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
   if (email && emailProvider(ctx)) available.add('email')
+  if (accepted.includes('hwk') && passkeyProvider(ctx) && (await hasPasskey(ctx, userId))) available.add('hwk')
   return accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor))
 }
 
@@ -234,6 +259,36 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
     return { factor: 'email' as const }
   },
 
+  async createPasskeyOptions(context, ctx) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    // Only this user's passkeys are allowed: the browser offers none of another account's.
+    const options = await passkeyRequestOptions(ctx, passkeyProvider(ctx)!, context.userId)
+    return { options: { ...options }, challenge: options.challenge }
+  },
+
+  async verifyPasskey(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const provider = passkeyProvider(ctx)!
+    const challenge = context.passkeyChallenge!
+    // Single use, as at sign-in: a replayed assertion meets a spent challenge.
+    if (!(await spendWebAuthnChallenge(ctx, challenge))) return wrongProof(ctx, attempt)
+    const response = String((trigger as { response?: unknown }).response ?? '')
+    const found = await findAssertedAuthenticator(ctx, provider, response)
+    if (isFailure(found)) return wrongProof(ctx, attempt)
+    const stored = found.authenticator as unknown as AdapterAuthenticator
+    if (stored.userId !== context.userId) {
+      // Another user's passkey proves nothing about this session's user; its counter stays.
+      ctx.logger.warn('reauthentication-other-user')
+      return wrongProof(ctx, attempt)
+    }
+    const verified = await verifyPasskeyAssertion(ctx, provider, response, challenge, stored)
+    if (isFailure(verified)) return wrongProof(ctx, attempt)
+    await updatePasskeyCounter(ctx, stored, verified.newCounter)
+    return { factor: 'hwk' as const }
+  },
+
   async markVerified(context, ctx) {
     const current = await sameSession(ctx, context)
     if (!current) return fail('sessionChanged', { error: 'AccessDenied' })
@@ -259,9 +314,44 @@ async function isSignedInUser(ctx: RequestContext, providerId: string, returnedI
   return linked ? String(linked.id) === userId : returnedId === userId
 }
 
+/** The answers to the page that carry a proof: a second post of one is counted like a wrong one. */
+const PROOFS: ReadonlySet<string> = new Set(['reauth.password', 'reauth.code', 'reauth.emailCode', 'reauth.passkey'])
+
+/**
+ * The answer to a second post of the same page (its sealed flow spent, or a copy of it): refused
+ * as the flow refuses, `AccessDenied`, never resumed. A proof it carries counts against the
+ * re-authentication's attempts and, a one-time code, against the user's code limits, as a wrong
+ * one would: a copied page is no way to more guesses.
+ */
+export async function refusedReauthentication(ctx: RequestContext, error: Error): Promise<Error> {
+  const event = ctx.request.body?.event
+  const cookieName = flowCookieName(ctx, REAUTHENTICATE)
+  const sealed = ctx.request.cookies[cookieName]
+  if (typeof event === 'string' && PROOFS.has(event) && sealed) {
+    let context: ReauthenticateContext | undefined
+    try {
+      const options = { ...sealingFor(ctx, cookieName, undefined), peek: true }
+      context = (await openEnvelope(reauthenticateFlow as never, sealed, options)).context as ReauthenticateContext
+    } catch {
+      // Forged, expired or of another version: there is nothing of ours to count against.
+    }
+    if (context?.challenge) await countProof(ctx, context.challenge)
+    if (context?.userId && event === 'reauth.code') {
+      await ctx.config.store.increment(userAttemptsKey(context.userId), USER_ATTEMPT_WINDOW)
+    }
+  }
+  ctx.logger.warn('reauthentication-failed')
+  ctx.logger.debug('re-authentication refused', { reason: error.message })
+  return new AccessDenied(`The re-authentication could not be resumed: ${error.message}`)
+}
+
 /** The re-authentication flow definition. */
 export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, RequestContext>({
   machine: reauthenticateMachine,
   context: ReauthenticateContext,
+  // The browser has the passkey options; the answer is checked against the challenge alone.
+  sealed: (context) => ({ ...context, passkeyOptions: null }),
+  // Version 3 added the passkey's states and optional fields: a flow sealed by 2 goes on as it was.
+  migrations: { '2': (sealed) => sealed },
   effects: adapterView(reauthenticateEffects),
 })

@@ -10,7 +10,7 @@ import { route, StringParams } from '../../http/params.js'
 import { reauthenticatePage } from '../../pages/reauthenticate.js'
 import { FACTORS } from '../../session/verification.js'
 import type { FlowModule } from '../types.js'
-import { REAUTHENTICATE, reauthenticateFlow } from './flow.js'
+import { REAUTHENTICATE, reauthenticateFlow, refusedReauthentication } from './flow.js'
 import { reauthenticationPageData } from './page.js'
 
 /** The factors a re-authentication asked for by URL accepts: the named ones, else any. */
@@ -53,5 +53,6 @@ export const reauthenticateModule: FlowModule = {
   steps: {
     pages: { reauthenticate: reauthenticatePage },
     view: (ctx, context) => reauthenticationPageData(ctx, context as never),
+    refused: refusedReauthentication,
   },
 }

@@ -251,6 +251,91 @@ export async function storeWebAuthnUser(ctx: RequestContext, context: SignInComp
   return { user: user as unknown as Record<string, unknown>, account: { ...linked }, isNewUser }
 }
 
+/**
+ * Assertion options for a ceremony about `userId`: `allowCredentials` lists that user's passkeys
+ * only (a request about nobody known lists none, and the browser offers any passkey of the RP).
+ */
+export async function passkeyRequestOptions(ctx: RequestContext, provider: WebAuthnConfig, userId: unknown) {
+  const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
+  return generateAuthenticationOptions({
+    ...provider.authenticationOptions,
+    rpID: relyingParty(ctx, provider).id,
+    allowCredentials: await passkeysOf(ctx, helpers, userId),
+  })
+}
+
+/**
+ * Spends a WebAuthn challenge in the store: `true` the first time only. An envelope opens once per
+ * process; the store makes the challenge single-use on every instance that shares it.
+ */
+export function spendWebAuthnChallenge(ctx: RequestContext, challenge: string): Promise<boolean> {
+  return ctx.config.store.claim(`webauthn-challenge:${challenge}`, ENVELOPE_MAX_AGE)
+}
+
+/** The stored authenticator an assertion names, or the refusal (logged) when the answer names none known. */
+export async function findAssertedAuthenticator(ctx: RequestContext, provider: WebAuthnConfig, response: string | null) {
+  const answer = parseAnswer(response)
+  if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Authentication response')
+  const [, helpers] = await simpleWebAuthn(provider)
+  const credentialID = toStoredId(helpers, answer.id)
+  const authenticator = await ctx.config.adapter!.getAuthenticator!(credentialID)
+  if (!authenticator) {
+    const message = `WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`
+    return refuse(ctx, 'unknown', message)
+  }
+  return { authenticator: storedAuthenticator(authenticator) }
+}
+
+/**
+ * Verifies an assertion by `stored` against `challenge`, the relying party's id and its origins;
+ * gives the authenticator's new counter, or the refusal (logged).
+ */
+export async function verifyPasskeyAssertion(
+  ctx: RequestContext,
+  provider: WebAuthnConfig,
+  response: string | null,
+  challenge: string,
+  stored: AdapterAuthenticator,
+) {
+  try {
+    const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
+    const rp = relyingParty(ctx, provider)
+    const transports = toTransports(stored.transports)
+    const { verified, authenticationInfo } = await verifyAuthenticationResponse({
+      ...provider.verifyAuthenticationOptions,
+      response: parseAnswer(response) as never,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.id,
+      credential: {
+        id: toBrowserId(helpers, stored.credentialID),
+        publicKey: helpers.isoBase64URL.toBuffer(stored.credentialPublicKey, 'base64'),
+        counter: stored.counter,
+        ...(transports ? { transports } : {}),
+      },
+    })
+    if (!verified) throw new Error('WebAuthn authentication response could not be verified')
+    return { newCounter: authenticationInfo.newCounter }
+  } catch (error) {
+    return refuse(ctx, 'invalid', error as Error)
+  }
+}
+
+/**
+ * Stores the counter a verified assertion reported.
+ *
+ * @throws {AdapterError} when the adapter cannot (a later assertion could then be refused).
+ */
+export async function updatePasskeyCounter(ctx: RequestContext, stored: AdapterAuthenticator, newCounter: number): Promise<void> {
+  try {
+    await ctx.config.adapter!.updateAuthenticatorCounter!(stored.credentialID, newCounter)
+  } catch (error) {
+    const details = { credentialID: stored.credentialID, oldCounter: stored.counter, newCounter }
+    const message = `Failed to update authenticator counter. This may cause future authentication attempts to fail. ${JSON.stringify(details)}`
+    throw new AdapterError(message, error as Error)
+  }
+}
+
 /** The context the WebAuthn effects receive: the passkeys and their accounts, in the adapter. */
 type Env = FlowContext<
   'getUser' | 'getAccount' | 'getAuthenticator' | 'listAuthenticatorsByUserId' | 'updateAuthenticatorCounter'
@@ -305,14 +390,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   },
 
   async createAuthenticationOptions(context, ctx) {
-    const provider = providerOf(ctx, context.providerId)
-    const [{ generateAuthenticationOptions }, helpers] = await simpleWebAuthn(provider)
-    const options = await generateAuthenticationOptions({
-      ...provider.authenticationOptions,
-      rpID: relyingParty(ctx, provider).id,
-      allowCredentials: await passkeysOf(ctx, helpers, context.user?.id),
-    })
-    return optionsCreated(options)
+    return optionsCreated(await passkeyRequestOptions(ctx, providerOf(ctx, context.providerId), context.user?.id))
   },
 
   async createRegistrationOptions(context, ctx) {
@@ -338,62 +416,24 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
       const message = `A WebAuthn ${context.answered} answer for a challenge issued to ${context.ceremony}`
       return refuse(ctx, 'mismatch', message)
     }
-    const fresh = await ctx.config.store.claim(`webauthn-challenge:${context.challenge}`, ENVELOPE_MAX_AGE)
-    // The envelope opens once per process; the store makes the challenge single-use everywhere.
-    if (!fresh) return refuse(ctx, 'replayed', 'The WebAuthn challenge was already used')
+    if (!(await spendWebAuthnChallenge(ctx, context.challenge))) return refuse(ctx, 'replayed', 'The WebAuthn challenge was already used')
     return null
   },
 
-  async findAuthenticator(context, ctx) {
-    const answer = parseAnswer(context.response)
-    if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Authentication response')
-    const [, helpers] = await simpleWebAuthn(providerOf(ctx, context.providerId))
-    const credentialID = toStoredId(helpers, answer.id)
-    const authenticator = await ctx.adapter.getAuthenticator(credentialID)
-    if (!authenticator) {
-      const message = `WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`
-      return refuse(ctx, 'unknown', message)
-    }
-    return { authenticator: storedAuthenticator(authenticator) }
-  },
+  findAuthenticator: (context, ctx) => findAssertedAuthenticator(ctx, providerOf(ctx, context.providerId), context.response),
 
-  async verifyAssertion(context, ctx) {
-    const provider = providerOf(ctx, context.providerId)
-    const stored = context.authenticator as unknown as AdapterAuthenticator
-    try {
-      const [{ verifyAuthenticationResponse }, helpers] = await simpleWebAuthn(provider)
-      const rp = relyingParty(ctx, provider)
-      const transports = toTransports(stored.transports)
-      const { verified, authenticationInfo } = await verifyAuthenticationResponse({
-        ...provider.verifyAuthenticationOptions,
-        response: parseAnswer(context.response) as never,
-        expectedChallenge: context.challenge,
-        expectedOrigin: rp.origins,
-        expectedRPID: rp.id,
-        credential: {
-          id: toBrowserId(helpers, stored.credentialID),
-          publicKey: helpers.isoBase64URL.toBuffer(stored.credentialPublicKey, 'base64'),
-          counter: stored.counter,
-          ...(transports ? { transports } : {}),
-        },
-      })
-      if (!verified) throw new Error('WebAuthn authentication response could not be verified')
-      return { newCounter: authenticationInfo.newCounter }
-    } catch (error) {
-      return refuse(ctx, 'invalid', error as Error)
-    }
-  },
+  verifyAssertion: (context, ctx) =>
+    verifyPasskeyAssertion(
+      ctx,
+      providerOf(ctx, context.providerId),
+      context.response,
+      context.challenge,
+      context.authenticator as unknown as AdapterAuthenticator,
+    ),
 
   async updateCounter(context, ctx) {
-    const stored = context.authenticator as unknown as AdapterAuthenticator
-    try {
-      await ctx.adapter.updateAuthenticatorCounter(stored.credentialID, context.newCounter!)
-      return null
-    } catch (error) {
-      const details = { credentialID: stored.credentialID, oldCounter: stored.counter, newCounter: context.newCounter }
-      const message = `Failed to update authenticator counter. This may cause future authentication attempts to fail. ${JSON.stringify(details)}`
-      throw new AdapterError(message, error as Error)
-    }
+    await updatePasskeyCounter(ctx, context.authenticator as unknown as AdapterAuthenticator, context.newCounter!)
+    return null
   },
 
   async findAccount(context, { adapter }) {

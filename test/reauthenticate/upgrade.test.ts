@@ -1,0 +1,38 @@
+/**
+ * A re-authentication in flight across a deploy: one sealed by the chart's previous version (no
+ * passkey states yet) is continued by this one, not refused with the restart page.
+ */
+import { describe, expect, it } from 'vitest'
+import { createMachine } from 'xstate'
+import { openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
+import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
+import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
+import { SECRET } from '../fixtures/http.js'
+
+const COOKIE = '__Secure-authchart.flow.reauthenticate'
+const at = Math.floor(Date.now() / 1000)
+const previousContext = {
+  action: 'revoke-sessions',
+  intent: { method: 'POST', url: '/auth/sessions', fields: { revoke: 'others' } },
+  policy: { maxAge: 600, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'] },
+  userId: 'u-1',
+  sessionKey: 'db:key',
+  factors: ['pwd'],
+  challenge: 'challenge',
+  stepError: null,
+  emailSent: false,
+  proven: null,
+  denial: null,
+}
+
+describe('a re-authentication sealed by chart version 2', () => {
+  it('is continued by version 3, waiting for the same proof', async () => {
+    expect(reauthenticateMachine.version).toBe('3')
+    const previous = createMachine({ ...reauthenticateMachine.config, version: '2' }, reauthenticateMachine.implementations as never)
+    const snapshot = previous.resolveState({ value: 'awaitingProof', context: previousContext as never })
+    const sealed = await sealEnvelope({ ...reauthenticateFlow, machine: previous } as never, snapshot as never, { secrets: [SECRET], cookieName: COOKIE, at })
+    const opened = await openEnvelope(reauthenticateFlow as never, sealed, { secrets: [SECRET], cookieName: COOKIE, at })
+    expect(opened.value).toBe('awaitingProof')
+    expect(opened.context).toMatchObject({ action: 'revoke-sessions', factors: ['pwd'], challenge: 'challenge' })
+  })
+})
