@@ -120,6 +120,7 @@ export const groups = {
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',
       'test/mutation/second-factor.test.ts',
+      'test/mutation/totp-enrolment.test.ts',
     ],
   },
   // The sign-in completion every first factor hands over to: its guards and actions (the gate to
