@@ -121,6 +121,7 @@ export const groups = {
       'test/machines/totp-enrolment.model.test.ts',
       'test/mutation/second-factor.test.ts',
       'test/mutation/totp-enrolment.test.ts',
+      'test/mutation/flow-modules.test.ts',
     ],
   },
   // The sign-in completion every first factor hands over to: its guards and actions (the gate to
@@ -141,7 +142,8 @@ export const groups = {
       'test/extensions/define-extension.test.ts',
       'test/extensions/compose.test.ts',
       'test/extensions/after-first-sign-in.test.ts',
-      'test/second-factor/second-factor.test.ts',
+      // Not test/second-factor/second-factor.test.ts: its OpenID provider would start again for
+      // every mutant; the gate's code checks are test/mutation/second-factor.test.ts's.
     ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),

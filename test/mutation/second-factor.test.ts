@@ -20,6 +20,7 @@ import {
   MAX_USER_ATTEMPTS,
   newChallenge,
   openFactorSecret,
+  removeSecondFactors,
   sealFactorSecret,
   spendBackupCode,
   totpCode,
@@ -260,5 +261,44 @@ describe('the enrolment QR code', () => {
     // bottom-left one a module above the bottom edge.
     expect(qr).toMatch(/d="M1 1\.5h7/)
     expect(qr).toContain(`M1 ${size - 1.5}h7`)
+  })
+})
+
+describe('turning two-step verification off', () => {
+  it("removes the user's backup codes, then their TOTP factor, and says how many", async () => {
+    const { adapter } = await enrolled()
+    await adapter.createSecondFactor!({ id: 'totp-2', userId: 'user-2', type: 'totp', secret: 'sealed' } as never)
+    const removed: string[] = []
+    const recording: Adapter = { ...adapter, deleteSecondFactor: async (id: string) => void (removed.push(id), await adapter.deleteSecondFactor!(id)) }
+    expect(await removeSecondFactors(recording, USER)).toBe(2)
+    expect(removed).toEqual(['backup-1', 'totp-1'])
+    expect(await enrolledFactors(adapter, USER)).toEqual([])
+    expect((await enrolledFactors(adapter, 'user-2')).map((f) => f.id)).toEqual(['totp-2'])
+    expect(await removeSecondFactors(recording, USER)).toBe(0)
+  })
+
+  it("removes nothing an adapter lists that is not the user's own TOTP factor or backup codes", async () => {
+    const { adapter } = await enrolled()
+    const listed = [
+      { id: 'bob-totp', userId: 'user-2', type: 'totp', secret: 'x', createdAt: new Date() },
+      { id: 'bob-codes', userId: 'user-2', type: 'backup-codes', secret: 'x', createdAt: new Date() },
+      { id: 'passkey-ish', userId: USER, type: 'webauthn', secret: 'x', createdAt: new Date() },
+    ]
+    const removed: string[] = []
+    const careless: Adapter = {
+      ...adapter,
+      listSecondFactors: async (userId: string) => [...(await adapter.listSecondFactors!(userId)), ...listed] as never,
+      deleteSecondFactor: async (id: string) => void removed.push(id),
+    }
+    expect(await removeSecondFactors(careless, USER)).toBe(2)
+    expect(removed).toEqual(['backup-1', 'totp-1'])
+  })
+
+  it('removes nothing, and says so, without an adapter that deletes factors', async () => {
+    const { adapter } = await enrolled()
+    const { deleteSecondFactor: _none, ...readOnly } = adapter
+    expect(await removeSecondFactors(readOnly as Adapter, USER)).toBe(0)
+    expect(await removeSecondFactors(undefined, USER)).toBe(0)
+    expect(await enrolledFactors(adapter, USER)).toHaveLength(2)
   })
 })
