@@ -126,8 +126,12 @@ export const groups = {
   },
   // The sign-in completion every first factor hands over to: its guards and actions (the gate to
   // the second factor), its effects, the extensions wired into it, the step routes, and the graph
-  // check that no session is issued around the gate.
+  // check that no session is issued around the gate. Its static mutants (the chart, guard, action
+  // and effect tables built when the modules load) are left out: each would rerun every test below,
+  // a minute apiece; every model test walks the chart they build, and
+  // test/mutation/flow-modules.test.ts checks that the flow loads with every effect.
   completion: {
+    ignoreStatic: true,
     mutate: [
       'machines/signin-completion.machine.ts#sessionChange..ExtensionError',
       'core/flows/signin-completion/flow.ts',
@@ -143,7 +147,8 @@ export const groups = {
       'test/extensions/compose.test.ts',
       'test/extensions/after-first-sign-in.test.ts',
       // Not test/second-factor/second-factor.test.ts: its OpenID provider would start again for
-      // every mutant; the gate's code checks are test/mutation/second-factor.test.ts's.
+      // every mutant; test/mutation/completion.test.ts runs its credentials cases in memory.
+      'test/mutation/completion.test.ts',
     ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
