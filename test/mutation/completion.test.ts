@@ -4,7 +4,7 @@
  * after the password, what a session records of the factors, wrong, spent and locked codes, the
  * step pages and their answers, and the two-step settings.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { decode } from '../../core/jwt.js'
 import { MAX_CODE_ATTEMPTS, MAX_USER_ATTEMPTS, totpCode, USER_LOCK_SLOT } from '../../core/second-factor/index.js'
@@ -47,6 +47,10 @@ async function answer(client: Client, code: string): Promise<Response> {
 }
 
 const jwtOf = (client: Client) => decode({ token: client.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 describe('the second factor after the password', () => {
   it('database sessions: no session until the right code, then one recording pwd and otp', async () => {
@@ -102,6 +106,8 @@ describe('the second factor after the password', () => {
   })
 
   it("once the user's codes are spent, says so on the step page and in the log, and keeps waiting", async () => {
+    // The whole test within one minute: the late check is one per minute.
+    vi.useFakeTimers({ toFake: ['Date'], now: (Math.ceil(now() / USER_LOCK_SLOT) * USER_LOCK_SLOT + 1) * 1000 })
     const { config, secret } = await enrolled()
     // The user's codes spent from other sign-ins, then this minute's late check taken.
     for (let i = 0; i < MAX_USER_ATTEMPTS / 2; i++) {
