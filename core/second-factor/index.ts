@@ -176,10 +176,8 @@ export async function enrolledFactors(adapter: Adapter | undefined, userId: stri
  */
 export async function removeSecondFactors(adapter: Adapter | undefined, userId: string): Promise<number> {
   if (!adapter?.deleteSecondFactor) return 0
-  const factors = (await enrolledFactors(adapter, userId)).filter(
-    // Only this user's: an adapter that returned another user's row does not make it theirs to remove.
-    (factor) => factor.userId === userId && (factor.type === 'backup-codes' || factor.type === 'totp'),
-  )
+  // Only this user's: an adapter that returned another user's row does not make it theirs to remove.
+  const factors = (await enrolledFactors(adapter, userId)).filter((factor) => factor.userId === userId)
   const ordered = [...factors.filter((f) => f.type === 'backup-codes'), ...factors.filter((f) => f.type === 'totp')]
   for (const factor of ordered) await adapter.deleteSecondFactor(factor.id)
   return ordered.length

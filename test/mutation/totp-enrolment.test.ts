@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { hashBackupCode, MAX_CODE_ATTEMPTS, openFactorSecret, totpCode, totpEnrolment } from '../../core/second-factor/index.js'
+import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 
@@ -20,9 +21,9 @@ const CAROL = { id: 'u-3', name: 'Carol', email: null, image: null }
 /** Alice, Bob and Carol (who has no address) sign in with their passwords. */
 const users = credentialsProvider((c) => [ALICE, BOB, CAROL].find((user) => c.username === user.name.toLowerCase() && c.password === 'pw') ?? null)
 
-function setup(adapter?: (memory: MemoryStore) => Adapter) {
+function setup(adapter?: (memory: MemoryStore) => Adapter, overrides: Partial<AuthConfig> = {}) {
   const store = createMemoryStore()
-  const config = testConfig({ adapter: (adapter ?? MemoryAdapter)(store), providers: [users], session: { strategy: 'database' }, stepUp: { aal: 1 } })
+  const config = testConfig({ adapter: (adapter ?? MemoryAdapter)(store), providers: [users], session: { strategy: 'database' }, stepUp: { aal: 1 }, ...overrides })
   return { store, config }
 }
 
@@ -136,6 +137,24 @@ describe('confirming', () => {
     expect(factorsOf(store, ALICE)).toHaveLength(2)
   })
 
+  it('checks no code past the limit, even on a flow cookie replayed where single use is not enforced', async () => {
+    // A store that never refuses a claim (another instance's, say): the flow cookie is replayed at
+    // will, and only the server's count stands between a guesser and the code.
+    const forgetful = { ...memoryAuthStore(), claim: async () => true }
+    const { store, config } = setup(undefined, { store: forgetful })
+    const client = await signedIn(config)
+    const { secret } = await startEnrolment(client)
+    const cookie = enrolmentCookie(client)
+    for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
+      client.jar.cookies.set(...cookie)
+      await confirm(client, '000000')
+    }
+    client.jar.cookies.set(...cookie)
+    const right = await confirm(client, totpCode(secret, now()))
+    expect(right.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect([...store.secondFactors.values()]).toEqual([])
+  })
+
   it('refuses a confirmation from another user, saying why in the log', async () => {
     const { store, config } = setup()
     const alice = await signedIn(config)
@@ -191,6 +210,37 @@ describe('the factor store', () => {
     expect(failed.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     expect(await shownCodes(failed)).toEqual([])
     expect([...store.secondFactors.values()]).toEqual([])
+  })
+
+  it('failing a write: a lost race only when the TOTP factor of the user is there, else a Configuration error', async () => {
+    // Reads that lag once (the check before the write sees nothing), and writes that fail.
+    let lagging = false
+    const failing = (memory: MemoryStore) => {
+      const adapter = MemoryAdapter(memory)
+      return {
+        ...adapter,
+        listSecondFactors: async (userId: string) => (lagging ? ((lagging = false), []) : adapter.listSecondFactors!(userId)),
+        createSecondFactor: async () => {
+          throw new Error('the write failed')
+        },
+      }
+    }
+    for (const [present, expected] of [
+      ['totp', `${ORIGIN}/account`],
+      ['backup-codes', `${ORIGIN}/auth/error?error=Configuration`],
+    ] as const) {
+      const { store, config } = setup(failing)
+      const client = await signedIn(config)
+      const { secret } = await startEnrolment(client)
+      const user = [...store.users.values()][0]!
+      // What the other enrolment had written when this one's write failed.
+      const id = present === 'totp' ? `totp:${user.id}` : `totp:${user.id}:backup-codes`
+      store.secondFactors.set(id, { id, userId: user.id, type: present, secret: 'x', createdAt: new Date() })
+      lagging = true
+      const late = await confirm(client, totpCode(secret, now()))
+      expect(late.headers.get('location'), present).toBe(expected)
+      expect(await shownCodes(late)).toEqual([])
+    }
   })
 
   it('whose reads lag behind its writes: the factor enrolled meanwhile wins, its backup codes kept', async () => {
