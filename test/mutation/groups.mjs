@@ -125,18 +125,17 @@ export const groups = {
     ],
   },
   // The sign-in completion every first factor hands over to: its guards and actions (the gate to
-  // the second factor), its effects, the extensions wired into it, the step routes, and the graph
-  // check that no session is issued around the gate. Its static mutants (the chart, guard, action
-  // and effect tables built when the modules load) are left out: each would rerun every test below,
-  // a minute apiece; every model test walks the chart they build, and
-  // test/mutation/flow-modules.test.ts checks that the flow loads with every effect.
+  // the second factor), its effects, the extensions wired into it, and the graph check that no
+  // session is issued around the gate. Its static mutants (the chart, guard, action and effect
+  // tables built when the modules load) are left out: each would rerun every test below, a minute
+  // apiece; every model test walks the chart they build, and test/mutation/flow-modules.test.ts
+  // checks that a flow loads with every effect.
   completion: {
     ignoreStatic: true,
     mutate: [
       'machines/signin-completion.machine.ts#sessionChange..ExtensionError',
       'core/flows/signin-completion/flow.ts',
       'core/extensions.ts',
-      'core/http/steps.ts',
       'machines/checks.ts',
     ],
     tests: [
@@ -150,6 +149,12 @@ export const groups = {
       // every mutant; test/mutation/completion.test.ts runs its credentials cases in memory.
       'test/mutation/completion.test.ts',
     ],
+  },
+  // The step routes (a flow waiting for the user: its page, its answer) and the two-step settings
+  // (turning the second factor off): apart from the completion, whose test list is slow to rerun.
+  steps: {
+    mutate: ['core/http/steps.ts'],
+    tests: ['test/mutation/completion.test.ts', 'test/mutation/totp-enrolment.test.ts'],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
   // sets, and the deadline guard; on memory, PostgreSQL and Redis.
