@@ -152,6 +152,8 @@ describe('the step routes', () => {
     expect(html).toContain(`name="csrfToken" value="${await client.csrfToken()}"`)
     const stranger = await new Client(config).send({ path: STEP })
     expect(stranger.headers.get('location')).toBe(`${ORIGIN}/auth/signin`)
+    // No flow cookie at all is not an unusable flow: nothing to log.
+    expect(config.logger.debug).not.toHaveBeenCalledWith('step page for an unusable flow', expect.anything())
   })
 
   it('send a browser with a flow cookie nobody can open back to sign in, saying why in the log', async () => {
@@ -201,10 +203,26 @@ describe('the step routes', () => {
 })
 
 describe('the two-step settings', () => {
-  it('send a signed-out browser to sign in and back', async () => {
-    const { config } = setup()
-    const response = await new Client(config).send({ path: '/two-factor' })
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?${new URLSearchParams({ callbackUrl: `${ORIGIN}/auth/two-factor` })}`)
+  it('send a signed-out browser to sign in and back, to see them or to change them', async () => {
+    const { store, config } = setup()
+    const back = `${ORIGIN}/auth/signin?${new URLSearchParams({ callbackUrl: `${ORIGIN}/auth/two-factor` })}`
+    const client = new Client(config)
+    expect((await client.send({ path: '/two-factor' })).headers.get('location')).toBe(back)
+    expect((await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })).headers.get('location')).toBe(back)
+    expect((await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken(), action: 'disable' } })).headers.get('location')).toBe(back)
+    expect([...store.secondFactors.values()]).toEqual([])
+  })
+
+  it('say off without the app factor, and count no backup code once all are spent', async () => {
+    const { store, config, secret } = await enrolled()
+    const client = new Client(config)
+    await signIn(client)
+    await answer(client, nextCode(secret))
+    const backup = [...store.secondFactors.values()].find((f) => f.type === 'backup-codes')!
+    store.secondFactors.set(backup.id, { ...backup, secret: '' })
+    expect(await (await client.send({ path: '/two-factor' })).text()).toContain('0 backup codes left')
+    for (const factor of store.secondFactors.values()) if (factor.type === 'totp') store.secondFactors.delete(factor.id)
+    expect(await (await client.send({ path: '/two-factor' })).text()).toContain('<strong>off</strong>')
   })
 
   it('say off, then on with the backup codes left, unframed', async () => {

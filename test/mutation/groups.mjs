@@ -154,7 +154,13 @@ export const groups = {
   // (turning the second factor off): apart from the completion, whose test list is slow to rerun.
   steps: {
     mutate: ['core/http/steps.ts'],
-    tests: ['test/mutation/completion.test.ts', 'test/mutation/totp-enrolment.test.ts'],
+    tests: [
+      'test/mutation/completion.test.ts',
+      'test/mutation/totp-enrolment.test.ts',
+      // The page that resumes an action after re-authentication; turning the factor off, audited.
+      'test/reauthenticate/password.test.ts',
+      'test/second-factor/removal.test.ts',
+    ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
   // sets, and the deadline guard; on memory, PostgreSQL and Redis.
