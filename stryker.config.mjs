@@ -33,6 +33,9 @@ export default {
       .reduce((shared, excluded) => shared.filter((mutator) => excluded.includes(mutator))),
   },
   coverageAnalysis: 'perTest',
+  // A group may leave out its static mutants (code run when its modules load, e.g. a chart's
+  // definition): each reruns the group's whole test list. Only when every group run together does.
+  ignoreStatic: names.every((name) => groups[name].ignoreStatic === true),
   // One test runner per core when the machine is otherwise idle (load under 1), one alone when
   // other work shares it; MUTATE_CONCURRENCY says how many.
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? (loadavg()[0] < 1 ? Math.min(2, availableParallelism()) : 1)),

@@ -73,6 +73,7 @@ const toStepPage = (): FlowOutcome => ({ type: 'step' })
 const toBackupCodes: Mapper = ({ context }) => ({
   type: 'page',
   page: 'backup-codes',
+  // Stryker disable next-line ArrayDeclaration: eq#totp-enrolment-codes-page
   data: { codes: context.codes ?? [], continueUrl: context.callbackUrl },
 })
 const toStepUp = (): FlowOutcome => ({ type: 'stepUp', action: 'enrol-second-factor' })

@@ -4,6 +4,8 @@ export interface MutationGroup {
   tests: string[]
   /** Stryker mutators not applied to this group's modules (only when it runs alone). */
   excludedMutations?: string[]
+  /** Leaves out the static mutants (code run when the modules load); only when it runs alone. */
+  ignoreStatic?: boolean
 }
 
 /** The mutation groups of `npm run mutate`, by name. */

@@ -120,17 +120,22 @@ export const groups = {
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',
       'test/mutation/second-factor.test.ts',
+      'test/mutation/totp-enrolment.test.ts',
+      'test/mutation/flow-modules.test.ts',
     ],
   },
   // The sign-in completion every first factor hands over to: its guards and actions (the gate to
-  // the second factor), its effects, the extensions wired into it, the step routes, and the graph
-  // check that no session is issued around the gate.
+  // the second factor), its effects, the extensions wired into it, and the graph check that no
+  // session is issued around the gate. Its static mutants (the chart, guard, action and effect
+  // tables built when the modules load) are left out: each would rerun every test below, a minute
+  // apiece; every model test walks the chart they build, and test/mutation/flow-modules.test.ts
+  // checks that a flow loads with every effect.
   completion: {
+    ignoreStatic: true,
     mutate: [
       'machines/signin-completion.machine.ts#sessionChange..ExtensionError',
       'core/flows/signin-completion/flow.ts',
       'core/extensions.ts',
-      'core/http/steps.ts',
       'machines/checks.ts',
     ],
     tests: [
@@ -140,7 +145,21 @@ export const groups = {
       'test/extensions/define-extension.test.ts',
       'test/extensions/compose.test.ts',
       'test/extensions/after-first-sign-in.test.ts',
-      'test/second-factor/second-factor.test.ts',
+      // Not test/second-factor/second-factor.test.ts: its OpenID provider would start again for
+      // every mutant; test/mutation/completion.test.ts runs its credentials cases in memory.
+      'test/mutation/completion.test.ts',
+    ],
+  },
+  // The step routes (a flow waiting for the user: its page, its answer) and the two-step settings
+  // (turning the second factor off): apart from the completion, whose test list is slow to rerun.
+  steps: {
+    mutate: ['core/http/steps.ts'],
+    tests: [
+      'test/mutation/completion.test.ts',
+      'test/mutation/totp-enrolment.test.ts',
+      // The page that resumes an action after re-authentication; turning the factor off, audited.
+      'test/reauthenticate/password.test.ts',
+      'test/second-factor/removal.test.ts',
     ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),

