@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
 import { originAttackSuite } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
 
 const app = () => runningApp('qwik')
 
@@ -91,6 +92,10 @@ describe('examples/qwik over HTTP', () => {
     expect(action.status).toBe(403)
     expect(client.jar.get('authjs.session-token')).toBeUndefined()
   })
+})
+
+describe('examples/qwik: requireRecentAuth in a routeLoader$', () => {
+  recentAuthAppSuite({ app, path: '/security/', fetchData: (client) => client.get('/security/', { accept: 'application/json' }) })
 })
 
 describe('examples/qwik: the request URL', () => {

@@ -2,8 +2,8 @@
  * The acceptance suite of the Node server examples (examples/express, examples/fastify), each
  * installed from the packed package and running as its own process: the documented pattern over
  * real HTTP (a protected page redirecting to /login, credentials sign-in, the session read on a
- * server-rendered page, sign-out), login CSRF refused, OAuth against the test OpenID Provider, and
- * the request-URL attacks.
+ * server-rendered page, sign-out), login CSRF refused, OAuth against the test OpenID Provider, the
+ * sensitive page behind `requireRecentAuth`, and the request-URL attacks.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { visitProvider } from '../fixtures/oidc-provider.js'
 import { originAttackSuite } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
 
 /** Registers the suite for one app; `protectedRedirect` is where its protected page sends visitors. */
 export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: string): void {
@@ -76,6 +77,10 @@ export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: s
       expect(callback.headers.get('location')).toBe(`${app().origin}/protected`)
       expect(await (await client.get('/')).text()).toContain('Signed in as Alice Liddell')
     })
+  })
+
+  describe(`examples/${name}: requireRecentAuth`, () => {
+    recentAuthAppSuite({ app, path: '/security', fetchData: (client) => client.get('/security', { accept: 'application/json' }) })
   })
 
   describe(`examples/${name}: the request URL`, () => {

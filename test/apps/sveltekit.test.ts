@@ -9,6 +9,7 @@ import { launchChromium } from '../fixtures/chromium.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
 import { originAttackSuite } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
 
 const app = () => runningApp('sveltekit')
 
@@ -109,6 +110,16 @@ describe('examples/sveltekit over HTTP', () => {
     const callback = await client.get(answer.url.href)
     expect(callback.headers.get('location')).toBe(`${app().origin}/protected`)
     expect(await (await client.get('/')).text()).toContain('Signed in as Alice Liddell')
+  })
+})
+
+describe('examples/sveltekit: requireRecentAuth in load and in a form action', () => {
+  recentAuthAppSuite({
+    app,
+    path: '/security',
+    // An enhanced form (`use:enhance`) posts with fetch and asks for JSON.
+    fetchData: (client) => client.post('/security', {}, { accept: 'application/json', 'x-sveltekit-action': 'true' }),
+    detailOf: (body) => (body as { type: string; error: unknown }).error,
   })
 })
 
