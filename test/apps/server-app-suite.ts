@@ -9,9 +9,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { visitProvider } from '../fixtures/oidc-provider.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
 import { recentAuthAppSuite } from './recent-auth.js'
+import { APP_SECRET } from './setup.js'
 
 /** Registers the suite for one app; `protectedRedirect` is where its protected page sends visitors. */
 export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: string): void {
@@ -84,6 +85,6 @@ export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: s
   })
 
   describe(`examples/${name}: the request URL`, () => {
-    originAttackSuite({ port: () => app().port, oauthProvider: 'op' })
+    originAttackSuite({ port: () => app().port, oauthProvider: 'op', staleSession: () => staleSessionCookie(APP_SECRET) })
   })
 }
