@@ -47,9 +47,27 @@ function instanceScript(): Promise<string> {
   return bundled
 }
 
+/** One running instance. */
+export interface Instance {
+  port: number
+  origin: string
+  process: ChildProcess
+  /** What it printed on stderr (errors it logged). */
+  stderr(): string
+}
+
+/** Three instances and the proxy in front. */
+export interface Cluster {
+  /** The proxy's origin: requests go to the instances in turn. */
+  origin: string
+  instances: Instance[]
+  stop(): Promise<void>
+}
+
 /** Starts one instance with `env` added to this process's environment. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [await instanceScript()], {
+  // --expose-gc: a soak run measures the heap after a full collection.
+  const child = spawn(process.execPath, ['--expose-gc', await instanceScript()], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,6 +21,9 @@
  * @module
  */
 import { createServer, type IncomingMessage } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeHeapSnapshot } from 'node:v8'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { Auth, setClientAddress } from '../../core/index.js'
@@ -171,7 +174,16 @@ function toRequest(req: IncomingMessage, body: Uint8Array): Request {
 
 const server = createServer((req, res) => {
   void (async () => {
-    if (req.url === '/__stats') {
+    if (req.url === '/__heap-snapshot') {
+      // For a soak run that found a leak: a V8 heap snapshot to compare in DevTools.
+      globalThis.gc?.()
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ path: writeHeapSnapshot(join(tmpdir(), `authchart-${process.pid}-${Date.now()}.heapsnapshot`)) }))
+      return
+    }
+    if (req.url === '/__stats' || req.url === '/__stats?gc=1') {
+      // After a full collection (the process runs with --expose-gc), heapUsed is what is still held.
+      if (req.url.endsWith('?gc=1')) globalThis.gc?.()
       const memory = process.memoryUsage()
       res.setHeader('content-type', 'application/json')
       res.end(JSON.stringify({ pid: process.pid, authorizeCalls, effectsRun, rss: memory.rss, heapUsed: memory.heapUsed }))
