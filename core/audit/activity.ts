@@ -9,6 +9,7 @@
 import { HTML_NO_STORE_HEADERS, JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { RequestContext } from '../http/context.js'
 import { wantsPage } from '../http/sessions-page.js'
+import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
 import { escapeHtml } from '../pages/html.js'
 import { readableTime } from '../pages/sessions.js'
 import { renderCardPage } from '../pages/steps.js'
@@ -66,6 +67,7 @@ function forTheUser(event: AuditEvent) {
     ...(event.outcome !== undefined ? { outcome: event.outcome.type, ...('error' in event.outcome ? { error: event.outcome.error } : {}) } : {}),
     ...(event.client.userAgent !== undefined ? { userAgent: event.client.userAgent } : {}),
     ...(event.amr !== undefined ? { amr: event.amr } : {}),
+    ...(event.action !== undefined ? { action: event.action } : {}),
   }
 }
 
@@ -78,11 +80,16 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   'passkey-added': 'Added a passkey',
   'account-linked': 'Linked a sign-in method',
   'rate-limited': 'Too many attempts: sign-in paused',
+  reauthenticated: "Confirmed it's you",
 }
 
 /** One line of the activity list: "Signed in with credentials", "Sign-in refused (CredentialsSignin)". */
 export function describeEvent(event: AuditEvent): string {
   const via = event.provider ? ` with ${event.provider}` : ''
+  if (event.kind === 'reauthenticated') {
+    const action = event.action !== undefined ? ACTION_LABELS[event.action] : undefined
+    return `${KIND_LABELS[event.kind]}${action ? ` to ${action}` : ''}`
+  }
   if (event.kind !== 'flow') return `${KIND_LABELS[event.kind] ?? event.kind}${event.kind === 'account-linked' ? via : ''}`
   switch (event.outcome?.type) {
     case 'signed-in':

@@ -68,6 +68,8 @@ interface RequestAudit {
   provider?: string
   amr?: string[]
   outcome?: AuditOutcome
+  /** A re-authentication completed: the action that asked (the factor is in `amr`). */
+  reauthenticated?: { action: string }
   lifecycle: { kind: LifecycleKind; userId?: string; provider?: string }[]
 }
 
@@ -111,6 +113,17 @@ const LIFECYCLE_OF_RUN: readonly ((flow: string, run: FlowRun) => LifecycleKind 
   (_flow, run) => (run.outcome.type === 'error' && run.outcome.retryAfter !== undefined ? 'rate-limited' : undefined),
 ]
 
+/**
+ * A re-authentication run that recorded its proof in the session (its `markVerified` effect
+ * succeeded): the factor proven and the action that asked, else `undefined`. It issues no new
+ * session, so it is never recorded as a sign-in.
+ */
+function completedReauthentication(flow: string, run: FlowRun): { factor: string; action: string } | undefined {
+  if (flow !== 'reauthenticate' || !run.trace.steps.some((step) => step.event === 'markVerified.done')) return undefined
+  const { proven, action } = run.snapshot.context as { proven?: unknown; action?: unknown }
+  return { factor: idOf(proven) ?? 'unknown', action: idOf(action) ?? 'unknown' }
+}
+
 /** Notes how a flow run ended: the user and factors it knows, its outcome, its lifecycle changes. */
 export function noteRun(request: ParsedRequest, flow: string, providerId: string | undefined, run: FlowRun): void {
   if (UNRECORDED_FLOWS.has(flow)) return
@@ -129,7 +142,12 @@ export function noteRun(request: ParsedRequest, flow: string, providerId: string
   const { outcome } = run
   const state = String(run.snapshot.value)
   if (outcome.type === 'handoff') return
-  if (outcome.session?.op === 'set') audit.outcome = { type: 'signed-in' }
+  const reauthenticated = completedReauthentication(flow, run)
+  if (reauthenticated) {
+    audit.outcome = { type: 'reauthenticated' }
+    audit.amr = [reauthenticated.factor]
+    audit.reauthenticated = { action: reauthenticated.action }
+  } else if (outcome.session?.op === 'set') audit.outcome = { type: 'signed-in' }
   else if (outcome.type === 'error') {
     audit.outcome = { type: 'refused', error: outcome.error, ...(outcome.code ? { cause: outcome.code } : {}) }
   } else if (run.resting) audit.outcome = refusedStep(run, state) ?? { type: 'step', state }
@@ -223,13 +241,17 @@ export async function eventsOf(
   const events: AuditEvent[] = []
   const [first] = audit.runs
   if (first !== undefined && audit.outcome !== undefined) {
+    const { reauthenticated } = audit
     events.push({
       ...base,
       id: crypto.randomUUID(),
-      kind: 'flow',
+      kind: reauthenticated && audit.outcome.type === 'reauthenticated' ? 'reauthenticated' : 'flow',
       ...(audit.userId !== undefined ? { userId: audit.userId } : {}),
       ...(audit.provider !== undefined ? { provider: audit.provider } : {}),
-      ...(audit.amr !== undefined && audit.outcome.type === 'signed-in' ? { amr: audit.amr } : {}),
+      ...(audit.amr !== undefined && (audit.outcome.type === 'signed-in' || audit.outcome.type === 'reauthenticated')
+        ? { amr: audit.amr }
+        : {}),
+      ...(reauthenticated && audit.outcome.type === 'reauthenticated' ? { action: reauthenticated.action } : {}),
       flow: first.flow,
       chartVersion: first.version,
       states: audit.runs.flatMap((run) => run.states.map((state) => `${run.flow}:${state}`)),

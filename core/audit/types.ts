@@ -9,8 +9,15 @@
  * @module
  */
 
-/** The version of {@link AuditEvent}'s shape, in every event's `v`. */
-export const AUDIT_SCHEMA_VERSION = 1
+/**
+ * The version of {@link AuditEvent}'s shape, in every event's `v`. Version 2: a completed
+ * re-authentication is a `reauthenticated` event (version 1 recorded it as a `flow` event whose
+ * outcome was `signed-in`).
+ */
+export const AUDIT_SCHEMA_VERSION = 2
+
+/** The versions an event may carry: a store keeps events written under earlier ones. */
+export type AuditSchemaVersion = 1 | typeof AUDIT_SCHEMA_VERSION
 
 /** The lifecycle changes recorded besides sign-in steps. */
 export const LIFECYCLE_KINDS = [
@@ -22,18 +29,26 @@ export const LIFECYCLE_KINDS = [
   'passkey-added',
   'account-linked',
   'rate-limited',
+  'reauthenticated',
 ] as const
 
 /** A lifecycle change's kind. */
 export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number]
 
-/** Every kind of audit event: a sign-in flow's step, or a lifecycle change. */
+/**
+ * Every kind of audit event: a sign-in flow's step, or a lifecycle change. A completed
+ * re-authentication (step-up: the signed-in user proved a factor again, the same session was marked
+ * verified) is `reauthenticated`, with the flow's fields, the factor in `amr` and the `action`
+ * that asked; it is no sign-in.
+ */
 export type AuditKind = 'flow' | LifecycleKind
 
 /** How a request's flow run ended. */
 export type AuditOutcome =
   /** A session was issued. */
   | { type: 'signed-in' }
+  /** The same session was marked verified by a factor proven again (`reauthenticated` events). */
+  | { type: 'reauthenticated' }
   /**
    * Refused: the error type the user was sent back with, and its `code`, the internal error code,
    * or the check that failed; `state` when the flow waits again for another try (a wrong code).
@@ -52,10 +67,10 @@ export interface AuditClient {
   userAgent?: string
 }
 
-/** One audit record (schema version 1). */
+/** One audit record (schema version 2). */
 export interface AuditEvent {
-  /** {@link AUDIT_SCHEMA_VERSION}. */
-  v: typeof AUDIT_SCHEMA_VERSION
+  /** {@link AUDIT_SCHEMA_VERSION} when written now; a store may hold events of version 1. */
+  v: AuditSchemaVersion
   /** Random id of the event. */
   id: string
   /** ISO 8601 time of the request. */
@@ -67,16 +82,25 @@ export interface AuditEvent {
   userId?: string
   /** The provider id of the sign-in. */
   provider?: string
-  /** How the user proved who they are (`pwd`, `otp`, `hwk`, ...), once a session is issued. */
+  /**
+   * How the user proved who they are (`pwd`, `otp`, `hwk`, ...), once a session is issued; for a
+   * `reauthenticated` event, the factor proven again.
+   */
   amr?: string[]
+  /**
+   * `reauthenticated` events: the action that asked for the proof and resumes (`add-passkey`,
+   * `enrol-second-factor`, `remove-second-factor`, `revoke-sessions`, or `app` for an application's
+   * own route guarded by `requireRecentAuth`).
+   */
+  action?: string
   client: AuditClient
-  /** `flow` events: the flows the request ran (a first factor, then the sign-in completion). */
+  /** `flow` and `reauthenticated` events: the flows the request ran (a first factor, then the sign-in completion). */
   flow?: string
-  /** `flow` events: the chart version of `flow`. */
+  /** `flow` and `reauthenticated` events: the chart version of `flow`. */
   chartVersion?: string
-  /** `flow` events: the states passed, in order, across the flows run (`flow:state`). */
+  /** `flow` and `reauthenticated` events: the states passed, in order, across the flows run (`flow:state`). */
   states?: string[]
-  /** `flow` events: how the request ended. */
+  /** `flow` and `reauthenticated` events: how the request ended. */
   outcome?: AuditOutcome
 }
 

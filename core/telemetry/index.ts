@@ -258,7 +258,8 @@ export function endRequest(request: ParsedRequest, status: number | undefined, e
   requests.delete(request)
   const { span, telemetry, events } = record
   const { instruments } = telemetry
-  const flow = events.find((event) => event.kind === 'flow')
+  // The event that carries the request's flow run: a `flow` event, or a completed re-authentication.
+  const flow = events.find((event) => event.flow !== undefined)
   if (status !== undefined) span.setAttribute('http.response.status_code', status)
   if (flow) {
     span.setAttribute('authchart.flow', flow.flow!)

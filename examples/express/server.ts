@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express'
 import type { AuthConfig } from 'authchart'
-import { ExpressAuth, getSession } from 'authchart/express'
+import { ExpressAuth, getSession, requireRecentAuth } from 'authchart/express'
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 
@@ -33,6 +33,11 @@ app.get('/', (req, res) => {
 })
 app.get('/protected', requireUser, (req, res) => {
   res.send(`<p id="secret">Hello ${escape(res.locals.session.user.name)}, this page is protected.</p>`)
+})
+// A sensitive page asks for a recent proof (a factor proven in the last 10 minutes): a stale
+// session is sent to confirm it's them and comes back here; a fetch gets 401 with the URL to open.
+app.get('/security', requireRecentAuth(authConfig, { maxAge: 600 }), (req, res) => {
+  res.send(`<p id="security">Security settings of ${escape(res.locals.session?.user?.name)}</p>`)
 })
 app.get('/login', (req, res) => res.redirect('/auth/signin?callbackUrl=/protected'))
 

@@ -1,5 +1,5 @@
 import Fastify from 'fastify'
-import { fastifyAuth, requireSession } from 'authchart/fastify'
+import { fastifyAuth, requireRecentAuth, requireSession } from 'authchart/fastify'
 import { authConfig } from './auth.config.js'
 
 const app = Fastify()
@@ -15,6 +15,12 @@ app.get('/', async (request, reply) => {
 app.get('/protected', { preHandler: requireSession({ redirectTo: '/login' }) }, async (request, reply) => {
   const { user } = await request.auth()
   return html(reply, `<p id="secret">Hello ${escape(user.name)}, this page is protected.</p>`)
+})
+// A sensitive page asks for a recent proof (a factor proven in the last 10 minutes): a stale
+// session is sent to confirm it's them and comes back here; a fetch gets 401 with the URL to open.
+app.get('/security', { preHandler: requireRecentAuth(authConfig, { maxAge: 600 }) }, async (request, reply) => {
+  const { user } = await request.auth()
+  return html(reply, `<p id="security">Security settings of ${escape(user.name)}</p>`)
 })
 app.get('/login', (request, reply) => reply.redirect('/auth/signin?callbackUrl=/protected'))
 

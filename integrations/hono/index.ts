@@ -11,6 +11,7 @@
  * app.use('/api/auth/*', authHandler())
  * app.use('/api/*', verifyAuth())
  * app.get('/api/protected', (c) => c.json(c.get('authUser')))
+ * app.post('/api/account/delete', requireRecentAuth({ maxAge: 300 }), handler) // step-up
  * ```
  *
  * Where it differs from `@hono/auth-js`: the origin of every URL is `AUTH_URL`'s, else the
@@ -30,6 +31,7 @@ import { setEnvDefaults as coreSetEnvDefaults } from '../../core/env.js'
 import { RequestError, UntrustedHost } from '../../core/errors.js'
 import type { JWT } from '../../core/jwt.js'
 import { createLogger } from '../../core/logger.js'
+import { checkRecentAuth, type RecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { AuthConfig as CoreConfig, Session } from '../../core/types.js'
 import { readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
 import { configuredOrigin, originFromHeaders, requestUrl, trustsForwardedHeaders } from '../shared/request-url.js'
@@ -38,8 +40,12 @@ declare module 'hono' {
   interface ContextVariableMap {
     authUser: AuthUser
     authConfig: AuthConfig
+    /** Set by {@link requireRecentAuth}: when the accepted factor was proven. */
+    recentAuth: RecentAuth
   }
 }
+
+export type { RecentAuth, StepUpPolicy } from '../../core/recent-auth.js'
 
 /** The environment the integration reads (`c.env` on Workers, `process.env` on Node…). */
 export type AuthEnv = {
@@ -195,5 +201,30 @@ export function authHandler(): MiddlewareHandler {
     if (url.href === request.url) return Auth(request, config)
     const body = request.method === 'POST' ? await request.arrayBuffer() : undefined
     return Auth(new Request(url, { method: request.method, headers: request.headers, body }), config)
+  }
+}
+
+/**
+ * A middleware that lets a request through only when its user proved an accepted factor within
+ * `policy.maxAge` seconds (default 600; `factors`, `aal` as the core's `requireRecentAuth`), with
+ * the proof's time in `c.get('recentAuth')`. Otherwise a page request gets 303 to the
+ * re-authentication page (`{basePath}/reauthenticate`, back to this path afterwards), and a
+ * `fetch`/JSON request 401 with `WWW-Authenticate` detail and the URL to open; a signed-out request
+ * is sent to sign in instead. The URLs use the base path the config or `AUTH_URL` names (`/auth`
+ * without either). Register `initAuthConfig()` first.
+ *
+ * @throws the configuration's error, or `UntrustedHost`, as the session read.
+ * @see `requireRecentAuth` in the core
+ */
+export function requireRecentAuth(policy: StepUpPolicy = {}): MiddlewareHandler {
+  return async (c, next) => {
+    const state = prepare(c)
+    const headers = c.req.raw.headers
+    const here = new URL(c.req.url)
+    const request = { origin: originOf(c, state), cookie: c.req.header('cookie'), headers }
+    const result = await checkRecentAuth(request, headers, `${here.pathname}${here.search}`, state.config, policy)
+    if (result instanceof Response) return result
+    c.set('recentAuth', result)
+    await next()
   }
 }

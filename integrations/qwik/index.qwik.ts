@@ -1,7 +1,8 @@
 /**
  * Qwik City integration (`authchart/qwik`): `QwikAuth$((ev) => config)` gives `onRequest` (serves
  * `{basePath}/*`, stores the session in `sharedMap` under `'session'`), `useSession`, `useSignIn`
- * and `useSignOut`.
+ * and `useSignOut`; {@link requireRecentAuth} for `routeLoader$`, `routeAction$` and `onRequest`
+ * handlers that need a recent proof (step-up).
  *
  * Shipped as `index.qwik.js`, already in the optimizer's output form (`inlinedQrl`): the app's Qwik
  * optimizer recognises the file by its name and the package by its `qwik` field, and splits it
@@ -11,6 +12,9 @@
  * // src/routes/plugin@auth.ts
  * import { QwikAuth$ } from 'authchart/qwik'
  * export const { onRequest, useSession, useSignIn, useSignOut } = QwikAuth$(() => config)
+ * // src/routes/settings/index.tsx
+ * import { requireRecentAuth } from 'authchart/qwik'
+ * export const useSettings = routeLoader$(async (ev) => (await requireRecentAuth(ev, { maxAge: 300 })).verifiedAt)
  * ```
  *
  * @module
@@ -42,6 +46,7 @@ import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
+import { checkRecentAuth, type RecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Awaitable, Cookie, Session } from '../../core/types.js'
 import {
   isSameOrigin,
@@ -54,6 +59,8 @@ import {
   type ServerRequest,
 } from '../shared/auth.js'
 import { requestUrl } from '../shared/request-url.js'
+
+export type { RecentAuth, StepUpPolicy } from '../../core/recent-auth.js'
 
 /** The configuration of the Qwik integration: the core's, without `raw`. */
 export type QwikAuthConfig = IntegrationConfig
@@ -152,6 +159,42 @@ function redirectTarget(ev: RequestEventCommon, url: string): string {
   return target.origin === ev.url.origin ? `${target.pathname}${target.search}${target.hash}` : target.href
 }
 
+/**
+ * The config `onRequest` served a request with, by the request's `sharedMap` (one per request,
+ * shared by its middleware, loaders and actions): {@link requireRecentAuth} reads it.
+ */
+const requestConfigs = new WeakMap<object, PreparedConfig>()
+
+/** Qwik City's mark of a `q-data.json` request (a client-side navigation's data, a JS action). */
+const QDATA_MARK = '@isQData'
+
+/**
+ * Lets a `routeLoader$`, a `routeAction$` or an `onRequest` handler go on only when the signed-in
+ * user proved an accepted factor within `policy.maxAge` seconds (default 600; `factors`, `aal` as
+ * the core's `requireRecentAuth`), and returns when it was proven. Otherwise it throws Qwik City's
+ * answer: a page request (a navigation, a form posted without JavaScript, or the `q-data.json`
+ * request of a client-side navigation or action, which Qwik City follows as a navigation) is
+ * redirected (303) to the re-authentication page, which brings the user back to this path
+ * afterwards; a `fetch`/JSON request gets 401 with the detail (`error`, `maxAge`, `factors`, `url`
+ * to open) and `WWW-Authenticate`, as the core answers. A signed-out request is sent to sign in
+ * instead. Needs the `onRequest` of {@link QwikAuthQrl} on the route (a `plugin@auth.ts`).
+ *
+ * @throws Qwik City's redirect or response as above; a `TypeError` when the auth `onRequest` did
+ *   not run for this request; the configuration's error, or `UntrustedHost`, as the session read.
+ * @see `requireRecentAuth` in the core, and README's "Recent authentication (step-up)"
+ */
+export async function requireRecentAuth(ev: RequestEventCommon, policy: StepUpPolicy = {}): Promise<RecentAuth> {
+  const prepared = requestConfigs.get(ev.sharedMap)
+  if (!prepared) throw new TypeError('requireRecentAuth needs the onRequest of QwikAuth$ (export it from src/routes/plugin@auth.ts)')
+  const headers = ev.sharedMap.has(QDATA_MARK) ? new Headers({ 'sec-fetch-mode': 'navigate' }) : ev.request.headers
+  const page = new URL(currentPage(ev))
+  const result = await checkRecentAuth(serverRequest(ev, prepared), headers, `${page.pathname}${page.search}`, prepared.config, policy)
+  if (!(result instanceof Response)) return result
+  const location = result.headers.get('location')
+  if (location !== null) throw ev.redirect(303, redirectTarget(ev, location))
+  throw ev.send(result)
+}
+
 /** Runs a sign-in or sign-out for an action and returns the redirect to throw. */
 async function signInOrOut(configQrl: ConfigQrl, ev: RequestEventCommon, input: ServerActionInput): Promise<Error> {
   const prepared = await prepare(configQrl, ev)
@@ -234,6 +277,7 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
       // Qwik City's send() carries each Set-Cookie over through its cookie API, attributes included.
       throw ev.send(response)
     }
+    requestConfigs.set(ev.sharedMap, prepared)
     const { session, cookies } = await readSession(serverRequest(ev, prepared), prepared.config)
     ev.sharedMap.set('session', session)
     setCookies(ev, cookies)

@@ -1,7 +1,8 @@
 /**
  * SvelteKit integration: a `handle` hook serving `{basePath}/*` and defining `event.locals.auth()`,
- * and the `signIn` / `signOut` form actions for the `SignIn` / `SignOut` components
- * (`authchart/sveltekit/components`) and plain forms.
+ * the `signIn` / `signOut` form actions for the `SignIn` / `SignOut` components
+ * (`authchart/sveltekit/components`) and plain forms, and {@link requireRecentAuth} for `load`
+ * functions and actions that need a recent proof (step-up).
  *
  * ```ts
  * // src/hooks.server.ts
@@ -10,6 +11,9 @@
  * // src/routes/signin/+page.server.ts
  * import { signIn } from '../../hooks.server'
  * export const actions = { default: signIn }
+ * // src/routes/settings/+page.server.ts
+ * import { requireRecentAuth } from 'authchart/sveltekit'
+ * export const load = async (event) => ({ proven: (await requireRecentAuth(event, { maxAge: 300 })).verifiedAt })
  * ```
  *
  * @module
@@ -20,6 +24,7 @@ import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
+import { checkRecentAuth, type RecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Awaitable, Session } from '../../core/types.js'
 import {
   isSameOrigin,
@@ -42,6 +47,8 @@ declare global {
   }
 }
 
+export type { RecentAuth, StepUpPolicy } from '../../core/recent-auth.js'
+
 /** The configuration of the SvelteKit integration: the core's, without `raw`. */
 export type SvelteKitAuthConfig = IntegrationConfig
 
@@ -60,6 +67,13 @@ let processEnv: EnvObject | undefined
 const environment = () => (processEnv ??= (globalThis as { process?: { env: EnvObject } }).process?.env ?? {})
 
 const sessions = new WeakMap<RequestEvent, Promise<Session | null>>()
+
+/**
+ * The freshness check of the hook that served a request, by its `locals` (the one object its
+ * `handle`, `load` and action events share): {@link requireRecentAuth} reads the hook's config.
+ */
+type RecentAuthCheck = (event: RequestEvent, headers: Pick<Headers, 'get'>, policy: StepUpPolicy) => Promise<RecentAuth | Response>
+const recentAuthChecks = new WeakMap<object, RecentAuthCheck>()
 
 /**
  * Creates the hook and form actions. `config` may be a function of the request event (to read
@@ -101,8 +115,15 @@ export function SvelteKitAuth(
     return session
   }
 
+  const checkRecent: RecentAuthCheck = async (event, headers, policy) => {
+    const prepared = await prepare(event)
+    const returnTo = `${event.url.pathname}${event.url.search}`
+    return checkRecentAuth(serverRequest(event, prepared), headers, returnTo, prepared.config, policy)
+  }
+
   const handle: Handle = async ({ event, resolve }) => {
     event.locals.auth = () => auth(event)
+    recentAuthChecks.set(event.locals, checkRecent)
     const prepared = await prepare(event)
     const base = prepared.config.basePath ?? '/auth'
     const [action] = event.url.pathname.slice(base.length + 1).split('/')
@@ -139,6 +160,36 @@ export function SvelteKitAuth(
     }
 
   return { handle, signIn: action('signin'), signOut: action('signout') }
+}
+
+/**
+ * Lets a `load` function, a form action or a `+server` handler go on only when the signed-in user
+ * proved an accepted factor within `policy.maxAge` seconds (default 600; `factors`, `aal` as the
+ * core's `requireRecentAuth`), and returns when it was proven. Otherwise it throws SvelteKit's
+ * answer: a page request (a navigation, a plain form post, or a client-side navigation's data
+ * request) gets `redirect(303, …)` to the re-authentication page, which brings the user back to
+ * this path afterwards; a `fetch`/JSON request (an enhanced form's `x-sveltekit-action`, an API
+ * call) gets `error(401, …)` with the detail (`error`, `maxAge`, `factors`, `url` to open) and the
+ * `WWW-Authenticate` header the core answers with. A signed-out request is sent to sign in instead.
+ * Needs the {@link SvelteKitAuth} `handle` hook.
+ *
+ * @throws SvelteKit's `Redirect` or `HttpError` as above; a `TypeError` when the hook did not run
+ *   for this request; the configuration's error, or `UntrustedHost`, as `event.locals.auth()`.
+ * @see `requireRecentAuth` in the core, and README's "Recent authentication (step-up)"
+ */
+export async function requireRecentAuth(event: RequestEvent, policy: StepUpPolicy = {}): Promise<RecentAuth> {
+  const check = recentAuthChecks.get(event.locals)
+  if (!check) throw new TypeError('requireRecentAuth needs the SvelteKitAuth handle hook (export it from src/hooks.server.ts)')
+  // A client-side navigation asks for the page's data by fetch; SvelteKit turns a redirect of that
+  // request into a navigation, so it is answered as the page itself would be.
+  const headers = event.isDataRequest ? new Headers({ 'sec-fetch-mode': 'navigate' }) : event.request.headers
+  const result = await check(event, headers, policy)
+  if (!(result instanceof Response)) return result
+  const location = result.headers.get('location')
+  if (location !== null) redirect(303, location)
+  const detail = (await result.json()) as Record<string, unknown>
+  event.setHeaders({ 'www-authenticate': result.headers.get('www-authenticate') ?? '' })
+  error(401, { message: 'Recent authentication required', ...detail })
 }
 
 /** The client address the adapter reports (its proxy settings applied), if it reports one. */

@@ -16,7 +16,9 @@ declare module '@sveltejs/kit' {
     url: URL
     locals: App.Locals
     platform: Readonly<App.Platform> | undefined
+    isDataRequest: boolean
     getClientAddress(): string
+    setHeaders(headers: Record<string, string>): void
   }
   export type MaybePromise<T> = T | Promise<T>
   export type Handle = (input: {

@@ -5,7 +5,7 @@
 import { encode } from '@auth/core/jwt'
 import { describe, expect, it } from 'vitest'
 import { visitProvider } from '../fixtures/oidc-provider.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
 import { APP_SECRET } from './setup.js'
 
@@ -78,5 +78,5 @@ describe('examples/hono over HTTP', () => {
 })
 
 describe('examples/hono: the request URL', () => {
-  originAttackSuite({ port: () => app().port, basePath: '/api/auth', oauthProvider: 'op' })
+  originAttackSuite({ port: () => app().port, basePath: '/api/auth', oauthProvider: 'op', staleSession: () => staleSessionCookie(APP_SECRET) })
 })

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
 import { rawRequest } from '../fixtures/raw-http.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
 import { APP_SECRET } from './setup.js'
 
@@ -163,6 +163,7 @@ describe('examples/next: the request URL', () => {
     oauthProvider: 'op',
     page: 'signout',
     frameworkRedirectsAbsoluteForm: true,
+    staleSession: () => staleSessionCookie(APP_SECRET),
   })
 })
 

@@ -6,8 +6,10 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
+import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('qwik')
 
@@ -93,9 +95,19 @@ describe('examples/qwik over HTTP', () => {
   })
 })
 
+describe('examples/qwik: requireRecentAuth in a routeLoader$', () => {
+  recentAuthAppSuite({ app, path: '/security/', fetchData: (client) => client.get('/security/', { accept: 'application/json' }) })
+})
+
 describe('examples/qwik: the request URL', () => {
   // The app has its own sign-in page (/login), so the built-in sign-out page shows the origin.
-  originAttackSuite({ port: () => app().port, oauthProvider: 'op', page: 'signout', frameworkRefusesAbsoluteForm: true })
+  originAttackSuite({
+    port: () => app().port,
+    oauthProvider: 'op',
+    page: 'signout',
+    frameworkRefusesAbsoluteForm: true,
+    staleSession: () => staleSessionCookie(APP_SECRET),
+  })
 })
 
 describe('examples/qwik in Chromium', () => {

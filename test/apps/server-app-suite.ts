@@ -2,15 +2,17 @@
  * The acceptance suite of the Node server examples (examples/express, examples/fastify), each
  * installed from the packed package and running as its own process: the documented pattern over
  * real HTTP (a protected page redirecting to /login, credentials sign-in, the session read on a
- * server-rendered page, sign-out), login CSRF refused, OAuth against the test OpenID Provider, and
- * the request-URL attacks.
+ * server-rendered page, sign-out), login CSRF refused, OAuth against the test OpenID Provider, the
+ * sensitive page behind `requireRecentAuth`, and the request-URL attacks.
  *
  * @module
  */
 import { describe, expect, it } from 'vitest'
 import { visitProvider } from '../fixtures/oidc-provider.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
+import { APP_SECRET } from './setup.js'
 
 /** Registers the suite for one app; `protectedRedirect` is where its protected page sends visitors. */
 export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: string): void {
@@ -78,7 +80,11 @@ export function serverAppSuite(name: 'express' | 'fastify', protectedRedirect: s
     })
   })
 
+  describe(`examples/${name}: requireRecentAuth`, () => {
+    recentAuthAppSuite({ app, path: '/security', fetchData: (client) => client.get('/security', { accept: 'application/json' }) })
+  })
+
   describe(`examples/${name}: the request URL`, () => {
-    originAttackSuite({ port: () => app().port, oauthProvider: 'op' })
+    originAttackSuite({ port: () => app().port, oauthProvider: 'op', staleSession: () => staleSessionCookie(APP_SECRET) })
   })
 }

@@ -7,8 +7,10 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
-import { originAttackSuite } from '../integrations/origin-attacks.js'
+import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite } from './recent-auth.js'
+import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('sveltekit')
 
@@ -112,9 +114,25 @@ describe('examples/sveltekit over HTTP', () => {
   })
 })
 
+describe('examples/sveltekit: requireRecentAuth in load and in a form action', () => {
+  recentAuthAppSuite({
+    app,
+    path: '/security',
+    // An enhanced form (`use:enhance`) posts with fetch and asks for JSON.
+    fetchData: (client) => client.post('/security', {}, { accept: 'application/json', 'x-sveltekit-action': 'true' }),
+    detailOf: (body) => (body as { type: string; error: unknown }).error,
+  })
+})
+
 describe('examples/sveltekit: the request URL', () => {
   // The app has its own sign-in page (/login), so the built-in sign-out page shows the origin.
-  originAttackSuite({ port: () => app().port, oauthProvider: 'op', page: 'signout', frameworkRefusesAbsoluteForm: true })
+  originAttackSuite({
+    port: () => app().port,
+    oauthProvider: 'op',
+    page: 'signout',
+    frameworkRefusesAbsoluteForm: true,
+    staleSession: () => staleSessionCookie(APP_SECRET),
+  })
 })
 
 describe('examples/sveltekit in Chromium', () => {

@@ -9,6 +9,7 @@ import { PostgresAuditStore } from '../../adapters/postgres-audit.js'
 import { describeEvent } from '../../core/audit/activity.js'
 import type { AuditEvent, AuditStore } from '../../core/audit/types.js'
 import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { reauthenticateAlice } from './reauthentication.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml' }
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
@@ -109,13 +110,28 @@ describe('the activity page', () => {
     expect(none.logger.error).toHaveBeenCalled()
   })
 
+  it('lists a completed re-authentication once, with the factor and the action, and no sign-in for it', async () => {
+    const config = testConfig({ audit: { sink: store } })
+    const alice = await reauthenticateAlice(config)
+    const listed = (await (await alice.send({ path: '/audit' })).json()) as { kind: string; outcome?: string; amr?: string[]; action?: string }[]
+    const mine = listed.filter((event) => event.kind === 'reauthenticated')
+    expect(mine).toEqual([expect.objectContaining({ kind: 'reauthenticated', outcome: 'reauthenticated', amr: ['pwd'], action: 'app' })])
+    // Her sign-in, the re-authentication's start, and its completion: one sign-in only.
+    expect(listed.filter((event) => event.outcome === 'signed-in')).toHaveLength(1)
+    const html = await (await alice.send({ path: '/audit', headers: HTML })).text()
+    expect(html.match(/Confirmed it&#39;s you to continue|Confirmed it's you to continue/g)).toHaveLength(1)
+  })
+
   it('describes each kind of event in words', () => {
     const base = { v: 1, id: 'i', time: '2026-11-26T20:00:00.000Z', requestId: 'r', client: {} } as const
-    const lines = (['sign-out', 'sign-out-everywhere', 'session-revoked', 'second-factor-enrolled', 'passkey-added', 'rate-limited'] as const).map(
+    const kinds = ['sign-out', 'sign-out-everywhere', 'session-revoked', 'second-factor-enrolled', 'passkey-added', 'rate-limited', 'reauthenticated'] as const
+    const lines = kinds.map(
       (kind) => describeEvent({ ...base, kind } as AuditEvent),
     )
     expect(new Set(lines).size).toBe(lines.length)
     expect(describeEvent({ ...base, kind: 'account-linked', provider: 'github' })).toBe('Linked a sign-in method with github')
+    expect(describeEvent({ ...base, v: 2, kind: 'reauthenticated', action: 'add-passkey', amr: ['pwd'] })).toBe("Confirmed it's you to add a passkey")
+    expect(describeEvent({ ...base, v: 2, kind: 'reauthenticated', action: 'something-else' })).toBe("Confirmed it's you")
     expect(describeEvent({ ...base, kind: 'flow', provider: 'email', outcome: { type: 'step', state: 'awaitingCode' } })).toBe('Sign-in with email started')
     expect(describeEvent({ ...base, kind: 'flow', provider: 'email', outcome: { type: 'refused', error: 'InvalidCode' } })).toBe('Sign-in with email refused (InvalidCode)')
   })

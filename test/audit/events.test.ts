@@ -9,6 +9,7 @@ import { hashedAddress, userAgentFamily } from '../../core/audit/client.js'
 import { AUDIT_SCHEMA_VERSION, type AuditEvent, type AuditOptions } from '../../core/audit/types.js'
 import { Auth, setClientAddress } from '../../core/index.js'
 import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ageProof, reauthenticateAlice } from './reauthentication.js'
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
 const good = { username: 'alice', password: 'wonderland' }
@@ -142,6 +143,69 @@ describe('audit lifecycle events', () => {
     })
     expect(events.map((event) => event.kind)).toEqual(['sign-out-everywhere'])
     expect(events[0]!.userId).toBe(userId)
+  })
+})
+
+describe('audit events of re-authentications', () => {
+  it('records a completed re-authentication once, as its own kind with the factor and the action, never as a sign-in', async () => {
+    const { events, config } = audited()
+    const client = new Client(config)
+    await client.signIn(good)
+    expect(events.map((event) => event.outcome?.type)).toEqual(['signed-in'])
+    events.length = 0
+    await ageProof(client)
+    await client.send({ path: `/reauthenticate?callbackUrl=${encodeURIComponent('/settings')}`, headers: { accept: 'text/html' } })
+    const csrfToken = await client.csrfToken()
+    const body = { event: 'reauth.password', username: 'alice', password: 'wonderland', csrfToken }
+    await client.send({ path: '/step/reauthenticate', body, headers: { accept: 'text/html' } })
+
+    const completed = events.filter((event) => event.kind === 'reauthenticated')
+    expect(completed).toHaveLength(1)
+    expect(completed[0]).toMatchObject({
+      v: AUDIT_SCHEMA_VERSION,
+      userId: ALICE.id,
+      amr: ['pwd'],
+      action: 'app',
+      flow: 'reauthenticate',
+      outcome: { type: 'reauthenticated' },
+    })
+    expect(completed[0]!.states!.at(-1)).toBe('reauthenticate:resumed')
+    expect(events.some((event) => event.outcome?.type === 'signed-in')).toBe(false)
+    // The start of the flow is a step, not a completion.
+    expect(events.filter((event) => event.kind === 'flow').map((event) => event.outcome?.type)).toEqual(['step'])
+  })
+
+  it('names the built-in action that asked (turning on two-step verification)', async () => {
+    const { events, config } = audited({}, { adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })
+    const client = new Client(config)
+    await client.signIn(good)
+    await ageProof(client)
+    await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() }, headers: { accept: 'text/html' } })
+    const csrfToken = await client.csrfToken()
+    const body = { event: 'reauth.password', username: 'alice', password: 'wonderland', csrfToken }
+    await client.send({ path: '/step/reauthenticate', body, headers: { accept: 'text/html' } })
+    expect(events.filter((event) => event.kind === 'reauthenticated').map(({ action, amr }) => ({ action, amr }))).toEqual([
+      { action: 'enrol-second-factor', amr: ['pwd'] },
+    ])
+  })
+
+  it('records no re-authentication for a wrong password', async () => {
+    const { events, config } = audited()
+    const client = new Client(config)
+    await client.signIn(good)
+    await ageProof(client)
+    await client.send({ path: `/reauthenticate?callbackUrl=${encodeURIComponent('/settings')}`, headers: { accept: 'text/html' } })
+    const csrfToken = await client.csrfToken()
+    const body = { event: 'reauth.password', username: 'alice', password: 'guess', csrfToken }
+    await client.send({ path: '/step/reauthenticate', body, headers: { accept: 'text/html' } })
+    expect(events.some((event) => event.kind === 'reauthenticated')).toBe(false)
+    expect(events.at(-1)).toMatchObject({ kind: 'flow', flow: 'reauthenticate', outcome: { type: 'refused' } })
+  })
+
+  it('drives the shared helper to the same single event', async () => {
+    const { events, config } = audited()
+    await reauthenticateAlice(config)
+    expect(events.filter((event) => event.kind === 'reauthenticated')).toHaveLength(1)
   })
 })
 

@@ -15,6 +15,7 @@ import type { AuthConfig } from '../../core/types.js'
 import { Client, testConfig } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
+import { reauthenticateAlice } from './reauthentication.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const good = { username: 'alice', password: 'wonderland' }
@@ -69,6 +70,9 @@ const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> 
     const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(page)![1]!
     await client.send({ path: '/step/totp-enrolment', body: { csrfToken: await client.csrfToken(), code: totpCode(secret, now()) } })
     await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken(), action: 'disable' } })
+  },
+  async reauthenticated(audit) {
+    await reauthenticateAlice(testConfig({ audit }))
   },
   async 'passkey-added'(audit) {
     await new PasskeyBrowser(passkeyConfig(createMemoryStore(), { audit })).register({ email: 'grace@example.com' })

@@ -9,8 +9,8 @@ import express, { type Express } from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ExpressAuth, getSession, requireRecentAuth } from '../../integrations/express/index.js'
 import { UntrustedHost } from '../../core/errors.js'
-import { CookieJar, credentialsProvider } from '../fixtures/http.js'
-import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
+import { CookieJar, credentialsProvider, SECRET } from '../fixtures/http.js'
+import { attackTargetConfig, originAttackSuite, staleSessionCookie } from './origin-attacks.js'
 import { recentAuthSuite } from './recent-auth-suite.js'
 
 const makeConfig = attackTargetConfig
@@ -73,7 +73,7 @@ describe('Express: the request URL', () => {
   beforeAll(async () => {
     port = (await documentedApp('/auth')).port
   })
-  originAttackSuite({ port: () => port, oauthProvider: 'op' })
+  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET) })
 })
 
 describe('Express: the middleware', () => {

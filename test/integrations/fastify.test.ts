@@ -6,9 +6,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fastifyAuth, requireRecentAuth, requireSession } from '../../integrations/fastify/index.js'
-import { CookieJar } from '../fixtures/http.js'
+import { CookieJar, SECRET } from '../fixtures/http.js'
 import { rawRequest } from '../fixtures/raw-http.js'
-import { attackTargetConfig, originAttackSuite } from './origin-attacks.js'
+import { attackTargetConfig, originAttackSuite, staleSessionCookie } from './origin-attacks.js'
 import { recentAuthSuite } from './recent-auth-suite.js'
 
 const config = attackTargetConfig()
@@ -34,7 +34,7 @@ afterAll(async () => {
 })
 
 describe('Fastify: the request URL', () => {
-  originAttackSuite({ port: () => port, oauthProvider: 'op' })
+  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET) })
 })
 
 describe('Fastify: the request URL under proxy trust or AUTH_URL', () => {

@@ -6,7 +6,7 @@
 import { encode } from '@auth/core/jwt'
 import { Hono } from 'hono'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { authHandler, initAuthConfig, verifyAuth, type AuthConfig } from '../../integrations/hono/index.js'
+import { authHandler, initAuthConfig, requireRecentAuth, verifyAuth, type AuthConfig } from '../../integrations/hono/index.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 
 const HOST = 'app.example:8443'
@@ -92,5 +92,52 @@ describe('authchart/hono', () => {
     })
     expect(response.headers.get('location')).toContain('error=MissingCSRF')
     expect(response.headers.getSetCookie().join()).not.toContain('authjs.session-token=ey')
+  })
+})
+
+describe('authchart/hono: requireRecentAuth', () => {
+  const SESSION = 'authjs.session-token'
+  const recentApp = () => {
+    const app = new Hono()
+    app.use('*', initAuthConfig(() => settingsConfig))
+    app.use('/api/auth/*', authHandler())
+    app.get('/settings', requireRecentAuth({ maxAge: 60 }), (c) => c.json({ verifiedAt: c.get('recentAuth').verifiedAt }))
+    return app
+  }
+  const settingsConfig = config({ basePath: '/api/auth' })
+  const cookieProvenAgo = async (seconds: number) => {
+    const token = { sub: 'alice', name: 'Alice', fva: { pwd: Math.floor(Date.now() / 1000) - seconds } }
+    return `${SESSION}=${await encode({ token, secret: SECRET, salt: SESSION })}`
+  }
+  const reauthentication = `http://${HOST}/api/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings?tab=keys')}&factors=hwk+otp+pwd+email+fed`
+
+  it('lets a request through with a proof younger than maxAge, and gives its time to the route', async () => {
+    const response = await get(recentApp(), '/settings', { cookie: await cookieProvenAgo(5) })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { verifiedAt: number }).verifiedAt).toBeGreaterThan(Date.now() / 1000 - 10)
+  })
+
+  it('sends a page request with an old proof to the re-authentication page under the configured base path', async () => {
+    const response = await get(recentApp(), '/settings?tab=keys', { cookie: await cookieProvenAgo(3600), accept: 'text/html' })
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe(reauthentication)
+  })
+
+  it('answers a fetch with an old proof with 401, WWW-Authenticate and the URL to open', async () => {
+    const response = await get(recentApp(), '/settings?tab=keys', { cookie: await cookieProvenAgo(3600), accept: 'application/json' })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_user_authentication", max_age=60, factors="hwk otp pwd email fed", url="${reauthentication}"`,
+    )
+    expect(await response.json()).toMatchObject({ error: 'insufficient_user_authentication', maxAge: 60, url: reauthentication })
+  })
+
+  it('answers a signed-out fetch with 401 login_required and the sign-in URL', async () => {
+    const response = await get(recentApp(), '/settings', { accept: 'application/json' })
+    expect(response.status).toBe(401)
+    expect(await response.json()).toMatchObject({
+      error: 'login_required',
+      url: `http://${HOST}/api/auth/signin?callbackUrl=${encodeURIComponent('/settings')}`,
+    })
   })
 })

@@ -3,11 +3,13 @@
  * one suite each integration's test runs against its own server: an absolute-form request target
  * and a forged `X-Forwarded-Host` (with proxy trust off) must not choose the origin that lands in
  * the sign-in page's form actions and in the OAuth redirect (whose `redirect_uri` is sealed in the
- * flow's state cookie).
+ * flow's state cookie), nor where the re-authentication (`GET {basePath}/reauthenticate`) sends
+ * the browser.
  *
  * @module
  */
 import { expect, it } from 'vitest'
+import { encode } from '../../core/jwt.js'
 import OAuth from '../../providers/oauth.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
@@ -59,6 +61,18 @@ export interface OriginAttackTarget {
    * route answers, so no form, no cookie and no OAuth redirect comes out of it.
    */
   frameworkRedirectsAbsoluteForm?: boolean
+  /**
+   * A `Cookie` header holding a session of the app whose proof is an hour old (sealed with the
+   * app's secret), for the re-authentication's signed-in answers; without it, only a signed-out
+   * browser is tried.
+   */
+  staleSession?: () => Promise<string>
+}
+
+/** A `Cookie` header with a JWT session sealed with `secret` whose password was proven an hour ago. */
+export async function staleSessionCookie(secret: string): Promise<string> {
+  const token = { sub: 'alice', name: 'Alice', email: 'alice@example.com', fva: { pwd: Math.floor(Date.now() / 1000) - 3600 } }
+  return `authjs.session-token=${await encode({ token, secret, salt: 'authjs.session-token' })}`
 }
 
 const EVIL = 'evil.example'
@@ -126,6 +140,43 @@ export function originAttackSuite(target: OriginAttackTarget): void {
         // An app with its own sign-in page (`page: 'signout'`) is sent there instead.
         if (page === 'signin') expect(location.pathname, own).toBe(`${base}/signin`)
         expect(location.searchParams.get('callbackUrl'), own).toBe(`${realOrigin()}${base}/${own}`)
+      }
+    })
+
+    // The re-authentication starts from a URL an application's requireRecentAuth built: the page it
+    // sends the browser to, and the path it brings it back to, must stay on this site; nothing
+    // in the request signs anyone in.
+    it(`keeps the re-authentication on this site, signing no one in, under ${name}`, async () => {
+      const browsers: [string, string | undefined][] = [['signed out', undefined]]
+      if (target.staleSession) browsers.push(['signed in, stale', await target.staleSession()])
+      for (const [who, cookie] of browsers) {
+        for (const callbackUrl of ['/security', `http://${EVIL}/steal`]) {
+          const label = `${who}, callbackUrl=${callbackUrl}`
+          const request = attack(`${base}/reauthenticate?${new URLSearchParams({ callbackUrl })}`)
+          const headers = { ...request.headers, accept: 'text/html', 'sec-fetch-mode': 'navigate', ...(cookie ? { cookie } : {}) }
+          const response = await rawRequest(target.port(), { ...request, headers })
+          expect(JSON.stringify([...response.headers]) + response.body, label).not.toContain(EVIL_ORIGIN)
+          expect(response.headers.get('set-cookie')?.join() ?? '', label).not.toMatch(/session-token=[^;]/)
+          if (refused(name)) {
+            expect(response.status, label).toBeGreaterThanOrEqual(400)
+            continue
+          }
+          expect([302, 303], label).toContain(response.status)
+          expect(JSON.stringify([...response.headers]), label).not.toContain(EVIL)
+          expect(new URL(response.headers.get('location')![0]!, realOrigin()).origin, label).toBe(realOrigin())
+          if (!cookie) continue
+          // The flow sealed the path to come back to: its page is this site's, and so is its form.
+          const step = new URL(response.headers.get('location')![0]!, realOrigin())
+          expect(step.pathname, label).toBe(`${base}/step/reauthenticate`)
+          const flow = response.headers.get('set-cookie')!.map((set) => set.split(';')[0]!).join('; ')
+          const stepRequest = attack(step.pathname)
+          const page = await rawRequest(target.port(), {
+            ...stepRequest,
+            headers: { ...stepRequest.headers, accept: 'text/html', cookie: `${cookie}; ${flow}` },
+          })
+          expect(page.status, label).toBe(200)
+          expect(page.body, label).not.toContain(EVIL)
+        }
       }
     })
 

@@ -154,7 +154,7 @@ describe('the package', () => {
     expect(names.nextReact).toEqual(
       expect.arrayContaining(['SessionProvider', 'useSession', 'signIn', 'signOut', 'getSession', 'getCsrfToken', 'getProviders']),
     )
-    expect(names.hono).toEqual(['authHandler', 'getAuthUser', 'initAuthConfig', 'setEnvDefaults', 'verifyAuth'])
+    expect(names.hono).toEqual(['authHandler', 'getAuthUser', 'initAuthConfig', 'requireRecentAuth', 'setEnvDefaults', 'verifyAuth'])
   })
 
   it.each([

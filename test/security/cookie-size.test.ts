@@ -5,6 +5,9 @@
  * 254-character e-mail address, a long name and picture URL, the longest callback URL the engine
  * accepts, an extension with its own context, many providers, a second factor, and an OIDC
  * provider whose tokens go into the JWT (`refreshTokens`, `logout`, and `dpop`'s sealed key pair).
+ * The re-authentication is walked with the largest intent it seals: an application's route with
+ * the longest callback URL, and a sensitive action's form carrying one, through every resting
+ * state (a wrong proof, an e-mailed code sent, a wrong code) before the proof that resumes it.
  * The session cookie may be chunked above 4,096 bytes, as Auth.js chunks it: each chunk must fit.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -244,6 +247,76 @@ describe.each([
   )
 })
 
+/** Lets the signed-in client's proof grow older than the default step-up policy (ten minutes). */
+function ageProofs(): void {
+  vi.setSystemTime(Date.now() + 11 * 60_000)
+}
+
+async function reauthStep(client: Client, fields: Record<string, string>): Promise<Response> {
+  return client.send({ path: '/step/reauthenticate', body: { ...fields, csrfToken: await client.csrfToken() }, headers: { accept: 'text/html' } })
+}
+
+/**
+ * At the re-authentication page: a wrong password, an e-mailed code sent and a wrong one typed
+ * (each rests the flow again, sealed), then `prove` succeeds; returns its answer.
+ */
+async function restEverywhereThenProve(w: World, client: Client, prove: () => Promise<Response>): Promise<Response> {
+  const wrong = await reauthStep(client, { event: 'reauth.password', username: LONG_EMAIL, password: 'guess' })
+  expect(wrong.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
+  const sent = w.outbox.length
+  await reauthStep(client, { event: 'reauth.sendEmailCode' })
+  expect(w.outbox).toHaveLength(sent + 1)
+  await reauthStep(client, { event: 'reauth.emailCode', code: '00000000' })
+  return prove()
+}
+
+describe.each([
+  ['JWT sessions', 'jwt' as const],
+  ['database sessions', 'database' as const],
+])('every cookie of a re-authentication fits in a browser (%s)', (_name, strategy) => {
+  it('an application route with the longest callback URL, and a sensitive action whose form carries one', async () => {
+    currentFlow = `reauthenticate/${strategy}`
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const w = world(strategy, false)
+      const client = new Client(w.config)
+      await client.signIn({ username: LONG_EMAIL, password: 'wonderland' }, { callbackUrl: LONG_CALLBACK })
+      await expectSignedIn(client)
+
+      // An application's own route (requireRecentAuth) sends the stale session here with its path.
+      ageProofs()
+      const back = LONG_CALLBACK.slice(ORIGIN.length)
+      const asked = await client.send({ path: '/reauthenticate', query: { callbackUrl: back }, headers: { accept: 'text/html' } })
+      expect(asked.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
+      const resumed = await restEverywhereThenProve(w, client, () =>
+        reauthStep(client, { event: 'reauth.emailCode', code: w.outbox.at(-1)!.code! }),
+      )
+      expect(resumed.headers.get('location')).toBe(back)
+
+      // A built-in action's form, sealed while the proof is stale, resumed after the password.
+      ageProofs()
+      const refused = await client.send({
+        path: '/two-factor',
+        body: { csrfToken: await client.csrfToken(), callbackUrl: LONG_CALLBACK },
+        headers: { accept: 'text/html' },
+      })
+      expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
+      const resume = await restEverywhereThenProve(w, client, () =>
+        reauthStep(client, { event: 'reauth.password', username: LONG_EMAIL, password: 'wonderland' }),
+      )
+      expect(resume.status).toBe(200)
+      expect(await resume.text()).toContain('action="/auth/two-factor"')
+    } finally {
+      vi.useRealTimers()
+    }
+
+    const mine = emitted.filter((e) => e.flow === currentFlow)
+    expect(mine.some((e) => e.header.startsWith('__Secure-authchart.flow.reauthenticate='))).toBe(true)
+    const over = mine.filter((e) => e.header.length > BROWSER_COOKIE_LIMIT)
+    expect(over.map((e) => `${e.header.slice(0, 60)}… ${e.header.length} bytes`)).toEqual([])
+  })
+})
+
 describe('what cannot fit is refused or split, never sent whole', () => {
   it.each([
     ['longer than 2,048 characters', `${ORIGIN}/${'a'.repeat(2048)}`],
@@ -298,6 +371,7 @@ describe('the walks above', () => {
       '__Secure-authchart.flow.signin-completion',
       '__Secure-authchart.flow.email-signin',
       '__Secure-authchart.flow.totp-enrolment',
+      '__Secure-authchart.flow.reauthenticate',
     ]) {
       expect(names, name).toContain(name)
     }
