@@ -109,4 +109,12 @@ describe('the memory adapter', () => {
     store.users.delete(user.id)
     expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
   })
+
+  it('says why it refuses a credential id registered before (the reason the operator reads in the log)', async () => {
+    const adapter = MemoryAdapter(createMemoryStore())
+    const user = await adapter.createUser({ id: 'u-1', email: 'u1@example.test', emailVerified: null } as AdapterUser)
+    const passkey = authenticator(user.id)
+    await adapter.createAuthenticator!(passkey)
+    await expect(adapter.createAuthenticator!({ ...passkey, userId: 'u-2' })).rejects.toThrow('this credential is already registered')
+  })
 })

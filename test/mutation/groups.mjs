@@ -144,10 +144,13 @@ export const groups = {
     ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
-  // sets, and the deadline guard; on memory, PostgreSQL and Redis.
+  // sets, and the deadline guard; on memory, PGlite and Redis. Not test/store/contract.test.ts: its
+  // PostgreSQL server would start again for every mutant (PGlite runs the same SQL), nor
+  // rate-limit.test.ts (the limits through Auth and Fastify; test/mutation/stores.test.ts counts
+  // them in the store directly).
   stores: {
     mutate: ['core/store/index.ts', 'core/store/limits.ts#admitAttempt..countAttempt', 'stores/postgres.ts', 'stores/redis.ts'],
-    tests: ['test/store/contract.test.ts', 'test/store/memory.test.ts', 'test/store/rate-limit.test.ts'],
+    tests: ['test/store/memory.test.ts', 'test/mutation/stores.test.ts'],
   },
   // The HTTP gate: the CSRF check and where it applies, and the refusal of a session cookie from
   // a flow that may not issue one.
