@@ -3,7 +3,9 @@
  * changes: which refusal is logged (the message an operator reads, Auth.js's where it has one), what
  * the browser gets, and that nothing is stored. The attacks themselves live in test/webauthn/.
  */
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server'
+import { generateKeyPairSync, sign } from 'node:crypto'
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
+import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
@@ -230,5 +232,96 @@ describe('the challenge claim', () => {
     const response = await browser.answer('authenticate', browser.authenticator.authenticate(body.options as never))
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(claims).toContain(`webauthn-challenge:${body.options.challenge} ${ENVELOPE_MAX_AGE}`)
+  })
+})
+
+describe('a relying party whose origin is configured', () => {
+  const ELSEWHERE = 'https://elsewhere.test'
+  const configured = (origin: string | string[]) =>
+    passkeyConfig(store, { providers: [Passkey({ relayingParty: { id: new URL(ORIGIN).hostname, name: 'Example', origin } } as never)] })
+
+  it.each([['one origin', ELSEWHERE], ['a list of origins', [ELSEWHERE]]])(
+    'accepts an answer from the configured origin (%s) only, not from the origin of the request',
+    async (_name, origin) => {
+      const config = configured(origin)
+      const there = new PasskeyBrowser(config, new SoftwareAuthenticator(ELSEWHERE))
+      expect((await there.register({ email: 'eve@example.com' })).headers.get('location')).toBe(ORIGIN)
+      expect(store.authenticators.size).toBe(1)
+      const here = new PasskeyBrowser(config)
+      const refused = await here.register({ email: 'mallory@example.com' })
+      expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+      expect(store.authenticators.size).toBe(1)
+    },
+  )
+})
+
+describe('a signature or an attestation that does not verify', () => {
+  it("refuses an assertion not signed by the stored passkey's key, saying so, and signs nobody in", async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    // The stored public key is another passkey's: the browser's signature does not verify against it.
+    const other = new SoftwareAuthenticator(ORIGIN)
+    await seedPasskeyUser(store, other, { id: 'u-other', email: 'other@example.com' })
+    const otherKey = [...store.authenticators.values()].find((a) => a.userId === 'u-other')!.credentialPublicKey
+    store.authenticators.set(credentialID, { ...store.authenticators.get(credentialID)!, credentialPublicKey: otherKey })
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(store.sessions.size).toBe(0)
+    expect(logged(config)).toContain('WebAuthn authentication response could not be verified')
+  })
+
+  it('refuses a registration whose self-attestation signature does not verify, saying so, storing nothing', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const answer = browser.authenticator.register(body.options as PublicKeyCredentialCreationOptionsJSON)
+    // A packed self-attestation signed by some other key than the credential's.
+    const attestation = isoCBOR.decodeFirst<Map<string, unknown>>(isoBase64URL.toBuffer(answer.response.attestationObject))
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    attestation.set('fmt', 'packed')
+    attestation.set('attStmt', new Map<string, unknown>([['alg', -7], ['sig', new Uint8Array(sign('sha256', Buffer.from('other data'), privateKey))]]))
+    const forged: RegistrationResponseJSON = {
+      ...answer,
+      response: { ...answer.response, attestationObject: isoBase64URL.fromBuffer(isoCBOR.encode(attestation as never)) },
+    }
+    const response = await browser.answer('register', forged)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(store.authenticators.size).toBe(0)
+    expect(store.users.size).toBe(0)
+    expect(logged(config)).toContain('WebAuthn registration response could not be verified')
+  })
+
+  it('logs the credential id of an assertion for a passkey nobody registered', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    store.authenticators.clear()
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(logged(config)).toContain(`WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`)
+  })
+})
+
+describe("a new passkey's transports", () => {
+  const registered = async (transports: string[] | undefined) => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const answer = browser.authenticator.register(body.options as PublicKeyCredentialCreationOptionsJSON)
+    const { transports: _sent, ...response } = answer.response
+    const response_ = await browser.answer('register', { ...answer, response: transports ? { ...response, transports } : response })
+    expect(response_.headers.get('location')).toBe(ORIGIN)
+    return [...store.authenticators.values()][0]!
+  }
+
+  it('are stored as the browser listed them, comma-separated', async () => {
+    expect((await registered(['usb', 'nfc'])).transports).toBe('usb,nfc')
+  })
+
+  it('are left out when the browser lists none, or sends no list', async () => {
+    expect((await registered([])).transports).toBeUndefined()
+    store = createMemoryStore()
+    expect((await registered(undefined)).transports).toBeUndefined()
   })
 })
