@@ -6,30 +6,54 @@
  * connection), the deadline on every call of a configured store, and the attempt limits counted in
  * it (every subject counted, failing open or closed).
  */
+import { randomUUID } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { DEFAULT_AVAILABILITY } from '../../core/outage.js'
 import { ServiceUnavailable } from '../../core/errors.js'
 import { guardStore, memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { admitAttempt, countAttempt } from '../../core/store/limits.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore, type RedisClient } from '../../stores/redis.js'
+import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
 import { spyLogger } from '../fixtures/http.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-let unique = 0
-const key = (name: string) => `${name}:${process.pid}:${++unique}`
+// Random: under a mutation run the servers outlive this module, and keys of earlier runs are there.
+const key = (name: string) => `${name}:${randomUUID()}`
 
-let redis: RedisServer | undefined
-let pglite: PGlite | undefined
-// Started by the first test that needs them (a mutant's tests may need neither): PGlite's first
-// start compiles its WebAssembly, slow on a loaded machine, hence the long hooks.
-const needsPGlite = () => beforeAll(async () => void (pglite ??= await PGlite.create()), 120_000)
-const needsRedis = () => beforeAll(async () => void (redis ??= await startRedis()), 60_000)
+/** The servers of a mutation run (test/mutation/servers.ts), or none: then this file starts its own. */
+const shared = inject('mutationServers')
+let ownPostgres: PostgresServer | undefined
+let ownRedis: RedisServer | undefined
+let pool: pg.Pool | undefined
+let redisUrl: string | undefined
+const clients: Redis[] = []
+
+// Each started by the first test that needs it (a mutant's tests may need neither).
+const needsPostgres = () =>
+  beforeAll(async () => {
+    if (pool) return
+    const url = shared?.postgres ?? (await (ownPostgres = await startPostgres()).createDatabase('stores'))
+    pool = new pg.Pool({ connectionString: url })
+  }, 120_000)
+const needsRedis = () =>
+  beforeAll(async () => {
+    redisUrl ??= shared?.redis ?? (ownRedis = await startRedis()).url
+  }, 60_000)
+const redisClient = () => {
+  const client = new Redis(redisUrl!)
+  client.on('error', () => {})
+  clients.push(client)
+  return client
+}
 afterAll(async () => {
-  await pglite?.close()
-  await redis?.stop()
+  await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())))
+  await pool?.end()
+  await Promise.all([ownPostgres?.stop(), ownRedis?.stop()])
 })
 afterEach(() => {
   vi.restoreAllMocks()
@@ -44,23 +68,23 @@ const backends: { name: string; pair: () => Promise<[AuthStore, AuthStore]> }[] 
     },
   },
   {
-    name: 'PGlite',
+    name: 'PostgreSQL',
     async pair() {
-      const a = postgresAuthStore(pglite!)
+      const a = postgresAuthStore(pool!)
       await a.migrate()
-      return [a, postgresAuthStore(pglite!)]
+      return [a, postgresAuthStore(pool!)]
     },
   },
   {
     name: 'Redis',
-    pair: async () => [redisAuthStore(redis!.client()), redisAuthStore(redis!.client())],
+    pair: async () => [redisAuthStore(redisClient()), redisAuthStore(redisClient())],
   },
 ]
 
 describe.each(backends)('the $name store', (backend) => {
   let a: AuthStore
   let b: AuthStore
-  if (backend.name === 'PGlite') needsPGlite()
+  if (backend.name === 'PostgreSQL') needsPostgres()
   if (backend.name === 'Redis') needsRedis()
   beforeAll(async () => {
     ;[a, b] = await backend.pair()
@@ -192,19 +216,19 @@ describe('the memory store', () => {
 })
 
 describe('the PostgreSQL store', () => {
-  needsPGlite()
+  needsPostgres()
   const count = async (table: string, k: string) =>
-    Number((await pglite!.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE key = $1`, [k])).rows[0]!.n)
+    Number((await pool!.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE key = $1`, [k])).rows[0]!.n)
 
   it('refuses a table prefix that is not a plain identifier, and keeps a prefixed store apart', async () => {
-    expect(() => postgresAuthStore(pglite!, { tablePrefix: 'x"; DROP TABLE users; --' })).toThrow(TypeError)
-    expect(() => postgresAuthStore(pglite!, { tablePrefix: '1abc' })).toThrow(/tablePrefix must be letters, digits and underscores, got "1abc"/)
-    expect(() => postgresAuthStore(pglite!, { tablePrefix: 'ab-c' })).toThrow(TypeError)
-    expect(() => postgresAuthStore(pglite!, { tablePrefix: 'abc ' })).toThrow(TypeError)
-    const prefixed = postgresAuthStore(pglite!, { tablePrefix: 'App_2' })
+    expect(() => postgresAuthStore(pool!, { tablePrefix: 'x"; DROP TABLE users; --' })).toThrow(TypeError)
+    expect(() => postgresAuthStore(pool!, { tablePrefix: '1abc' })).toThrow(/tablePrefix must be letters, digits and underscores, got "1abc"/)
+    expect(() => postgresAuthStore(pool!, { tablePrefix: 'ab-c' })).toThrow(TypeError)
+    expect(() => postgresAuthStore(pool!, { tablePrefix: 'abc ' })).toThrow(TypeError)
+    const prefixed = postgresAuthStore(pool!, { tablePrefix: 'App_2' })
     await prefixed.migrate()
     await prefixed.migrate()
-    const plain = postgresAuthStore(pglite!)
+    const plain = postgresAuthStore(pool!)
     await plain.migrate()
     const k = key('prefixed')
     await prefixed.put(k, 'app', 60)
@@ -225,21 +249,23 @@ describe('the PostgreSQL store', () => {
     expect(await count('"authchart_limits"', `authchart:${k}`)).toBe(1)
   })
 
-  it('migrates through a client without exec (pg), whose query runs several statements', async () => {
-    // pg's simple query (no parameters) runs several statements; with parameters, one.
-    const pgLike = {
-      query: async (text: string, params?: unknown[]) =>
-        params === undefined ? ((await pglite!.exec(text)).at(-1) ?? { rows: [] }) : pglite!.query(text, params),
+  it('migrates with exec where the client has it (PGlite, whose query runs one statement)', async () => {
+    const pglite = await PGlite.create()
+    try {
+      const store = postgresAuthStore(pglite)
+      await store.migrate()
+      const k = key('pglite')
+      await store.put(k, 'v', 60)
+      expect(await store.get(k)).toBe('v')
+      expect(await store.claim(k, 60)).toBe(true)
+      expect(await store.claim(k, 60)).toBe(false)
+    } finally {
+      await pglite.close()
     }
-    const store = postgresAuthStore(pgLike as never, { tablePrefix: 'pglike' })
-    await store.migrate()
-    const k = key('pglike')
-    await store.put(k, 'v', 60)
-    expect(await store.get(k)).toBe('v')
-  })
+  }, 120_000)
 
   it('deletes rows past their time on a write at most every five minutes, never a live one', async () => {
-    const store = postgresAuthStore(pglite!, { tablePrefix: 'sweep' })
+    const store = postgresAuthStore(pool!, { tablePrefix: 'sweep' })
     await store.migrate()
     const start = Date.now()
     const at = (ms: number) => vi.spyOn(Date, 'now').mockReturnValue(start + ms)
@@ -274,7 +300,7 @@ describe('the PostgreSQL store', () => {
   })
 
   it('keeps the later expiry of a set member added twice', async () => {
-    const store = postgresAuthStore(pglite!)
+    const store = postgresAuthStore(pool!)
     await store.migrate()
     const start = Date.now()
     const s = key('twice')
@@ -291,9 +317,9 @@ describe('the PostgreSQL store', () => {
 describe('the Redis store', () => {
   needsRedis()
   it('writes its keys under the default prefix "authchart", or the one given, apart from each other', async () => {
-    const raw = redis!.client()
+    const raw = redisClient()
     const plain = redisAuthStore(raw)
-    const other = redisAuthStore(redis!.client(), { keyPrefix: 'app' })
+    const other = redisAuthStore(redisClient(), { keyPrefix: 'app' })
     const k = key('prefix')
     await plain.put(k, 'plain', 60)
     await plain.addToSet!(k, 'plain', 60)
@@ -314,7 +340,7 @@ describe('the Redis store', () => {
   })
 
   it('fails every call at once while its client has lost the connection, and lets a booting client through', async () => {
-    const client = redis!.client()
+    const client = redisClient()
     await client.ping()
     let status = 'ready'
     const view = new Proxy(client, {
