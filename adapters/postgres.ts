@@ -95,6 +95,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     sessionAmr: `"${p}session_amr"`,
     sessionDetails: `"${p}session_details"`,
     sessionProvider: `"${p}session_provider"`,
+    accountKeys: `"${p}account_keys"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -154,7 +155,8 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
 );
 ${completedStepsTable(t)}
 ${authenticatorsTable(t)}
-${secondFactorsTable(t)}`
+${secondFactorsTable(t)}
+${accountKeysTable(t)}`
 }
 
 // Spec §2.17: every field nullable, records carry an id, accounts and sessions link to their user
@@ -217,7 +219,8 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
 CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('verificationTokens_key')} ON ${t.verificationTokens} (identifier, token);
 ${completedStepsTable(t)}
 ${authenticatorsTable(t)}
-${secondFactorsTable(t)}`
+${secondFactorsTable(t)}
+${accountKeysTable(t)}`
 }
 
 // Ours: the sign-in steps (extensions at afterFirstSignIn) each user has completed, per step
@@ -284,6 +287,15 @@ CREATE TABLE IF NOT EXISTS ${t.sessionProvider} (
 );
 CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sid_idx')} ON ${t.sessionProvider} (provider, sid);
 CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sub_idx')} ON ${t.sessionProvider} (provider, sub);`
+}
+
+// Ours: the sealed DPoP key pair an account's tokens are bound to (a provider with `dpop: true`),
+// beside the accounts table so that table stays exactly Auth.js's; gone with its account.
+function accountKeysTable(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.accountKeys} (
+  account TEXT PRIMARY KEY REFERENCES ${t.accounts} (id) ON DELETE CASCADE,
+  dpop_key TEXT NOT NULL
+);`
 }
 
 /** A stored `fva` column; an unreadable one is no times at all (the session then asks again). */
@@ -435,6 +447,16 @@ export function PostgresAdapter(
         : `UPDATE ${table} l SET "user" = changed."user" FROM changed WHERE l.${column} = changed.id`
     return `WITH changed AS (${statement}), linked AS (${write}) SELECT * FROM changed`
   }
+  /** Keeps the sealed DPoP key pair `account`'s tokens are bound to, when it has one. */
+  const keepAccountKey = async (account: Pick<AdapterAccount, 'provider' | 'providerAccountId'> & { dpop_key?: unknown }) => {
+    if (typeof account.dpop_key !== 'string') return
+    await rows(
+      `INSERT INTO ${t.accountKeys} (account, dpop_key)
+       SELECT id, $3 FROM ${t.accounts} WHERE provider = $1 AND "providerAccountId" = $2
+       ON CONFLICT (account) DO UPDATE SET dpop_key = EXCLUDED.dpop_key`,
+      [account.provider, account.providerAccountId, account.dpop_key],
+    )
+  }
 
   return {
     async migrate() {
@@ -515,6 +537,7 @@ ${schema(options.tablePrefix, layout)}`
           ...accountValues(account),
         ],
       )
+      await keepAccountKey(account)
       return { user: to.user(row!.user as Row), account: to.account(row!.account as Row) }
     },
     async linkAccount(account) {
@@ -532,6 +555,7 @@ ${schema(options.tablePrefix, layout)}`
           ...accountValues(account),
         ],
       )
+      await keepAccountKey(account)
       return to.account(row!)
     },
     async updateAccount(account) {
@@ -545,10 +569,15 @@ ${schema(options.tablePrefix, layout)}`
              WHERE provider = $1 AND "providerAccountId" = $2 RETURNING *`,
         [account.provider, account.providerAccountId, ...fields.map((f) => account[f] ?? null)],
       )
+      if (row) await keepAccountKey(account)
       return row ? to.account(row) : null
     },
     async listAccounts(userId) {
-      return (await rows(`SELECT * FROM ${t.accounts} WHERE ${link} = $1`, [userId])).map(to.account)
+      const accounts = await rows(
+        `SELECT a.*, k.dpop_key FROM ${t.accounts} a LEFT JOIN ${t.accountKeys} k ON k.account = a.id WHERE a.${link} = $1`,
+        [userId],
+      )
+      return accounts.map(to.account)
     },
     async unlinkAccount({ provider, providerAccountId }) {
       const row = await first(

@@ -60,7 +60,9 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // when each factor was last proven).
       // And the sign-in steps each user completed (keyed by the same user column), and the provider
       // session each session was signed in with (logout by the provider).
-      const { completed_steps: completedSteps, session_provider: sessionProvider, ...withoutSteps } = tables
+      // And the sealed DPoP key pair an account's tokens are bound to, keyed by the account.
+      const { completed_steps: completedSteps, session_provider: sessionProvider, account_keys: accountKeys, ...withoutSteps } = tables
+      expect(accountKeys).toEqual(['account', 'dpop_key'])
       expect(completedSteps).toEqual(['completedAt', 'stepId', 'user', 'version'])
       expect(sessionProvider).toEqual(['provider', 'sessionToken', 'sid', 'sub'])
       const { authenticators, second_factors: secondFactors, session_amr: sessionAmr, session_details: sessionDetails, ...spec } = withoutSteps

@@ -30,6 +30,7 @@ describe('PostgreSQL adapter schema', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'authchart\\_%' ORDER BY table_name`,
     )
     expect(rows.map((r) => r.table_name)).toEqual([
+      'authchart_account_keys',
       'authchart_accounts',
       'authchart_authenticators',
       'authchart_completed_steps',

@@ -122,6 +122,58 @@ describe('DPoP-bound tokens (dpop: true)', () => {
   })
 })
 
+describe('DPoP-bound tokens with database sessions (dpop: true, an adapter)', () => {
+  const adapters = {
+    memory: async () => {
+      const { MemoryAdapter } = await import('../../adapters/memory.js')
+      return MemoryAdapter()
+    },
+    PGlite: async () => {
+      const { PGlite } = await import('@electric-sql/pglite')
+      const { PostgresAdapter } = await import('../../adapters/postgres.js')
+      const adapter = PostgresAdapter(new PGlite())
+      await adapter.migrate()
+      return adapter
+    },
+  }
+
+  it.each(Object.keys(adapters) as (keyof typeof adapters)[])(
+    "keeps the key pair with the account, sealed, and refreshes the account's tokens with a proof from it (%s)",
+    async (name) => {
+      const adapter = await adapters[name]()
+      const cfg = testConfig({
+        adapter,
+        providers: [appProvider(op.issuer, 'client_secret_basic', 'op-dpop', { dpop: true, refreshTokens: true, idToken: false })] as never,
+      })
+      const client = new Client(cfg)
+      const { callback } = await signInThroughProvider(client, 'op-dpop')
+      expect(callback.headers.get('location')).not.toContain('error')
+      expect((await client.session()).body).toMatchObject({ user: { email: OP_ACCOUNT.email.toLowerCase() } })
+      const user = (await adapter.getUserByEmail!(OP_ACCOUNT.email.toLowerCase()))!
+
+      const [account] = await adapter.listAccounts!(user.id)
+      expect(account![DPOP_KEY_FIELD], 'the key pair is kept with the account, sealed').toEqual(expect.any(String))
+      expect(JSON.stringify(account), 'no key material in the clear').not.toMatch(/"d"|"kty"/)
+      const keyPair = await openDPoPKeyPair(account![DPOP_KEY_FIELD] as string, [SECRET])
+      expect(await userinfo(account!.access_token!), 'the stored access token, without a proof').toBe(401)
+      expect(await userinfo(account!.access_token!, keyPair), "with a proof from the account's key").toBe(200)
+
+      // The access token lives 10 s, inside the leeway: the next read refreshes it, with a proof.
+      const refreshes = op.grants.filter((g) => g.grant_type === 'refresh_token').length
+      const read = (await client.session()).body as { error?: string }
+      expect(read).toMatchObject({ user: { email: OP_ACCOUNT.email.toLowerCase() } })
+      expect(read.error, 'the refresh succeeded').toBeUndefined()
+      expect(op.grants.filter((g) => g.grant_type === 'refresh_token').length, 'one refresh grant').toBe(refreshes + 1)
+      const [refreshed] = await adapter.listAccounts!(user.id)
+      expect(refreshed!.access_token).not.toBe(account!.access_token)
+      expect(refreshed![DPOP_KEY_FIELD], 'the refreshed tokens stay bound to the same key').toBe(account![DPOP_KEY_FIELD])
+      expect(await userinfo(refreshed!.access_token!), 'the refreshed token, without a proof').toBe(401)
+      expect(await userinfo(refreshed!.access_token!, keyPair)).toBe(200)
+      expect(cfg.logger.error).not.toHaveBeenCalled()
+    },
+  )
+})
+
 describe('pushed authorization requests (par: true)', () => {
   it.each(['op-par', 'op-par-jwt'])('signs in through a pushed request: the browser carries only client_id and request_uri (%s)', async (id) => {
     const client = new Client(config())

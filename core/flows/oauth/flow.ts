@@ -188,6 +188,9 @@ async function validatedCallback(
   return oauth.validateAuthResponse(as, clientOf(provider), new URLSearchParams(context.callbackParams), expectedState)
 }
 
+/** The provider's token fields an account carries (every one: see {@link accountOf}). */
+const tokensOf = (account: Account) => account as unknown as TokenSet
+
 /** The account as the callbacks see it: every token field, plus who it belongs to. */
 function accountOf(provider: ResolvedOAuthProvider, tokens: TokenSet, providerAccountId: string): Account {
   return { ...tokens, provider: provider.id, type: provider.type, providerAccountId } as Account
@@ -235,6 +238,8 @@ export async function storeOAuthUser(ctx: RequestContext, context: SignInComplet
     type: provider.type,
     providerAccountId: account.providerAccountId,
     userId: '',
+    // The key pair the tokens are bound to (DPoP), sealed: a database session refreshes with it.
+    ...(provider.dpop && typeof tokensOf(account)[DPOP_KEY_FIELD] === 'string' ? { [DPOP_KEY_FIELD]: tokensOf(account)[DPOP_KEY_FIELD] } : {}),
   } as AdapterAccount
   const notLinked = (message: string): StoredUser => {
     ctx.logger.error(new OAuthAccountNotLinked(message, { provider: provider.id }))

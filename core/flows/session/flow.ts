@@ -290,6 +290,8 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
             refresh_token: account.refresh_token!,
             ...(account.access_token ? { access_token: account.access_token } : {}),
             expires_at: account.expires_at!,
+            // The sealed key pair the account's tokens are bound to (DPoP): the refresh proves it.
+            ...(typeof account.dpop_key === 'string' ? { dpop_key: account.dpop_key } : {}),
           }
           try {
             const fresh = await oauth.refreshAccessToken(provider, current, ctx.at, ctx.config)
