@@ -1,5 +1,5 @@
 /**
- * Vitest global setup of `npm run mutate -- stores` (test/mutation/vitest.config.ts): one
+ * Vitest global setup of `npm run mutate -- stores` and `-- adapters` (test/mutation/vitest.config.ts): one
  * PostgreSQL and one Redis server for the whole run, so that a mutant's tests connect to them
  * instead of starting servers (or PGlite) again; the test files reach them with
  * `inject('mutationServers')`. Outside a mutation run the tests start their own.

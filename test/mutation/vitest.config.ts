@@ -22,6 +22,6 @@ export default defineConfig({
     // Model tests under a mutant must not leave coverage records for a concurrent `npm test`.
     env: { AUTHCHART_MODEL_COVERAGE: 'off' },
     // The store's servers start once per run, not once per mutant (test/mutation/servers.ts).
-    globalSetup: names.includes('stores') ? ['test/mutation/servers.ts'] : [],
+    globalSetup: names.some((name) => name === 'stores' || name === 'adapters') ? ['test/mutation/servers.ts'] : [],
   },
 })
