@@ -13,7 +13,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { DEFAULT_AVAILABILITY } from '../../core/outage.js'
 import { ServiceUnavailable } from '../../core/errors.js'
-import { guardStore, memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import { guardStore, limiterStore, memoryAuthStore, type AuthStore, type ValueBackend } from '../../core/store/index.js'
 import { admitAttempt, countAttempt } from '../../core/store/limits.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore, type RedisClient } from '../../stores/redis.js'
@@ -376,6 +376,32 @@ describe('the Redis store', () => {
   })
 })
 
+describe('a store on limiters of its own', () => {
+  /** Values without sets, kept by a memory store. */
+  const values = (): ValueBackend => {
+    const memory = memoryAuthStore()
+    return { put: memory.put, get: memory.get, delete: memory.reset }
+  }
+  const failing = { consume: () => Promise.reject(new Error('connection lost')) }
+
+  it('fails a count the limiter could not make, rather than answering it as refused', async () => {
+    const store = limiterStore({ limiter: () => failing as never, forget: async () => {}, values: values() })
+    await expect(store.consume('k', 3, 60)).rejects.toThrow('connection lost')
+    await expect(store.claim('k', 60)).rejects.toThrow('connection lost')
+    await expect(store.increment('k', 60)).rejects.toThrow('connection lost')
+  })
+
+  it('keeps sets only when its values keep them, both operations', async () => {
+    const backend = { limiter: () => failing as never, forget: async () => {} }
+    const plain = limiterStore({ ...backend, values: values() })
+    expect(plain.addToSet).toBeUndefined()
+    expect(plain.setMembers).toBeUndefined()
+    const halfway = limiterStore({ ...backend, values: { ...values(), addToSet: async () => {} } })
+    expect(halfway.addToSet).toBeUndefined()
+    expect(halfway.setMembers).toBeUndefined()
+  })
+})
+
 describe('the guarded store', () => {
   const FAST = { ...DEFAULT_AVAILABILITY, storeTimeout: 50 }
   const hanging: AuthStore = {
@@ -425,6 +451,8 @@ describe('the guarded store', () => {
       const failure = (await call().catch((error: unknown) => error)) as ServiceUnavailable
       expect(failure).toBeInstanceOf(ServiceUnavailable)
       expect(failure.message).toContain(operation)
+      // The part the outage is logged and answered under.
+      expect(failure.part).toBe('store')
     }
   })
 
@@ -452,8 +480,15 @@ describe('attempt limits in the store', () => {
     expect(await admitAttempt(store, 'signin', 's', [user, client])).toEqual({ allowed: true })
     const second = await admitAttempt(store, 'signin', 's', [user, client])
     expect(second.allowed).toBe(false)
-    // The longest wait of the limits refused.
     expect((second as { retryAfter: number }).retryAfter).toBeGreaterThan(250)
+    // Two limits refusing: the longest wait of the two.
+    const address = { kind: 'client', value: '192.0.2.9', limit: limit(1, 60) }
+    await admitAttempt(store, 'signin', 's', [address])
+    const both = await admitAttempt(store, 'signin', 's', [address, user])
+    expect(both.allowed).toBe(false)
+    expect((both as { retryAfter: number }).retryAfter).toBeGreaterThan(250)
+    const reversed = await admitAttempt(store, 'signin', 's', [user, address])
+    expect((reversed as { retryAfter: number }).retryAfter).toBeGreaterThan(250)
     // The client was counted on the refused attempt too: its third attempt is its last.
     expect(await admitAttempt(store, 'signin', 's', [client])).toEqual({ allowed: true })
     expect((await admitAttempt(store, 'signin', 's', [client])).allowed).toBe(false)
