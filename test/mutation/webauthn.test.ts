@@ -6,7 +6,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { ENVELOPE_MAX_AGE } from '../../core/engine/envelope.js'
@@ -323,5 +323,66 @@ describe("a new passkey's transports", () => {
     expect((await registered([])).transports).toBeUndefined()
     store = createMemoryStore()
     expect((await registered(undefined)).transports).toBeUndefined()
+  })
+})
+
+describe('who a passkey signs in, and what the sign-in events are told', () => {
+  const withEvents = () => {
+    const events = { signIn: vi.fn() }
+    return { events, config: passkeyConfig(store, { events }) }
+  }
+
+  it("signs the signed-in user in again with their own passkey: not a new user, the passkey's account", async () => {
+    const { events, config } = withEvents()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    await signInAs(store, browser.jar, ADA.id)
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect((await browser.session())?.user?.email).toBe(ADA.email)
+    expect(events.signIn).toHaveBeenCalledOnce()
+    const [{ user, account, isNewUser }] = events.signIn.mock.calls[0] as [{ user: { id: string }; account: Record<string, unknown>; isNewUser: boolean }]
+    expect(user.id).toBe(ADA.id)
+    expect(isNewUser).toBe(false)
+    expect(account).toMatchObject({ provider: 'passkey', providerAccountId: credentialID, type: 'webauthn', userId: ADA.id })
+  })
+
+  it('tells a passkey added by a signed-in user that the user is not new', async () => {
+    const { events, config } = withEvents()
+    const browser = new PasskeyBrowser(config)
+    await seedPasskeyUser(store, browser.authenticator, ADA)
+    await signInAs(store, browser.jar, ADA.id)
+    const response = await browser.register({ action: 'register' })
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect([...store.authenticators.values()].map((a) => a.userId)).toEqual([ADA.id, ADA.id])
+    expect(events.signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: false }))
+  })
+
+  it('logs a refused sign-in with the provider it was for', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    await seedPasskeyUser(store, browser.authenticator, ADA)
+    await MemoryAdapter(store).createUser({ id: 'u-bob', email: 'bob@example.com', emailVerified: null })
+    await signInAs(store, browser.jar, 'u-bob')
+    await browser.signIn()
+    const [refusal] = config.logger.error.mock.calls.map(([error]) => error as Error & { cause?: unknown })
+    expect(refusal?.name).toBe('AccountNotLinked')
+    expect(refusal?.cause).toEqual({ provider: 'passkey' })
+  })
+
+  it("asks the provider's getUserInfo, with the adapter and the provider, who a sign-up is for", async () => {
+    const seen: string[] = []
+    const getUserInfo = async ({ adapter, provider }: { adapter: Adapter; provider: { id: string } }, request: { query: Record<string, string> }) => {
+      seen.push(provider.id)
+      const email = `${request.query.handle}@example.com`
+      const existing = await adapter.getUserByEmail!(email)
+      return existing ? { user: existing, exists: true } : { user: { email, name: `Hook ${request.query.handle}` }, exists: false }
+    }
+    const config = passkeyConfig(store, { providers: [Passkey({ getUserInfo } as never)] })
+    const browser = new PasskeyBrowser(config)
+    const response = await browser.register({ handle: 'eve' })
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect([...store.users.values()]).toEqual([expect.objectContaining({ email: 'eve@example.com', name: 'Hook eve' })])
+    expect(seen).toEqual(['passkey'])
   })
 })
