@@ -1,8 +1,11 @@
 /**
  * Session lifecycle: read (GET /session), update (POST /session) and end (POST /signout) a
- * session, under the `jwt` or the `database` strategy. Each request starts at `idle` and ends in a
- * final state; the session cookie (or the database row it names) is the persistent state, so
- * nothing is sealed.
+ * session, under the `jwt` or the `database` strategy. Each request starts at `idle`, runs through
+ * one phase (`jwt`, `database` or `signOut`) and ends in a final state that says how it ended: a
+ * session that is over ends in `expired`, `pastAbsoluteLifetime`, `signedOutEverywhere`,
+ * `providerLoggedOut`, `revoked`, `tampered` or `unknownSession`, which all answer alike (the body
+ * is null, the cookie cleared). The session cookie (or the database row it names) is the persistent
+ * state, so nothing is sealed.
  *
  * A JWT is re-encrypted only when it changed or `updateAge` has passed since it was issued, so most
  * reads cost a decryption and nothing else (spec §2.15: `updateAge` is how often it is updated).
@@ -72,6 +75,12 @@ export const SessionContext = object({
 })
 export type SessionContext = Infer<typeof SessionContext>
 
+/**
+ * Why a session that could be read has ended on the server's side: idle past its expiry, past its
+ * absolute lifetime, signed out everywhere after it began, or its provider session logged out.
+ */
+export type SessionEndReason = 'expired' | 'absolute-lifetime' | 'signed-out-everywhere' | 'provider-logout'
+
 type SessionRequest = Timestamped & { policy: SessionPolicy; callbackUrl?: string }
 
 /** Events of the session machine. */
@@ -79,7 +88,7 @@ export type SessionEvent =
   | ({ type: 'session.read' } & SessionRequest)
   | ({ type: 'session.update'; data?: unknown } & SessionRequest)
   | ({ type: 'session.signOut'; callbackUrl: string } & SessionRequest)
-  | EffectResult<'decodeSessionToken', { token: Record<string, unknown> }, 'missing' | 'invalid'>
+  | EffectResult<'decodeSessionToken', { token: Record<string, unknown> }, 'missing' | 'invalid' | SessionEndReason>
   | EffectResult<'refreshAccessToken', { token: Record<string, unknown> }, 'rejected' | 'threw'>
   | EffectResult<'runJwtCallback', { token: Record<string, unknown> | null; changed: boolean }, 'threw'>
   | EffectResult<'runSessionCallback', { session: unknown }, 'threw'>
@@ -89,7 +98,15 @@ export type SessionEvent =
   | EffectResult<'buildProviderLogout', { url: string }, 'threw' | 'notLinked'>
   | EffectResult<
       'getSessionAndUser',
-      { sessionToken: string; expires: number; user: Record<string, unknown>; session: Record<string, unknown> },
+      {
+        sessionToken: string
+        /** When the session ends: the row's `expires`, or its absolute lifetime when that comes first. */
+        expires: number
+        /** Whether `expires` is the absolute lifetime's end. */
+        endsByLifetime?: boolean
+        user: Record<string, unknown>
+        session: Record<string, unknown>
+      },
       'missing' | 'notFound' | 'threw'
     >
   | EffectResult<'deleteExpiredSession', null, 'threw'>
@@ -135,7 +152,8 @@ const initialContext: SessionContext = {
 }
 
 const noSession = (): FlowOutcome => ({ type: 'json', body: null, cache: 'no-store' })
-const invalidSession = (): FlowOutcome => ({
+/** A session that ended or cannot be served: the body is null and the cookie cleared, whatever the reason. */
+const endedSession = (): FlowOutcome => ({
   type: 'json',
   body: null,
   cache: 'no-store',
@@ -221,6 +239,10 @@ export const sessionMachine = setup({
       assertEvent(event, 'getSessionAndUser.done')
       return isSessionOver(event.output.expires, event.at)
     },
+    isPastAbsoluteLifetime: ({ event }) => {
+      assertEvent(event, 'getSessionAndUser.done')
+      return event.output.endsByLifetime === true && isSessionOver(event.output.expires, event.at)
+    },
     /** Extend when the row was last extended more than `updateAge` ago (0: on every read). */
     isExtensionDue: ({ context, event }) => {
       assertEvent(event, 'getSessionAndUser.done')
@@ -230,6 +252,22 @@ export const sessionMachine = setup({
     isTokenMissing: ({ event }) => {
       assertEvent(event, 'decodeSessionToken.failed')
       return event.reason === 'missing'
+    },
+    isTokenExpired: ({ event }) => {
+      assertEvent(event, 'decodeSessionToken.failed')
+      return event.reason === 'expired'
+    },
+    isTokenPastAbsoluteLifetime: ({ event }) => {
+      assertEvent(event, 'decodeSessionToken.failed')
+      return event.reason === 'absolute-lifetime'
+    },
+    isSignedOutEverywhere: ({ event }) => {
+      assertEvent(event, 'decodeSessionToken.failed')
+      return event.reason === 'signed-out-everywhere'
+    },
+    isProviderLoggedOut: ({ event }) => {
+      assertEvent(event, 'decodeSessionToken.failed')
+      return event.reason === 'provider-logout'
     },
     isTokenRevoked: ({ event }) => {
       assertEvent(event, 'runJwtCallback.done')
@@ -362,7 +400,7 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  version: '1',
+  version: '2',
   description: 'Reads, refreshes, updates and ends the session carried by the session cookie.',
   initial: 'idle',
   context: initialContext,
@@ -373,148 +411,204 @@ export const sessionMachine = setup({
       description: 'A request about the session arrives.',
       on: {
         'session.read': [
-          { guard: 'isDatabaseStrategy', target: 'lookingUpSession', actions: 'rememberRequest' },
-          { target: 'decodingToken', actions: 'rememberRequest' },
+          { guard: 'isDatabaseStrategy', target: 'database', actions: 'rememberRequest' },
+          { target: 'jwt', actions: 'rememberRequest' },
         ],
         'session.update': [
-          { guard: 'isDatabaseStrategy', target: 'lookingUpSession', actions: 'rememberRequest' },
-          { target: 'decodingToken', actions: 'rememberRequest' },
+          { guard: 'isDatabaseStrategy', target: 'database', actions: 'rememberRequest' },
+          { target: 'jwt', actions: 'rememberRequest' },
         ],
         'session.signOut': [
-          { guard: 'isDatabaseStrategy', target: 'deletingSession', actions: 'rememberRequest' },
-          { target: 'decodingTokenToEnd', actions: 'rememberRequest' },
+          { guard: 'isDatabaseStrategy', target: 'signOut.deletingSession', actions: 'rememberRequest' },
+          { target: 'signOut.decodingToken', actions: 'rememberRequest' },
         ],
       },
     },
-    lookingUpSession: {
-      tags: 'effect.getSessionAndUser',
-      description: 'Looks the session token up in the database, with its user.',
-      on: {
-        'getSessionAndUser.done': [
-          { guard: 'isSessionExpired', target: 'deletingExpiredSession' },
-          { guard: 'isExtensionDue', target: 'extendingSession', actions: 'rememberStoredSession' },
-          { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberStoredSession' },
-          { target: 'runningDatabaseSessionCallback', actions: 'rememberStoredSession' },
-        ],
-        'getSessionAndUser.failed': [
-          { guard: 'isSessionMissing', target: 'noSession' },
-          { guard: 'isSessionUnknown', target: 'invalidSession' },
-          { target: 'sessionUnavailable' },
-        ],
-      },
-    },
-    deletingExpiredSession: {
-      tags: 'effect.deleteExpiredSession',
-      description: 'Deletes the expired row.',
-      on: {
-        'deleteExpiredSession.done': { target: 'invalidSession' },
-        'deleteExpiredSession.failed': { target: 'invalidSession' },
-      },
-    },
-    extendingSession: {
-      tags: 'effect.extendSession',
-      description: 'Moves the stored expiry to now + maxAge (at most once per updateAge).',
-      on: {
-        'extendSession.done': [
-          { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberExtension' },
-          { target: 'runningDatabaseSessionCallback', actions: 'rememberExtension' },
-        ],
-        'extendSession.failed': { target: 'sessionUnavailable' },
-      },
-    },
-    refreshingAccountTokens: {
-      tags: 'effect.refreshAccountTokens',
-      description:
-        "Refreshes the expired access tokens of the user's linked accounts, once however many requests race; a database outage skips it.",
-      on: {
-        'refreshAccountTokens.done': { target: 'runningDatabaseSessionCallback', actions: 'rememberAccountRefresh' },
-      },
-    },
-    runningDatabaseSessionCallback: {
-      tags: 'effect.runDatabaseSessionCallback',
-      description: 'Builds the client-facing session from the stored user through the `session` callback.',
-      on: {
-        'runDatabaseSessionCallback.done': {
-          target: 'announcingSession',
-          actions: 'rememberDatabaseSession',
+    jwt: {
+      description: 'JWT strategy: the session is the encrypted token in the cookie.',
+      initial: 'decodingToken',
+      states: {
+        decodingToken: {
+          tags: 'effect.decodeSessionToken',
+          description: 'Decrypts the session cookie and checks that its session has not ended.',
+          on: {
+            'decodeSessionToken.done': [
+              { guard: 'isAccessTokenExpired', target: 'refreshingAccessToken', actions: 'rememberToken' },
+              { target: 'runningJwtCallback', actions: 'rememberToken' },
+            ],
+            'decodeSessionToken.failed': [
+              { guard: 'isTokenMissing', target: '#session.noSession' },
+              { guard: 'isTokenExpired', target: '#session.expired' },
+              { guard: 'isTokenPastAbsoluteLifetime', target: '#session.pastAbsoluteLifetime' },
+              { guard: 'isSignedOutEverywhere', target: '#session.signedOutEverywhere' },
+              { guard: 'isProviderLoggedOut', target: '#session.providerLoggedOut' },
+              { target: '#session.tampered' },
+            ],
+          },
         },
-        'runDatabaseSessionCallback.failed': { target: 'sessionUnavailable' },
+        refreshingAccessToken: {
+          tags: 'effect.refreshAccessToken',
+          description:
+            "The provider's access token has expired: refresh it once, however many requests arrive with this cookie.",
+          on: {
+            'refreshAccessToken.done': { target: 'runningJwtCallback', actions: 'rememberRefreshedToken' },
+            'refreshAccessToken.failed': { target: 'runningJwtCallback', actions: 'recordRefreshError' },
+          },
+        },
+        runningJwtCallback: {
+          tags: 'effect.runJwtCallback',
+          description: 'Lets the `jwt` callback refresh or revoke the token.',
+          on: {
+            'runJwtCallback.done': [
+              { guard: 'isTokenRevoked', target: '#session.revoked' },
+              { guard: 'isReissueDue', target: 'runningSessionCallback', actions: 'scheduleReissue' },
+              { target: 'runningSessionCallback', actions: 'keepExpiry' },
+            ],
+            'runJwtCallback.failed': { target: '#session.callbackFailed' },
+          },
+        },
+        runningSessionCallback: {
+          tags: 'effect.runSessionCallback',
+          description: 'Builds the client-facing session through the `session` callback.',
+          on: {
+            'runSessionCallback.done': [
+              { guard: 'isReissueScheduled', target: 'encodingToken', actions: 'rememberSession' },
+              { target: '#session.announcingSession', actions: 'rememberSession' },
+            ],
+            'runSessionCallback.failed': { target: '#session.callbackFailed' },
+          },
+        },
+        encodingToken: {
+          tags: 'effect.encodeSessionToken',
+          description: 'Encrypts the refreshed token with a new expiry.',
+          on: {
+            'encodeSessionToken.done': { target: '#session.announcingSession', actions: 'rememberIssuedToken' },
+            'encodeSessionToken.failed': { target: '#session.callbackFailed' },
+          },
+        },
       },
     },
-    sessionUnavailable: {
-      type: 'final',
-      description: 'The database failed: the body is null and the cookie is kept for a retry.',
-      output: noSession,
-    },
-    deletingSession: {
-      tags: 'effect.deleteSession',
-      description: 'Deletes the database session being signed out.',
-      on: {
-        'deleteSession.done': { target: 'announcingSignOut', actions: 'rememberDeletedSession' },
-        'deleteSession.failed': [
-          { guard: 'isSessionMissing', target: 'leftWithoutSession' },
-          { target: 'signOutFailed' },
-        ],
-      },
-    },
-    decodingToken: {
-      tags: 'effect.decodeSessionToken',
-      description: 'Decrypts the session cookie and checks its expiry.',
-      on: {
-        'decodeSessionToken.done': [
-          { guard: 'isAccessTokenExpired', target: 'refreshingAccessToken', actions: 'rememberToken' },
-          { target: 'runningJwtCallback', actions: 'rememberToken' },
-        ],
-        'decodeSessionToken.failed': [
-          { guard: 'isTokenMissing', target: 'noSession' },
-          { target: 'invalidSession' },
-        ],
-      },
-    },
-    refreshingAccessToken: {
-      tags: 'effect.refreshAccessToken',
-      description:
-        "The provider's access token has expired: refresh it once, however many requests arrive with this cookie.",
-      on: {
-        'refreshAccessToken.done': { target: 'runningJwtCallback', actions: 'rememberRefreshedToken' },
-        'refreshAccessToken.failed': { target: 'runningJwtCallback', actions: 'recordRefreshError' },
-      },
-    },
-    runningJwtCallback: {
-      tags: 'effect.runJwtCallback',
-      description: 'Lets the `jwt` callback refresh or revoke the token.',
-      on: {
-        'runJwtCallback.done': [
-          { guard: 'isTokenRevoked', target: 'revoked' },
-          { guard: 'isReissueDue', target: 'runningSessionCallback', actions: 'scheduleReissue' },
-          { target: 'runningSessionCallback', actions: 'keepExpiry' },
-        ],
-        'runJwtCallback.failed': { target: 'invalidSession' },
-      },
-    },
-    runningSessionCallback: {
-      tags: 'effect.runSessionCallback',
-      description: 'Builds the client-facing session through the `session` callback.',
-      on: {
-        'runSessionCallback.done': [
-          { guard: 'isReissueScheduled', target: 'encodingToken', actions: 'rememberSession' },
-          { target: 'announcingSession', actions: 'rememberSession' },
-        ],
-        'runSessionCallback.failed': { target: 'invalidSession' },
-      },
-    },
-    encodingToken: {
-      tags: 'effect.encodeSessionToken',
-      description: 'Encrypts the refreshed token with a new expiry.',
-      on: {
-        'encodeSessionToken.done': { target: 'announcingSession', actions: 'rememberIssuedToken' },
-        'encodeSessionToken.failed': { target: 'invalidSession' },
+    database: {
+      description: 'Database strategy: the cookie names a stored session row.',
+      initial: 'lookingUpSession',
+      states: {
+        lookingUpSession: {
+          tags: 'effect.getSessionAndUser',
+          description: 'Looks the session token up in the database, with its user.',
+          on: {
+            'getSessionAndUser.done': [
+              { guard: 'isPastAbsoluteLifetime', target: 'deletingSessionPastLifetime' },
+              { guard: 'isSessionExpired', target: 'deletingExpiredSession' },
+              { guard: 'isExtensionDue', target: 'extendingSession', actions: 'rememberStoredSession' },
+              { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberStoredSession' },
+              { target: 'runningSessionCallback', actions: 'rememberStoredSession' },
+            ],
+            'getSessionAndUser.failed': [
+              { guard: 'isSessionMissing', target: '#session.noSession' },
+              { guard: 'isSessionUnknown', target: '#session.unknownSession' },
+              { target: '#session.sessionUnavailable' },
+            ],
+          },
+        },
+        deletingExpiredSession: {
+          tags: 'effect.deleteExpiredSession',
+          description: 'Deletes the row whose idle expiry has passed.',
+          on: {
+            'deleteExpiredSession.done': { target: '#session.expired' },
+            'deleteExpiredSession.failed': { target: '#session.expired' },
+          },
+        },
+        deletingSessionPastLifetime: {
+          tags: 'effect.deleteExpiredSession',
+          description: 'Deletes the row past its absolute lifetime, however recently it was used.',
+          on: {
+            'deleteExpiredSession.done': { target: '#session.pastAbsoluteLifetime' },
+            'deleteExpiredSession.failed': { target: '#session.pastAbsoluteLifetime' },
+          },
+        },
+        extendingSession: {
+          tags: 'effect.extendSession',
+          description: 'Moves the stored expiry to now + maxAge (at most once per updateAge).',
+          on: {
+            'extendSession.done': [
+              { guard: 'refreshesTokens', target: 'refreshingAccountTokens', actions: 'rememberExtension' },
+              { target: 'runningSessionCallback', actions: 'rememberExtension' },
+            ],
+            'extendSession.failed': { target: '#session.sessionUnavailable' },
+          },
+        },
+        refreshingAccountTokens: {
+          tags: 'effect.refreshAccountTokens',
+          description:
+            "Refreshes the expired access tokens of the user's linked accounts, once however many requests race; a database outage skips it.",
+          on: {
+            'refreshAccountTokens.done': { target: 'runningSessionCallback', actions: 'rememberAccountRefresh' },
+          },
+        },
+        runningSessionCallback: {
+          tags: 'effect.runDatabaseSessionCallback',
+          description: 'Builds the client-facing session from the stored user through the `session` callback.',
+          on: {
+            'runDatabaseSessionCallback.done': {
+              target: '#session.announcingSession',
+              actions: 'rememberDatabaseSession',
+            },
+            'runDatabaseSessionCallback.failed': { target: '#session.sessionUnavailable' },
+          },
+        },
       },
     },
     announcingSession: {
       tags: 'effect.emitSessionEvent',
       description: 'Fires `events.session`.',
       on: { 'emitSessionEvent.done': { target: 'active' } },
+    },
+    signOut: {
+      description: 'Sign-out: the session ends here, whatever the strategy.',
+      initial: 'decodingToken',
+      states: {
+        decodingToken: {
+          tags: 'effect.decodeSessionToken',
+          description: 'Decrypts the session cookie of the session being signed out.',
+          on: {
+            'decodeSessionToken.done': { target: 'announcingSignOut', actions: 'rememberToken' },
+            'decodeSessionToken.failed': [
+              { guard: 'isTokenMissing', target: '#session.leftWithoutSession' },
+              { target: '#session.signedOut' },
+            ],
+          },
+        },
+        deletingSession: {
+          tags: 'effect.deleteSession',
+          description: 'Deletes the database session being signed out.',
+          on: {
+            'deleteSession.done': { target: 'announcingSignOut', actions: 'rememberDeletedSession' },
+            'deleteSession.failed': [
+              { guard: 'isSessionMissing', target: '#session.leftWithoutSession' },
+              { target: '#session.signOutFailed' },
+            ],
+          },
+        },
+        announcingSignOut: {
+          tags: 'effect.emitSignOutEvent',
+          description: 'Fires `events.signOut` with the ended token or database session.',
+          on: {
+            'emitSignOutEvent.done': [
+              { guard: 'isProviderLogoutWanted', target: 'buildingProviderLogout' },
+              { target: '#session.signedOut' },
+            ],
+          },
+        },
+        buildingProviderLogout: {
+          tags: 'effect.buildProviderLogout',
+          description: "Builds the OIDC provider's end-session URL, so the user leaves the provider too.",
+          on: {
+            'buildProviderLogout.done': { target: '#session.signedOut', actions: 'rememberLogoutUrl' },
+            // Our session is over either way; only the provider's stays.
+            'buildProviderLogout.failed': { target: '#session.signedOut' },
+          },
+        },
+      },
     },
     active: {
       type: 'final',
@@ -526,45 +620,55 @@ export const sessionMachine = setup({
       description: 'There is no session cookie: the body is null.',
       output: noSession,
     },
-    invalidSession: {
+    sessionUnavailable: {
       type: 'final',
-      description: 'The cookie is tampered, expired or unusable: it is cleared, the body is null.',
-      output: invalidSession,
+      description: 'The database failed: the body is null and the cookie is kept for a retry.',
+      output: noSession,
+    },
+    tampered: {
+      type: 'final',
+      description:
+        'The cookie cannot be read (tampered, truncated, or sealed with a secret no longer configured): it is cleared, the body is null.',
+      output: endedSession,
+    },
+    unknownSession: {
+      type: 'final',
+      description:
+        'No stored session has this token (forged, or its row was deleted: signed out elsewhere, revoked): the cookie is cleared.',
+      output: endedSession,
+    },
+    expired: {
+      type: 'final',
+      description: 'The session was idle past its expiry (`maxAge`): the cookie is cleared, the body is null.',
+      output: endedSession,
+    },
+    pastAbsoluteLifetime: {
+      type: 'final',
+      description:
+        'The session outlived its absolute lifetime (`absoluteMaxAge` since sign-in), however active: the cookie is cleared.',
+      output: endedSession,
+    },
+    signedOutEverywhere: {
+      type: 'final',
+      description: 'The user signed out everywhere after this session began: the cookie is cleared.',
+      output: endedSession,
+    },
+    providerLoggedOut: {
+      type: 'final',
+      description:
+        'The identity provider ended the provider session this one was signed in with (back- or front-channel logout): the cookie is cleared.',
+      output: endedSession,
     },
     revoked: {
       type: 'final',
       description: 'The `jwt` callback returned null: the session is ended.',
-      output: invalidSession,
+      output: endedSession,
     },
-    decodingTokenToEnd: {
-      tags: 'effect.decodeSessionToken',
-      description: 'Decrypts the session cookie of the session being signed out.',
-      on: {
-        'decodeSessionToken.done': { target: 'announcingSignOut', actions: 'rememberToken' },
-        'decodeSessionToken.failed': [
-          { guard: 'isTokenMissing', target: 'leftWithoutSession' },
-          { target: 'signedOut' },
-        ],
-      },
-    },
-    announcingSignOut: {
-      tags: 'effect.emitSignOutEvent',
-      description: 'Fires `events.signOut` with the ended token or database session.',
-      on: {
-        'emitSignOutEvent.done': [
-          { guard: 'isProviderLogoutWanted', target: 'buildingProviderLogout' },
-          { target: 'signedOut' },
-        ],
-      },
-    },
-    buildingProviderLogout: {
-      tags: 'effect.buildProviderLogout',
-      description: "Builds the OIDC provider's end-session URL, so the user leaves the provider too.",
-      on: {
-        'buildProviderLogout.done': { target: 'signedOut', actions: 'rememberLogoutUrl' },
-        // Our session is over either way; only the provider's stays.
-        'buildProviderLogout.failed': { target: 'signedOut' },
-      },
+    callbackFailed: {
+      type: 'final',
+      description:
+        'The `jwt` or `session` callback, or the token encoder, threw: the error is logged, the cookie cleared, the body null.',
+      output: endedSession,
     },
     signedOut: {
       type: 'final',

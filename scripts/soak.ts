@@ -2,16 +2,26 @@
  * `npm run soak`: a bounded soak run on loopback. Three `Auth` processes behind a round-robin
  * proxy share a throwaway PostgreSQL (or Redis with SOAK_STORE=redis); virtual users sign in with
  * credentials, read their session several times, sign out and check they are signed out, until the
- * time is up (SOAK_SECONDS, default 180). Prints requests, unexpected 5xx, lost sessions and each
- * instance's memory at the start and the end, and exits non-zero when anything went wrong.
+ * time is up (`--minutes N`, or SOAK_SECONDS, default 180 s). Prints requests, unexpected 5xx, lost
+ * sessions and each instance's memory at the start and the end, and exits non-zero when anything
+ * went wrong.
+ *
+ * The heap: every instance runs with `--expose-gc`; at fixed intervals (20 per run, at least 10 s
+ * apart) each is asked for its heap after a full collection. A leak is a heap that keeps what it
+ * should have let go: the run fails when the last quarter's median post-GC heap exceeds the first
+ * quarter's (after the warm-up) by more than 10 % plus 2 MB. The samples and each instance's slope
+ * (least squares, MB per minute) are printed; `--snapshots` also writes a V8 heap snapshot of each
+ * instance at the first and the last sample, to compare in DevTools.
  *
  * @module
  */
+import { parseArgs } from 'node:util'
 import { startPostgres } from '../test/fixtures/postgres.js'
 import { startRedis } from '../test/fixtures/redis.js'
 import { HttpBrowser, startCluster } from '../test/scale/cluster.js'
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
+const { values: options } = parseArgs({ options: { minutes: { type: 'string' }, snapshots: { type: 'boolean' } } })
+const SECONDS = options.minutes !== undefined ? Number(options.minutes) * 60 : Number(process.env.SOAK_SECONDS ?? 180)
 const USERS = Number(process.env.SOAK_USERS ?? 24)
 const STORE = process.env.SOAK_STORE === 'redis' ? 'redis' : 'postgres'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -20,8 +30,37 @@ const counts = { requests: 0, signIns: 0, reads: 0, signOuts: 0, status5xx: 0, l
 const problems: string[] = []
 const note = (problem: string) => problems.length < 20 && problems.push(problem)
 
-async function stats(origin: string): Promise<{ rss: number; heapUsed: number }> {
-  return (await (await fetch(`${origin}/__stats`)).json()) as { rss: number; heapUsed: number }
+async function stats(origin: string, collect = false): Promise<{ rss: number; heapUsed: number }> {
+  return (await (await fetch(`${origin}/__stats${collect ? '?gc=1' : ''}`)).json()) as { rss: number; heapUsed: number }
+}
+
+async function heapSnapshot(origin: string): Promise<string> {
+  return ((await (await fetch(`${origin}/__heap-snapshot`)).json()) as { path: string }).path
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/** Least-squares slope of `values` against `minutes`. */
+function slope(minutes: number[], values: number[]): number {
+  const n = values.length
+  const mx = minutes.reduce((a, b) => a + b, 0) / n
+  const my = values.reduce((a, b) => a + b, 0) / n
+  const sxx = minutes.reduce((sum, x) => sum + (x - mx) ** 2, 0)
+  return sxx === 0 ? 0 : minutes.reduce((sum, x, i) => sum + (x - mx) * (values[i]! - my), 0) / sxx
+}
+
+/** Post-GC heap of every instance at fixed intervals until `until`: [minutes since start, heap per instance]. */
+async function sampleHeaps(origins: string[], began: number, until: number): Promise<{ at: number[]; heaps: number[][] }> {
+  const interval = Math.max(10_000, (until - began) / 20)
+  const at: number[] = []
+  const heaps: number[][] = origins.map(() => [])
+  for (let next = began; next <= until; next += interval) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())))
+    const sample = await Promise.all(origins.map((origin) => stats(origin, true)))
+    at.push((Date.now() - began) / 60_000)
+    sample.forEach((s, i) => heaps[i]!.push(s.heapUsed))
+  }
+  return { at, heaps }
 }
 
 async function virtualUser(origin: string, index: number, until: number): Promise<void> {
@@ -82,7 +121,13 @@ try {
   const start = await Promise.all(cluster.instances.map((i) => stats(i.origin)))
   const began = Date.now()
   console.log(`soak: ${SECONDS} s, ${USERS} virtual users, 3 instances on ${STORE}, proxy ${cluster.origin}`)
-  await Promise.all(Array.from({ length: USERS }, (_, i) => virtualUser(cluster.origin, i, began + SECONDS * 1000)))
+  const origins = cluster.instances.map((i) => i.origin)
+  const snapshots = options.snapshots ? await Promise.all(origins.map(heapSnapshot)) : []
+  const [, samples] = await Promise.all([
+    Promise.all(Array.from({ length: USERS }, (_, i) => virtualUser(cluster.origin, i, began + SECONDS * 1000))),
+    sampleHeaps(origins, began, began + SECONDS * 1000),
+  ])
+  if (options.snapshots) snapshots.push(...(await Promise.all(origins.map(heapSnapshot))))
   const elapsed = (Date.now() - began) / 1000
   const end = await Promise.all(cluster.instances.map((i) => stats(i.origin)))
   console.log(
@@ -95,8 +140,22 @@ try {
       `instance ${i + 1}: rss ${mb(start[i]!.rss)} → ${mb(end[i]!.rss)}, heap ${mb(start[i]!.heapUsed)} → ${mb(end[i]!.heapUsed)}`,
     )
   })
+  let leaks = 0
+  const quarter = Math.max(1, Math.floor(samples.at.length / 4))
+  samples.heaps.forEach((series, i) => {
+    const first = median(series.slice(0, quarter))
+    const last = median(series.slice(-quarter))
+    const leaking = last > first * 1.1 + 2 * 1024 * 1024
+    if (leaking) leaks++
+    console.log(
+      `instance ${i + 1} heap after GC (${series.length} samples): first quarter ${mb(first)}, last quarter ${mb(last)}, ` +
+        `slope ${(slope(samples.at, series) / 1024 / 1024).toFixed(3)} MB/min: ${leaking ? 'LEAK' : 'flat'}`,
+    )
+    console.log(`  ${series.map((bytes) => (bytes / 1024 / 1024).toFixed(1)).join(' ')}`)
+  })
+  if (snapshots.length) console.log(`heap snapshots (first, then last): ${snapshots.join(', ')}`)
   for (const problem of problems) console.log(`  ${problem}`)
-  if (counts.status5xx || counts.lostSessions || counts.unexpected) process.exitCode = 1
+  if (counts.status5xx || counts.lostSessions || counts.unexpected || leaks) process.exitCode = 1
 } finally {
   await cluster.stop()
   await postgres?.stop()

@@ -3,6 +3,12 @@
  * final states double-bordered; with `taken` counts, the transitions recent requests took are drawn
  * thick and red with their count (the live inspector's view).
  *
+ * A chart grouped in phases is drawn left to right, so its phases (alternatives entered from one
+ * state) stack vertically instead of side by side, with titles set larger, descriptions wrapped
+ * narrower and transition labels placed beside their edges (Graphviz's `xlabel`) rather than given
+ * room of their own: at the inspector's fit width, a flat-drawn chart of that size shrank its
+ * titles to a few pixels.
+ *
  * @module
  */
 import type { FlowGraph, GraphState } from './graph.js'
@@ -24,6 +30,19 @@ const NOTE_SIZE = 8
 const EDGE_SIZE = 9
 /** Descriptions wrap at this width, in points. */
 const WRAP_WIDTH = 250
+
+/** How a chart is set: a flat chart top to bottom, a chart in phases left to right (see above). */
+interface Layout {
+  rankdir: 'TB' | 'LR'
+  ranksep: number
+  nameSize: number
+  noteSize: number
+  wrapWidth: number
+  /** The attribute that places a transition's label: `label` makes room for it, `xlabel` does not. */
+  edgeLabel: 'label' | 'xlabel'
+}
+const FLAT: Layout = { rankdir: 'TB', ranksep: 0.45, nameSize: NAME_SIZE, noteSize: NOTE_SIZE, wrapWidth: WRAP_WIDTH, edgeLabel: 'label' }
+const PHASED: Layout = { rankdir: 'LR', ranksep: 0.2, nameSize: 17, noteSize: 11, wrapWidth: 150, edgeLabel: 'xlabel' }
 
 /** Wraps text into lines no wider than `width` points (a longer single word keeps its own line). */
 function wrap(value: string, size: number, width = WRAP_WIDTH): string[] {
@@ -101,26 +120,29 @@ export function toDot(graph: FlowGraph, options: DotOptions = {}): string {
       if (t.target) visited.add(t.target)
     }
   }
+  const grouped = graph.states.some((s) => s.kind === 'group')
+  const layout = grouped ? PHASED : FLAT
   const out = [
     `digraph ${quote(graph.id)} {`,
     // The pad keeps edge labels on the outer edges inside the image.
-    `  graph [rankdir=TB, fontname=${quote(DIAGRAM_FONT)}, nodesep=0.35, ranksep=0.45, pad=0.3];`,
-    `  node [shape=box, style="rounded,filled", fontname=${quote(DIAGRAM_FONT)}, fontsize=${NAME_SIZE}, margin="0.12,0.06"];`,
+    `  graph [rankdir=${layout.rankdir}, fontname=${quote(DIAGRAM_FONT)}, nodesep=0.35, ranksep=${layout.ranksep}, pad=0.3];`,
+    `  node [shape=box, style="rounded,filled", fontname=${quote(DIAGRAM_FONT)}, fontsize=${layout.nameSize}, margin="0.12,0.06"];`,
     `  edge [fontname=${quote(DIAGRAM_FONT)}, fontsize=${EDGE_SIZE}, color="#888888", arrowsize=0.7];`,
     `  ${quote(`${graph.id}:start`)} [shape=circle, width=0.15, label="", style=filled, fillcolor="#333333", id=${quote(`start:${graph.id}`)}];`,
   ]
-  const grouped = graph.states.some((s) => s.kind === 'group')
   // Edges from and to a phase are drawn at its border (Graphviz clusters need `compound`).
   if (grouped) out.push('  compound=true;')
   const stateLines = (parent: string | undefined, indent: string): string[] => {
     const lines: string[] = []
     for (const state of graph.states.filter((s) => s.parent === parent)) {
       const style = STYLE[state.kind]
-      const label: LabelLine[] = [{ text: state.id, size: NAME_SIZE, bold: true }]
+      // Inside a phase, a state is titled by its own name: the phase's box names the phase.
+      const title = state.parent === undefined ? state.id : state.id.slice(state.parent.length + 1)
+      const label: LabelLine[] = [{ text: title, size: layout.nameSize, bold: true }]
       const badge = style.badge(state)
-      if (badge) label.push({ text: badge, size: NOTE_SIZE, color: style.stroke })
-      for (const line of state.description ? wrap(state.description, NOTE_SIZE) : []) {
-        label.push({ text: line, size: NOTE_SIZE })
+      if (badge) label.push({ text: badge, size: layout.noteSize, color: style.stroke })
+      for (const line of state.description ? wrap(state.description, layout.noteSize, layout.wrapWidth) : []) {
+        label.push({ text: line, size: layout.noteSize })
       }
       if (state.kind === 'group') {
         lines.push(
@@ -159,7 +181,7 @@ export function toDot(graph: FlowGraph, options: DotOptions = {}): string {
     const from = anchorOf(graph, t.source)
     const to = anchorOf(graph, t.target ?? t.source)
     const attributes = [
-      `label=${sizedLabel(lines)}`,
+      `${layout.edgeLabel}=${sizedLabel(lines)}`,
       `id=${quote(`transition:${graph.id}:${t.id}`)}`,
       ...(from.cluster ? [`ltail=${quote(from.cluster)}`] : []),
       ...(to.cluster && to.cluster !== from.cluster ? [`lhead=${quote(to.cluster)}`] : []),

@@ -2,7 +2,9 @@
  * Mermaid `stateDiagram-v2` text for a flow: every state is titled with its own name (`state
  * "awaitingCallback" as awaitingCallback`), then lists its kind ("effect authorize", "awaits a
  * request", "final") and its description; effect states, resting states and final states each get
- * their own class; guards appear in brackets after the event.
+ * their own class; guards appear in brackets after the event. A phase (compound state) is a
+ * composite state around its children, titled with its name (Mermaid gives a composite state no
+ * description), with its own start arrow to the child it is entered at.
  *
  * @module
  */
@@ -42,16 +44,26 @@ export function toMermaid(graph: FlowGraph): string {
     '  classDef resting fill:#fff7e6,stroke:#d48806',
     '  classDef final fill:#f0f0f0,stroke:#555,font-weight:bold',
   ]
-  for (const state of graph.states) {
-    if (state.initial) out.push(`  [*] --> ${idOf(state.id)}`)
-  }
-  for (const state of graph.states) {
-    const id = idOf(state.id)
-    out.push(`  state "${mermaidText(state.id)}" as ${id}`)
-    for (const line of [kindLine(state), state.description]) {
-      if (line) out.push(`  ${id} : ${mermaidText(line)}`)
+  const declare = (parent: string | undefined, indent: string) => {
+    const children = graph.states.filter((s) => s.parent === parent)
+    for (const state of children) {
+      if (state.initial) out.push(`${indent}[*] --> ${idOf(state.id)}`)
+    }
+    for (const state of children) {
+      const id = idOf(state.id)
+      out.push(`${indent}state "${mermaidText(state.id)}" as ${id}`)
+      if (state.kind === 'group') {
+        out.push(`${indent}state ${id} {`)
+        declare(state.id, `${indent}  `)
+        out.push(`${indent}}`)
+        continue
+      }
+      for (const line of [kindLine(state), state.description]) {
+        if (line) out.push(`${indent}${id} : ${mermaidText(line)}`)
+      }
     }
   }
+  declare(undefined, '  ')
   for (const t of graph.transitions) {
     const label = `${t.event}${t.guard ? ` [${t.guard}]` : ''}`
     out.push(`  ${idOf(t.source)} --> ${idOf(t.target ?? t.source)} : ${mermaidText(label)}`)

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { isSessionOver } from '../../machines/session.machine.js'
+import { isSessionOver, type SessionEndReason } from '../../machines/session.machine.js'
 import type { AdapterSession, AdapterUser } from '../adapters.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
@@ -50,25 +50,38 @@ export type CurrentSession =
       expires: number
     }
 
-/** The live token when a decoded JWT's session has not ended; `null` when it has. */
-function liveToken(ctx: RequestContext, token: JWT | null): JWT | null | Promise<JWT | null> {
+/** A decoded JWT's session: the token while it is live, else why it ended. */
+function tokenOrEnd(ctx: RequestContext, token: JWT | null): JWT | SessionEndReason | Promise<JWT | SessionEndReason> {
   if (!token || typeof token !== 'object') throw new Error('Invalid JWT')
   const ended = isJwtSessionEnded(ctx.config, token, ctx.at)
-  return ended instanceof Promise ? ended.then((e) => (e ? null : token)) : ended ? null : token
+  return ended instanceof Promise ? ended.then((e) => e || token) : ended || token
 }
 
 /**
- * Decodes the session JWT `value` and checks its session: the token when it is live, `null` when
- * it has ended on the server's side (absolute lifetime, sign-out everywhere, `exp`). Synchronous
- * when the built-in codec can answer at once and no store is asked (the session read's common
- * path).
+ * Decodes the session JWT `value` and checks its session: the token when it is live, or why it
+ * has ended on the server's side (a {@link SessionEndReason}: `exp`, absolute lifetime, sign-out
+ * everywhere, the provider's logout). Synchronous when the built-in codec can answer at once and
+ * no store is asked (the session read's common path).
  *
  * @throws (or rejects) when the token cannot be read: tampered, expired for the decoder, sealed
  *   with an unknown secret, or empty once decoded.
  */
-export function liveJwtSession(ctx: RequestContext, value: string): JWT | null | Promise<JWT | null> {
+export function readJwtSession(ctx: RequestContext, value: string): JWT | SessionEndReason | Promise<JWT | SessionEndReason> {
   const token = decodeSessionTokenNow(ctx, value)
-  return token instanceof Promise ? token.then((t) => liveToken(ctx, t)) : liveToken(ctx, token)
+  return token instanceof Promise ? token.then((t) => tokenOrEnd(ctx, t)) : tokenOrEnd(ctx, token)
+}
+
+const liveOnly = (read: JWT | SessionEndReason): JWT | null => (typeof read === 'string' ? null : read)
+
+/**
+ * {@link readJwtSession}'s verdict without the reason: the token when its session is live, `null`
+ * when it has ended.
+ *
+ * @throws (or rejects) as {@link readJwtSession}.
+ */
+export function liveJwtSession(ctx: RequestContext, value: string): JWT | null | Promise<JWT | null> {
+  const read = readJwtSession(ctx, value)
+  return read instanceof Promise ? read.then(liveOnly) : liveOnly(read)
 }
 
 /** A stored session with its user, and the second it ends. */
@@ -77,6 +90,8 @@ export interface StoredSession {
   user: AdapterUser
   /** Epoch seconds: the row's `expires`, or its absolute lifetime when that comes first. */
   expires: number
+  /** Whether {@link StoredSession.expires} is the absolute lifetime's end. */
+  endsByLifetime: boolean
 }
 
 /**
@@ -89,7 +104,7 @@ export async function storedSession(ctx: RequestContext, sessionToken: string): 
   // Stryker disable next-line OptionalChaining: eq#session-current-1
   const found = await ctx.config.adapter?.getSessionAndUser?.(sessionToken)
   if (!found) return null
-  return { session: found.session, user: found.user, expires: storedSessionEnd(ctx.config, found.session) }
+  return { session: found.session, user: found.user, ...storedSessionEnd(ctx.config, found.session) }
 }
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null)

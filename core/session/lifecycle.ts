@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { SessionEndReason } from '../../machines/session.machine.js'
 import type { AdapterSession } from '../adapters.js'
 import { sha256Hex } from '../crypto.js'
 import type { ResolvedConfig } from '../config/types.js'
@@ -67,22 +68,30 @@ export function providerSessionOfToken(token: JWT): { provider: string; sid: str
 }
 
 /**
- * Whether a decoded JWT session has ended on the server's side at `at`:
- * - past its `exp` (the built-in decoder refuses such a token already; an application's may not);
- * - past its absolute lifetime, counted from its `auth_time`. A token without one starts that clock
- *   at this read: the session route writes `at` into the token it reissues, so the clock runs from
- *   then on (re-stamping the issue time on every reissue would never reach the lifetime);
- * - signed in no later than the user's last sign-out everywhere, or the provider's logout of the
- *   provider session it names (both checked only with a configured store). A token without a
- *   sign-in time is measured by its `iat`: the session existed then.
+ * Whether a decoded JWT session has ended on the server's side at `at`, and why (`false` while it
+ * is live):
+ * - `'expired'`: past its `exp` (the built-in decoder refuses such a token already; an
+ *   application's may not);
+ * - `'absolute-lifetime'`: past its absolute lifetime, counted from its `auth_time`. A token
+ *   without one starts that clock at this read: the session route writes `at` into the token it
+ *   reissues, so the clock runs from then on (re-stamping the issue time on every reissue would
+ *   never reach the lifetime);
+ * - `'signed-out-everywhere'`, `'provider-logout'`: signed in no later than the user's last
+ *   sign-out everywhere, or the provider's logout of the provider session it names (both checked
+ *   only with a configured store). A token without a sign-in time is measured by its `iat`: the
+ *   session existed then.
  */
-export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number): boolean | Promise<boolean> {
+export function isJwtSessionEnded(
+  config: ResolvedConfig,
+  token: JWT,
+  at: number,
+): false | SessionEndReason | Promise<false | SessionEndReason> {
   // A token without an expiry of its own is held to none here (the session route reissues it).
-  if ((finite(token.exp) ?? Infinity) <= at - EXP_TOLERANCE) return true
+  if ((finite(token.exp) ?? Infinity) <= at - EXP_TOLERANCE) return 'expired'
   const signedInAt = signInTimeOf(token)
   const { absoluteMaxAge } = config.session
   // Without a sign-in time, the clock starts at this read.
-  if (absoluteMaxAge !== null && (signedInAt ?? at) + absoluteMaxAge <= at) return true
+  if (absoluteMaxAge !== null && (signedInAt ?? at) + absoluteMaxAge <= at) return 'absolute-lifetime'
   if (!config.sharedStore || typeof token.sub !== 'string') return false
   const since = signedInAt ?? finite(token.iat)
   if (since === undefined) return false
@@ -90,17 +99,24 @@ export function isJwtSessionEnded(config: ResolvedConfig, token: JWT, at: number
 }
 
 /**
- * Whether the user's last sign-out everywhere, or the end of the provider session the token was
- * signed in with (back- or front-channel logout), came at or after `signedInAt`.
+ * Whether the user's last sign-out everywhere (checked first), or the end of the provider session
+ * the token was signed in with (back- or front-channel logout), came at or after `signedInAt`.
  */
-async function endedInStore(config: ResolvedConfig, token: JWT, sub: string, signedInAt: number): Promise<boolean> {
+async function endedInStore(
+  config: ResolvedConfig,
+  token: JWT,
+  sub: string,
+  signedInAt: number,
+): Promise<false | SessionEndReason> {
   const providerSession = providerSessionOfToken(token)
   const [userNotBefore, sessionNotBefore] = await Promise.all([
     notBeforeKey(config, sub).then((key) => config.store.get(key)),
     providerSession ? providerSessionNotBeforeKey(config, providerSession.provider, providerSession.sid).then((key) => config.store.get(key)) : null,
   ])
   // A session signed in during the very second of the sign-out everywhere ends too.
-  return [userNotBefore, sessionNotBefore].some((notBefore) => notBefore !== null && signedInAt <= Number(notBefore))
+  const endedBy = (notBefore: string | null) => notBefore !== null && signedInAt <= Number(notBefore)
+  if (endedBy(userNotBefore)) return 'signed-out-everywhere'
+  return endedBy(sessionNotBefore) ? 'provider-logout' : false
 }
 
 /**
@@ -151,14 +167,16 @@ export function absoluteExpiry(config: ResolvedConfig, createdAt: Date | string 
 
 /**
  * When a stored session ends (epoch seconds): its `expires`, or its absolute lifetime when that
- * comes first, however recently it was extended.
+ * comes first, however recently it was extended; and whether that end is the absolute lifetime (a
+ * session over then is past its lifetime, not idle).
  *
  * @throws {TypeError} when the row's `expires` is not a date.
  */
-export function storedSessionEnd(config: ResolvedConfig, session: AdapterSession): number {
+export function storedSessionEnd(config: ResolvedConfig, session: AdapterSession): { expires: number; endsByLifetime: boolean } {
   const idleExpiry = toSeconds(session.expires)
   if (!Number.isFinite(idleExpiry)) throw new TypeError('the stored session has no valid expiry')
-  return Math.min(idleExpiry, absoluteExpiry(config, session.createdAt))
+  const lifetimeEnd = absoluteExpiry(config, session.createdAt)
+  return lifetimeEnd <= idleExpiry ? { expires: lifetimeEnd, endsByLifetime: true } : { expires: idleExpiry, endsByLifetime: false }
 }
 
 /**

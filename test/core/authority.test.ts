@@ -10,17 +10,19 @@ import { encode as authjsEncode } from '@auth/core/jwt'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { assertConfig, memoryAuthStore } from '../../core/index.js'
+import type { FlowTrace } from '../../core/engine/trace.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { decode, encode } from '../../core/jwt.js'
 import {
   currentSession,
   liveJwtSession,
+  readJwtSession,
   signedInAdapterUser,
   signedInUser,
   storedSession,
 } from '../../core/session/current.js'
 import { createSessionRow } from '../../core/session/issue.js'
-import { endJwtSessionsOf, isJwtSessionEnded, renewedExpiry } from '../../core/session/lifecycle.js'
+import { endJwtSessionsOf, endJwtSessionsOfProviderSession, isJwtSessionEnded, renewedExpiry } from '../../core/session/lifecycle.js'
 import type { AuthConfig } from '../../core/types.js'
 import { isSessionOver } from '../../machines/session.machine.js'
 import { authRequest, Client, SECRET, setCookie, testConfig } from '../fixtures/http.js'
@@ -108,7 +110,19 @@ const SESSIONS: Record<string, () => Promise<{ config: AuthConfig; cookie: strin
   },
 }
 
-describe.each(Object.entries(SESSIONS))('the authority, for %s', (_name, make) => {
+/** Where the session route's chart ends each of them: a dead session's end says why it is dead. */
+const ENDS: Record<keyof typeof SESSIONS, string> = {
+  'a live JWT': 'active',
+  'a JWT after sign-out everywhere': 'signedOutEverywhere',
+  'a JWT signed in after sign-out everywhere': 'active',
+  'a JWT past its absolute lifetime': 'pastAbsoluteLifetime',
+  'a JWT one second short of it': 'active',
+  'a live row': 'active',
+  'a row past its expiry, not yet deleted': 'expired',
+  'a row past its absolute lifetime': 'pastAbsoluteLifetime',
+}
+
+describe.each(Object.entries(SESSIONS))('the authority, for %s', (name, make) => {
   it('names the user exactly when the session is live, whichever way it is asked', async () => {
     const { config, cookie, live } = await make()
     const ctx = contextFor(config, cookie)
@@ -121,6 +135,18 @@ describe.each(Object.entries(SESSIONS))('the authority, for %s', (_name, make) =
     const { config, cookie, live } = await make()
     const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: cookie } }), config)
     expect(((await response.json()) as { user?: unknown } | null) !== null).toBe(live)
+  })
+
+  it('ends the session route in the state that says why, with the same answer for every dead session', async () => {
+    const { config, cookie, live } = await make()
+    const ends: string[] = []
+    const inspected = { ...config, inspect: (trace: FlowTrace) => ends.push(trace.steps.at(-1)!.to) }
+    const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: cookie } }), inspected)
+    expect(ends).toEqual([ENDS[name]])
+    if (!live) {
+      expect(await response.json()).toBeNull()
+      expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+    }
   })
 })
 
@@ -140,6 +166,22 @@ describe("the session route's readers", () => {
     const decoding = (exp: number) => testConfig({ jwt: { decode: async () => ({ ...claims, iat: T0 - DAY, exp }) } })
     expect(await liveJwtSession(contextFor(decoding(T0 - 15), 'opaque'), 'opaque')).toBeNull()
     expect(await liveJwtSession(contextFor(decoding(T0 - 14), 'opaque'), 'opaque')).toMatchObject(claims)
+  })
+
+  it('says why a JWT session ended: past exp, past its absolute lifetime, signed out everywhere (before the provider logout)', async () => {
+    const decoding = (exp: number) => testConfig({ jwt: { decode: async () => ({ ...claims, iat: T0 - DAY, exp }) } })
+    expect(await readJwtSession(contextFor(decoding(T0 - 15), 'opaque'), 'opaque')).toBe('expired')
+    expect(await readJwtSession(contextFor(decoding(T0 - 14), 'opaque'), 'opaque')).toMatchObject(claims)
+    const limited = assertConfig(testConfig({ session: { absoluteMaxAge: HOUR } }))
+    expect(isJwtSessionEnded(limited, { ...claims, auth_time: T0 - HOUR }, T0)).toBe('absolute-lifetime')
+    expect(isJwtSessionEnded(limited, { ...claims, auth_time: T0 - HOUR + 1 }, T0)).toBe(false)
+    expect(isJwtSessionEnded(limited, { ...claims, auth_time: T0 - HOUR, exp: T0 - 15 }, T0), 'exp is checked first').toBe('expired')
+    const shared = assertConfig(testConfig({ store: memoryAuthStore() }))
+    const signedInThroughOp = { ...claims, auth_time: T0 - 60, idp: 'op', sid: 'sid-1' }
+    await endJwtSessionsOfProviderSession(shared, 'op', 'sid-1', T0 - 30)
+    expect(await isJwtSessionEnded(shared, signedInThroughOp, T0)).toBe('provider-logout')
+    await endJwtSessionsOf(shared, VICTIM.id, T0 - 30)
+    expect(await isJwtSessionEnded(shared, signedInThroughOp, T0), 'both: the user’s own sign-out is named').toBe('signed-out-everywhere')
   })
 
   it('throws for a token that cannot be read or decodes to nothing, and names no one for it', async () => {
@@ -247,7 +289,7 @@ describe('a JWT without a sign-in time (issue 24, finding 10)', () => {
   it('is still ended by a sign-out everywhere after its issue time, by its iat', async () => {
     const config = assertConfig(testConfig({ store: memoryAuthStore() }))
     await endJwtSessionsOf(config, VICTIM.id, T0 - 10)
-    expect(await isJwtSessionEnded(config, { ...claims, iat: T0 - 10 }, T0)).toBe(true)
+    expect(await isJwtSessionEnded(config, { ...claims, iat: T0 - 10 }, T0)).toBe('signed-out-everywhere')
     expect(await isJwtSessionEnded(config, { ...claims, iat: T0 - 9 }, T0)).toBe(false)
     // Its age alone ends nothing without an absolute lifetime.
     expect(await isJwtSessionEnded(assertConfig(testConfig()), { ...claims, iat: T0 - 365 * DAY }, T0)).toBe(false)

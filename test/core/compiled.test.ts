@@ -1,7 +1,8 @@
 /**
- * The compiled stepper against xstate itself: along every shortest path of the credentials and
- * sign-in completion charts (and the session chart's JWT branch), and along random walks of those
- * and of a chart grouped in nested phases, both step to the same state, context, tags and output.
+ * The compiled stepper against xstate itself: along every shortest path of the credentials,
+ * sign-in completion and session charts (the session chart grouped in phases: JWT, database,
+ * sign-out), and along random walks of those and of a chart grouped in nested phases, both step to
+ * the same state, context, tags and output.
  * Charts beyond the subset (entry actions, parallel regions, history, finals inside a phase) are
  * not compiled and still run, through xstate.
  */
@@ -20,6 +21,7 @@ import { stateLabel } from '../../core/engine/transitions.js'
 const T0 = 1_700_000_000
 const jwt = { strategy: 'jwt', maxAge: 60, updateAge: 30 } as const
 const db = { strategy: 'database', maxAge: 60 } as const
+const dbSession = { strategy: 'database', maxAge: 60, updateAge: 30 } as const
 const user = { id: 'u', name: 'U', email: 'u@x' }
 
 const SAMPLES: Record<string, object[]> = {
@@ -79,12 +81,56 @@ const SAMPLES: Record<string, object[]> = {
     { type: 'emitSignInEvent.done', at: T0, output: null },
   ],
   [sessionMachine.id]: [
-    { type: 'session.read', at: T0, policy: jwt },
-    { type: 'session.update', at: T0, policy: jwt, data: { x: 1 } },
-    { type: 'session.signOut', at: T0, policy: jwt, callbackUrl: '/bye' },
+    ...[
+      jwt,
+      { ...jwt, refreshProviders: ['p'], logoutProviders: ['op'] },
+      dbSession,
+      { ...dbSession, refreshProviders: ['p'], logoutProviders: ['op'] },
+    ].flatMap((policy) => [
+      { type: 'session.read', at: T0, policy },
+      { type: 'session.update', at: T0, policy, data: { x: 1 } },
+      { type: 'session.signOut', at: T0, policy, callbackUrl: '/bye' },
+    ]),
     { type: 'emitSignOutEvent.done', at: T0, output: null },
     { type: 'decodeSessionToken.done', at: T0, output: { token: { sub: 'u', iat: T0 - 40, exp: T0 + 20 } } },
-    { type: 'decodeSessionToken.failed', at: T0, reason: 'invalid' },
+    {
+      type: 'decodeSessionToken.done',
+      at: T0,
+      output: { token: { sub: 'u', iat: T0 - 10, exp: T0 + 50, oauth: { provider: 'p', refresh_token: 'r', expires_at: T0, id_token: 'i' } } },
+    },
+    { type: 'refreshAccessToken.done', at: T0, output: { token: { sub: 'u', iat: T0 - 10, exp: T0 + 50, oauth: { provider: 'p' } } } },
+    ...['rejected', 'threw'].map((reason) => ({ type: 'refreshAccessToken.failed', at: T0, reason })),
+    ...['missing', 'invalid', 'expired', 'absolute-lifetime', 'signed-out-everywhere', 'provider-logout'].map((reason) => ({
+      type: 'decodeSessionToken.failed',
+      at: T0,
+      reason,
+    })),
+    ...[
+      { expires: T0 + 60 },
+      { expires: T0 + 10 },
+      { expires: T0 - 1 },
+      { expires: T0 - 1, endsByLifetime: true },
+      { expires: T0 + 10, endsByLifetime: true },
+    ].map((ends) => ({
+      type: 'getSessionAndUser.done',
+      at: T0,
+      output: { sessionToken: 't', ...ends, user, session: { id: 's', createdAt: T0 - 100 } },
+    })),
+    ...['missing', 'notFound', 'threw'].map((reason) => ({ type: 'getSessionAndUser.failed', at: T0, reason })),
+    { type: 'deleteExpiredSession.done', at: T0, output: null },
+    { type: 'deleteExpiredSession.failed', at: T0, reason: 'threw' },
+    { type: 'extendSession.done', at: T0, output: { expires: T0 + 60 } },
+    { type: 'extendSession.failed', at: T0, reason: 'threw' },
+    { type: 'refreshAccountTokens.done', at: T0, output: { rejected: true } },
+    { type: 'runDatabaseSessionCallback.done', at: T0, output: { session: { user } } },
+    { type: 'runDatabaseSessionCallback.failed', at: T0, reason: 'threw' },
+    { type: 'deleteSession.done', at: T0, output: { session: { userId: 'u' } } },
+    ...['missing', 'threw'].map((reason) => ({ type: 'deleteSession.failed', at: T0, reason })),
+    { type: 'buildProviderLogout.done', at: T0, output: { url: 'https://op/end' } },
+    { type: 'buildProviderLogout.failed', at: T0, reason: 'notLinked' },
+    { type: 'runJwtCallback.failed', at: T0, reason: 'threw' },
+    { type: 'runSessionCallback.failed', at: T0, reason: 'threw' },
+    { type: 'encodeSessionToken.failed', at: T0, reason: 'threw' },
     { type: 'runJwtCallback.done', at: T0, output: { token: { sub: 'u', iat: T0 - 40, exp: T0 + 20 }, changed: false } },
     { type: 'runJwtCallback.done', at: T0, output: { token: null, changed: false } },
     { type: 'runSessionCallback.done', at: T0, output: { session: { user } } },
@@ -356,3 +402,49 @@ describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine
     })
   },
 )
+
+describe('the session chart, grouped in phases (JWT, database, sign-out)', () => {
+  const samples = SAMPLES[sessionMachine.id]!
+  const requests = samples.filter((event) => (event as { type: string }).type.startsWith('session.'))
+  const results = samples.filter((event) => !requests.includes(event))
+  const chart = compileMachine(sessionMachine)!
+  /** A walk that picks, at each step, among the samples the state has transitions for. */
+  const guided = (first: number, choices: number[]): object[] => {
+    const events: object[] = [requests[first % requests.length]!]
+    let step = compiledStep(chart, chart.states.get('idle')!, {}, events[0] as never)
+    let state = step?.state
+    let context = step?.context ?? {}
+    for (const choice of choices) {
+      if (!state || state.final) break
+      const accepted = results.filter((event) => state!.transitions.has((event as { type: string }).type))
+      if (accepted.length === 0) break
+      const event = accepted[choice % accepted.length]!
+      events.push(event)
+      step = compiledStep(chart, state, context, event as never)
+      if (step) ({ state, context } = step)
+    }
+    return events
+  }
+  const walks = fc.tuple(fc.nat(), fc.array(fc.nat(), { maxLength: 12 })).map(([first, choices]) => guided(first, choices))
+
+  it('is compiled with its phases, every end at the root', () => {
+    const keys = [...compileMachine(sessionMachine)!.states.keys()]
+    expect(keys.filter((key) => key.includes('.')).map((key) => key.split('.')[0])).toEqual(
+      expect.arrayContaining(['jwt', 'database', 'signOut']),
+    )
+    for (const end of ['expired', 'pastAbsoluteLifetime', 'signedOutEverywhere', 'providerLoggedOut', 'tampered', 'unknownSession']) {
+      expect(compileMachine(sessionMachine)!.states.get(end)?.final, end).toBe(true)
+    }
+  })
+
+  it('steps exactly as xstate along random requests, and the walks reach every state', () => {
+    const seen = new Set<string>()
+    fc.assert(
+      fc.property(walks, (events) => {
+        for (const key of walkBoth(sessionMachine, events)) seen.add(key)
+      }),
+      { numRuns: 2000, seed: 27 },
+    )
+    expect([...compileMachine(sessionMachine)!.states.keys()].filter((key) => !seen.has(key))).toEqual([])
+  })
+})

@@ -57,7 +57,8 @@ describe('the flow inspector in Chromium', () => {
     expect(statSync(screenshot).size).toBeGreaterThan(50_000)
 
     for (const machine of [sessionMachine, credentialsSignInMachine, oauthSignInMachine]) {
-      const drawn = await page.$$eval(`section[data-flow="${machine.id}"] svg g.node`, (nodes) =>
+      // A phase (compound state) is drawn as a box around its children: a Graphviz cluster.
+      const drawn = await page.$$eval(`section[data-flow="${machine.id}"] svg g.node, section[data-flow="${machine.id}"] svg g.cluster`, (nodes) =>
         nodes.map((node) => node.id),
       )
       const states = flowGraph(machine).states.map((s) => stateElementId(machine.id, s.id))
@@ -68,6 +69,38 @@ describe('the flow inspector in Chromium', () => {
     const traces = await page.$$eval('tr.trace', (rows) => rows.map((row) => row.textContent ?? ''))
     expect(traces.some((t) => t.includes('POST /callback/credentials') && t.includes('signedIn'))).toBe(true)
     expect(traces.some((t) => t.includes('GET /session') && t.includes('active'))).toBe(true)
+    await page.close()
+  })
+
+  it('sets every state title of the session chart, grouped in phases, at 11 px or more at the fit width of a 1,400 px page', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    await page.goto(`${origin}/auth/__flows`)
+    const chart = page.locator('section[data-flow="session"] [data-chart]')
+    await chart.evaluate((element) => element.scrollIntoView())
+    const titles = await chart.evaluate((element) => {
+      const svg = element.querySelector('svg')!
+      // Fitted: the SVG spans the chart's width, its viewBox the whole drawing.
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width
+      return [...svg.querySelectorAll<SVGGElement>('g[id^="state:session:"]')].map((state) => {
+        // A state's first text is its title (a phase's too).
+        const title = state.querySelector('text')!
+        return {
+          state: state.id,
+          text: title.textContent,
+          px: Number(title.getAttribute('font-size')) * scale,
+          box: title.getBoundingClientRect().height,
+          fitted: Math.abs(svg.getBoundingClientRect().width - element.clientWidth) <= 2,
+        }
+      })
+    })
+    expect(titles.map((t) => t.state).sort()).toEqual(flowGraph(sessionMachine).states.map((s) => stateElementId('session', s.id)).sort())
+    for (const title of titles) {
+      expect(title.fitted, 'the chart is fitted to the page').toBe(true)
+      expect(title.px, `${title.state} "${title.text}" is set at ${title.px.toFixed(1)} px`).toBeGreaterThanOrEqual(11)
+      // The rendered glyphs: a line box at least as tall as 11 px type.
+      expect(title.box, `${title.state} "${title.text}" is drawn ${title.box.toFixed(1)} px tall`).toBeGreaterThanOrEqual(11)
+    }
+    console.log(`session chart at 1,400 px: smallest state title ${Math.min(...titles.map((t) => t.px)).toFixed(1)} px`)
     await page.close()
   })
 

@@ -23,8 +23,8 @@ describe('the not-before time of a provider session', () => {
   it('ends the sessions signed in through that provider session up to the logout, and no others', async () => {
     const config = assertConfig(testConfig({ store: memoryAuthStore() }))
     await endJwtSessionsOfProviderSession(config, 'op', 'sid-1', T0)
-    expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0 - 60), T0 + 10)).toBe(true)
-    expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0), T0 + 10), 'in the very second of the logout').toBe(true)
+    expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0 - 60), T0 + 10)).toBe('provider-logout')
+    expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0), T0 + 10), 'in the very second of the logout').toBe('provider-logout')
     expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0 + 1), T0 + 10), 'signed in again after it').toBe(false)
     expect(await isJwtSessionEnded(config, signedInThrough('sid-2', T0 - 60), T0 + 10), 'another provider session').toBe(false)
     expect(await isJwtSessionEnded(config, signedInThrough('sid-1', T0 - 60, 'other-op'), T0 + 10), 'the same sid at another provider').toBe(false)

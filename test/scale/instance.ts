@@ -10,11 +10,20 @@
  * ADAPTER_KEEPS=rows-only gives it an adapter that keeps no provider session with its rows (as
  * Auth.js adapters), so a logout by the provider finds them through the index in the store.
  *
+ * SMTP_URL adds an e-mail provider (Nodemailer, `email`) to the database-session app. EFFECT_HOOK=1
+ * turns on the test hook of the kill test: a tracer (the `telemetry` option) that notes the name of
+ * every effect the flows run (listed by `/__stats`), and with KILL_AT=<effect> kills this process
+ * with SIGKILL just before that effect starts (KILL_WHEN=before) or just after it finished, before
+ * the flow goes on (KILL_WHEN=after, the default).
+ *
  * Run with `node --import ./test/scale/ts-register.mjs test/scale/instance.ts`.
  *
  * @module
  */
 import { createServer, type IncomingMessage } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeHeapSnapshot } from 'node:v8'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { Auth, setClientAddress } from '../../core/index.js'
@@ -26,6 +35,8 @@ import type { Adapter } from '../../core/adapters.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore } from '../../stores/redis.js'
 import { readBody } from '../../integrations/node/index.js'
+import Nodemailer from '../../providers/nodemailer.js'
+import type { TelemetryOptions } from '../../core/telemetry/types.js'
 
 /** The public origin every instance serves (the test's cookie names and OAuth callbacks use it). */
 export const PUBLIC_ORIGIN = 'https://authchart.test'
@@ -68,6 +79,33 @@ const close = async () => {
   await Promise.all([shared.close(), database?.close()])
 }
 let authorizeCalls = 0
+/** The effects the flows ran, in order (EFFECT_HOOK=1). */
+const effectsRun: string[] = []
+
+/** The kill test's hook: a tracer whose effect spans name each effect as it starts and ends. */
+async function effectHook(): Promise<TelemetryOptions | undefined> {
+  if (process.env.EFFECT_HOOK !== '1') return undefined
+  const { KILL_AT: killAt, KILL_WHEN: killWhen = 'after' } = process.env
+  const quiet = { setAttribute() {}, setStatus() {}, recordException() {}, end() {} }
+  return {
+    api: await import('@opentelemetry/api'),
+    tracer: {
+      startSpan(name) {
+        if (!name.startsWith('authchart.effect ')) return quiet
+        const effect = name.slice('authchart.effect '.length)
+        if (effect === killAt && killWhen === 'before') process.kill(process.pid, 'SIGKILL')
+        return {
+          ...quiet,
+          end() {
+            effectsRun.push(effect)
+            if (effect === killAt && killWhen === 'after') process.kill(process.pid, 'SIGKILL')
+          },
+        }
+      },
+    },
+  }
+}
+const telemetry = await effectHook()
 
 const opProvider = (clientId: string) => ({
   id: 'op',
@@ -84,6 +122,7 @@ const config: AuthConfig = {
   secret: env('AUTH_SECRET'),
   trustHost: true,
   store,
+  ...(telemetry ? { telemetry } : {}),
   rateLimit: {
     credentials: {
       perIdentifier: Number(process.env.RATE_LIMIT_PER_IDENTIFIER ?? 1000),
@@ -110,7 +149,10 @@ const databaseConfig: AuthConfig | null = database && {
   basePath: DATABASE_BASE_PATH,
   adapter: database.adapter,
   session: { strategy: 'database' },
-  providers: [opProvider(env('OP_DATABASE_CLIENT_ID'))] as AuthConfig['providers'],
+  providers: [
+    opProvider(env('OP_DATABASE_CLIENT_ID')),
+    ...(process.env.SMTP_URL ? [Nodemailer({ server: process.env.SMTP_URL, from: 'authchart <no-reply@authchart.test>' })] : []),
+  ] as AuthConfig['providers'],
 }
 
 function toRequest(req: IncomingMessage, body: Uint8Array): Request {
@@ -132,10 +174,19 @@ function toRequest(req: IncomingMessage, body: Uint8Array): Request {
 
 const server = createServer((req, res) => {
   void (async () => {
-    if (req.url === '/__stats') {
+    if (req.url === '/__heap-snapshot') {
+      // For a soak run that found a leak: a V8 heap snapshot to compare in DevTools.
+      globalThis.gc?.()
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ path: writeHeapSnapshot(join(tmpdir(), `authchart-${process.pid}-${Date.now()}.heapsnapshot`)) }))
+      return
+    }
+    if (req.url === '/__stats' || req.url === '/__stats?gc=1') {
+      // After a full collection (the process runs with --expose-gc), heapUsed is what is still held.
+      if (req.url.endsWith('?gc=1')) globalThis.gc?.()
       const memory = process.memoryUsage()
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ pid: process.pid, authorizeCalls, rss: memory.rss, heapUsed: memory.heapUsed }))
+      res.end(JSON.stringify({ pid: process.pid, authorizeCalls, effectsRun, rss: memory.rss, heapUsed: memory.heapUsed }))
       return
     }
     const app = databaseConfig && req.url?.startsWith(`${DATABASE_BASE_PATH}/`) ? databaseConfig : config

@@ -54,9 +54,13 @@ describe('generated diagrams', () => {
     it('shows every state in Mermaid, marking effects, guards and final states', async () => {
       const mermaid = await diagram(machine, 'mermaid')
       for (const state of graph.states) {
-        expect(mermaid).toContain(`  ${state.id} `)
-        if (state.kind === 'effect') expect(mermaid).toContain(`  ${state.id} : effect ${state.effect}`)
-        if (state.kind === 'final') expect(mermaid).toContain(`  ${state.id} --> [*]`)
+        // Mermaid ids have no dots: a state in a phase is `phase_state`, declared inside the phase.
+        const id = state.id.replace(/[^A-Za-z0-9_]/g, '_')
+        expect(mermaid).toContain(`state "${state.id}" as ${id}\n`)
+        if (state.kind === 'group') expect(mermaid).toContain(`  state ${id} {`)
+        else expect(mermaid).toContain(`  ${id} `)
+        if (state.kind === 'effect') expect(mermaid).toContain(`  ${id} : effect ${state.effect}`)
+        if (state.kind === 'final') expect(mermaid).toContain(`  ${id} --> [*]`)
       }
       for (const guard of new Set(graph.transitions.flatMap((t) => (t.guard ? [t.guard] : [])))) {
         expect(mermaid).toContain(`[${guard}]`)
@@ -99,6 +103,23 @@ describe('a chart grouped in phases', () => {
     expect(graph.states.find((s) => s.id === 'work')).toMatchObject({ kind: 'group', entry: 'work.a' })
     expect(graph.states.find((s) => s.id === 'work.a')).toMatchObject({ kind: 'effect', parent: 'work', initial: true })
     expect(graph.states.find((s) => s.id === 'idle')!.parent).toBeUndefined()
+  })
+
+  it('nests the phase in Mermaid as a composite state, entered at its initial child', async () => {
+    const mermaid = await diagram(machine, 'mermaid')
+    expect(mermaid).toContain(
+      [
+        '  state "work" as work',
+        '  state work {',
+        '    [*] --> work_a',
+        '    state "work.a" as work_a',
+        '    work_a : effect first',
+        '    state "work.b" as work_b',
+        '  }',
+      ].join('\n'),
+    )
+    expect(mermaid.match(/\[\*\] --> /g)?.length, 'the chart’s start and the phase’s').toBe(2)
+    expect(mermaid).toContain('  work --> failed : abort')
   })
 
   it('draws the phase as a box around its children, and its transitions from its border', async () => {

@@ -8,6 +8,7 @@ import {
   SessionContext,
   sessionMachine,
   type SessionContext as Context,
+  type SessionEndReason,
   type SessionOAuthTokens,
   ACCESS_TOKEN_LEEWAY,
 } from '../../../machines/session.machine.js'
@@ -18,7 +19,7 @@ import type { JWT } from '../../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from '../kinds.js'
 import { storeAccountTokens } from '../account.js'
-import { liveJwtSession, storedSession } from '../../session/current.js'
+import { readJwtSession, storedSession } from '../../session/current.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../../session/lifecycle.js'
 import { encodeSessionToken } from '../../session/token.js'
 import { FACTOR_VERIFICATION_CLAIM } from '../../session/verification.js'
@@ -74,14 +75,18 @@ function isoTime(seconds: number): string {
   return lastIso.text
 }
 
-type DecodeAnswer = { token: JWT } | Failure<'invalid'>
+type DecodeAnswer = { token: JWT } | Failure<'invalid' | SessionEndReason>
 
-/** The decode effect's answer: the live token, or (ended on the server's side) an invalid one whose cookie is cleared. */
-const decoded = (token: JWT | null): DecodeAnswer => (token ? { token } : fail('invalid'))
+/** The decode effect's answer: the live token, or why its session ended (the chart ends there, the cookie cleared). */
+const decoded = (read: JWT | SessionEndReason): DecodeAnswer => (typeof read === 'string' ? fail(read) : { token: read })
+
+/** The message jose's `JWTExpired` and the built-in decoder give a token past its `exp`. */
+const EXPIRED_MESSAGE = '"exp" claim timestamp check failed'
 
 function decodeFailed(ctx: RequestContext, context: Context, error: unknown): DecodeAnswer {
+  // Logged as Auth.js logs any unreadable token; the chart's end tells an expired one apart.
   logSessionFailure(ctx, context, error)
-  return fail('invalid')
+  return fail((error as Error | undefined)?.message === EXPIRED_MESSAGE ? 'expired' : 'invalid')
 }
 
 function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: boolean, result: JWT | null | undefined) {
@@ -130,9 +135,9 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       // (the built-in codec, keys derived, no store to ask); the closures below are made only when
       // something is pending.
       try {
-        const token = liveJwtSession(ctx, value)
-        if (!(token instanceof Promise)) return decoded(token)
-        return token.then(decoded, (error: unknown) => decodeFailed(ctx, context, error))
+        const read = readJwtSession(ctx, value)
+        if (!(read instanceof Promise)) return decoded(read)
+        return read.then(decoded, (error: unknown) => decodeFailed(ctx, context, error))
       } catch (error) {
         return decodeFailed(ctx, context, error)
       }
@@ -247,6 +252,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       return {
         sessionToken,
         expires: found.expires,
+        endsByLifetime: found.endsByLifetime,
         user: found.user as unknown as Record<string, unknown>,
         session: found.session as unknown as Record<string, unknown>,
       }
@@ -258,7 +264,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
     },
 
     async extendSession(context, ctx) {
-      // The chart enters extendingSession only with the row it read remembered (storedSession).
+      // The chart enters database.extendingSession only with the row it read remembered (storedSession).
       const createdAt = (context.storedSession as { createdAt?: Date | string }).createdAt
       // Never past the absolute lifetime, however active the session is.
       const expires = renewedExpiry(ctx.config, createdAt, ctx.at)
