@@ -299,6 +299,48 @@ describe('the PostgreSQL store', () => {
     expect(await store.setMembers!(live)).toEqual(['y'])
   })
 
+  it('sweeps counter rows that ended an hour ago every five minutes, one sweep per store whatever its limits', async () => {
+    const statements: string[] = []
+    const pending: Promise<unknown>[] = []
+    const db = {
+      query: (text: string, params?: unknown[]) => {
+        statements.push(text)
+        const result = pool!.query(text, params)
+        pending.push(result)
+        return result
+      },
+    }
+    const migrated = postgresAuthStore(pool!, { tablePrefix: 'timer' })
+    await migrated.migrate()
+    const [old, recent] = [key('old'), key('recent')]
+    await pool!.query(`INSERT INTO "timer_authchart_limits" (key, points, expire) VALUES ($1, 1, $2), ($3, 1, $4)`, [
+      `authchart:${old}`,
+      Date.now() - 2 * 3_600_000,
+      `authchart:${recent}`,
+      Date.now() - 60_000,
+    ])
+    const sweeps = () => statements.filter((text) => /^DELETE FROM "?timer_authchart_limits"? WHERE expire </.test(text)).length
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const store = postgresAuthStore(db as never, { tablePrefix: 'timer' })
+      await store.consume(key('three'), 3, 60)
+      await Promise.all(pending)
+      await vi.advanceTimersByTimeAsync(300_000)
+      await Promise.all(pending)
+      expect(sweeps()).toBe(1)
+      // A second limit (another number of points) adds no sweep of its own.
+      await store.consume(key('five'), 5, 60)
+      await Promise.all(pending)
+      await vi.advanceTimersByTimeAsync(300_000)
+      await Promise.all(pending)
+      expect(sweeps()).toBe(2)
+    } finally {
+      vi.useRealTimers()
+    }
+    const left = await pool!.query(`SELECT key FROM "timer_authchart_limits" WHERE key IN ($1, $2)`, [`authchart:${old}`, `authchart:${recent}`])
+    expect(left.rows.map((row) => row.key)).toEqual([`authchart:${recent}`])
+  })
+
   it('keeps the later expiry of a set member added twice', async () => {
     const store = postgresAuthStore(pool!)
     await store.migrate()
