@@ -44,6 +44,7 @@ const SWEEP_EVERY_MS = 5 * 60_000
  * @throws {TypeError} when `prefix` is not letters, digits and underscores (it is spliced into SQL).
  */
 function storeTables(prefix: string | undefined) {
+  // Stryker disable next-line ConditionalExpression: eq#store-postgres-prefix-undefined
   if (prefix !== undefined && !/^[a-z_][a-z0-9_]*$/i.test(prefix)) {
     throw new TypeError(`tablePrefix must be letters, digits and underscores, got "${prefix}"`)
   }
@@ -52,6 +53,7 @@ function storeTables(prefix: string | undefined) {
     limits: `${p}authchart_limits`,
     values: `"${p}authchart_values"`,
     sets: `"${p}authchart_sets"`,
+    // Stryker disable next-line StringLiteral: eq#store-postgres-lock-name
     lock: `${p}authchart_store_schema`,
   }
 }
@@ -118,6 +120,7 @@ export function postgresAuthStore(db: Queryable, options: PostgresAuthStoreOptio
     limiter: (points) =>
       new RateLimiterPostgres({
         storeClient: client,
+        // Stryker disable next-line StringLiteral: eq#store-postgres-client-type
         storeType: 'client',
         tableName: tables.limits,
         tableCreated: true,

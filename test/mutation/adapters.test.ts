@@ -6,10 +6,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
-import { PostgresAdapter } from '../../adapters/postgres.js'
+import { PostgresAdapter, type Queryable } from '../../adapters/postgres.js'
 import type { Adapter, AdapterAuthenticator, AdapterUser } from '../../core/adapters.js'
+import { adapterContract } from '../adapters/contract.js'
+import { sqlContractDb } from '../adapters/sql-db.js'
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000)
 
@@ -24,21 +27,42 @@ const authenticator = (userId: string, credentialID = randomUUID()): AdapterAuth
   transports: 'usb',
 })
 
-const db = new PGlite()
-const postgres = PostgresAdapter(db, { tablePrefix: 'mut' })
-beforeAll(async () => {
-  await postgres.migrate()
-})
+/**
+ * The PostgreSQL adapter's database: under `npm run mutate` the server of test/mutation/servers.ts
+ * (started once per run; tables of their own for each run of this module, which the server
+ * outlives), otherwise a PGlite.
+ */
+const shared = inject('mutationServers')
+const prefix = shared ? `mut_${randomUUID().replaceAll('-', '').slice(0, 12)}` : 'mut'
+let db: (Queryable & { end?: () => Promise<void>; close?: () => Promise<void> }) | undefined
+let postgres: PostgresAdapter | undefined
+const needsPostgres = () =>
+  beforeAll(async () => {
+    if (postgres) return
+    db = shared ? new pg.Pool({ connectionString: shared.postgres }) : new PGlite()
+    postgres = PostgresAdapter(db, { tablePrefix: prefix })
+    await postgres.migrate()
+  }, 120_000)
 afterAll(async () => {
-  await db.close()
+  await (db?.end ?? db?.close)?.call(db)
 })
 
 const adapters: [string, () => Required<Adapter>][] = [
   ['memory', () => MemoryAdapter(createMemoryStore()) as Required<Adapter>],
-  ['PostgreSQL on PGlite', () => postgres as Required<Adapter>],
+  ['PostgreSQL', () => postgres as Required<Adapter>],
 ]
 
-describe.each(adapters)('the %s adapter', (_name, make) => {
+// Under a mutation run, the adapter contract on the same server: outside one, the suite runs it in
+// test/adapters/pglite.test.ts and postgres.test.ts already.
+if (shared) {
+  describe('the PostgreSQL adapter contract', () => {
+    needsPostgres()
+    adapterContract('PostgreSQL adapter (mutation run)', () => ({ adapter: postgres as Required<Adapter>, db: sqlContractDb(db!, prefix) }))
+  })
+}
+
+describe.each(adapters)('the %s adapter', (name, make) => {
+  if (name === 'PostgreSQL') needsPostgres()
   const newUser = (adapter: Required<Adapter>) =>
     adapter.createUser({ id: randomUUID(), email: `${randomUUID()}@example.test`, emailVerified: null } as AdapterUser)
 
@@ -108,5 +132,13 @@ describe('the memory adapter', () => {
     const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inDays(7) })
     store.users.delete(user.id)
     expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+  })
+
+  it('says why it refuses a credential id registered before (the reason the operator reads in the log)', async () => {
+    const adapter = MemoryAdapter(createMemoryStore())
+    const user = await adapter.createUser({ id: 'u-1', email: 'u1@example.test', emailVerified: null } as AdapterUser)
+    const passkey = authenticator(user.id)
+    await adapter.createAuthenticator!(passkey)
+    await expect(adapter.createAuthenticator!({ ...passkey, userId: 'u-2' })).rejects.toThrow('this credential is already registered')
   })
 })

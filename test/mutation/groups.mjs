@@ -163,10 +163,13 @@ export const groups = {
     ],
   },
   // The store: claim (single use), increment (counts), values with a lifetime (not-before times),
-  // sets, and the deadline guard; on memory, PostgreSQL and Redis.
+  // sets, and the deadline guard; on memory, PGlite and Redis. Not test/store/contract.test.ts: its
+  // PostgreSQL server would start again for every mutant (PGlite runs the same SQL), nor
+  // rate-limit.test.ts (the limits through Auth and Fastify; test/mutation/stores.test.ts counts
+  // them in the store directly).
   stores: {
     mutate: ['core/store/index.ts', 'core/store/limits.ts#admitAttempt..countAttempt', 'stores/postgres.ts', 'stores/redis.ts'],
-    tests: ['test/store/contract.test.ts', 'test/store/memory.test.ts', 'test/store/rate-limit.test.ts'],
+    tests: ['test/store/memory.test.ts', 'test/mutation/stores.test.ts'],
   },
   // The HTTP gate: the CSRF check and where it applies, and the refusal of a session cookie from
   // a flow that may not issue one.
@@ -273,7 +276,9 @@ export const groups = {
       'adapters/postgres.ts#listSessions..useVerificationToken',
       'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
     ],
-    tests: ['test/adapters/memory.test.ts', 'test/adapters/pglite.test.ts', 'test/mutation/adapters.test.ts'],
+    // Not test/adapters/pglite.test.ts: a PGlite started again for every mutant cost most of the
+    // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
+    tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts'],
   },
 }
 

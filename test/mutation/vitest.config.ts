@@ -21,5 +21,7 @@ export default defineConfig({
     include: [...new Set(names.flatMap((name) => groups[name]?.tests ?? []))],
     // Model tests under a mutant must not leave coverage records for a concurrent `npm test`.
     env: { AUTHCHART_MODEL_COVERAGE: 'off' },
+    // The store's servers start once per run, not once per mutant (test/mutation/servers.ts).
+    globalSetup: names.some((name) => name === 'stores' || name === 'adapters') ? ['test/mutation/servers.ts'] : [],
   },
 })

@@ -3,8 +3,10 @@
  * changes: which refusal is logged (the message an operator reads, Auth.js's where it has one), what
  * the browser gets, and that nothing is stored. The attacks themselves live in test/webauthn/.
  */
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { generateKeyPairSync, sign } from 'node:crypto'
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
+import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import { ENVELOPE_MAX_AGE } from '../../core/engine/envelope.js'
@@ -230,5 +232,157 @@ describe('the challenge claim', () => {
     const response = await browser.answer('authenticate', browser.authenticator.authenticate(body.options as never))
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(claims).toContain(`webauthn-challenge:${body.options.challenge} ${ENVELOPE_MAX_AGE}`)
+  })
+})
+
+describe('a relying party whose origin is configured', () => {
+  const ELSEWHERE = 'https://elsewhere.test'
+  const configured = (origin: string | string[]) =>
+    passkeyConfig(store, { providers: [Passkey({ relayingParty: { id: new URL(ORIGIN).hostname, name: 'Example', origin } } as never)] })
+
+  it.each([['one origin', ELSEWHERE], ['a list of origins', [ELSEWHERE]]])(
+    'accepts an answer from the configured origin (%s) only, not from the origin of the request',
+    async (_name, origin) => {
+      const config = configured(origin)
+      const there = new PasskeyBrowser(config, new SoftwareAuthenticator(ELSEWHERE))
+      expect((await there.register({ email: 'eve@example.com' })).headers.get('location')).toBe(ORIGIN)
+      expect(store.authenticators.size).toBe(1)
+      const here = new PasskeyBrowser(config)
+      const refused = await here.register({ email: 'mallory@example.com' })
+      expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+      expect(store.authenticators.size).toBe(1)
+    },
+  )
+})
+
+describe('a signature or an attestation that does not verify', () => {
+  it("refuses an assertion not signed by the stored passkey's key, saying so, and signs nobody in", async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    // The stored public key is another passkey's: the browser's signature does not verify against it.
+    const other = new SoftwareAuthenticator(ORIGIN)
+    await seedPasskeyUser(store, other, { id: 'u-other', email: 'other@example.com' })
+    const otherKey = [...store.authenticators.values()].find((a) => a.userId === 'u-other')!.credentialPublicKey
+    store.authenticators.set(credentialID, { ...store.authenticators.get(credentialID)!, credentialPublicKey: otherKey })
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(store.sessions.size).toBe(0)
+    expect(logged(config)).toContain('WebAuthn authentication response could not be verified')
+  })
+
+  it('refuses a registration whose self-attestation signature does not verify, saying so, storing nothing', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const answer = browser.authenticator.register(body.options as PublicKeyCredentialCreationOptionsJSON)
+    // A packed self-attestation signed by some other key than the credential's.
+    const attestation = isoCBOR.decodeFirst<Map<string, unknown>>(isoBase64URL.toBuffer(answer.response.attestationObject))
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    attestation.set('fmt', 'packed')
+    attestation.set('attStmt', new Map<string, unknown>([['alg', -7], ['sig', new Uint8Array(sign('sha256', Buffer.from('other data'), privateKey))]]))
+    const forged: RegistrationResponseJSON = {
+      ...answer,
+      response: { ...answer.response, attestationObject: isoBase64URL.fromBuffer(isoCBOR.encode(attestation as never)) },
+    }
+    const response = await browser.answer('register', forged)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(store.authenticators.size).toBe(0)
+    expect(store.users.size).toBe(0)
+    expect(logged(config)).toContain('WebAuthn registration response could not be verified')
+  })
+
+  it('logs the credential id of an assertion for a passkey nobody registered', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    store.authenticators.clear()
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    expect(logged(config)).toContain(`WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`)
+  })
+})
+
+describe("a new passkey's transports", () => {
+  const registered = async (transports: string[] | undefined) => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    const { body } = await browser.options({ email: 'eve@example.com' })
+    const answer = browser.authenticator.register(body.options as PublicKeyCredentialCreationOptionsJSON)
+    const { transports: _sent, ...response } = answer.response
+    const response_ = await browser.answer('register', { ...answer, response: transports ? { ...response, transports } : response })
+    expect(response_.headers.get('location')).toBe(ORIGIN)
+    return [...store.authenticators.values()][0]!
+  }
+
+  it('are stored as the browser listed them, comma-separated', async () => {
+    expect((await registered(['usb', 'nfc'])).transports).toBe('usb,nfc')
+  })
+
+  it('are left out when the browser lists none, or sends no list', async () => {
+    expect((await registered([])).transports).toBeUndefined()
+    store = createMemoryStore()
+    expect((await registered(undefined)).transports).toBeUndefined()
+  })
+})
+
+describe('who a passkey signs in, and what the sign-in events are told', () => {
+  const withEvents = () => {
+    const events = { signIn: vi.fn() }
+    return { events, config: passkeyConfig(store, { events }) }
+  }
+
+  it("signs the signed-in user in again with their own passkey: not a new user, the passkey's account", async () => {
+    const { events, config } = withEvents()
+    const browser = new PasskeyBrowser(config)
+    credentialID = await seedPasskeyUser(store, browser.authenticator, ADA)
+    await signInAs(store, browser.jar, ADA.id)
+    const response = await browser.signIn()
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect((await browser.session())?.user?.email).toBe(ADA.email)
+    expect(events.signIn).toHaveBeenCalledOnce()
+    const [{ user, account, isNewUser }] = events.signIn.mock.calls[0] as [{ user: { id: string }; account: Record<string, unknown>; isNewUser: boolean }]
+    expect(user.id).toBe(ADA.id)
+    expect(isNewUser).toBe(false)
+    expect(account).toMatchObject({ provider: 'passkey', providerAccountId: credentialID, type: 'webauthn', userId: ADA.id })
+  })
+
+  it('tells a passkey added by a signed-in user that the user is not new', async () => {
+    const { events, config } = withEvents()
+    const browser = new PasskeyBrowser(config)
+    await seedPasskeyUser(store, browser.authenticator, ADA)
+    await signInAs(store, browser.jar, ADA.id)
+    const response = await browser.register({ action: 'register' })
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect([...store.authenticators.values()].map((a) => a.userId)).toEqual([ADA.id, ADA.id])
+    expect(events.signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: false }))
+  })
+
+  it('logs a refused sign-in with the provider it was for', async () => {
+    const config = configWith()
+    const browser = new PasskeyBrowser(config)
+    await seedPasskeyUser(store, browser.authenticator, ADA)
+    await MemoryAdapter(store).createUser({ id: 'u-bob', email: 'bob@example.com', emailVerified: null })
+    await signInAs(store, browser.jar, 'u-bob')
+    await browser.signIn()
+    const [refusal] = config.logger.error.mock.calls.map(([error]) => error as Error & { cause?: unknown })
+    expect(refusal?.name).toBe('AccountNotLinked')
+    expect(refusal?.cause).toEqual({ provider: 'passkey' })
+  })
+
+  it("asks the provider's getUserInfo, with the adapter and the provider, who a sign-up is for", async () => {
+    const seen: string[] = []
+    const getUserInfo = async ({ adapter, provider }: { adapter: Adapter; provider: { id: string } }, request: { query: Record<string, string> }) => {
+      seen.push(provider.id)
+      const email = `${request.query.handle}@example.com`
+      const existing = await adapter.getUserByEmail!(email)
+      return existing ? { user: existing, exists: true } : { user: { email, name: `Hook ${request.query.handle}` }, exists: false }
+    }
+    const config = passkeyConfig(store, { providers: [Passkey({ getUserInfo } as never)] })
+    const browser = new PasskeyBrowser(config)
+    const response = await browser.register({ handle: 'eve' })
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect([...store.users.values()]).toEqual([expect.objectContaining({ email: 'eve@example.com', name: 'Hook eve' })])
+    expect(seen).toEqual(['passkey'])
   })
 })

@@ -275,12 +275,20 @@ export function spendWebAuthnChallenge(ctx: RequestContext, challenge: string): 
 /** The stored authenticator an assertion names, or the refusal (logged) when the answer names none known. */
 export async function findAssertedAuthenticator(ctx: RequestContext, provider: WebAuthnConfig, response: string | null) {
   const answer = parseAnswer(response)
-  if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Authentication response')
+  if (!answer) {
+    return refuse(
+      ctx,
+      // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
+      'invalid',
+      'Invalid WebAuthn Authentication response',
+    )
+  }
   const [, helpers] = await simpleWebAuthn(provider)
   const credentialID = toStoredId(helpers, answer.id)
   const authenticator = await ctx.config.adapter!.getAuthenticator!(credentialID)
   if (!authenticator) {
     const message = `WebAuthn authenticator not found in database: ${JSON.stringify({ credentialID })}`
+    // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
     return refuse(ctx, 'unknown', message)
   }
   return { authenticator: storedAuthenticator(authenticator) }
@@ -309,14 +317,17 @@ export async function verifyPasskeyAssertion(
       expectedRPID: rp.id,
       credential: {
         id: toBrowserId(helpers, stored.credentialID),
+        // Stryker disable next-line StringLiteral: eq#webauthn-base64-format
         publicKey: helpers.isoBase64URL.toBuffer(stored.credentialPublicKey, 'base64'),
         counter: stored.counter,
+        // Stryker disable next-line ObjectLiteral: eq#webauthn-assertion-transports
         ...(transports ? { transports } : {}),
       },
     })
     if (!verified) throw new Error('WebAuthn authentication response could not be verified')
     return { newCounter: authenticationInfo.newCounter }
   } catch (error) {
+    // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
     return refuse(ctx, 'invalid', error as Error)
   }
 }
@@ -414,9 +425,17 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   async spendChallenge(context, ctx) {
     if (context.answered !== context.ceremony) {
       const message = `A WebAuthn ${context.answered} answer for a challenge issued to ${context.ceremony}`
+      // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
       return refuse(ctx, 'mismatch', message)
     }
-    if (!(await spendWebAuthnChallenge(ctx, context.challenge))) return refuse(ctx, 'replayed', 'The WebAuthn challenge was already used')
+    if (!(await spendWebAuthnChallenge(ctx, context.challenge))) {
+      return refuse(
+        ctx,
+        // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
+        'replayed',
+        'The WebAuthn challenge was already used',
+      )
+    }
     return null
   },
 
@@ -451,7 +470,14 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   async verifyAttestation(context, ctx) {
     const provider = providerOf(ctx, context.providerId)
     const answer = parseAnswer(context.response)
-    if (!answer) return refuse(ctx, 'invalid', 'Invalid WebAuthn Registration response')
+    if (!answer) {
+      return refuse(
+        ctx,
+        // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
+        'invalid',
+        'Invalid WebAuthn Registration response',
+      )
+    }
     try {
       const [{ verifyRegistrationResponse }, helpers] = await simpleWebAuthn(provider)
       const rp = relyingParty(ctx, provider)
@@ -465,10 +491,12 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
       if (!verified || !registrationInfo) throw new Error('WebAuthn registration response could not be verified')
       const { credential, credentialBackedUp, credentialDeviceType } = registrationInfo
       const credentialID = toStoredId(helpers, credential.id)
+      // Stryker disable next-line OptionalChaining: eq#webauthn-answer-response
       const transports = answer.response?.transports
       const authenticator = {
         providerAccountId: credentialID,
         credentialID,
+        // Stryker disable next-line StringLiteral: eq#webauthn-base64-format
         credentialPublicKey: helpers.isoBase64URL.fromBuffer(credential.publicKey, 'base64'),
         counter: credential.counter,
         credentialBackedUp,
@@ -478,6 +506,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
       const account = { providerAccountId: credentialID, provider: provider.id, type: 'webauthn' }
       return { account, authenticator }
     } catch (error) {
+      // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
       return refuse(ctx, 'invalid', error as Error)
     }
   },
