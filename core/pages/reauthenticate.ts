@@ -8,7 +8,7 @@
 import type { StepPage } from '../extensions.js'
 import { escapeHtml } from './html.js'
 import { errorBox, hiddenCsrf } from './index.js'
-import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
+import { flowModule } from '../flows/kinds.js'
 import { stepForm } from './steps.js'
 
 /** A field of the credentials form, as the page asks for it. */
@@ -102,7 +102,8 @@ function passkeyForm(view: Parameters<StepPage>[0]): string {
     `<form id="reauth-passkey" action="${escapeHtml(view.action)}" method="POST">${hiddenCsrf(view.csrfToken)}` +
     `<input type="hidden" name="event" value="reauth.passkey"><input type="hidden" name="response" value="">` +
     `<button type="submit">Confirm with a passkey</button><p id="reauth-passkey-status" role="status"></p></form>` +
-    `<script>${SIMPLEWEBAUTHN_BROWSER}</script><script>${PASSKEY_CLIENT}</script>`
+    // The browser library comes with the WebAuthn module, loaded whenever a passkey can be offered.
+    `<script>${flowModule('webauthn').SIMPLEWEBAUTHN_BROWSER}</script><script>${PASSKEY_CLIENT}</script>`
   )
 }
 

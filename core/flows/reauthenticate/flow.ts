@@ -33,14 +33,10 @@ import type { CredentialsConfig } from '../../types.js'
 import { effects, fail, isFailure } from '../effect.js'
 import { adapterView } from '../module.js'
 import { attemptIdentifier } from '../credentials/flow.js'
-import {
-  findAssertedAuthenticator,
-  passkeyRequestOptions,
-  spendWebAuthnChallenge,
-  updatePasskeyCounter,
-  verifyPasskeyAssertion,
-  type WebAuthnConfig,
-} from '../webauthn/flow.js'
+// A type only: the passkey ceremony's functions come from the WebAuthn module, which is loaded
+// only when a passkey provider is configured (a credentials-only app never bundles it at start).
+import type { WebAuthnConfig } from '../webauthn/flow.js'
+import { flowModule } from '../kinds.js'
 import type { AdapterAuthenticator } from '../../adapters.js'
 
 export { REAUTHENTICATE }
@@ -262,7 +258,7 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
   async createPasskeyOptions(context, ctx) {
     if (!(await sameSession(ctx, context))) return signedOut()
     // Only this user's passkeys are allowed: the browser offers none of another account's.
-    const options = await passkeyRequestOptions(ctx, passkeyProvider(ctx)!, context.userId)
+    const options = await flowModule('webauthn').passkeyRequestOptions(ctx, passkeyProvider(ctx)!, context.userId)
     return { options: { ...options }, challenge: options.challenge }
   },
 
@@ -273,9 +269,9 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
     const provider = passkeyProvider(ctx)!
     const challenge = context.passkeyChallenge!
     // Single use, as at sign-in: a replayed assertion meets a spent challenge.
-    if (!(await spendWebAuthnChallenge(ctx, challenge))) return wrongProof(ctx, attempt)
+    if (!(await flowModule('webauthn').spendWebAuthnChallenge(ctx, challenge))) return wrongProof(ctx, attempt)
     const response = String((trigger as { response?: unknown }).response ?? '')
-    const found = await findAssertedAuthenticator(ctx, provider, response)
+    const found = await flowModule('webauthn').findAssertedAuthenticator(ctx, provider, response)
     if (isFailure(found)) return wrongProof(ctx, attempt)
     const stored = found.authenticator as unknown as AdapterAuthenticator
     if (stored.userId !== context.userId) {
@@ -283,9 +279,9 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
       ctx.logger.warn('reauthentication-other-user')
       return wrongProof(ctx, attempt)
     }
-    const verified = await verifyPasskeyAssertion(ctx, provider, response, challenge, stored)
+    const verified = await flowModule('webauthn').verifyPasskeyAssertion(ctx, provider, response, challenge, stored)
     if (isFailure(verified)) return wrongProof(ctx, attempt)
-    await updatePasskeyCounter(ctx, stored, verified.newCounter)
+    await flowModule('webauthn').updatePasskeyCounter(ctx, stored, verified.newCounter)
     return { factor: 'hwk' as const }
   },
 

@@ -50,6 +50,7 @@ export { isUnverifiedPasskeyUser } from '../passkey-users.js'
 
 // The sign-in page's passkey block (with the browser library, inline) comes with this flow.
 export { passkeyForm, passkeyScripts } from '../../pages/webauthn.js'
+export { SIMPLEWEBAUTHN_BROWSER } from '../../pages/simplewebauthn-browser.js'
 import type { StoredUser } from '../types.js'
 
 
