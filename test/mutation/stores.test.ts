@@ -17,7 +17,7 @@ import { guardStore, limiterStore, memoryAuthStore, type AuthStore, type ValueBa
 import { admitAttempt, countAttempt } from '../../core/store/limits.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore, type RedisClient } from '../../stores/redis.js'
-import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
+import { endPool, startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
 import { spyLogger } from '../fixtures/http.js'
 
@@ -39,6 +39,9 @@ const needsPostgres = () =>
     if (pool) return
     const url = shared?.postgres ?? (await (ownPostgres = await startPostgres()).createDatabase('stores'))
     pool = new pg.Pool({ connectionString: url })
+    // A connection the server ends (its shutdown after this file) is an error event on the pool:
+    // without a listener it would be an uncaught exception.
+    pool.on('error', () => {})
   }, 120_000)
 const needsRedis = () =>
   beforeAll(async () => {
@@ -52,7 +55,8 @@ const redisClient = () => {
 }
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())))
-  await pool?.end()
+  // Every connection closed before the server stops (pool.end() alone resolves while they close).
+  if (pool) await endPool(pool)
   await Promise.all([ownPostgres?.stop(), ownRedis?.stop()])
 })
 afterEach(() => {
