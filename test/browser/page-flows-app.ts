@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Page } from 'playwright-core'
 import { Auth } from '../../core/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { send, toWebRequest } from '../fixtures/https-app.js'
@@ -62,4 +63,12 @@ export async function startPageFlowsApp(configFor: (origin: string) => Promise<A
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Signs in through the built-in sign-in page's credentials form, as alice, and lands on the home page. */
+export async function signInWithCredentials(page: Page, app: PageFlowsApp): Promise<void> {
+  await page.goto(`${app.origin}/auth/signin`)
+  await page.getByLabel('Username').fill('alice')
+  await page.getByLabel('Password').fill('wonderland')
+  await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
 }

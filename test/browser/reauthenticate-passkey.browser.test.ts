@@ -4,14 +4,14 @@
  * "Sign out of every other session" asks "Confirm it's you", the user confirms with the passkey,
  * and the revocation resumes by itself, once. Only clicks; the server's clock is moved forward.
  */
-import type { Browser, CDPSession, Page } from 'playwright-core'
+import type { Browser, CDPSession } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import Credentials from '../../providers/credentials.js'
 import Passkey from '../../providers/passkey.js'
 import { launchChromium } from '../fixtures/chromium.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
-import { startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
 
 let app: PageFlowsApp
 let browser: Browser
@@ -47,13 +47,6 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${app.origin}/auth/signin`)
-  await page.getByLabel('Username').fill('alice')
-  await page.getByLabel('Password').fill('wonderland')
-  await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
-}
-
 /** Two more sessions of Alice's, on other devices. */
 async function otherDevices(): Promise<void> {
   const userId = [...store.users.values()].find((u) => u.email === 'alice@credentials.test')!.id
@@ -77,7 +70,7 @@ describe('re-authentication with a passkey in a browser', () => {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     } as never)
 
-    await signIn(page)
+    await signInWithCredentials(page, app)
     // Fresh: the passkey is added without asking.
     await page.goto(`${app.origin}/auth/signin`)
     await page.getByRole('button', { name: 'Add a passkey to your account' }).click()

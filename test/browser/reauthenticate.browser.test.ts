@@ -5,13 +5,13 @@
  * enrolment's QR code page. Only clicks and typing; the server's clock is moved forward, the
  * browser's cookies are the ones it kept.
  */
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import Credentials from '../../providers/credentials.js'
 import { launchChromium } from '../fixtures/chromium.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
-import { startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
 
 let app: PageFlowsApp
 let browser: Browser
@@ -44,19 +44,12 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${app.origin}/auth/signin`)
-  await page.getByLabel('Username').fill('alice')
-  await page.getByLabel('Password').fill('wonderland')
-  await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
-}
-
 describe('re-authentication in a browser', () => {
   it('asks a stale session to confirm with the password, then turns on two-step verification', async () => {
     const context = await browser.newContext()
     context.setDefaultTimeout(10_000)
     const page = await context.newPage()
-    await signIn(page)
+    await signInWithCredentials(page, app)
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(Date.now() + 11 * 60_000)
 
