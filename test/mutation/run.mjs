@@ -3,12 +3,17 @@
 // reports in reports/mutation/. `--summary` only rewrites the summary from the reports at hand.
 // `--part k/n` runs the k-th of n parts of the groups (every n-th group from the k-th), so that n
 // machines, or n runs, share the work; the summary then covers every report at hand.
+// Runs are incremental: each group reuses the results kept in test/mutation/incremental/<group>.json
+// for every mutant whose code and covering test files are unchanged, and reruns the rest. `--full`
+// reruns every mutant (after a change outside the mutated and test files, e.g. a shared helper,
+// which the incremental comparison cannot see).
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { groups } from './groups.mjs'
 
 const args = process.argv.slice(2)
 const summaryOnly = args.includes('--summary')
+const full = args.includes('--full')
 const partArg = args.find((arg) => arg.startsWith('--part'))
 const partText = partArg === '--part' ? args[args.indexOf(partArg) + 1] : partArg?.slice('--part='.length)
 const chosen = args.filter((arg, i) => !arg.startsWith('--') && !(args[i - 1] === '--part'))
@@ -35,15 +40,26 @@ if (!summaryOnly) {
     console.log(`\n=== mutation group "${name}": ${groups[name].mutate.join(', ')}`)
     // A failed run must not leave the previous run's report behind to be summarised as current.
     rmSync(`reports/mutation/${name}`, { recursive: true, force: true })
-    const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
+    const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...(full ? ['--force'] : [])], {
       stdio: 'inherit',
       env: { ...process.env, MUTATE_GROUPS: name },
     })
+    keepIncrementalFile(`test/mutation/incremental/${name}.json`)
     console.log(`=== group "${name}" took ${Math.round((Date.now() - started) / 1000)} s (exit ${run.status ?? run.signal})`)
     // The other groups still run: one failing group (a failing test in its initial run, a
     // timeout) must not leave every later group out of the summary.
     if (run.status !== 0) failed.set(name, run.status ?? run.signal)
   }
+}
+
+/**
+ * Leaves in a group's incremental file only what the comparison needs (mutants and tests by file),
+ * with paths relative to the repository, so that it can be committed and reused on any checkout.
+ */
+function keepIncrementalFile(file) {
+  if (!existsSync(file)) return
+  const { config: _config, framework: _framework, ...kept } = JSON.parse(readFileSync(file, 'utf8'))
+  writeFileSync(file, `${JSON.stringify({ ...kept, projectRoot: '.' }, null, 1)}\n`)
 }
 
 /** Killed (or timed out) over every mutant that ran or had no test; ignored ones are left out. */
