@@ -249,17 +249,64 @@ export type StoredUser =
  */
 export type UserStore = (ctx: RequestContext, context: SignInCompletionContext) => Promise<StoredUser>
 
-/** A provider as a first factor's block on the built-in sign-in page sees it. */
-export interface SignInBlockProvider {
+/** A provider as its form on the built-in sign-in page sees it. */
+export interface SignInFormProvider {
   readonly id: string
   readonly name: string
   readonly type: string
-  /** Where the block's form starts the flow: `<authUrl>/signin/<id>`. */
+  /** Where the form starts the flow: `<authUrl>/signin/<id>`. */
   readonly signinUrl: string
-  /** Where the block's form answers: `<authUrl>/callback/<id>`. */
+  /** Where the form answers: `<authUrl>/callback/<id>`. */
   readonly callbackUrl: string
   /** The merged provider object. */
   readonly config: Readonly<Record<string, unknown>>
+}
+
+/** What the forms of one sign-in page share: ids unique on the page, labels apart, one first focus. */
+export interface SignInPageFields {
+  /** `preferred` (Auth.js's id) unless the page already has an element with it; `fallback` then. */
+  id(preferred: string, fallback: string): string
+  /** ` autofocus` for the first field of the page that takes typing; nothing after. */
+  autofocus(type: string): string
+  /** The label field `field` of provider `providerId` shows (`label` unless another field reads the same). */
+  label(providerId: string, field: string, label: string): string
+}
+
+/** The sign-in page as a form is drawn on it. */
+export interface SignInPage {
+  readonly csrfToken: string
+  /** The `callbackUrl` the page was opened with. */
+  readonly callbackUrl: string | undefined
+  /** The address the page was opened with (`?email=`), for an e-mail field. */
+  readonly email: string | undefined
+  /** `<origin><basePath>`, where a page script sends its requests. */
+  readonly authUrl: string
+  readonly fields: SignInPageFields
+}
+
+/** A field of a sign-in form and the label it has on its own. */
+export interface SignInFormField {
+  readonly field: string
+  readonly label: string
+  /**
+   * Where a field of another form reads the same, the first field with this flag keeps the plain
+   * label and the others name their provider (the e-mail provider's "Email" beside a passkey's).
+   */
+  readonly keepsLabel?: boolean
+}
+
+/** A way of signing in's form on the built-in sign-in page (Auth.js's markup for the built-in ones). */
+export interface SignInForm {
+  /** Whether `provider` has a form on the page (by default it has). */
+  readonly shows?: (provider: SignInFormProvider) => boolean
+  /** The user types into it: the page sets it apart from the buttons by a rule, as Auth.js does. */
+  readonly typed?: boolean
+  /** Its fields with their own labels, which the page keeps apart from other forms' fields. */
+  readonly fields?: (provider: SignInFormProvider) => readonly SignInFormField[]
+  /** The form of `provider`. */
+  readonly draw: (provider: SignInFormProvider, page: SignInPage) => string
+  /** What follows the page's cards once for every provider with this form (its script), if anything. */
+  readonly scripts?: (providers: readonly SignInFormProvider[], page: SignInPage) => string
 }
 
 /** What a way of signing in declares: the sign-in completion and the sign-in page read it. */
@@ -276,11 +323,8 @@ export interface FirstFactor {
    * issued for it is recorded.
    */
   readonly providerSessions?: ProviderSessions
-  /**
-   * Its block on the built-in sign-in page, for a provider type the page does not draw itself
-   * (the built-in types keep Auth.js's markup, drawn by the page).
-   */
-  readonly signInBlock?: (provider: SignInBlockProvider, csrfToken: string, callbackUrl: string | undefined) => string
+  /** Its form on the built-in sign-in page (none: its providers are not on the page). */
+  readonly signInForm?: SignInForm
 }
 
 /** A session the completion issued: the JWT's user, or the database session's token. */

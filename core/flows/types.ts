@@ -13,7 +13,11 @@ export type {
   FlowSteps,
   IssuedSession,
   ProviderSessions,
-  SignInBlockProvider,
+  SignInForm,
+  SignInFormField,
+  SignInFormProvider,
+  SignInPage,
+  SignInPageFields,
   StoredUser,
   UserStore,
 } from '../config/types.js'

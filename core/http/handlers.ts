@@ -86,34 +86,15 @@ export function redirectToSignInPage(ctx: RequestContext): ResponseInternal {
   return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.setCookies }
 }
 
-/** The provider types the page draws itself, with Auth.js's markup. */
-const BUILT_IN_PAGE_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'email', 'credentials', 'webauthn'])
-
+/** The providers on the sign-in page, each with the form its flow draws (none: not on the page). */
 function pageProviders(ctx: RequestContext): PageProvider[] {
   const pages: PageProvider[] = []
   for (const provider of publicProviders(ctx)) {
-    const config = ctx.config.providerById.get(provider.id)!.config
-    const type = provider.type as PageProvider['type']
-    if (type === 'credentials') {
-      if (!config.credentials) continue
-      pages.push({ ...provider, type, credentials: config.credentials as PageProvider['credentials'] })
-    } else if (type === 'webauthn') {
-      if (!config.formFields) continue
-      pages.push({
-        ...provider,
-        type,
-        formFields: config.formFields as PageProvider['formFields'],
-        enableConditionalUI: config.enableConditionalUI === true,
-      })
-    } else if (BUILT_IN_PAGE_TYPES.has(type)) {
-      pages.push({ ...provider, type, ...(config.style ? { style: config.style as PageProvider['style'] } : {}) })
-    } else {
-      // A registered flow's provider: its module draws its block, or it has none on this page.
-      const draw = ctx.config.firstFactorByType.get(type)?.firstFactor?.signInBlock
-      if (!draw) continue
-      const view = { ...provider, config: config as unknown as Record<string, unknown> }
-      pages.push({ ...provider, type, block: (csrfToken, callbackUrl) => draw(view, csrfToken, callbackUrl) })
-    }
+    const form = ctx.config.firstFactorByType.get(provider.type)?.firstFactor?.signInForm
+    if (!form) continue
+    const config: Readonly<Record<string, unknown>> = ctx.config.providerById.get(provider.id)!.config
+    const page = { ...provider, config, form }
+    if (form.shows?.(page) ?? true) pages.push(page)
   }
   return pages
 }
@@ -132,6 +113,7 @@ export function respondSignInPage(ctx: RequestContext): ResponseInternal {
     renderSignInPage({
       theme,
       providers: pageProviders(ctx),
+      forms: ctx.config.flows.flatMap((flow) => flow.firstFactor?.signInForm ?? []),
       csrfToken: ctx.csrf!.token,
       callbackUrl: ctx.callbackUrl,
       authUrl: ctx.authUrl,

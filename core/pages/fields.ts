@@ -5,22 +5,21 @@
  *
  * @module
  */
+import type { SignInFormField, SignInPageFields } from '../config/types.js'
+import { escapeHtml } from './html.js'
 
 /** A field of a form provider, as the sign-in page labels it. */
-export interface LabelledField {
+export interface LabelledField extends SignInFormField {
   providerId: string
   providerName: string
-  providerType: string
-  field: string
-  label: string
 }
 
 const labelKey = (providerId: string, field: string) => `${providerId}\u0000${field}`
 
 /**
  * The label each field shows. Where two fields would read the same (the e-mail provider's "Email"
- * and the passkey form's "Email"), every one but the e-mail provider's first names its provider:
- * "Email (Passkey)".
+ * and the passkey form's "Email"), every one but the first that keeps its label (the e-mail
+ * provider's, `keepsLabel`) names its provider: "Email (Passkey)".
  */
 export function distinctLabels(fields: readonly LabelledField[]): Map<string, string> {
   const counts = new Map<string, number>()
@@ -30,7 +29,7 @@ export function distinctLabels(fields: readonly LabelledField[]): Map<string, st
   for (const f of fields) {
     const text = f.label.toLowerCase()
     const unique = counts.get(text) === 1
-    const keepsPlainLabel = unique || (f.providerType === 'email' && !kept.has(text))
+    const keepsPlainLabel = unique || (f.keepsLabel === true && !kept.has(text))
     if (keepsPlainLabel) kept.add(text)
     labels.set(labelKey(f.providerId, f.field), keepsPlainLabel ? f.label : `${f.label} (${f.providerName})`)
   }
@@ -41,7 +40,7 @@ export function distinctLabels(fields: readonly LabelledField[]): Map<string, st
 const UNFOCUSABLE_TYPES = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'checkbox', 'radio', 'file'])
 
 /** The bookkeeping of one sign-in page's forms. */
-export class PageFields {
+export class PageFields implements SignInPageFields {
   private readonly ids = new Set<string>()
   private focused = false
 
@@ -70,4 +69,9 @@ export class PageFields {
 /** The label of a passkey form field on its own: its `label`, else its key (as Auth.js). */
 export function passkeyFieldLabel(key: string, input: Record<string, unknown>): string {
   return typeof input.label === 'string' ? input.label : key
+}
+
+/** The id of a form's submit button: Auth.js's `submitButton` while it is unique on the page. */
+export function submitButtonId(providerId: string, fields: SignInPageFields): string {
+  return escapeHtml(fields.id('submitButton', `submitButton-${providerId}`))
 }

@@ -101,3 +101,8 @@ export function attributes(record: Record<string, unknown>, skip: ReadonlySet<st
   }
   return out
 }
+
+/** The hidden CSRF token field of a form. */
+export function hiddenCsrf(csrfToken: string): string {
+  return `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">`
+}

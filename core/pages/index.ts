@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { attributes, cssValue, escapeHtml, isSafeImageUrl } from './html.js'
+import type { SignInForm, SignInFormProvider, SignInPage } from '../config/types.js'
+import { cssValue, escapeHtml, hiddenCsrf, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
-import { flowModule } from '../flows/kinds.js'
-import { distinctLabels, PageFields, passkeyFieldLabel, type LabelledField } from './fields.js'
-import type { PagePasskeyProvider } from './webauthn.js'
+import { distinctLabels, PageFields, type LabelledField } from './fields.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -19,23 +18,9 @@ export interface PageTheme {
   buttonText: string
 }
 
-/** A provider as the sign-in page shows it. */
-export interface PageProvider {
-  id: string
-  name: string
-  type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
-  signinUrl: string
-  callbackUrl: string
-  /** Credentials providers: input name → attributes (`label`, `type`, `placeholder`, …). */
-  credentials?: Record<string, Record<string, unknown>>
-  /** OAuth providers: button look. */
-  style?: { logo?: string; bg?: string; brandColor?: string; text?: string }
-  /** WebAuthn providers: input name → attributes of the passkey form. */
-  formFields?: Record<string, Record<string, unknown>>
-  /** WebAuthn providers: offer passkeys in the autofill of the form's fields. */
-  enableConditionalUI?: boolean
-  /** A registered flow's provider: its block, drawn by the flow's module (`firstFactor.signInBlock`). */
-  block?: (csrfToken: string, callbackUrl: string | undefined) => string
+/** A provider on the sign-in page, with the form its flow draws for it (`firstFactor.signInForm`). */
+export interface PageProvider extends SignInFormProvider {
+  readonly form: SignInForm
 }
 
 /** A rendered page and its HTTP status. */
@@ -59,9 +44,6 @@ function logo(theme: PageTheme): string {
   return theme.logo && isSafeImageUrl(theme.logo) ? `<img src="${escapeHtml(theme.logo)}" alt="Logo" class="logo">` : ''
 }
 
-const hiddenCsrf = (csrfToken: string) =>
-  `<input type="hidden" name="csrfToken" value="${escapeHtml(csrfToken)}">`
-
 const SIGNIN_ERRORS: Record<string, string> = {
   Signin: 'Try signing in with a different account.',
   OAuthSignin: 'Try signing in with a different account.',
@@ -83,148 +65,65 @@ export function signInErrorMessage(error: string): string {
   return Object.hasOwn(SIGNIN_ERRORS, error) ? SIGNIN_ERRORS[error]! : 'Unable to sign in.'
 }
 
-const isFormProvider = (p: PageProvider) =>
-  p.type === 'email' || p.type === 'credentials' || p.type === 'webauthn'
-const CREDENTIAL_RESERVED = new Set(['label', 'name', 'id', 'type', 'placeholder', 'value'])
-
-function oauthForm(p: PageProvider, csrfToken: string, callbackUrl?: string): string {
-  const color = cssValue(p.style?.brandColor ?? p.style?.bg ?? '')
-  const style = color ? ` style="--provider-brand-color:${escapeHtml(color)}"` : ''
-  const logo = p.style?.logo
-  const image = logo && isSafeImageUrl(logo) ? `<img loading="lazy" height="24" src="${escapeHtml(logo)}">` : ''
-  return (
-    `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
-    (callbackUrl ? `<input type="hidden" name="callbackUrl" value="${escapeHtml(callbackUrl)}">` : '') +
-    `<button type="submit" class="button"${style}><span>Sign in with ${escapeHtml(p.name)}</span>${image}</button></form>`
-  )
-}
-
-/** The id of a form provider's submit button: Auth.js's `submitButton` while it is unique. */
-const submitButtonId = (p: PageProvider, fields: PageFields) => escapeHtml(fields.id('submitButton', `submitButton-${p.id}`))
-
-function emailForm(p: PageProvider, csrfToken: string, fields: PageFields, email?: string): string {
-  const inputId = `input-email-for-${escapeHtml(p.id)}-provider`
-  return (
-    `<form action="${escapeHtml(p.signinUrl)}" method="POST">${hiddenCsrf(csrfToken)}` +
-    `<label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, 'email', 'Email'))}</label>` +
-    `<input id="${fields.id(inputId, inputId)}"${fields.autofocus('email')} type="email" name="email" value="${escapeHtml(email ?? '')}" placeholder="email@example.com" required>` +
-    `<button id="${submitButtonId(p, fields)}" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
-  )
-}
-
-/** The label of a credentials field without one: its key, capitalised (`username` → `Username`). */
-export function readableLabel(key: string): string {
-  return key.charAt(0).toUpperCase() + key.slice(1)
-}
-
-const credentialLabel = (key: string, input: Record<string, unknown>) =>
-  typeof input.label === 'string' ? input.label : readableLabel(key)
-
-function credentialsForm(p: PageProvider, csrfToken: string, fields: PageFields): string {
-  let inputs = ''
-  for (const [key, input] of Object.entries(p.credentials ?? {})) {
-    const inputId = `input-${escapeHtml(key)}-for-${escapeHtml(p.id)}-provider`
-    const type = typeof input.type === 'string' ? input.type : 'text'
-    const placeholder = typeof input.placeholder === 'string' ? input.placeholder : ''
-    inputs +=
-      `<div><label class="section-header" for="${inputId}">${escapeHtml(fields.label(p.id, key, credentialLabel(key, input)))}</label>` +
-      `<input name="${escapeHtml(key)}" id="${fields.id(inputId, inputId)}" type="${escapeHtml(type)}" placeholder="${escapeHtml(placeholder)}"${fields.autofocus(type)}${attributes(input, CREDENTIAL_RESERVED)}></div>`
-  }
-  return (
-    `<form action="${escapeHtml(p.callbackUrl)}" method="POST" data-credentials="${escapeHtml(p.id)}">${hiddenCsrf(csrfToken)}${inputs}` +
-    `<button id="${submitButtonId(p, fields)}" type="submit">Sign in with ${escapeHtml(p.name)}</button></form>`
-  )
-}
-
 /** Every field of the page's forms, with the label it would have on its own. */
 function labelledFields(providers: readonly PageProvider[]): LabelledField[] {
-  return providers.flatMap((p) => {
-    const of = (field: string, label: string) => ({ providerId: p.id, providerName: p.name, providerType: p.type, field, label })
-    if (p.type === 'email') return [of('email', 'Email')]
-    if (p.type === 'credentials') return Object.entries(p.credentials ?? {}).map(([key, input]) => of(key, credentialLabel(key, input)))
-    if (p.type === 'webauthn') return Object.entries(p.formFields ?? {}).map(([key, input]) => of(key, passkeyFieldLabel(key, input)))
-    return []
-  })
+  return providers.flatMap((provider) =>
+    (provider.form.fields?.(provider) ?? []).map((field) => ({ ...field, providerId: provider.id, providerName: provider.name })),
+  )
+}
+
+/** What follows the cards: each form's script once, for its providers on the page, in the order of `forms`. */
+function formScripts(providers: readonly PageProvider[], forms: readonly SignInForm[], page: SignInPage): string {
+  let scripts = ''
+  for (const form of forms) {
+    const drawn = providers.filter((provider) => provider.form === form)
+    if (form.scripts && drawn.length > 0) scripts += form.scripts(drawn, page)
+  }
+  return scripts
 }
 
 /**
- * After a wrong password the sign-in page comes back with `?error=CredentialsSignin`: the browser
- * keeps what was typed in a credentials form (never a password field) in this tab's
- * sessionStorage on submit and puts it back then, so only the password is typed again. Nothing
- * reaches the URL or the server.
+ * The sign-in page: one block per provider, drawn by its flow's form, and an error box when `error`
+ * is set. Forms the user types into are set apart from the buttons by a rule, as in Auth.js.
  */
-const KEEP_TYPED_FIELDS = `(function () {
-  'use strict'
-  var KEY = 'authchart.signin.typed'
-  var saved = null
-  try { saved = JSON.parse(sessionStorage.getItem(KEY) || 'null'); sessionStorage.removeItem(KEY) } catch (e) { saved = null }
-  var failed = new URLSearchParams(location.search).get('error') === 'CredentialsSignin'
-  var keep = function (input) { return ['text', 'email', 'tel', 'url', 'search'].indexOf(input.type) !== -1 }
-  Array.prototype.forEach.call(document.querySelectorAll('form[data-credentials]'), function (form) {
-    var inputs = Array.prototype.filter.call(form.querySelectorAll('input[name]'), keep)
-    form.addEventListener('submit', function () {
-      var values = {}
-      inputs.forEach(function (input) { values[input.name] = input.value })
-      try { sessionStorage.setItem(KEY, JSON.stringify({ provider: form.getAttribute('data-credentials'), values: values })) } catch (e) {}
-    })
-    if (!failed || !saved || saved.provider !== form.getAttribute('data-credentials')) return
-    inputs.forEach(function (input) {
-      if (typeof saved.values[input.name] === 'string') input.value = saved.values[input.name]
-    })
-    var empty = Array.prototype.filter.call(form.querySelectorAll('input[name]:not([type=hidden])'), function (input) { return !input.value })[0]
-    if (empty) empty.focus()
-  })
-})()`
-
-/** The sign-in page: one block per provider, an error box when `error` is set. */
 export function renderSignInPage(p: {
   theme: PageTheme
-  providers: PageProvider[]
+  providers: readonly PageProvider[]
   csrfToken: string
   callbackUrl?: string
   email?: string
   error?: string
-  /** `<origin><basePath>`, where the passkey script asks for options. */
+  /** `<origin><basePath>`, where a form's script sends its requests (the passkey options). */
   authUrl?: string
+  /** The forms in the registry's order, which their scripts follow; by default the providers' order. */
+  forms?: readonly SignInForm[]
 }): RenderedPage {
   const { providers } = p
-  const fields = new PageFields(distinctLabels(labelledFields(providers)))
-  const passkeys: PagePasskeyProvider[] = []
+  const page: SignInPage = {
+    csrfToken: p.csrfToken,
+    callbackUrl: p.callbackUrl,
+    email: p.email,
+    authUrl: p.authUrl ?? '',
+    fields: new PageFields(distinctLabels(labelledFields(providers))),
+  }
   let blocks = ''
   providers.forEach((provider, i) => {
-    let block = ''
-    if (provider.block) block += provider.block(p.csrfToken, p.callbackUrl)
-    if (provider.type === 'oauth' || provider.type === 'oidc') {
-      block += oauthForm(provider, p.csrfToken, p.callbackUrl)
-    }
+    const typed = provider.form.typed === true
     const previous = providers[i - 1]
-    if (isFormProvider(provider) && previous && !isFormProvider(previous)) block += '<hr>'
-    if (provider.type === 'email') block += emailForm(provider, p.csrfToken, fields, p.email)
-    if (provider.type === 'credentials') block += credentialsForm(provider, p.csrfToken, fields)
-    if (provider.type === 'webauthn') {
-      const passkey = {
-        id: provider.id,
-        name: provider.name,
-        callbackUrl: provider.callbackUrl,
-        formFields: provider.formFields ?? {},
-        enableConditionalUI: provider.enableConditionalUI === true,
-      }
-      passkeys.push(passkey)
-      block += flowModule('webauthn').passkeyForm(passkey, p.csrfToken, fields)
-    }
-    if (isFormProvider(provider) && i + 1 < providers.length) block += '<hr>'
+    let block = typed && previous && previous.form.typed !== true ? '<hr>' : ''
+    block += provider.form.draw(provider, page)
+    if (typed && i + 1 < providers.length) block += '<hr>'
     blocks += `<div class="provider">${block}</div>`
   })
   const error = p.error ? errorBox(signInErrorMessage(p.error)) : ''
-  const keepTyped = providers.some((provider) => provider.type === 'credentials') ? `<script>${KEEP_TYPED_FIELDS}</script>` : ''
+  const forms = p.forms ?? [...new Set(providers.map((provider) => provider.form))]
   return {
     status: 200,
     html: shell(
       'Sign In',
       p.theme,
       `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
-        keepTyped +
-        (passkeys.length > 0 ? flowModule('webauthn').passkeyScripts(p.authUrl ?? '', passkeys) : ''),
+        formScripts(providers, forms, page),
     ),
   }
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { attributes, escapeHtml } from './html.js'
+import type { SignInPageFields } from '../config/types.js'
 import { PageFields, passkeyFieldLabel } from './fields.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
@@ -190,7 +191,7 @@ function scriptJson(value: unknown): string {
 }
 
 /** The passkey form of one WebAuthn provider (Auth.js's markup, plus our code field, add button and status line). */
-export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: PageFields = new PageFields()): string {
+export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: SignInPageFields = new PageFields()): string {
   const id = escapeHtml(p.id)
   let inputs = ''
   for (const [key, input] of Object.entries(p.formFields)) {

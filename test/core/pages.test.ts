@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { credentialsSignInForm } from '../../core/flows/credentials/page.js'
+import { emailSignInForm } from '../../core/flows/email/page.js'
 import { loadFlowModule } from '../../core/flows/kinds.js'
+import { oauthSignInForm } from '../../core/flows/oauth/page.js'
+import { webauthnSignInForm } from '../../core/flows/webauthn/page.js'
 import {
   breakableAddress,
   renderEmailConfirmPage,
@@ -23,6 +27,8 @@ const oauth: PageProvider = {
   type: 'oauth',
   signinUrl: 'https://app.test/auth/signin/github',
   callbackUrl: 'https://app.test/auth/callback/github',
+  config: {},
+  form: oauthSignInForm,
 }
 const credentials: PageProvider = {
   id: 'credentials',
@@ -30,7 +36,8 @@ const credentials: PageProvider = {
   type: 'credentials',
   signinUrl: 'https://app.test/auth/signin/credentials',
   callbackUrl: 'https://app.test/auth/callback/credentials',
-  credentials: { username: { label: 'Username', autocomplete: 'username' }, password: { type: 'password' } },
+  config: { credentials: { username: { label: 'Username', autocomplete: 'username' }, password: { type: 'password' } } },
+  form: credentialsSignInForm,
 }
 
 describe('the sign-in page', () => {
@@ -46,7 +53,7 @@ describe('the sign-in page', () => {
   it('labels a credentials field without a label by its capitalised key, and keeps a given label', () => {
     const { html } = renderSignInPage({
       theme,
-      providers: [{ ...credentials, credentials: { username: {}, otp: { label: 'One-time code' } } }],
+      providers: [{ ...credentials, config: { credentials: { username: {}, otp: { label: 'One-time code' } } } }],
       csrfToken: 't',
     })
     expect(html).toContain('<label class="section-header" for="input-username-for-credentials-provider">Username</label>')
@@ -85,7 +92,7 @@ describe('the sign-in page', () => {
     const hostile: PageProvider = {
       ...credentials,
       name: '<script>alert(1)</script>',
-      credentials: { '"><script>': { label: '<img src=x onerror=alert(1)>', onfocus: 'alert(1)' } },
+      config: { credentials: { '"><script>': { label: '<img src=x onerror=alert(1)>', onfocus: 'alert(1)' } } },
     }
     const { html } = renderSignInPage({
       theme,
@@ -117,14 +124,15 @@ describe('the sign-in page', () => {
 })
 
 describe('the sign-in page with several form providers', () => {
-  const email: PageProvider = { id: 'email', name: 'Email', type: 'email', signinUrl: 'https://app.test/auth/signin/email', callbackUrl: 'https://app.test/auth/callback/email' }
+  const email: PageProvider = { id: 'email', name: 'Email', type: 'email', signinUrl: 'https://app.test/auth/signin/email', callbackUrl: 'https://app.test/auth/callback/email', config: {}, form: emailSignInForm }
   const passkey: PageProvider = {
     id: 'passkey',
     name: 'Passkey',
     type: 'webauthn',
     signinUrl: 'https://app.test/auth/signin/passkey',
     callbackUrl: 'https://app.test/auth/callback/passkey',
-    formFields: { email: { label: 'Email', required: true, autocomplete: 'username webauthn' } },
+    config: { formFields: { email: { label: 'Email', required: true, autocomplete: 'username webauthn' } } },
+    form: webauthnSignInForm,
   }
   const ids = (html: string) => [...html.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1])
   /** The labels of the providers' fields (not the passkey form's own code field, hidden until a sign-up needs it). */

@@ -10,6 +10,7 @@ import type { RequestContext } from '../../config/types.js'
 import { REQUIRED_METHODS } from '../../session/adapter.js'
 import type { FlowModule } from '../types.js'
 import { credentialsSignInFlow, storeCredentialsUser } from './flow.js'
+import { credentialsSignInForm } from './page.js'
 
 const servesCredentials = (config: { providers: readonly { type: string }[] }) =>
   config.providers.some((provider) => provider.type === 'credentials')
@@ -47,5 +48,5 @@ export const credentialsModule: FlowModule = {
       },
     }),
   ],
-  firstFactor: { providerTypes: ['credentials'], amr: 'pwd', storeUser: storeCredentialsUser },
+  firstFactor: { providerTypes: ['credentials'], amr: 'pwd', storeUser: storeCredentialsUser, signInForm: credentialsSignInForm },
 }

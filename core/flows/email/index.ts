@@ -11,6 +11,7 @@ import type { FlowBinding } from '../../http/types.js'
 import { REQUIRED_METHODS } from '../../session/adapter.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
 import type { FlowModule } from '../types.js'
+import { emailSignInForm } from './page.js'
 
 const email = () => flowModule('email')
 const emailSignInFlow = lazyFlow('email', (module) => module.emailSignInFlow)
@@ -76,5 +77,6 @@ export const emailModule: FlowModule = {
     providerTypes: ['email'],
     amr: 'email',
     storeUser: (ctx, context) => email().storeEmailUser(ctx, context),
+    signInForm: emailSignInForm,
   },
 }

@@ -13,6 +13,7 @@ import type { FlowBinding } from '../../http/types.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
 import type { Account } from '../../types.js'
 import type { FlowModule } from '../types.js'
+import { oauthSignInForm } from './page.js'
 
 const oauth = () => flowModule('oauth')
 const oauthSignInFlow = lazyFlow('oauth', (module) => module.oauthSignInFlow)
@@ -77,6 +78,7 @@ export const oauthModule: FlowModule = {
   firstFactor: {
     providerTypes: ['oauth', 'oidc'],
     amr: 'fed',
+    signInForm: oauthSignInForm,
     // Loaded with its providers: only a configured first factor reaches its store.
     storeUser: (ctx, context) => oauth().storeOAuthUser(ctx, context),
     // An OpenID Connect provider may end the sessions a sign-in through it started.

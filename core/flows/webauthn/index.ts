@@ -14,6 +14,7 @@ import type { FlowBinding } from '../../http/types.js'
 import { REQUIRED_METHODS } from '../../session/adapter.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
 import type { FlowModule } from '../types.js'
+import { webauthnSignInForm } from './page.js'
 
 const webauthn = () => flowModule('webauthn')
 const webauthnSignInFlow = lazyFlow('webauthn', (module) => module.webauthnSignInFlow)
@@ -116,5 +117,6 @@ export const webauthnModule: FlowModule = {
     providerTypes: ['webauthn'],
     amr: 'hwk',
     storeUser: (ctx, context) => webauthn().storeWebAuthnUser(ctx, context),
+    signInForm: webauthnSignInForm,
   },
 }
