@@ -65,10 +65,25 @@ export async function startPageFlowsApp(configFor: (origin: string) => Promise<A
   }
 }
 
-/** Signs in through the built-in sign-in page's credentials form, as alice, and lands on the home page. */
-export async function signInWithCredentials(page: Page, app: PageFlowsApp): Promise<void> {
-  await page.goto(`${app.origin}/auth/signin`)
-  await page.getByLabel('Username').fill('alice')
-  await page.getByLabel('Password').fill('wonderland')
-  await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+/** Who signs in with the credentials form, and where the browser lands. */
+export interface CredentialsSignIn {
+  /** `alice` by default. */
+  username?: string
+  /** `wonderland` by default. */
+  password?: string
+  /** Where the browser lands after the submit: the app's home page by default. */
+  landing?: string | RegExp | ((url: URL) => boolean)
+  /**
+   * Open the sign-in page first (the default), or submit the form of the sign-in page already open
+   * (reached through a link, or shown again after a refused attempt).
+   */
+  open?: boolean
+}
+
+/** Signs in through the built-in sign-in page's credentials form and waits until the browser lands. */
+export async function signInWithCredentials(page: Page, app: { origin: string }, as: CredentialsSignIn = {}): Promise<void> {
+  if (as.open !== false) await page.goto(`${app.origin}/auth/signin`)
+  await page.getByLabel('Username').fill(as.username ?? 'alice')
+  await page.getByLabel('Password').fill(as.password ?? 'wonderland')
+  await Promise.all([page.waitForURL(as.landing ?? `${app.origin}/`), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
 }

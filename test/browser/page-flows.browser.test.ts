@@ -23,7 +23,7 @@ import { SECRET, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, OP_LOGIN, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
 import { CLIENT_SECRET, opClient } from '../oauth/helpers.js'
-import { startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
 
 /** Users of the credentials form; `tess` has not accepted the terms yet. */
 const PASSWORDS: Record<string, string> = { alice: 'wonderland', tess: 'terms-first', sam: 'two-browsers', bob: 'backup-plan' }
@@ -145,9 +145,12 @@ async function openSignIn(page: Page): Promise<void> {
 
 async function signInWithPassword(page: Page, username: string, password = PASSWORDS[username]!): Promise<void> {
   await openSignIn(page)
-  await page.getByLabel('Username').fill(username)
-  await page.getByLabel('Password').fill(password)
-  await Promise.all([page.waitForURL((url) => url.pathname !== '/auth/signin' || url.search.includes('error')), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
+  await signInWithCredentials(page, app, {
+    username,
+    password,
+    landing: (url) => url.pathname !== '/auth/signin' || url.search.includes('error'),
+    open: false,
+  })
 }
 
 /** From the home page: the sign-out link, then the sign-out page's button. */

@@ -14,6 +14,7 @@ import { credentialsProvider, SECRET, spyLogger, ALICE } from '../fixtures/http.
 import { startHttpsApp, type HttpsApp } from '../fixtures/https-app.js'
 import { OP_ACCOUNT, OP_LOGIN, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient } from '../oauth/helpers.js'
+import { signInWithCredentials } from './page-flows-app.js'
 
 const HOST = 'authchart.test'
 
@@ -91,13 +92,6 @@ function expectSignedInCookies(cookies: Cookie[]) {
   expect(byName(cookies, '__Secure-authjs.state'), 'the spent flow cookie is gone').toBeUndefined()
 }
 
-/** Submits the built-in page's credentials form and waits until the browser lands on `landing`. */
-async function submitCredentials(page: Page, password: string, landing: string | RegExp) {
-  await page.fill('input[name=username]', 'alice')
-  await page.fill('input[name=password]', password)
-  await Promise.all([page.waitForURL(landing), page.getByRole('button', { name: 'Sign in with Credentials' }).click()])
-}
-
 /** Submits the provider's login form and waits until the browser is back home. */
 async function submitProviderLogin(page: Page) {
   await page.fill('input[name=login]', OP_LOGIN.login)
@@ -152,11 +146,11 @@ describe('a real browser signs in through the built-in page', () => {
 
   it('with credentials: the built-in form, the session, and sign-out', async () => {
     const { context, page } = await newContext()
-    await page.goto(`${app.origin}/auth/signin`)
-    await submitCredentials(page, 'not-the-password', /\/auth\/signin\?.*error=CredentialsSignin/)
+    await signInWithCredentials(page, app, { password: 'not-the-password', landing: /\/auth\/signin\?.*error=CredentialsSignin/ })
     expect(byName(await context.cookies(app.origin), '__Secure-authjs.session-token')).toBeUndefined()
 
-    await submitCredentials(page, 'wonderland', `${app.origin}/`)
+    // Again from the page that said the password was wrong.
+    await signInWithCredentials(page, app, { open: false })
     expectSignedInCookies(await context.cookies(app.origin))
     expect(await session(page)).toMatchObject({ user: { name: ALICE.name, email: ALICE.email } })
     await signOut(page, context)
@@ -165,8 +159,7 @@ describe('a real browser signs in through the built-in page', () => {
 
   it('keeps cookies to their host: a sibling host sees none of them', async () => {
     const { context, page } = await newContext()
-    await page.goto(`${app.origin}/auth/signin`)
-    await submitCredentials(page, 'wonderland', `${app.origin}/`)
+    await signInWithCredentials(page, app)
     expect(await context.cookies(`https://sub.${HOST}:${app.port}/`)).toEqual([])
     expect(await context.cookies(`http://${HOST}:${app.port}/`), 'Secure cookies are not offered to plain http').toEqual([])
     await context.close()
