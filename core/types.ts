@@ -11,7 +11,6 @@ import type {
   Awaitable,
   CommonProviderOptions,
   Cookie,
-  CookieOption,
   CookieSerializeOptions,
   CredentialInput,
   JWT,
@@ -19,10 +18,8 @@ import type {
   Logger,
   LoggerInstance,
   Profile,
-  ProviderType,
   Theme,
   User,
-  UserOptions,
 } from './shapes.js'
 import type { FlowTrace } from './engine/trace.js'
 import type { raw, skipCSRFCheck } from './symbols.js'
@@ -34,25 +31,10 @@ import type { CompletionExtension, SignInCompletionContext } from '../machines/s
 import type { AuditOptions } from './audit/types.js'
 import type { TelemetryOptions } from './telemetry/types.js'
 
-export type {
-  Account,
-  AuthStore,
-  Awaitable,
-  CommonProviderOptions,
-  Cookie,
-  CookieOption,
-  CookieSerializeOptions,
-  CredentialInput,
-  JWT,
-  JWTOptions,
-  LoggerInstance,
-  Profile,
-  ProviderType,
-  Theme,
-  User,
-  UserOptions,
-}
-
+// The data shapes of spec §2 and the store's type, public from here.
+export type { Account, Awaitable, CommonProviderOptions, Cookie, CookieOption, CookieSerializeOptions } from './shapes.js'
+export type { CredentialInput, JWT, JWTOptions, LoggerInstance, Profile, ProviderType, Theme, User, UserOptions } from './shapes.js'
+export type { AuthStore } from './store/types.js'
 
 /** The actions served under `basePath` (spec §4). */
 export type AuthAction =
