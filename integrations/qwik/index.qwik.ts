@@ -41,10 +41,7 @@ import {
   type Infer,
   type Struct,
 } from 'superstruct'
-import { Auth } from '../../core/auth.js'
-import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
-import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import { checkRecentAuth, type RecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Awaitable, Cookie, Session } from '../../core/types.js'
@@ -52,13 +49,14 @@ import {
   isSameOrigin,
   prepareConfig,
   readSession,
+  serveAuthRoutes,
   serverAction,
+  serverRequestOf,
   type IntegrationConfig,
   type PreparedConfig,
   type ServerActionInput,
   type ServerRequest,
 } from '../shared/auth.js'
-import { requestUrl } from '../shared/request-url.js'
 
 export type { RecentAuth, StepUpPolicy } from '../../core/recent-auth.js'
 
@@ -123,13 +121,8 @@ function validateInput<T>(struct: Struct<T>, data: unknown) {
 }
 
 /** The framework's request as the in-process session read and actions take it. */
-const serverRequest = (ev: RequestEventCommon, prepared: PreparedConfig): ServerRequest => ({
-  origin: prepared.origin ?? ev.url.origin,
-  cookie: ev.request.headers.get('cookie'),
-  headers: ev.request.headers,
-  clientAddress: ev.clientConn.ip,
-  origins: [ev.url.origin],
-})
+const serverRequest = (ev: RequestEventCommon, prepared: PreparedConfig): ServerRequest =>
+  serverRequestOf(prepared, ev.request, ev.url, ev.clientConn.ip)
 
 /** The page the action was posted from, without Qwik's `qaction` parameter. */
 function currentPage(ev: RequestEventCommon): string {
@@ -264,19 +257,9 @@ export function QwikAuthQrl(configQrl: ConfigQrl): QwikAuthResult {
   const onRequest = async (ev: RequestEvent): Promise<void> => {
     if (!isServer) return
     const prepared = await prepare(configQrl, ev)
-    const base = prepared.config.basePath ?? '/auth'
-    const origin = prepared.origin ?? ev.url.origin
-    const [action] = ev.url.pathname.slice(base.length + 1).split('/')
-    if (ev.url.pathname.startsWith(`${base}/`) && action && isRoutedAction(action)) {
-      const url = requestUrl(`${ev.url.pathname}${ev.url.search}`, origin, () => origin)
-      const { request } = ev
-      const body = request.method === 'POST' ? await request.arrayBuffer() : undefined
-      const forwarded = new Request(url, { method: request.method, headers: request.headers, body })
-      const address = ev.clientConn.ip
-      const response = await Auth(address ? setClientAddress(forwarded, address) : forwarded, prepared.config)
-      // Qwik City's send() carries each Set-Cookie over through its cookie API, attributes included.
-      throw ev.send(response)
-    }
+    const response = await serveAuthRoutes(prepared, ev.request, ev.url, ev.clientConn.ip)
+    // Qwik City's send() carries each Set-Cookie over through its cookie API, attributes included.
+    if (response) throw ev.send(response)
     requestConfigs.set(ev.sharedMap, prepared)
     const { session, cookies } = await readSession(serverRequest(ev, prepared), prepared.config)
     ev.sharedMap.set('session', session)

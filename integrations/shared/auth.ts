@@ -4,12 +4,15 @@
  *
  * @module
  */
+import { isRoutedAction } from '../../core/actions.js'
+import { Auth } from '../../core/auth.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import { setEnvDefaults, type EnvObject } from '../../core/env.js'
 import { UntrustedHost } from '../../core/errors.js'
+import { setClientAddress } from '../../core/http/request.js'
 import { signIn, signOut, type ServerRequest } from '../../core/server.js'
 import type { AuthConfig, Cookie } from '../../core/types.js'
-import { configuredOrigin } from './request-url.js'
+import { configuredOrigin, requestUrl } from './request-url.js'
 
 // The session read in process: the session route's logic on the framework's request.
 export { isSameOrigin, readSession, type ServerRequest, type SessionRead } from '../../core/server.js'
@@ -64,6 +67,43 @@ export function withBasePath(config: IntegrationConfig, basePath: string): Integ
   return copy
 }
 const rebased = new WeakMap<object, Map<string, IntegrationConfig>>()
+
+/**
+ * A framework's request (its `url` as the framework derived it, the client address it reports) as
+ * the in-process session read and actions take it, answered for `AUTH_URL`'s origin when set.
+ */
+export function serverRequestOf(prepared: PreparedConfig, request: Request, url: URL, clientAddress: string | undefined): ServerRequest {
+  return {
+    origin: prepared.origin ?? url.origin,
+    cookie: request.headers.get('cookie'),
+    headers: request.headers,
+    clientAddress,
+    origins: [url.origin],
+  }
+}
+
+/**
+ * Serves a request for the core's routes (`<basePath>/<action>…`) from a framework's hook, or
+ * answers `undefined` for any other path (the framework's own). The core sees the URL under
+ * `AUTH_URL`'s origin when set, else the framework's, and the client address the framework reports
+ * (the inspector's loopback rule, rate limits).
+ */
+export async function serveAuthRoutes(
+  prepared: PreparedConfig,
+  request: Request,
+  url: URL,
+  clientAddress: string | undefined,
+): Promise<Response | undefined> {
+  const base = prepared.config.basePath ?? '/auth'
+  const [action] = url.pathname.slice(base.length + 1).split('/')
+  if (!url.pathname.startsWith(`${base}/`) || !action || !isRoutedAction(action)) return undefined
+  const origin = prepared.origin ?? url.origin
+  const target = requestUrl(`${url.pathname}${url.search}`, origin, () => origin)
+  const moved = target.href !== request.url
+  const body = moved && request.method === 'POST' ? await request.arrayBuffer() : undefined
+  const forwarded = moved ? new Request(target, { method: request.method, headers: request.headers, body }) : request
+  return Auth(clientAddress ? setClientAddress(forwarded, clientAddress) : forwarded, prepared.config)
+}
 
 /** What a server-side sign-in or sign-out ({@link serverAction}) asks for. */
 export interface ServerActionInput {

@@ -19,10 +19,7 @@
  * @module
  */
 import { error, redirect, type Action, type Handle, type RequestEvent } from '@sveltejs/kit'
-import { Auth } from '../../core/auth.js'
-import { isRoutedAction } from '../../core/actions.js'
 import { RequestError } from '../../core/errors.js'
-import { setClientAddress } from '../../core/http/request.js'
 import type { EnvObject } from '../../core/env.js'
 import { checkRecentAuth, type RecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Awaitable, Session } from '../../core/types.js'
@@ -30,13 +27,14 @@ import {
   isSameOrigin,
   prepareConfig,
   readSession,
+  serveAuthRoutes,
   serverAction,
+  serverRequestOf,
   type IntegrationConfig,
   type PreparedConfig,
   type ServerActionInput,
   type ServerRequest,
 } from '../shared/auth.js'
-import { requestUrl } from '../shared/request-url.js'
 
 declare global {
   namespace App {
@@ -89,18 +87,10 @@ export function SvelteKitAuth(
   const prepare = async (event: RequestEvent): Promise<PreparedConfig> =>
     prepareConfig(typeof config === 'function' ? await config(event) : config, environment())
 
-  // The origin of every URL the handler writes: AUTH_URL's, else the one SvelteKit derived
-  // (adapter-node: its ORIGIN, or Host with PROTOCOL_HEADER/HOST_HEADER when configured).
-  const originOf = (event: RequestEvent, prepared: PreparedConfig) => prepared.origin ?? event.url.origin
-
-  /** The framework's request as the in-process session read and actions take it. */
-  const serverRequest = (event: RequestEvent, prepared: PreparedConfig): ServerRequest => ({
-    origin: originOf(event, prepared),
-    cookie: event.request.headers.get('cookie'),
-    headers: event.request.headers,
-    clientAddress: clientAddressOf(event),
-    origins: [event.url.origin],
-  })
+  // URLs are written for AUTH_URL's origin, else the one SvelteKit derived (adapter-node: its
+  // ORIGIN, or Host with PROTOCOL_HEADER/HOST_HEADER when configured).
+  const serverRequest = (event: RequestEvent, prepared: PreparedConfig): ServerRequest =>
+    serverRequestOf(prepared, event.request, event.url, clientAddressOf(event))
 
   const auth = (event: RequestEvent): Promise<Session | null> => {
     let session = sessions.get(event)
@@ -125,14 +115,7 @@ export function SvelteKitAuth(
     event.locals.auth = () => auth(event)
     recentAuthChecks.set(event.locals, checkRecent)
     const prepared = await prepare(event)
-    const base = prepared.config.basePath ?? '/auth'
-    const [action] = event.url.pathname.slice(base.length + 1).split('/')
-    if (!event.url.pathname.startsWith(`${base}/`) || !action || !isRoutedAction(action)) return resolve(event)
-    const { request } = event
-    const url = requestUrl(`${event.url.pathname}${event.url.search}`, originOf(event, prepared), () => event.url.origin)
-    const body = url.href === request.url || request.method !== 'POST' ? undefined : await request.arrayBuffer()
-    const forwarded = url.href === request.url ? request : new Request(url, { method: request.method, headers: request.headers, body })
-    return Auth(withClientAddress(forwarded, event), prepared.config)
+    return (await serveAuthRoutes(prepared, event.request, event.url, clientAddressOf(event))) ?? resolve(event)
   }
 
   const action =
@@ -199,12 +182,6 @@ function clientAddressOf(event: RequestEvent): string | undefined {
   } catch {
     return undefined // an adapter without client addresses
   }
-}
-
-/** The request with its client address, for the inspector's loopback rule and rate limits. */
-function withClientAddress(request: Request, event: RequestEvent): Request {
-  const address = clientAddressOf(event)
-  return address ? setClientAddress(request, address) : request
 }
 
 /** Input the sign-in route refuses (a `redirectTo` that is no http(s) URL) is a 400, not a 500. */
