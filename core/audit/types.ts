@@ -122,17 +122,17 @@ export type AuditSink = AuditSinkFunction | 'logger' | AuditStore
 
 /** The `audit.webhook` option (see `webhook.ts` and the README's webhook section). */
 export interface AuditWebhookOptions {
-  /** Where events are POSTed as JSON. */
+  /** Where events are POSTed as JSON (`https:` in production). */
   url: string
   /** The HMAC-SHA-256 key of the `authchart-signature` header; shared with the receiver only. */
   secret: string
-  /** The kinds of event to send; all by default. */
+  /** The kinds of event to send (`flow`, `sign-out`, ...); all by default. */
   events?: readonly AuditKind[] | undefined
   /** Attempts per event, the first included (default 5). */
   attempts?: number | undefined
   /** Milliseconds before the first retry, each next one 4 times longer (default 1000). */
   backoff?: number | undefined
-  /** Milliseconds one attempt may take (default 5000). */
+  /** Milliseconds one attempt may take before it counts as failed (default 5000). */
   timeout?: number | undefined
 }
 

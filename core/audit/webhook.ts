@@ -14,24 +14,8 @@ import { toHex } from '../crypto.js'
 import type { Logger } from '../logger.js'
 import { escapeControl } from '../logger.js'
 import type { AuthStore } from '../store/types.js'
-import type { AuditEvent, AuditKind, AuditSinkFunction } from './types.js'
+import type { AuditEvent, AuditKind, AuditSinkFunction, AuditWebhookOptions } from './types.js'
 import { keepsSets, parseDelivery, queueKeys, type QueuedDelivery, type QueueStore } from './webhook-queue.js'
-
-/** The `audit.webhook` option. */
-export interface WebhookOptions {
-  /** Where events are POSTed (`https:` in production). */
-  url: string
-  /** The key of the signature; share it with the receiver only. */
-  secret: string
-  /** The kinds of event to send (`flow`, `sign-out`, ...); all by default. */
-  events?: readonly AuditKind[] | undefined
-  /** Attempts per event, the first included (default 5). */
-  attempts?: number | undefined
-  /** Milliseconds before the first retry; each next one waits 4 times longer (default 1000). */
-  backoff?: number | undefined
-  /** Milliseconds one attempt may take before it counts as failed (default 5000). */
-  timeout?: number | undefined
-}
 
 /** The header that carries the signature. */
 export const SIGNATURE_HEADER = 'authchart-signature'
@@ -80,7 +64,7 @@ const SWEEP_FAILURE_LOG_INTERVAL = 60_000
  * the store (see `webhook-queue.ts`): a restart or a killed instance loses no delivery, and one
  * instance sends each attempt. Without one, retries wait in this process's memory.
  */
-export function webhookSink(options: WebhookOptions, logger: Logger, store?: AuthStore): WebhookSink {
+export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?: AuthStore): WebhookSink {
   const kinds = options.events ? new Set<AuditKind>(options.events) : undefined
   const attempts = options.attempts ?? 5
   const backoff = options.backoff ?? 1000
