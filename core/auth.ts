@@ -269,14 +269,17 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
   }
 }
 
-/** {@link answerResolved} inside the request's span (telemetry on). */
-async function answerObserved(
+/** Answers a parsed request under a resolved config, with the routing table it was routed by. */
+type AnswerRequest = (
   source: RequestSource,
   parsed: ParsedRequest,
   resolved: ResolvedConfig,
   table: readonly Route[],
   wantsJsonRedirect: boolean,
-): Promise<Answer | ResponseInternal> {
+) => Promise<Answer | ResponseInternal>
+
+/** {@link answerResolved} inside the request's span (telemetry on). */
+const answerObserved: AnswerRequest = async (source, parsed, resolved, table, wantsJsonRedirect) => {
   let telemetry: Telemetry
   try {
     const loading = telemetryOf(resolved)
@@ -301,13 +304,7 @@ async function answerObserved(
 }
 
 /** Dispatches a parsed request under a resolved config and turns every failure into an answer. */
-async function answerResolved(
-  source: RequestSource,
-  parsed: ParsedRequest,
-  resolved: ResolvedConfig,
-  table: readonly Route[],
-  wantsJsonRedirect: boolean,
-): Promise<Answer | ResponseInternal> {
+const answerResolved: AnswerRequest = async (source, parsed, resolved, table, wantsJsonRedirect) => {
   const { logger } = resolved
   try {
     const dispatching = dispatch(source, parsed, resolved, table)
