@@ -239,17 +239,17 @@ export function kindOfType(type: ErrorType): ErrorKind {
   return KIND_OF_TYPE.get(type) ?? 'error'
 }
 
-/** Codes of the internal errors; switch on these, never on messages. */
-export type ErrorCode =
-  | 'ERR_CONFIG_INVALID'
+/** Codes of {@link FlowStateError}: a sealed flow that cannot be resumed, or a flow that did not come to rest. */
+export type FlowStateErrorCode =
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
   | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'
   | 'ERR_FLOW_SESSION_REFUSED'
-  | 'ERR_REQUEST_INVALID'
-  | 'ERR_UNAVAILABLE'
+
+/** Codes of the internal errors; switch on these, never on messages. */
+export type ErrorCode = 'ERR_CONFIG_INVALID' | FlowStateErrorCode | 'ERR_REQUEST_INVALID' | 'ERR_UNAVAILABLE'
 
 /** Base of the internal errors: a bug, tampering or an outage, never a user's mistake. */
 export class EngineError<C extends ErrorCode = ErrorCode> extends Error {
@@ -279,14 +279,7 @@ export class ConfigError extends EngineError<'ERR_CONFIG_INVALID'> {
  * the flow was sealed by another version of its chart that declares no migration to this one (a
  * deploy happened while the user was half-way through); the user starts again.
  */
-export class FlowStateError extends EngineError<
-  | 'ERR_FLOW_STATE_INVALID'
-  | 'ERR_FLOW_STATE_STALE'
-  | 'ERR_FLOW_VERSION_CHANGED'
-  | 'ERR_FLOW_LOOP'
-  | 'ERR_FLOW_EVENT_REJECTED'
-  | 'ERR_FLOW_SESSION_REFUSED'
-> {}
+export class FlowStateError extends EngineError<FlowStateErrorCode> {}
 
 /** The request is malformed: wrong method, path, body or an oversized part. */
 export class RequestError extends EngineError<'ERR_REQUEST_INVALID'> {
