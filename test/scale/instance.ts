@@ -10,6 +10,8 @@
  * ADAPTER_KEEPS=rows-only gives it an adapter that keeps no provider session with its rows (as
  * Auth.js adapters), so a logout by the provider finds them through the index in the store.
  *
+ * SESSION_CACHE_MAX_AGE turns on the database-session app's session cache (`session.cache.maxAge`).
+ *
  * SMTP_URL adds an e-mail provider (Nodemailer, `email`) to the database-session app, which also
  * sends a one-time code with EMAIL_CODE=1. EFFECT_HOOK=1
  * turns on the test hook of the kill test: a tracer (the `telemetry` option) that notes the name of
@@ -174,7 +176,10 @@ const databaseConfig: AuthConfig | null = database && {
   ...config,
   basePath: DATABASE_BASE_PATH,
   adapter: database.adapter,
-  session: { strategy: 'database' },
+  session: {
+    strategy: 'database',
+    ...(process.env.SESSION_CACHE_MAX_AGE ? { cache: { maxAge: Number(process.env.SESSION_CACHE_MAX_AGE) } } : {}),
+  },
   providers: [
     opProvider(env('OP_DATABASE_CLIENT_ID')),
     ...(process.env.SMTP_URL ? [Nodemailer({ server: process.env.SMTP_URL, from: 'authchart <no-reply@authchart.test>', code: process.env.EMAIL_CODE === '1' })] : []),
