@@ -72,7 +72,10 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
         await client.set(valueKey(key), value, 'EX', ttlSeconds)
       },
       get: (key) => client.get(valueKey(key)),
-      ...(client.mget ? { getMany: (keys: readonly string[]) => client.mget!(...keys.map(valueKey)) } : {}),
+      // MGET needs at least one key.
+      ...(client.mget
+        ? { getMany: async (keys: readonly string[]) => (keys.length === 0 ? [] : client.mget!(...keys.map(valueKey))) }
+        : {}),
       async delete(key) {
         await client.del(valueKey(key), setKey(key))
       },

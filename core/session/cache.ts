@@ -106,6 +106,19 @@ function entryOf(claims: unknown): Entry | null {
   return claims as unknown as Entry
 }
 
+/** The public id computed last, with its token: a browser's reads repeat the same token. */
+let lastBinding: { token: string; id: string } | undefined
+
+/** The public id of `sessionToken` (./id.ts), remembered for the last token asked. */
+async function bindingOf(sessionToken: string): Promise<string> {
+  const last = lastBinding
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-binding-memo
+  if (last !== undefined && last.token === sessionToken) return last.id
+  const id = await sessionId(sessionToken)
+  lastBinding = { token: sessionToken, id }
+  return id
+}
+
 /** The cache cookie of this request (its name follows the session token cookie). */
 export function cacheCookie(ctx: RequestContext): CookieOption {
   return sessionCacheCookie(ctx.cookies.sessionToken)
@@ -168,7 +181,7 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
     return null
   }
   if (entry.until <= ctx.at) return null
-  if (entry.sid !== (await sessionId(sessionToken))) {
+  if (entry.sid !== (await bindingOf(sessionToken))) {
     // Minted for another session (another user's, or this browser's before a new sign-in).
     ctx.logger.debug('session-cache-refused', { reason: 'foreign' })
     return null
@@ -217,7 +230,7 @@ export async function writeSessionCache(ctx: RequestContext, sessionToken: strin
   const { sessionToken: _token, ...row } = stored.session
   const entry: Entry = {
     v: 1,
-    sid: await sessionId(sessionToken),
+    sid: await bindingOf(sessionToken),
     mat: ctx.at,
     until,
     end: stored.expires,

@@ -11,7 +11,13 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import type { Adapter } from '../../core/adapters.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { readSessionCache, revokeCachedSessions, revokeCachedSessionsOf, writeSessionCache } from '../../core/session/cache.js'
+import {
+  readSessionCache,
+  revokeCachedProviderSessions,
+  revokeCachedSessions,
+  revokeCachedSessionsOf,
+  writeSessionCache,
+} from '../../core/session/cache.js'
 import { sessionId } from '../../core/session/id.js'
 import { revokeAllSessions, revokeSession } from '../../core/session/manage.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
@@ -415,6 +421,26 @@ describe('the cache entry (unit)', () => {
     expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: fresh }), 'token-3')).not.toBeNull()
     await revokeCachedSessionsOf(resolved, 'bob', T0 / 1000)
     expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: fresh }), 'token-3')).toBeNull()
+  })
+
+  it('refuses an entry whose provider session was logged out (by sid, or by subject), and no other', async () => {
+    const { config } = app()
+    const resolved = assertConfig(config)
+    const mint = async (token: string, sid: string) => {
+      const ctx = contextOf(config, {})
+      const entry = stored(token, BOB)
+      await writeSessionCache(ctx, token, { ...entry, session: { ...entry.session, providerSession: { provider: 'op', sub: 'op-bob', sid } } })
+      return (t: string) => readSessionCache(contextOf(config, { [CACHE_COOKIE]: ctx.setCookies.find((c) => c.name === CACHE_COOKIE)!.value }), t)
+    }
+    const first = await mint('token-1', 'sid-1')
+    const second = await mint('token-2', 'sid-2')
+    await revokeCachedProviderSessions(resolved, 'op', { sid: 'sid-1', sub: 'op-bob' }, T0 / 1000)
+    expect(await first('token-1')).toBeNull()
+    expect(await second('token-2')).not.toBeNull()
+    await revokeCachedProviderSessions(resolved, 'other-op', { sid: null, sub: 'op-bob' }, T0 / 1000)
+    expect(await second('token-2')).not.toBeNull()
+    await revokeCachedProviderSessions(resolved, 'op', { sid: null, sub: 'op-bob' }, T0 / 1000)
+    expect(await second('token-2')).toBeNull()
   })
 
   it('asks the store for every marker of a read in one call', async () => {
