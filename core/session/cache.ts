@@ -124,15 +124,19 @@ export function cacheCookie(ctx: RequestContext): CookieOption {
   return sessionCacheCookie(ctx.cookies.sessionToken)
 }
 
-const keyHash = (config: ResolvedConfig, ...parts: string[]) => sha256Hex(`${parts.join('\u0000')}\u0000${config.secrets[0]}`)
+/**
+ * A marker key's hash. No secret in it: an entry carries the keys it was minted with, and they must
+ * still be the keys a revocation writes after the secret is rotated.
+ */
+const keyHash = (...parts: string[]) => sha256Hex(['authchart-session-cache', ...parts].join('\u0000'))
 
 /** The store key of the revocation marker of the session whose public id is `id`. */
 const sessionMarkerKey = (id: string) => `session-cache:revoked:${id}`
 /** The store key of the not-before marker of every session of `userId` (sign-out everywhere). */
-const userMarkerKey = async (config: ResolvedConfig, userId: string) => `session-cache:user:${await keyHash(config, 'user', userId)}`
+const userMarkerKey = async (userId: string) => `session-cache:user:${await keyHash('user', userId)}`
 /** The store key of the not-before marker of the sessions signed in through a provider's session (`sid`) or subject (`sub`). */
-const providerMarkerKey = async (config: ResolvedConfig, provider: string, kind: 'sid' | 'sub', value: string) =>
-  `session-cache:provider:${await keyHash(config, provider, kind, value)}`
+const providerMarkerKey = async (provider: string, kind: 'sid' | 'sub', value: string) =>
+  `session-cache:provider:${await keyHash(provider, kind, value)}`
 
 /** How long a marker is kept: past it, every entry it could refuse has expired anyway. */
 const markerLifetime = (config: ResolvedConfig) => config.session.cache!.maxAge + MARKER_CLOCK_SKEW + 1
@@ -199,12 +203,12 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
 }
 
 /** The not-before marker keys an entry of `session` is checked against. */
-async function markerKeysOf(config: ResolvedConfig, session: AdapterSession, userId: string): Promise<string[]> {
-  const keys = [await userMarkerKey(config, userId)]
+async function markerKeysOf(session: AdapterSession, userId: string): Promise<string[]> {
+  const keys = [await userMarkerKey(userId)]
   const provider = session.providerSession as ProviderSession | undefined
   if (provider && typeof provider.provider === 'string') {
-    if (typeof provider.sid === 'string') keys.push(await providerMarkerKey(config, provider.provider, 'sid', provider.sid))
-    if (typeof provider.sub === 'string') keys.push(await providerMarkerKey(config, provider.provider, 'sub', provider.sub))
+    if (typeof provider.sid === 'string') keys.push(await providerMarkerKey(provider.provider, 'sid', provider.sid))
+    if (typeof provider.sub === 'string') keys.push(await providerMarkerKey(provider.provider, 'sub', provider.sub))
   }
   return keys
 }
@@ -235,7 +239,7 @@ export async function writeSessionCache(ctx: RequestContext, sessionToken: strin
     until,
     end: stored.expires,
     lt: stored.endsByLifetime,
-    mk: await markerKeysOf(ctx.config, stored.session, String(stored.user.id)),
+    mk: await markerKeysOf(stored.session, String(stored.user.id)),
     row: tagDates(row) as Record<string, unknown>,
     user: tagDates({ ...stored.user, id: String(stored.user.id) }) as Record<string, unknown>,
   }
@@ -300,7 +304,7 @@ export async function revokeCachedSessionTokens(config: ResolvedConfig, tokens: 
  */
 export async function revokeCachedSessionsOf(config: ResolvedConfig, userId: string, at: number): Promise<void> {
   if (!config.session.cache) return
-  await config.store.put(await userMarkerKey(config, userId), String(at), markerLifetime(config))
+  await config.store.put(await userMarkerKey(userId), String(at), markerLifetime(config))
 }
 
 /**
@@ -318,6 +322,6 @@ export async function revokeCachedProviderSessions(
   at: number,
 ): Promise<void> {
   if (!config.session.cache) return
-  const key = sid !== null ? await providerMarkerKey(config, provider, 'sid', sid) : sub !== null ? await providerMarkerKey(config, provider, 'sub', sub) : null
+  const key = sid !== null ? await providerMarkerKey(provider, 'sid', sid) : sub !== null ? await providerMarkerKey(provider, 'sub', sub) : null
   if (key) await config.store.put(key, String(at), markerLifetime(config))
 }

@@ -443,6 +443,16 @@ describe('the cache entry (unit)', () => {
     expect(await second('token-2')).toBeNull()
   })
 
+  it('still refuses an entry minted before the secret was rotated when its user signs out everywhere after', async () => {
+    const store = memoryAuthStore()
+    const { config } = app({}, { store })
+    const value = await minted(config, 'token-1')
+    const rotated = testConfig({ ...config, secret: ['a-new-secret-that-is-long-enough-for-hkdf-0123456789', config.secret as string] })
+    expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).not.toBeNull()
+    await revokeCachedSessionsOf(assertConfig(rotated), 'bob', T0 / 1000)
+    expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).toBeNull()
+  })
+
   it('asks the store for every marker of a read in one call', async () => {
     const memory = memoryAuthStore()
     const getMany = vi.fn(memory.getMany!)

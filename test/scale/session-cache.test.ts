@@ -72,7 +72,7 @@ describe.each([
   })
 
   /** A user with a live session row, and a browser holding its token and, after one read, its cache entry. */
-  async function signedIn(userId = randomUUID()): Promise<{ browser: HttpBrowser; userId: string }> {
+  async function signedIn(userId: string = randomUUID()): Promise<{ browser: HttpBrowser; userId: string }> {
     if (!(await adapter.getUser(userId))) await adapter.createUser({ id: userId, email: `${userId}@example.com`, name: 'Ada', emailVerified: null })
     const sessionToken = randomUUID()
     // Signed in by password just now: revoking sessions is a sensitive action that asks for a recent proof.
