@@ -3,7 +3,7 @@
  * wrapping `Auth`, with its own memory, on a loopback port, sharing only the store (PostgreSQL or
  * Redis) the environment names. It prints `listening <port>` once ready, and stops on SIGTERM.
  *
- * Environment: STORE (`postgres` | `redis`), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
+ * Environment: STORE (`postgres` | `redis`, or `none` for no store in the config), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
  * RATE_LIMIT_PER_IDENTIFIER, RATE_LIMIT_PER_ADDRESS (credentials attempts per window). With
  * ADAPTER_URL (a PostgreSQL database the test migrated), a second app with database sessions is
  * served under {@link DATABASE_BASE_PATH}, signing in at the provider as client OP_DATABASE_CLIENT_ID;
@@ -76,11 +76,12 @@ function adapterFromEnv(): { adapter: Adapter; close: () => Promise<void> } | nu
   return { adapter, close: () => pool.end() }
 }
 
-const shared = await storeFromEnv()
-const { store } = shared
+// STORE=none: no store in the config (each instance keeps its own in memory, as an app that names none).
+const shared = process.env.STORE === 'none' ? null : await storeFromEnv()
+const store = shared?.store
 const database = adapterFromEnv()
 const close = async () => {
-  await Promise.all([shared.close(), database?.close()])
+  await Promise.all([shared?.close(), database?.close()])
 }
 let authorizeCalls = 0
 /** The effects the flows ran, in order (EFFECT_HOOK=1). */
@@ -149,7 +150,7 @@ const opProvider = (clientId: string) => ({
 const config: AuthConfig = {
   secret: env('AUTH_SECRET'),
   trustHost: true,
-  store,
+  ...(store ? { store } : {}),
   ...(telemetry ? { telemetry } : {}),
   rateLimit: {
     credentials: {

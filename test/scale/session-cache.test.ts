@@ -4,7 +4,8 @@
  * Redis. Each instance serves a cache entry without asking the database (a row deleted behind the
  * engine's back is still served until the entry's `maxAge`), and yet a session revoked through any
  * instance, by sign-out or sign-out everywhere, is refused on the very next read on every one: the
- * revocation marker in the shared store, not the database, is what refuses it.
+ * revocation marker in the shared store, not the database, is what refuses it. Without a store,
+ * the instance that revoked it refuses it at once and the others once their entry expires.
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
@@ -114,5 +115,57 @@ describe.each([
     const revoked = await laptop.send(origin, `${BASE}/sessions`, { form: { revoke: 'all', csrfToken: await csrfToken(laptop, origin) } })
     expect(await revoked.json()).toEqual({ revoked: 'all' })
     expect(await everyInstance(phone)).toEqual([null, null, null])
+  })
+})
+
+describe('the session cache on three instances without a store', () => {
+  const MAX_AGE = 3
+  let cluster: Cluster
+  let rows: pg.Pool
+  let adapter: ReturnType<typeof PostgresAdapter>
+
+  beforeAll(async () => {
+    const adapterUrl = await rowsDatabase('cache_rows_none')
+    rows = new pg.Pool({ connectionString: adapterUrl, max: 2 })
+    adapter = PostgresAdapter(rows)
+    cluster = await startCluster({
+      STORE: 'none',
+      ADAPTER_URL: adapterUrl,
+      AUTH_SECRET: SECRET,
+      OP_ISSUER: 'https://op.authchart.test',
+      OP_CLIENT_SECRET: 'unused',
+      OP_DATABASE_CLIENT_ID: 'op-db',
+      SESSION_CACHE_MAX_AGE: String(MAX_AGE),
+    })
+  }, 120_000)
+  afterAll(async () => {
+    await cluster?.stop()
+    if (rows) await endPool(rows)
+    for (const instance of cluster?.instances ?? []) expect(instance.stderr()).not.toMatch(/TypeError|ReferenceError/)
+  })
+
+  it('refuses a signed-out session at once on the instance that signed it out, and on the others within maxAge', async () => {
+    const userId = randomUUID()
+    await adapter.createUser({ id: userId, email: `${userId}@example.com`, name: 'Ada', emailVerified: null })
+    const sessionToken = randomUUID()
+    await adapter.createSession({ sessionToken, userId, expires: new Date(Date.now() + 3600_000) })
+    const browser = new HttpBrowser()
+    browser.cookies.set(SESSION_COOKIE, sessionToken)
+    const [first, second, third] = cluster.instances.map((instance) => instance.origin) as [string, string, string]
+    const read = async (from: HttpBrowser, origin: string) => (await from.send(origin, `${BASE}/session`)).json()
+    expect(await read(browser, first)).toMatchObject({ user: { name: 'Ada' } })
+    const mintedAt = Date.now()
+    const copy = browser.clone()
+    const csrfToken = ((await (await browser.send(second, `${BASE}/csrf`)).json()) as { csrfToken: string }).csrfToken
+    expect((await browser.send(second, `${BASE}/signout`, { form: { csrfToken } })).status).toBe(302)
+    expect(await read(copy.clone(), second)).toBeNull()
+    // The other instances have not heard of it: the entry is served until it expires...
+    if (Date.now() - mintedAt < (MAX_AGE - 1) * 1000) {
+      expect(await read(copy.clone(), first)).toMatchObject({ user: { name: 'Ada' } })
+      expect(await read(copy.clone(), third)).toMatchObject({ user: { name: 'Ada' } })
+    }
+    // ...and no longer.
+    await new Promise((resolve) => setTimeout(resolve, mintedAt + MAX_AGE * 1000 + 1000 - Date.now()))
+    expect([await read(copy.clone(), first), await read(copy.clone(), second), await read(copy.clone(), third)]).toEqual([null, null, null])
   })
 })
