@@ -49,6 +49,18 @@ export function defaultCookies(useSecureCookies: boolean): CookiesOptions {
   }
 }
 
+/** The session cache cookie's name, without a prefix. */
+export const SESSION_CACHE_COOKIE = 'authjs.session-cache'
+
+/**
+ * The session cache cookie (database sessions with `session.cache`): beside the session token and
+ * following its options, `__Secure-`-prefixed when the session token cookie is.
+ */
+export function sessionCacheCookie(sessionToken: CookieOption): CookieOption {
+  const prefix = sessionToken.name.startsWith('__Secure-') || sessionToken.name.startsWith('__Host-') ? '__Secure-' : ''
+  return { name: `${prefix}${SESSION_CACHE_COOKIE}`, options: sessionToken.options }
+}
+
 /** Merges `overrides` (partial names and options per key) over `defaults`. */
 export function mergeCookies(
   defaults: CookiesOptions,

@@ -258,6 +258,17 @@ export interface AuthConfig {
      * and memory adapters have it; a session row without it is checked against `maxAge` only).
      */
     absoluteMaxAge?: number | undefined
+    /**
+     * Database sessions only (ours; off by default, as in Auth.js): a session read within
+     * `maxAge` seconds of the last database read serves the session and its user from a short-lived
+     * sealed cookie beside the session token (`authjs.session-cache`), without a database round
+     * trip. The cookie never outlives the row's expiry or the absolute lifetime, and `updateAge`
+     * still extends the row as without it. Sign-out, sign-out everywhere, `revokeSession` and a
+     * logout by the provider write a revocation marker to the `store` that every cached read
+     * checks: with a shared store a revoked session is refused on the next read on every instance;
+     * with the default in-memory store, on this instance only, and elsewhere within `maxAge`.
+     */
+    cache?: { maxAge: number } | undefined
     generateSessionToken?: (() => string) | undefined
   } | undefined
   skipCSRFCheck?: typeof skipCSRFCheck | undefined

@@ -93,6 +93,11 @@ function postgresValues(db: Queryable, table: string, setTable: string): ValueBa
       const { rows } = await db.query(`SELECT value FROM ${table} WHERE key = $1 AND expires > $2`, [key, Date.now()])
       return rows[0] ? String(rows[0].value) : null
     },
+    async getMany(keys) {
+      const { rows } = await db.query(`SELECT key, value FROM ${table} WHERE key = ANY($1::text[]) AND expires > $2`, [keys, Date.now()])
+      const found = new Map(rows.map((row) => [String(row.key), String(row.value)]))
+      return keys.map((key) => found.get(key) ?? null)
+    },
     async delete(key) {
       await db.query(`DELETE FROM ${table} WHERE key = $1`, [key])
       await db.query(`DELETE FROM ${setTable} WHERE key = $1`, [key])

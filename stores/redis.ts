@@ -23,6 +23,8 @@ import { limiterStore, type AuthStore } from '../core/store/index.js'
 export interface RedisClient {
   set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>
   get(key: string): Promise<string | null>
+  /** Optional (ioredis has it): several values in one command, for the session cache's markers. */
+  mget?(...keys: string[]): Promise<(string | null)[]>
   del(...keys: string[]): Promise<number>
   sadd(key: string, ...members: string[]): Promise<number>
   smembers(key: string): Promise<string[]>
@@ -70,6 +72,10 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
         await client.set(valueKey(key), value, 'EX', ttlSeconds)
       },
       get: (key) => client.get(valueKey(key)),
+      // MGET needs at least one key.
+      ...(client.mget
+        ? { getMany: async (keys: readonly string[]) => (keys.length === 0 ? [] : client.mget!(...keys.map(valueKey))) }
+        : {}),
       async delete(key) {
         await client.del(valueKey(key), setKey(key))
       },
@@ -94,6 +100,7 @@ export function redisAuthStore(client: RedisClient, options: RedisAuthStoreOptio
     consume: connected(store.consume),
     put: connected(store.put),
     get: connected(store.get),
+    ...(store.getMany ? { getMany: connected(store.getMany) } : {}),
     reset: connected(store.reset),
     addToSet: connected(store.addToSet!),
     setMembers: connected(store.setMembers!),

@@ -309,6 +309,11 @@ function resolve(source: AuthConfig): ResolvedConfig {
       maxAge: validated.session.maxAge,
       updateAge: validated.session.updateAge,
       absoluteMaxAge: validated.session.absoluteMaxAge ?? null,
+      // Only database sessions have a round trip to save.
+      cache:
+        strategy === 'database' && validated.session.cache
+          ? Object.freeze({ maxAge: validated.session.cache.maxAge })
+          : null,
       generateSessionToken:
         (validated.session.generateSessionToken as (() => string) | undefined) ??
         (() => crypto.randomUUID()),

@@ -158,6 +158,7 @@ export const AuthConfigStruct = object({
       maxAge: defaulted(SecondsStruct, 2_592_000),
       updateAge: defaulted(SecondsStruct, 86_400),
       absoluteMaxAge: optional(min(integer(), 1)),
+      cache: optional(object({ maxAge: min(integer(), 1) })),
       generateSessionToken: optional(func()),
     }),
     {},

@@ -45,6 +45,8 @@ export interface ResolvedSessionOptions {
   readonly updateAge: number
   /** Seconds a session may live from its sign-in, however active (`null`: no absolute limit). */
   readonly absoluteMaxAge: number | null
+  /** The session cache of database sessions (`null`: off, every read asks the adapter). */
+  readonly cache: { readonly maxAge: number } | null
   readonly generateSessionToken: () => string
 }
 

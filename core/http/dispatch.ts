@@ -55,6 +55,7 @@ import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
 import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
 import { reauthenticateFlow } from '../flows/reauthenticate/flow.js'
+import { clearSessionCache } from '../session/cache.js'
 import { intentOf, reauthenticationRequired, stepUpDemand } from '../flows/reauthenticate/gate.js'
 import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
 
@@ -164,6 +165,8 @@ function applySessionChange(ctx: RequestContext, outcome: FlowOutcome): void {
   const option = ctx.cookies.sessionToken
   if (change.op === 'clear') {
     ctx.setCookies.push(...clearChunkedCookie(option, ctx.sessionCookie.names))
+    // The session cache's entry goes with the session (database sessions with `session.cache`).
+    clearSessionCache(ctx)
     return
   }
   const written = writeChunkedCookie(

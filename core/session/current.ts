@@ -17,6 +17,7 @@ import type { AdapterSession, AdapterUser } from '../adapters.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'
 import { outageOf } from '../outage.js'
+import { readSessionCache, writeSessionCache } from './cache.js'
 import { isJwtSessionEnded, signInTimeOf, storedSessionEnd } from './lifecycle.js'
 import { decodeSessionTokenNow } from './token.js'
 
@@ -107,6 +108,24 @@ export async function storedSession(ctx: RequestContext, sessionToken: string): 
   return { session: found.session, user: found.user, ...storedSessionEnd(ctx.config, found.session) }
 }
 
+/**
+ * {@link storedSession} through the session cache (`session.cache`): an entry the cache may serve
+ * (./cache.ts: bound to this token, in its time, no revocation marker) answers without the adapter;
+ * otherwise the adapter is asked and, with `mint`, a live session's entry is minted for the next
+ * reads. Without a cache, exactly {@link storedSession}.
+ *
+ * @throws the adapter's error, or the store's `ServiceUnavailable` when the revocation markers
+ *   cannot be read (a cached session is never served unchecked).
+ */
+export async function cachedStoredSession(ctx: RequestContext, sessionToken: string, mint: boolean): Promise<StoredSession | null> {
+  if (!ctx.config.session.cache) return storedSession(ctx, sessionToken)
+  const cached = await readSessionCache(ctx, sessionToken)
+  if (cached) return cached
+  const stored = await storedSession(ctx, sessionToken)
+  if (mint && stored && !isSessionOver(stored.expires, ctx.at)) await writeSessionCache(ctx, sessionToken, stored)
+  return stored
+}
+
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 
 async function readCurrentSession(ctx: RequestContext, value: string): Promise<CurrentSession | null> {
@@ -122,7 +141,9 @@ async function readCurrentSession(ctx: RequestContext, value: string): Promise<C
       signedInAt: signInTimeOf(token),
     }
   }
-  const stored = await storedSession(ctx, value)
+  // A route acting for the user trusts a cache entry only where every revocation reaches its
+  // markers at once (a shared store); with the in-memory default it asks the database.
+  const stored = ctx.config.sharedStore ? await cachedStoredSession(ctx, value, false) : await storedSession(ctx, value)
   if (!stored || isSessionOver(stored.expires, ctx.at)) return null
   return {
     strategy: 'database',

@@ -16,6 +16,7 @@ import { expiredCookie } from '../cookies.js'
 import type { RequestContext } from '../http/context.js'
 import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { AuthConfig, ResponseInternal } from '../types.js'
+import { clearSessionCache, revokeCachedSessions, revokeCachedSessionsOf, revokeCachedSessionTokens } from './cache.js'
 import { currentSession } from './current.js'
 import { sessionId } from './id.js'
 import { endJwtSessionsOf } from './lifecycle.js'
@@ -36,6 +37,8 @@ export interface SessionInfo {
 }
 
 export { sessionId }
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const iso = (value: Date | string | undefined | null) => (value ? new Date(value).toISOString() : null)
 
@@ -76,9 +79,11 @@ export async function listSessions(config: AuthConfig, userId: string, currentTo
  * @throws {TypeError} without database sessions or an adapter that lists them.
  */
 export async function revokeSession(config: AuthConfig, userId: string, id: string): Promise<boolean> {
-  const adapter = databaseAdapter(assertConfig(config))
+  const resolved = assertConfig(config)
+  const adapter = databaseAdapter(resolved)
   for (const session of await adapter.listSessions(userId)) {
     if ((await sessionId(session.sessionToken)) === id) {
+      await revokeCachedSessions(resolved, [id], nowSeconds())
       await adapter.deleteSession(session.sessionToken)
       return true
     }
@@ -93,8 +98,10 @@ export async function revokeSession(config: AuthConfig, userId: string, id: stri
  * @throws {TypeError} without database sessions or an adapter that lists them.
  */
 export async function revokeOtherSessions(config: AuthConfig, userId: string, keepToken: string): Promise<number> {
-  const adapter = databaseAdapter(assertConfig(config))
+  const resolved = assertConfig(config)
+  const adapter = databaseAdapter(resolved)
   const others = (await adapter.listSessions(userId)).filter((s) => s.sessionToken !== keepToken)
+  await revokeCachedSessionTokens(resolved, others.map((session) => session.sessionToken), nowSeconds())
   await Promise.all(others.map((session) => adapter.deleteSession(session.sessionToken)))
   return others.length
 }
@@ -106,10 +113,11 @@ export async function revokeOtherSessions(config: AuthConfig, userId: string, ke
  * @throws {TypeError} for database sessions without an adapter that lists them, or for JWT sessions
  *   without a configured `store`.
  */
-export async function revokeAllSessions(config: AuthConfig, userId: string, at = Math.floor(Date.now() / 1000)): Promise<void> {
+export async function revokeAllSessions(config: AuthConfig, userId: string, at = nowSeconds()): Promise<void> {
   const resolved = assertConfig(config)
   if (resolved.session.strategy === 'jwt') return endJwtSessionsOf(resolved, userId, at)
   const adapter = databaseAdapter(resolved)
+  await revokeCachedSessionsOf(resolved, userId, at)
   const sessions = await adapter.listSessions(userId)
   await Promise.all(sessions.map((session) => adapter.deleteSession(session.sessionToken)))
 }
@@ -187,10 +195,12 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
         await endJwtSessionsOf(ctx.config, current.userId, ctx.at)
       } else {
         const adapter = databaseAdapter(ctx.config)
+        await revokeCachedSessionsOf(ctx.config, current.userId, ctx.at)
         const sessions = await adapter.listSessions(current.userId)
         await Promise.all(sessions.map((session) => adapter.deleteSession(session.sessionToken)))
       }
       ctx.setCookies.push(...ctx.sessionCookie.names.map((name) => expiredCookie(ctx.cookies.sessionToken, name)))
+      clearSessionCache(ctx)
       if (ctx.config.audit) noteLifecycle(ctx.request, 'sign-out-everywhere', { userId: current.userId })
       return { ...json({ revoked: 'all' }), cookies: ctx.setCookies }
     }
@@ -198,6 +208,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       if (strategy === 'jwt') return json(null, 400)
       const adapter = databaseAdapter(ctx.config)
       const others = (await adapter.listSessions(current.userId)).filter((s) => s.sessionToken !== current.token)
+      await revokeCachedSessionTokens(ctx.config, others.map((session) => session.sessionToken), ctx.at)
       await Promise.all(others.map((session) => adapter.deleteSession(session.sessionToken)))
       if (ctx.config.audit && others.length > 0) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
       return json({ revoked: others.length })
@@ -207,8 +218,9 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       const adapter = databaseAdapter(ctx.config)
       for (const session of await adapter.listSessions(current.userId)) {
         if ((await sessionId(session.sessionToken)) === body.id) {
+          await revokeCachedSessions(ctx.config, [body.id], ctx.at)
           await adapter.deleteSession(session.sessionToken)
-              if (ctx.config.audit) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
+          if (ctx.config.audit) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
           return json({ revoked: 1 })
         }
       }

@@ -56,6 +56,7 @@ export function limiterStore(backend: LimiterBackend): AuthStore {
     consume,
     put: (key, value, ttlSeconds) => values.put(key, value, wholeSeconds(ttlSeconds)),
     get: (key) => values.get(key),
+    ...(values.getMany ? { getMany: (keys: readonly string[]) => values.getMany!(keys) } : {}),
     async reset(key) {
       await Promise.all([backend.forget(key), values.delete(key)])
     },
@@ -74,6 +75,13 @@ function memoryValues(): ValueBackend {
   const sets = new Map<string, Map<string, number>>()
   let sweepAt = 1024
   let setSweepAt = 1024
+  const liveValue = (key: string): string | null => {
+    const found = values.get(key)
+    if (!found) return null
+    if (found.until > Date.now()) return found.value
+    values.delete(key)
+    return null
+  }
   const liveMembers = (key: string): string[] => {
     const members = sets.get(key)
     if (!members) return []
@@ -109,11 +117,10 @@ function memoryValues(): ValueBackend {
       sweepAt = Math.max(1024, values.size * 2)
     },
     async get(key) {
-      const found = values.get(key)
-      if (!found) return null
-      if (found.until > Date.now()) return found.value
-      values.delete(key)
-      return null
+      return liveValue(key)
+    },
+    async getMany(keys) {
+      return keys.map(liveValue)
     },
     async delete(key) {
       values.delete(key)
@@ -137,6 +144,7 @@ export function guardStore(store: AuthStore, availability: ResolvedAvailability)
     put: (key, value, ttlSeconds) => call('put', () => store.put(key, value, ttlSeconds)),
     get: (key) => call('get', () => store.get(key)),
     reset: (key) => call('reset', () => store.reset(key)),
+    ...(store.getMany ? { getMany: (keys: readonly string[]) => call('getMany', () => store.getMany!(keys)) } : {}),
     // The provider-logout index (optional): a store that keeps sets keeps them behind the same deadline.
     ...(store.addToSet && store.setMembers
       ? {

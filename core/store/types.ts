@@ -41,6 +41,12 @@ export interface AuthStore {
   /** Forgets the counter, claim or value `key`. */
   reset(key: string): Promise<void>
   /**
+   * Optional: the values kept under each of `keys` (in their order, `null` where there is none),
+   * in one round trip. The session cache checks its revocation markers with it on every read; a
+   * store without it is asked key by key (in parallel). The bundled stores have it.
+   */
+  getMany?(keys: readonly string[]): Promise<(string | null)[]>
+  /**
    * Optional: adds `member` to the set `key`, atomically, kept at least `ttlSeconds` from now (the
    * set may live as long as its newest member). An index from a provider's user or session to ours
    * (back-channel logout) needs it; the bundled stores have it.
@@ -54,6 +60,8 @@ export interface AuthStore {
 export interface ValueBackend {
   put(key: string, value: string, ttlSeconds: number): Promise<void>
   get(key: string): Promise<string | null>
+  /** Optional: see {@link AuthStore.getMany}. */
+  getMany?(keys: readonly string[]): Promise<(string | null)[]>
   delete(key: string): Promise<void>
   /** Optional: see {@link AuthStore.addToSet}. */
   addToSet?(key: string, member: string, ttlSeconds: number): Promise<void>

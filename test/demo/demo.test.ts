@@ -220,7 +220,8 @@ describe('the demo over real HTTP', () => {
     const afterRestart = await get('/protected', jar)
     expect(afterRestart.status).toBe(200)
     expect(await afterRestart.text()).toContain('demo@example.com')
-  })
+    // A restart opens the PGlite database again (its WebAssembly included): the start's budget.
+  }, 60_000)
 
   it('links to the flow inspector, which draws the flows the demo runs', async () => {
     const home = await (await get('/')).text()

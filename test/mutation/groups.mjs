@@ -80,6 +80,7 @@ export const groups = {
       'machines/session.machine.ts#isReissueDue',
       'machines/session.machine.ts#scheduleReissue..rememberExtension',
       'core/session/current.ts',
+      'core/session/cache.ts',
       'core/session/lifecycle.ts#finite..endedInStore',
       'core/session/lifecycle.ts#toSeconds..renewedExpiry',
       'core/session/issue.ts#withSignInTime..createSessionRow',
@@ -92,6 +93,7 @@ export const groups = {
       'test/machines/session.model.test.ts',
       'test/mutation/session.test.ts',
       'test/core/authority.test.ts',
+      'test/core/session-cache.test.ts',
     ],
   },
   // Sessions, second factors, stores, the HTTP gate

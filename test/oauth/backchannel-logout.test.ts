@@ -107,6 +107,30 @@ describe('back-channel logout from the provider', () => {
     },
   )
 
+  // With the session cache, the browser holds an entry that needs no database: the marker the
+  // logout writes is what ends it (ourselves by sid and subject; the index's rows by token).
+  describe.each<Strategy>(['database', 'database, index in the store'])('with the session cache: %s sessions', (strategy) => {
+    const cached = () => appConfig(strategy, { session: { strategy: 'database', cache: { maxAge: 300 } } })
+    it('ends the session (by sid) within one request, its cache entry refused', async () => {
+      const config = cached()
+      const { client, opCookies } = await browserSignedIn(config)
+      expect(client.jar.get('__Secure-authjs.session-cache'), 'a cache entry').toBeDefined()
+      const staying = await browserSignedIn(config)
+      await endSessionAtProvider(op.issuer, opCookies)
+      expect(await sessionOf(client)).toBeNull()
+      expect(await sessionOf(staying.client), 'signed in through another session at the provider').not.toBeNull()
+    })
+
+    it('ends every cached session of the subject when the token names only sub', async () => {
+      const config = cached()
+      const first = await browserSignedIn(config, 'opsub')
+      const second = await browserSignedIn(config, 'opsub')
+      await endSessionAtProvider(op.issuer, first.opCookies)
+      expect(await sessionOf(first.client)).toBeNull()
+      expect(await sessionOf(second.client)).toBeNull()
+    })
+  })
+
   it.each<Strategy>(['jwt', 'database'])('leaves the sessions of other provider sessions alone (by sid): %s sessions', async (strategy) => {
     const config = appConfig(strategy)
     const leaving = await browserSignedIn(config)

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Metafile } from 'esbuild'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { fromSources } from './launch.mjs'
 
 const ROOT = process.cwd()
@@ -18,11 +19,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 const PROVIDERS = {
   credentials: ["import Credentials from 'authchart/providers/credentials'", "Credentials({ authorize: () => null })"],
-  oidc: ["import OIDC from 'authchart/providers/oidc'", "OIDC({ id: 'op', issuer: 'https://op.example', clientId: 'a', clientSecret: 'b' })"],
+  oidc: ["import OIDC from 'authchart/providers/oidc'", "OIDC({ id: 'op', issuer: '${ISSUER}', clientId: 'a', clientSecret: 'b' })"],
   github: ["import GitHub from 'authchart/providers/github'", "GitHub({ clientId: 'a', clientSecret: 'b' })"],
   resend: ["import Resend from 'authchart/providers/resend'", "Resend({ apiKey: 'k', from: 'a@example.com' })"],
   passkey: ["import Passkey from 'authchart/providers/passkey'", 'Passkey({})'],
-  plainOidc: ['', "{ id: 'op', name: 'OP', type: 'oidc', issuer: 'https://op.example', clientId: 'a', clientSecret: 'b' }"],
+  plainOidc: ['', "{ id: 'op', name: 'OP', type: 'oidc', issuer: '${ISSUER}', clientId: 'a', clientSecret: 'b' }"],
 } as const
 
 /**
@@ -30,13 +31,20 @@ const PROVIDERS = {
  * with code splitting as Next.js, Vite and webpack bundle: what loads at start is the entry chunk
  * and what it imports statically; a flow's chunk loads on the first request that needs it.
  */
-async function bundleApp(providers: (keyof typeof PROVIDERS)[], target: 'edge' | 'node' = 'edge') {
+async function bundleApp(
+  providers: (keyof typeof PROVIDERS)[],
+  target: 'edge' | 'node' = 'edge',
+  // A bundle that is only built never reaches its issuer; one that runs is given a live one.
+  issuer = 'http://127.0.0.1:9',
+) {
   const contents = [
     "import { Auth } from 'authchart'",
     ...providers.map((p) => PROVIDERS[p][0]),
     `const config = { secret: 'a bundle test secret of at least 32 characters', trustHost: true, providers: [${providers.map((p) => PROVIDERS[p][1]).join(', ')}] }`,
     'export default { fetch: (request) => Auth(request, config) }',
-  ].join('\n')
+  ]
+    .join('\n')
+    .replaceAll('${ISSUER}', issuer)
   const outdir = join(work, `${target}-${providers.join('-')}`)
   const { metafile } = await build({
     stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: 'app.mjs' },
@@ -124,6 +132,12 @@ describe('what a bundle carries', () => {
 })
 
 describe('a bundled app', () => {
+  let op: RunningOidcProvider
+  beforeAll(async () => {
+    op = await startOidcProvider({ clients: [{ client_id: 'a', client_secret: 'b', redirect_uris: ['http://localhost/auth/callback/op'] }] })
+  })
+  afterAll(() => op?.close())
+
   it('runs as an ESM bundle on Node and answers a session read', async () => {
     const { outfile } = await bundleApp(['credentials', 'oidc'], 'node')
     const app = (await import(pathToFileURL(outfile).href)).default as { fetch(request: Request): Promise<Response> }
@@ -133,11 +147,11 @@ describe('a bundled app', () => {
   })
 
   it("signs in through a plain-object OIDC provider (Auth.js's custom-provider form) from a bundle", async () => {
-    const { outfile } = await bundleApp(['credentials', 'plainOidc'], 'node')
+    const { outfile } = await bundleApp(['credentials', 'plainOidc'], 'node', op.issuer)
     const app = (await import(pathToFileURL(outfile).href)).default as { fetch(request: Request): Promise<Response> }
     const providers = await app.fetch(new Request('http://localhost/auth/providers'))
     expect(Object.keys(await providers.json())).toEqual(['credentials', 'op'])
-    // The OAuth flow loads and runs: its start fails only at discovery of the unreachable issuer.
+    // The OAuth flow loads and runs: discovery at the provider, then the redirect to it.
     const csrf = await app.fetch(new Request('http://localhost/auth/csrf'))
     const { csrfToken } = (await csrf.json()) as { csrfToken: string }
     const cookie = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
@@ -149,6 +163,9 @@ describe('a bundled app', () => {
       }),
     )
     expect(response.status).toBe(302)
-    expect(response.headers.get('location')).toMatch(/\/auth\/error\?error=Configuration$|\/auth\/signin\?error=/)
+    const location = new URL(response.headers.get('location')!)
+    expect(`${location.origin}${location.pathname}`).toBe(`${op.issuer}/auth`)
+    expect(location.searchParams.get('client_id')).toBe('a')
+    expect(location.searchParams.get('redirect_uri')).toBe('http://localhost/auth/callback/op')
   })
 })

@@ -3,12 +3,14 @@
  * wrapping `Auth`, with its own memory, on a loopback port, sharing only the store (PostgreSQL or
  * Redis) the environment names. It prints `listening <port>` once ready, and stops on SIGTERM.
  *
- * Environment: STORE (`postgres` | `redis`), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
+ * Environment: STORE (`postgres` | `redis`, or `none` for no store in the config), STORE_URL, OP_ISSUER, OP_CLIENT_SECRET, AUTH_SECRET,
  * RATE_LIMIT_PER_IDENTIFIER, RATE_LIMIT_PER_ADDRESS (credentials attempts per window). With
  * ADAPTER_URL (a PostgreSQL database the test migrated), a second app with database sessions is
  * served under {@link DATABASE_BASE_PATH}, signing in at the provider as client OP_DATABASE_CLIENT_ID;
  * ADAPTER_KEEPS=rows-only gives it an adapter that keeps no provider session with its rows (as
  * Auth.js adapters), so a logout by the provider finds them through the index in the store.
+ *
+ * SESSION_CACHE_MAX_AGE turns on the database-session app's session cache (`session.cache.maxAge`).
  *
  * SMTP_URL adds an e-mail provider (Nodemailer, `email`) to the database-session app, which also
  * sends a one-time code with EMAIL_CODE=1. EFFECT_HOOK=1
@@ -74,11 +76,12 @@ function adapterFromEnv(): { adapter: Adapter; close: () => Promise<void> } | nu
   return { adapter, close: () => pool.end() }
 }
 
-const shared = await storeFromEnv()
-const { store } = shared
+// STORE=none: no store in the config (each instance keeps its own in memory, as an app that names none).
+const shared = process.env.STORE === 'none' ? null : await storeFromEnv()
+const store = shared?.store
 const database = adapterFromEnv()
 const close = async () => {
-  await Promise.all([shared.close(), database?.close()])
+  await Promise.all([shared?.close(), database?.close()])
 }
 let authorizeCalls = 0
 /** The effects the flows ran, in order (EFFECT_HOOK=1). */
@@ -147,7 +150,7 @@ const opProvider = (clientId: string) => ({
 const config: AuthConfig = {
   secret: env('AUTH_SECRET'),
   trustHost: true,
-  store,
+  ...(store ? { store } : {}),
   ...(telemetry ? { telemetry } : {}),
   rateLimit: {
     credentials: {
@@ -174,7 +177,10 @@ const databaseConfig: AuthConfig | null = database && {
   ...config,
   basePath: DATABASE_BASE_PATH,
   adapter: database.adapter,
-  session: { strategy: 'database' },
+  session: {
+    strategy: 'database',
+    ...(process.env.SESSION_CACHE_MAX_AGE ? { cache: { maxAge: Number(process.env.SESSION_CACHE_MAX_AGE) } } : {}),
+  },
   providers: [
     opProvider(env('OP_DATABASE_CLIENT_ID')),
     ...(process.env.SMTP_URL ? [Nodemailer({ server: process.env.SMTP_URL, from: 'authchart <no-reply@authchart.test>', code: process.env.EMAIL_CODE === '1' })] : []),

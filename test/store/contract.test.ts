@@ -2,7 +2,7 @@
  * One contract, every store: the same cases run on memory, PGlite, a real PostgreSQL server and a
  * real Redis. What they prove is what the engine relies on: a claim is won once however many
  * callers race (even through different clients, as different instances would), counters and limits
- * are atomic and expire, values live for their TTL, and reset forgets all three.
+ * are atomic and expire, values live for their TTL (and are read several at once), and reset forgets all three.
  */
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -137,6 +137,15 @@ describe.each(backends)('the $name store', (backend) => {
     await a.put(k, 'brief', 1)
     await sleep(1100)
     expect(await b.get(k)).toBeNull()
+  })
+
+  it('reads several values in one call, in the order asked, null where there is none or its time is up', async () => {
+    const [one, two, missing, brief] = [key('many-1'), key('many-2'), key('many-missing'), key('many-brief')]
+    await Promise.all([a.put(one, '1', 60), b.put(two, '2', 60), a.put(brief, 'b', 1)])
+    expect(await b.getMany!([two, missing, one, brief])).toEqual(['2', null, '1', 'b'])
+    await sleep(1100)
+    expect(await a.getMany!([brief, one])).toEqual([null, '1'])
+    expect(await a.getMany!([])).toEqual([])
   })
 
   it('keeps a set shared between clients: members added once each, for their TTL, gone on reset', async () => {

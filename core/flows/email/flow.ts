@@ -28,6 +28,7 @@ import type { Account, ResponseInternal, User } from '../../types.js'
 import { emitEvent } from '../emit.js'
 import type { StoredUser } from '../types.js'
 import { isUnverifiedPasskeyUser } from '../passkey-users.js'
+import { revokeCachedSessionTokens } from '../../session/cache.js'
 
 /** An e-mail provider as the flow uses it: the merged options and the resolved settings. */
 interface EmailProvider {
@@ -102,7 +103,10 @@ export async function storeEmailUser(ctx: RequestContext, context: SignInComplet
   if (existing) {
     // Signing in as another user replaces this browser's database session rather than sharing it.
     const current = ctx.config.session.strategy === 'database' ? await currentSession(ctx) : null
-    if (current && current.user.id !== String(existing.id)) await adapter.deleteSession!(current.value)
+    if (current && current.user.id !== String(existing.id)) {
+      await revokeCachedSessionTokens(ctx.config, [current.value], ctx.at)
+      await adapter.deleteSession!(current.value)
+    }
     user = await adapter.updateUser!({ id: existing.id, emailVerified: new Date(ctx.at * 1000) })
     await emitEvent(ctx, 'updateUser', { user })
   } else {

@@ -36,6 +36,7 @@ import {
   providerSessionOfToken,
 } from '../../session/lifecycle.js'
 import { currentSession, type CurrentSession } from '../../session/current.js'
+import { revokeCachedProviderSessions, revokeCachedSessionTokens } from '../../session/cache.js'
 import type { Account, ResponseInternal } from '../../types.js'
 
 /** The cookie-codec salt of the session tokens kept in the store's index: a key of its own. */
@@ -158,10 +159,12 @@ export async function endProviderSessions(
   }
   const adapter = config.adapter!
   if (adapter.deleteProviderSessions) {
+    await revokeCachedProviderSessions(config, provider, { sid, sub }, at)
     return adapter.deleteProviderSessions({ provider, ...(sid !== null ? { sid } : {}), ...(sub !== null ? { sub } : {}) })
   }
   const members = sid !== null ? await indexed(ctx, 'sid', provider, sid) : await indexed(ctx, 'sub', provider, sub!)
   const tokens = (await Promise.all(members.map((member) => openSessionToken(ctx, member)))).filter((t) => t !== null)
+  await revokeCachedSessionTokens(config, tokens, at)
   await Promise.all(tokens.map((token) => adapter.deleteSession!(token)))
   return tokens.length
 }
@@ -280,6 +283,7 @@ export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
         const found = foundBrowserSessions.get(ctx)
         if (!found) throw new TypeError('no browser session was found to end')
         if (found.strategy === 'database') {
+          await revokeCachedSessionTokens(ctx.config, [found.value], ctx.at)
           await ctx.config.adapter!.deleteSession!(found.value)
         } else if (ctx.config.sharedStore) {
           // A copy of this cookie elsewhere ends too.

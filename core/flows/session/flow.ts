@@ -19,7 +19,8 @@ import type { JWT } from '../../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from '../kinds.js'
 import { storeAccountTokens } from '../account.js'
-import { readJwtSession, storedSession } from '../../session/current.js'
+import { cachedStoredSession, readJwtSession } from '../../session/current.js'
+import { refreshSessionCache, revokeCachedSessionTokens } from '../../session/cache.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../../session/lifecycle.js'
 import { encodeSessionToken } from '../../session/token.js'
 import { FACTOR_VERIFICATION_CLAIM } from '../../session/verification.js'
@@ -246,8 +247,9 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       const sessionToken = ctx.sessionCookie.value
       if (!sessionToken) return fail('missing')
       // The authority's own lookup (core/session/current.ts): the end is the row's expiry or its
-      // absolute lifetime, whichever comes first; the chart's isSessionExpired compares it.
-      const found = await storedSession(ctx, sessionToken)
+      // absolute lifetime, whichever comes first; the chart's isSessionExpired compares it. With a
+      // session cache, a live entry answers instead of the adapter (and a fresh one is minted).
+      const found = await cachedStoredSession(ctx, sessionToken, true)
       if (!found) return fail('notFound')
       return {
         sessionToken,
@@ -273,7 +275,10 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
         expires: new Date(expires * 1000),
       })
       // Adapters may return the row (use its expiry: the cookie must match it) or nothing.
-      return { expires: updated?.expires ? toSeconds(updated.expires) : expires }
+      const extended = updated?.expires ? toSeconds(updated.expires) : expires
+      // The cache entry carries the new expiry, or every later read would find the extension due.
+      await refreshSessionCache(ctx, context.sessionToken!, context.storedSession as unknown as AdapterSession, context.user as unknown as AdapterUser, extended)
+      return { expires: extended }
     },
 
     async refreshAccountTokens(context, ctx) {
@@ -342,6 +347,8 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       const sessionToken = ctx.sessionCookie.value
       if (!sessionToken) return fail('missing')
       try {
+        // First the marker that refuses a copy of this session's cache entry on every instance.
+        await revokeCachedSessionTokens(ctx.config, [sessionToken], ctx.at)
         return { session: await ctx.adapter.deleteSession(sessionToken) }
       } catch (error) {
         ctx.logger.error(

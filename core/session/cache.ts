@@ -1,0 +1,327 @@
+/**
+ * The session cache of database sessions (`session.cache: { maxAge }`, ours, off by default): the
+ * stored session and its user, sealed in a short-lived cookie beside the session token
+ * (`authjs.session-cache`, a JWE under a key of its own: the built-in codec with the cookie name as
+ * salt), so that a read within `maxAge` of the last database read needs no round trip.
+ *
+ * What the cache may never do, and how it is kept from it:
+ * - **Serve another session.** The sealed entry names the session token it was minted for (its
+ *   public id, a hash); a cache cookie beside any other token is ignored and the adapter asked.
+ * - **Outlive the session.** An entry lives until `maxAge` after its minting, never past the row's
+ *   expiry or the absolute lifetime; `updateAge` extends the row exactly as without a cache (the
+ *   entry carries the row's expiry, and the session chart compares it as it compares the row's).
+ * - **Outlive a revocation.** Sign-out, sign-out everywhere, `revokeSession` and the `/sessions`
+ *   forms, and a logout by the provider write a marker to the store (per session, per user, per
+ *   provider session); every cached read asks the store for its markers in one round trip
+ *   ({@link AuthStore.getMany}), and an entry minted no later than a marker is refused. With a
+ *   shared store that holds on every instance at the next read; with the default in-memory store,
+ *   on this instance (other instances learn it from the database within `maxAge`). A store that
+ *   does not answer fails the read (503): a cached session is never served unchecked.
+ *
+ * Anything the entry cannot vouch for (unreadable, tampered, expired, foreign, revoked) is no
+ * entry: the adapter is asked, as without a cache, and a fresh entry minted.
+ *
+ * @module
+ */
+import type { AdapterSession, AdapterUser, ProviderSession } from '../adapters.js'
+import type { ResolvedConfig } from '../config/types.js'
+import { clearChunkedCookie, MAX_CHUNKED_VALUE, readChunkedCookie, sessionCacheCookie, writeChunkedCookie } from '../cookies.js'
+import { sha256Hex } from '../crypto.js'
+import type { RequestContext } from '../http/context.js'
+import { decodeNow, encode } from '../jwt.js'
+import type { CookieOption } from '../shapes.js'
+import type { AuthStore } from '../store/types.js'
+import { sessionId } from './id.js'
+import { storedSessionEnd } from './lifecycle.js'
+
+/** A stored session with its user, and when it ends (as ./current.ts's `StoredSession`). */
+export interface CachedSession {
+  session: AdapterSession
+  user: AdapterUser
+  /** Epoch seconds: the row's `expires`, or its absolute lifetime when that comes first. */
+  expires: number
+  endsByLifetime: boolean
+}
+
+/**
+ * Seconds of clock difference between instances that a not-before marker allows for: an entry
+ * minted up to this long after a sign-out everywhere (by another instance's clock) is refused too.
+ */
+export const MARKER_CLOCK_SKEW = 5
+
+/** The sealed entry (claims of the JWE, beside the codec's `iat`, `exp` and `jti`). */
+interface Entry {
+  /** Format version. */
+  v: 1
+  /** The public id of the session token it was minted for. */
+  sid: string
+  /** Minted at (epoch seconds). */
+  mat: number
+  /** Served until (epoch seconds, exclusive). */
+  until: number
+  /** When the session ends (epoch seconds) and whether that is its absolute lifetime. */
+  end: number
+  lt: boolean
+  /** The store keys of the not-before markers that end it (user, provider session). */
+  mk: string[]
+  /** The row (without its token) and the user, dates tagged (see {@link tagDates}). */
+  row: Record<string, unknown>
+  user: Record<string, unknown>
+}
+
+const DATE_TAG = '$date'
+
+/** `value` as JSON can carry it, each `Date` replaced by `{ $date: <ms> }` (restored by {@link untagDates}). */
+function tagDates(value: unknown, depth = 0): unknown {
+  if (value instanceof Date) return { [DATE_TAG]: value.getTime() }
+  if (typeof value !== 'object' || value === null || depth > 8) return value
+  if (Array.isArray(value)) return value.map((item) => tagDates(item, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = tagDates(field, depth + 1)
+  return out
+}
+
+function untagDates(value: unknown, depth = 0): unknown {
+  if (typeof value !== 'object' || value === null || depth > 8) return value
+  if (Array.isArray(value)) return value.map((item) => untagDates(item, depth + 1))
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record)
+  if (keys.length === 1 && keys[0] === DATE_TAG && typeof record[DATE_TAG] === 'number') return new Date(record[DATE_TAG])
+  const out: Record<string, unknown> = {}
+  for (const key of keys) out[key] = untagDates(record[key], depth + 1)
+  return out
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isSeconds = (value: unknown): value is number => Number.isFinite(value)
+
+/** The claims as an entry, or `null` when they are not one (another format, another version). */
+function entryOf(claims: unknown): Entry | null {
+  if (!isRecord(claims)) return null
+  const { v, sid, mat, until, end, lt, mk, row, user } = claims
+  if (v !== 1 || typeof sid !== 'string' || !isSeconds(mat) || !isSeconds(until) || !isSeconds(end)) return null
+  if (typeof lt !== 'boolean' || !Array.isArray(mk) || !mk.every((key) => typeof key === 'string')) return null
+  if (!isRecord(row) || !isRecord(user) || typeof user.id !== 'string') return null
+  return claims as unknown as Entry
+}
+
+/** The public id computed last, with its token: a browser's reads repeat the same token. */
+let lastBinding: { token: string; id: string } | undefined
+
+/** The public id of `sessionToken` (./id.ts), remembered for the last token asked. */
+async function bindingOf(sessionToken: string): Promise<string> {
+  const last = lastBinding
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-binding-memo
+  if (last !== undefined && last.token === sessionToken) return last.id
+  const id = await sessionId(sessionToken)
+  lastBinding = { token: sessionToken, id }
+  return id
+}
+
+/** The cache cookie of this request (its name follows the session token cookie). */
+export function cacheCookie(ctx: RequestContext): CookieOption {
+  return sessionCacheCookie(ctx.cookies.sessionToken)
+}
+
+/**
+ * A marker key's hash. No secret in it: an entry carries the keys it was minted with, and they must
+ * still be the keys a revocation writes after the secret is rotated.
+ */
+const keyHash = (...parts: string[]) => sha256Hex(['authchart-session-cache', ...parts].join('\u0000'))
+
+/** The store key of the revocation marker of the session whose public id is `id`. */
+const sessionMarkerKey = (id: string) => `session-cache:revoked:${id}`
+/** The store key of the not-before marker of every session of `userId` (sign-out everywhere). */
+const userMarkerKey = async (userId: string) => `session-cache:user:${await keyHash('user', userId)}`
+/** The store key of the not-before marker of the sessions signed in through a provider's session (`sid`) or subject (`sub`). */
+const providerMarkerKey = async (provider: string, kind: 'sid' | 'sub', value: string) =>
+  `session-cache:provider:${await keyHash(provider, kind, value)}`
+
+/** How long a marker is kept: past it, every entry it could refuse has expired anyway. */
+const markerLifetime = (config: ResolvedConfig) => config.session.cache!.maxAge + MARKER_CLOCK_SKEW + 1
+
+/** The values under `keys`, in one round trip where the store can (else key by key, in parallel). */
+function valuesOf(store: AuthStore, keys: readonly string[]): Promise<(string | null)[]> {
+  return store.getMany ? store.getMany(keys) : Promise.all(keys.map((key) => store.get(key)))
+}
+
+/**
+ * Whether a marker refuses `entry`: its session was revoked, or its user signed out everywhere (or
+ * its provider session ended) no earlier than it was minted.
+ *
+ * @throws the store's `ServiceUnavailable` when it does not answer.
+ */
+async function isRevoked(config: ResolvedConfig, entry: Entry): Promise<boolean> {
+  const [revoked, ...notBefore] = await valuesOf(config.store, [sessionMarkerKey(entry.sid), ...entry.mk])
+  // The row of a revoked session is gone: no entry of it, whenever minted, vouches for anything.
+  if (revoked !== null) return true
+  return notBefore.some((time) => time !== null && entry.mat <= Number(time) + MARKER_CLOCK_SKEW)
+}
+
+/**
+ * The cached session of `sessionToken`, or `null` when there is no entry that may be served: no
+ * cache configured or no cookie, an unreadable or tampered one, one past its time, one minted for
+ * another session, or one a revocation marker refuses. The caller asks the adapter then.
+ *
+ * @throws the store's `ServiceUnavailable` when the markers cannot be read (fail closed).
+ */
+export async function readSessionCache(ctx: RequestContext, sessionToken: string): Promise<CachedSession | null> {
+  const option = cacheCookie(ctx)
+  const { value } = readChunkedCookie(ctx.request.cookies, option.name)
+  if (!value) return null
+  let claims: unknown
+  try {
+    const decoded = decodeNow({ token: value, secret: ctx.config.secrets as unknown as string[], salt: option.name })
+    claims = decoded instanceof Promise ? await decoded : decoded
+  } catch (error) {
+    // Tampered, truncated, or sealed with a secret no longer configured: ignored, never trusted.
+    ctx.logger.debug('session-cache-refused', { reason: 'unreadable', error: (error as Error)?.name })
+    return null
+  }
+  const entry = entryOf(claims)
+  if (!entry) {
+    ctx.logger.debug('session-cache-refused', { reason: 'malformed' })
+    return null
+  }
+  if (entry.until <= ctx.at) return null
+  if (entry.sid !== (await bindingOf(sessionToken))) {
+    // Minted for another session (another user's, or this browser's before a new sign-in).
+    ctx.logger.debug('session-cache-refused', { reason: 'foreign' })
+    return null
+  }
+  if (await isRevoked(ctx.config, entry)) {
+    ctx.logger.debug('session-cache-refused', { reason: 'revoked' })
+    return null
+  }
+  return {
+    session: { ...(untagDates(entry.row) as AdapterSession), sessionToken },
+    user: untagDates(entry.user) as AdapterUser,
+    expires: entry.end,
+    endsByLifetime: entry.lt,
+  }
+}
+
+/** The not-before marker keys an entry of `session` is checked against. */
+async function markerKeysOf(session: AdapterSession, userId: string): Promise<string[]> {
+  const keys = [await userMarkerKey(userId)]
+  const provider = session.providerSession as ProviderSession | undefined
+  if (provider && typeof provider.provider === 'string') {
+    if (typeof provider.sid === 'string') keys.push(await providerMarkerKey(provider.provider, 'sid', provider.sid))
+    if (typeof provider.sub === 'string') keys.push(await providerMarkerKey(provider.provider, 'sub', provider.sub))
+  }
+  return keys
+}
+
+/** The response's cookies without any cache cookie written earlier in this request. */
+function withoutCacheCookies(ctx: RequestContext, name: string): void {
+  for (let i = ctx.setCookies.length - 1; i >= 0; i--) {
+    const cookie = ctx.setCookies[i]!
+    if (cookie.name === name || cookie.name.startsWith(`${name}.`)) ctx.setCookies.splice(i, 1)
+  }
+}
+
+/**
+ * Mints the cache entry of `stored` (just read from the adapter, or just extended) and sets its
+ * cookie: served until `maxAge` from now, never past the session's end. Nothing is minted for a
+ * session that ends within the second, or one too large for the cookie chunks a request carries.
+ */
+export async function writeSessionCache(ctx: RequestContext, sessionToken: string, stored: CachedSession): Promise<void> {
+  const cache = ctx.config.session.cache
+  if (!cache) return
+  const until = Math.min(ctx.at + cache.maxAge, stored.expires)
+  if (until <= ctx.at) return
+  const { sessionToken: _token, ...row } = stored.session
+  const entry: Entry = {
+    v: 1,
+    sid: await bindingOf(sessionToken),
+    mat: ctx.at,
+    until,
+    end: stored.expires,
+    lt: stored.endsByLifetime,
+    mk: await markerKeysOf(stored.session, String(stored.user.id)),
+    row: tagDates(row) as Record<string, unknown>,
+    user: tagDates({ ...stored.user, id: String(stored.user.id) }) as Record<string, unknown>,
+  }
+  const option = cacheCookie(ctx)
+  const value = await encode({ token: entry as never, secret: ctx.config.secrets[0], salt: option.name, maxAge: until - ctx.at })
+  if (value.length > MAX_CHUNKED_VALUE) {
+    ctx.logger.debug('session-cache-skipped', { reason: 'too large', valueSize: value.length })
+    return
+  }
+  withoutCacheCookies(ctx, option.name)
+  const { names } = readChunkedCookie(ctx.request.cookies, option.name)
+  ctx.setCookies.push(...writeChunkedCookie(option, value, new Date(until * 1000), names))
+}
+
+/**
+ * Mints the entry again after the session was extended to `expires` (epoch seconds): the entry
+ * must carry the row's new expiry, or every later read would find the extension still due.
+ */
+export async function refreshSessionCache(
+  ctx: RequestContext,
+  sessionToken: string,
+  session: AdapterSession,
+  user: AdapterUser,
+  expires: number,
+): Promise<void> {
+  if (!ctx.config.session.cache) return
+  const extended = { ...session, expires: new Date(expires * 1000) }
+  await writeSessionCache(ctx, sessionToken, { session: extended, user, ...storedSessionEnd(ctx.config, extended) })
+}
+
+/** Deletes this browser's cache cookie (every chunk it sent), and any written earlier in this response. */
+export function clearSessionCache(ctx: RequestContext): void {
+  const option = cacheCookie(ctx)
+  withoutCacheCookies(ctx, option.name)
+  const { names } = readChunkedCookie(ctx.request.cookies, option.name)
+  if (names.length > 0) ctx.setCookies.push(...clearChunkedCookie(option, names))
+}
+
+/**
+ * Refuses every cache entry of the sessions named by their public ids (`ids`, see ./id.ts), on
+ * every instance sharing the store: a revoked session's entry replayed later is not served. Does
+ * nothing without a session cache.
+ *
+ * @throws the store's `ServiceUnavailable` when it does not answer.
+ */
+export async function revokeCachedSessions(config: ResolvedConfig, ids: readonly string[], at: number): Promise<void> {
+  if (!config.session.cache || ids.length === 0) return
+  await Promise.all(ids.map((id) => config.store.put(sessionMarkerKey(id), String(at), markerLifetime(config))))
+}
+
+/** {@link revokeCachedSessions} for sessions named by their tokens. */
+export async function revokeCachedSessionTokens(config: ResolvedConfig, tokens: readonly string[], at: number): Promise<void> {
+  if (!config.session.cache || tokens.length === 0) return
+  await revokeCachedSessions(config, await Promise.all(tokens.map(sessionId)), at)
+}
+
+/**
+ * Refuses every cache entry of `userId` minted up to `at` (sign-out everywhere), on every instance
+ * sharing the store. Does nothing without a session cache.
+ *
+ * @throws the store's `ServiceUnavailable` when it does not answer.
+ */
+export async function revokeCachedSessionsOf(config: ResolvedConfig, userId: string, at: number): Promise<void> {
+  if (!config.session.cache) return
+  await config.store.put(await userMarkerKey(userId), String(at), markerLifetime(config))
+}
+
+/**
+ * Refuses every cache entry of a session signed in through `provider`'s session `sid` or, with
+ * only `sub`, through any session of that subject there, minted up to `at` (logout by the
+ * provider, when the adapter deleted the rows by their provider session). Does nothing without a
+ * session cache.
+ *
+ * @throws the store's `ServiceUnavailable` when it does not answer.
+ */
+export async function revokeCachedProviderSessions(
+  config: ResolvedConfig,
+  provider: string,
+  { sid, sub }: { sid: string | null; sub: string | null },
+  at: number,
+): Promise<void> {
+  if (!config.session.cache) return
+  const key = sid !== null ? await providerMarkerKey(provider, 'sid', sid) : sub !== null ? await providerMarkerKey(provider, 'sub', sub) : null
+  if (key) await config.store.put(key, String(at), markerLifetime(config))
+}

@@ -1,0 +1,468 @@
+/**
+ * The session cache of database sessions (`session.cache`), through `Auth` on the memory adapter
+ * and store: a read within `maxAge` asks no adapter method (a counting adapter proves it), the
+ * cache never outlives the row's expiry or the absolute lifetime and leaves `updateAge` as it is,
+ * and the attacks on the cache cookie: tampered, another user's, one from before a sign-out
+ * everywhere, one replayed after a revocation (each refused by a check that the unit tests below
+ * take away one at a time).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
+import type { Adapter } from '../../core/adapters.js'
+import { assertConfig } from '../../core/index.js'
+import type { RequestContext } from '../../core/http/context.js'
+import {
+  readSessionCache,
+  revokeCachedProviderSessions,
+  revokeCachedSessions,
+  revokeCachedSessionsOf,
+  writeSessionCache,
+} from '../../core/session/cache.js'
+import { sessionId } from '../../core/session/id.js'
+import { revokeAllSessions, revokeSession } from '../../core/session/manage.js'
+import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
+import type { AuthConfig } from '../../core/types.js'
+import { Client, credentialsProvider, setCookie, testConfig } from '../fixtures/http.js'
+
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+const CACHE_COOKIE = '__Secure-authjs.session-cache'
+const good = { username: 'alice', password: 'wonderland' }
+const BOB = { id: 'bob', name: 'Bob', email: 'bob@example.com', image: null }
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
+
+/** An adapter over `store` that counts each call of each method. */
+function countingAdapter(store: MemoryStore) {
+  const calls = new Map<string, number>()
+  const inner = MemoryAdapter(store) as unknown as Record<string, (...args: unknown[]) => unknown>
+  const adapter = Object.fromEntries(
+    Object.entries(inner).map(([name, method]) => [
+      name,
+      (...args: unknown[]) => {
+        calls.set(name, (calls.get(name) ?? 0) + 1)
+        return method(...args)
+      },
+    ]),
+  ) as Adapter
+  return { adapter, calls, total: () => [...calls.values()].reduce((a, b) => a + b, 0) }
+}
+
+function app(session: Record<string, unknown> = {}, extra: Partial<AuthConfig> = {}, rows = createMemoryStore()) {
+  const counting = countingAdapter(rows)
+  const config = testConfig({
+    adapter: counting.adapter,
+    providers: [
+      credentialsProvider((c) =>
+        c.password === 'wonderland' ? (c.username === 'bob' ? { ...BOB } : c.username === 'alice' ? { id: 'u-1', name: 'Alice', email: 'alice@example.com' } : null) : null,
+      ),
+    ],
+    session: { strategy: 'database', cache: { maxAge: 60 }, ...session } as AuthConfig['session'],
+    ...extra,
+  })
+  return { config, rows, ...counting }
+}
+
+const at = (seconds: number) => vi.setSystemTime(T0 + seconds * 1000)
+
+/** A browser holding a copy of `client`'s cookies (an attacker's, or another tab's). */
+function copyOf(client: Client, config = client.config): Client {
+  const copy = new Client(config)
+  for (const [name, value] of client.jar.cookies) copy.jar.cookies.set(name, value)
+  return copy
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  at(0)
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('the session cache', () => {
+  it('is off by default: every database session read asks the adapter, and no cache cookie is set', async () => {
+    const { config, calls } = app({ cache: undefined })
+    const client = new Client(config)
+    await client.signIn(good)
+    calls.clear()
+    for (let i = 0; i < 3; i++) {
+      const { response, body } = await client.session()
+      expect(body).toMatchObject({ user: { email: 'alice@example.com' } })
+      expect(setCookie(response, CACHE_COOKIE)).toBeUndefined()
+    }
+    expect(calls.get('getSessionAndUser')).toBe(3)
+  })
+
+  it('serves reads within maxAge without a single adapter call, with the body the adapter read gives', async () => {
+    const { config, calls, total } = app()
+    const client = new Client(config)
+    await client.signIn(good)
+    calls.clear()
+    const first = await client.session()
+    expect(calls.get('getSessionAndUser')).toBe(1)
+    const cookie = setCookie(first.response, CACHE_COOKIE)!
+    expect(cookie.attributes).toMatchObject({ path: '/', httponly: true, secure: true, samesite: 'Lax' })
+    expect(Date.parse(cookie.attributes.expires as string)).toBe(T0 + 60_000)
+    calls.clear()
+    for (let i = 1; i <= 59; i++) {
+      at(i)
+      const read = await client.session()
+      expect(read.body).toEqual(first.body)
+    }
+    expect(total()).toBe(0)
+    at(60)
+    const after = await client.session()
+    expect(after.body).toEqual(first.body)
+    expect(calls.get('getSessionAndUser')).toBe(1)
+    // A new entry for the next minute.
+    expect(setCookie(after.response, CACHE_COOKIE)).toBeDefined()
+  })
+
+  it('gives the session callback the stored user and row as the adapter does, dates as dates', async () => {
+    const seen: unknown[] = []
+    const { config, rows } = app({}, { callbacks: { session: ({ session, user }) => (seen.push({ session, user }), session) } })
+    const client = new Client(config)
+    await client.signIn(good)
+    const [user] = [...rows.users.values()]
+    rows.users.set(user!.id, { ...user!, emailVerified: new Date(T0 - 1000) })
+    await client.session()
+    await client.session()
+    expect(seen).toHaveLength(2)
+    expect(seen[1]).toEqual(seen[0])
+    const { session, user: cached } = seen[1] as { session: Record<string, unknown>; user: Record<string, unknown> }
+    expect(cached.emailVerified).toBeInstanceOf(Date)
+    expect(session.expires).toBeInstanceOf(Date)
+    expect(session.sessionToken).toBe(client.jar.get(SESSION_COOKIE))
+  })
+
+  it('never outlives the row: an entry minted near the idle expiry ends with it, and the session then ends as without a cache', async () => {
+    const { config, calls } = app({ maxAge: 30, updateAge: 3600, cache: { maxAge: 60 } })
+    const client = new Client(config)
+    await client.signIn(good)
+    const first = await client.session()
+    expect(Date.parse(setCookie(first.response, CACHE_COOKIE)!.attributes.expires as string)).toBe(T0 + 30_000)
+    calls.clear()
+    at(31)
+    const { response, body } = await client.session()
+    expect(body).toBeNull()
+    expect(calls.get('getSessionAndUser')).toBe(1)
+    expect(calls.get('deleteSession')).toBe(1)
+    expect(setCookie(response, CACHE_COOKIE)?.attributes['max-age']).toBe('0')
+    expect(setCookie(response, SESSION_COOKIE)?.attributes['max-age']).toBe('0')
+  })
+
+  it('never outlives the absolute lifetime however recently the session was used', async () => {
+    const { config } = app({ absoluteMaxAge: 100, updateAge: 0, cache: { maxAge: 60 } })
+    const client = new Client(config)
+    await client.signIn(good)
+    at(90)
+    const read = await client.session()
+    expect(Date.parse(setCookie(read.response, CACHE_COOKIE)!.attributes.expires as string)).toBe(T0 + 100_000)
+    at(101)
+    expect((await client.session()).body).toBeNull()
+  })
+
+  it('extends the row on updateAge exactly as without a cache: the same writes, the same expiries', async () => {
+    const run = async (cache: { maxAge: number } | undefined) => {
+      at(0)
+      const { config, calls } = app({ maxAge: 3600, updateAge: 10, cache })
+      const client = new Client(config)
+      await client.signIn(good)
+      const expiries: unknown[] = []
+      for (const second of [1, 5, 11, 12, 15, 22, 23, 40]) {
+        at(second)
+        expiries.push(((await client.session()).body as { expires: string }).expires)
+      }
+      return { expiries, updates: calls.get('updateSession') ?? 0, reads: calls.get('getSessionAndUser') ?? 0 }
+    }
+    const cached = await run({ maxAge: 60 })
+    const uncached = await run(undefined)
+    expect(cached.expiries).toEqual(uncached.expiries)
+    expect(cached.updates).toBe(uncached.updates)
+    expect(cached.updates).toBe(3)
+    // One read from the adapter; the rest from the entry, re-minted with each extension.
+    expect(cached.reads).toBe(1)
+    expect(uncached.reads).toBe(8)
+  })
+
+  it('chunks an entry larger than one cookie and reads it back', async () => {
+    const { config, rows, total, calls } = app()
+    const client = new Client(config)
+    await client.signIn(good)
+    const [user] = [...rows.users.values()]
+    rows.users.set(user!.id, { ...user!, name: 'A'.repeat(6000) })
+    const first = await client.session()
+    expect(setCookie(first.response, `${CACHE_COOKIE}.0`)).toBeDefined()
+    expect(setCookie(first.response, `${CACHE_COOKIE}.1`)).toBeDefined()
+    calls.clear()
+    const second = await client.session()
+    expect(total()).toBe(0)
+    expect(second.body).toEqual(first.body)
+  })
+
+  it('clears the cache cookie on sign-out', async () => {
+    const { config } = app()
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.session()
+    expect(client.jar.get(CACHE_COOKIE)).toBeDefined()
+    const response = await client.signOut()
+    expect(setCookie(response, CACHE_COOKIE)?.attributes['max-age']).toBe('0')
+    expect(client.jar.get(CACHE_COOKIE)).toBeUndefined()
+  })
+
+  it('answers 503 with Retry-After when the store cannot be asked for the markers, never the cached session', async () => {
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })
+    let storeUp = true
+    const memory = memoryAuthStore()
+    const store: AuthStore = {
+      ...memory,
+      getMany: (keys) => (storeUp ? memory.getMany!(keys) : Promise.reject(down)),
+      get: (key) => (storeUp ? memory.get(key) : Promise.reject(down)),
+    }
+    const { config } = app({}, { store, availability: { retryAfter: 7 } })
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.session()
+    storeUp = false
+    const response = await client.send({ path: '/session' })
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('7')
+    expect(await response.text()).not.toContain('alice')
+  })
+})
+
+describe('attacks on the cache cookie', () => {
+  it('ignores a tampered cache cookie and asks the adapter', async () => {
+    const { config, calls } = app()
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.session()
+    const sealed = client.jar.get(CACHE_COOKIE)!
+    const flipped = sealed.slice(0, 60) + (sealed[60] === 'A' ? 'B' : 'A') + sealed.slice(61)
+    client.jar.cookies.set(CACHE_COOKIE, flipped)
+    calls.clear()
+    const { body } = await client.session()
+    expect(body).toMatchObject({ user: { email: 'alice@example.com' } })
+    expect(calls.get('getSessionAndUser')).toBe(1)
+    expect(config.logger.debug).toHaveBeenCalledWith('session-cache-refused', expect.objectContaining({ reason: 'unreadable' }))
+  })
+
+  it("never serves another user's cache entry beside one's own session token", async () => {
+    const { config, calls } = app()
+    const alice = new Client(config)
+    const bob = new Client(config)
+    await alice.signIn(good)
+    await bob.signIn({ username: 'bob', password: 'wonderland' })
+    await bob.session()
+    // Alice's session token with Bob's entry: Alice is answered, from the adapter.
+    alice.jar.cookies.set(CACHE_COOKIE, bob.jar.get(CACHE_COOKIE)!)
+    calls.clear()
+    const { body } = await alice.session()
+    expect(body).toMatchObject({ user: { email: 'alice@example.com' } })
+    expect(calls.get('getSessionAndUser')).toBe(1)
+    // And Bob's entry beside a token that names no session is no session at all.
+    const forged = new Client(config)
+    forged.jar.cookies.set(SESSION_COOKIE, 'not-a-session')
+    forged.jar.cookies.set(CACHE_COOKIE, bob.jar.get(CACHE_COOKIE)!)
+    expect((await forged.session()).body).toBeNull()
+  })
+
+  it('refuses an entry replayed after the session was signed out, on the next read', async () => {
+    const { config } = app()
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.session()
+    const stolen = copyOf(client)
+    await client.signOut()
+    expect((await stolen.session()).body).toBeNull()
+  })
+
+  it('refuses an entry from before a sign-out everywhere (the /sessions form), on the next read', async () => {
+    const { config } = app()
+    const laptop = new Client(config)
+    await laptop.signIn(good)
+    const phone = new Client(config)
+    await phone.signIn(good)
+    await phone.session()
+    const copy = copyOf(phone)
+    const revoked = await laptop.send({ path: '/sessions', body: { revoke: 'all', csrfToken: await laptop.csrfToken() } })
+    expect(await revoked.json()).toEqual({ revoked: 'all' })
+    expect((await copy.session()).body).toBeNull()
+    // A session signed in afterwards is cached and served as usual.
+    at(10)
+    const later = new Client(config)
+    await later.signIn(good)
+    await later.session()
+    expect((await later.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+  })
+
+  it('refuses an entry replayed after revokeSession, revokeAllSessions or the revoke-one form', async () => {
+    const { config, rows } = app()
+    const cases: ((victim: Client) => Promise<unknown>)[] = [
+      async (victim) => {
+        const token = victim.jar.get(SESSION_COOKIE)!
+        return revokeSession(config, rows.sessions.get(token)!.userId, await sessionId(token))
+      },
+      async (victim) => revokeAllSessions(config, rows.sessions.get(victim.jar.get(SESSION_COOKIE)!)!.userId),
+      async (victim) => {
+        const other = new Client(config)
+        await other.signIn(good)
+        const id = await sessionId(victim.jar.get(SESSION_COOKIE)!)
+        return other.send({ path: '/sessions', body: { revoke: 'one', id, csrfToken: await other.csrfToken() } })
+      },
+      async () => {
+        const other = new Client(config)
+        await other.signIn(good)
+        return other.send({ path: '/sessions', body: { revoke: 'others', csrfToken: await other.csrfToken() } })
+      },
+    ]
+    for (const revoke of cases) {
+      const victim = new Client(config)
+      await victim.signIn(good)
+      await victim.session()
+      await revoke(victim)
+      expect((await victim.session()).body).toBeNull()
+    }
+  })
+
+  it('gives a route acting for the user (GET /sessions) no session from a revoked entry, with a shared store', async () => {
+    const { config } = app({}, { store: memoryAuthStore() })
+    const client = new Client(config)
+    await client.signIn(good)
+    await client.session()
+    const stolen = copyOf(client)
+    expect((await stolen.send({ path: '/sessions' })).status).toBe(200)
+    await client.signOut()
+    expect((await stolen.send({ path: '/sessions' })).status).toBe(401)
+  })
+})
+
+describe('without a shared store', () => {
+  it('refuses a revoked session on the instance that revoked it at once, and on another within maxAge', async () => {
+    const rows = createMemoryStore()
+    // Two instances: each its own config (its own in-memory store), one database.
+    const a = app({}, {}, rows)
+    const b = app({}, {}, rows)
+    const onA = new Client(a.config)
+    await onA.signIn(good)
+    const onB = copyOf(onA, b.config)
+    const onAToo = copyOf(onA, a.config)
+    await onB.session()
+    await onAToo.session()
+    await onA.signOut()
+    expect((await onAToo.session()).body).toBeNull()
+    // Instance B has not heard of it: its entry is served until it expires...
+    at(59)
+    expect((await onB.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+    // ...and no later.
+    at(60)
+    expect((await onB.session()).body).toBeNull()
+  })
+})
+
+/** A request context with what the cache reads: the resolved config, cookies, the clock. */
+function contextOf(config: AuthConfig, cookies: Record<string, string>): RequestContext {
+  const resolved = assertConfig(config)
+  return {
+    config: resolved,
+    cookies: resolved.cookies.secure,
+    request: { cookies } as never,
+    at: Math.floor(Date.now() / 1000),
+    logger: resolved.logger,
+    setCookies: [],
+  } as unknown as RequestContext
+}
+
+describe('the cache entry (unit)', () => {
+  const row = (token: string, userId: string) => ({ sessionToken: token, userId, expires: new Date(T0 + 3600_000) })
+  const stored = (token: string, user: typeof BOB) => ({ session: row(token, user.id), user: { ...user, emailVerified: null }, expires: T0 / 1000 + 3600, endsByLifetime: false })
+
+  async function minted(config: AuthConfig, token: string, user = BOB) {
+    const ctx = contextOf(config, {})
+    await writeSessionCache(ctx, token, stored(token, user))
+    return ctx.setCookies.find((c) => c.name === CACHE_COOKIE)!.value
+  }
+
+  it('serves an entry minted for this token within its time, and nothing once maxAge has passed', async () => {
+    const { config } = app()
+    const value = await minted(config, 'token-1')
+    const read = await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')
+    expect(read).toMatchObject({ user: { id: 'bob' }, session: { sessionToken: 'token-1', userId: 'bob' }, expires: T0 / 1000 + 3600 })
+    at(60)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')).toBeNull()
+  })
+
+  it('refuses an entry minted for another token', async () => {
+    const { config } = app()
+    const value = await minted(config, 'token-1')
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-2')).toBeNull()
+  })
+
+  it('refuses a tampered entry and one sealed under another secret', async () => {
+    const { config } = app()
+    const value = await minted(config, 'token-1')
+    const tampered = value.slice(0, -3) + (value.endsWith('A') ? 'BBB' : 'AAA')
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: tampered }), 'token-1')).toBeNull()
+    const other = await minted(testConfig({ ...config, secret: 'another-secret-that-is-long-enough-0123456789' }), 'token-1')
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: other }), 'token-1')).toBeNull()
+  })
+
+  it('refuses an entry whose session was revoked, or whose user signed out everywhere after it was minted', async () => {
+    const { config } = app()
+    const value = await minted(config, 'token-1')
+    const resolved = assertConfig(config)
+    await revokeCachedSessions(resolved, [await sessionId('token-2')], T0 / 1000)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')).not.toBeNull()
+    await revokeCachedSessions(resolved, [await sessionId('token-1')], T0 / 1000)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')).toBeNull()
+
+    const fresh = await minted(config, 'token-3')
+    await revokeCachedSessionsOf(resolved, 'someone-else', T0 / 1000)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: fresh }), 'token-3')).not.toBeNull()
+    await revokeCachedSessionsOf(resolved, 'bob', T0 / 1000)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: fresh }), 'token-3')).toBeNull()
+  })
+
+  it('refuses an entry whose provider session was logged out (by sid, or by subject), and no other', async () => {
+    const { config } = app()
+    const resolved = assertConfig(config)
+    const mint = async (token: string, sid: string) => {
+      const ctx = contextOf(config, {})
+      const entry = stored(token, BOB)
+      await writeSessionCache(ctx, token, { ...entry, session: { ...entry.session, providerSession: { provider: 'op', sub: 'op-bob', sid } } })
+      return (t: string) => readSessionCache(contextOf(config, { [CACHE_COOKIE]: ctx.setCookies.find((c) => c.name === CACHE_COOKIE)!.value }), t)
+    }
+    const first = await mint('token-1', 'sid-1')
+    const second = await mint('token-2', 'sid-2')
+    await revokeCachedProviderSessions(resolved, 'op', { sid: 'sid-1', sub: 'op-bob' }, T0 / 1000)
+    expect(await first('token-1')).toBeNull()
+    expect(await second('token-2')).not.toBeNull()
+    await revokeCachedProviderSessions(resolved, 'other-op', { sid: null, sub: 'op-bob' }, T0 / 1000)
+    expect(await second('token-2')).not.toBeNull()
+    await revokeCachedProviderSessions(resolved, 'op', { sid: null, sub: 'op-bob' }, T0 / 1000)
+    expect(await second('token-2')).toBeNull()
+  })
+
+  it('still refuses an entry minted before the secret was rotated when its user signs out everywhere after', async () => {
+    const store = memoryAuthStore()
+    const { config } = app({}, { store })
+    const value = await minted(config, 'token-1')
+    const rotated = testConfig({ ...config, secret: ['a-new-secret-that-is-long-enough-for-hkdf-0123456789', config.secret as string] })
+    expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).not.toBeNull()
+    await revokeCachedSessionsOf(assertConfig(rotated), 'bob', T0 / 1000)
+    expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).toBeNull()
+  })
+
+  it('asks the store for every marker of a read in one call', async () => {
+    const memory = memoryAuthStore()
+    const getMany = vi.fn(memory.getMany!)
+    const get = vi.fn(memory.get)
+    const { config } = app({}, { store: { ...memory, getMany, get } })
+    const value = await minted(config, 'token-1')
+    getMany.mockClear()
+    await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')
+    expect(getMany).toHaveBeenCalledTimes(1)
+    expect(getMany.mock.calls[0]![0]).toHaveLength(2)
+    expect(get).not.toHaveBeenCalled()
+  })
+})
