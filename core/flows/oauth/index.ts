@@ -13,6 +13,7 @@ import type { FlowBinding } from '../../http/types.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
 import type { Account } from '../../types.js'
 import type { FlowModule } from '../types.js'
+import { waitingReauthentication } from '../reauthenticate/flow.js'
 
 const oauth = () => flowModule('oauth')
 const oauthSignInFlow = lazyFlow('oauth', (module) => module.oauthSignInFlow)
@@ -44,6 +45,9 @@ const oauthCallback = {
   resumes: true,
   envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
   intercept: (ctx: RequestContext, params: Record<string, string>) => oauth().forwardProxiedCallback(ctx, params),
+  // The registered callback also brings back a re-authentication's answer: its sealed state, not
+  // the query, says so.
+  divert: (ctx: RequestContext, params: Record<string, string>) => waitingReauthentication(ctx, params),
   // Auth.js reports a missing or unreadable state/PKCE/nonce cookie as InvalidCheck, and
   // applications filter their logs by that type.
   refused: (ctx: RequestContext, error: Error) =>
