@@ -160,7 +160,8 @@ for (const backend of Object.keys(BACKENDS)) {
         const answer = await atProvider(authorization, opCookies)
         const resumed = await deliverCallback(client, answer)
         expect(resumed.status).toBe(200)
-        expect(await resumed.text()).toContain('action="/auth/two-factor"')
+        const resumePage = await resumed.text()
+        expect(resumePage).toContain('action="/auth/two-factor"')
         expect(client.jar.get(FLOW_COOKIE)).toBeUndefined()
         expect((await factorTimes(client, adapter, strategy))?.fed).toBe(startedAt)
         if (strategy === 'database') expect(client.jar.get(SESSION_COOKIE)).toBe(sessionBefore)
@@ -169,8 +170,10 @@ for (const backend of Object.keys(BACKENDS)) {
         const userId = await userIdOf(adapter, OP_ACCOUNT.sub)
         expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
 
-        // The action, posted by the resume page: it runs now, once.
-        const enrol = await askToEnrol(client)
+        // The action, posted by the resume page with its own CSRF token: it runs now, once.
+        const csrfToken = /name="csrfToken" value="([^"]+)"/.exec(resumePage)?.[1]
+        expect(csrfToken).toBeDefined()
+        const enrol = await client.send({ path: '/two-factor', body: { csrfToken: csrfToken! }, headers: HTML })
         expect(enrol.headers.get('location')).toBe(`${ORIGIN}/auth/step/totp-enrolment`)
         expect(client.jar.get(ENROLMENT_COOKIE)).toBeDefined()
         // The same answer again resumes nothing, signs no one in, links nothing.
