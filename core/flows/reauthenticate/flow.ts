@@ -479,6 +479,6 @@ export async function waitingReauthentication(
       if (context.challenge) await countProof(refusedCtx, context.challenge)
       return refusedReauthentication(refusedCtx, error)
     },
-    toEvent: (_ctx, callbackParams) => ({ type: 'reauth.callback', at: ctx.at, params: callbackParams }),
+    toEvent: (eventCtx, callbackParams) => ({ type: 'reauth.callback', at: eventCtx.at, params: callbackParams }),
   }
 }
