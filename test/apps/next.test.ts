@@ -180,7 +180,7 @@ describe('examples/next over HTTP', () => {
 
   it('requireRecentAuth({ returnTo }) shows the page to a session signed in just now', async () => {
     const client = new AppClient(app().origin)
-    const response = await client.post('/api/auth/callback/credentials', { csrfToken: await client.csrfToken(), username: 'alice', password: 'wonderland' })
+    const response = await client.post('/api/auth/callback/credentials', { csrfToken: await client.csrfToken('/api/auth'), username: 'alice', password: 'wonderland' })
     expect(response.status).toBe(302)
     const page = await client.get('/security/recent', { accept: 'text/html' })
     expect(page.status).toBe(200)

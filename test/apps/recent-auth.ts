@@ -44,7 +44,7 @@ export async function staleClient(origin: string): Promise<AppClient> {
 
 async function signIn(client: AppClient, basePath: string): Promise<void> {
   const response = await client.post(`${basePath}/callback/credentials`, {
-    csrfToken: await client.csrfToken(),
+    csrfToken: await client.csrfToken(basePath),
     username: 'alice',
     password: 'wonderland',
   })
