@@ -1,8 +1,9 @@
 /**
  * Step-up re-authentication: a signed-in user whose proof is too old for a sensitive action proves
  * a factor again — the password, a one-time code (TOTP or backup code), a code sent to the
- * account's e-mail address, or an assertion by one of the user's own passkeys —
- * without signing in anew. The same session is then marked verified (same session, no new cookie
+ * account's e-mail address, an assertion by one of the user's own passkeys, or a new login at an
+ * OpenID provider the user's account is linked to (`prompt=login`, `max_age=0`, its ID token's
+ * `auth_time` checked) — without signing in anew. The same session is then marked verified (same session, no new cookie
  * family) and the action that asked is resumed once: its intent (route, method, fields minus
  * secrets) was sealed in this flow when the action was refused.
  *
@@ -25,7 +26,7 @@ export const REAUTHENTICATE = 'reauthenticate'
 export const SESSION_MARKING_STATE = 'markingVerified'
 
 /** The factors a user can prove here, by their RFC 8176 `amr` names. */
-export const ReauthFactor = enums(['pwd', 'otp', 'email', 'hwk'])
+export const ReauthFactor = enums(['pwd', 'otp', 'email', 'hwk', 'fed'])
 export type ReauthFactor = Infer<typeof ReauthFactor>
 
 /**
@@ -58,6 +59,28 @@ export const EmailCodeRequest = object({})
 export const PasskeyOptionsRequest = object({})
 /** The browser's assertion (`PublicKeyCredential` as JSON), posted by the page's script. */
 export const PasskeyProof = object({ response: string() })
+/** "Continue with <Provider>": which of the user's providers to log in at again. */
+export const FederatedRequest = object({ provider: string() })
+
+/** A provider the user can log in at again: one their account is linked to. */
+export const FederatedProvider = object({ id: string(), name: string() })
+export type FederatedProvider = Infer<typeof FederatedProvider>
+
+/**
+ * The authorization request sent to the provider: its own state, PKCE verifier and nonce (fresh,
+ * never a sign-in flow's), where the answer comes back to, and when it was made (the ID token's
+ * `auth_time` must not be older).
+ */
+export const Federation = object({
+  providerId: string(),
+  url: string(),
+  redirectUri: string(),
+  state: string(),
+  codeVerifier: nullable(string()),
+  nonce: nullable(string()),
+  requestedAt: number(),
+})
+export type Federation = Infer<typeof Federation>
 
 /** Context of the re-authentication machine; sealed while the user is asked. */
 export const ReauthenticateContext = object({
@@ -79,6 +102,10 @@ export const ReauthenticateContext = object({
   passkeyChallenge: optional(nullable(string())),
   /** The options for the browser; never sealed (recomputed on the next request for them). */
   passkeyOptions: optional(nullable(Json)),
+  /** The OpenID providers the user's account is linked to (offered when the policy accepts `fed`). */
+  providers: optional(array(FederatedProvider)),
+  /** The request waiting at the provider, if the user chose one. */
+  federation: optional(nullable(Federation)),
   proven: nullable(ReauthFactor),
   /** The session cookie carrying the new verification time (never sealed: the flow ends there). */
   session: optional(nullable(object({ op: literal('set'), value: string(), expires: number() }))),
@@ -98,9 +125,12 @@ export type ReauthenticateEvent =
   | ({ type: 'reauth.emailCode'; code: string } & Timestamped)
   | ({ type: 'reauth.passkeyOptions' } & Timestamped)
   | ({ type: 'reauth.passkey'; response: string } & Timestamped)
+  | ({ type: 'reauth.federated'; provider: string } & Timestamped)
+  /** The provider's answer at the registered callback, routed here by its sealed state. */
+  | ({ type: 'reauth.callback'; params: Record<string, string> } & Timestamped)
   | EffectResult<
       'findFactors',
-      { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string },
+      { userId: string; sessionKey: string; factors: ReauthFactor[]; challenge: string; providers?: FederatedProvider[] },
       'signedOut' | 'noFactor' | 'threw'
     >
   | EffectResult<'verifyPassword', { factor: 'pwd' }, ProofFailure>
@@ -109,6 +139,9 @@ export type ReauthenticateEvent =
   | EffectResult<'verifyEmailCode', { factor: 'email' }, ProofFailure>
   | EffectResult<'createPasskeyOptions', { options: Record<string, unknown>; challenge: string }, 'signedOut' | 'threw'>
   | EffectResult<'verifyPasskey', { factor: 'hwk' }, ProofFailure>
+  | EffectResult<'createAuthorizationRequest', Federation, 'signedOut' | 'threw'>
+  /** `refused`: the provider's answer proves nothing for this user now (stale, another account, bad token). */
+  | EffectResult<'verifyFederated', { factor: 'fed' }, ProofFailure | 'refused'>
   | EffectResult<'markVerified', { session: SessionCookieChange | null }, 'sessionChanged' | 'threw'>
 
 /** Tags: effect states and the resting states. */
@@ -121,6 +154,8 @@ export type ReauthenticateTag =
   | 'effect.verifyEmailCode'
   | 'effect.createPasskeyOptions'
   | 'effect.verifyPasskey'
+  | 'effect.createAuthorizationRequest'
+  | 'effect.verifyFederated'
   | 'effect.markVerified'
 
 const initialContext: ReauthenticateContext = {
@@ -135,6 +170,8 @@ const initialContext: ReauthenticateContext = {
   emailSent: false,
   passkeyChallenge: null,
   passkeyOptions: null,
+  providers: [],
+  federation: null,
   proven: null,
   session: null,
   denial: null,
@@ -149,6 +186,8 @@ const toPasskeyOptions = (context: ReauthenticateContext): FlowOutcome => ({
   body: { action: 'authenticate', options: context.passkeyOptions },
   cache: 'no-store',
 })
+/** The browser goes to the provider's login. */
+const toProvider = (context: ReauthenticateContext): FlowOutcome => ({ type: 'redirect', url: context.federation!.url })
 /** The action resumes: a page that posts the sealed form once, or the redirect to a page. */
 const toResumption: Mapper = ({ context }) => {
   const session = context.session ? { session: context.session } : {}
@@ -157,8 +196,14 @@ const toResumption: Mapper = ({ context }) => {
 }
 const toSignIn: Mapper = () => ({ type: 'error', error: 'AccessDenied' as ErrorType })
 
-const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyEmailCode.done', 'verifyPasskey.done'] as const
-const PROOF_FAILED = ['verifyPassword.failed', 'verifyCode.failed', 'verifyEmailCode.failed', 'verifyPasskey.failed'] as const
+const PROOF_DONE = ['verifyPassword.done', 'verifyCode.done', 'verifyEmailCode.done', 'verifyPasskey.done', 'verifyFederated.done'] as const
+const PROOF_FAILED = [
+  'verifyPassword.failed',
+  'verifyCode.failed',
+  'verifyEmailCode.failed',
+  'verifyPasskey.failed',
+  'verifyFederated.failed',
+] as const
 
 /** A wrong proof goes back to the page (counted); anything else ends the flow. */
 const proofFailure = [
@@ -175,6 +220,7 @@ const PROOF_STEP = {
     'reauth.sendEmailCode': EmailCodeRequest,
     'reauth.emailCode': CodeProof,
     'reauth.passkeyOptions': PasskeyOptionsRequest,
+    'reauth.federated': FederatedRequest,
   },
 } as const
 
@@ -185,6 +231,7 @@ const proofRequests = {
   'reauth.sendEmailCode': { guard: 'offersEmail', target: 'sendingEmailCode' },
   'reauth.emailCode': { guard: 'awaitsEmailCode', target: 'checkingEmailCode' },
   'reauth.passkeyOptions': { guard: 'offersPasskey', target: 'creatingPasskeyOptions' },
+  'reauth.federated': { guard: 'offersProvider', target: 'creatingAuthorizationRequest' },
 } as const
 
 /** The re-authentication machine. */
@@ -200,6 +247,10 @@ export const reauthenticateMachine = setup({
     offersEmail: ({ context }) => context.factors.includes('email'),
     offersPasskey: ({ context }) => context.factors.includes('hwk'),
     awaitsEmailCode: ({ context }) => context.emailSent === true,
+    offersProvider: ({ context, event }) => {
+      assertEvent(event, 'reauth.federated')
+      return context.factors.includes('fed') && (context.providers ?? []).some((provider) => provider.id === event.provider)
+    },
     isNotSent: ({ event }) => {
       assertEvent(event, 'sendEmailCode.failed')
       return event.reason === 'notSent'
@@ -212,16 +263,20 @@ export const reauthenticateMachine = setup({
     }),
     rememberUser: assign(({ event }) => {
       assertEvent(event, 'findFactors.done')
-      const { userId, sessionKey, factors, challenge } = event.output
-      return { userId, sessionKey, factors, challenge, stepError: null }
+      const { userId, sessionKey, factors, challenge, providers } = event.output
+      return { userId, sessionKey, factors, challenge, providers: providers ?? [], stepError: null }
     }),
     // A spent passkey challenge is forgotten: the next try asks for new options.
-    recordWrongProof: assign({ stepError: 'WrongProof', passkeyChallenge: null, passkeyOptions: null }),
+    recordWrongProof: assign({ stepError: 'WrongProof', passkeyChallenge: null, passkeyOptions: null, federation: null }),
     rememberPasskeyOptions: assign(({ event }) => {
       assertEvent(event, 'createPasskeyOptions.done')
       return { passkeyOptions: event.output.options, passkeyChallenge: event.output.challenge, stepError: null }
     }),
     rememberEmailSent: assign({ emailSent: true, stepError: null }),
+    rememberFederation: assign(({ event }) => {
+      assertEvent(event, 'createAuthorizationRequest.done')
+      return { federation: event.output, stepError: null }
+    }),
     recordNotSent: assign({ stepError: 'NotSent' }),
     rememberProof: assign(({ event }) => {
       assertEvent(event, PROOF_DONE)
@@ -236,9 +291,9 @@ export const reauthenticateMachine = setup({
   },
 }).createMachine({
   id: REAUTHENTICATE,
-  version: '3',
+  version: '4',
   description:
-    'Step-up: the signed-in user proves a factor again (password, one-time code, e-mailed code, passkey); the same session is marked verified and the action that asked resumes once.',
+    'Step-up: the signed-in user proves a factor again (password, one-time code, e-mailed code, passkey, a new login at a linked OpenID provider); the same session is marked verified and the action that asked resumes once.',
   initial: 'idle',
   context: initialContext,
   output: finalStateOutcome,
@@ -279,6 +334,28 @@ export const reauthenticateMachine = setup({
         step: { page: 'reauthenticate', events: { ...PROOF_STEP.events, 'reauth.passkey': PasskeyProof } },
       },
       on: { ...proofRequests, 'reauth.passkey': { target: 'checkingPasskey' } },
+    },
+    creatingAuthorizationRequest: {
+      tags: 'effect.createAuthorizationRequest',
+      description:
+        "Builds the login request to one of the user's OpenID providers with `prompt=login` and `max_age=0`, and a fresh state, PKCE verifier and nonce sealed in this flow.",
+      on: {
+        'createAuthorizationRequest.done': { target: 'awaitingProvider', actions: 'rememberFederation' },
+        'createAuthorizationRequest.failed': { target: 'failed', actions: 'recordDenial' },
+      },
+    },
+    awaitingProvider: {
+      tags: 'awaitsRequest',
+      description:
+        'The user logs in again at the provider; waits, sealed, for its answer at the registered callback (routed here by the sealed state), or another proof from the page.',
+      meta: { outcome: toProvider, step: PROOF_STEP },
+      on: { ...proofRequests, 'reauth.callback': { target: 'checkingFederated' } },
+    },
+    checkingFederated: {
+      tags: 'effect.verifyFederated',
+      description:
+        "Counted; validates the callback and exchanges the code as the sign-in does; the ID token's `auth_time` must be no older than the request and its `sub` this user's account at the provider.",
+      on: { 'verifyFederated.done': { target: SESSION_MARKING_STATE, actions: 'rememberProof' }, 'verifyFederated.failed': [...proofFailure] },
     },
     checkingPasskey: {
       tags: 'effect.verifyPasskey',

@@ -190,6 +190,12 @@ export interface FlowBinding<Params = unknown> {
   refused?: (ctx: RequestContext, error: Error) => Error | Promise<Error>
   /** Runs before the flow; a response here answers the request instead (a redirect proxy hop). */
   intercept?: (ctx: RequestContext, params: Params) => Promise<ResponseInternal | undefined>
+  /**
+   * Another flow that waits, sealed in this browser, for exactly this request takes it instead (a
+   * re-authentication's answer at the provider's registered callback). Its flow is resumed from
+   * its own cookie, unbound to the provider in the path.
+   */
+  divert?: (ctx: RequestContext, params: Params) => Promise<FlowBinding<Params> | undefined>
 }
 
 /** A plain handler. */

@@ -344,7 +344,7 @@ function assertSessionIssued(flowId: string, run: FlowRun): void {
   }
 }
 
-async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Promise<Dispatched> {
+async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound = true): Promise<Dispatched> {
   const { request, provider } = ctx
   const input = request.method === 'POST' ? (request.body ?? {}) : request.query
   let params: unknown = input
@@ -353,6 +353,8 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
     if (invalid) throw new RequestError(`Invalid input at ${invalid.path.join('.') || 'body'}`)
     params = validated
   }
+  const diverted = await binding.divert?.(ctx, params)
+  if (diverted) return runFlow(ctx, diverted, false)
   if (binding.intercept) {
     const answered = await binding.intercept(ctx, params)
     if (answered) return { response: answered }
@@ -360,7 +362,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>): Prom
   const flow = typeof binding.flow === 'function' ? binding.flow(ctx) : binding.flow
   const resting: Resting = {
     cookie: binding.envelopeCookie?.(ctx) ?? defaultResting(ctx, flow.machine.id).cookie,
-    ...(provider ? { binding: provider.id } : {}),
+    ...(provider && bound ? { binding: provider.id } : {}),
   }
   let from: AnyMachineSnapshot | undefined
   const resumes = typeof binding.resumes === 'function' ? binding.resumes(ctx, params) : binding.resumes === true

@@ -107,6 +107,14 @@ function passkeyForm(view: Parameters<StepPage>[0]): string {
   )
 }
 
+/** "Continue with <Provider>": one form per OpenID provider the user's account is linked to. */
+function providerForms(view: Parameters<StepPage>[0]): string[] {
+  const providers = (view.data.providers as { id: string; name: string }[] | undefined) ?? []
+  return providers.map((provider) =>
+    stepForm(view, `<input type="hidden" name="provider" value="${escapeHtml(provider.id)}">`, `Continue with ${provider.name}`, 'reauth.federated', 'secondary'),
+  )
+}
+
 /** "Confirm it's you to <action>": the factors the user can prove, one form each. */
 export const reauthenticatePage: StepPage = (view) => {
   const label = String(view.data.actionLabel ?? 'continue')
@@ -118,6 +126,7 @@ export const reauthenticatePage: StepPage = (view) => {
     ...(factors.includes('otp') ? [codeForm(view)] : []),
     ...(factors.includes('email') ? [emailForm(view)] : []),
     ...(factors.includes('pwd') ? [passwordForm(view, fields)] : []),
+    ...(factors.includes('fed') ? providerForms(view) : []),
   ]
   return {
     title: `Confirm it's you`,

@@ -3,7 +3,7 @@ import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 
 // AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
-export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
+export const { handlers, auth, signIn, signOut, unstable_update, requireRecentAuth } = NextAuth({
   pages: { signIn: '/login' },
   providers: [
     Credentials({
@@ -14,8 +14,15 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
     ...(process.env.AUTH_OP_ISSUER ? [OIDC({ id: 'op', name: 'Test OP', issuer: process.env.AUTH_OP_ISSUER })] : []),
   ],
   callbacks: {
-    // proxy.ts: /protected needs a session; everything else is public.
-    authorized: ({ request, auth }) => !request.nextUrl.pathname.startsWith('/protected') || !!auth,
+    // proxy.ts: /protected needs a session, /security a proof of the last ten minutes (a page is
+    // sent to confirm it's you, a fetch gets 401); everything else is public.
+    authorized: async ({ request, auth }) => {
+      if (request.nextUrl.pathname === '/security') {
+        const recent = await requireRecentAuth(request, { maxAge: 600 })
+        return recent instanceof Response ? recent : true
+      }
+      return !request.nextUrl.pathname.startsWith('/protected') || !!auth
+    },
     // update({ name }) from the client, unstable_update({ user: { name } }) on the server.
     jwt: ({ token, trigger, session }) => {
       const update = session as { name?: unknown; user?: { name?: unknown } } | undefined

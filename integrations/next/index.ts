@@ -10,6 +10,8 @@
  * export { GET, POST } from '@/auth' // (handlers)
  * // proxy.ts (middleware.ts before Next 16)
  * export { auth as proxy } from '@/auth'
+ * // app/settings/page.tsx: a sensitive page asks for a recent proof (step-up)
+ * await requireRecentAuth({ returnTo: '/settings', maxAge: 300 })
  * ```
  *
  * Where it differs from next-auth: the origin of every URL is `AUTH_URL`'s, else the request's
@@ -35,6 +37,7 @@ import {
 } from './actions.js'
 import { originOf, prepareFor, type NextAuthConfig } from './config.js'
 import { initAuth, type AuthFunction } from './session.js'
+import { initRequireRecentAuth, type RequireRecentAuth } from './recent-auth.js'
 
 export { AuthError, CredentialsSignin } from '../../core/errors.js'
 export { customFetch } from '../../core/symbols.js'
@@ -42,6 +45,7 @@ export type { Account, DefaultSession, Profile, Session, User } from '../../core
 export type { NextAuthConfig } from './config.js'
 export type { AppRouteHandlerFn, AuthFunction, NextAuthMiddleware, NextAuthRequest } from './session.js'
 export type { SignInAuthorizationParams, SignInOptions, SignOutOptions } from './actions.js'
+export type { RecentAuth, RecentAuthOptions, RequireRecentAuth, StepUpPolicy } from './recent-auth.js'
 
 /** What {@link NextAuth} returns (next-auth v5's `NextAuthResult`). */
 export interface NextAuthResult {
@@ -64,6 +68,13 @@ export interface NextAuthResult {
   signOut: <R extends boolean = true>(options?: SignOutOptions<R>) => Promise<R extends false ? any : never>
   /** Updates the session from the server; returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session['user']> }>) => Promise<Session | null>
+  /**
+   * Step-up: lets a request through only when its user proved a factor recently enough. With the
+   * request (route handler, `proxy.ts`, the `auth` wrapper, `authorized`): the answer to send when
+   * not (303 for a page, 401 for a fetch). In a server component or action, with `{ returnTo }`:
+   * Next's `redirect()` to the re-authentication page when not.
+   */
+  requireRecentAuth: RequireRecentAuth
 }
 
 /** The route handler: the core's routes under the request's origin (see the module doc). */
@@ -101,5 +112,6 @@ export default function NextAuth(
       signIn(await prepareFor(config, undefined), provider, options, authorizationParams),
     signOut: async (options) => signOut(await prepareFor(config, undefined), options),
     unstable_update: async (data) => update(await prepareFor(config, undefined), data),
+    requireRecentAuth: initRequireRecentAuth(config),
   }
 }

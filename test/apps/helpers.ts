@@ -48,7 +48,8 @@ export class AppClient {
     return response
   }
 
-  async csrfToken(): Promise<string> {
-    return ((await (await this.get('/auth/csrf')).json()) as { csrfToken: string }).csrfToken
+  /** A CSRF token from the app's auth routes under `basePath` (Next.js: `/api/auth`). */
+  async csrfToken(basePath = '/auth'): Promise<string> {
+    return ((await (await this.get(`${basePath}/csrf`)).json()) as { csrfToken: string }).csrfToken
   }
 }

@@ -15,6 +15,7 @@ import { visitProvider } from '../fixtures/oidc-provider.js'
 import { rawRequest } from '../fixtures/raw-http.js'
 import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
 import { AppClient, runningApp } from './helpers.js'
+import { recentAuthAppSuite, staleClient } from './recent-auth.js'
 import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('next')
@@ -152,6 +153,38 @@ describe('examples/next over HTTP', () => {
     const callback = await client.get(answer.url.href)
     expect(callback.headers.get('location')).toBe(`${app().origin}/protected`)
     expect(await (await client.get('/')).text()).toContain('Signed in as Alice Liddell')
+  })
+
+  // proxy.ts (the `authorized` callback) asks with the request known: 303 for a page, 401 for a fetch.
+  recentAuthAppSuite({
+    app,
+    path: '/security',
+    basePath: '/api/auth',
+    fetchData: (client) => client.get('/security', { accept: 'application/json' }),
+  })
+
+  it('requireRecentAuth({ returnTo }) in a server component redirects a stale session to re-authenticate, back to that path', async () => {
+    const client = await staleClient(app().origin)
+    const response = await client.get('/security/recent', { accept: 'text/html' })
+    expect([303, 307]).toContain(response.status)
+    const location = new URL(response.headers.get('location')!, app().origin)
+    expect(`${location.origin}${location.pathname}`).toBe(`${app().origin}/api/auth/reauthenticate`)
+    expect(location.searchParams.get('callbackUrl')).toBe('/security/recent')
+    expect(location.searchParams.get('factors')).toBe('hwk otp pwd email fed')
+    // Signed out: to sign in, back to the page.
+    const signedOut = await new AppClient(app().origin).get('/security/recent', { accept: 'text/html' })
+    const signIn = new URL(signedOut.headers.get('location')!, app().origin)
+    expect(signIn.pathname).toBe('/api/auth/signin')
+    expect(signIn.searchParams.get('callbackUrl')).toBe('/security/recent')
+  })
+
+  it('requireRecentAuth({ returnTo }) shows the page to a session signed in just now', async () => {
+    const client = new AppClient(app().origin)
+    const response = await client.post('/api/auth/callback/credentials', { csrfToken: await client.csrfToken('/api/auth'), username: 'alice', password: 'wonderland' })
+    expect(response.status).toBe(302)
+    const page = await client.get('/security/recent', { accept: 'text/html' })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toMatch(/Security settings of (<!--[^>]*-->)?Alice/)
   })
 })
 

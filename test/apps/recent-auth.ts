@@ -25,10 +25,12 @@ export interface RecentAuthApp {
   fetchData: (client: AppClient) => Promise<Response>
   /** The detail in the 401's JSON body (some frameworks wrap it). */
   detailOf?: (body: unknown) => unknown
+  /** Where the app serves the auth routes (default `/auth`; Next.js: `/api/auth`). */
+  basePath?: string
 }
 
 /** A client holding a session cookie whose password was proven an hour ago. */
-async function staleClient(origin: string): Promise<AppClient> {
+export async function staleClient(origin: string): Promise<AppClient> {
   const hourAgo = Math.floor(Date.now() / 1000) - 3600
   const token = await encode({
     token: { sub: 'alice', name: 'Alice', email: 'alice@example.com', fva: { pwd: hourAgo } },
@@ -40,9 +42,9 @@ async function staleClient(origin: string): Promise<AppClient> {
   return client
 }
 
-async function signIn(client: AppClient): Promise<void> {
-  const response = await client.post('/auth/callback/credentials', {
-    csrfToken: await client.csrfToken(),
+async function signIn(client: AppClient, basePath: string): Promise<void> {
+  const response = await client.post(`${basePath}/callback/credentials`, {
+    csrfToken: await client.csrfToken(basePath),
     username: 'alice',
     password: 'wonderland',
   })
@@ -53,12 +55,12 @@ async function signIn(client: AppClient): Promise<void> {
 const PAGE = { accept: 'text/html,application/xhtml+xml', 'sec-fetch-mode': 'navigate' }
 
 /** Registers the tests for one app. */
-export function recentAuthAppSuite({ app, path, fetchData, detailOf = (body) => body }: RecentAuthApp): void {
-  const reauthenticationUrl = () => `${app().origin}/auth/reauthenticate?callbackUrl=${encodeURIComponent(path)}&factors=${ANY_FACTOR}`
+export function recentAuthAppSuite({ app, path, fetchData, detailOf = (body) => body, basePath = '/auth' }: RecentAuthApp): void {
+  const reauthenticationUrl = () => `${app().origin}${basePath}/reauthenticate?callbackUrl=${encodeURIComponent(path)}&factors=${ANY_FACTOR}`
 
   it('requireRecentAuth shows the sensitive page to a session signed in just now', async () => {
     const client = new AppClient(app().origin)
-    await signIn(client)
+    await signIn(client, basePath)
     const response = await client.get(path, PAGE)
     expect(response.status).toBe(200)
     expect(await response.text()).toMatch(/Security settings of (<!--[^>]*-->)?Alice/)
@@ -73,7 +75,7 @@ export function recentAuthAppSuite({ app, path, fetchData, detailOf = (body) => 
     expect([302, 303]).toContain(reauthentication.status)
     const step = new URL(reauthentication.headers.get('location')!, app().origin)
     expect(step.origin).toBe(app().origin)
-    expect(step.pathname).toBe('/auth/step/reauthenticate')
+    expect(step.pathname).toBe(`${basePath}/step/reauthenticate`)
     const page = await client.get(step.href, PAGE)
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('name="password"')
@@ -97,7 +99,7 @@ export function recentAuthAppSuite({ app, path, fetchData, detailOf = (body) => 
     const response = await new AppClient(app().origin).get(path, PAGE)
     expect(response.status).toBe(303)
     expect(new URL(response.headers.get('location')!, app().origin).href).toBe(
-      `${app().origin}/auth/signin?callbackUrl=${encodeURIComponent(path)}`,
+      `${app().origin}${basePath}/signin?callbackUrl=${encodeURIComponent(path)}`,
     )
   })
 }

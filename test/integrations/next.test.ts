@@ -169,3 +169,47 @@ describe('authchart/next auth() in the Pages Router', () => {
     expect(session?.user?.name).toBe('Alice')
   })
 })
+
+describe('authchart/next requireRecentAuth', () => {
+  const staleCookie = async () => {
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600
+    const value = await encode({ token: { name: 'Alice', sub: 'alice', fva: { pwd: hourAgo } }, secret: SECRET, salt: 'authjs.session-token' })
+    return `authjs.session-token=${value}`
+  }
+  const reauthentication = `http://${HOST}/api/auth/reauthenticate?callbackUrl=${encodeURIComponent('/settings?tab=keys')}&factors=hwk+otp+pwd+email+fed`
+
+  it('with the request: 303 for a stale page request, back to its path on the Host the browser asked for', async () => {
+    const { requireRecentAuth } = NextAuth(config())
+    const answer = await requireRecentAuth(request('/settings?tab=keys', { cookie: await staleCookie(), accept: 'text/html' }), { maxAge: 600 })
+    expect(answer).toBeInstanceOf(Response)
+    expect((answer as Response).status).toBe(303)
+    expect((answer as Response).headers.get('location')).toBe(reauthentication)
+  })
+
+  it('with the request: 401 with WWW-Authenticate and the URL for a stale fetch', async () => {
+    const { requireRecentAuth } = NextAuth(config())
+    const answer = (await requireRecentAuth(request('/settings?tab=keys', { cookie: await staleCookie(), accept: 'application/json' }))) as Response
+    expect(answer.status).toBe(401)
+    expect(answer.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_user_authentication", max_age=600, factors="hwk otp pwd email fed", url="${reauthentication}"`,
+    )
+    expect(await answer.json()).toMatchObject({ error: 'insufficient_user_authentication', url: reauthentication })
+  })
+
+  it('with the request: lets a fresh session through, and sends a signed-out page request to sign in', async () => {
+    const { requireRecentAuth } = NextAuth(config())
+    const now = Math.floor(Date.now() / 1000)
+    const fresh = await encode({ token: { name: 'Alice', sub: 'alice', fva: { pwd: now } }, secret: SECRET, salt: 'authjs.session-token' })
+    expect(await requireRecentAuth(request('/settings', { cookie: `authjs.session-token=${fresh}` }))).toEqual({ ok: true, verifiedAt: now })
+    const signedOut = (await requireRecentAuth(request('/settings', { accept: 'text/html' }))) as Response
+    expect(signedOut.headers.get('location')).toBe(`http://${HOST}/api/auth/signin?callbackUrl=%2Fsettings`)
+  })
+
+  it.each(['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'settings', '', 'javascript:alert(1)'])(
+    'in a server component, refuses returnTo %j before reading the request (no open redirect)',
+    async (returnTo) => {
+      const { requireRecentAuth } = NextAuth(config())
+      await expect(requireRecentAuth({ returnTo })).rejects.toThrow(new TypeError('requireRecentAuth: returnTo must be a path of this site, such as "/settings"'))
+    },
+  )
+})

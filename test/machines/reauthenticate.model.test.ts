@@ -2,11 +2,12 @@
  * Model-based test of step-up re-authentication, through `Auth` with database sessions: a
  * signed-in user is sent to re-authenticate (GET /reauthenticate, as `requireRecentAuth` sends a
  * stale session), proves the password, a one-time code, an e-mailed code or a passkey (POST
- * /step/reauthenticate, the passkey's options asked for first), and the world decides whether the
- * proof is right, whether the session is still there, and whether the session row can be updated.
+ * /step/reauthenticate, the passkey's options asked for first), or logs in again at the local
+ * OpenID provider (its answer delivered at the registered callback), and the world decides whether
+ * the proof is right, whether the session is still there, and whether the session row can be updated.
  */
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
-import { expect, vi } from 'vitest'
+import { afterAll, expect, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
 import { createTotpSecret, sealFactorSecret, totpCode } from '../../core/second-factor/index.js'
@@ -18,6 +19,8 @@ import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { seedPasskeyUser } from '../webauthn/helpers.js'
 import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
 import { describeModel, freezeClock, takeLoggedErrors, type ModelDriver } from './harness.js'
+import { OP_ACCOUNT, startOidcProvider, visitProvider } from '../fixtures/oidc-provider.js'
+import { CALLBACK_BASE, appProvider, opClient } from '../oauth/helpers.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const FLOW_COOKIE = '__Secure-authchart.flow.reauthenticate'
@@ -25,6 +28,8 @@ const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
 
 freezeClock(T0)
+const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
+afterAll(() => op.close())
 
 interface World {
   store: MemoryStore
@@ -37,6 +42,10 @@ interface World {
   emailCode: 'right' | 'wrong'
   /** Whether the assertion is the user's own passkey answering for this site, or forged. */
   passkey: 'right' | 'wrong'
+  /** At the provider: the user's own account logs in, another account does, or the user declines. */
+  federated: 'right' | 'otherAccount' | 'declined'
+  /** The provider's login the re-authentication sent the browser to last. */
+  authorizationUrl?: string
   authenticator: SoftwareAuthenticator
   /** The passkey options the re-authentication handed out last. */
   passkeyOptions?: PublicKeyCredentialRequestOptionsJSON
@@ -58,6 +67,7 @@ function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
     providers: [
       credentialsProvider(),
       Passkey(),
+      appProvider(op.issuer, 'client_secret_basic', 'op'),
       {
         id: 'email',
         type: 'email',
@@ -108,7 +118,11 @@ const driver: ModelDriver<World> = {
   onlySamples: true,
   samples: [
     { type: 'reauth.start', at: T0, action: 'app', intent: { method: 'GET', url: '/account', fields: {} }, policy: { maxAge: 600, factors: ['hwk', 'otp', 'pwd', 'email', 'fed'] } },
-    { type: 'findFactors.done', at: T0, output: { userId: 'u', sessionKey: 'k', factors: ['hwk', 'otp', 'pwd', 'email'], challenge: 'c' } },
+    {
+      type: 'findFactors.done',
+      at: T0,
+      output: { userId: 'u', sessionKey: 'k', factors: ['hwk', 'otp', 'pwd', 'email', 'fed'], challenge: 'c', providers: [{ id: 'op', name: 'OP' }] },
+    },
     { type: 'findFactors.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
     { type: 'reauth.password', at: T0, username: 'alice', password: 'wonderland' },
     { type: 'reauth.code', at: T0, code: '000000' },
@@ -133,6 +147,17 @@ const driver: ModelDriver<World> = {
     { type: 'verifyPasskey.done', at: T0, output: { factor: 'hwk' } },
     { type: 'verifyPasskey.failed', at: T0, reason: 'wrong' },
     { type: 'verifyPasskey.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'reauth.federated', at: T0, provider: 'op' },
+    {
+      type: 'createAuthorizationRequest.done',
+      at: T0,
+      output: { providerId: 'op', url: 'https://op.test/auth', redirectUri: 'r', state: 's', codeVerifier: 'v', nonce: 'n', requestedAt: T0 },
+    },
+    { type: 'createAuthorizationRequest.failed', at: T0, reason: 'signedOut', error: 'AccessDenied' },
+    { type: 'reauth.callback', at: T0, params: {} },
+    { type: 'verifyFederated.done', at: T0, output: { factor: 'fed' } },
+    { type: 'verifyFederated.failed', at: T0, reason: 'wrong' },
+    { type: 'verifyFederated.failed', at: T0, reason: 'refused', error: 'AccessDenied' },
     { type: 'markVerified.done', at: T0, output: { session: null } },
     { type: 'markVerified.failed', at: T0, reason: 'threw', error: 'AdapterError' },
 
@@ -146,6 +171,7 @@ const driver: ModelDriver<World> = {
     mailer: 'works',
     emailCode: 'right',
     passkey: 'right',
+    federated: 'right',
     authenticator: new SoftwareAuthenticator(ORIGIN),
     sessionEnded: false,
     updateFails: false,
@@ -196,6 +222,16 @@ const driver: ModelDriver<World> = {
       if (event.reason === 'wrong') world.passkey = 'wrong'
       else world.sessionEnded = true
     },
+    'createAuthorizationRequest.done': () => {},
+    'createAuthorizationRequest.failed': (world) => {
+      world.sessionEnded = true
+    },
+    'verifyFederated.done': (world) => {
+      world.federated = 'right'
+    },
+    'verifyFederated.failed': (world, event) => {
+      world.federated = event.reason === 'wrong' ? 'declined' : 'otherAccount'
+    },
     'markVerified.done': () => {},
     'markVerified.failed': (world) => {
       world.updateFails = true
@@ -216,6 +252,8 @@ const driver: ModelDriver<World> = {
           createdAt: new Date(),
         })
         await seedPasskeyUser(world.store, world.authenticator, { id: user!.id, email: String(user!.email) })
+        // And linked their account at the OpenID provider.
+        await MemoryAdapter(world.store).linkAccount({ provider: 'op', type: 'oidc', providerAccountId: OP_ACCOUNT.sub, userId: user!.id })
       }
       const response = await Auth(authRequest({ path: '/auth/reauthenticate', query: { callbackUrl: '/account' }, cookies: world.jar }), configFor(world, inspect))
       world.jar.store(response)
@@ -236,6 +274,23 @@ const driver: ModelDriver<World> = {
       const answer = world.authenticator.authenticate(world.passkeyOptions!, world.passkey === 'wrong' ? { origin: 'https://evil.test' } : {})
       return postProof(world, inspect, { event: 'reauth.passkey', response: JSON.stringify(answer) })
     },
+    'reauth.federated': async (world, _event, inspect) => {
+      const response = await postProof(world, inspect, { event: 'reauth.federated', provider: 'op' })
+      if (response.status === 302) world.authorizationUrl = response.headers.get('location')!
+      return response
+    },
+    'reauth.callback': async (world, _event, inspect) => {
+      op.decision = world.federated === 'declined' ? 'deny' : 'accept'
+      op.loginAs = world.federated === 'otherAccount' ? 'mallory-at-op' : OP_ACCOUNT.sub
+      const answer = await visitProvider(world.authorizationUrl!, CALLBACK_BASE)
+      op.decision = 'accept'
+      op.loginAs = OP_ACCOUNT.sub
+      if (world.sessionEnded) world.jar.cookies.delete(SESSION_COOKIE)
+      const query = Object.fromEntries(answer.url.searchParams)
+      const response = await Auth(authRequest({ path: '/auth/callback/op', query, cookies: world.jar }), configFor(world, inspect))
+      world.jar.store(response)
+      return response
+    },
     'reauth.code': (world, _event, inspect) =>
       postProof(world, inspect, { event: 'reauth.code', code: world.code === 'right' ? totpCode(world.secret, T0) : '000000' }),
   },
@@ -246,9 +301,10 @@ const driver: ModelDriver<World> = {
       const page = await (await Auth(authRequest({ path: '/auth/step/reauthenticate', cookies: world.jar }), world.config!)).text()
       expect(page).toContain("Confirm it's you to continue")
       expect(page.includes('That did not work')).toBe(
-        world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong' || world.passkey === 'wrong',
+        world.password === 'wrong' || world.code === 'wrong' || world.emailCode === 'wrong' || world.passkey === 'wrong' || world.federated === 'declined',
       )
       expect(page).toContain('Confirm with a passkey')
+      expect(page).toContain('Continue with OP (client_secret_basic)')
       expect(page.includes('The e-mail could not be sent')).toBe(world.mailer === 'fails')
     },
     awaitingPasskey: async (response, world) => {
@@ -258,10 +314,17 @@ const driver: ModelDriver<World> = {
       expect(options.allowCredentials?.map((c) => c.id)).toEqual([world.authenticator.passkeys[0]!.id])
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
     },
+    awaitingProvider: (response) => {
+      expect(response.status).toBe(302)
+      const asked = new URL(response.headers.get('location')!)
+      expect(asked.origin).toBe(new URL(op.issuer).origin)
+      expect([asked.searchParams.get('prompt'), asked.searchParams.get('max_age')]).toEqual(['login', '0'])
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${FLOW_COOKIE}=ey`))).toBe(true)
+    },
     resumed: (response, world) => {
       expect(response.headers.get('location')).toBe('/account')
       const fva = stored(world)!.fva as Record<string, number>
-      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0, fva.hwk ?? 0)).toBe(T0)
+      expect(Math.max(fva.pwd ?? 0, fva.otp ?? 0, fva.email ?? 0, fva.hwk ?? 0, fva.fed ?? 0)).toBe(T0)
     },
     failed: (response, world) => {
       const error = world.updateFails ? 'Configuration' : 'AccessDenied'

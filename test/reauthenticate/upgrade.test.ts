@@ -1,6 +1,7 @@
 /**
- * A re-authentication in flight across a deploy: one sealed by the chart's previous version (no
- * passkey states yet) is continued by this one, not refused with the restart page.
+ * A re-authentication in flight across a deploy: one sealed by the chart's previous versions (2:
+ * no passkey states yet; 3: no provider states yet) is continued by this one, not refused with the
+ * restart page.
  */
 import { describe, expect, it } from 'vitest'
 import { createMachine } from 'xstate'
@@ -25,10 +26,10 @@ const previousContext = {
   denial: null,
 }
 
-describe('a re-authentication sealed by chart version 2', () => {
-  it('is continued by version 3, waiting for the same proof', async () => {
-    expect(reauthenticateMachine.version).toBe('3')
-    const previous = createMachine({ ...reauthenticateMachine.config, version: '2' }, reauthenticateMachine.implementations as never)
+describe.each(['2', '3'])('a re-authentication sealed by chart version %s', (version) => {
+  it('is continued by version 4, waiting for the same proof', async () => {
+    expect(reauthenticateMachine.version).toBe('4')
+    const previous = createMachine({ ...reauthenticateMachine.config, version }, reauthenticateMachine.implementations as never)
     const snapshot = previous.resolveState({ value: 'awaitingProof', context: previousContext as never })
     const sealed = await sealEnvelope({ ...reauthenticateFlow, machine: previous } as never, snapshot as never, { secrets: [SECRET], cookieName: COOKIE, at })
     const opened = await openEnvelope(reauthenticateFlow as never, sealed, { secrets: [SECRET], cookieName: COOKIE, at })

@@ -13,6 +13,8 @@ import type { FlowBinding } from '../../http/types.js'
 import { flowModule, lazyFlow, loadFlowModule } from '../kinds.js'
 import type { Account } from '../../types.js'
 import type { FlowModule } from '../types.js'
+import { REAUTHENTICATE, waitingReauthentication } from '../reauthenticate/flow.js'
+import { flowCookieName } from '../../http/resting.js'
 import { oauthSignInForm } from './page.js'
 
 const oauth = () => flowModule('oauth')
@@ -45,6 +47,9 @@ const oauthCallback = {
   resumes: true,
   envelopeCookie: (ctx: RequestContext) => oauth().oauthEnvelopeCookie(ctx),
   intercept: (ctx: RequestContext, params: Record<string, string>) => oauth().forwardProxiedCallback(ctx, params),
+  // The registered callback also brings back a re-authentication's answer: its sealed state, not
+  // the query, says so.
+  divert: (ctx: RequestContext, params: Record<string, string>) => waitingReauthentication(ctx, params),
   // Auth.js reports a missing or unreadable state/PKCE/nonce cookie as InvalidCheck, and
   // applications filter their logs by that type.
   refused: (ctx: RequestContext, error: Error) =>
@@ -55,6 +60,9 @@ const oauthCallback = {
     params,
   }),
 } satisfies FlowBinding<Record<string, string>>
+
+/** Whether a re-authentication is sealed in this browser (whether its answer may come to this callback). */
+const mayResumeReauthentication = (ctx: RequestContext) => ctx.request.cookies[flowCookieName(ctx, REAUTHENTICATE)] !== undefined
 
 const servesOAuth = (config: { providers: readonly { type: string }[] }) =>
   config.providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')
@@ -72,8 +80,10 @@ export const oauthModule: FlowModule = {
     // No CSRF token on callbacks: the provider, not our form, sends them; the sealed flow and
     // its state/PKCE/nonce checks are what bind the callback to this browser. A new account is
     // linked to the signed-in user.
-    route({ method: 'GET', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
-    route({ method: 'POST', action: 'callback', provider, actsForUser: true, serve: oauthCallback }),
+    // A re-authentication's answer ends on the page that posts the resumed action's form: it
+    // needs a CSRF token (minted only when such a flow may be waiting in this browser).
+    route({ method: 'GET', action: 'callback', provider, actsForUser: true, csrfToken: mayResumeReauthentication, serve: oauthCallback }),
+    route({ method: 'POST', action: 'callback', provider, actsForUser: true, csrfToken: mayResumeReauthentication, serve: oauthCallback }),
   ]),
   firstFactor: {
     providerTypes: ['oauth', 'oidc'],

@@ -1,17 +1,25 @@
 /**
  * The re-authentication flow: the chart (`machines/reauthenticate.machine.ts`) and its effects.
  * Every effect asks the one authority who is signed in; the proof must be the signed-in user's,
+ * (at an OpenID provider: a login no older than the request, by this user's own account there),
  * and the session it is recorded in the same live session that asked. The engine spends the sealed
  * flow in the store on its one use, so a replayed flow cookie resumes nothing.
  *
  * @module
  */
+import { decodeJwt } from 'jose'
+import type { EventObject } from 'xstate'
 import {
   REAUTHENTICATE,
   ReauthenticateContext,
   reauthenticateMachine,
+  type FederatedProvider,
+  type Federation,
   type ReauthFactor,
 } from '../../../machines/reauthenticate.machine.js'
+import type { FlowBinding } from '../../config/types.js'
+import { StringParams } from '../../http/params.js'
+import { atProvider, federatedProviders, federatedVerdict, signInContextOf } from './federated.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { defineFlow } from '../../engine/flow.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
@@ -94,19 +102,62 @@ async function hasPasskey(ctx: RequestContext, userId: string): Promise<boolean>
   return (await ctx.config.adapter!.listAuthenticatorsByUserId!(userId)).length > 0
 }
 
-/** The factors `userId` can prove here, in the order of `accepted` (strongest first). */
+/** The `providerAccountId`s of `userId`'s accounts, by provider (none without an adapter that lists them). */
+async function accountIdsOf(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {
+  const byProvider = new Map<string, string[]>()
+  const adapter = ctx.config.adapter
+  if (typeof adapter?.listAccounts !== 'function') return byProvider
+  for (const account of await adapter.listAccounts(userId)) {
+    byProvider.set(account.provider, [...(byProvider.get(account.provider) ?? []), String(account.providerAccountId)])
+  }
+  return byProvider
+}
+
+/** The OpenID providers `userId` can log in at again (see {@link federatedProviders}). */
+async function providersOf(ctx: RequestContext, userId: string): Promise<FederatedProvider[]> {
+  if (!ctx.config.providers.some((provider) => provider.type === 'oidc')) return []
+  return federatedProviders(ctx, new Set((await accountIdsOf(ctx, userId)).keys()))
+}
+
+/** The factors `userId` can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
 async function provableFactors(
   ctx: RequestContext,
   userId: string,
   email: string | null,
   accepted: readonly string[],
-): Promise<ReauthFactor[]> {
+): Promise<{ factors: ReauthFactor[]; providers: FederatedProvider[] }> {
   const available = new Set<ReauthFactor>()
   if (passwordProvider(ctx)) available.add('pwd')
   if ((await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
   if (email && emailProvider(ctx)) available.add('email')
   if (accepted.includes('hwk') && passkeyProvider(ctx) && (await hasPasskey(ctx, userId))) available.add('hwk')
-  return accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor))
+  const providers = accepted.includes('fed') ? await providersOf(ctx, userId) : []
+  if (providers.length > 0) available.add('fed')
+  return { factors: accepted.filter((factor): factor is ReauthFactor => available.has(factor as ReauthFactor)), providers }
+}
+
+/** A configured OpenID provider the user may log in at again, by id. */
+function federatedProvider(ctx: RequestContext, providerId: string) {
+  const provider = ctx.config.providerById.get(providerId)
+  if (provider?.type !== 'oidc' || !provider.oauth) throw new TypeError(`provider "${providerId}" is no longer an OpenID provider here`)
+  return provider
+}
+
+/** The output of an OAuth sign-in effect's `done` event, or `undefined` when it failed. */
+function doneOutput<T>(event: EventObject, name: string): T | undefined {
+  return event.type === `${name}.done` ? ((event as EventObject & { output: T }).output) : undefined
+}
+
+/** An effect implementation of the OAuth sign-in, run for this re-authentication. */
+type OAuthEffect = (context: unknown, ctx: RequestContext, trigger: EventObject) => EventObject | Promise<EventObject>
+const oauthEffect = (name: 'createAuthorizationRequest' | 'validateCallback' | 'exchangeCode') =>
+  flowModule('oauth').oauthEffects[name] as unknown as OAuthEffect
+
+/** A provider's answer that proves nothing for this re-authentication: refused, the flow ends. */
+function refusedAnswer(ctx: RequestContext, reason: string) {
+  ctx.logger.warn('reauthentication-failed')
+  ctx.logger.debug('re-authentication refused', { reason })
+  return fail('refused', { error: 'AccessDenied' })
 }
 
 /** The live session, when it is still the one that started this flow; else `null` (logged). */
@@ -139,12 +190,12 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
-    const factors = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
+    const { factors, providers } = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
     if (factors.length === 0) {
       ctx.logger.warn('reauthentication-unavailable')
       return fail('noFactor', { error: 'AccessDenied' })
     }
-    return { userId: current.user.id, sessionKey: await sessionKeyOf(current), factors, challenge: newChallenge() }
+    return { userId: current.user.id, sessionKey: await sessionKeyOf(current), factors, challenge: newChallenge(), providers }
   },
 
   async verifyPassword(context, ctx, trigger) {
@@ -285,6 +336,44 @@ export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(
     return { factor: 'hwk' as const }
   },
 
+  async createAuthorizationRequest(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const provider = federatedProvider(ctx, String((trigger as { provider?: unknown }).provider))
+    // The sign-in's own request, with every check and `prompt=login`, `max_age=0`; its secrets
+    // are sealed in this flow, not in a sign-in flow.
+    const answer = await oauthEffect('createAuthorizationRequest')(signInContextOf(provider.id, null), atProvider(ctx, provider), trigger)
+    const request = doneOutput<Omit<Federation, 'providerId' | 'requestedAt'>>(answer, 'createAuthorizationRequest')
+    if (!request?.state) return fail('threw')
+    return { ...request, state: request.state, providerId: provider.id, requestedAt: ctx.at }
+  },
+
+  async verifyFederated(context, ctx, trigger) {
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const attempt = await countProof(ctx, context.challenge!)
+    if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
+    const federation = context.federation!
+    const provider = federatedProvider(ctx, federation.providerId)
+    const params = (trigger as { params?: Record<string, string> }).params ?? {}
+    const signIn = signInContextOf(provider.id, federation, params)
+    const at = atProvider(ctx, provider)
+    // The sign-in's checks, as they are: state and `iss` of the answer, then the code exchange
+    // with PKCE, and the ID token's signature, issuer, audience, lifetime and nonce.
+    const validated = await oauthEffect('validateCallback')(signIn, at, trigger)
+    if (validated.type !== 'validateCallback.done') {
+      // The user turned the provider down (or it failed): back to the page, counted.
+      if ((validated as { reason?: string }).reason === 'providerError') return wrongProof(ctx, attempt)
+      return refusedAnswer(ctx, 'invalid callback')
+    }
+    const exchanged = doneOutput<{ tokens: { id_token?: unknown } }>(await oauthEffect('exchangeCode')(signIn, at, trigger), 'exchangeCode')
+    const idToken = exchanged?.tokens.id_token
+    if (typeof idToken !== 'string') return refusedAnswer(ctx, 'no verified ID token')
+    const accountIds = (await accountIdsOf(ctx, context.userId!)).get(provider.id) ?? []
+    const verdict = federatedVerdict(decodeJwt(idToken), federation.requestedAt, accountIds)
+    if (verdict === 'otherAccount') ctx.logger.warn('reauthentication-other-user')
+    if (verdict !== 'proven') return refusedAnswer(ctx, verdict)
+    return { factor: 'fed' as const }
+  },
+
   async markVerified(context, ctx) {
     const current = await sameSession(ctx, context)
     if (!current) return fail('sessionChanged', { error: 'AccessDenied' })
@@ -345,9 +434,51 @@ export async function refusedReauthentication(ctx: RequestContext, error: Error)
 export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, RequestContext>({
   machine: reauthenticateMachine,
   context: ReauthenticateContext,
-  // The browser has the passkey options; the answer is checked against the challenge alone.
-  sealed: (context) => ({ ...context, passkeyOptions: null }),
-  // Version 3 added the passkey's states and optional fields: a flow sealed by 2 goes on as it was.
-  migrations: { '2': (sealed) => sealed },
+  // The browser has the passkey options and the provider's URL: neither is needed again.
+  sealed: (context) => ({
+    ...context,
+    passkeyOptions: null,
+    ...(context.federation ? { federation: { ...context.federation, url: '' } } : {}),
+  }),
+  // Version 3 added the passkey's states and optional fields, 4 the provider's: a flow sealed by
+  // 2 or 3 goes on as it was.
+  migrations: { '2': (sealed) => sealed, '3': (sealed) => sealed },
   effects: adapterView(reauthenticateEffects),
 })
+
+/**
+ * The re-authentication waiting for this answer at the provider's registered callback, if any:
+ * the flow sealed in this browser's cookie, resting at the provider named by the path, whose
+ * sealed `state` is the one the answer carries. Nothing in the query says it is a
+ * re-authentication; a callback that matches no waiting one goes on as the sign-in's callback
+ * (whose own sealed flow and state it must then match).
+ */
+export async function waitingReauthentication(
+  ctx: RequestContext,
+  params: Record<string, string>,
+): Promise<FlowBinding<Record<string, string>> | undefined> {
+  const cookieName = flowCookieName(ctx, REAUTHENTICATE)
+  const sealed = ctx.request.cookies[cookieName]
+  if (!sealed || typeof params.state !== 'string' || !ctx.provider) return undefined
+  let context: ReauthenticateContext
+  try {
+    const snapshot = await openEnvelope(reauthenticateFlow as never, sealed, { ...sealingFor(ctx, cookieName, undefined), peek: true })
+    if (!snapshot.matches('awaitingProvider')) return undefined
+    context = snapshot.context as ReauthenticateContext
+  } catch {
+    return undefined
+  }
+  const federation = context.federation
+  if (federation?.providerId !== ctx.provider.id || !timingSafeEqual(federation.state, params.state)) return undefined
+  return {
+    flow: reauthenticateFlow as unknown as FlowBinding['flow'],
+    params: StringParams,
+    resumes: true,
+    // A copy of the spent flow (a replayed callback) is refused and counted, like a copied page.
+    refused: async (refusedCtx, error) => {
+      if (context.challenge) await countProof(refusedCtx, context.challenge)
+      return refusedReauthentication(refusedCtx, error)
+    },
+    toEvent: (eventCtx, callbackParams) => ({ type: 'reauth.callback', at: eventCtx.at, params: callbackParams }),
+  }
+}

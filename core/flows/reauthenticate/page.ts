@@ -38,6 +38,7 @@ export async function reauthenticationPageData(
     actionLabel: ACTION_LABELS[context.action] ?? ACTION_LABELS.app,
     factors: context.factors,
     credentialFields: context.factors.includes('pwd') ? credentialFields(ctx) : [],
+    providers: context.factors.includes('fed') ? (context.providers ?? []) : [],
     emailSent: context.emailSent === true,
     maskedEmail: user.email ? maskEmail(user.email) : null,
   }
