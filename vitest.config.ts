@@ -22,6 +22,10 @@ export default defineConfig({
     ],
   },
   test: {
+    // Vitest's default is one worker fewer than the cores: one on a 2-core CI machine. Most files
+    // wait on servers, browsers and databases of their own, so two share 2 cores well (each file
+    // starts its servers on port 0 and keeps its data in its own temporary directory).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
