@@ -242,6 +242,7 @@ export const groups = {
       'test/webauthn/verification.test.ts',
       'test/webauthn/webauthn.test.ts',
       'test/mutation/webauthn.test.ts',
+      'test/mutation/passkeys.test.ts',
     ],
   },
   // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the
