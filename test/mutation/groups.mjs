@@ -180,9 +180,20 @@ export const groups = {
   // The flags of the routing table: which routes check the CSRF token, hand one out, end the
   // session or act for the signed-in user. Only the flags (boolean literals): the table's strings,
   // objects and functions are what every routing test reaches, and each of its mutants reruns the
-  // whole test list (the table is built when the module loads).
+  // whole test list (the table is built when the modules load). The table is the core routes and
+  // each flow module's own `routes` (`routes` itself only joins them, and has no flag).
   'route-flags': {
-    mutate: ['core/http/routes.ts#routes'],
+    mutate: [
+      'core/http/routes.ts#coreRoutes',
+      'core/flows/credentials/index.ts#routes',
+      'core/flows/email/index.ts#routes',
+      'core/flows/logout/index.ts#routes',
+      'core/flows/oauth/index.ts#routes',
+      'core/flows/reauthenticate/index.ts#routes',
+      'core/flows/session/index.ts#routes',
+      'core/flows/totp-enrolment/index.ts#routes',
+      'core/flows/webauthn/index.ts#routes',
+    ],
     excludedMutations: [
       'ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'ConditionalExpression',
       'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral',
