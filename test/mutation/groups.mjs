@@ -199,7 +199,7 @@ export const groups = {
       'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral',
       'UnaryOperator', 'UpdateOperator',
     ],
-    tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts'],
+    tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts', 'test/mutation/route-flags.test.ts'],
   },
   // E-mail, passkeys, credentials limits, refresh, adapters
   // E-mail sign-in: the token's identifier check and single use, the scanner-safe confirmation,
