@@ -133,6 +133,7 @@ export function postgresAuthStore(db: Queryable, options: PostgresAuthStoreOptio
         duration: 1,
         keyPrefix: 'authchart',
         // One limiter sweeps rows that expired an hour ago (every 5 minutes, an unref'd timer).
+        // Stryker disable next-line UpdateOperator: eq#store-postgres-one-sweeper
         clearExpiredByTimeout: limiters++ === 0,
       }),
     forget: async (key) => {

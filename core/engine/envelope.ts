@@ -54,6 +54,7 @@ export interface ContextPark {
 }
 
 const parkedKey = (id: string) => `flow:context:${id}`
+// Stryker disable next-line ArrowFunction,StringLiteral: eq#engine-envelope-park-salt
 const parkedSalt = (cookieName: string) => `${cookieName}#context`
 
 /** Keys and binding for sealing. */
@@ -247,7 +248,12 @@ async function unparkContext(machineId: string, parked: string, options: OpenOpt
   const kept = options.park ? await options.park.get(parkedKey(parked)) : null
   if (kept === null) throw refuse('ERR_FLOW_STATE_STALE', `${machineId}: the sealed flow's context is no longer kept`)
   const value = await openValue(kept, { secrets: options.secrets, salt: parkedSalt(options.cookieName), at: options.at })
-  if (!value || value.parked !== parked || value.flow !== machineId) {
+  if (
+    !value ||
+    value.parked !== parked ||
+    // Stryker disable next-line ConditionalExpression: eq#engine-envelope-park-flow
+    value.flow !== machineId
+  ) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${machineId}: the kept context belongs to another flow`)
   }
   return value.context
@@ -381,6 +387,7 @@ export async function openEnvelope(
       : consumeOnce(payload.jti, expires)
     if (!spent) throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
     // Spent: its kept context is of no further use.
+    // Stryker disable next-line OptionalChaining: eq#engine-envelope-park-present
     if (env.parked !== undefined) await options.park?.forget(parkedKey(env.parked))
   }
   return snapshot

@@ -55,6 +55,12 @@ describe('the field an attempt is counted under', () => {
     expect(attemptIdentifier(provider({}), { username: 'alice' })).toBeUndefined()
     expect(attemptIdentifier({} as CredentialsConfig, { username: 'alice' })).toBeUndefined()
   })
+
+  it('is none too when the body carries a field named "undefined": only a declared field is read', () => {
+    const submitted = { undefined: 'mallory', password: 'x' }
+    expect(attemptIdentifier(provider({ password: { type: 'password' } }), submitted)).toBeUndefined()
+    expect(attemptIdentifier({} as CredentialsConfig, submitted)).toBeUndefined()
+  })
 })
 
 describe('an attempt without the identifier field', () => {

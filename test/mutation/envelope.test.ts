@@ -515,3 +515,105 @@ describe('tokens sealed with our key but outside the format', () => {
     expect((await refusal(openEnvelope(flowOf(), await sealedRaw(bytes), options))).code).toBe('ERR_FLOW_STATE_INVALID')
   })
 })
+
+describe('a context kept on the server (the park)', () => {
+  /** A park over a memory store that records every key it is asked to keep and to forget. */
+  function recordingPark(room: number) {
+    const store = memoryAuthStore()
+    const put: string[] = []
+    const forgotten: string[] = []
+    const park = {
+      room,
+      put: async (key: string, value: string, ttl: number) => {
+        put.push(key)
+        await store.put(key, value, ttl)
+      },
+      get: (key: string) => store.get(key),
+      forget: async (key: string) => {
+        forgotten.push(key)
+        await store.reset(key)
+      },
+    }
+    return { park, put, forgotten, store }
+  }
+  const waitingWith = (flow: ReturnType<typeof flowOf>, user: string) =>
+    flow.machine.resolveState({ value: 'waiting', context: { user, n: 1 } })
+  const claim = () => {
+    const store = memoryAuthStore()
+    return (jti: string, ttl: number) => store.claim(`envelope:${jti}`, ttl)
+  }
+
+  it('keeps each of two waiting flows apart: both resume with their own context', async () => {
+    const flow = flowOf()
+    const { park, put } = recordingPark(700)
+    const first = await sealEnvelope(flow, waitingWith(flow, `ada-${'a'.repeat(1200)}`), { ...options, park })
+    const second = await sealEnvelope(flow, waitingWith(flow, `bob-${'b'.repeat(1200)}`), { ...options, park })
+    expect(new Set(put).size).toBe(2)
+    expect(put.every((key) => /^flow:context:[0-9a-f-]{36}$/.test(key))).toBe(true)
+    const opened = { ...options, park, claim: claim() }
+    expect(((await openEnvelope(flow, first, opened)).context as { user: string }).user).toBe(`ada-${'a'.repeat(1200)}`)
+    expect(((await openEnvelope(flow, second, opened)).context as { user: string }).user).toBe(`bob-${'b'.repeat(1200)}`)
+  })
+
+  it('leaves in the cookie an envelope exactly as long as the room, and parks one a character longer', async () => {
+    const flow = flowOf()
+    const snapshot = waitingWith(flow, 'x'.repeat(400))
+    const length = (await sealEnvelope(flow, snapshot, options)).length
+    const exact = recordingPark(length)
+    expect((await sealEnvelope(flow, snapshot, { ...options, park: exact.park })).length).toBe(length)
+    expect(exact.put).toEqual([])
+    const short = recordingPark(length - 1)
+    expect((await sealEnvelope(flow, snapshot, { ...options, park: short.park })).length).toBeLessThan(length)
+    expect(short.put).toHaveLength(1)
+  })
+
+  it('asks the store to forget only the context it kept, once the envelope is spent', async () => {
+    const flow = flowOf()
+    const { park, put, forgotten } = recordingPark(700)
+    const small = await sealEnvelope(flow, waitingWith(flow, 'ada'), { ...options, park })
+    await openEnvelope(flow, small, { ...options, park, claim: claim() })
+    expect(forgotten).toEqual([])
+    const large = await sealEnvelope(flow, waitingWith(flow, 'y'.repeat(1200)), { ...options, park })
+    await openEnvelope(flow, large, { ...options, park, claim: claim() })
+    expect(forgotten).toEqual(put)
+  })
+
+  it('says why a parked envelope did not open: its context is gone, or what is kept is not its own', async () => {
+    const flow = flowOf()
+    const { park, put, store } = recordingPark(700)
+    const mine = await sealEnvelope(flow, waitingWith(flow, 'm'.repeat(1200)), { ...options, park })
+    await sealEnvelope(flow, waitingWith(flow, 't'.repeat(1200)), { ...options, park })
+    const theirs = (await store.get(put[1]!))!
+    expect(await refusal(openEnvelope(flow, mine, { ...options, park: { ...park, get: async () => null } }))).toEqual({
+      code: 'ERR_FLOW_STATE_STALE',
+      message: "two-step: the sealed flow's context is no longer kept",
+    })
+    expect(await refusal(openEnvelope(flow, mine, { ...options, park: { ...park, get: async () => theirs } }))).toEqual({
+      code: 'ERR_FLOW_STATE_INVALID',
+      message: 'two-step: the kept context belongs to another flow',
+    })
+  })
+})
+
+describe('a migration that throws', () => {
+  it('refuses the envelope as from another version, saying the migration failed, with its error as the cause', async () => {
+    const v1 = flowOf('two-step', '1')
+    const sealed = await sealEnvelope(v1, v1.machine.resolveState({ value: 'waiting', context: { user: 'ada', n: 1 } }), options)
+    const failure = new Error('cannot carry it over')
+    const v2 = defineFlow({
+      machine: flowOf('two-step', '2').machine,
+      context: object({ user: string(), n: number() }),
+      effects: { work: async () => ({ type: 'finish', at: AT }) },
+      migrations: {
+        '1': () => {
+          throw failure
+        },
+      },
+    })
+    const error = await openEnvelope(v2, sealed, options).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FlowStateError)
+    expect((error as FlowStateError).code).toBe('ERR_FLOW_VERSION_CHANGED')
+    expect((error as Error).message).toBe('two-step: envelope from version 1, machine is 2; its migration failed')
+    expect((error as Error).cause).toBe(failure)
+  })
+})

@@ -182,15 +182,26 @@ export const groups = {
   // The flags of the routing table: which routes check the CSRF token, hand one out, end the
   // session or act for the signed-in user. Only the flags (boolean literals): the table's strings,
   // objects and functions are what every routing test reaches, and each of its mutants reruns the
-  // whole test list (the table is built when the module loads).
+  // whole test list (the table is built when the modules load). The table is the core routes and
+  // each flow module's own `routes` (`routes` itself only joins them, and has no flag).
   'route-flags': {
-    mutate: ['core/http/routes.ts#routes'],
+    mutate: [
+      'core/http/routes.ts#coreRoutes',
+      'core/flows/credentials/index.ts#routes',
+      'core/flows/email/index.ts#routes',
+      'core/flows/logout/index.ts#routes',
+      'core/flows/oauth/index.ts#routes',
+      'core/flows/reauthenticate/index.ts#routes',
+      'core/flows/session/index.ts#routes',
+      'core/flows/totp-enrolment/index.ts#routes',
+      'core/flows/webauthn/index.ts#routes',
+    ],
     excludedMutations: [
       'ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'ConditionalExpression',
       'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral',
       'UnaryOperator', 'UpdateOperator',
     ],
-    tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts'],
+    tests: ['test/mutation/gate.test.ts', 'test/core/authority-routes.test.ts', 'test/mutation/route-flags.test.ts'],
   },
   // E-mail, passkeys, credentials limits, refresh, adapters
   // E-mail sign-in: the token's identifier check and single use, the scanner-safe confirmation,
@@ -244,6 +255,7 @@ export const groups = {
       'test/webauthn/verification.test.ts',
       'test/webauthn/webauthn.test.ts',
       'test/mutation/webauthn.test.ts',
+      'test/mutation/passkeys.test.ts',
     ],
   },
   // Credentials: the attempt limits (per identifier whatever the body's shape, per client) and the

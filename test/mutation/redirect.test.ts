@@ -123,6 +123,19 @@ describe('the callback URL of a request', () => {
     expect(setCookie(response, CALLBACK_COOKIE)).toBeUndefined()
   })
 
+  it('answers 400 to a callbackUrl on our origin too long for its cookie, logging its length, and sets no cookie', async () => {
+    const config = testConfig()
+    const callbackUrl = `${ORIGIN}/${'a'.repeat(2100)}`
+    const response = await Auth(authRequest({ path: '/auth/signin', query: { callbackUrl } }), config)
+    expect(response.status).toBe(400)
+    const logged = config.logger.error.mock.calls.map(([error]) => [(error as Error).name, (error as Error).message])
+    expect(logged).toEqual([
+      ['InvalidCallbackUrl', `Invalid callback URL: ${callbackUrl.length} characters, at most 2048 whose cookie fits in 4096 bytes`],
+      ['RequestError', 'Invalid callbackUrl'],
+    ])
+    expect(setCookie(response, CALLBACK_COOKIE)).toBeUndefined()
+  })
+
   it('answers 400 to a callbackUrl that is not a string (a JSON body)', async () => {
     const client = new Client(testConfig())
     const csrfToken = await client.csrfToken()

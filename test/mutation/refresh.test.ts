@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { customFetch } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
+import { generateDPoPKeyPair, sealDPoPKeyPair } from '../../core/oauth/dpop.js'
 import { resolveOAuthProvider } from '../../core/oauth/provider.js'
 import {
   REFRESH_LOCK_SECONDS,
@@ -65,9 +66,10 @@ function tokenEndpoint(): { endpoint: Endpoint; fetch: typeof fetch } {
   return { endpoint, fetch: fetchImpl }
 }
 
-function providerFor(fetchImpl: typeof fetch, id = 'rt') {
+function providerFor(fetchImpl: typeof fetch, id = 'rt', extra: Record<string, unknown> = {}) {
   return resolveOAuthProvider(
     {
+      ...extra,
       id,
       name: 'Rotating',
       type: 'oauth',
@@ -128,6 +130,27 @@ describe('refreshAccessToken: what one grant gives', () => {
       expires_at: AT + 600,
       dpop_key: 'sealed-key-pair',
     })
+  })
+
+  it("proves the session's own DPoP key on the refresh grant of a DPoP provider, and none without one", async () => {
+    const { endpoint, fetch } = tokenEndpoint()
+    endpoint.answer = { ...endpoint.answer, token_type: 'DPoP' }
+    const proofs: (string | null)[] = []
+    const proving: typeof fetch = (input, init) => {
+      proofs.push(new Request(input, init).headers.get('dpop'))
+      return fetch(input, init)
+    }
+    const keyPair = await generateDPoPKeyPair()
+    const sealed = await sealDPoPKeyPair(keyPair, [SECRET], 3600)
+    await refreshAccessToken(providerFor(proving, 'rt', { dpop: true }), { ...current(), dpop_key: sealed }, AT, shared())
+    expect(proofs).toHaveLength(1)
+    const [header, payload] = proofs[0]!.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()))
+    const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', keyPair.publicKey)
+    expect(header).toMatchObject({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } })
+    expect(payload).toMatchObject({ htm: 'POST', htu: TOKEN_URL })
+    // A session without a key (signed in before DPoP was turned on) refreshes without a proof.
+    await refreshAccessToken(providerFor(proving, 'rt', { dpop: true }), current('refresh-1'), AT, shared())
+    expect(proofs).toEqual([proofs[0], null])
   })
 
   it('reports a refused refresh token (invalid_grant) as RefreshRejected with the provider description', async () => {

@@ -7,11 +7,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig, memoryAuthStore } from '../../core/index.js'
+import { ServiceUnavailable } from '../../core/errors.js'
 import { decode, encode } from '../../core/jwt.js'
+import { outageOf } from '../../core/outage.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { signedInUser } from '../../core/session/current.js'
+import { currentSession, signedInAdapterUser, signedInUser } from '../../core/session/current.js'
 import { createSessionRow, issueJwtSession } from '../../core/session/issue.js'
-import { endJwtSessionsOf, isJwtSessionEnded } from '../../core/session/lifecycle.js'
+import {
+  endJwtSessionsOf,
+  endJwtSessionsOfProviderSession,
+  isJwtSessionEnded,
+  providerSessionOfToken,
+} from '../../core/session/lifecycle.js'
 import { ALICE, authRequest, Client, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
 
@@ -515,5 +522,52 @@ describe('issueJwtSession (the JWT a sign-in issues)', () => {
     const { issued, token } = await issue({ user: { id: 'u1' }, isNewUser: false })
     expect(issued.expires).toBe(T0 + MAX_AGE)
     expect(token.exp).toBe(T0 + MAX_AGE)
+  })
+})
+
+describe('the provider session a JWT names (a logout from the provider ends it)', () => {
+  it('is named only by a string provider and a string session id', () => {
+    expect(providerSessionOfToken({ idp: 'op', sid: 'sid-1' })).toEqual({ provider: 'op', sid: 'sid-1' })
+    expect(providerSessionOfToken({ idp: 'op' })).toBeUndefined()
+    expect(providerSessionOfToken({ sid: 'sid-1' })).toBeUndefined()
+    expect(providerSessionOfToken({ idp: 7, sid: 'sid-1' })).toBeUndefined()
+    expect(providerSessionOfToken({ idp: 'op', sid: 7 })).toBeUndefined()
+  })
+
+  it('a logout of one provider session ends the sessions it signed in, not those of another session or provider', async () => {
+    const config = assertConfig(testConfig({ store: memoryAuthStore() }))
+    const through = (idp: string, sid: string) => ({ ...claims, auth_time: T0 - 60, idp, sid })
+    await endJwtSessionsOfProviderSession(config, 'op', 'sid-1', T0 - 30)
+    expect(await isJwtSessionEnded(config, through('op', 'sid-1'), T0)).toBe('provider-logout')
+    expect(await isJwtSessionEnded(config, through('op', 'sid-2'), T0)).toBe(false)
+    expect(await isJwtSessionEnded(config, through('other-op', 'sid-1'), T0)).toBe(false)
+    expect(await isJwtSessionEnded(config, { ...claims, auth_time: T0 - 60, idp: 'op' }, T0)).toBe(false)
+  })
+})
+
+describe('who is signed in, while the database is down', () => {
+  const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+  const contextFor = (config: ReturnType<typeof testConfig>, value: string): RequestContext => {
+    const resolved = assertConfig(config)
+    return {
+      config: resolved,
+      cookies: resolved.cookies.secure,
+      sessionCookie: { value, names: [SESSION_COOKIE] },
+      at: T0,
+      logger: resolved.logger,
+    } as unknown as RequestContext
+  }
+
+  it('is an outage, never "nobody": a database session the adapter cannot read', async () => {
+    const adapter = { ...MemoryAdapter(createMemoryStore()), getSessionAndUser: async () => Promise.reject(down()) }
+    const ctx = contextFor(testConfig({ adapter, session: { strategy: 'database' } }), 'some-session')
+    expect(outageOf(await currentSession(ctx).catch((e: unknown) => e))).toBeInstanceOf(ServiceUnavailable)
+    expect(outageOf(await signedInUser(ctx).catch((e: unknown) => e))).toBeInstanceOf(ServiceUnavailable)
+  })
+
+  it("is an outage, never \"nobody\": a JWT session's user the adapter cannot look up", async () => {
+    const adapter = { ...MemoryAdapter(createMemoryStore()), getUser: async () => Promise.reject(down()) }
+    const ctx = contextFor(testConfig({ adapter, session: { strategy: 'jwt' } }), await tokenAt(T0 - 60))
+    expect(outageOf(await signedInAdapterUser(ctx).catch((e: unknown) => e))).toBeInstanceOf(ServiceUnavailable)
   })
 })

@@ -97,7 +97,11 @@ function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: 
   // Stryker disable next-line ConditionalExpression: eq#flows-session-1
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
   // So are the factor verification times: a step-up policy measures from them.
-  if (refreshed && token[FACTOR_VERIFICATION_CLAIM] !== undefined) {
+  if (
+    refreshed &&
+    // Stryker disable next-line ConditionalExpression: eq#flows-session-1
+    token[FACTOR_VERIFICATION_CLAIM] !== undefined
+  ) {
     refreshed[FACTOR_VERIFICATION_CLAIM] = token[FACTOR_VERIFICATION_CLAIM]
   }
   // A token given its sign-in time by this read is reissued, or the next read would start again.

@@ -489,6 +489,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
         expectedOrigin: rp.origins,
         expectedRPID: rp.id,
       })
+      // Stryker disable next-line LogicalOperator: eq#webauthn-registration-info
       if (!verified || !registrationInfo) throw new Error('WebAuthn registration response could not be verified')
       const { credential, credentialBackedUp, credentialDeviceType } = registrationInfo
       const credentialID = toStoredId(helpers, credential.id)
