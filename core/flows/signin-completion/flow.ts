@@ -91,6 +91,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
   async verifySecondFactor(context, ctx, trigger) {
     // Only a user with an enrolled factor is asked for a code: the adapter lists second factors.
     const { adapter } = ctx
+    // Stryker disable next-line StringLiteral: eq#completion-factor-without-adapter
     if (!adapter) throw new TypeError('a second factor was found without an adapter')
     const check = await checkCode({
       adapter,
@@ -98,6 +99,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
       secrets: ctx.config.secrets,
       userId: userIdOf(context),
       challenge: context.challenge!,
+      // Stryker disable next-line StringLiteral: eq#completion-code-required
       code: String((trigger as { code?: unknown }).code ?? ''),
       at: ctx.at,
     })
@@ -209,6 +211,7 @@ function firstSignInStepEffects(steps: readonly FlowExtension[], machine: AnySta
 
 const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[], machine: AnyStateMachine) => {
   const steps = extensions.filter((extension) => extension.at === 'afterFirstSignIn')
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#completion-no-first-sign-in-step
   return steps.length > 0 ? firstSignInStepEffects(steps, machine) : {}
 }
 
@@ -223,8 +226,10 @@ const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnySt
 export function signInCompletionFlowFor(
   extensions: readonly FlowExtension[],
 ): FlowDefinition<AnyStateMachine, RequestContext> {
+  // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
   if (extensions.length === 0) return signInCompletionFlow
   let flow = extendedFlows.get(extensions)
+  // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
   if (!flow) {
     const machine = checkExtensions(extensions)
     flow = defineFlow<AnyStateMachine, RequestContext>({
