@@ -235,7 +235,7 @@ const guards = {
   },
   /** Database sessions always belong to a stored user; otherwise the first factor decides. */
   isUserStored: ({ context }: { context: SignInCompletionContext }) =>
-    // Stryker disable next-line OptionalChaining: eq#completion-policy-set
+    // Stryker disable next-line OptionalChaining,ConditionalExpression,StringLiteral: eq#completion-database-user-stored
     context.persist || context.policy?.strategy === 'database',
   isDatabaseStrategy: ({ context }: { context: SignInCompletionContext }) =>
     // Stryker disable next-line OptionalChaining: eq#completion-policy-set

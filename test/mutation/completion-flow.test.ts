@@ -10,6 +10,7 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import type { Adapter } from '../../core/adapters.js'
 import { CONTINUE, DENY, defineExtension, runs, waitsFor, type FlowExtension } from '../../core/extensions.js'
 import { totpCode } from '../../core/second-factor/index.js'
+import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 import { ISSUER, signInAt, standIn, standInProvider } from './oauth-standin.js'
@@ -94,6 +95,41 @@ describe('the provider session a sign-in records', () => {
   })
 })
 
+/** A store that records every member added to a set (the provider-session indexes). */
+function recordingSets(): { store: AuthStore; added: string[] } {
+  const backend = memoryAuthStore()
+  const added: string[] = []
+  return { added, store: { ...backend, addToSet: (key, member, ttl) => (added.push(member), backend.addToSet!(key, member, ttl)) } }
+}
+
+describe('the provider-session index a sign-in writes to a shared store (what back-channel logout reads)', () => {
+  it('JWT sessions: the user, once the session is issued', async () => {
+    const { store, added } = recordingSets()
+    const { config } = app({ session: { strategy: 'jwt' }, store })
+    await signInAt(new Client(config))
+    expect(added).toEqual([expect.stringMatching(/^u:.+/)])
+  })
+
+  it('JWT sessions: nothing when the jwt callback issues no session', async () => {
+    const { store, added } = recordingSets()
+    const { config } = app({ session: { strategy: 'jwt' }, store, callbacks: { jwt: () => null } })
+    await signInAt(new Client(config))
+    expect(added).toEqual([])
+  })
+
+  it('database sessions on an adapter that keeps no provider sessions: the sealed session, by subject and by sid', async () => {
+    const { store, added } = recordingSets()
+    const memory = MemoryAdapter(createMemoryStore())
+    const { config } = app({ session: { strategy: 'database' }, store, adapter: { ...memory, deleteProviderSessions: undefined } })
+    const client = new Client(config)
+    await signInAt(client)
+    expect(added).toHaveLength(2)
+    expect(added[0]).toBe(added[1])
+    expect(added[0]).not.toMatch(/^u:/)
+    expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+  })
+})
+
 /** A step after the first sign-in that waits for one answer on its own page. */
 function firstSignInStep(id: string, version = '1'): FlowExtension {
   return defineExtension({
@@ -148,6 +184,13 @@ describe('steps after the first sign-in', () => {
     await signInThroughSteps(app({ extensions: [firstSignInStep('first')] }, store).config)
     const { config } = app({ extensions: [firstSignInStep('first'), firstSignInStep('second')] }, store)
     expect((await signInThroughSteps(config)).asked).toEqual(['second'])
+  })
+
+  it('record the one step at afterFirstSignIn, not an extension at another point listed before it', async () => {
+    const store = createMemoryStore()
+    const { config } = app({ extensions: [beforeSession, firstSignInStep('first')] }, store)
+    expect((await signInThroughSteps(config)).asked).toEqual(['first'])
+    expect([...store.completedSteps.values()]).toEqual([[{ stepId: 'first', version: '1' }]])
   })
 
   it('run on every sign-in where nothing can record them: no adapter, or one that only reads', async () => {

