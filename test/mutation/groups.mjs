@@ -228,6 +228,8 @@ export const groups = {
       'test/email/units.test.ts',
       'test/machines/email-signin.model.test.ts',
       'test/mutation/email.test.ts',
+      // The user an address adopts, the links that still sign in, the normaliser's refusals.
+      'test/mutation/email-flow.test.ts',
     ],
   },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
