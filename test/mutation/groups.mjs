@@ -162,7 +162,7 @@ export const groups = {
   'chart-checks': {
     ignoreStatic: true,
     mutate: ['machines/checks.ts'],
-    tests: ['test/machines/gate.test.ts', 'test/machines/freshness-gate.test.ts'],
+    tests: ['test/machines/gate.test.ts', 'test/machines/freshness-gate.test.ts', 'test/mutation/chart-checks.test.ts'],
   },
   // The step routes (a flow waiting for the user: its page, its answer) and the two-step settings
   // (turning the second factor off): apart from the completion, whose test list is slow to rerun.
