@@ -191,7 +191,8 @@ export const groups = {
   // a flow that may not issue one.
   gate: {
     mutate: ['core/http/dispatch.ts#SESSION_ISSUERS..assertSessionIssued', 'core/http/dispatch.ts#dispatch'],
-    tests: ['test/mutation/gate.test.ts', 'test/machines/gate.test.ts', 'test/core/csrf.test.ts'],
+    // The re-authentication re-issues the session from its marking state, behind the step-up gate.
+    tests: ['test/mutation/gate.test.ts', 'test/machines/gate.test.ts', 'test/core/csrf.test.ts', 'test/reauthenticate/password.test.ts'],
   },
   // The flags of the routing table: which routes check the CSRF token, hand one out, end the
   // session or act for the signed-in user. Only the flags (boolean literals): the table's strings,
