@@ -16,7 +16,6 @@ interface Edge {
   from: string
   to: string
   event: string
-  guard: string | undefined
 }
 
 function nodesOf(machine: AnyStateMachine): AnyStateNode[] {
@@ -34,8 +33,7 @@ function edgesOf(machine: AnyStateMachine): Edge[] {
   for (const node of nodesOf(machine)) {
     for (const [event, candidates] of node.transitions) {
       for (const transition of candidates) {
-        const guard = typeof transition.guard === 'string' ? transition.guard : transition.guard ? '(inline)' : undefined
-        for (const target of transition.target ?? []) edges.push({ from: node.id, to: (target as AnyStateNode).id, event, guard })
+        for (const target of transition.target ?? []) edges.push({ from: node.id, to: (target as AnyStateNode).id, event })
       }
     }
   }

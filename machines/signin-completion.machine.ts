@@ -235,8 +235,10 @@ const guards = {
   },
   /** Database sessions always belong to a stored user; otherwise the first factor decides. */
   isUserStored: ({ context }: { context: SignInCompletionContext }) =>
+    // Stryker disable next-line OptionalChaining,ConditionalExpression,StringLiteral: eq#completion-database-user-stored
     context.persist || context.policy?.strategy === 'database',
   isDatabaseStrategy: ({ context }: { context: SignInCompletionContext }) =>
+    // Stryker disable next-line OptionalChaining: eq#completion-policy-set
     context.policy?.strategy === 'database',
   isNotLinked: ({ event }: { event: SignInCompletionEvent }) => {
     assertEvent(event, 'storeUser.failed')
@@ -267,6 +269,7 @@ const guards = {
     return event.output.pending
   },
   isNewUserWithPage: ({ context }: { context: SignInCompletionContext }) =>
+    // Stryker disable next-line OptionalChaining: eq#completion-policy-set
     context.isNewUser && context.policy?.newUserUrl != null,
 }
 

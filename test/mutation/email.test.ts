@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import type { Adapter, VerificationToken } from '../../core/adapters.js'
 import type { RequestContext } from '../../core/config/types.js'
 import { hashCode } from '../../core/email/secrets.js'
 import { checkSignInCode } from '../../core/flows/email/flow.js'
@@ -211,5 +212,37 @@ describe('an e-mail sign-in in a browser with a database session', () => {
     await client.requestLink('alice@example.com')
     await client.confirm(lastLink(outbox))
     expect(memory.sessions.has(first), "the same user's earlier session stays").toBe(true)
+  })
+})
+
+/** A token store keyed by the token alone, as some adapters keep it: it hands a row to any address. */
+function addressBlind(memory: Adapter): Adapter {
+  const rows = new Map<string, VerificationToken>()
+  return {
+    ...memory,
+    createVerificationToken: async (row) => (rows.set(row.token, row), row),
+    useVerificationToken: async ({ token }) => {
+      const row = rows.get(token) ?? null
+      rows.delete(token)
+      return row
+    },
+  }
+}
+
+// The same attack as test/email/identifier.test.ts, on the one adapter where only the engine's own
+// check refuses it (that file's PostgreSQL case costs seconds per mutant).
+describe("a link rewritten to another address, through an adapter that ignores the address", () => {
+  it.each(['confirm', 'direct'] as const)('is refused (%s): no session, no user for the victim', async (link) => {
+    const adapter = addressBlind(MemoryAdapter(createMemoryStore()))
+    const { config, outbox } = emailConfig({ provider: { link }, overrides: { adapter } })
+    const attacker = new EmailClient(config)
+    await attacker.requestLink('mallory@example.com')
+    const forged = new URL(lastLink(outbox))
+    forged.searchParams.set('email', 'victim@example.com')
+    const response = link === 'direct' ? await attacker.open(forged) : await attacker.confirm(forged)
+    expect(response.headers.get('location')).toBe(VERIFICATION)
+    expect(attacker.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(await adapter.getUserByEmail!('victim@example.com')).toBeNull()
+    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ type: 'Verification' }))
   })
 })

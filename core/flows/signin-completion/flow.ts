@@ -91,6 +91,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
   async verifySecondFactor(context, ctx, trigger) {
     // Only a user with an enrolled factor is asked for a code: the adapter lists second factors.
     const { adapter } = ctx
+    // Stryker disable next-line ConditionalExpression,StringLiteral: eq#completion-factor-without-adapter
     if (!adapter) throw new TypeError('a second factor was found without an adapter')
     const check = await checkCode({
       adapter,
@@ -98,12 +99,14 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
       secrets: ctx.config.secrets,
       userId: userIdOf(context),
       challenge: context.challenge!,
+      // Stryker disable next-line StringLiteral: eq#completion-code-required
       code: String((trigger as { code?: unknown }).code ?? ''),
       at: ctx.at,
     })
     if (check.ok) return { method: check.method === 'otp' ? 'otp' : 'backup' }
     if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
     if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
+    // Stryker disable next-line ConditionalExpression: eq#completion-failure-error
     return fail(check.reason, check.reason === 'exhausted' ? { error: 'AccessDenied' } : {})
   },
 
@@ -139,6 +142,7 @@ const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletio
       provider?.session,
     )
     if (provider) {
+      // Stryker disable next-line StringLiteral: eq#completion-record-strategy
       await provider.sessions.record(ctx, provider.session, { strategy: 'database', sessionToken: output.value })
     }
     return output
@@ -209,6 +213,7 @@ function firstSignInStepEffects(steps: readonly FlowExtension[], machine: AnySta
 
 const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[], machine: AnyStateMachine) => {
   const steps = extensions.filter((extension) => extension.at === 'afterFirstSignIn')
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#completion-no-first-sign-in-step
   return steps.length > 0 ? firstSignInStepEffects(steps, machine) : {}
 }
 
@@ -223,8 +228,10 @@ const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnySt
 export function signInCompletionFlowFor(
   extensions: readonly FlowExtension[],
 ): FlowDefinition<AnyStateMachine, RequestContext> {
+  // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
   if (extensions.length === 0) return signInCompletionFlow
   let flow = extendedFlows.get(extensions)
+  // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
   if (!flow) {
     const machine = checkExtensions(extensions)
     flow = defineFlow<AnyStateMachine, RequestContext>({

@@ -1,0 +1,138 @@
+/**
+ * E-mail sign-in through `Auth` on the memory adapter, down to what the mutation group of
+ * `core/flows/email/flow.ts` changes and test/mutation/email.test.ts leaves: which stored user an
+ * address adopts (never a passkey sign-up nobody verified) and when it was verified, the links that
+ * still sign in (without an address, with an empty one, under a rotated or the provider's own
+ * secret), and what an address the normaliser refuses logs.
+ */
+import { describe, expect, it } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import type { Adapter, VerificationToken } from '../../core/adapters.js'
+import { SECRET } from '../fixtures/http.js'
+import { emailConfig, EmailClient, lastLink } from '../email/helpers.js'
+
+const ORIGIN = 'https://authchart.test'
+const SESSION_COOKIE = '__Secure-authjs.session-token'
+
+/** A token store keyed by the token alone, as some adapters keep it: it hands a row to any address. */
+function addressBlind(memory: Adapter): Adapter {
+  const rows = new Map<string, VerificationToken>()
+  return {
+    ...memory,
+    createVerificationToken: async (row) => (rows.set(row.token, row), row),
+    useVerificationToken: async ({ token }) => {
+      const row = rows.get(token) ?? null
+      rows.delete(token)
+      return row
+    },
+  }
+}
+
+/** Every logged error as "Name: message". */
+function errors(config: ReturnType<typeof emailConfig>['config']): string[] {
+  return config.logger.error.mock.calls.map(([error]) => `${(error as Error).name}: ${(error as Error).message}`)
+}
+
+/** Asks for a link to `email`, changes it with `edit`, and presses the confirmation's button. */
+async function signInWith(setup: ReturnType<typeof emailConfig>, email: string, edit: (link: URL) => void = () => {}) {
+  const client = new EmailClient(setup.config)
+  await client.requestLink(email)
+  const link = lastLink(setup.outbox)
+  edit(link)
+  const response = await client.confirm(link)
+  return { client, response }
+}
+
+describe('the user an e-mail sign-in adopts', () => {
+  it('is created with the address verified now', async () => {
+    const setup = emailConfig()
+    const before = Date.now()
+    const { client } = await signInWith(setup, 'new@example.com')
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+    const [user] = [...setup.store.users.values()]
+    expect(user!.emailVerified!.getTime()).toBeGreaterThanOrEqual(before - 1000)
+    expect(user!.emailVerified!.getTime()).toBeLessThanOrEqual(Date.now() + 1000)
+  })
+
+  it('is an existing user, whose address is marked verified now', async () => {
+    const setup = emailConfig()
+    await setup.adapter.createUser!({ id: 'old', email: 'old@example.com', emailVerified: null })
+    const before = Date.now()
+    await signInWith(setup, 'old@example.com')
+    const user = await setup.adapter.getUser!('old')
+    expect(user!.emailVerified!.getTime()).toBeGreaterThanOrEqual(before - 1000)
+    expect(user!.emailVerified!.getTime()).toBeLessThanOrEqual(Date.now() + 1000)
+  })
+
+  it('is never a passkey sign-up whose address nobody verified: AccountNotLinked, logged, no session', async () => {
+    const setup = emailConfig()
+    const squatter = await setup.adapter.createUser!({ id: 'squatter', email: 'victim@example.com', emailVerified: null })
+    await setup.adapter.createAuthenticator!({
+      userId: squatter.id,
+      providerAccountId: 'passkey-1',
+      credentialID: 'cred-1',
+      credentialPublicKey: 'key',
+      counter: 0,
+      credentialDeviceType: 'singleDevice',
+      credentialBackedUp: false,
+      transports: null,
+    } as never)
+    const { client, response } = await signInWith(setup, 'victim@example.com')
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`)
+    expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
+    expect(errors(setup.config)).toContain(
+      'AccountNotLinked: The account with this e-mail address signed up with a passkey and never verified the address',
+    )
+    expect((await setup.adapter.getUser!('squatter'))!.emailVerified).toBeNull()
+  })
+})
+
+describe('a sign-in link', () => {
+  it.each([
+    ['without the address', (link: URL) => link.searchParams.delete('email')],
+    ['with an empty address', (link: URL) => link.searchParams.set('email', '')],
+  ])('signs in %s, through an adapter that finds the token by itself (the token names the address)', async (_name, edit) => {
+    const setup = emailConfig({ overrides: { adapter: addressBlind(MemoryAdapter(createMemoryStore())) } })
+    const { client, response } = await signInWith(setup, 'alice@example.com', edit)
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
+  it('signs in after the secret was rotated, the new one first', async () => {
+    const setup = emailConfig({ overrides: { secret: [`new-${SECRET}`, SECRET] } })
+    const { client, response } = await signInWith(setup, 'alice@example.com')
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
+  it("signs in under the provider's own secret", async () => {
+    const setup = emailConfig({ provider: { secret: `provider-${SECRET}` } as never })
+    const { client, response } = await signInWith(setup, 'alice@example.com')
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+})
+
+describe('an address the normaliser refuses', () => {
+  it('logs the address and "Invalid email address format." when the normaliser returns no string', async () => {
+    const setup = emailConfig({ provider: { normalizeIdentifier: () => 42 } as never })
+    const response = await new EmailClient(setup.config).requestLink('alice@example.com')
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(errors(setup.config)).toEqual(['EmailSignInError: Refused the address "alice@example.com": Invalid email address format.'])
+    expect(setup.outbox).toEqual([])
+  })
+
+  it('is refused the same when the normaliser throws something that is not an error', async () => {
+    const setup = emailConfig({
+      provider: {
+        normalizeIdentifier: () => {
+          throw null
+        },
+      } as never,
+    })
+    const response = await new EmailClient(setup.config).requestLink('alice@example.com')
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(errors(setup.config)).toHaveLength(1)
+    expect(errors(setup.config)[0]).toMatch(/^EmailSignInError: Refused the address "alice@example.com": /)
+  })
+})
