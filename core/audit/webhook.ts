@@ -72,8 +72,11 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
   const shared = keepsSets(store) ? store : undefined
   let pending = 0
   const timers = new Set<ReturnType<typeof setTimeout>>()
+  let stopped = false
 
   const later = (run: () => void, ms: number) => {
+    // An attempt still on its way when stop() came must not bring a retry back to life.
+    if (stopped) return
     const timer = setTimeout(() => {
       timers.delete(timer)
       run()
@@ -130,6 +133,7 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
     },
     {
       stop() {
+        stopped = true
         for (const timer of timers) clearTimeout(timer)
         timers.clear()
         pending = 0

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { signWebhook } from '../../core/audit/webhook.js'
+import { signWebhook, webhookSink } from '../../core/audit/webhook.js'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 
@@ -115,6 +115,25 @@ describe('audit webhooks', () => {
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(70)
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect(hook.deliveries).toHaveLength(3)
+  })
+
+  it('schedules no retry once stopped, even for an attempt that was on its way when stop() came', async () => {
+    // The receiver holds the first attempt, refuses it after the sink was stopped, and takes any other.
+    let refuse: () => void = () => {}
+    const hook = await receiver((index, res) => {
+      if (index > 0) return res.end('ok')
+      refuse = () => {
+        res.statusCode = 503
+        res.end()
+      }
+    })
+    const sink = webhookSink({ url: hook.url, secret: HOOK_SECRET, backoff: 20 }, console)
+    sink({ id: 'evt-stopped', kind: 'sign-in', at: new Date().toISOString(), v: 2 } as unknown as AuditEvent)
+    await waitFor(() => hook.deliveries.length === 1)
+    sink.stop()
+    refuse()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(hook.deliveries).toHaveLength(1)
   })
 
   it('gives up after the attempts, logging the event id and never the body', async () => {
