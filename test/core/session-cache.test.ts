@@ -12,12 +12,14 @@ import type { Adapter } from '../../core/adapters.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
 import {
+  MARKER_CLOCK_SKEW,
   readSessionCache,
   revokeCachedProviderSessions,
   revokeCachedSessions,
   revokeCachedSessionsOf,
   writeSessionCache,
 } from '../../core/session/cache.js'
+import { decode, encode } from '../../core/jwt.js'
 import { sessionId } from '../../core/session/id.js'
 import { revokeAllSessions, revokeSession } from '../../core/session/manage.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
@@ -464,5 +466,126 @@ describe('the cache entry (unit)', () => {
     expect(getMany).toHaveBeenCalledTimes(1)
     expect(getMany.mock.calls[0]![0]).toHaveLength(2)
     expect(get).not.toHaveBeenCalled()
+  })
+})
+
+describe('the cache entry at its edges (unit)', () => {
+  const row = (token: string) => ({ sessionToken: token, userId: 'bob', expires: new Date(T0 + 3600_000) })
+  const stored = (token: string, user: Record<string, unknown> = { ...BOB, emailVerified: null }, expires = T0 / 1000 + 3600) => ({
+    session: row(token),
+    user: user as never,
+    expires,
+    endsByLifetime: false,
+  })
+  const cacheOf = (ctx: RequestContext) => ctx.setCookies.filter((c) => c.name === CACHE_COOKIE || c.name.startsWith(`${CACHE_COOKIE}.`))
+  const read = (config: AuthConfig, value: string, token = 'token-1') => readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), token)
+  async function mint(config: AuthConfig, token = 'token-1', entry = stored(token)) {
+    const ctx = contextOf(config, {})
+    await writeSessionCache(ctx, token, entry)
+    return cacheOf(ctx)[0]?.value
+  }
+  /** An entry sealed as the cache seals one, with `change` applied to a well-formed entry's claims. */
+  async function sealed(config: AuthConfig, change: (claims: Record<string, unknown>) => unknown) {
+    const value = (await mint(config))!
+    const resolved = assertConfig(config)
+    const claims = (await decode({ token: value, secret: resolved.secrets as unknown as string[], salt: CACHE_COOKIE })) as Record<string, unknown>
+    return encode({ token: change({ ...claims }) as never, secret: resolved.secrets[0]!, salt: CACHE_COOKIE, maxAge: 60 })
+  }
+
+  it('serves an entry until the last second of maxAge, and none from its end on', async () => {
+    const { config } = app()
+    const value = (await mint(config))!
+    at(59)
+    expect(await read(config, value)).not.toBeNull()
+    at(60)
+    expect(await read(config, value)).toBeNull()
+  })
+
+  it('refuses an entry that is sealed by us but not an entry of this version and shape', async () => {
+    const { config } = app()
+    expect(await read(config, await sealed(config, (c) => c))).not.toBeNull()
+    const malformed: ((c: Record<string, unknown>) => unknown)[] = [
+      (c) => ({ ...c, v: 2 }),
+      (c) => ({ ...c, sid: 7 }),
+      (c) => ({ ...c, mat: 'now' }),
+      (c) => ({ ...c, until: Number.NaN }),
+      (c) => ({ ...c, end: undefined }),
+      (c) => ({ ...c, lt: 'no' }),
+      (c) => ({ ...c, mk: 'session-cache:user:x' }),
+      (c) => ({ ...c, mk: [1] }),
+      (c) => ({ ...c, row: null }),
+      (c) => ({ ...c, row: [] }),
+      (c) => ({ ...c, user: { ...(c.user as object), id: 1 } }),
+      (c) => ({ ...c, user: 'bob' }),
+    ]
+    for (const change of malformed) expect(await read(config, await sealed(config, change))).toBeNull()
+  })
+
+  it('gives back dates as dates and everything else as it was, at any depth it keeps', async () => {
+    const { config } = app()
+    const user = { ...BOB, emailVerified: new Date(T0 - 1000), roles: ['admin', { since: new Date(T0 - 2000), note: null }], flags: { beta: true, n: 3 } }
+    const back = await read(config, (await mint(config, 'token-1', stored('token-1', user)))!)
+    expect(back!.user).toEqual(user)
+    expect(back!.user.emailVerified).toBeInstanceOf(Date)
+    expect((back!.user as unknown as typeof user).roles[1]).toEqual({ since: new Date(T0 - 2000), note: null })
+    expect(back!.session.expires).toEqual(new Date(T0 + 3600_000))
+    // An object that only looks like a tagged date keeps its shape.
+    const lookalike = { ...BOB, emailVerified: null, extra: { $date: 'not a number' }, pair: { $date: 1, other: 2 } }
+    const kept = await read(config, (await mint(config, 'token-1', stored('token-1', lookalike)))!)
+    expect(kept!.user).toEqual(lookalike)
+  })
+
+  it('refuses an entry minted up to the clock skew after a sign-out everywhere, and serves one minted after', async () => {
+    const { config } = app()
+    const resolved = assertConfig(config)
+    await revokeCachedSessionsOf(resolved, 'bob', T0 / 1000)
+    at(-1)
+    const before = (await mint(config))!
+    at(MARKER_CLOCK_SKEW)
+    const within = (await mint(config))!
+    at(MARKER_CLOCK_SKEW + 1)
+    const after = (await mint(config))!
+    expect(await read(config, before)).toBeNull()
+    expect(await read(config, within)).toBeNull()
+    expect(await read(config, after)).not.toBeNull()
+  })
+
+  it('keeps each marker for maxAge and the clock skew, past which no entry it refuses is still served', async () => {
+    const put = vi.fn()
+    const memory = memoryAuthStore()
+    const { config } = app({}, { store: { ...memory, put: (...args: Parameters<AuthStore['put']>) => (put(...args), memory.put(...args)) } })
+    const resolved = assertConfig(config)
+    await revokeCachedSessions(resolved, ['id-1'], T0 / 1000)
+    await revokeCachedSessionsOf(resolved, 'bob', T0 / 1000)
+    await revokeCachedProviderSessions(resolved, 'op', { sid: 'sid-1', sub: null }, T0 / 1000)
+    expect(put.mock.calls.map(([, value, ttl]) => [value, ttl])).toEqual(Array(3).fill([String(T0 / 1000), 60 + MARKER_CLOCK_SKEW + 1]))
+    // Nothing to refuse: no marker written.
+    put.mockClear()
+    await revokeCachedSessions(resolved, [], T0 / 1000)
+    await revokeCachedProviderSessions(resolved, 'op', { sid: null, sub: null }, T0 / 1000)
+    expect(put).not.toHaveBeenCalled()
+  })
+
+  it('writes no marker and mints no entry without a cache configured', async () => {
+    const put = vi.fn()
+    const memory = memoryAuthStore()
+    const { config } = app({ cache: undefined }, { store: { ...memory, put: (...args: Parameters<AuthStore['put']>) => (put(...args), memory.put(...args)) } })
+    const resolved = assertConfig(config)
+    await revokeCachedSessions(resolved, ['id-1'], T0 / 1000)
+    await revokeCachedSessionsOf(resolved, 'bob', T0 / 1000)
+    await revokeCachedProviderSessions(resolved, 'op', { sid: 'sid-1', sub: 'sub-1' }, T0 / 1000)
+    expect(put).not.toHaveBeenCalled()
+    expect(await mint(config)).toBeUndefined()
+  })
+
+  it('mints nothing for a session that ends now, and one cookie however often a response mints', async () => {
+    const { config } = app()
+    expect(await mint(config, 'token-1', stored('token-1', undefined, T0 / 1000))).toBeUndefined()
+    const ctx = contextOf(config, {})
+    await writeSessionCache(ctx, 'token-1', stored('token-1'))
+    at(1)
+    await writeSessionCache(ctx, 'token-1', stored('token-1'))
+    expect(cacheOf(ctx)).toHaveLength(1)
+    expect(ctx.setCookies.filter((c) => c.name !== CACHE_COOKIE && !c.name.startsWith(`${CACHE_COOKIE}.`))).toEqual([])
   })
 })
