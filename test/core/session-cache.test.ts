@@ -12,8 +12,11 @@ import type { Adapter } from '../../core/adapters.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
 import {
+  clearSessionCache,
   MARKER_CLOCK_SKEW,
   readSessionCache,
+  refreshSessionCache,
+  revokeCachedSessionTokens,
   revokeCachedProviderSessions,
   revokeCachedSessions,
   revokeCachedSessionsOf,
@@ -587,5 +590,87 @@ describe('the cache entry at its edges (unit)', () => {
     await writeSessionCache(ctx, 'token-1', stored('token-1'))
     expect(cacheOf(ctx)).toHaveLength(1)
     expect(ctx.setCookies.filter((c) => c.name !== CACHE_COOKIE && !c.name.startsWith(`${CACHE_COOKIE}.`))).toEqual([])
+  })
+})
+
+describe('the cache entry: what it logs, clears and skips (unit)', () => {
+  const stored = (token: string, user: Record<string, unknown> = { ...BOB, emailVerified: null }) => ({
+    session: { sessionToken: token, userId: 'bob', expires: new Date(T0 + 3600_000) },
+    user: user as never,
+    expires: T0 / 1000 + 3600,
+    endsByLifetime: false,
+  })
+  const spyOn = (ctx: RequestContext) => {
+    const debug = vi.fn()
+    ;(ctx as { logger: unknown }).logger = { debug, warn: vi.fn(), error: vi.fn() }
+    return debug
+  }
+  async function mint(config: AuthConfig, token = 'token-1', entry = stored(token)) {
+    const ctx = contextOf(config, {})
+    const debug = spyOn(ctx)
+    await writeSessionCache(ctx, token, entry)
+    return { value: ctx.setCookies.find((c) => c.name === CACHE_COOKIE)?.value, debug, ctx }
+  }
+
+  it('logs why it refused an entry: unreadable, malformed, foreign or revoked', async () => {
+    const { config } = app()
+    const { value } = await mint(config)
+    const reasonOf = async (cookie: string, token = 'token-1') => {
+      const ctx = contextOf(config, { [CACHE_COOKIE]: cookie })
+      const debug = spyOn(ctx)
+      expect(await readSessionCache(ctx, token)).toBeNull()
+      return debug.mock.calls.map(([message, detail]) => [message, (detail as { reason: string }).reason])
+    }
+    expect(await reasonOf('not-a-sealed-value')).toEqual([['session-cache-refused', 'unreadable']])
+    const resolved = assertConfig(config)
+    const notAnEntry = await encode({ token: { v: 1 } as never, secret: resolved.secrets[0]!, salt: CACHE_COOKIE, maxAge: 60 })
+    expect(await reasonOf(notAnEntry)).toEqual([['session-cache-refused', 'malformed']])
+    expect(await reasonOf(value!, 'token-2')).toEqual([['session-cache-refused', 'foreign']])
+    await revokeCachedSessions(resolved, [await sessionId('token-1')], T0 / 1000)
+    expect(await reasonOf(value!)).toEqual([['session-cache-refused', 'revoked']])
+  })
+
+  it('skips an entry too large for the cookie chunks a request carries, and says so', async () => {
+    const { config } = app()
+    const huge = { ...BOB, emailVerified: null, bio: Array.from({ length: 4000 }, (_, i) => `${i}-${Math.random()}`).join('') }
+    const { value, debug, ctx } = await mint(config, 'token-1', stored('token-1', huge))
+    expect(value).toBeUndefined()
+    expect(ctx.setCookies.filter((c) => c.name.startsWith(CACHE_COOKIE))).toEqual([])
+    expect(debug).toHaveBeenCalledWith('session-cache-skipped', expect.objectContaining({ reason: 'too large' }))
+  })
+
+  it('clears the cookie the browser sent, and sets nothing to clear when it sent none', async () => {
+    const { config } = app()
+    const { value } = await mint(config)
+    const sent = contextOf(config, { [CACHE_COOKIE]: value! })
+    clearSessionCache(sent)
+    expect(sent.setCookies.map((c) => [c.name, c.value])).toEqual([[CACHE_COOKIE, '']])
+    const none = contextOf(config, {})
+    clearSessionCache(none)
+    expect(none.setCookies).toEqual([])
+  })
+
+  it('mints no entry on an extension and writes no marker for tokens without a cache, or for no token', async () => {
+    const put = vi.fn()
+    const memory = memoryAuthStore()
+    const store = { ...memory, put: (...args: Parameters<AuthStore['put']>) => (put(...args), memory.put(...args)) }
+    const off = app({ cache: undefined }, { store }).config
+    const ctx = contextOf(off, {})
+    await refreshSessionCache(ctx, 'token-1', stored('token-1').session, stored('token-1').user, T0 / 1000 + 600)
+    expect(ctx.setCookies).toEqual([])
+    await revokeCachedSessionTokens(assertConfig(off), ['token-1'], T0 / 1000)
+    await revokeCachedSessionTokens(assertConfig(app({}, { store }).config), [], T0 / 1000)
+    expect(put).not.toHaveBeenCalled()
+    await revokeCachedSessionTokens(assertConfig(app({}, { store }).config), ['token-1'], T0 / 1000)
+    expect(put).toHaveBeenCalledTimes(1)
+  })
+
+  it('asks a store without getMany key by key', async () => {
+    const { getMany: _getMany, ...withoutGetMany } = memoryAuthStore()
+    const { config } = app({}, { store: withoutGetMany as AuthStore })
+    const { value } = await mint(config)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value! }), 'token-1')).not.toBeNull()
+    await revokeCachedSessionsOf(assertConfig(config), 'bob', T0 / 1000)
+    expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value! }), 'token-1')).toBeNull()
   })
 })
