@@ -690,3 +690,28 @@ describe('the cache entry: how deep it keeps dates (unit)', () => {
     expect(back.deep).toEqual(nest(10, when.toISOString()))
   })
 })
+
+describe('the cache cookie in a response (unit)', () => {
+  it('logs nothing for a browser that sent no cache cookie', async () => {
+    const { config } = app()
+    const ctx = contextOf(config, {})
+    const debug = vi.fn()
+    ;(ctx as { logger: unknown }).logger = { debug, warn: vi.fn(), error: vi.fn() }
+    expect(await readSessionCache(ctx, 'token-1')).toBeNull()
+    expect(debug).not.toHaveBeenCalled()
+  })
+
+  it('keeps one set of chunks when a response mints a chunked entry twice', async () => {
+    const { config } = app()
+    const user = { ...BOB, emailVerified: null, bio: 'b'.repeat(6000) }
+    const ctx = contextOf(config, {})
+    const entry = { session: { sessionToken: 'token-1', userId: 'bob', expires: new Date(T0 + 3600_000) }, user: user as never, expires: T0 / 1000 + 3600, endsByLifetime: false }
+    await writeSessionCache(ctx, 'token-1', entry)
+    const first = ctx.setCookies.map((c) => c.name)
+    expect(first.length).toBeGreaterThan(1)
+    expect(first.every((name) => name.startsWith(`${CACHE_COOKIE}.`))).toBe(true)
+    at(1)
+    await writeSessionCache(ctx, 'token-1', entry)
+    expect(ctx.setCookies.map((c) => c.name).sort()).toEqual([...first].sort())
+  })
+})
