@@ -88,7 +88,8 @@ export type OAuthSignInTag =
   | 'effect.fetchProfile'
   | 'effect.lookUpAccount'
 
-const initialContext: OAuthSignInContext = {
+/** The context of a sign-in that has not started: every field empty. */
+export const initialOAuthSignInContext: Readonly<OAuthSignInContext> = Object.freeze({
   policy: null,
   providerId: '',
   callbackUrl: '',
@@ -106,7 +107,7 @@ const initialContext: OAuthSignInContext = {
   account: null,
   storedUser: null,
   denial: null,
-}
+})
 
 type Mapper = (args: { context: OAuthSignInContext }) => FlowOutcome
 
@@ -181,7 +182,7 @@ export const oauthSignInMachine = setup({
   version: '2',
   description: 'Signs a user in through an OAuth 2 / OpenID Connect provider.',
   initial: 'idle',
-  context: initialContext,
+  context: initialOAuthSignInContext,
   output: finalStateOutcome,
   states: {
     idle: {

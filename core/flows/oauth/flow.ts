@@ -37,6 +37,8 @@ import { authorizationServer, clientOf } from '../../oauth/server.js'
 // What the session flow uses for OAuth providers, through this module once it is loaded.
 export { authorizationServer } from '../../oauth/server.js'
 export { RefreshRejected, refreshAccessToken } from '../../oauth/refresh.js'
+// The re-authentication at a provider starts from the sign-in chart's empty context.
+export { initialOAuthSignInContext } from '../../../machines/oauth-signin.machine.js'
 // Logout by the provider (back- and front-channel) comes with the OAuth flow: only OIDC providers send it.
 export {
   endProviderSessions,

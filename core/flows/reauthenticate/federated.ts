@@ -8,6 +8,7 @@
  * @module
  */
 import { timingSafeEqual } from '../../crypto.js'
+import { flowModule } from '../kinds.js'
 import type { OAuthSignInContext } from '../../../machines/oauth-signin.machine.js'
 import type { FederatedProvider, Federation } from '../../../machines/reauthenticate.machine.js'
 import type { RequestContext, ResolvedProvider } from '../../config/types.js'
@@ -86,23 +87,14 @@ export function signInContextOf(
   callbackParams: Record<string, string> = {},
 ): OAuthSignInContext {
   return {
-    policy: null,
+    ...flowModule('oauth').initialOAuthSignInContext,
     providerId,
-    callbackUrl: '',
     // The provider must ask the user to log in now, whatever session it still has.
     authorizationParams: { prompt: 'login', max_age: '0' },
-    authorizationUrl: '',
     redirectUri: federation?.redirectUri ?? '',
     state: federation?.state ?? null,
     codeVerifier: federation?.codeVerifier ?? null,
     nonce: federation?.nonce ?? null,
     callbackParams,
-    tokens: null,
-    sessionClaims: null,
-    profile: null,
-    user: null,
-    account: null,
-    storedUser: null,
-    denial: null,
   }
 }
