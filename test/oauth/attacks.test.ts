@@ -4,7 +4,7 @@
  * provider would) forges the ID token. Every one must end with an error redirect, a logged reason
  * and no session.
  */
-import { SignJWT, base64url, decodeJwt, generateKeyPair, importJWK } from 'jose'
+import { SignJWT, base64url, generateKeyPair } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { customFetch } from '../../core/index.js'
 import { InvalidCheck } from '../../core/errors.js'
@@ -15,30 +15,15 @@ import {
   type ProviderReturn,
   type RunningOidcProvider,
 } from '../fixtures/oidc-provider.js'
-import { CALLBACK_BASE, appProvider, deliverCallback, opClient, signInThroughProvider, startSignIn } from './helpers.js'
+import { CALLBACK_BASE, appProvider, deliverCallback, idTokenForger, opClient, signInThroughProvider, startSignIn, type IdTokenForgery } from './helpers.js'
 
 const STATE_COOKIE = '__Secure-authjs.state'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
-type Forgery = (claims: Record<string, unknown>) => Promise<string>
-let forge: Forgery | undefined
 let op: RunningOidcProvider
 const stranger = await generateKeyPair('RS256')
 
-/** A fetch that rewrites the ID token of token responses, as a network attacker would. */
-const tamperingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init)
-  const url = input instanceof Request ? input.url : String(input)
-  if (!forge || !url.endsWith('/token') || !response.ok) return response
-  const body = (await response.json()) as Record<string, unknown>
-  body.id_token = await forge(decodeJwt(String(body.id_token)))
-  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
-}
-
-async function signedByOp(claims: Record<string, unknown>): Promise<string> {
-  const key = await importJWK(op.signingKey, 'RS256')
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid }).sign(key)
-}
+const forger = idTokenForger(() => op)
 
 beforeAll(async () => {
   op = await startOidcProvider({
@@ -51,7 +36,7 @@ beforeAll(async () => {
 })
 afterAll(() => op?.close())
 beforeEach(() => {
-  forge = undefined
+  forger.forge = undefined
   op.decision = 'accept'
 })
 
@@ -61,7 +46,7 @@ function config() {
     providers: [
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks }),
       appProvider(op.issuer, 'client_secret_basic', 'op-b', { checks }),
-      appProvider(op.issuer, 'client_secret_basic', 'op-forge', { checks, [customFetch]: tamperingFetch }),
+      appProvider(op.issuer, 'client_secret_basic', 'op-forge', { checks, [customFetch]: forger.fetch }),
     ] as never,
   })
 }
@@ -176,11 +161,11 @@ describe('a tampered or replayed callback', () => {
 })
 
 describe('a forged ID token', () => {
-  const forgeries: Record<string, Forgery> = {
-    'names another issuer (iss)': (c) => signedByOp({ ...c, iss: 'https://evil.example' }),
-    'is for another client (aud)': (c) => signedByOp({ ...c, aud: 'op-b' }),
-    'carries another nonce': (c) => signedByOp({ ...c, nonce: 'attacker-nonce' }),
-    'has expired': (c) => signedByOp({ ...c, iat: Number(c.iat) - 7200, exp: Number(c.iat) - 3600 }),
+  const forgeries: Record<string, IdTokenForgery> = {
+    'names another issuer (iss)': (c) => forger.signedByProvider({ ...c, iss: 'https://evil.example' }),
+    'is for another client (aud)': (c) => forger.signedByProvider({ ...c, aud: 'op-b' }),
+    'carries another nonce': (c) => forger.signedByProvider({ ...c, nonce: 'attacker-nonce' }),
+    'has expired': (c) => forger.signedByProvider({ ...c, iat: Number(c.iat) - 7200, exp: Number(c.iat) - 3600 }),
     'is unsigned (alg none)': async (c) =>
       `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url.encode(JSON.stringify(c))}.`,
     "is signed with a stranger's key under the provider's key id": (c) =>
@@ -188,7 +173,7 @@ describe('a forged ID token', () => {
   }
 
   it('is accepted untouched (the tampering fetch itself changes nothing)', async () => {
-    forge = async (claims) => signedByOp(claims)
+    forger.forge = async (claims) => forger.signedByProvider(claims)
     const client = new Client(config())
     const { callback } = await signInThroughProvider(client, 'op-forge')
     expect(callback.headers.get('location')).toBe(ORIGIN)
@@ -196,7 +181,7 @@ describe('a forged ID token', () => {
   })
 
   it.each(Object.keys(forgeries))('is refused when it %s', async (name) => {
-    forge = forgeries[name]
+    forger.forge = forgeries[name]
     const client = new Client(config())
     const { callback } = await signInThroughProvider(client, 'op-forge')
     await expectRefused(client, callback)

@@ -6,9 +6,9 @@
  */
 import { expect } from 'vitest'
 import type { ClientMetadata } from 'oidc-provider'
-import { exportJWK, generateKeyPair } from 'jose'
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, importJWK } from 'jose'
 import { ORIGIN, type Client } from '../fixtures/http.js'
-import { visitProvider, type ProviderReturn } from '../fixtures/oidc-provider.js'
+import { visitProvider, type ProviderReturn, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import type { ClientAuthMethod } from '../../core/oauth/provider.js'
 
 /** A client secret long enough for HS256 client assertions. */
@@ -109,4 +109,33 @@ export async function signInThroughProvider(
   const authorizationUrl = await startSignIn(client, providerId, options)
   const answer = await visitProvider(authorizationUrl, CALLBACK_BASE, options.opCookies)
   return { authorizationUrl: new URL(authorizationUrl), callback: await deliverCallback(client, answer) }
+}
+
+/** Rewrites the claims of an ID token the provider issued into another signed token. */
+export type IdTokenForgery = (claims: Record<string, unknown>) => Promise<string>
+
+/**
+ * A network attacker (or a broken provider) between the app and the provider's token endpoint:
+ * `fetch` passes every answer through, except that while `forge` is set, a token response's ID
+ * token is replaced by `forge(its claims)`. `signedByProvider` signs claims with the provider's own
+ * key, so only the claims are wrong.
+ */
+export function idTokenForger(provider: () => RunningOidcProvider) {
+  const forger = {
+    forge: undefined as IdTokenForgery | undefined,
+    fetch: (async (input, init) => {
+      const response = await fetch(input, init)
+      const url = input instanceof Request ? input.url : String(input)
+      if (!forger.forge || !url.endsWith('/token') || !response.ok) return response
+      const body = (await response.json()) as Record<string, unknown>
+      body.id_token = await forger.forge(decodeJwt(String(body.id_token)))
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
+    }) as typeof fetch,
+    async signedByProvider(claims: Record<string, unknown>): Promise<string> {
+      const { signingKey } = provider()
+      const key = await importJWK(signingKey, 'RS256')
+      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: signingKey.kid }).sign(key)
+    },
+  }
+  return forger
 }

@@ -8,7 +8,6 @@
  * and a callback with no re-authentication waiting.
  */
 import { PGlite } from '@electric-sql/pglite'
-import { SignJWT, decodeJwt, importJWK } from 'jose'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { PostgresAdapter } from '../../adapters/postgres.js'
@@ -19,7 +18,7 @@ import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type ProviderReturn, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
-import { CALLBACK_BASE, appProvider, deliverCallback, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { CALLBACK_BASE, appProvider, deliverCallback, idTokenForger, opClient, signInThroughProvider } from '../oauth/helpers.js'
 
 const HTML = { accept: 'text/html' }
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
@@ -30,25 +29,10 @@ const ACCESS_DENIED = `${ORIGIN}/auth/error?error=AccessDenied`
 const now = () => Math.floor(Date.now() / 1000)
 const later = (minutes: number) => vi.setSystemTime(Date.now() + minutes * 60_000)
 
-type Forgery = (claims: Record<string, unknown>) => Promise<string>
-let forge: Forgery | undefined
 let op: RunningOidcProvider
 let pglite: PGlite
 
-/** A provider stand-in on the wire: the real provider's token answer, its ID token re-signed with `forge`. */
-const tamperingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init)
-  const url = input instanceof Request ? input.url : String(input)
-  if (!forge || !url.endsWith('/token') || !response.ok) return response
-  const body = (await response.json()) as Record<string, unknown>
-  body.id_token = await forge(decodeJwt(String(body.id_token)))
-  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
-}
-
-async function signedByOp(claims: Record<string, unknown>): Promise<string> {
-  const key = await importJWK(op.signingKey, 'RS256')
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid }).sign(key)
-}
+const forger = idTokenForger(() => op)
 
 beforeAll(async () => {
   ;[op, pglite] = await Promise.all([
@@ -61,7 +45,7 @@ afterAll(async () => {
 })
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] })
-  forge = undefined
+  forger.forge = undefined
   op.decision = 'accept'
   op.loginAs = OP_ACCOUNT.sub
 })
@@ -87,7 +71,7 @@ function app(adapter: Adapter, strategy: 'jwt' | 'database', overrides: Partial<
     providers: [
       appProvider(op.issuer, 'client_secret_basic', 'op'),
       // The same provider, seen through a stand-in that can answer with an old login.
-      appProvider(op.issuer, 'client_secret_basic', 'op-old', { [customFetch]: tamperingFetch }),
+      appProvider(op.issuer, 'client_secret_basic', 'op-old', { [customFetch]: forger.fetch }),
     ] as never,
     ...overrides,
   })
@@ -190,7 +174,7 @@ for (const backend of Object.keys(BACKENDS)) {
         await askToEnrol(client)
         const authorization = await continueWith(client, 'op-old')
         // As a provider that ignored prompt=login and max_age=0: the login of the sign-in.
-        forge = (claims) => signedByOp({ ...claims, auth_time: Number(claims.auth_time) - 11 * 60 })
+        forger.forge = (claims) => forger.signedByProvider({ ...claims, auth_time: Number(claims.auth_time) - 11 * 60 })
         const sessionBefore = client.jar.get(SESSION_COOKIE)
         const fvaBefore = await factorTimes(client, adapter, strategy)
         const refused = await deliverCallback(client, await atProvider(authorization))
