@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url'
 import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
+import pg from 'pg'
+import { PostgresAdapter } from '../../adapters/postgres.js'
+import type { PostgresServer } from '../fixtures/postgres.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -184,4 +187,16 @@ export class HttpBrowser {
     for (const [name, value] of this.cookies) copy.cookies.set(name, value)
     return copy
   }
+}
+
+/** A fresh database on `postgres` with the PostgreSQL adapter's tables, for the instances' rows. */
+export async function adapterDatabase(postgres: PostgresServer, name: string): Promise<string> {
+  const url = await postgres.createDatabase(name)
+  const pool = new pg.Pool({ connectionString: url, max: 1 })
+  try {
+    await PostgresAdapter(pool).migrate()
+  } finally {
+    await pool.end()
+  }
+  return url
 }

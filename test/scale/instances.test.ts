@@ -11,14 +11,12 @@
  * none, through the index in Redis), while the same user's session through another provider
  * session stays.
  */
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PostgresAdapter } from '../../adapters/postgres.js'
 import { endSessionAtProvider, OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
 import { CLIENT_SECRET, opClient } from '../oauth/helpers.js'
-import { HttpBrowser, startCluster, type Cluster } from './cluster.js'
+import { HttpBrowser, adapterDatabase, startCluster, type Cluster } from './cluster.js'
 
 const SECRET = 'scale-test-secret-that-is-long-enough-0123456789'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -82,28 +80,16 @@ async function oauthCallback(browser: HttpBrowser, cluster: Cluster, base = '/au
   return `${answer.url.pathname}${answer.url.search}`
 }
 
-/** A database for the database-session app's rows, migrated once before the instances start. */
-async function adapterDatabase(name: string): Promise<string> {
-  const url = await postgres.createDatabase(name)
-  const pool = new pg.Pool({ connectionString: url, max: 1 })
-  try {
-    await PostgresAdapter(pool).migrate()
-  } finally {
-    await pool.end()
-  }
-  return url
-}
-
 describe.each([
   {
     name: 'PostgreSQL',
     // Database sessions: our adapter, which keeps the provider session with the row.
-    env: async () => ({ STORE: 'postgres', STORE_URL: await postgres.createDatabase('scale'), ADAPTER_URL: await adapterDatabase('scale_rows') }),
+    env: async () => ({ STORE: 'postgres', STORE_URL: await postgres.createDatabase('scale'), ADAPTER_URL: await adapterDatabase(postgres, 'scale_rows') }),
   },
   {
     name: 'Redis',
     // Database sessions: an adapter that keeps no provider session (as Auth.js adapters), so the index in Redis finds the rows.
-    env: async () => ({ STORE: 'redis', STORE_URL: redis.url, ADAPTER_URL: await adapterDatabase('redis_rows'), ADAPTER_KEEPS: 'rows-only' }),
+    env: async () => ({ STORE: 'redis', STORE_URL: redis.url, ADAPTER_URL: await adapterDatabase(postgres, 'redis_rows'), ADAPTER_KEEPS: 'rows-only' }),
   },
 ])('three instances sharing $name', ({ env }) => {
   let cluster: Cluster

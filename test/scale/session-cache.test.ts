@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAdapter } from '../../adapters/postgres.js'
 import { endPool, startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
-import { HttpBrowser, startCluster, type Cluster } from './cluster.js'
+import { HttpBrowser, adapterDatabase, startCluster, type Cluster } from './cluster.js'
 
 const SECRET = 'scale-test-secret-that-is-long-enough-0123456789'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -31,18 +31,6 @@ afterAll(async () => {
   await Promise.all([postgres?.stop(), redis?.stop()])
 })
 
-/** A database for the rows, migrated before the instances start. */
-async function rowsDatabase(name: string): Promise<string> {
-  const url = await postgres.createDatabase(name)
-  const pool = new pg.Pool({ connectionString: url, max: 1 })
-  try {
-    await PostgresAdapter(pool).migrate()
-  } finally {
-    await pool.end()
-  }
-  return url
-}
-
 describe.each([
   { name: 'PostgreSQL', env: async () => ({ STORE: 'postgres', STORE_URL: await postgres.createDatabase('cache_store') }) },
   { name: 'Redis', env: async () => ({ STORE: 'redis', STORE_URL: redis.url }) },
@@ -52,7 +40,7 @@ describe.each([
   let adapter: ReturnType<typeof PostgresAdapter>
 
   beforeAll(async () => {
-    const adapterUrl = await rowsDatabase(`cache_rows_${name.toLowerCase()}`)
+    const adapterUrl = await adapterDatabase(postgres, `cache_rows_${name.toLowerCase()}`)
     rows = new pg.Pool({ connectionString: adapterUrl, max: 2 })
     adapter = PostgresAdapter(rows)
     cluster = await startCluster({
@@ -125,7 +113,7 @@ describe('the session cache on three instances without a store', () => {
   let adapter: ReturnType<typeof PostgresAdapter>
 
   beforeAll(async () => {
-    const adapterUrl = await rowsDatabase('cache_rows_none')
+    const adapterUrl = await adapterDatabase(postgres, 'cache_rows_none')
     rows = new pg.Pool({ connectionString: adapterUrl, max: 2 })
     adapter = PostgresAdapter(rows)
     cluster = await startCluster({
