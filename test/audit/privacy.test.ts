@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
-import { expectNoSecret, MARKER, marker } from '../fixtures/privacy.js'
+import { expectNoSecret, MARKER, marker, markedCredentialsAttempts } from '../fixtures/privacy.js'
 
 
 /** Every value a sink received, as text: function sinks and the debug logger. */
@@ -43,18 +43,7 @@ describe('audit events hold no secret', () => {
       rateLimit: { credentials: { perIdentifier: 2 } },
     })
     const client = new Client(config)
-    const seen: string[] = [SECRET]
-    for (const password of [marker('bad-password'), marker('good-password'), marker('bad-password'), marker('bad-password')]) {
-      const csrfToken = await client.csrfToken()
-      seen.push(csrfToken)
-      await client.send({
-        path: '/callback/credentials',
-        query: { [marker('query-key')]: marker('query-value') },
-        body: { username: marker('user'), password, csrfToken, callbackUrl: `/next?${marker('cb')}=${marker('cb-value')}` },
-        headers: { 'user-agent': `${marker('agent')}/1.0`, 'x-request-id': marker('request') },
-      })
-      seen.push(...client.jar.cookies.values())
-    }
+    const seen: string[] = [SECRET, ...(await markedCredentialsAttempts(client, [marker('bad-password'), marker('good-password'), marker('bad-password'), marker('bad-password')]))]
     await client.signOut()
     expect(records.some((record) => (record as AuditEvent).kind === 'rate-limited')).toBe(true)
     // A request id is the operator's correlation id, kept as given when it is a plain token.

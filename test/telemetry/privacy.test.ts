@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
-import { expectNoSecret, MARKER, marker } from '../fixtures/privacy.js'
+import { expectNoSecret, MARKER, marker, markedCredentialsAttempts } from '../fixtures/privacy.js'
 import { otelSdk } from './helpers.js'
 
 
@@ -31,18 +31,7 @@ describe('spans and metric points hold no secret', () => {
       rateLimit: { credentials: { perIdentifier: 3 } },
     })
     const client = new Client(config)
-    const seen: string[] = [SECRET]
-    for (const password of [marker('bad-password'), marker('good-password'), marker('throw'), marker('bad-password'), marker('bad-password')]) {
-      const csrfToken = await client.csrfToken()
-      seen.push(csrfToken)
-      await client.send({
-        path: '/callback/credentials',
-        query: { [marker('query-key')]: marker('query-value') },
-        body: { username: marker('user'), password, csrfToken, callbackUrl: `/next?${marker('cb')}=${marker('cb-value')}` },
-        headers: { 'user-agent': `${marker('agent')}/1.0`, 'x-request-id': marker('request') },
-      })
-      seen.push(...client.jar.cookies.values())
-    }
+    const seen: string[] = [SECRET, ...(await markedCredentialsAttempts(client, [marker('bad-password'), marker('good-password'), marker('throw'), marker('bad-password'), marker('bad-password')]))]
     await client.session()
     await client.signOut()
     const { spans, points } = await recorded(sdk)
