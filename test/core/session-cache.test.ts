@@ -797,6 +797,19 @@ describe('the session cache and the authority (core/session/current.ts)', () => 
     expect((await later.session()).body).toBeNull()
   })
 
+  it('mints an entry only on the session read: a route acting for the user leaves the cache cookie as it is', async () => {
+    const { config, calls } = app({}, { store: memoryAuthStore() })
+    const client = new Client(config)
+    await client.signIn(good)
+    calls.clear()
+    // Turning on two-step verification: a flow acting for the signed-in user, its cookies set.
+    const response = await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() }, headers: { accept: 'text/html' } })
+    expect(response.headers.get('location')).toMatch(/\/auth\/step\/totp-enrolment$/)
+    expect(calls.get('getSessionAndUser')).toBeGreaterThan(0)
+    expect(setCookie(response, CACHE_COOKIE)).toBeUndefined()
+    expect(client.jar.get(CACHE_COOKIE)).toBeUndefined()
+  })
+
   it('answers a session token that names no row as no session, without an error, and mints nothing', async () => {
     const { config } = app()
     const client = new Client(config)
