@@ -27,6 +27,8 @@ import { sessionId } from '../../core/session/id.js'
 import { revokeAllSessions, revokeSession } from '../../core/session/manage.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
+import { endProviderSessions } from '../../core/flows/logout/flow.js'
+import { storedRow, VICTIM, VICTIM_PROVIDER_SESSION } from '../fixtures/dead-sessions.js'
 import { Client, credentialsProvider, setCookie, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -339,6 +341,38 @@ describe('attacks on the cache cookie', () => {
     expect((await stolen.send({ path: '/sessions' })).status).toBe(200)
     await client.signOut()
     expect((await stolen.send({ path: '/sessions' })).status).toBe(401)
+  })
+})
+
+describe('a logout by the provider', () => {
+  it("refuses the cached read of each session signed in through the provider's session (named by sid, or by subject), and no other", async () => {
+    for (const named of [
+      { sid: VICTIM_PROVIDER_SESSION.sid, sub: null },
+      { sid: null, sub: VICTIM_PROVIDER_SESSION.sub },
+    ]) {
+      const rows = createMemoryStore()
+      rows.users.set(VICTIM.id, { ...VICTIM })
+      const { config, total } = app({}, {}, rows)
+      const browser = async (token: string) => {
+        const client = new Client(config)
+        client.jar.cookies.set(SESSION_COOKIE, token)
+        await client.session()
+        return client
+      }
+      const throughOp = await browser(await storedRow(rows, T0 / 1000 - 60))
+      const notThroughOp = await browser(await storedRow(rows, T0 / 1000 - 60))
+      delete rows.sessions.get(notThroughOp.jar.get(SESSION_COOKIE)!)!.providerSession
+      // The other session's entry was minted before its row lost the provider session: mint it again.
+      notThroughOp.jar.cookies.delete(CACHE_COOKIE)
+      await notThroughOp.session()
+      const before = total()
+      expect((await throughOp.session()).body).toMatchObject({ user: { email: VICTIM.email } })
+      expect(total(), 'served from the cache').toBe(before)
+      // What a verified Logout Token does (test/oauth/backchannel-logout.test.ts sends one to Auth).
+      await endProviderSessions(contextOf(config, {}), VICTIM_PROVIDER_SESSION.provider, named)
+      expect((await throughOp.session()).body).toBeNull()
+      expect((await notThroughOp.session()).body).toMatchObject({ user: { email: VICTIM.email } })
+    }
   })
 })
 
