@@ -77,6 +77,7 @@ function tagDates(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null || depth > 8) return value
   if (Array.isArray(value)) return value.map((item) => tagDates(item, depth + 1))
   const out: Record<string, unknown> = {}
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-undefined-fields
   for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = tagDates(field, depth + 1)
   return out
 }
@@ -86,6 +87,7 @@ function untagDates(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => untagDates(item, depth + 1))
   const record = value as Record<string, unknown>
   const keys = Object.keys(record)
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-date-tag-key
   if (keys.length === 1 && keys[0] === DATE_TAG && typeof record[DATE_TAG] === 'number') return new Date(record[DATE_TAG])
   const out: Record<string, unknown> = {}
   for (const key of keys) out[key] = untagDates(record[key], depth + 1)
@@ -98,6 +100,7 @@ const isSeconds = (value: unknown): value is number => Number.isFinite(value)
 
 /** The claims as an entry, or `null` when they are not one (another format, another version). */
 function entryOf(claims: unknown): Entry | null {
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-claims-object
   if (!isRecord(claims)) return null
   const { v, sid, mat, until, end, lt, mk, row, user } = claims
   if (v !== 1 || typeof sid !== 'string' || !isSeconds(mat) || !isSeconds(until) || !isSeconds(end)) return null
@@ -115,6 +118,7 @@ async function bindingOf(sessionToken: string): Promise<string> {
   // Stryker disable next-line ConditionalExpression: eq#session-cache-binding-memo
   if (last !== undefined && last.token === sessionToken) return last.id
   const id = await sessionId(sessionToken)
+  // Stryker disable next-line ObjectLiteral: eq#session-cache-binding-memo
   lastBinding = { token: sessionToken, id }
   return id
 }
@@ -128,11 +132,13 @@ export function cacheCookie(ctx: RequestContext): CookieOption {
  * A marker key's hash. No secret in it: an entry carries the keys it was minted with, and they must
  * still be the keys a revocation writes after the secret is rotated.
  */
+// Stryker disable next-line StringLiteral: eq#session-cache-marker-key-text
 const keyHash = (...parts: string[]) => sha256Hex(['authchart-session-cache', ...parts].join('\u0000'))
 
 /** The store key of the revocation marker of the session whose public id is `id`. */
 const sessionMarkerKey = (id: string) => `session-cache:revoked:${id}`
 /** The store key of the not-before marker of every session of `userId` (sign-out everywhere). */
+// Stryker disable next-line StringLiteral: eq#session-cache-marker-key-text
 const userMarkerKey = async (userId: string) => `session-cache:user:${await keyHash('user', userId)}`
 /** The store key of the not-before marker of the sessions signed in through a provider's session (`sid`) or subject (`sub`). */
 const providerMarkerKey = async (provider: string, kind: 'sid' | 'sub', value: string) =>
@@ -156,6 +162,7 @@ async function isRevoked(config: ResolvedConfig, entry: Entry): Promise<boolean>
   const [revoked, ...notBefore] = await valuesOf(config.store, [sessionMarkerKey(entry.sid), ...entry.mk])
   // The row of a revoked session is gone: no entry of it, whenever minted, vouches for anything.
   if (revoked !== null) return true
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-missing-marker
   return notBefore.some((time) => time !== null && entry.mat <= Number(time) + MARKER_CLOCK_SKEW)
 }
 
@@ -176,6 +183,7 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
     claims = decoded instanceof Promise ? await decoded : decoded
   } catch (error) {
     // Tampered, truncated, or sealed with a secret no longer configured: ignored, never trusted.
+    // Stryker disable next-line OptionalChaining: eq#session-cache-error-name
     ctx.logger.debug('session-cache-refused', { reason: 'unreadable', error: (error as Error)?.name })
     return null
   }
@@ -206,8 +214,11 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
 async function markerKeysOf(session: AdapterSession, userId: string): Promise<string[]> {
   const keys = [await userMarkerKey(userId)]
   const provider = session.providerSession as ProviderSession | undefined
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-provider-session-parts
   if (provider && typeof provider.provider === 'string') {
+    // Stryker disable next-line ConditionalExpression: eq#session-cache-provider-session-parts
     if (typeof provider.sid === 'string') keys.push(await providerMarkerKey(provider.provider, 'sid', provider.sid))
+    // Stryker disable next-line ConditionalExpression: eq#session-cache-provider-session-parts
     if (typeof provider.sub === 'string') keys.push(await providerMarkerKey(provider.provider, 'sub', provider.sub))
   }
   return keys
@@ -245,6 +256,7 @@ export async function writeSessionCache(ctx: RequestContext, sessionToken: strin
   }
   const option = cacheCookie(ctx)
   const value = await encode({ token: entry as never, secret: ctx.config.secrets[0], salt: option.name, maxAge: until - ctx.at })
+  // Stryker disable next-line EqualityOperator: eq#session-cache-max-length
   if (value.length > MAX_CHUNKED_VALUE) {
     ctx.logger.debug('session-cache-skipped', { reason: 'too large', valueSize: value.length })
     return
@@ -265,6 +277,7 @@ export async function refreshSessionCache(
   user: AdapterUser,
   expires: number,
 ): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-early-return
   if (!ctx.config.session.cache) return
   const extended = { ...session, expires: new Date(expires * 1000) }
   await writeSessionCache(ctx, sessionToken, { session: extended, user, ...storedSessionEnd(ctx.config, extended) })
@@ -275,6 +288,7 @@ export function clearSessionCache(ctx: RequestContext): void {
   const option = cacheCookie(ctx)
   withoutCacheCookies(ctx, option.name)
   const { names } = readChunkedCookie(ctx.request.cookies, option.name)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#session-cache-clear-nothing
   if (names.length > 0) ctx.setCookies.push(...clearChunkedCookie(option, names))
 }
 
@@ -286,12 +300,14 @@ export function clearSessionCache(ctx: RequestContext): void {
  * @throws the store's `ServiceUnavailable` when it does not answer.
  */
 export async function revokeCachedSessions(config: ResolvedConfig, ids: readonly string[], at: number): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-early-return
   if (!config.session.cache || ids.length === 0) return
   await Promise.all(ids.map((id) => config.store.put(sessionMarkerKey(id), String(at), markerLifetime(config))))
 }
 
 /** {@link revokeCachedSessions} for sessions named by their tokens. */
 export async function revokeCachedSessionTokens(config: ResolvedConfig, tokens: readonly string[], at: number): Promise<void> {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: eq#session-cache-early-return
   if (!config.session.cache || tokens.length === 0) return
   await revokeCachedSessions(config, await Promise.all(tokens.map(sessionId)), at)
 }

@@ -1,7 +1,7 @@
 /**
  * The one authority for "who is signed in" (`core/session/current.ts`), at the unit level: the
- * same four dead sessions as test/security/dead-session.test.ts name no one, whichever way a caller
- * asks (`currentSession`, `signedInUser`, `signedInAdapterUser`); the session route's own readers
+ * dead sessions of test/fixtures/dead-sessions.ts (as test/security/dead-session.test.ts), and each
+ * at the second it ends, name no one, whichever way a caller asks (`currentSession`, `signedInUser`, `signedInAdapterUser`); the session route's own readers
  * (`liveJwtSession`, `storedSession`) give the same verdicts; database rows never outlive their
  * absolute lifetime; a JWT without a sign-in time (one minted by `@auth/core`) starts its clock at
  * its first read.
@@ -25,14 +25,13 @@ import { createSessionRow } from '../../core/session/issue.js'
 import { endJwtSessionsOf, endJwtSessionsOfProviderSession, isJwtSessionEnded, renewedExpiry } from '../../core/session/lifecycle.js'
 import type { AuthConfig } from '../../core/types.js'
 import { isSessionOver } from '../../machines/session.machine.js'
+import { DEAD_SESSION_KINDS, SESSION_COOKIE, VICTIM, victimApp } from '../fixtures/dead-sessions.js'
 import { authRequest, Client, SECRET, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
 
-const SESSION_COOKIE = '__Secure-authjs.session-token'
 const T0 = 1_900_000_000
 const HOUR = 3600
 const DAY = 86_400
-const VICTIM = { id: 'u-victim', email: 'victim@example.com', name: 'Victim', emailVerified: null }
 const claims = { sub: VICTIM.id, email: VICTIM.email, name: VICTIM.name }
 
 beforeEach(() => {
@@ -70,10 +69,24 @@ function row(store: MemoryStore, token: string, { expires, createdAt }: { expire
   })
 }
 
-/** A config and a cookie for each kind of session, live or dead. */
-const SESSIONS: Record<string, () => Promise<{ config: AuthConfig; cookie: string; live: boolean }>> = {
+type Made = { config: AuthConfig; cookie: string; live: boolean }
+
+/** Each dead session of the shared fixture, its victim's live cookie killed the way its kind ends. */
+const DEAD_SESSIONS: Record<string, () => Promise<Made>> = Object.fromEntries(
+  DEAD_SESSION_KINDS.map((kind) => [
+    kind.name,
+    async () => {
+      const { store, config } = victimApp(kind)
+      return { config, cookie: await kind.kill(store, config, await kind.live(store)), live: false }
+    },
+  ]),
+)
+
+/** A config and a cookie for each kind of session, live or dead: the fixture's dead ones and each side of the second a session ends. */
+const SESSIONS: Record<string, () => Promise<Made>> = {
+  ...DEAD_SESSIONS,
   'a live JWT': async () => ({ config: testConfig({ adapter: MemoryAdapter(victimStore()), session: { strategy: 'jwt' } }), cookie: await jwt(), live: true }),
-  'a JWT after sign-out everywhere': async () => {
+  'a JWT signed in the second of a sign-out everywhere': async () => {
     const config = testConfig({ adapter: MemoryAdapter(victimStore()), session: { strategy: 'jwt' }, store: memoryAuthStore() })
     await endJwtSessionsOf(assertConfig(config), VICTIM.id, T0 - 10)
     return { config, cookie: await jwt({ auth_time: T0 - 10 }), live: false }
@@ -83,7 +96,7 @@ const SESSIONS: Record<string, () => Promise<{ config: AuthConfig; cookie: strin
     await endJwtSessionsOf(assertConfig(config), VICTIM.id, T0 - 10)
     return { config, cookie: await jwt({ auth_time: T0 - 9 }), live: true }
   },
-  'a JWT past its absolute lifetime': async () => ({
+  'a JWT at its absolute lifetime to the second': async () => ({
     config: testConfig({ adapter: MemoryAdapter(victimStore()), session: { strategy: 'jwt', absoluteMaxAge: HOUR } }),
     cookie: await jwt({ auth_time: T0 - HOUR }),
     live: false,
@@ -98,28 +111,27 @@ const SESSIONS: Record<string, () => Promise<{ config: AuthConfig; cookie: strin
     row(store, 'row', { expires: T0, createdAt: T0 - HOUR })
     return { config: testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database', absoluteMaxAge: HOUR } }), cookie: 'row', live: true }
   },
-  'a row past its expiry, not yet deleted': async () => {
+  'a row one second past its expiry, not yet deleted': async () => {
     const store = victimStore()
     row(store, 'row', { expires: T0 - 1, createdAt: T0 - 60 })
     return { config: testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' } }), cookie: 'row', live: false }
-  },
-  'a row past its absolute lifetime': async () => {
-    const store = victimStore()
-    row(store, 'row', { expires: T0 + DAY, createdAt: T0 - HOUR - 1 })
-    return { config: testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database', absoluteMaxAge: HOUR } }), cookie: 'row', live: false }
   },
 }
 
 /** Where the session route's chart ends each of them: a dead session's end says why it is dead. */
 const ENDS: Record<keyof typeof SESSIONS, string> = {
-  'a live JWT': 'active',
   'a JWT after sign-out everywhere': 'signedOutEverywhere',
-  'a JWT signed in after sign-out everywhere': 'active',
+  'a JWT whose provider session the provider logged out': 'providerLoggedOut',
   'a JWT past its absolute lifetime': 'pastAbsoluteLifetime',
+  'a database row past its expiry, not yet deleted': 'expired',
+  'a database row past its absolute lifetime': 'pastAbsoluteLifetime',
+  'a live JWT': 'active',
+  'a JWT signed in the second of a sign-out everywhere': 'signedOutEverywhere',
+  'a JWT signed in after sign-out everywhere': 'active',
+  'a JWT at its absolute lifetime to the second': 'pastAbsoluteLifetime',
   'a JWT one second short of it': 'active',
   'a live row': 'active',
-  'a row past its expiry, not yet deleted': 'expired',
-  'a row past its absolute lifetime': 'pastAbsoluteLifetime',
+  'a row one second past its expiry, not yet deleted': 'expired',
 }
 
 describe.each(Object.entries(SESSIONS))('the authority, for %s', (name, make) => {

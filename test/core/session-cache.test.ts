@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
-import type { Adapter } from '../../core/adapters.js'
+import type { Adapter, ProviderSession } from '../../core/adapters.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
 import {
@@ -27,6 +27,8 @@ import { sessionId } from '../../core/session/id.js'
 import { revokeAllSessions, revokeSession } from '../../core/session/manage.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
+import { endProviderSessions } from '../../core/flows/logout/flow.js'
+import { storedRow, VICTIM, VICTIM_PROVIDER_SESSION } from '../fixtures/dead-sessions.js'
 import { Client, credentialsProvider, setCookie, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -342,6 +344,38 @@ describe('attacks on the cache cookie', () => {
   })
 })
 
+describe('a logout by the provider', () => {
+  it("refuses the cached read of each session signed in through the provider's session (named by sid, or by subject), and no other", async () => {
+    for (const named of [
+      { sid: VICTIM_PROVIDER_SESSION.sid, sub: null },
+      { sid: null, sub: VICTIM_PROVIDER_SESSION.sub },
+    ]) {
+      const rows = createMemoryStore()
+      rows.users.set(VICTIM.id, { ...VICTIM })
+      const { config, total } = app({}, {}, rows)
+      const browser = async (token: string) => {
+        const client = new Client(config)
+        client.jar.cookies.set(SESSION_COOKIE, token)
+        await client.session()
+        return client
+      }
+      const throughOp = await browser(await storedRow(rows, T0 / 1000 - 60))
+      const notThroughOp = await browser(await storedRow(rows, T0 / 1000 - 60))
+      delete rows.sessions.get(notThroughOp.jar.get(SESSION_COOKIE)!)!.providerSession
+      // The other session's entry was minted before its row lost the provider session: mint it again.
+      notThroughOp.jar.cookies.delete(CACHE_COOKIE)
+      await notThroughOp.session()
+      const before = total()
+      expect((await throughOp.session()).body).toMatchObject({ user: { email: VICTIM.email } })
+      expect(total(), 'served from the cache').toBe(before)
+      // What a verified Logout Token does (test/oauth/backchannel-logout.test.ts sends one to Auth).
+      await endProviderSessions(contextOf(config, {}), VICTIM_PROVIDER_SESSION.provider, named)
+      expect((await throughOp.session()).body).toBeNull()
+      expect((await notThroughOp.session()).body).toMatchObject({ user: { email: VICTIM.email } })
+    }
+  })
+})
+
 describe('without a shared store', () => {
   it('refuses a revoked session on the instance that revoked it at once, and on another within maxAge', async () => {
     const rows = createMemoryStore()
@@ -518,6 +552,8 @@ describe('the cache entry at its edges (unit)', () => {
       (c) => ({ ...c, mk: [1] }),
       (c) => ({ ...c, row: null }),
       (c) => ({ ...c, row: [] }),
+      (c) => ({ ...c, row: 'row' }),
+      (c) => ({ ...c, mk: [...(c.mk as string[]), 1] }),
       (c) => ({ ...c, user: { ...(c.user as object), id: 1 } }),
       (c) => ({ ...c, user: 'bob' }),
     ]
@@ -533,7 +569,7 @@ describe('the cache entry at its edges (unit)', () => {
     expect((back!.user as unknown as typeof user).roles[1]).toEqual({ since: new Date(T0 - 2000), note: null })
     expect(back!.session.expires).toEqual(new Date(T0 + 3600_000))
     // An object that only looks like a tagged date keeps its shape.
-    const lookalike = { ...BOB, emailVerified: null, extra: { $date: 'not a number' }, pair: { $date: 1, other: 2 } }
+    const lookalike = { ...BOB, emailVerified: null, extra: { $date: 'not a number' }, pair: { $date: 1, other: 2 }, blank: { '': 4 } }
     const kept = await read(config, (await mint(config, 'token-1', stored('token-1', lookalike)))!)
     expect(kept!.user).toEqual(lookalike)
   })
@@ -713,5 +749,109 @@ describe('the cache cookie in a response (unit)', () => {
     at(1)
     await writeSessionCache(ctx, 'token-1', entry)
     expect(ctx.setCookies.map((c) => c.name).sort()).toEqual([...first].sort())
+  })
+})
+
+describe('the cache entry: what its format keeps apart (unit)', () => {
+  const entryOf = (user: Record<string, unknown>, providerSession?: ProviderSession) => ({
+    session: { sessionToken: 'token-1', userId: 'bob', expires: new Date(T0 + 3600_000), ...(providerSession ? { providerSession } : {}) },
+    user: user as never,
+    expires: T0 / 1000 + 3600,
+    endsByLifetime: false,
+  })
+  async function mint(config: AuthConfig, entry = entryOf({ ...BOB, emailVerified: null })) {
+    const ctx = contextOf(config, {})
+    await writeSessionCache(ctx, 'token-1', entry)
+    return ctx.setCookies.find((c) => c.name === CACHE_COOKIE)!.value
+  }
+  const read = (config: AuthConfig, value: string) => readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')
+  /** The reasons logged by a read of `value` (which must be refused). */
+  async function refusalOf(config: AuthConfig, value: string) {
+    const ctx = contextOf(config, { [CACHE_COOKIE]: value })
+    const debug = vi.fn()
+    ;(ctx as { logger: unknown }).logger = { debug, warn: vi.fn(), error: vi.fn() }
+    expect(await readSessionCache(ctx, 'token-1')).toBeNull()
+    return debug.mock.calls.map(([message, detail]) => [message, (detail as { reason: string }).reason])
+  }
+
+  it('restores nothing below the eighth level: a tagged date lookalike comes back as it was, a date as JSON writes it', async () => {
+    const { config } = app()
+    const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { x: nest(levels - 1, leaf) })
+    const wrap = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : [wrap(levels - 1, leaf)])
+    const when = new Date(T0 - 5000)
+    const user = { ...BOB, emailVerified: null, inObjects: nest(10, { $date: 5 }), inArrays: wrap(10, { $date: 5 }), dateInArrays: wrap(11, when) }
+    const back = (await read(config, await mint(config, entryOf(user))))!.user as unknown as typeof user
+    expect(back.inObjects).toEqual(nest(10, { $date: 5 }))
+    expect(back.inArrays).toEqual(wrap(10, { $date: 5 }))
+    expect(back.dateInArrays).toEqual(wrap(11, when.toISOString()))
+  })
+
+  it('refuses an entry whose session id is not a string as malformed, not as minted for another session', async () => {
+    const { config } = app()
+    const resolved = assertConfig(config)
+    const claims = (await decode({ token: await mint(config), secret: resolved.secrets as unknown as string[], salt: CACHE_COOKIE })) as Record<string, unknown>
+    const value = await encode({ token: { ...claims, sid: 7 } as never, secret: resolved.secrets[0]!, salt: CACHE_COOKIE, maxAge: 60 })
+    expect(await refusalOf(config, value)).toEqual([['session-cache-refused', 'malformed']])
+  })
+
+  it('refuses no session of a provider on a logout by another, whatever their ids and provider session', async () => {
+    const { config } = app()
+    const resolved = assertConfig(config)
+    // The provider "x" and the provider "xsid": x's session "suby" is not xsid's subject "y".
+    const value = await mint(config, entryOf({ ...BOB, emailVerified: null }, { provider: 'x', sub: 'someone', sid: 'suby' }))
+    await revokeCachedProviderSessions(resolved, 'xsid', { sid: null, sub: 'y' }, T0 / 1000)
+    await revokeCachedProviderSessions(resolved, 'xs', { sid: 'idsuby', sub: null }, T0 / 1000)
+    expect(await read(config, value)).not.toBeNull()
+    await revokeCachedProviderSessions(resolved, 'x', { sid: 'suby', sub: null }, T0 / 1000)
+    expect(await read(config, value)).toBeNull()
+  })
+
+  it('seals an entry until its own end: one replayed well past it is refused by the seal (unreadable), not only by its time', async () => {
+    const { config } = app()
+    const value = await mint(config)
+    at(600)
+    expect(await refusalOf(config, value)).toEqual([['session-cache-refused', 'unreadable']])
+  })
+})
+
+describe('the session cache and the authority (core/session/current.ts)', () => {
+  it('never serves a cache cookie left from before the cache was turned off', async () => {
+    const rows = createMemoryStore()
+    const cached = app({}, {}, rows)
+    const client = new Client(cached.config)
+    await client.signIn(good)
+    await client.session()
+    expect(client.jar.get(CACHE_COOKIE)).toBeDefined()
+    const off = app({ cache: undefined }, {}, rows)
+    const later = copyOf(client, off.config)
+    expect((await later.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+    expect(off.calls.get('getSessionAndUser')).toBe(1)
+    // The row deleted in the database (no revocation marker written): the session is over.
+    rows.sessions.delete(client.jar.get(SESSION_COOKIE)!)
+    expect((await later.session()).body).toBeNull()
+  })
+
+  it('mints an entry only on the session read: a route acting for the user leaves the cache cookie as it is', async () => {
+    const { config, calls } = app({}, { store: memoryAuthStore() })
+    const client = new Client(config)
+    await client.signIn(good)
+    calls.clear()
+    // Turning on two-step verification: a flow acting for the signed-in user, its cookies set.
+    const response = await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() }, headers: { accept: 'text/html' } })
+    expect(response.headers.get('location')).toMatch(/\/auth\/step\/totp-enrolment$/)
+    expect(calls.get('getSessionAndUser')).toBeGreaterThan(0)
+    expect(setCookie(response, CACHE_COOKIE)).toBeUndefined()
+    expect(client.jar.get(CACHE_COOKIE)).toBeUndefined()
+  })
+
+  it('answers a session token that names no row as no session, without an error, and mints nothing', async () => {
+    const { config } = app()
+    const client = new Client(config)
+    client.jar.cookies.set(SESSION_COOKIE, 'names-no-row')
+    const { response, body } = await client.session()
+    expect(response.status).toBe(200)
+    expect(body).toBeNull()
+    expect(setCookie(response, CACHE_COOKIE)).toBeUndefined()
+    expect(config.logger.error).not.toHaveBeenCalled()
   })
 })
