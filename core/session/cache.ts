@@ -73,8 +73,9 @@ const DATE_TAG = '$date'
 
 /** `value` as JSON can carry it, each `Date` replaced by `{ $date: <ms> }` (restored by {@link untagDates}). */
 function tagDates(value: unknown, depth = 0): unknown {
-  if (value instanceof Date) return { [DATE_TAG]: value.getTime() }
+  // Depth first, as untagDates reads it: a date deeper than it restores stays JSON's string.
   if (typeof value !== 'object' || value === null || depth > 8) return value
+  if (value instanceof Date) return { [DATE_TAG]: value.getTime() }
   if (Array.isArray(value)) return value.map((item) => tagDates(item, depth + 1))
   const out: Record<string, unknown> = {}
   // Stryker disable next-line ConditionalExpression: eq#session-cache-undefined-fields
