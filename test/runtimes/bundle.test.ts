@@ -107,6 +107,17 @@ describe('what a bundle carries', () => {
     expect(has(atStart, /rate-limiter-flexible\/lib\/RateLimiterMemory\.js$/)).toBe(true)
   })
 
+  it('loads the TOTP code (otpauth) and the QR encoder only when a second factor is checked or enrolled', async () => {
+    const { atStart, inChunks } = await bundleApp(['credentials'])
+    // Whether a user has a second factor is known at run time only: the code is bundled, in chunks
+    // a cold start does not load.
+    expect(has(atStart, /node_modules\/otpauth\/|node_modules\/qrcode\/|core\/second-factor\/totp\.ts$/)).toBe(false)
+    expect(has(inChunks, /node_modules\/otpauth\//)).toBe(true)
+    expect(has(inChunks, /node_modules\/qrcode\/lib\/renderer\/svg-tag\.js$/)).toBe(true)
+    // The code check itself (counts, backup codes) stays where the sign-in completion reaches it.
+    expect(has(atStart, /core\/second-factor\/index\.ts$/)).toBe(true)
+  })
+
   it('brings the OAuth flow with an OAuth or OIDC provider, factory-made or a plain object (in a chunk of its own)', async () => {
     for (const provider of ['oidc', 'github', 'plainOidc'] as const) {
       const { atStart, inChunks } = await bundleApp(['credentials', provider])
