@@ -71,7 +71,8 @@ const contributed = (output: Metafile['outputs'][string]) =>
 
 /** The inputs of the entry chunk and of the chunks it imports statically: what loads at start. */
 function startInputs(metafile: Metafile): string[] {
-  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint !== undefined)!
+  // The app's own entry: every import() target is an entry point of its own in the metafile too.
+  const entry = Object.keys(metafile.outputs).find((path) => /(^|\/)app\.mjs$/.test(path))!
   const seen = new Set<string>()
   const visit = (path: string) => {
     if (seen.has(path)) return
