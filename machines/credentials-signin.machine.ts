@@ -101,11 +101,10 @@ const toCompletion: Mapper = ({ context }) => ({
 export const CREDENTIALS_SIGN_IN = 'credentials-signin'
 
 /**
- * Builds the credentials sign-in machine. The engine builds its own on the first request that runs it (a session
- * read never does), so that start-up does not pay for the chart.
+ * Builds the credentials sign-in machine. The engine builds its own on the first request that runs it
+ * (a session read never does), so that start-up does not pay for the chart.
  */
-export const buildCredentialsSignIn = () =>
-  setup({
+export const buildCredentialsSignIn = () => setup({
   types: {} as {
     context: CredentialsSignInContext
     events: CredentialsSignInEvent
@@ -213,5 +212,5 @@ export const buildCredentialsSignIn = () =>
   },
 })
 
-/** The credentials sign-in machine. Marked pure: a bundle that never reads it does not build it at start-up. */
+/** The credentials sign-in machine; marked pure, so a bundle that never reads it does not build it. */
 export const credentialsSignInMachine = /* @__PURE__ */ buildCredentialsSignIn()

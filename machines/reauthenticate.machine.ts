@@ -235,11 +235,10 @@ const proofRequests = {
 } as const
 
 /**
- * Builds the re-authentication machine. The engine builds its own on the first request that runs it (a session
- * read never does), so that start-up does not pay for the chart.
+ * Builds the re-authentication machine. The engine builds its own on the first request that runs it
+ * (a session read never does), so that start-up does not pay for the chart.
  */
-export const buildReauthenticate = () =>
-  setup({
+export const buildReauthenticate = () => setup({
   types: {} as { context: ReauthenticateContext; events: ReauthenticateEvent; tags: ReauthenticateTag },
   guards: {
     isWrongProof: ({ event }) => {
@@ -417,5 +416,5 @@ export const buildReauthenticate = () =>
   },
 })
 
-/** The re-authentication machine. Marked pure: a bundle that never reads it does not build it at start-up. */
+/** The re-authentication machine; marked pure, so a bundle that never reads it does not build it. */
 export const reauthenticateMachine = /* @__PURE__ */ buildReauthenticate()

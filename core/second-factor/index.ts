@@ -5,6 +5,7 @@
  * under the challenge id, so a replayed older flow cookie cannot reset the count, and every code
  * is spent once (a TOTP time step per factor, claimed in the store; a backup code per factor,
  * removed from the factor in one conditional update) however many requests race with it.
+ * The TOTP code itself (`otpauth`, the QR encoder) is in `./totp.ts`, loaded on first use.
  *
  * @module
  */
