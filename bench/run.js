@@ -227,7 +227,8 @@ if (values.json) {
           `${kb(b.authjs.bytes)} / ${kb(b.authjs.gzipBytes)}`,
           `${fmt(b.ratio, 2)}×`,
           `${fmt(b.gzipRatio, 2)}×`,
-          b.configuration === 'credentials' ? (b.ratio <= 1.5 && b.gzipRatio <= 1.5 ? 'PASS' : 'MISS') : '',
+          // The target is the single-file bundle's; the split shape is reported beside it.
+          b.configuration === 'credentials' && !b.split ? (b.ratio <= 1.5 && b.gzipRatio <= 1.5 ? 'PASS' : 'MISS') : '',
         ]),
       ]),
     )

@@ -97,8 +97,14 @@ const toCompletion: Mapper = ({ context }) => ({
   },
 })
 
-/** The credentials sign-in machine. */
-export const credentialsSignInMachine = setup({
+/** The credentials sign-in chart's id. */
+export const CREDENTIALS_SIGN_IN = 'credentials-signin'
+
+/**
+ * Builds the credentials sign-in machine. The engine builds its own on the first request that runs it
+ * (a session read never does), so that start-up does not pay for the chart.
+ */
+export const buildCredentialsSignIn = () => setup({
   types: {} as {
     context: CredentialsSignInContext
     events: CredentialsSignInEvent
@@ -136,7 +142,7 @@ export const credentialsSignInMachine = setup({
     recordDenial: assign(({ event }) => ({ credentials: null, denial: denialOf(event) })),
   },
 }).createMachine({
-  id: 'credentials-signin',
+  id: CREDENTIALS_SIGN_IN,
   version: '3',
   description: 'Checks credentials with the application, then hands the user to the sign-in completion.',
   initial: 'idle',
@@ -205,3 +211,6 @@ export const credentialsSignInMachine = setup({
     },
   },
 })
+
+/** The credentials sign-in machine; marked pure, so a bundle that never reads it does not build it. */
+export const credentialsSignInMachine = /* @__PURE__ */ buildCredentialsSignIn()

@@ -234,8 +234,11 @@ const proofRequests = {
   'reauth.federated': { guard: 'offersProvider', target: 'creatingAuthorizationRequest' },
 } as const
 
-/** The re-authentication machine. */
-export const reauthenticateMachine = setup({
+/**
+ * Builds the re-authentication machine. The engine builds its own on the first request that runs it
+ * (a session read never does), so that start-up does not pay for the chart.
+ */
+export const buildReauthenticate = () => setup({
   types: {} as { context: ReauthenticateContext; events: ReauthenticateEvent; tags: ReauthenticateTag },
   guards: {
     isWrongProof: ({ event }) => {
@@ -412,3 +415,6 @@ export const reauthenticateMachine = setup({
     },
   },
 })
+
+/** The re-authentication machine; marked pure, so a bundle that never reads it does not build it. */
+export const reauthenticateMachine = /* @__PURE__ */ buildReauthenticate()

@@ -845,5 +845,8 @@ export function signInCompletionContext(extensions: readonly CompletionExtension
   }) as never
 }
 
-/** The built-in sign-in completion machine. */
-export const signInCompletionMachine = buildSignInCompletion()
+/**
+ * The built-in sign-in completion machine. Marked pure so that a bundle whose code never reads
+ * it (the engine builds its own on the first sign-in) does not build it at start-up.
+ */
+export const signInCompletionMachine = /* @__PURE__ */ buildSignInCompletion()

@@ -5,6 +5,9 @@
 //
 //   node scripts/bundle.mjs                 # the table, minified and gzipped, both libraries
 //   node scripts/bundle.mjs --top 12        # and each bundle's largest inputs (esbuild metafile)
+//
+// The table is of single-file bundles (every `import()` inlined, as wrangler and an esbuild Lambda
+// build emit them); below it, the split-chunk shape of the credentials-only configuration.
 //   node scripts/bundle.mjs --json
 //   node scripts/bundle.mjs --out <dir>     # keep the bundles (default: a temporary folder)
 //
@@ -121,6 +124,55 @@ export async function bundle({ library, configuration, target, outdir, strictEdg
   return { library, configuration, target, outfile, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, metafile: result.metafile }
 }
 
+/**
+ * The split-chunk shape of one configuration (esbuild `splitting: true`, as Next.js, Vite and
+ * Rollup emit code): the entry and the chunks it imports statically, which every cold start loads
+ * (a credentials-only request path loads no other: its `import()`s are taken only by OAuth, e-mail,
+ * WebAuthn, a second factor or an enabled inspector), next to all chunks emitted.
+ */
+export async function bundleSplit({ library, configuration, target, outdir, strictEdge = false }) {
+  const options = TARGETS[target]
+  const chunkDir = join(outdir, `split-${target}-${library.replace(/[@/]/g, '_')}-${configuration}`)
+  const result = await build({
+    stdin: { contents: entrySource(library, configuration), resolveDir: ROOT, loader: 'js', sourcefile: `${configuration}.mjs` },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    splitting: true,
+    external: target === 'edge' && !strictEdge ? [...options.external, ...builtinModules] : options.external,
+    platform: options.platform,
+    mainFields: options.mainFields,
+    conditions: options.conditions,
+    metafile: true,
+    logLevel: 'silent',
+    outdir: chunkDir,
+    entryNames: 'entry',
+    chunkNames: 'chunk-[hash]',
+  })
+  const outputs = result.metafile.outputs
+  const chunks = Object.keys(outputs).filter((path) => path.endsWith('.js'))
+  const entry = chunks.find((path) => /(^|\/)entry\.js$/.test(path))
+  const atStart = new Set()
+  for (const pending = [entry]; pending.length > 0; ) {
+    const path = pending.pop()
+    if (atStart.has(path)) continue
+    atStart.add(path)
+    for (const { path: imported, kind } of outputs[path].imports) if (kind === 'import-statement' && outputs[imported]) pending.push(imported)
+  }
+  const sizes = (paths) => {
+    let bytes = 0
+    let gzipBytes = 0
+    for (const path of paths) {
+      const code = readFileSync(resolve(path)) // metafile paths are relative to the working directory
+      bytes += code.length
+      gzipBytes += gzipSync(code, { level: 9 }).length
+    }
+    return { bytes, gzipBytes }
+  }
+  return { library, configuration, target, chunks: chunks.length, atStart: { files: atStart.size, ...sizes(atStart) }, all: sizes(chunks) }
+}
+
 /** The inputs that weigh most in a bundle, grouped by package (or by folder for our own code). */
 export function topContributors(metafile, count = 10) {
   const output = Object.values(metafile.outputs)[0]
@@ -165,6 +217,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
             `| ${configuration} | ${kb(ours.bytes)} / ${kb(ours.gzipBytes)} | ${kb(theirs.bytes)} / ${kb(theirs.gzipBytes)} | ${(ours.bytes / theirs.bytes).toFixed(2)} / ${(ours.gzipBytes / theirs.gzipBytes).toFixed(2)} |`,
           )
         }
+      }
+      console.log('\nsplit-chunk shape (esbuild splitting: true), edge, credentials only; KB / KB gzipped')
+      console.log('| library | loaded at start (entry + static chunks) | all chunks |')
+      console.log('|---|---:|---:|')
+      for (const library of ['authchart', '@auth/core']) {
+        const split = await bundleSplit({ library, configuration: 'credentials', target: 'edge', outdir })
+        console.log(`| ${library} | ${kb(split.atStart.bytes)} / ${kb(split.atStart.gzipBytes)} (${split.atStart.files} files) | ${kb(split.all.bytes)} / ${kb(split.all.gzipBytes)} (${split.chunks} files) |`)
       }
       const count = Number(values.top ?? 0)
       if (count > 0)

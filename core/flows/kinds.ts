@@ -99,6 +99,36 @@ export function lazyFlow<K extends FlowKind>(
   }
 }
 
+/**
+ * A flow whose chart is built on first use: its definition is read from `build` (called once) when
+ * the engine first reads a part of it. Building a chart costs start-up time on every cold start;
+ * a flow most requests never run (a session read runs none but the session's) waits for its first
+ * request.
+ */
+export function deferredFlow(
+  build: () => FlowDefinition<AnyStateMachine, RequestContext>,
+): FlowDefinition<AnyStateMachine, RequestContext> {
+  let built: FlowDefinition<AnyStateMachine, RequestContext> | undefined
+  const flow = () => (built ??= build())
+  return {
+    get machine() {
+      return flow().machine
+    },
+    get context() {
+      return flow().context
+    },
+    get effects() {
+      return flow().effects
+    },
+    get sealed() {
+      return flow().sealed
+    },
+    get migrations() {
+      return flow().migrations
+    },
+  }
+}
+
 /** Loads the module of `kind` once, through `loader` when a provider gave one. */
 export function loadFlowModule<K extends FlowKind>(kind: K, loader?: FlowModuleLoader): Promise<FlowModules[K]> {
   const done = loaded[kind]

@@ -40,11 +40,14 @@ export function describeUserAgent(userAgent: string | null): string {
   return userAgent.length > 60 ? `${userAgent.slice(0, 59)}…` : userAgent
 }
 
-const TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+// Built on first use: a date format loads the runtime's locale data, a cost every cold start
+// would pay for a page few requests render.
+let timeFormat: Intl.DateTimeFormat | undefined
 
 /** An ISO 8601 time as "23 Nov 2026, 12:00 UTC". */
 export function readableTime(iso: string): string {
-  return `${TIME.format(new Date(iso))} UTC`
+  timeFormat ??= new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+  return `${timeFormat.format(new Date(iso))} UTC`
 }
 
 function revokeForm(action: string, csrfToken: string, fields: Record<string, string>, button: string, label?: string): string {

@@ -1,4 +1,3 @@
-/// <reference path="../deep-imports.d.ts" />
 /**
  * The built-in second factor: TOTP (RFC 6238, through `otpauth`) with single-use backup codes.
  * A TOTP secret is kept encrypted with the auth secret (it must be read back to check codes);
@@ -6,14 +5,15 @@
  * under the challenge id, so a replayed older flow cookie cannot reset the count, and every code
  * is spent once (a TOTP time step per factor, claimed in the store; a backup code per factor,
  * removed from the factor in one conditional update) however many requests race with it.
+ * The TOTP code itself (`otpauth`, the QR encoder) is in `./totp.ts`, loaded on first use.
  *
  * @module
  */
 import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
-import { Secret, TOTP } from 'otpauth'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
 import { hkdfSha256, randomHex, timingSafeEqual, toHex } from '../crypto.js'
 import type { AuthStore } from '../store/index.js'
+import { TOTP_PERIOD, TOTP_WINDOW } from './totp-parameters.js'
 
 /** Wrong codes one challenge (one sign-in at the second-factor step) accepts before it is void. */
 export const MAX_CODE_ATTEMPTS = 5
@@ -36,11 +36,6 @@ export const userAttemptsKey = (userId: string) => `2fa:user:${userId}`
 export const userSlotKey = (userId: string, at: number) => `2fa:user-slot:${userId}:${Math.floor(at / USER_LOCK_SLOT)}`
 const challengeAttemptsKey = (challenge: string) => `2fa:challenge:${challenge}`
 const lateCheckKey = (challenge: string) => `2fa:late:${challenge}`
-/** TOTP parameters every authenticator app understands (RFC 6238 defaults). */
-const TOTP_PERIOD = 30
-const TOTP_DIGITS = 6
-/** Codes of the previous and next time step are accepted too (clock drift). */
-const TOTP_WINDOW = 1
 /** How long a spent TOTP time step stays claimed: past every window it could be accepted in. */
 // Stryker disable next-line ArithmeticOperator: eq#second-factor-claim-window
 export const TOTP_STEP_CLAIM_SECONDS = TOTP_PERIOD * (2 * TOTP_WINDOW + 2)
@@ -90,54 +85,11 @@ export async function openFactorSecret(sealed: string, secrets: readonly string[
   return new TextDecoder().decode(plaintext)
 }
 
-// Stryker disable next-line StringLiteral: eq#second-factor-totp-label
-function totpFor(secret: string, label = '', issuer = ''): TOTP {
-  return new TOTP({
-    issuer,
-    label,
-    algorithm: 'SHA1',
-    digits: TOTP_DIGITS,
-    period: TOTP_PERIOD,
-    secret: Secret.fromBase32(secret),
-  })
-}
-
-/** A new TOTP secret (160 random bits, base32, as RFC 4226 recommends). */
-export function createTotpSecret(): string {
-  // Stryker disable next-line ObjectLiteral: eq#second-factor-secret-size
-  return new Secret({ size: 20 }).base32
-}
-
-/** What an authenticator app is shown: the `otpauth://` URI and its QR code as SVG. */
-export async function totpEnrolment(
-  secret: string,
-  label: string,
-  issuer: string,
-): Promise<{ uri: string; qr: string }> {
-  const uri = totpFor(secret, label, issuer).toString()
-  // Loaded for the enrolment page alone: nothing else draws a QR code.
-  const [{ create }, { render }] = await Promise.all([import('qrcode/lib/core/qrcode.js'), import('qrcode/lib/renderer/svg-tag.js')])
-  // Stryker disable next-line ObjectLiteral,StringLiteral: eq#second-factor-qr-options
-  const code = create(uri, { errorCorrectionLevel: 'M' })
-  // Stryker disable next-line StringLiteral: eq#second-factor-qr-options
-  return { uri, qr: render(code, { type: 'svg', margin: 1 }) }
-}
-
 /**
- * The time step a TOTP code belongs to at `at` (epoch seconds), allowing one step of drift each
- * way; `null` for a wrong code.
+ * The TOTP code functions, loaded with `otpauth` when a code is first checked or an enrolment
+ * starts: a configuration whose users never use a second factor never loads them.
  */
-export function totpStep(secret: string, code: string, at: number): number | null {
-  // Stryker disable next-line ConditionalExpression,Regex: eq#second-factor-six-digits
-  if (!/^\d{6}$/.test(code)) return null
-  const delta = totpFor(secret).validate({ token: code, timestamp: at * 1000, window: TOTP_WINDOW })
-  return delta === null ? null : Math.floor(at / TOTP_PERIOD) + delta
-}
-
-/** The TOTP code of `secret` at `at` (for tests and tools). */
-export function totpCode(secret: string, at: number): string {
-  return totpFor(secret).generate({ timestamp: at * 1000 })
-}
+export const loadTotp = (): Promise<typeof import('./totp.js')> => import('./totp.js')
 
 /** Fresh backup codes, shown once: 10 characters each (about 49 bits), as `xxxxx-xxxxx`. */
 export function createBackupCodes(count = BACKUP_CODE_COUNT): string[] {
@@ -249,10 +201,14 @@ async function spendCode(input: CodeCheckInput): Promise<'otp' | 'backup' | null
   const { adapter, store, secrets, userId, at } = input
   const code = input.code.trim()
   const factors = await enrolledFactors(adapter, userId)
-  for (const factor of factors.filter((f) => f.type === 'totp')) {
-    const step = totpStep(await openFactorSecret(factor.secret, secrets), code, at)
-    // A code is good for one sign-in: its time step is spent once per factor.
-    if (step !== null && (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS))) return 'otp'
+  const totpFactors = factors.filter((f) => f.type === 'totp')
+  if (totpFactors.length > 0) {
+    const { totpStep } = await loadTotp()
+    for (const factor of totpFactors) {
+      const step = totpStep(await openFactorSecret(factor.secret, secrets), code, at)
+      // A code is good for one sign-in: its time step is spent once per factor.
+      if (step !== null && (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS))) return 'otp'
+    }
   }
   const hash = await hashBackupCode(code, secrets[0]!)
   // Stryker disable next-line MethodExpression,ConditionalExpression: eq#second-factor-backup-only

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { AuditEvent } from '../../core/audit/types.js'
-import { totpCode } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import { Client, testConfig } from '../fixtures/http.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDemoApp, DEMO_USER, serveDemo } from '../../demo/app.js'
 // @ts-expect-error the demo is plain JavaScript
 import { LOCAL_OP_USER } from '../../demo/local-op.js'
-import { totpCode } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import { CookieJar } from '../fixtures/http.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 

@@ -15,14 +15,8 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
-import {
-  createTotpSecret,
-  MAX_USER_ATTEMPTS,
-  sealFactorSecret,
-  totpCode,
-  userAttemptsKey,
-  userSlotKey,
-} from '../../core/second-factor/index.js'
+import { MAX_USER_ATTEMPTS, sealFactorSecret, userAttemptsKey, userSlotKey } from '../../core/second-factor/index.js'
+import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { signInCompletionMachine } from '../../machines/signin-completion.machine.js'

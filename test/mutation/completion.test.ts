@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { decode } from '../../core/jwt.js'
-import { MAX_CODE_ATTEMPTS, MAX_USER_ATTEMPTS, totpCode, USER_LOCK_SLOT } from '../../core/second-factor/index.js'
+import { MAX_CODE_ATTEMPTS, MAX_USER_ATTEMPTS, USER_LOCK_SLOT } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
 import { ALICE, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 

@@ -109,6 +109,7 @@ export const groups = {
   'second-factor': {
     mutate: [
       'core/second-factor/index.ts',
+      'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
       'machines/totp-enrolment.machine.ts#toStepPage..toDenial',
       'machines/totp-enrolment.machine.ts#guards',

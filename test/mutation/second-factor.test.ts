@@ -13,7 +13,6 @@ import {
   BACKUP_CODE_COUNT,
   checkCode,
   createBackupCodes,
-  createTotpSecret,
   enrolledFactors,
   hashBackupCode,
   MAX_CODE_ATTEMPTS,
@@ -23,12 +22,10 @@ import {
   removeSecondFactors,
   sealFactorSecret,
   spendBackupCode,
-  totpCode,
-  totpEnrolment,
-  totpStep,
   USER_LOCK_SLOT,
   userAttemptsKey,
 } from '../../core/second-factor/index.js'
+import { createTotpSecret, totpCode, totpEnrolment, totpStep } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { SECRET } from '../fixtures/http.js'
 

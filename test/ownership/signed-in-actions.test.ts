@@ -10,7 +10,7 @@ import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/ser
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { AuthConfig } from '../../core/types.js'
-import { totpCode } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import Credentials from '../../providers/credentials.js'
 import Passkey from '../../providers/passkey.js'
 import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'

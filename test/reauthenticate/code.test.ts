@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import { createTotpSecret, sealFactorSecret, totpCode, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../core/second-factor/index.js'
+import { sealFactorSecret, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../core/second-factor/index.js'
+import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { decode } from '../../core/jwt.js'
 import { ALICE, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'

@@ -71,7 +71,8 @@ const contributed = (output: Metafile['outputs'][string]) =>
 
 /** The inputs of the entry chunk and of the chunks it imports statically: what loads at start. */
 function startInputs(metafile: Metafile): string[] {
-  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint !== undefined)!
+  // The app's own entry: every import() target is an entry point of its own in the metafile too.
+  const entry = Object.keys(metafile.outputs).find((path) => /(^|\/)app\.mjs$/.test(path))!
   const seen = new Set<string>()
   const visit = (path: string) => {
     if (seen.has(path)) return
@@ -105,6 +106,17 @@ describe('what a bundle carries', () => {
     // What it does use is there.
     expect(has(atStart, /core\/flows\/credentials\/flow\.ts$/)).toBe(true)
     expect(has(atStart, /rate-limiter-flexible\/lib\/RateLimiterMemory\.js$/)).toBe(true)
+  })
+
+  it('loads the TOTP code (otpauth) and the QR encoder only when a second factor is checked or enrolled', async () => {
+    const { atStart, inChunks } = await bundleApp(['credentials'])
+    // Whether a user has a second factor is known at run time only: the code is bundled, in chunks
+    // a cold start does not load.
+    expect(has(atStart, /node_modules\/otpauth\/|node_modules\/qrcode\/|core\/second-factor\/totp\.ts$/)).toBe(false)
+    expect(has(inChunks, /node_modules\/otpauth\//)).toBe(true)
+    expect(has(inChunks, /node_modules\/qrcode\/lib\/renderer\/svg-tag\.js$/)).toBe(true)
+    // The code check itself (counts, backup codes) stays where the sign-in completion reaches it.
+    expect(has(atStart, /core\/second-factor\/index\.ts$/)).toBe(true)
   })
 
   it('brings the OAuth flow with an OAuth or OIDC provider, factory-made or a plain object (in a chunk of its own)', async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import { Auth } from '../../core/index.js'
-import { totpCode } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, testConfig } from '../fixtures/http.js'

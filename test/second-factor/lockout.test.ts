@@ -10,14 +10,13 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter } from '../../core/adapters.js'
 import {
   checkCode,
-  createTotpSecret,
   MAX_CODE_ATTEMPTS,
   MAX_USER_ATTEMPTS,
   sealFactorSecret,
-  totpCode,
   USER_ATTEMPT_WINDOW,
   USER_LOCK_SLOT,
 } from '../../core/second-factor/index.js'
+import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'

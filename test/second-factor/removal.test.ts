@@ -7,7 +7,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { AdapterSecondFactor } from '../../core/adapters.js'
 import type { AuditEvent } from '../../core/audit/types.js'
-import { removeSecondFactors, totpCode } from '../../core/second-factor/index.js'
+import { removeSecondFactors } from '../../core/second-factor/index.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 
 const BOB = { id: 'u-2', name: 'Bob', email: 'bob@example.com' }

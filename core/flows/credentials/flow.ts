@@ -8,11 +8,12 @@
  */
 import {
   CredentialsSignInContext,
-  credentialsSignInMachine,
+  buildCredentialsSignIn,
 } from '../../../machines/credentials-signin.machine.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { defineFlow } from '../../engine/flow.js'
+import { deferredFlow } from '../kinds.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { escapeForLog } from '../../email/normalize.js'
@@ -173,8 +174,10 @@ export function malformedCredential(submitted: Record<string, unknown>): string 
 /** The context the credentials effects receive (a database session looks the account up). */
 type Env = FlowContext<'getUserByAccount'>
 
-/** The credentials sign-in's effects. */
-export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(credentialsSignInMachine, {
+type CredentialsSignInMachine = ReturnType<typeof buildCredentialsSignIn>
+
+/** The credentials sign-in's effects, for its chart (built on the first sign-in). */
+const credentialsEffectsOf = (machine: CredentialsSignInMachine) => effects<CredentialsSignInMachine, Env>(machine, {
     async admitAttempt(context, ctx) {
       const limits = ctx.config.rateLimit.credentials
       if (!limits) return null
@@ -236,9 +239,12 @@ export const credentialsEffects = effects<typeof credentialsSignInMachine, Env>(
   },
 )
 
-/** The credentials sign-in flow definition. */
-export const credentialsSignInFlow = defineFlow<typeof credentialsSignInMachine, RequestContext>({
-  machine: credentialsSignInMachine,
-  context: CredentialsSignInContext,
-  effects: adapterView(credentialsEffects),
+/** The credentials sign-in flow definition; its chart is built when the engine first reads it. */
+export const credentialsSignInFlow = deferredFlow(() => {
+  const machine = buildCredentialsSignIn()
+  return defineFlow<CredentialsSignInMachine, RequestContext>({
+    machine,
+    context: CredentialsSignInContext,
+    effects: adapterView(credentialsEffectsOf(machine)),
+  }) as never
 })

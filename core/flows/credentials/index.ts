@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { credentialsSignInMachine } from '../../../machines/credentials-signin.machine.js'
+import { CREDENTIALS_SIGN_IN } from '../../../machines/credentials-signin.machine.js'
 import { redirectToSignInPage } from '../../http/handlers.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
 import type { RequestContext } from '../../config/types.js'
@@ -17,7 +17,7 @@ const servesCredentials = (config: { providers: readonly { type: string }[] }) =
 
 /** The credentials sign-in. */
 export const credentialsModule: FlowModule = {
-  id: credentialsSignInMachine.id,
+  id: CREDENTIALS_SIGN_IN,
   flow: credentialsSignInFlow,
   runs: servesCredentials,
   adapter: {

@@ -12,7 +12,7 @@ import type { EventObject } from 'xstate'
 import {
   REAUTHENTICATE,
   ReauthenticateContext,
-  reauthenticateMachine,
+  buildReauthenticate,
   type FederatedProvider,
   type Federation,
   type ReauthFactor,
@@ -22,6 +22,7 @@ import { StringParams } from '../../http/params.js'
 import { atProvider, federatedProviders, federatedVerdict, signInContextOf } from './federated.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { defineFlow } from '../../engine/flow.js'
+import { deferredFlow } from '../kinds.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
 import { AccessDenied, CredentialsSignin } from '../../errors.js'
 import { openEnvelope } from '../../engine/envelope.js'
@@ -185,8 +186,10 @@ const exhausted = () => fail('exhausted', { error: 'AccessDenied' })
 
 type Env = FlowContext
 
-/** The re-authentication's effects. */
-export const reauthenticateEffects = effects<typeof reauthenticateMachine, Env>(reauthenticateMachine, {
+type ReauthenticateMachine = ReturnType<typeof buildReauthenticate>
+
+/** The re-authentication's effects, for its chart (built on the first re-authentication). */
+const reauthenticateEffectsOf = (machine: ReauthenticateMachine) => effects<ReauthenticateMachine, Env>(machine, {
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
@@ -430,20 +433,23 @@ export async function refusedReauthentication(ctx: RequestContext, error: Error)
   return new AccessDenied(`The re-authentication could not be resumed: ${error.message}`)
 }
 
-/** The re-authentication flow definition. */
-export const reauthenticateFlow = defineFlow<typeof reauthenticateMachine, RequestContext>({
-  machine: reauthenticateMachine,
-  context: ReauthenticateContext,
-  // The browser has the passkey options and the provider's URL: neither is needed again.
-  sealed: (context) => ({
-    ...context,
-    passkeyOptions: null,
-    ...(context.federation ? { federation: { ...context.federation, url: '' } } : {}),
-  }),
-  // Version 3 added the passkey's states and optional fields, 4 the provider's: a flow sealed by
-  // 2 or 3 goes on as it was.
-  migrations: { '2': (sealed) => sealed, '3': (sealed) => sealed },
-  effects: adapterView(reauthenticateEffects),
+/** The re-authentication flow definition; its chart is built when the engine first reads it. */
+export const reauthenticateFlow = deferredFlow(() => {
+  const machine = buildReauthenticate()
+  return defineFlow<ReauthenticateMachine, RequestContext>({
+    machine,
+    context: ReauthenticateContext,
+    // The browser has the passkey options and the provider's URL: neither is needed again.
+    sealed: (context) => ({
+      ...context,
+      passkeyOptions: null,
+      ...(context.federation ? { federation: { ...context.federation, url: '' } } : {}),
+    }),
+    // Version 3 added the passkey's states and optional fields, 4 the provider's: a flow sealed by
+    // 2 or 3 goes on as it was.
+    migrations: { '2': (sealed) => sealed, '3': (sealed) => sealed },
+    effects: adapterView(reauthenticateEffectsOf(machine)),
+  }) as never
 })
 
 /**

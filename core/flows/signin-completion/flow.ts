@@ -9,8 +9,8 @@
  */
 import type { AnyStateMachine } from 'xstate'
 import {
+  buildSignInCompletion,
   signInCompletionContext,
-  signInCompletionMachine,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.machine.js'
@@ -28,6 +28,7 @@ import type { ProviderSession } from '../../adapters.js'
 import type { Account, Profile, User } from '../../types.js'
 import { signInFactorTimes } from '../../session/verification.js'
 import { effects, fail } from '../effect.js'
+import { deferredFlow } from '../kinds.js'
 import { emitEvent } from '../emit.js'
 import type { FirstFactor, ProviderSessions } from '../types.js'
 
@@ -64,8 +65,8 @@ function providerSessionOf(ctx: RequestContext, context: Context): { session: Pr
   return sessions && session ? { session, sessions } : null
 }
 
-/** The effects of the built-in chart. */
-const coreEffects = effects<Context, SignInCompletionEvent, Env>(signInCompletionMachine, {
+/** The effects of the built-in chart, for `machine` (the built-in chart, built on first use). */
+const coreEffectsOf = (machine: AnyStateMachine) => effects<Context, SignInCompletionEvent, Env>(machine, {
   async checkSignIn(context, ctx) {
     return signInVerdict(
       await askSignIn(ctx, {
@@ -168,16 +169,29 @@ function assuranceClaims(context: Context): Record<string, unknown> {
   return context.amr.length > 1 ? { amr: context.amr, aal: 2 } : {}
 }
 
+let builtInChart: { machine: AnyStateMachine; coreEffects: ReturnType<typeof coreEffectsOf> } | undefined
+
+/** The built-in chart and its effects, built once, on the first sign-in (a session read needs neither). */
+function builtIn() {
+  if (!builtInChart) {
+    const machine = buildSignInCompletion()
+    builtInChart = { machine, coreEffects: coreEffectsOf(machine) }
+  }
+  return builtInChart
+}
+
 /** The built-in sign-in completion flow definition. */
-export const signInCompletionFlow = defineFlow<AnyStateMachine, RequestContext>({
-  machine: signInCompletionMachine,
-  context: signInCompletionContext(),
-  effects: coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
-  // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),
-  // 4 → 5 an optional context field (the selected first-sign-in step): a flow resting in any state
-  // of 3 or 4 goes on in 5 as it is.
-  migrations: { '3': (sealed) => sealed, '4': (sealed) => sealed },
-})
+export const signInCompletionFlow = deferredFlow(() =>
+  defineFlow<AnyStateMachine, RequestContext>({
+    machine: builtIn().machine,
+    context: signInCompletionContext(),
+    effects: builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
+    // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),
+    // 4 → 5 an optional context field (the selected first-sign-in step): a flow resting in any state
+    // of 3 or 4 goes on in 5 as it is.
+    migrations: { '3': (sealed) => sealed, '4': (sealed) => sealed },
+  }),
+)
 
 /**
  * The effects that decide whether a step at `afterFirstSignIn` runs and record that it ran: it
@@ -238,7 +252,7 @@ export function signInCompletionFlowFor(
       machine,
       context: signInCompletionContext(extensions),
       effects: {
-        ...coreEffects,
+        ...builtIn().coreEffects,
         ...firstSignInStepEffectsOf(extensions, machine),
         ...extensionEffects<Env>(extensions, machine),
       } as Record<string, EffectImplementation<unknown, RequestContext>>,

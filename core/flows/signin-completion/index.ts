@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { signInCompletionMachine, SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
+import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import { secondFactorPage } from '../../pages/steps.js'
 import type { FlowModule } from '../types.js'
 import { signInCompletionFlow } from './flow.js'
@@ -17,7 +17,7 @@ const CORE_FIELDS = new Set(Object.keys(SignInCompletionContext.schema))
  * (`config.flows` holds that one, built once when the config is loaded).
  */
 export const signInCompletionModule: FlowModule = {
-  id: signInCompletionMachine.id,
+  id: SIGN_IN_COMPLETION,
   flow: signInCompletionFlow,
   runs: (config) => config.providers.length > 0,
   steps: {

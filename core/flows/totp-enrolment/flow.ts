@@ -12,14 +12,12 @@ import type { AdapterView } from '../../shapes.js'
 import {
   BACKUP_CODE_COUNT,
   createBackupCodes,
-  createTotpSecret,
   enrolledFactors,
   hashBackupCode,
+  loadTotp,
   MAX_CODE_ATTEMPTS,
   newChallenge,
   sealFactorSecret,
-  totpEnrolment,
-  totpStep,
   totpStepKey,
   TOTP_STEP_CLAIM_SECONDS,
   USER_ATTEMPT_WINDOW,
@@ -73,7 +71,7 @@ export async function enrolmentPageData(
   if (!context.secret || !context.userId) return null
   const user = await signedInUser(ctx)
   if (!user || user.id !== context.userId) return null
-  const { uri, qr } = await totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
+  const { uri, qr } = await (await loadTotp()).totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
   return { secret: context.secret, uri, qr }
 }
 
@@ -100,6 +98,7 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
     if (!user) return fail('signedOut', { error: 'AccessDenied' })
     // Any factor, backup codes included: they belong to an enrolment and are not replaced.
     if ((await enrolledFactors(adapter, user.id)).length > 0) return fail('alreadyEnrolled')
+    const { createTotpSecret } = await loadTotp()
     return { userId: user.id, secret: createTotpSecret(), challenge: newChallenge() }
   },
 
@@ -119,7 +118,7 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
     const attempt = await ctx.config.store.increment(`2fa:enrol:${context.challenge}`, USER_ATTEMPT_WINDOW)
     // Stryker disable next-line StringLiteral: eq#totp-enrolment-code-field
     const code = String((trigger as { code?: unknown }).code ?? '').trim()
-    const step = attempt <= MAX_CODE_ATTEMPTS ? totpStep(context.secret!, code, ctx.at) : null
+    const step = attempt <= MAX_CODE_ATTEMPTS ? (await loadTotp()).totpStep(context.secret!, code, ctx.at) : null
     if (step === null) {
       if (attempt < MAX_CODE_ATTEMPTS) return fail('wrongCode')
       ctx.logger.warn('second-factor-attempts-exhausted')
