@@ -9,6 +9,7 @@
 // `jwe` strategy (a self-contained encrypted cookie, no database read within maxAge), /dbc its
 // default `compact` cache. @auth/core has no session cache: no /dbc.
 // The parent sends `{ type: 'usage' }` and gets `{ cpu, rss }` back; it kills the process at the end.
+// Without a parent, it prints its origin, paths and cookies and runs until interrupted.
 import express from 'express'
 import { betterAuth } from 'better-auth'
 import { memoryAdapter } from 'better-auth/adapters/memory'
@@ -151,10 +152,19 @@ for (const [mode, path] of Object.entries(served.sessionPath)) {
   if (mode === 'dbc' && response.headers.getSetCookie().length > 0) throw new Error(`${library} ${mode}: the cache entry is minted again`)
 }
 
+// Started by hand (no IPC), to profile one server under load:
+//   node --cpu-prof --cpu-prof-dir=bench/profiles bench/http-server.js authchart
+//   autocannon -c 10 -d 10 -H "cookie=<the jwt cookie it prints>" <origin>/jwt/auth/session
+// then Ctrl-C: the profile is written on exit.
+if (!process.send) {
+  console.log(JSON.stringify({ origin, ...served }, null, 2))
+  process.on('SIGINT', () => process.exit(0))
+}
+
 process.on('message', (message) => {
   if (message?.type === 'usage') {
     const cpu = process.cpuUsage()
     process.send({ type: 'usage', cpu: cpu.user + cpu.system, rss: process.memoryUsage().rss })
   }
 })
-process.send({ type: 'ready', origin, ...served })
+process.send?.({ type: 'ready', origin, ...served })
