@@ -18,11 +18,11 @@
  * @module
  */
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express'
-import { Auth } from '../../core/auth.js'
+import { answerRequest } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
 import { checkRecentAuth, type StepUpPolicy } from '../../core/recent-auth.js'
 import type { Session } from '../../core/types.js'
-import { bodyBytes, copyHeaders, encodeParsedBody, readBody, toWebRequest, webHeaders } from '../node/index.js'
+import { bodyBytes, copyHeaders, encodeParsedBody, NodeRequestSource, readBody, webHeaders, writeAnswer } from '../node/index.js'
 import { prepareConfig, readSession, withBasePath, type IntegrationConfig } from '../shared/auth.js'
 import { originFromHost, requestUrl, targetPath } from '../shared/request-url.js'
 
@@ -91,13 +91,15 @@ export function ExpressAuth(
         res.status(error.status).json('Bad request.')
         return
       }
-      const request = toWebRequest({ method: req.method, headers: req.headers, body, clientAddress: req.ip }, url)
-      const response = await Auth(request, fixedBasePath ? prepared : withBasePath(prepared, mountPath(req)))
-      res.status(response.status)
-      copyHeaders(response, {
+      // No web Request or Response on the way: the same handler, without undici's objects.
+      const source = new NodeRequestSource({ method: req.method, headers: req.headers, body, clientAddress: req.ip }, url)
+      const answer = await answerRequest(source, fixedBasePath ? prepared : withBasePath(prepared, mountPath(req)))
+      const bytes = writeAnswer(answer, {
+        code: (status) => res.status(status),
+        // Appended, so that cookies an earlier middleware set are kept.
         header: (name, value) => (name === 'set-cookie' ? res.append(name, value) : res.setHeader(name, value)),
       })
-      res.end(await bodyBytes(response))
+      res.end(bytes)
     } catch (error) {
       next(error)
     }
