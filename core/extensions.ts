@@ -38,6 +38,7 @@ export function denialSentence(extensions: readonly FlowExtension[], code: strin
   const dot = code.indexOf('.')
   const extension = extensions.find((e) => e.id === code.slice(0, dot))
   const reason = code.slice(dot + 1)
+  // Stryker disable next-line EqualityOperator: eq#extensions-empty-id
   return dot > 0 && extension?.denials && Object.hasOwn(extension.denials, reason) ? extension.denials[reason] : undefined
 }
 
@@ -224,18 +225,23 @@ export function waitsFor<const Answers extends Record<string, StepAnswer<object>
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  // Stryker disable next-line ConditionalExpression: eq#extensions-sync-answer
   typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /** An effect's answer as the effect helper reads it: an answer written as a whole event is unwrapped. */
 function unwrapEvent(name: string, answer: unknown): unknown {
+  // Stryker disable next-line ConditionalExpression: eq#extensions-primitive-answer
   if (!answer || typeof answer !== 'object' || isFailure(answer)) return answer
   const event = answer as { type?: unknown; output?: unknown; reason?: unknown } & Partial<Failure>
   if (event.type === `${name}.done`) return event.output
   if (event.type === `${name}.failed`) {
     const { error, code, retryAfter } = event
     return fail(String(event.reason), {
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
       ...(error !== undefined ? { error } : {}),
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
       ...(code !== undefined ? { code } : {}),
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
       ...(retryAfter !== undefined ? { retryAfter } : {}),
     })
   }

@@ -25,6 +25,7 @@ import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
+import { termsExtension } from 'authchart/extensions/terms'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -216,5 +217,32 @@ describe('the steps and the second factor', () => {
       expect((await goOn(client)).headers.get('location')).toBe(ORIGIN)
     }
     expect(await signedInEmail(client)).toBe('alice@example.com')
+  })
+})
+
+describe('the terms step', () => {
+  it('is reached by an OIDC sign-in too', async () => {
+    const accepted = new Map<string, string>()
+    const config = {
+      secret: SECRET,
+      trustHost: true,
+      logger: spyLogger(),
+      adapter: MemoryAdapter(createMemoryStore()),
+      providers: [appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] })] as never,
+      extensions: [
+        termsExtension({
+          version: '2026-01',
+          html: '<p>Be excellent to each other.</p>',
+          acceptedVersion: (userId) => accepted.get(userId) ?? null,
+          recordAcceptance: (userId, v) => void accepted.set(userId, v),
+        }),
+      ],
+    } as AuthConfig
+    const client = new Client(config)
+    const { callback } = await signInThroughProvider(client, 'op')
+    expect(callback.headers.get('location')).toBe(STEP_PAGE)
+    await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'terms.accept' } })
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+    expect([...accepted.values()]).toEqual(['2026-01'])
   })
 })

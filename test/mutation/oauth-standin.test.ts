@@ -4,15 +4,20 @@
  * start with, the envelope cookie of a form_post provider, how a refused callback, code exchange
  * or ID token is reported, the symmetric ID token signature, and the redirect proxy's own origin.
  */
+import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose'
 import { describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
-import { isLoopback } from '../../core/oauth/server.js'
+import { assertConfig } from '../../core/config/resolve-config.js'
+import { decode } from '../../core/jwt.js'
+import { DPOP_KEY_FIELD, openDPoPKeyPair } from '../../core/oauth/dpop.js'
+import { JWKS_REFETCH_INTERVAL_MS, isLoopback, refetchJwksOnce } from '../../core/oauth/server.js'
 import { sealValue } from '../../core/engine/envelope.js'
 import type { FlowTrace } from '../../core/engine/trace.js'
 import { PROXY_STATE_SALT } from '../../core/flows/oauth/flow.js'
 import { Client, ORIGIN, SECRET, setCookie, testConfig } from '../fixtures/http.js'
 import {
   ISSUER,
+  ROTATED,
   STANDIN_SECRET,
   TWO_WITHOUT_KID,
   answerTo,
@@ -98,6 +103,9 @@ describe('the authorization request', () => {
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     // Logged as the sign-in that could not start (not as a callback); the answer stays Auth.js's.
     expect(logged(config)).toEqual([['OAuthSignInError', expect.stringMatching(/^The sign-in with "[\w-]+" could not start: Authorization server did not provide an authorization endpoint\.$/)]])
+    // The cause names the provider and keeps the error, for the application's logger.
+    const [error] = config.logger.error.mock.calls[0]! as [Logged]
+    expect(error.cause).toMatchObject({ provider: 'standin', err: expect.objectContaining({ message: 'Authorization server did not provide an authorization endpoint.' }) })
   })
 })
 
@@ -257,6 +265,35 @@ describe('the code exchange', () => {
   })
 })
 
+describe('a DPoP provider (dpop: true)', () => {
+  it("sends the code exchange with a proof from a fresh key pair, and keeps that pair, sealed, with the session's tokens", async () => {
+    const op = standIn()
+    op.behaviour.token = { access_token: 'at', token_type: 'DPoP', refresh_token: 'rt', expires_in: 600 }
+    const client = new Client(configFor(op, { dpop: true, refreshTokens: true }))
+    const { callback } = await signInAt(client)
+    expect(callback.headers.get('location')).toBe(ORIGIN)
+    const proof = op.seen.tokenHeaders[0]!.get('dpop')
+    expect(proof, 'the token request carries a DPoP proof').toEqual(expect.any(String))
+    const claims = await decode({ token: client.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    const sealed = (claims!.oauth as Record<string, string>)[DPOP_KEY_FIELD]
+    expect(sealed, 'the key pair is kept with the session, sealed').toEqual(expect.any(String))
+    // The proof was made with the key pair the session keeps.
+    const keyPair = await openDPoPKeyPair(sealed!, [SECRET])
+    const kept = await calculateJwkThumbprint((await crypto.subtle.exportKey('jwk', keyPair.publicKey)) as JWK)
+    expect(await calculateJwkThumbprint(decodeProtectedHeader(proof!).jwk as JWK)).toBe(kept)
+  })
+
+  it('is not what another provider does: no proof, no key pair', async () => {
+    const op = standIn()
+    op.behaviour.token = { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt', expires_in: 600 }
+    const client = new Client(configFor(op, { refreshTokens: true }))
+    await signInAt(client)
+    expect(op.seen.tokenHeaders[0]!.has('dpop')).toBe(false)
+    const claims = await decode({ token: client.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    expect(claims!.oauth).not.toHaveProperty(DPOP_KEY_FIELD)
+  })
+})
+
 describe('an ID token signed with the client secret (HS256)', () => {
   const hmacClient = { client: { token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'HS256' } }
 
@@ -288,6 +325,52 @@ describe('an ID token signed with the client secret (HS256)', () => {
 })
 
 describe("the provider's key set", () => {
+  it('is fetched again, once, when the provider signs with a key it did not publish before (a rotation)', async () => {
+    const op = standIn()
+    const config = configFor(op)
+    expect((await signInAt(new Client(config))).callback.headers.get('location')).toBe(ORIGIN)
+    expect(op.seen.jwks).toBe(1)
+    op.behaviour.jwks = ROTATED
+    op.behaviour.idToken = { alg: 'RS256', kid: 'k2', key: 'other' }
+    const client = new Client(config)
+    const { callback } = await signInAt(client)
+    expect(callback.headers.get('location'), 'the rotated key is refused').toBe(ORIGIN)
+    expect((await client.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
+    expect(op.seen.jwks).toBe(2)
+    expect(config.logger.error).not.toHaveBeenCalled()
+  })
+
+  it('is not fetched again for a forged kid within the interval of the last refetch, and the token is refused', async () => {
+    const op = standIn()
+    const config = configFor(op)
+    await signInAt(new Client(config))
+    op.behaviour.jwks = ROTATED
+    op.behaviour.idToken = { alg: 'RS256', kid: 'k2', key: 'other' }
+    await signInAt(new Client(config))
+    expect(op.seen.jwks).toBe(2)
+    op.behaviour.idToken = { alg: 'RS256', kid: 'attacker-chosen', key: 'other' }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const client = new Client(config)
+      const { callback } = await signInAt(client)
+      expect(callback.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      expect((await client.session()).body).toBeNull()
+    }
+    expect(op.seen.jwks, 'no refetch for the forged kid').toBe(2)
+  })
+
+  it('is refetched at most once per provider per interval', () => {
+    const op = standIn()
+    const config = assertConfig(testConfig({ providers: [standInProvider(op), standInProvider(op, { id: 'standin-b' })] as never }))
+    const [a, b] = config.providers.map((p) => p.oauth!)
+    const t0 = 1_000_000
+    expect(refetchJwksOnce(a!, t0)).toBe(true)
+    expect(refetchJwksOnce(a!, t0 + 1)).toBe(false)
+    expect(refetchJwksOnce(b!, t0 + 1), 'another provider has its own budget').toBe(true)
+    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS - 1)).toBe(false)
+    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS)).toBe(true)
+    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS + 1)).toBe(false)
+  })
+
   it('is not fetched again for a token whose signature is wrong under a known key', async () => {
     const op = standIn()
     op.behaviour.idToken = { alg: 'RS256', kid: 'k1', key: 'other' }
@@ -346,6 +429,37 @@ describe('a deployment that is its own redirect proxy', () => {
     expect(start.headers.get('location')).toMatch(/^https:\/\/op\.standin\.test\/authorize\?/)
     expect(callback.headers.get('location')).toBe(PROXY)
     expect(config.logger.error).not.toHaveBeenCalled()
+  })
+})
+
+describe('a sign-in started behind the redirect proxy', () => {
+  it('is refused, before the provider is visited, on an origin neither the proxy nor on the allowlist', async () => {
+    const op = standIn()
+    const config = configFor(op, {}, { redirectProxyUrl: `${PROXY}/auth`, redirectProxyOrigins: [PREVIEW] })
+    const response = await startAt(new Client(config, 'https://evil.example'))
+    expect(response.headers.get('location')).toBe('https://evil.example/auth/error?error=Configuration')
+    // Reported as the untrusted origin it is, not as a sign-in that could not start.
+    expect(logged(config)).toEqual([
+      ['UntrustedHost', 'The origin https://evil.example is not in redirectProxyOrigins (AUTH_REDIRECT_PROXY_ORIGINS): a sign-in through the redirect proxy must start on an allowed origin'],
+    ])
+  })
+
+  it('on an allowed origin, sends the provider to the proxy, which forwards the answer to that origin, where it completes', async () => {
+    const op = standIn()
+    const config = configFor(op, {}, { redirectProxyUrl: `${PROXY}/auth`, redirectProxyOrigins: [PREVIEW] })
+    const preview = new Client(config, PREVIEW)
+    const start = await startAt(preview)
+    const authorization = new URL(start.headers.get('location')!)
+    expect(authorization.searchParams.get('redirect_uri')).toBe(`${PROXY}/auth/callback/standin`)
+    const answer = answerTo(start.headers.get('location')!, { iss: ISSUER })
+    const forwarded = await new Client(config, PROXY).send({ path: '/callback/standin', query: answer })
+    const next = new URL(forwarded.headers.get('location')!)
+    expect(`${next.origin}${next.pathname}`).toBe(`${PREVIEW}/auth/callback/standin`)
+    // Every parameter of the provider's answer, as it came.
+    expect(Object.fromEntries(next.searchParams)).toEqual(answer)
+    const done = await preview.send({ path: '/callback/standin', query: Object.fromEntries(next.searchParams) })
+    expect(done.headers.get('location')).toBe(PREVIEW)
+    expect((await preview.session()).body).toMatchObject({ user: { email: 'alice@example.com' } })
   })
 })
 

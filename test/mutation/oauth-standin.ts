@@ -25,6 +25,8 @@ const jwkOf = async (key: CryptoKey, kid: string | undefined) => ({
 })
 /** The published key of the stand-in (`kid` "k1"). */
 export const PUBLISHED = { keys: [await jwkOf(signing.publicKey, 'k1')] }
+/** The key set after a rotation: the old key "k1" and the new "k2" (tokens signed with `key: 'other'`). */
+export const ROTATED = { keys: [await jwkOf(signing.publicKey, 'k1'), await jwkOf(other.publicKey, 'k2')] }
 /** Two published keys without a `kid`: a token without one matches both. */
 export const TWO_WITHOUT_KID = { keys: [await jwkOf(signing.publicKey, undefined), await jwkOf(other.publicKey, undefined)] }
 
@@ -49,7 +51,7 @@ export interface StandInBehaviour {
 export interface StandIn {
   readonly fetch: typeof fetch
   readonly behaviour: StandInBehaviour
-  readonly seen: { jwks: number; token: number; tokenBodies: URLSearchParams[] }
+  readonly seen: { jwks: number; token: number; tokenBodies: URLSearchParams[]; tokenHeaders: Headers[] }
 }
 
 /** A fresh stand-in (its own key-set cache in the app: use one per test). */
@@ -71,7 +73,7 @@ export function standIn(): StandIn {
     token: { access_token: 'standin-access-token', token_type: 'Bearer' },
     userinfo: { sub: 'standin-user', email: 'alice@example.com', name: 'Alice' },
   }
-  const seen = { jwks: 0, token: 0, tokenBodies: [] as URLSearchParams[] }
+  const seen = { jwks: 0, token: 0, tokenBodies: [] as URLSearchParams[], tokenHeaders: [] as Headers[] }
   const fetchImpl: typeof fetch = async (input, init) => {
     const request = new Request(input, init)
     const url = request.url
@@ -84,6 +86,7 @@ export function standIn(): StandIn {
       seen.token += 1
       const body = new URLSearchParams(await request.text())
       seen.tokenBodies.push(body)
+      seen.tokenHeaders.push(request.headers)
       // The code names the PKCE challenge and nonce of its authorization request (see answerTo).
       const [challenge, nonce] = (body.get('code') ?? '').split('~')
       const verifier = body.get('code_verifier')
