@@ -9,7 +9,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter, VerificationToken } from '../../core/adapters.js'
 import type { RequestContext } from '../../core/config/types.js'
 import { hashCode } from '../../core/email/secrets.js'
-import { checkSignInCode } from '../../core/flows/email/flow.js'
+import { checkSignInCode, spendCodeToken, voidCodeToken } from '../../core/flows/email/flow.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { sha256Hex } from '../../core/crypto.js'
 import { ORIGIN } from '../fixtures/http.js'
@@ -141,14 +141,14 @@ describe('checking a typed code (checkSignInCode)', () => {
     const { check, logger } = await checker(2)
     expect(await check('WRONG1')).toMatchObject({ reason: 'wrong' })
     expect(await check('k7q2xm')).toBeNull()
-    expect(await check('K7Q2XM')).toMatchObject({ reason: 'exhausted' })
+    expect(await check('K7Q2XM')).toMatchObject({ reason: 'exhausted', error: 'Verification' })
     expect(logger.error.mock.calls.map(([e]) => (e as Error).message)).toEqual(['Too many wrong one-time codes (2)'])
   })
 
   it('voids the token at the last allowed wrong code', async () => {
     const { check, logger } = await checker(2)
-    expect(await check('WRONG1')).toMatchObject({ reason: 'wrong' })
-    expect(await check('WRONG2')).toMatchObject({ reason: 'exhausted' })
+    expect(await check('WRONG1')).toMatchObject({ reason: 'wrong', error: 'Verification' })
+    expect(await check('WRONG2')).toMatchObject({ reason: 'exhausted', error: 'Verification' })
     expect(logger.error.mock.calls.map(([e]) => (e as Error).message)).toEqual(['Too many wrong one-time codes (2)'])
   })
 
@@ -159,9 +159,46 @@ describe('checking a typed code (checkSignInCode)', () => {
 
   it('refuses a code from the second it expires, without counting it', async () => {
     const { check, store } = await checker(2)
-    expect(await check('K7Q2XM', 1_100)).toMatchObject({ reason: 'expired' })
+    expect(await check('K7Q2XM', 1_100)).toMatchObject({ reason: 'expired', error: 'Verification' })
     expect(await check('K7Q2XM', 1_099)).toBeNull()
     expect(await store.increment(`email:code:${TOKEN_HASH}`, 600)).toBe(2)
+  })
+})
+
+describe("the token of a passkey sign-up's code (spendCodeToken, voidCodeToken)", () => {
+  const TOKEN_HASH = 'b'.repeat(64)
+  function env(adapter: Pick<Adapter, 'useVerificationToken'>) {
+    return { at: 1_000, adapter, logger: { error: vi.fn(), warn: vi.fn(), debug: vi.fn() } } as never as Parameters<typeof spendCodeToken>[0] & {
+      logger: { error: ReturnType<typeof vi.fn> }
+    }
+  }
+  const token = { providerId: 'email', identifier: 'alice@example.com', tokenHash: TOKEN_HASH }
+  async function holding(expires: Date) {
+    const store = createMemoryStore()
+    const adapter = MemoryAdapter(store)
+    await adapter.createVerificationToken!({ identifier: 'alice@example.com', token: TOKEN_HASH, expires })
+    return { adapter, store }
+  }
+
+  it('spends the token of a right code once, for its address, and refuses it after', async () => {
+    const { adapter } = await holding(new Date(2_000_000))
+    expect(await spendCodeToken(env(adapter), token)).toEqual({ identifier: 'alice@example.com' })
+    expect(await spendCodeToken(env(adapter), token)).toMatchObject({ reason: 'invalid', error: 'Verification' })
+    const other = await holding(new Date(2_000_000))
+    expect(await spendCodeToken(env(other.adapter), { ...token, identifier: 'mallory@example.com' })).toMatchObject({ reason: 'invalid' })
+  })
+
+  it('voids the token of a code got wrong too often, so that its link no longer signs in', async () => {
+    const { adapter, store } = await holding(new Date(2_000_000))
+    expect(await voidCodeToken(env(adapter), token)).toBeNull()
+    expect(store.verificationTokens.size).toBe(0)
+  })
+
+  it('answers null when the adapter fails to void it, and logs the failure', async () => {
+    const failing = env({ useVerificationToken: () => Promise.reject(new Error('constraint violated')) })
+    expect(await voidCodeToken(failing, token)).toBeNull()
+    expect(failing.logger.error).toHaveBeenCalledTimes(1)
+    expect(failing.logger.error.mock.calls[0]![0]).toMatchObject({ type: 'CallbackRouteError' })
   })
 })
 
