@@ -100,6 +100,17 @@ describe('a sign-in link', () => {
     expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
   })
 
+  it('signs in without the address when the link signs in directly (no confirmation page)', async () => {
+    const setup = emailConfig({ provider: { link: 'direct' } as never, overrides: { adapter: addressBlind(MemoryAdapter(createMemoryStore())) } })
+    const client = new EmailClient(setup.config)
+    await client.requestLink('alice@example.com')
+    const link = lastLink(setup.outbox)
+    link.searchParams.delete('email')
+    const response = await client.open(link)
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
   it('signs in after the secret was rotated, the new one first', async () => {
     const setup = emailConfig({ overrides: { secret: [`new-${SECRET}`, SECRET] } })
     const { client, response } = await signInWith(setup, 'alice@example.com')
