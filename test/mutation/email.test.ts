@@ -266,6 +266,40 @@ function addressBlind(memory: Adapter): Adapter {
   }
 }
 
+describe('an e-mail sign-in as another user, in a browser whose database session is cached', () => {
+  it("refuses the replaced session's cached copy at once: a copy of the browser's cookies signs in as nobody", async () => {
+    const memory = createMemoryStore()
+    const { config, outbox } = emailConfig({ store: memory, overrides: { session: { strategy: 'database', cache: { maxAge: 60 } } as never } })
+    await MemoryAdapter(memory).createUser({ id: 'u-alice', email: 'alice@example.com', emailVerified: null })
+    const client = new EmailClient(config)
+    await client.requestLink('bob@example.com')
+    await client.confirm(lastLink(outbox))
+    expect(((await client.session()).body as { user: { email: string } }).user.email).toBe('bob@example.com')
+    // A copy of Bob's cookies, session cache included, taken before Alice signs in here.
+    const copy = new EmailClient(config)
+    for (const [name, value] of client.jar.cookies) copy.jar.cookies.set(name, value)
+    expect(copy.jar.get('__Secure-authjs.session-cache')).toBeDefined()
+    await client.requestLink('alice@example.com')
+    await client.confirm(lastLink(outbox))
+    expect(((await client.session()).body as { user: { email: string } }).user.email).toBe('alice@example.com')
+    expect((await copy.session()).body).toBeNull()
+  })
+})
+
+describe('the longest deliverable address', () => {
+  it('is 254 characters (RFC 5321): one more is refused before any message is sent', async () => {
+    const longest = `${'a'.repeat(64)}@${'b'.repeat(185)}.com`
+    expect(longest).toHaveLength(254)
+    const { config, outbox } = emailConfig()
+    const client = new EmailClient(config)
+    expect((await client.requestLink(longest)).headers.get('location')).toBe(VERIFY_REQUEST)
+    expect(outbox.map((message) => message.identifier)).toEqual([longest])
+    const overlong = `${'a'.repeat(64)}@${'b'.repeat(186)}.com`
+    expect((await client.requestLink(overlong)).headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(outbox).toHaveLength(1)
+  })
+})
+
 // The same attack as test/email/identifier.test.ts, on the one adapter where only the engine's own
 // check refuses it (that file's PostgreSQL case costs seconds per mutant).
 describe("a link rewritten to another address, through an adapter that ignores the address", () => {
