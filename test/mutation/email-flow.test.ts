@@ -83,6 +83,8 @@ describe('the user an e-mail sign-in adopts', () => {
     expect(errors(setup.config)).toContain(
       'AccountNotLinked: The account with this e-mail address signed up with a passkey and never verified the address',
     )
+    const [error] = setup.config.logger.error.mock.calls.at(-1)! as [Error & { cause: Record<string, unknown> }]
+    expect(error.cause.provider).toBe('email')
     expect((await setup.adapter.getUser!('squatter'))!.emailVerified).toBeNull()
   })
 })
@@ -94,6 +96,17 @@ describe('a sign-in link', () => {
   ])('signs in %s, through an adapter that finds the token by itself (the token names the address)', async (_name, edit) => {
     const setup = emailConfig({ overrides: { adapter: addressBlind(MemoryAdapter(createMemoryStore())) } })
     const { client, response } = await signInWith(setup, 'alice@example.com', edit)
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
+  it('signs in without the address when the link signs in directly (no confirmation page)', async () => {
+    const setup = emailConfig({ provider: { link: 'direct' } as never, overrides: { adapter: addressBlind(MemoryAdapter(createMemoryStore())) } })
+    const client = new EmailClient(setup.config)
+    await client.requestLink('alice@example.com')
+    const link = lastLink(setup.outbox)
+    link.searchParams.delete('email')
+    const response = await client.open(link)
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
   })
@@ -115,11 +128,14 @@ describe('a sign-in link', () => {
 
 describe('an address the normaliser refuses', () => {
   it('logs the address and "Invalid email address format." when the normaliser returns no string', async () => {
-    const setup = emailConfig({ provider: { normalizeIdentifier: () => 42 } as never })
-    const response = await new EmailClient(setup.config).requestLink('alice@example.com')
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
-    expect(errors(setup.config)).toEqual(['EmailSignInError: Refused the address "alice@example.com": Invalid email address format.'])
-    expect(setup.outbox).toEqual([])
+    // A number, and a list holding an address (which reads like the address where text is expected).
+    for (const normalised of [42, ['alice@example.com']]) {
+      const setup = emailConfig({ provider: { normalizeIdentifier: () => normalised } as never })
+      const response = await new EmailClient(setup.config).requestLink('alice@example.com')
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+      expect(errors(setup.config)).toEqual(['EmailSignInError: Refused the address "alice@example.com": Invalid email address format.'])
+      expect(setup.outbox).toEqual([])
+    }
   })
 
   it('is refused the same when the normaliser throws something that is not an error', async () => {
@@ -134,5 +150,21 @@ describe('an address the normaliser refuses', () => {
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
     expect(errors(setup.config)).toHaveLength(1)
     expect(errors(setup.config)[0]).toMatch(/^EmailSignInError: Refused the address "alice@example.com": /)
+  })
+})
+
+describe('an e-mail sign-in in a browser with a JWT session of another user', () => {
+  it('signs in through an adapter that keeps no sessions: no session row is asked for or deleted', async () => {
+    const memory = MemoryAdapter(createMemoryStore())
+    const { createSession: _c, getSessionAndUser: _g, updateSession: _u, deleteSession: _d, ...withoutSessions } = memory
+    const setup = emailConfig({ overrides: { adapter: withoutSessions as Adapter } })
+    await signInWith(setup, 'alice@example.com')
+    const { client } = await signInWith(setup, 'bob@example.com')
+    expect(((await client.session()).body as { user?: { email?: string } }).user?.email).toBe('bob@example.com')
+    await client.requestLink('alice@example.com')
+    const response = await client.confirm(lastLink(setup.outbox))
+    expect(response.headers.get('location')).toBe(ORIGIN)
+    expect(((await client.session()).body as { user?: { email?: string } }).user?.email).toBe('alice@example.com')
+    expect(setup.config.logger.error).not.toHaveBeenCalled()
   })
 })

@@ -9,7 +9,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { Adapter, VerificationToken } from '../../core/adapters.js'
 import type { RequestContext } from '../../core/config/types.js'
 import { hashCode } from '../../core/email/secrets.js'
-import { checkSignInCode } from '../../core/flows/email/flow.js'
+import { checkSignInCode, spendCodeToken, voidCodeToken } from '../../core/flows/email/flow.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { sha256Hex } from '../../core/crypto.js'
 import { ORIGIN } from '../fixtures/http.js'
@@ -141,14 +141,14 @@ describe('checking a typed code (checkSignInCode)', () => {
     const { check, logger } = await checker(2)
     expect(await check('WRONG1')).toMatchObject({ reason: 'wrong' })
     expect(await check('k7q2xm')).toBeNull()
-    expect(await check('K7Q2XM')).toMatchObject({ reason: 'exhausted' })
+    expect(await check('K7Q2XM')).toMatchObject({ reason: 'exhausted', error: 'Verification' })
     expect(logger.error.mock.calls.map(([e]) => (e as Error).message)).toEqual(['Too many wrong one-time codes (2)'])
   })
 
   it('voids the token at the last allowed wrong code', async () => {
     const { check, logger } = await checker(2)
-    expect(await check('WRONG1')).toMatchObject({ reason: 'wrong' })
-    expect(await check('WRONG2')).toMatchObject({ reason: 'exhausted' })
+    expect(await check('WRONG1')).toMatchObject({ reason: 'wrong', error: 'Verification' })
+    expect(await check('WRONG2')).toMatchObject({ reason: 'exhausted', error: 'Verification' })
     expect(logger.error.mock.calls.map(([e]) => (e as Error).message)).toEqual(['Too many wrong one-time codes (2)'])
   })
 
@@ -159,9 +159,46 @@ describe('checking a typed code (checkSignInCode)', () => {
 
   it('refuses a code from the second it expires, without counting it', async () => {
     const { check, store } = await checker(2)
-    expect(await check('K7Q2XM', 1_100)).toMatchObject({ reason: 'expired' })
+    expect(await check('K7Q2XM', 1_100)).toMatchObject({ reason: 'expired', error: 'Verification' })
     expect(await check('K7Q2XM', 1_099)).toBeNull()
     expect(await store.increment(`email:code:${TOKEN_HASH}`, 600)).toBe(2)
+  })
+})
+
+describe("the token of a passkey sign-up's code (spendCodeToken, voidCodeToken)", () => {
+  const TOKEN_HASH = 'b'.repeat(64)
+  function env(adapter: Pick<Adapter, 'useVerificationToken'>) {
+    return { at: 1_000, adapter, logger: { error: vi.fn(), warn: vi.fn(), debug: vi.fn() } } as never as Parameters<typeof spendCodeToken>[0] & {
+      logger: { error: ReturnType<typeof vi.fn> }
+    }
+  }
+  const token = { providerId: 'email', identifier: 'alice@example.com', tokenHash: TOKEN_HASH }
+  async function holding(expires: Date) {
+    const store = createMemoryStore()
+    const adapter = MemoryAdapter(store)
+    await adapter.createVerificationToken!({ identifier: 'alice@example.com', token: TOKEN_HASH, expires })
+    return { adapter, store }
+  }
+
+  it('spends the token of a right code once, for its address, and refuses it after', async () => {
+    const { adapter } = await holding(new Date(2_000_000))
+    expect(await spendCodeToken(env(adapter), token)).toEqual({ identifier: 'alice@example.com' })
+    expect(await spendCodeToken(env(adapter), token)).toMatchObject({ reason: 'invalid', error: 'Verification' })
+    const other = await holding(new Date(2_000_000))
+    expect(await spendCodeToken(env(other.adapter), { ...token, identifier: 'mallory@example.com' })).toMatchObject({ reason: 'invalid' })
+  })
+
+  it('voids the token of a code got wrong too often, so that its link no longer signs in', async () => {
+    const { adapter, store } = await holding(new Date(2_000_000))
+    expect(await voidCodeToken(env(adapter), token)).toBeNull()
+    expect(store.verificationTokens.size).toBe(0)
+  })
+
+  it('answers null when the adapter fails to void it, and logs the failure', async () => {
+    const failing = env({ useVerificationToken: () => Promise.reject(new Error('constraint violated')) })
+    expect(await voidCodeToken(failing, token)).toBeNull()
+    expect(failing.logger.error).toHaveBeenCalledTimes(1)
+    expect(failing.logger.error.mock.calls[0]![0]).toMatchObject({ type: 'CallbackRouteError' })
   })
 })
 
@@ -228,6 +265,40 @@ function addressBlind(memory: Adapter): Adapter {
     },
   }
 }
+
+describe('an e-mail sign-in as another user, in a browser whose database session is cached', () => {
+  it("refuses the replaced session's cached copy at once: a copy of the browser's cookies signs in as nobody", async () => {
+    const memory = createMemoryStore()
+    const { config, outbox } = emailConfig({ store: memory, overrides: { session: { strategy: 'database', cache: { maxAge: 60 } } as never } })
+    await MemoryAdapter(memory).createUser({ id: 'u-alice', email: 'alice@example.com', emailVerified: null })
+    const client = new EmailClient(config)
+    await client.requestLink('bob@example.com')
+    await client.confirm(lastLink(outbox))
+    expect(((await client.session()).body as { user: { email: string } }).user.email).toBe('bob@example.com')
+    // A copy of Bob's cookies, session cache included, taken before Alice signs in here.
+    const copy = new EmailClient(config)
+    for (const [name, value] of client.jar.cookies) copy.jar.cookies.set(name, value)
+    expect(copy.jar.get('__Secure-authjs.session-cache')).toBeDefined()
+    await client.requestLink('alice@example.com')
+    await client.confirm(lastLink(outbox))
+    expect(((await client.session()).body as { user: { email: string } }).user.email).toBe('alice@example.com')
+    expect((await copy.session()).body).toBeNull()
+  })
+})
+
+describe('the longest deliverable address', () => {
+  it('is 254 characters (RFC 5321): one more is refused before any message is sent', async () => {
+    const longest = `${'a'.repeat(64)}@${'b'.repeat(185)}.com`
+    expect(longest).toHaveLength(254)
+    const { config, outbox } = emailConfig()
+    const client = new EmailClient(config)
+    expect((await client.requestLink(longest)).headers.get('location')).toBe(VERIFY_REQUEST)
+    expect(outbox.map((message) => message.identifier)).toEqual([longest])
+    const overlong = `${'a'.repeat(64)}@${'b'.repeat(186)}.com`
+    expect((await client.requestLink(overlong)).headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(outbox).toHaveLength(1)
+  })
+})
 
 // The same attack as test/email/identifier.test.ts, on the one adapter where only the engine's own
 // check refuses it (that file's PostgreSQL case costs seconds per mutant).

@@ -7,20 +7,22 @@
  * asked through `Auth`, so a flag dropped from (or added to) one route fails here by name.
  */
 import { object } from 'superstruct'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { setup, type AnyStateMachine } from 'xstate'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
+import { effects } from '../../core/flows/effect.js'
 import { assertConfig, Auth, customFetch, skipCSRFCheck } from '../../core/index.js'
 import { routes, type Route } from '../../core/http/routes.js'
+import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
-import { authRequest, Client, credentialsProvider, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
 const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
@@ -198,5 +200,120 @@ describe('the gate in dispatch, through Auth', () => {
       expect(response.headers.getSetCookie().some((c) => c.includes('session-token=forged'))).toBe(false)
       expect(errorsOf(local.logger).join('\n')).toContain(`${SIGN_IN_COMPLETION} may not set a session outside its issuing states`)
     })
+  })
+
+  describe('refuses a session from the re-authentication outside the state that records the proof', () => {
+    /** A chart named as the re-authentication, served by a route of its own, whose outcome sets a session. */
+    function reauthenticationServing(states: Record<string, unknown>) {
+      const machine: AnyStateMachine = setup({}).createMachine({
+        id: REAUTHENTICATE,
+        version: '1',
+        initial: 'idle',
+        context: {},
+        output: finalStateOutcome,
+        states: states as never,
+      }) as unknown as AnyStateMachine
+      // `mark` stands for the effect that records the proof: its answer is a step from that state.
+      const flow = defineFlow({ machine, context: object(), effects: effects(machine, { mark: () => ({}) }) })
+      const table: Route[] = [
+        ...routes.filter((r) => r.action !== 'providers'),
+        { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
+      ]
+      return createHandler(table)
+    }
+    const setsSession = { type: 'redirect', url: '/', session: { op: 'set', value: 'reissued', expires: 2_000_000_000 } }
+    const marking = { tags: 'effect.mark', on: { 'mark.done': 'done' } }
+    const ask = async (states: Record<string, unknown>) => {
+      const local = testConfig()
+      const response = await reauthenticationServing(states)(authRequest({ path: '/auth/providers' }), local)
+      return { local, setsCookie: response.headers.getSetCookie().some((c) => c.includes('session-token=reissued')) }
+    }
+
+    it('lets it re-issue the session from that state', async () => {
+      const { setsCookie } = await ask({
+        idle: { on: { go: SESSION_MARKING_STATE } },
+        [SESSION_MARKING_STATE]: marking,
+        done: { type: 'final', output: () => setsSession },
+      })
+      expect(setsCookie).toBe(true)
+    })
+
+    it.each([
+      ['a final state reached around it', { idle: { on: { go: 'proven' } }, proven: marking, done: { type: 'final', output: () => setsSession } }],
+      [
+        'a waiting state after it',
+        {
+          idle: { on: { go: SESSION_MARKING_STATE } },
+          [SESSION_MARKING_STATE]: { tags: 'effect.mark', on: { 'mark.done': 'waiting' } },
+          waiting: { tags: 'awaitsRequest', meta: { outcome: () => setsSession }, on: { never: 'idle' } },
+        },
+      ],
+    ])('%s', async (_name, states) => {
+      const { local, setsCookie } = await ask(states)
+      expect(setsCookie).toBe(false)
+      expect(errorsOf(local.logger).join('\n')).toContain(`${REAUTHENTICATE} may not set a session outside its issuing states`)
+    })
+  })
+
+  it('answers 503 when a route\'s handler met an outage it logged, whatever the handler answered', async () => {
+    const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    /** A handler that reads the adapter, logs its failure and answers without it. */
+    const table: Route[] = [
+      ...routes.filter((r) => r.action !== 'providers'),
+      {
+        method: 'GET',
+        action: 'providers',
+        provider: 'none',
+        serve: async (ctx) => {
+          try {
+            await ctx.adapter!.getUser!('u-1')
+          } catch (error) {
+            ctx.logger.error(error as Error)
+          }
+          return { body: 'answered without the database' }
+        },
+      },
+    ]
+    const handler = createHandler(table)
+    const memory = MemoryAdapter(createMemoryStore())
+    const failing = testConfig({ adapter: { ...memory, getUser: () => Promise.reject(down()) } })
+    const response = await handler(authRequest({ path: '/auth/providers' }), failing)
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('5')
+    const working = await handler(authRequest({ path: '/auth/providers' }), testConfig({ adapter: memory }))
+    expect(working.status).toBe(200)
+    expect(await working.text()).toBe('answered without the database')
+  })
+})
+
+describe("the step-up gate of a route (POST /sessions: 'revoke-sessions')", () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('sends a stale session to re-authenticate and revokes nothing; a fresh one revokes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const store = createMemoryStore()
+    const local = testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' } })
+    const laptop = new Client(local)
+    await laptop.signIn({ username: 'alice', password: 'wonderland' })
+    const phone = new Client(local)
+    await phone.signIn({ username: 'alice', password: 'wonderland' })
+    vi.setSystemTime(Date.now() + 11 * 60_000)
+    const revokeOthers = async (headers: Record<string, string> = {}) =>
+      laptop.send({ path: '/sessions', body: { csrfToken: await laptop.csrfToken(), revoke: 'others' }, headers })
+    const page = await revokeOthers({ accept: 'text/html' })
+    expect(page.status).toBe(303)
+    expect(page.headers.get('location')).toBe(`${ORIGIN}/auth/step/${REAUTHENTICATE}`)
+    const fetched = await revokeOthers()
+    expect(fetched.status).toBe(401)
+    expect(fetched.headers.get('www-authenticate')).toContain('insufficient_user_authentication')
+    expect(store.sessions.size).toBe(2)
+    expect(local.logger.debug).toHaveBeenCalledWith('step-up required', { action: 'revoke-sessions' })
+
+    // Signed in again just now: fresh, the same request revokes the other sessions.
+    const fresh = new Client(local)
+    await fresh.signIn({ username: 'alice', password: 'wonderland' })
+    const revoked = await fresh.send({ path: '/sessions', body: { csrfToken: await fresh.csrfToken(), revoke: 'others' } })
+    expect(await revoked.json()).toEqual({ revoked: 2 })
+    expect(store.sessions.size).toBe(1)
   })
 })

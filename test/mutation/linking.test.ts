@@ -4,13 +4,13 @@
  * database or a JWT session — and users without an e-mail address, who must never be matched by
  * their missing address.
  */
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/index.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { signedInAdapterUser } from '../../core/session/current.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
-import { signInAt, standIn, standInProvider, type StandIn } from './oauth-standin.js'
+import { answerTo, signInAt, standIn, standInProvider, startAt, type StandIn } from './oauth-standin.js'
 
 function setup(op: StandIn, store: MemoryStore, overrides: Record<string, unknown> = {}) {
   const events = { signIn: vi.fn(), createUser: vi.fn(), linkAccount: vi.fn() }
@@ -144,5 +144,81 @@ describe('the signed-in user an account would be linked to', () => {
     const adapter = { ...MemoryAdapter(createMemoryStore()), getSessionAndUser: () => Promise.reject(new Error('database down')) }
     const config = testConfig({ adapter, session: { strategy: 'database' } })
     expect(await signedInAdapterUser(contextFor(config, 'some-session-token'))).toBeNull()
+  })
+})
+
+describe('the account a sign-in hands on', () => {
+  it("is the provider's account, now the user's: the jwt callback gets it with the user's id", async () => {
+    const store = createMemoryStore()
+    const jwt = vi.fn(({ token }: { token: Record<string, unknown> }) => token)
+    const { client } = setup(standIn(), store, { session: { strategy: 'jwt' }, callbacks: { jwt } })
+    await signInAt(client)
+    const [userId] = [...store.users.keys()]
+    const atSignIn = jwt.mock.calls.map(([args]) => (args as { account?: Record<string, unknown> | null }).account).filter(Boolean)
+    expect(atSignIn).toEqual([expect.objectContaining({ provider: 'standin', providerAccountId: 'standin-user', userId })])
+  })
+})
+
+describe('linking a new account to the signed-in user, a sensitive action', () => {
+  afterEach(() => vi.useRealTimers())
+
+  /** Signed in through the stand-in; a second account of the provider then started fresh and answered `seconds` later. */
+  async function linkLate(stepUp: Record<string, unknown>, seconds: number) {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const store = createMemoryStore()
+    const op = standIn()
+    const { client, config, events } = setup(op, store, { session: { strategy: 'jwt' }, stepUp })
+    await signInAt(client)
+    const session = client.jar.get('__Secure-authjs.session-token')
+    op.behaviour.claims = { sub: 'second-account', email: 'alice.other@example.com' }
+    const start = await startAt(client)
+    vi.setSystemTime(Date.now() + seconds * 1000)
+    const callback = await client.send({ path: '/callback/standin', query: answerTo(start.headers.get('location')!) })
+    return { store, config, events, callback, sessionKept: client.jar.get('__Secure-authjs.session-token') === session }
+  }
+
+  it('links nothing from a session gone stale between the start and the callback, and says why', async () => {
+    const { store, config, events, callback, sessionKept } = await linkLate({ actions: { 'link-account': { maxAge: 30 } } }, 40)
+    expect(callback.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=OAuthAccountNotLinked`)
+    const [error] = config.logger.error.mock.calls.at(-1)! as [Error & { type: string; cause: Record<string, unknown> }]
+    expect([error.type, error.message, error.cause.provider]).toEqual([
+      'OAuthAccountNotLinked',
+      'The session is too old to link another account: re-authenticate first',
+      'standin',
+    ])
+    expect(accountsOf(store).map((a) => a.providerAccountId)).toEqual(['standin-user'])
+    expect(events.linkAccount).toHaveBeenCalledTimes(1)
+    expect(sessionKept).toBe(true)
+  })
+
+  it("links from the same stale session when the configuration turns linking's check off", async () => {
+    const { store, callback } = await linkLate({ maxAge: 30, actions: { 'link-account': false } }, 40)
+    expect(callback.headers.get('location')).toBe(ORIGIN)
+    const [userId] = [...store.users.keys()]
+    expect(accountsOf(store).map((a) => [a.providerAccountId, a.userId])).toEqual([
+      ['standin-user', userId],
+      ['second-account', userId],
+    ])
+  })
+
+  it('answers 503 and links nothing while the database cannot say who the signed-in user is', async () => {
+    const store = createMemoryStore()
+    const op = standIn()
+    let down = false
+    const memory = MemoryAdapter(store)
+    const adapter = {
+      ...memory,
+      getUser: (id: string) =>
+        down ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })) : memory.getUser!(id),
+    }
+    const { client } = setup(op, store, { adapter, session: { strategy: 'jwt' } })
+    await signInAt(client)
+    op.behaviour.claims = { sub: 'second-account', email: 'alice.other@example.com' }
+    down = true
+    const { callback } = await signInAt(client)
+    expect(callback.status).toBe(503)
+    expect(callback.headers.get('retry-after')).toBe('5')
+    expect(store.users.size).toBe(1)
+    expect(accountsOf(store).map((a) => a.providerAccountId)).toEqual(['standin-user'])
   })
 })

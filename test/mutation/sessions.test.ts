@@ -198,6 +198,29 @@ describe('revoking database sessions', () => {
   })
 })
 
+describe('revoking a database session whose reads are cached (session.cache)', () => {
+  it('refuses its cached copy at once, revoked by id or among the others, through the routes and the functions', async () => {
+    const { store, config } = databaseConfig({ session: { strategy: 'database', cache: { maxAge: 60 } } })
+    const token = (client: Client) => client.jar.get(SESSION_COOKIE)!
+    const cases: ((victim: Client, keeper: Client) => Promise<unknown>)[] = [
+      async (victim, keeper) => revoke(keeper, { revoke: 'one', id: await sessionId(token(victim)) }),
+      async (_victim, keeper) => revoke(keeper, { revoke: 'others' }),
+      async (victim) => revokeSession(config, store.sessions.get(token(victim))!.userId, await sessionId(token(victim))),
+      async (victim, keeper) => revokeOtherSessions(config, store.sessions.get(token(keeper))!.userId, token(keeper)),
+    ]
+    for (const [index, revokeIt] of cases.entries()) {
+      const victim = await signedIn(config)
+      const keeper = await signedIn(config)
+      // The victim's next read is served from its cache cookie, within maxAge.
+      expect(await signedInUser(victim)).toBe('alice@example.com')
+      expect(victim.jar.get('__Secure-authjs.session-cache'), `case ${index}`).toBeDefined()
+      await revokeIt(victim, keeper)
+      expect(await signedInUser(victim), `case ${index}`).toBeNull()
+      expect(await signedInUser(keeper), `case ${index}`).toBe('alice@example.com')
+    }
+  })
+})
+
 describe('the audit trail of revoking', () => {
   it('records each revocation that ended a session, for the user who asked, and none that ended nothing', async () => {
     const events: AuditEvent[] = []

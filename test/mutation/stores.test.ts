@@ -157,6 +157,20 @@ describe.each(backends)('the $name store', (backend) => {
     expect(await a.get(k)).toBeNull()
   })
 
+  it('reads many values in one call, each in its place, null for one unknown or gone; none for no keys', async () => {
+    const [first, second, unknown, brief] = [key('many'), key('many'), key('many'), key('many')]
+    await a.put(first, 'one', 60)
+    await b.put(second, 'two', 60)
+    await a.put(brief, 'brief', 1)
+    expect(await b.getMany!([second, unknown, first])).toEqual(['two', null, 'one'])
+    expect(await a.getMany!([first, first])).toEqual(['one', 'one'])
+    expect(await a.getMany!([])).toEqual([])
+    await sleep(1150)
+    expect(await b.getMany!([brief, first])).toEqual([null, 'one'])
+    await a.reset(first)
+    expect(await b.getMany!([first, second])).toEqual([null, 'two'])
+  })
+
   it('forgets claims, counters, values and set members once their time is up, not before', async () => {
     const [claim, counter, value, set, kept] = [key('c'), key('n'), key('v'), key('s'), key('k')]
     expect(await a.claim(claim, 1)).toBe(true)
@@ -378,11 +392,18 @@ describe('the Redis store', () => {
     expect(await other.claim(k, 60)).toBe(true)
     await other.put(k, 'app', 60)
     expect(await raw.get(`app:value:${k}`)).toBe('app')
+    expect(await other.getMany!([k])).toEqual(['app'])
+    expect(await plain.getMany!([k])).toEqual(['plain'])
     // A set lives as long as its newest member's time.
     expect(await raw.ttl(`authchart:set:${k}`)).toBeGreaterThan(50)
     await plain.reset(k)
     expect(await raw.exists(`authchart:${k}`, `authchart:value:${k}`, `authchart:set:${k}`)).toBe(0)
     expect(await other.get(k)).toBe('app')
+  })
+
+  it('reads many values only with a client that has MGET', async () => {
+    expect(redisAuthStore({} as RedisClient).getMany).toBeUndefined()
+    expect(redisAuthStore(redisClient() as unknown as RedisClient).getMany).toBeTypeOf('function')
   })
 
   it('fails every call at once while its client has lost the connection, and lets a booting client through', async () => {
@@ -405,6 +426,7 @@ describe('the Redis store', () => {
       () => store.consume(k, 5, 60),
       () => store.put(k, 'v', 60),
       () => store.get(k),
+      () => store.getMany!([k]),
       () => store.reset(k),
       () => store.addToSet!(k, 'm', 60),
       () => store.setMembers!(k),
@@ -437,6 +459,15 @@ describe('a store on limiters of its own', () => {
     await expect(store.increment('k', 60)).rejects.toThrow('connection lost')
   })
 
+  it('reads many values only when its values can, through them', async () => {
+    const backend = { limiter: () => failing as never, forget: async () => {} }
+    expect(limiterStore({ ...backend, values: values() }).getMany).toBeUndefined()
+    const asked: (readonly string[])[] = []
+    const many = limiterStore({ ...backend, values: { ...values(), getMany: async (keys) => (asked.push(keys), keys.map((k) => `value of ${k}`)) } })
+    expect(await many.getMany!(['a', 'b'])).toEqual(['value of a', 'value of b'])
+    expect(asked).toEqual([['a', 'b']])
+  })
+
   it('keeps sets only when its values keep them, both operations', async () => {
     const backend = { limiter: () => failing as never, forget: async () => {} }
     const plain = limiterStore({ ...backend, values: values() })
@@ -456,6 +487,7 @@ describe('the guarded store', () => {
     consume: () => new Promise(() => {}),
     put: () => new Promise(() => {}),
     get: () => new Promise(() => {}),
+    getMany: () => new Promise(() => {}),
     reset: () => new Promise(() => {}),
     addToSet: () => new Promise(() => {}),
     setMembers: () => new Promise(() => {}),
@@ -473,6 +505,7 @@ describe('the guarded store', () => {
     await store.put('v', 'value', 60)
     expect(await inner.get('v')).toBe('value')
     expect(await store.get('v')).toBe('value')
+    expect(await store.getMany!(['v', 'unknown'])).toEqual(['value', null])
     await store.addToSet!('s', 'member', 60)
     expect(await store.setMembers!('s')).toEqual(['member'])
     await store.reset('v')
@@ -489,6 +522,7 @@ describe('the guarded store', () => {
       ['consume', () => store.consume('k', 1, 60)],
       ['put', () => store.put('k', 'v', 60)],
       ['get', () => store.get('k')],
+      ['getMany', () => store.getMany!(['k'])],
       ['reset', () => store.reset('k')],
       ['addToSet', () => store.addToSet!('k', 'm', 60)],
       ['setMembers', () => store.setMembers!('k')],
@@ -500,6 +534,11 @@ describe('the guarded store', () => {
       // The part the outage is logged and answered under.
       expect(failure.part).toBe('store')
     }
+  })
+
+  it('reads many values only when the store can', () => {
+    const { getMany: _many, ...withoutMany } = memoryAuthStore()
+    expect(guardStore(withoutMany, FAST).getMany).toBeUndefined()
   })
 
   it('has no set operations when the store has none', () => {

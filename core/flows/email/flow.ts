@@ -248,6 +248,7 @@ export async function checkSignInCode(ctx: RequestContext, check: CodeCheck) {
     return fail('exhausted', { error: 'Verification' })
   }
   const { typed } = check
+  // Stryker disable next-line StringLiteral: eq#email-code-not-text
   const hash = await hashCode(typeof typed === 'string' ? typed : '', tokenHash)
   if (timingSafeEqual(hash, check.codeHash)) return null
   if (attempt >= limit) {
@@ -282,6 +283,7 @@ export async function admitAddress(ctx: RequestContext, providerId: string, inpu
     ctx.logger.error(
       new EmailSignInError(`Refused the address "${escapeForLog(input)}": ${escapeForLog((error as Error)?.message)}`),
     )
+    // Stryker disable next-line StringLiteral: eq#email-failure-reason
     return fail('invalidIdentifier', { error: 'EmailSignInError' })
   }
   const throttle = settings.throttle
@@ -301,6 +303,7 @@ export async function admitAddress(ctx: RequestContext, providerId: string, inpu
             : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
         ),
       )
+      // Stryker disable next-line StringLiteral: eq#email-failure-reason
       return fail('throttled', { error: 'EmailSignInError' })
     }
   }
@@ -389,12 +392,14 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInM
     const { config } = emailProviderOf(ctx, context.providerId)
     const link = trigger as { type: string; token?: unknown; email?: unknown }
     if (link.type !== 'email.verifyLink') return spendToken(ctx, [context.tokenHash!], context.identifier!)
+    // Stryker disable next-line ConditionalExpression: eq#email-link-token-text
     if (typeof link.token !== 'string' || link.token === '') {
       const missing = new Error(
         'Missing token. The sign-in URL was manually opened without token or the link was not sent correctly in the email.',
       )
       missing.name = 'Configuration'
       ctx.logger.error(missing)
+      // Stryker disable next-line StringLiteral: eq#email-failure-reason
       return fail('missingToken')
     }
     const candidates = await tokenHashCandidates(link.token, config.secret ? [config.secret] : ctx.config.secrets)
