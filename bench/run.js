@@ -1,5 +1,6 @@
 // `npm run bench`: authchart next to @auth/core and better-auth in one process, interleaved
-// rounds, medians, ratios, and the floor (plain node:crypto decryption, the trivial route).
+// rounds, medians, ratios, and the floors (the trivial route, plain node:crypto decryption, encryption
+// and the CSRF hash).
 // Options: --quick (shorter rounds), --only <name>[,<name>], --json, --baseline <dir> (a checkout
 // of a previous authchart, built, measured in the same rounds: `git worktree add ../main main`),
 // --runtimes node,bun,deno,workerd (the edge-runtimes scenario's runtimes; all by default),
@@ -163,6 +164,28 @@ const floor = byName.floor
     })()
   : undefined
 
+// The sign-in's floor, same rounds: two trivial routes (GET /csrf, POST /callback) + the session
+// token's encryption + the CSRF cookie's hash, in CPU µs per operation.
+const signInFloor = byName.floor?.measured['authchart credentials sign-in']
+  ? (() => {
+      const { measured } = byName.floor
+      const cpu = (name) => measured[name].cpuUsPerOp
+      const best = (name) => measured[name].cpuUsPerOpMin
+      const floorOf = (of) => 2 * of('authchart trivial route') + of('node:crypto encrypt') + of('node:crypto CSRF hash')
+      const signIn = cpu('authchart credentials sign-in')
+      return {
+        signInCpuUs: signIn,
+        trivialRouteCpuUs: cpu('authchart trivial route'),
+        encryptCpuUs: cpu('node:crypto encrypt'),
+        csrfHashCpuUs: cpu('node:crypto CSRF hash'),
+        floorCpuUs: floorOf(cpu),
+        multiple: signIn / floorOf(cpu),
+        bestRoundMultiple: best('authchart credentials sign-in') / floorOf(best),
+        target: 1.5,
+      }
+    })()
+  : undefined
+
 const fmt = (n, digits = 0) => (n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }))
 const ratio = (v) => (v ? `${fmt(v.speedUp, 2)}×` : '–')
 const verdict = (value, target) => (target === undefined || value === undefined ? '' : value >= target ? 'PASS' : 'MISS')
@@ -205,6 +228,7 @@ const report = {
   environment,
   timing,
   floor,
+  signInFloor,
   httpFractionOfBareFastify: http?.fractionOfBare,
   httpWebRequestOnlyFractionOfBareFastify: http?.webRequestFractionOfBare,
   httpDecryptionOnlyFractionOfBareFastify: http?.decryptionFractionOfBare,
@@ -223,6 +247,12 @@ if (values.json) {
   if (floor) {
     console.log(
       `\nfloor: session read ${fmt(floor.sessionReadCpuUs, 1)} CPU µs = ${fmt(floor.multiple, 2)} × (trivial route ${fmt(floor.trivialRouteCpuUs, 1)} + node:crypto decryption ${fmt(floor.decryptCpuUs, 1)}); target ≤ 1.5×: ${floor.multiple <= 1.5 ? 'PASS' : 'MISS'}; from each one's cheapest round ${fmt(floor.bestRoundMultiple, 2)}×`,
+    )
+  }
+  if (signInFloor) {
+    const f = signInFloor
+    console.log(
+      `floor: credentials sign-in ${fmt(f.signInCpuUs, 1)} CPU µs = ${fmt(f.multiple, 2)} × (2 × trivial route ${fmt(f.trivialRouteCpuUs, 1)} + node:crypto encryption ${fmt(f.encryptCpuUs, 1)} + CSRF hash ${fmt(f.csrfHashCpuUs, 1)} = ${fmt(f.floorCpuUs, 1)}); target ≤ 1.5×: ${f.multiple <= 1.5 ? 'PASS' : 'MISS'}; from each one's cheapest round ${fmt(f.bestRoundMultiple, 2)}×`,
     )
   }
   if (http) {

@@ -69,10 +69,18 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'rate-limit-unchecked': 'A limit could not be checked (the store did not answer) and is set to `failOpen`: the attempt went through uncounted.',
   'after-first-sign-in-unrecorded':
     'An `afterFirstSignIn` step runs on every sign-in: the adapter has no getCompletedSteps/recordCompletedStep to remember that a user completed it.',
+  'session-cache-ignored':
+    '`session.cache` applies to database sessions only: with JWT sessions (the session is in its cookie already) it is ignored.',
 }
 
 /** Warnings the default logger prints once per process: they describe the setup, not a request. */
-const ONCE_PER_PROCESS = new Set<WarningCode>(['experimental-webauthn', 'debug-enabled', 'csrf-disabled', 'after-first-sign-in-unrecorded'])
+const ONCE_PER_PROCESS = new Set<WarningCode>([
+  'experimental-webauthn',
+  'debug-enabled',
+  'csrf-disabled',
+  'after-first-sign-in-unrecorded',
+  'session-cache-ignored',
+])
 const printedOnce = new Set<WarningCode>()
 
 /**

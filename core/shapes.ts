@@ -368,6 +368,7 @@ export type WarningCode =
   | 'inspector-refused-outside-development'
   | 'inspector-refused-remote-client'
   | 'after-first-sign-in-unrecorded'
+  | 'session-cache-ignored'
   | 'flow-restarted-after-update'
   | 'rate-limit-unchecked'
 

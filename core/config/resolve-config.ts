@@ -297,6 +297,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
   if (source.extensions?.some((e) => e.at === 'afterFirstSignIn') && !(adapter?.getCompletedSteps && adapter.recordCompletedStep)) {
     logger.warn('after-first-sign-in-unrecorded')
   }
+  // A JWT session is read from its own cookie: there is no database round trip for a cache to save.
+  if (strategy === 'jwt' && validated.session.cache) logger.warn('session-cache-ignored')
 
   return Object.freeze({
     source,

@@ -857,3 +857,38 @@ describe('the session cache and the authority (core/session/current.ts)', () => 
     expect(config.logger.error).not.toHaveBeenCalled()
   })
 })
+
+describe('session.cache with JWT sessions', () => {
+  const jwtApp = (session: Record<string, unknown>, extra: Partial<AuthConfig> = {}) =>
+    testConfig({ providers: [credentialsProvider()], session: session as AuthConfig['session'], ...extra })
+  const warned = (config: ReturnType<typeof testConfig>) =>
+    config.logger.warn.mock.calls.filter(([code]) => code === 'session-cache-ignored').length
+
+  it('is warned once, when the config is loaded, and ignored: no cache cookie, the session in its token', async () => {
+    const config = jwtApp({ strategy: 'jwt', cache: { maxAge: 60 } })
+    const client = new Client(config)
+    await client.signIn(good)
+    for (let i = 0; i < 2; i++) {
+      const { response, body } = await client.session()
+      expect(body).toMatchObject({ user: { name: 'Alice' } })
+      expect(setCookie(response, CACHE_COOKIE)).toBeUndefined()
+    }
+    expect(client.jar.get(CACHE_COOKIE)).toBeUndefined()
+    expect(warned(config)).toBe(1)
+  })
+
+  it('is warned when the sessions are JWTs by default (no adapter), and never for database sessions or without a cache', () => {
+    const byDefault = jwtApp({ cache: { maxAge: 60 } })
+    assertConfig(byDefault)
+    expect(warned(byDefault)).toBe(1)
+    const database = app()
+    assertConfig(database.config)
+    expect(warned(database.config)).toBe(0)
+    const withoutCache = jwtApp({ strategy: 'jwt' })
+    assertConfig(withoutCache)
+    expect(warned(withoutCache)).toBe(0)
+    const explicitlyNone = jwtApp({ strategy: 'jwt', cache: undefined })
+    assertConfig(explicitlyNone)
+    expect(warned(explicitlyNone)).toBe(0)
+  })
+})
