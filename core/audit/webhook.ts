@@ -173,7 +173,8 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
       const { record, claim } = await keys
       sending.add(id)
       try {
-        if (!(await queue.claim(claim(id, delivery.attempt), claimFor))) return
+        // Stopped while the store answered: another instance sends it (unclaimed, without waiting).
+        if (stopped || !(await queue.claim(claim(id, delivery.attempt), claimFor))) return
         // Claimed: make sure another instance did not finish this attempt between the read and the claim.
         const current = parseDelivery(await queue.get(record(id)))
         if (current === null) return remember(id, Infinity)
@@ -203,7 +204,8 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
 
     /** Sends `id` if it is due and no other instance has its attempt. */
     async function due(id: string): Promise<void> {
-      if (sending.has(id) || (notBefore.get(id) ?? 0) > Date.now()) return
+      // A sweep still reading the store when stop() came sends nothing: another instance will.
+      if (stopped || sending.has(id) || (notBefore.get(id) ?? 0) > Date.now()) return
       const { record } = await keys
       const delivery = parseDelivery(await queue.get(record(id)))
       if (delivery === null) return remember(id, Infinity)

@@ -219,6 +219,47 @@ describe('audit webhooks queued in a store, past the last attempt', () => {
   })
 })
 
+describe('audit webhooks queued in a store, stopped mid-sweep', () => {
+  it('sends nothing from a sweep that was still reading the store when stop() came', async () => {
+    const store = memoryAuthStore()
+    let release: () => void = () => {}
+    let held = 0
+    let hold = false
+    // The same store, except that while `hold` is set a sweep's read of the pending set waits.
+    const slowStore = Object.create(store, {
+      setMembers: {
+        value: async (key: string) => {
+          if (hold) {
+            held++
+            await new Promise<void>((resolve) => (release = resolve))
+          }
+          return store.setMembers(key)
+        },
+      },
+    }) as AuthStore
+    const hook = await receiver()
+    await hook.down()
+    const event = await signInEvent()
+    const { record } = await queueKeys(hook.url)
+    const sink = webhookSink({ url: hook.url, secret: HOOK_SECRET, backoff: 50 }, spyLogger(), slowStore)
+    sinks.push(sink)
+    sink(event)
+    await waitFor(async () => (JSON.parse((await store.get(record(event.id))) ?? '{}') as { attempt?: number }).attempt === 1)
+    hold = true
+    await waitFor(() => held > 0)
+    sink.stop()
+    await hook.up()
+    // The retry is due by now; the sweep that was reading resumes after the stop.
+    await sleep(150)
+    hold = false
+    release()
+    await sleep(300)
+    expect(hook.deliveries).toHaveLength(0)
+    // Still queued for another instance.
+    expect(await store.get(record(event.id))).not.toBeNull()
+  })
+})
+
 describe('audit webhooks when the store fails', () => {
   it('delivers from memory when the store refuses, logging the event id only, and the sign-in goes on', async () => {
     const hook = await receiver()
