@@ -222,6 +222,7 @@ describe('audit webhooks queued in a store, past the last attempt', () => {
 describe('audit webhooks queued in a store, stopped mid-sweep', () => {
   it('sends nothing from a sweep that was still reading the store when stop() came', async () => {
     const store = memoryAuthStore()
+    const readSet = store.setMembers!.bind(store)
     let release: () => void = () => {}
     let held = 0
     let hold = false
@@ -233,7 +234,7 @@ describe('audit webhooks queued in a store, stopped mid-sweep', () => {
             held++
             await new Promise<void>((resolve) => (release = resolve))
           }
-          return store.setMembers(key)
+          return readSet(key)
         },
       },
     }) as AuthStore
