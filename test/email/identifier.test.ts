@@ -12,7 +12,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { PostgresAdapter } from '../../adapters/postgres.js'
 import type { Adapter, VerificationToken } from '../../core/adapters.js'
 import { setCookie } from '../fixtures/http.js'
-import { emailConfig, EmailClient, lastLink, ORIGIN } from './helpers.js'
+import { addressBlind, emailConfig, EmailClient, lastLink, ORIGIN } from './helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const VERIFICATION = `${ORIGIN}/auth/error?error=Verification`
@@ -29,19 +29,6 @@ afterAll(async () => {
   await pglite?.close()
 })
 
-/** A token store keyed by the token alone, as some adapters keep it: it hands a row to any address. */
-function addressBlind(memory: Adapter): Adapter {
-  const rows = new Map<string, VerificationToken>()
-  return {
-    ...memory,
-    createVerificationToken: async (row) => (rows.set(row.token, row), row),
-    useVerificationToken: async ({ token }) => {
-      const row = rows.get(token) ?? null
-      rows.delete(token)
-      return row
-    },
-  }
-}
 
 /** Whether the adapter itself refuses the other address (and keeps the row for its owner). */
 const ADAPTERS: [string, () => Promise<Adapter>, boolean][] = [

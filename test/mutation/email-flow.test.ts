@@ -7,26 +7,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import type { Adapter, VerificationToken } from '../../core/adapters.js'
+import type { Adapter } from '../../core/adapters.js'
 import { SECRET } from '../fixtures/http.js'
-import { emailConfig, EmailClient, lastLink } from '../email/helpers.js'
+import { addressBlind, emailConfig, EmailClient, lastLink } from '../email/helpers.js'
 
 const ORIGIN = 'https://authchart.test'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
-/** A token store keyed by the token alone, as some adapters keep it: it hands a row to any address. */
-function addressBlind(memory: Adapter): Adapter {
-  const rows = new Map<string, VerificationToken>()
-  return {
-    ...memory,
-    createVerificationToken: async (row) => (rows.set(row.token, row), row),
-    useVerificationToken: async ({ token }) => {
-      const row = rows.get(token) ?? null
-      rows.delete(token)
-      return row
-    },
-  }
-}
 
 /** Every logged error as "Name: message". */
 function errors(config: ReturnType<typeof emailConfig>['config']): string[] {

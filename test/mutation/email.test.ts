@@ -13,7 +13,7 @@ import { checkSignInCode, spendCodeToken, voidCodeToken } from '../../core/flows
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { sha256Hex } from '../../core/crypto.js'
 import { ORIGIN } from '../fixtures/http.js'
-import { emailConfig, EmailClient, lastLink } from '../email/helpers.js'
+import { addressBlind, emailConfig, EmailClient, lastLink } from '../email/helpers.js'
 
 const VERIFY_REQUEST = `${ORIGIN}/auth/verify-request?provider=email&type=email`
 const VERIFICATION = `${ORIGIN}/auth/error?error=Verification`
@@ -252,19 +252,6 @@ describe('an e-mail sign-in in a browser with a database session', () => {
   })
 })
 
-/** A token store keyed by the token alone, as some adapters keep it: it hands a row to any address. */
-function addressBlind(memory: Adapter): Adapter {
-  const rows = new Map<string, VerificationToken>()
-  return {
-    ...memory,
-    createVerificationToken: async (row) => (rows.set(row.token, row), row),
-    useVerificationToken: async ({ token }) => {
-      const row = rows.get(token) ?? null
-      rows.delete(token)
-      return row
-    },
-  }
-}
 
 describe('an e-mail sign-in as another user, in a browser whose database session is cached', () => {
   it("refuses the replaced session's cached copy at once: a copy of the browser's cookies signs in as nobody", async () => {
