@@ -99,13 +99,12 @@ export const TARGETS = {
 }
 
 /**
- * Bundles one configuration of one library for one target; returns the sizes, the metafile and
- * the output path.
+ * The esbuild options both bundle shapes share: one configuration's entry module, bundled and
+ * minified as ESM for `target`. The caller adds where the output goes (and, split, the chunking).
  */
-export async function bundle({ library, configuration, target, outdir, strictEdge = false }) {
+function buildOptions({ library, configuration, target, strictEdge }) {
   const options = TARGETS[target]
-  const outfile = join(outdir, `${target}-${library.replace(/[@/]/g, '_')}-${configuration}.mjs`)
-  const result = await build({
+  return {
     stdin: { contents: entrySource(library, configuration), resolveDir: ROOT, loader: 'js', sourcefile: `${configuration}.mjs` },
     bundle: true,
     minify: true,
@@ -118,8 +117,16 @@ export async function bundle({ library, configuration, target, outdir, strictEdg
     conditions: options.conditions,
     metafile: true,
     logLevel: 'silent',
-    outfile,
-  })
+  }
+}
+
+/**
+ * Bundles one configuration of one library for one target; returns the sizes, the metafile and
+ * the output path.
+ */
+export async function bundle({ library, configuration, target, outdir, strictEdge = false }) {
+  const outfile = join(outdir, `${target}-${library.replace(/[@/]/g, '_')}-${configuration}.mjs`)
+  const result = await build({ ...buildOptions({ library, configuration, target, strictEdge }), outfile })
   const code = readFileSync(outfile)
   return { library, configuration, target, outfile, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, metafile: result.metafile }
 }
@@ -131,21 +138,10 @@ export async function bundle({ library, configuration, target, outdir, strictEdg
  * WebAuthn, a second factor or an enabled inspector), next to all chunks emitted.
  */
 export async function bundleSplit({ library, configuration, target, outdir, strictEdge = false }) {
-  const options = TARGETS[target]
   const chunkDir = join(outdir, `split-${target}-${library.replace(/[@/]/g, '_')}-${configuration}`)
   const result = await build({
-    stdin: { contents: entrySource(library, configuration), resolveDir: ROOT, loader: 'js', sourcefile: `${configuration}.mjs` },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: 'es2022',
+    ...buildOptions({ library, configuration, target, strictEdge }),
     splitting: true,
-    external: target === 'edge' && !strictEdge ? [...options.external, ...builtinModules] : options.external,
-    platform: options.platform,
-    mainFields: options.mainFields,
-    conditions: options.conditions,
-    metafile: true,
-    logLevel: 'silent',
     outdir: chunkDir,
     entryNames: 'entry',
     chunkNames: 'chunk-[hash]',

@@ -74,29 +74,44 @@ export function flowModule<K extends FlowKind>(kind: K): FlowModules[K] {
   return module
 }
 
+/** A flow definition as the routing table holds it, whatever its machine and environment. */
+type AnyFlowDefinition = FlowDefinition<AnyStateMachine, RequestContext>
+
+/**
+ * A flow whose definition is read from `definition` each time the engine reads one of its parts.
+ * Every part of a {@link FlowDefinition} is here: a part left out would reach the engine as
+ * `undefined` whatever the definition declares (a flow's `migrations` lost, its flows in flight
+ * restarted at the next deploy instead of migrated).
+ */
+function flowReadThrough(definition: () => AnyFlowDefinition): AnyFlowDefinition {
+  return {
+    get machine() {
+      return definition().machine
+    },
+    get context() {
+      return definition().context
+    },
+    get effects() {
+      return definition().effects
+    },
+    get sealed() {
+      return definition().sealed
+    },
+    get migrations() {
+      return definition().migrations
+    },
+  }
+}
+
 /**
  * A flow of a module loaded on demand, as the routing table holds it: one object per flow (routes
  * of the same flow share it), whose parts are read from the module once it is loaded.
  */
 export function lazyFlow<K extends FlowKind>(
   kind: K,
-  pick: (module: FlowModules[K]) => FlowDefinition<AnyStateMachine, RequestContext>,
-): FlowDefinition<AnyStateMachine, RequestContext> {
-  const flow = () => pick(flowModule(kind))
-  return {
-    get machine() {
-      return flow().machine
-    },
-    get context() {
-      return flow().context
-    },
-    get effects() {
-      return flow().effects
-    },
-    get sealed() {
-      return flow().sealed
-    },
-  }
+  pick: (module: FlowModules[K]) => AnyFlowDefinition,
+): AnyFlowDefinition {
+  return flowReadThrough(() => pick(flowModule(kind)))
 }
 
 /**
@@ -105,28 +120,9 @@ export function lazyFlow<K extends FlowKind>(
  * a flow most requests never run (a session read runs none but the session's) waits for its first
  * request.
  */
-export function deferredFlow(
-  build: () => FlowDefinition<AnyStateMachine, RequestContext>,
-): FlowDefinition<AnyStateMachine, RequestContext> {
-  let built: FlowDefinition<AnyStateMachine, RequestContext> | undefined
-  const flow = () => (built ??= build())
-  return {
-    get machine() {
-      return flow().machine
-    },
-    get context() {
-      return flow().context
-    },
-    get effects() {
-      return flow().effects
-    },
-    get sealed() {
-      return flow().sealed
-    },
-    get migrations() {
-      return flow().migrations
-    },
-  }
+export function deferredFlow(build: () => AnyFlowDefinition): AnyFlowDefinition {
+  let built: AnyFlowDefinition | undefined
+  return flowReadThrough(() => (built ??= build()))
 }
 
 /** Loads the module of `kind` once, through `loader` when a provider gave one. */

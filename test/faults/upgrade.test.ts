@@ -11,6 +11,7 @@ import { emailSignInMachine } from '../../machines/email-signin.machine.js'
 import { createHandler } from '../../core/auth.js'
 import { defineFlow, type FlowMigration } from '../../core/engine/flow.js'
 import { emailSignInFlow } from '../../core/flows/email/flow.js'
+import { lazyFlow } from '../../core/flows/kinds.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { routes, type Route } from '../../core/http/routes.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -51,13 +52,25 @@ function deployment(flow: typeof emailSignInFlow) {
 
 const versionN = deployment(emailSignInFlow)
 
-function versionNPlus1(migrations?: Record<string, FlowMigration>) {
+/**
+ * Version N+1, its e-mail flow declaring `migrations`. `onDemand`: the routes hold it as the
+ * built-in ones hold the e-mail flow, through the loaded module (`lazyFlow`), not as a definition.
+ */
+function versionNPlus1(migrations?: Record<string, FlowMigration>, { onDemand = false } = {}) {
   const flow = defineFlow<AnyStateMachine, RequestContext>({
     ...emailSignInFlow,
     machine: nextEmailMachine(),
     ...(migrations ? { migrations } : {}),
   })
-  return deployment(flow as typeof emailSignInFlow)
+  return deployment((onDemand ? lazyFlow('email', () => flow) : flow) as typeof emailSignInFlow)
+}
+
+/** N+1's migration from N: the state waiting for the code was renamed. */
+const fromN: Record<string, FlowMigration> = {
+  [emailSignInMachine.version!]: ({ value, context }) => ({
+    value: value === 'awaitingCode' ? 'waitingForCode' : value,
+    context,
+  }),
 }
 
 /** A client that sends through `handler` (switchable: the load balancer moves it to N+1). */
@@ -94,13 +107,17 @@ describe('an e-mail code sign-in in flight across a deploy', () => {
 
   it('finishes on N+1 when the chart changed compatibly: N+1 declares a migration from N', async () => {
     const { client, code } = await codeRequestedOnN()
-    client.handler = versionNPlus1({
-      [emailSignInMachine.version!]: ({ value, context }) => ({
-        value: value === 'awaitingCode' ? 'waitingForCode' : value,
-        context,
-      }),
-    })
+    client.handler = versionNPlus1(fromN)
     const done = await client.enterCode(code)
+    expect(done.headers.get('location')).toBe(CALLBACK)
+    expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
+  })
+
+  it('finishes on N+1 through the flow loaded on demand, as the built-in routes hold it: its migration is not lost', async () => {
+    const { client, code } = await codeRequestedOnN()
+    client.handler = versionNPlus1(fromN, { onDemand: true })
+    const done = await client.enterCode(code)
+    expect(done.status).toBe(302)
     expect(done.headers.get('location')).toBe(CALLBACK)
     expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
   })

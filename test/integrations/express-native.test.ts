@@ -9,7 +9,7 @@
 import { request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express, { type Express, type NextFunction, type Request, type Response } from 'express'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Auth } from '../../core/auth.js'
 import { encode } from '../../core/jwt.js'
 import { ExpressAuth } from '../../integrations/express/index.js'
@@ -17,6 +17,7 @@ import { bodyBytes, copyHeaders, readBody, toWebRequest } from '../../integratio
 import { prepareConfig, withBasePath } from '../../integrations/shared/auth.js'
 import { originFromHost, requestUrl } from '../../integrations/shared/request-url.js'
 import { SECRET } from '../fixtures/http.js'
+import { answersAsTheWebPath, pinClockAndRandomness, unpinClockAndRandomness, type NativePathCase } from './native-path.js'
 import { attackTargetConfig } from './origin-attacks.js'
 
 type Config = ReturnType<typeof attackTargetConfig>
@@ -89,12 +90,7 @@ describe('the native Express path answers byte for byte as the web-Request path'
   let csrfToken = ''
 
   beforeAll(async () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-05-01T12:00:00.000Z') })
-    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(((array: ArrayBufferView) => {
-      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).fill(7)
-      return array
-    }) as typeof globalThis.crypto.getRandomValues)
-    vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000')
+    pinClockAndRandomness()
     for (const middleware of [ExpressAuth(config), webPathMiddleware(config)]) {
       const app = express()
       // A cookie an earlier middleware set must survive the auth route's own.
@@ -115,15 +111,14 @@ describe('the native Express path answers byte for byte as the web-Request path'
   })
 
   afterAll(async () => {
-    vi.useRealTimers()
-    vi.restoreAllMocks()
+    unpinClockAndRandomness()
     for (const server of servers) {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
   })
 
-  const cases: [string, () => Sent][] = [
+  const cases: NativePathCase<Sent>[] = [
     ['a session read without a cookie', () => ({ path: '/auth/session' })],
     ['a session read with a valid JWT cookie', () => ({ path: '/auth/session', headers: { cookie: sessionCookie } })],
     ['a session read with a tampered cookie (cleared)', () => ({ path: '/auth/session', headers: { cookie: `${sessionCookie.slice(0, -4)}AAAA` } })],
@@ -142,11 +137,7 @@ describe('the native Express path answers byte for byte as the web-Request path'
     ['an OAuth sign-in start', () => ({ method: 'POST', path: '/auth/signin/op', headers: { ...FORM, cookie: csrfCookie }, body: form({ csrfToken, callbackUrl: '/after' }) })],
   ]
 
-  it.each(cases)('for %s', async (_name, request) => {
-    const sent = request()
-    const [ours, reference] = [await answerOf(native, sent), await answerOf(web, sent)]
-    expect(ours).toEqual(reference)
-  })
+  answersAsTheWebPath(cases, { native: (sent) => answerOf(native, sent), web: (sent) => answerOf(web, sent) })
 
   it('sets the session cookie on a credentials sign-in and keeps the app\'s own (the comparison above is not of two failures)', async () => {
     const answer = await answerOf(native, cases.find(([name]) => name === 'a credentials sign-in')![1]())

@@ -6,7 +6,7 @@
  * headers (each `Set-Cookie` included) and body. Time and randomness are pinned so that tokens and dates repeat.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Auth } from '../../core/auth.js'
 import { encode } from '../../core/jwt.js'
 import { fastifyAuth } from '../../integrations/fastify/index.js'
@@ -14,6 +14,7 @@ import { mountAuthRoutes } from '../../integrations/fastify/routes.js'
 import { bodyBytes, copyHeaders, toWebRequest } from '../../integrations/node/index.js'
 import { prepareConfig } from '../../integrations/shared/auth.js'
 import { SECRET } from '../fixtures/http.js'
+import { answersAsTheWebPath, pinClockAndRandomness, unpinClockAndRandomness, type NativePathCase } from './native-path.js'
 import { attackTargetConfig } from './origin-attacks.js'
 
 /** The web-Request path the plugin used before: the reference the native path must equal. */
@@ -68,14 +69,7 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
   let csrfToken = ''
 
   beforeAll(async () => {
-    // Pinned clock and randomness: CSRF tokens, IVs, `jti` and expiry dates repeat exactly.
-    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-05-01T12:00:00.000Z') })
-    // Typed as Crypto's own method: Next.js's declarations add an overload of it to the global type.
-    vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(((array: ArrayBufferView) => {
-      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).fill(7)
-      return array
-    }) as typeof globalThis.crypto.getRandomValues)
-    vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000')
+    pinClockAndRandomness()
     native = await nativeApp(config, trustProxy)
     web = await webPathApp(config, trustProxy)
     sessionCookie = `${SESSION}=${await encode({ token: { name: 'Alice', email: 'a@x.test', sub: '1' }, secret: SECRET, salt: SESSION })}`
@@ -86,14 +80,13 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
   })
 
   afterAll(async () => {
-    vi.useRealTimers()
-    vi.restoreAllMocks()
+    unpinClockAndRandomness()
     await native?.close()
     await web?.close()
   })
 
   const host = { host: 'app.test' }
-  const cases: [string, () => Sent][] = [
+  const cases: NativePathCase<Sent>[] = [
     ['a session read without a cookie', () => ({ url: '/auth/session', headers: host })],
     ['a session read with a valid JWT cookie', () => ({ url: '/auth/session', headers: { ...host, cookie: sessionCookie } })],
     ['a session read with a name outside ASCII', () => ({ url: '/auth/session', headers: { ...host, cookie: unicodeCookie } })],
@@ -122,11 +115,7 @@ describe.each([false, true])('the native Fastify path (trustProxy %s) answers by
     ['an OAuth sign-in start', () => ({ method: 'POST', url: '/auth/signin/op', headers: { ...host, ...FORM, cookie: csrfCookie }, payload: form({ csrfToken, callbackUrl: '/after' }) })],
   ]
 
-  it.each(cases)('for %s', async (_name, request) => {
-    const sent = request()
-    const [ours, reference] = [await answerOf(native, sent), await answerOf(web, sent)]
-    expect(ours).toEqual(reference)
-  })
+  answersAsTheWebPath(cases, { native: (sent) => answerOf(native, sent), web: (sent) => answerOf(web, sent) })
 
   it('sets the session cookie on a credentials sign-in (the comparison above is not of two failures)', async () => {
     const answer = await answerOf(native, cases.find(([name]) => name === 'a credentials sign-in')![1]())

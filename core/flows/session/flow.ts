@@ -19,7 +19,7 @@ import type { JWT } from '../../jwt.js'
 // OAuth token refresh and provider logout run only for OAuth providers, whose flow module is loaded.
 import { flowModule } from '../kinds.js'
 import { storeAccountTokens } from '../account.js'
-import { cachedStoredSession, readJwtSession } from '../../session/current.js'
+import { cachedStoredSession, readJwtSession, type StoredSession } from '../../session/current.js'
 import { refreshSessionCache, revokeCachedSessionTokens } from '../../session/cache.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../../session/lifecycle.js'
 import { encodeSessionToken } from '../../session/token.js'
@@ -123,6 +123,53 @@ function needsSignInTime(ctx: RequestContext, token: JWT): boolean {
 const reportSessionFailure = (ctx: RequestContext, error: unknown, context: Context): undefined => {
   logSessionFailure(ctx, context, error)
   return undefined
+}
+
+/** The database session as getSessionAndUser reads it: the adapter's session row and its user. */
+type StoredRows = Pick<StoredSession, 'session' | 'user'>
+
+/**
+ * A row's columns as a type literal: the properties of the adapter's interface, which TypeScript
+ * takes as the chart's record of columns (an interface, having no index signature, it does not).
+ */
+type Columns<Row> = { [Column in keyof Row]: Row[Column] }
+
+/**
+ * The rows as the chart keeps them (`user`, `storedSession`): the adapter's objects themselves, not
+ * copies, so the `session` callback and the cache get each row as the adapter returned it (its
+ * `id`, columns the application added). The chart knows no adapter: it holds them as records.
+ */
+function chartRows({ user, session }: StoredRows): { user: Columns<AdapterUser>; session: Columns<AdapterSession> } {
+  return { user, session }
+}
+
+/**
+ * Whether the chart holds the rows getSessionAndUser read. Only that effect's answer
+ * ({@link chartRows}) writes `user` and `storedSession`, so rows it holds are the adapter's.
+ */
+function holdsStoredRows(context: Context): context is Context & { user: AdapterUser; storedSession: AdapterSession } {
+  return context.user !== null && context.storedSession !== null
+}
+
+/**
+ * The rows the chart kept from getSessionAndUser, as the adapter's types again.
+ *
+ * @throws {TypeError} when the chart holds none: it runs the database effects after that lookup only.
+ */
+function storedRowsOf(context: Context): StoredRows {
+  if (!holdsStoredRows(context)) throw new TypeError('the session chart holds no stored session and user')
+  return { session: context.storedSession, user: context.user }
+}
+
+/**
+ * `account` with its refused refresh token dropped, so it is not replayed on every read. The token
+ * is `null` (the empty column), not left out: an adapter's update keeps a field it is not given.
+ * Auth.js's `AdapterAccount` has no empty refresh token (`string | undefined`): `null` is given the
+ * field's type here, and nowhere else.
+ */
+function withRefreshTokenDropped(account: AdapterAccount): AdapterAccount {
+  const emptyColumn = null as never
+  return { ...account, refresh_token: emptyColumn }
 }
 
 /** The context the session effects receive: database sessions read, extend and end rows. */
@@ -259,8 +306,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
         sessionToken,
         expires: found.expires,
         endsByLifetime: found.endsByLifetime,
-        user: found.user as unknown as Record<string, unknown>,
-        session: found.session as unknown as Record<string, unknown>,
+        ...chartRows(found),
       }
     },
 
@@ -281,7 +327,8 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       // Adapters may return the row (use its expiry: the cookie must match it) or nothing.
       const extended = updated?.expires ? toSeconds(updated.expires) : expires
       // The cache entry carries the new expiry, or every later read would find the extension due.
-      await refreshSessionCache(ctx, context.sessionToken!, context.storedSession as unknown as AdapterSession, context.user as unknown as AdapterUser, extended)
+      const { session, user } = storedRowsOf(context)
+      await refreshSessionCache(ctx, context.sessionToken!, session, user, extended)
       return { expires: extended }
     },
 
@@ -316,7 +363,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
             if (!(error instanceof oauth.RefreshRejected)) continue
             rejected = true
             // A refused refresh token is dropped so it is not replayed on every read.
-            await storeAccountTokens(ctx, { ...account, refresh_token: null } as unknown as AdapterAccount)
+            await storeAccountTokens(ctx, withRefreshTokenDropped(account))
           }
         }
       } catch (error) {
@@ -327,11 +374,11 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
     },
 
     async runDatabaseSessionCallback(context, ctx) {
-      const user = context.user as unknown as AdapterUser
+      const { session: row, user } = storedRowsOf(context)
       // The row as the adapter returned it (its `id`, columns the application added), as Auth.js
       // passes it; the expiry is the one this read settled on.
       const stored = {
-        ...context.storedSession,
+        ...row,
         sessionToken: context.sessionToken!,
         userId: user.id,
         expires: new Date(context.expires * 1000),
