@@ -139,6 +139,11 @@ if (library === 'authchart') {
   served = await authjsShaped(app, origin, { ExpressAuth, Credentials, encode, withCache: false })
 } else if (library === 'better-auth') {
   served = await betterAuthServer(app, origin)
+} else if (library === 'bare') {
+  // No library: the same session JSON from a plain Express route, to tell the machine's share of a
+  // latency from a library's (bench/profiles/accept-spread.mjs).
+  app.get('/bare/session', (_request, response) => response.json({ user: { name: 'Alice', email: 'alice@example.com' }, expires: new Date(Date.now() + 86_400_000).toISOString() }))
+  served = { cookies: { jwt: 'bare=1' }, sessionPath: { jwt: '/bare/session' } }
 } else {
   throw new Error(`unknown library ${library}`)
 }
