@@ -1,10 +1,11 @@
 /**
  * What the example-app tests share: the running app from the global setup (failing with the
- * reason when it was not prepared), and a cookie-keeping HTTP client.
+ * reason when it was not prepared), a cookie-keeping HTTP client, and the login-CSRF check of the
+ * auth routes.
  *
  * @module
  */
-import { inject } from 'vitest'
+import { expect, inject } from 'vitest'
 import { CookieJar } from '../fixtures/http.js'
 import type { RunningApp } from './setup.js'
 
@@ -52,4 +53,20 @@ export class AppClient {
   async csrfToken(basePath = '/auth'): Promise<string> {
     return ((await (await this.get(`${basePath}/csrf`)).json()) as { csrfToken: string }).csrfToken
   }
+}
+
+/**
+ * Posts the credentials sign-in form to the auth routes under `basePath` from another site, without
+ * the CSRF token (login CSRF), and checks that it is refused: sent to the sign-in page with
+ * `MissingCSRF`, and no session cookie set.
+ */
+export async function expectCrossSiteSignInRefused(origin: string, basePath = '/auth'): Promise<void> {
+  const client = new AppClient(origin)
+  const response = await client.post(
+    `${basePath}/callback/credentials`,
+    { username: 'alice', password: 'wonderland' },
+    { origin: 'https://attacker.example' },
+  )
+  expect(response.headers.get('location')).toContain('error=MissingCSRF')
+  expect(client.jar.get('authjs.session-token')).toBeUndefined()
 }
