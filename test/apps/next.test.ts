@@ -14,11 +14,14 @@ import { launchChromium } from '../fixtures/chromium.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
 import { rawRequest } from '../fixtures/raw-http.js'
 import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
-import { AppClient, runningApp } from './helpers.js'
+import { AppClient, expectWrongPasswordShown, runningApp, submitLoginForm, type LoginForm } from './helpers.js'
 import { recentAuthAppSuite, staleClient } from './recent-auth.js'
 import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('next')
+
+/** The login page's server action form. */
+const LOGIN: LoginForm = { path: '/login', username: 'input[name=username]', password: 'input[name=password]', submit: '#signin' }
 const opIssuer = () => inject('apps').opIssuer
 /** The origin a browser on `localhost` sees: not the host Next names its own requests after. */
 const localhost = () => `http://localhost:${app().port}`
@@ -212,34 +215,21 @@ describe('examples/next in Chromium', () => {
   it('goes from a protected page to the sign-in page and back to it, on a host Next does not name itself after', async () => {
     const page = await browser.newPage()
     await page.goto(`${localhost()}/protected?tab=2`)
-    expect(new URL(page.url()).pathname).toBe('/login')
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'wonderland')
-    await page.click('#signin')
+    expect(new URL(page.url()).pathname).toBe(LOGIN.path)
+    await submitLoginForm(page, LOGIN, 'wonderland')
     await page.waitForSelector('#secret')
     expect(page.url()).toBe(`${localhost()}/protected?tab=2`)
     expect(await page.textContent('#secret')).toBe('Hello Alice, this page is protected.')
     await page.close()
   })
 
-  it('reports a wrong password typed into the server action form', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${app().origin}/login`)
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'nope')
-    await page.click('#signin')
-    await page.waitForSelector('#error')
-    expect(await page.textContent('#error')).toBe('Sign-in failed: CredentialsSignin')
-    await page.close()
-  })
+  it('reports a wrong password typed into the server action form', () => expectWrongPasswordShown(browser, app().origin, LOGIN))
 
   it('updates the session and signs out through server actions', async () => {
     const context = await browser.newContext()
     const page = await context.newPage()
-    await page.goto(`${app().origin}/login`)
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'wonderland')
-    await page.click('#signin')
+    await page.goto(`${app().origin}${LOGIN.path}`)
+    await submitLoginForm(page, LOGIN, 'wonderland')
     await page.waitForSelector('text=Signed in as Alice')
     await page.click('#rename')
     await page.waitForSelector('text=Signed in as Alice (renamed on the server)')

@@ -7,11 +7,19 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
 import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
-import { AppClient, runningApp } from './helpers.js'
+import { AppClient, expectSignInAndOutInBrowser, expectWrongPasswordShown, runningApp, type LoginForm } from './helpers.js'
 import { recentAuthAppSuite } from './recent-auth.js'
 import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('qwik')
+
+/** The login page's form: the useSignIn action's fields are named after its `options`. */
+const LOGIN: LoginForm = {
+  path: '/login/',
+  username: 'input[name="options.username"]',
+  password: 'input[name="options.password"]',
+  submit: '#signin',
+}
 
 /** The `?qaction=` URL the login page's sign-in form posts to. */
 async function signInActionUrl(client: AppClient): Promise<string> {
@@ -119,30 +127,8 @@ describe('examples/qwik in Chromium', () => {
     await browser?.close()
   })
 
-  it('signs in with the useSignIn action and out with useSignOut', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${app().origin}/protected/`)
-    expect(new URL(page.url()).pathname).toBe('/login/')
-    await page.fill('input[name="options.username"]', 'alice')
-    await page.fill('input[name="options.password"]', 'wonderland')
-    await page.click('#signin')
-    await page.waitForSelector('#secret')
-    expect(await page.textContent('#secret')).toBe('Hello Alice, this page is protected.')
-    await page.goto(`${app().origin}/`)
-    expect(await page.textContent('#who')).toBe('Signed in as Alice')
-    await page.click('#signout')
-    await page.waitForSelector('text=Not signed in')
-    await page.close()
-  })
+  it('signs in with the useSignIn action and out with useSignOut', () =>
+    expectSignInAndOutInBrowser(browser, app().origin, LOGIN, { protectedPath: '/protected/', signOut: '#signout' }))
 
-  it('shows the sign-in error after a wrong password', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${app().origin}/login/`)
-    await page.fill('input[name="options.username"]', 'alice')
-    await page.fill('input[name="options.password"]', 'nope')
-    await page.click('#signin')
-    await page.waitForSelector('#error')
-    expect(await page.textContent('#error')).toBe('Sign-in failed: CredentialsSignin')
-    await page.close()
-  })
+  it('shows the sign-in error after a wrong password', () => expectWrongPasswordShown(browser, app().origin, LOGIN))
 })

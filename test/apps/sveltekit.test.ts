@@ -8,11 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../fixtures/chromium.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
 import { originAttackSuite, staleSessionCookie } from '../integrations/origin-attacks.js'
-import { AppClient, runningApp } from './helpers.js'
+import { AppClient, expectSignInAndOutInBrowser, expectWrongPasswordShown, runningApp, type LoginForm } from './helpers.js'
 import { recentAuthAppSuite } from './recent-auth.js'
 import { APP_SECRET } from './setup.js'
 
 const app = () => runningApp('sveltekit')
+
+/** The login page's SignIn component, clicked by its label. */
+const LOGIN: LoginForm = { path: '/login', username: 'input[name=username]', password: 'input[name=password]', submit: 'text=Sign in' }
 
 describe('examples/sveltekit over HTTP', () => {
   it('serves pages in a production build with AUTH_TRUST_HOST=true (Auth.js answers UntrustedHost)', async () => {
@@ -144,32 +147,11 @@ describe('examples/sveltekit in Chromium', () => {
     await browser?.close()
   })
 
-  it('signs in by clicking the SignIn component and out by clicking SignOut', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${app().origin}/protected`)
-    expect(new URL(page.url()).pathname).toBe('/login')
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'wonderland')
-    await page.click('text=Sign in')
-    await page.waitForSelector('#secret')
-    expect(await page.textContent('#secret')).toBe('Hello Alice, this page is protected.')
-    await page.goto(`${app().origin}/`)
-    expect(await page.textContent('#who')).toBe('Signed in as Alice')
-    await page.click('text=Sign Out')
-    await page.waitForSelector('text=Not signed in')
-    await page.close()
-  })
+  it('signs in by clicking the SignIn component and out by clicking SignOut', () =>
+    expectSignInAndOutInBrowser(browser, app().origin, LOGIN, { protectedPath: '/protected', signOut: 'text=Sign Out' }))
 
-  it('shows the sign-in error after a wrong password typed into the SignIn component', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${app().origin}/login`)
-    await page.fill('input[name=username]', 'alice')
-    await page.fill('input[name=password]', 'nope')
-    await page.click('text=Sign in')
-    await page.waitForSelector('#error')
-    expect(await page.textContent('#error')).toBe('Sign-in failed: CredentialsSignin')
-    await page.close()
-  })
+  it('shows the sign-in error after a wrong password typed into the SignIn component', () =>
+    expectWrongPasswordShown(browser, app().origin, LOGIN))
 
   it('signs in and out with the client functions', async () => {
     const page = await browser.newPage()

@@ -26,7 +26,7 @@ import { endJwtSessionsOf, endJwtSessionsOfProviderSession, isJwtSessionEnded, r
 import type { AuthConfig } from '../../core/types.js'
 import { isSessionOver } from '../../machines/session.machine.js'
 import { DEAD_SESSION_KINDS, SESSION_COOKIE, VICTIM, victimApp } from '../fixtures/dead-sessions.js'
-import { authRequest, Client, SECRET, setCookie, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, SECRET, sessionReadContext, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
 
 const T0 = 1_900_000_000
@@ -40,17 +40,8 @@ beforeEach(() => {
 })
 afterEach(() => vi.useRealTimers())
 
-/** The request context the authority reads: config, session cookie, time, logger. */
-function contextFor(config: AuthConfig, value: string): RequestContext {
-  const resolved = assertConfig(config)
-  return {
-    config: resolved,
-    cookies: resolved.cookies.secure,
-    sessionCookie: { value, names: [SESSION_COOKIE] },
-    at: T0,
-    logger: resolved.logger,
-  } as unknown as RequestContext
-}
+/** The request context the authority reads (config, session cookie, logger), at T0. */
+const contextFor = (config: AuthConfig, value: string) => sessionReadContext(config, value, T0)
 
 const jwt = (extra: Record<string, unknown> = {}) => encode({ token: { ...claims, ...extra }, secret: SECRET, salt: SESSION_COOKIE })
 

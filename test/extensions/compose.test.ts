@@ -12,10 +12,10 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/index.js'
 import { CONTINUE, defineExtension, type ExtensionEnv, type ExtensionPoint, type FlowExtension } from '../../core/extensions.js'
 import { stepForm } from '../../core/pages/steps.js'
-import { ConfigError } from '../../core/errors.js'
 import type { AuthConfig } from '../../core/types.js'
 import { flowMachines } from '../../machines/index.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { refusal } from './helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -36,16 +36,6 @@ function noting(id: string, at: ExtensionPoint, ran: string[]): FlowExtension {
       },
     },
   })
-}
-
-function refusal(extensions: FlowExtension[]): string {
-  try {
-    assertConfig(testConfig({ extensions }))
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as Error).message
-  }
-  throw new Error('the config was accepted')
 }
 
 describe('several extensions at one point', () => {

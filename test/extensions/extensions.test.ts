@@ -21,6 +21,7 @@ import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/sign
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { refusal } from './helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -37,16 +38,6 @@ function extension(overrides: Partial<FlowExtension> = {}): FlowExtension {
     effects: { check: async (_context, ctx) => ({ type: 'check.done', output: null, at: ctx.at }) },
     ...overrides,
   })
-}
-
-function refusal(extensions: FlowExtension[]): string {
-  try {
-    assertConfig(testConfig({ extensions }))
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as Error).message
-  }
-  throw new Error('the config was accepted')
 }
 
 describe('an extension is refused when the config is loaded', () => {

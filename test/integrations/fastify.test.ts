@@ -9,7 +9,7 @@ import { fastifyAuth, requireRecentAuth, requireSession } from '../../integratio
 import { CookieJar, SECRET } from '../fixtures/http.js'
 import { rawRequest } from '../fixtures/raw-http.js'
 import { attackTargetConfig, originAttackSuite, staleSessionCookie } from './origin-attacks.js'
-import { recentAuthSuite } from './recent-auth-suite.js'
+import { recentAuthSuite, signInOverHttp } from './recent-auth-suite.js'
 
 const config = attackTargetConfig()
 
@@ -89,24 +89,10 @@ describe('Fastify: requireRecentAuth', () => {
 })
 
 describe('Fastify: request.auth() and requireSession', () => {
-  async function signIn(jar: CookieJar) {
-    const csrf = await fetch(`${origin}/auth/csrf`)
-    jar.store(csrf)
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string }
-    const response = await fetch(`${origin}/auth/callback/credentials`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, username: 'alice', password: 'wonderland' }),
-    })
-    jar.store(response)
-    return response
-  }
-
   it('reads no session for a visitor and the signed-in user after a sign-in', async () => {
     const jar = new CookieJar()
     expect(await (await fetch(`${origin}/me`)).json()).toEqual({ session: null })
-    expect((await signIn(jar)).status).toBe(302)
+    expect((await signInOverHttp(origin, jar)).status).toBe(302)
     const me = (await (await fetch(`${origin}/me`, { headers: { cookie: jar.header() } })).json()) as {
       session: { user: { name: string } }
     }
@@ -121,7 +107,7 @@ describe('Fastify: request.auth() and requireSession', () => {
 
   it('lets a signed-in user through a protected route', async () => {
     const jar = new CookieJar()
-    await signIn(jar)
+    await signInOverHttp(origin, jar)
     const response = await fetch(`${origin}/account`, { headers: { cookie: jar.header() } })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ name: 'Alice' })

@@ -11,7 +11,11 @@ import { CookieJar, SECRET } from '../fixtures/http.js'
 
 const SESSION_COOKIE = 'authjs.session-token'
 
-async function signIn(origin: string, jar: CookieJar) {
+/**
+ * Signs Alice in with her password at the app listening at `origin`, as a browser posts the
+ * credentials form: the CSRF cookie and token first, every cookie kept in `jar`.
+ */
+export async function signInOverHttp(origin: string, jar: CookieJar): Promise<Response> {
   const csrf = await fetch(`${origin}/auth/csrf`)
   jar.store(csrf)
   const { csrfToken } = (await csrf.json()) as { csrfToken: string }
@@ -22,6 +26,7 @@ async function signIn(origin: string, jar: CookieJar) {
     body: new URLSearchParams({ csrfToken, username: 'alice', password: 'wonderland' }),
   })
   jar.store(response)
+  return response
 }
 
 /** A session cookie whose password was proven an hour ago. */
@@ -35,7 +40,7 @@ async function staleCookie() {
 export function recentAuthSuite(origin: () => string) {
   it('requireRecentAuth lets a request through right after a sign-in', async () => {
     const jar = new CookieJar()
-    await signIn(origin(), jar)
+    await signInOverHttp(origin(), jar)
     const response = await fetch(`${origin()}/settings`, { headers: { cookie: jar.header() } })
     expect(response.status).toBe(200)
   })

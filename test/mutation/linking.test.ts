@@ -6,10 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
-import { assertConfig } from '../../core/index.js'
-import type { RequestContext } from '../../core/http/context.js'
 import { signedInAdapterUser } from '../../core/session/current.js'
-import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, sessionReadContext, testConfig } from '../fixtures/http.js'
 import { answerTo, signInAt, standIn, standInProvider, startAt, type StandIn } from './oauth-standin.js'
 
 function setup(op: StandIn, store: MemoryStore, overrides: Record<string, unknown> = {}) {
@@ -124,16 +122,8 @@ describe('a provider account without an e-mail address', () => {
 })
 
 describe('the signed-in user an account would be linked to', () => {
-  function contextFor(config: ReturnType<typeof testConfig>, value: string): RequestContext {
-    const resolved = assertConfig(config)
-    return {
-      config: resolved,
-      cookies: resolved.cookies.secure,
-      sessionCookie: { value, names: ['__Secure-authjs.session-token'] },
-      at: Math.floor(Date.now() / 1000),
-      logger: resolved.logger,
-    } as unknown as RequestContext
-  }
+  const contextFor = (config: ReturnType<typeof testConfig>, value: string) =>
+    sessionReadContext(config, value, Math.floor(Date.now() / 1000))
 
   it('is null, not an error, for a session token that does not decrypt', async () => {
     const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })

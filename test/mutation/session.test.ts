@@ -19,7 +19,7 @@ import {
   isJwtSessionEnded,
   providerSessionOfToken,
 } from '../../core/session/lifecycle.js'
-import { ALICE, authRequest, Client, setCookie, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, sessionReadContext, setCookie, testConfig } from '../fixtures/http.js'
 import { Auth } from '../../core/index.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -173,16 +173,7 @@ describe('a database session at its expiry', () => {
 })
 
 /** The request context `signedInUser` reads: the config and the session cookie, at T0. */
-function contextFor(config: ReturnType<typeof testConfig>, value: string): RequestContext {
-  const resolved = assertConfig(config)
-  return {
-    config: resolved,
-    cookies: resolved.cookies.secure,
-    sessionCookie: { value, names: [SESSION_COOKIE] },
-    at: T0,
-    logger: resolved.logger,
-  } as unknown as RequestContext
-}
+const contextFor = (config: ReturnType<typeof testConfig>, value: string) => sessionReadContext(config, value, T0)
 
 describe('signedInUser (who the second-factor pages serve)', () => {
 
@@ -547,16 +538,7 @@ describe('the provider session a JWT names (a logout from the provider ends it)'
 
 describe('who is signed in, while the database is down', () => {
   const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
-  const contextFor = (config: ReturnType<typeof testConfig>, value: string): RequestContext => {
-    const resolved = assertConfig(config)
-    return {
-      config: resolved,
-      cookies: resolved.cookies.secure,
-      sessionCookie: { value, names: [SESSION_COOKIE] },
-      at: T0,
-      logger: resolved.logger,
-    } as unknown as RequestContext
-  }
+  const contextFor = (config: ReturnType<typeof testConfig>, value: string) => sessionReadContext(config, value, T0)
 
   it('is an outage, never "nobody": a database session the adapter cannot read', async () => {
     const adapter = { ...MemoryAdapter(createMemoryStore()), getSessionAndUser: async () => Promise.reject(down()) }

@@ -147,4 +147,38 @@ describe('refresh-token rotation with database sessions', () => {
     expect(after!.access_token).not.toBe(before.access_token)
     expect(after!.refresh_token).not.toBe(before.refresh_token)
   })
+
+  it('writes a refused refresh token as null, so an adapter that keeps the fields it is not given drops it', async () => {
+    const { MemoryAdapter, createMemoryStore } = await import('../../adapters/memory.js')
+    const store = createMemoryStore()
+    const memory = MemoryAdapter(store)
+    // As Prisma's update does (and a document store's, its update sent as JSON): a field that is
+    // undefined is no field, and the stored value stays.
+    const keepsMissingFields = {
+      ...memory,
+      updateAccount: (account: Parameters<NonNullable<typeof memory.updateAccount>>[0]) =>
+        memory.updateAccount!(
+          Object.fromEntries(Object.entries(account).filter(([, value]) => value !== undefined)) as typeof account,
+        ),
+    }
+    const cfg = testConfig({
+      adapter: keepsMissingFields,
+      providers: [appProvider(op.issuer, 'client_secret_basic', 'op', { refreshTokens: true })] as never,
+    })
+    const client = new Client(cfg)
+    await signInThroughProvider(client, 'op')
+    const [account] = [...store.accounts.values()]
+    account!.refresh_token = 'revoked-refresh-token'
+    const cookie = client.jar.get(SESSION_COOKIE)!
+
+    const response = await readSession(cfg, cookie)
+    expect(await response.json()).toMatchObject({ user: { email: 'alice@example.com' }, error: 'RefreshTokenError' })
+    const [after] = [...store.accounts.values()]
+    expect(after!.refresh_token, 'the refused token is written as the empty column').toBeNull()
+
+    const requests = op.tokenRequests
+    const again = await readSession(cfg, cookie)
+    expect(await again.json()).toMatchObject({ user: { email: 'alice@example.com' } })
+    expect(op.tokenRequests, 'the refused token is not replayed on the next read').toBe(requests)
+  })
 })

@@ -1,0 +1,26 @@
+/**
+ * What the extension tests share: the message a configuration with extensions is refused with when
+ * it is loaded.
+ *
+ * @module
+ */
+import { expect } from 'vitest'
+import { assertConfig } from '../../core/index.js'
+import { ConfigError } from '../../core/errors.js'
+import type { FlowExtension } from '../../core/extensions.js'
+import { testConfig } from '../fixtures/http.js'
+
+/**
+ * The message of the `ConfigError` the test configuration with `extensions` is refused with.
+ *
+ * @throws when the configuration is accepted, or refused with another error.
+ */
+export function refusal(extensions: FlowExtension[]): string {
+  try {
+    assertConfig(testConfig({ extensions }))
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error('the config was accepted')
+}
