@@ -114,6 +114,80 @@ function summary(error: unknown): string {
   return typeof code === 'string' && !first.includes(code) ? `${first} (${code})` : first
 }
 
+/** A call waiting for its answer: when its deadline passes, and how it is failed then. */
+interface Waiting {
+  readonly until: number
+  readonly late: () => void
+}
+
+/**
+ * The calls waiting under one timeout, oldest first: with one timeout for all of them, the oldest
+ * call's deadline is the nearest, so one timer, armed for it, serves every call. (A timer per call,
+ * created, inserted into Node's timer list and removed again, cost more than the store lookup it
+ * guarded on a session read.) Deadlines are measured on the monotonic clock.
+ */
+class Deadlines {
+  private readonly waiting = new Set<Waiting>()
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** When the armed timer is due (`performance.now()` ms). */
+  private due = 0
+
+  constructor(private readonly timeout: number) {}
+
+  add(call: Waiting): void {
+    this.waiting.add(call)
+    if (this.timer === undefined) this.arm(this.timeout)
+    // A timer overdue by a whole timeout was lost (cleared by a test's fake timers): the sweep arms another.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: eq#outage-deadline-heal
+    else if (call.until - this.due > 2 * this.timeout) this.sweep()
+  }
+
+  delete(call: Waiting): void {
+    this.waiting.delete(call)
+  }
+
+  private arm(delay: number): void {
+    this.due = performance.now() + delay
+    this.timer = setTimeout(this.sweep, delay)
+    // The timer does not keep the process alive on its own: what a waiting call waits for does.
+    // Stryker disable next-line OptionalChaining: eq#outage-deadline-unref
+    ;(this.timer as { unref?: () => void }).unref?.()
+  }
+
+  /** Fails the calls past their deadline and arms the timer for the oldest one left, if any. */
+  private readonly sweep = (): void => {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const now = performance.now()
+    for (const call of this.waiting) {
+      // Stryker disable next-line EqualityOperator: eq#outage-deadline-boundary
+      if (call.until > now) return this.arm(call.until - now)
+      this.waiting.delete(call)
+      call.late()
+    }
+  }
+}
+
+/** The deadline queues, one per timeout (ms). */
+const deadlines = new Map<number, Deadlines>()
+
+function deadlinesOf(timeout: number): Deadlines {
+  let found = deadlines.get(timeout)
+  if (!found) deadlines.set(timeout, (found = new Deadlines(timeout)))
+  return found
+}
+
+/** `error` as the call's failure: an outage becomes a {@link ServiceUnavailable}, anything else is left as it is. */
+function failureOf(part: Part, operation: string, availability: ResolvedAvailability, error: unknown): unknown {
+  if (error instanceof ServiceUnavailable || !availability.isOutage(error)) return error
+  return new ServiceUnavailable(part, `the ${part} is unavailable (${operation}): ${summary(error)}`, availability.retryAfter, {
+    cause: error,
+  })
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
+
 /**
  * Runs `call` on `part` with a deadline: its answer if it comes within `timeout` ms; otherwise, or
  * when it fails with an outage, a {@link ServiceUnavailable} naming the part, the operation and the
@@ -125,29 +199,38 @@ function summary(error: unknown): string {
  *
  * @throws {ServiceUnavailable} on a timeout or an outage.
  */
-export async function withDeadline<T>(
+export function withDeadline<T>(
   part: Part,
   operation: string,
   availability: ResolvedAvailability,
   call: () => T | Promise<T>,
 ): Promise<T> {
+  let answer: T | Promise<T>
+  try {
+    answer = call()
+  } catch (error) {
+    return Promise.reject(failureOf(part, operation, availability, error))
+  }
+  if (!isThenable(answer)) return Promise.resolve(answer)
   const timeout = part === 'adapter' ? availability.adapterTimeout : availability.storeTimeout
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ServiceUnavailable(part, `the ${part} did not answer ${operation} within ${timeout} ms`, availability.retryAfter)),
-      timeout,
+  const queue = deadlinesOf(timeout)
+  return new Promise<T>((resolve, reject) => {
+    const waiting: Waiting = {
+      until: performance.now() + timeout,
+      late: () =>
+        reject(new ServiceUnavailable(part, `the ${part} did not answer ${operation} within ${timeout} ms`, availability.retryAfter)),
+    }
+    queue.add(waiting)
+    // Both outcomes are handled, so a call that fails after its deadline is not an unhandled rejection.
+    ;(answer as PromiseLike<T>).then(
+      (value) => {
+        queue.delete(waiting)
+        resolve(value)
+      },
+      (error: unknown) => {
+        queue.delete(waiting)
+        reject(failureOf(part, operation, availability, error))
+      },
     )
   })
-  try {
-    // Promise.race subscribes to both, so a call that fails after the deadline is not unhandled.
-    return await Promise.race([Promise.resolve().then(call), late])
-  } catch (error) {
-    if (error instanceof ServiceUnavailable || !availability.isOutage(error)) throw error
-    throw new ServiceUnavailable(part, `the ${part} is unavailable (${operation}): ${summary(error)}`, availability.retryAfter, {
-      cause: error,
-    })
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -71,9 +71,9 @@ interface Entry {
 
 const DATE_TAG = '$date'
 
-/** `value` as JSON can carry it, each `Date` replaced by `{ $date: <ms> }` (restored by {@link untagDates}). */
+/** `value` as JSON can carry it, each `Date` replaced by `{ $date: <ms> }` (restored by {@link restoreDates}). */
 function tagDates(value: unknown, depth = 0): unknown {
-  // Depth first, as untagDates reads it: a date deeper than it restores stays JSON's string.
+  // Depth first, as restoreDates reads it: a date deeper than it restores stays JSON's string.
   if (typeof value !== 'object' || value === null || depth > 8) return value
   if (value instanceof Date) return { [DATE_TAG]: value.getTime() }
   if (Array.isArray(value)) return value.map((item) => tagDates(item, depth + 1))
@@ -83,16 +83,27 @@ function tagDates(value: unknown, depth = 0): unknown {
   return out
 }
 
-function untagDates(value: unknown, depth = 0): unknown {
-  if (typeof value !== 'object' || value === null || depth > 8) return value
-  if (Array.isArray(value)) return value.map((item) => untagDates(item, depth + 1))
-  const record = value as Record<string, unknown>
-  const keys = Object.keys(record)
+/** Whether `value` is a date as {@link tagDates} tags it: `{ $date: <ms> }` and nothing else. */
+function isDateTag(value: object): value is { [DATE_TAG]: number } {
+  const keys = Object.keys(value)
   // Stryker disable next-line ConditionalExpression: eq#session-cache-date-tag-key
-  if (keys.length === 1 && keys[0] === DATE_TAG && typeof record[DATE_TAG] === 'number') return new Date(record[DATE_TAG])
-  const out: Record<string, unknown> = {}
-  for (const key of keys) out[key] = untagDates(record[key], depth + 1)
-  return out
+  return keys.length === 1 && keys[0] === DATE_TAG && typeof (value as Record<string, unknown>)[DATE_TAG] === 'number'
+}
+
+/**
+ * Restores, in place, the dates {@link tagDates} tagged below `container` (an object or array at
+ * `depth`, freshly parsed from the entry: nothing else holds it, so nothing is copied).
+ */
+function restoreDates(container: Record<string, unknown> | unknown[], depth: number): void {
+  // Depth first, as tagDates wrote it: a date deeper than it tags stays JSON's string.
+  if (depth >= 8) return
+  const record = container as Record<string, unknown>
+  for (const key in record) {
+    const field = record[key]
+    if (typeof field !== 'object' || field === null) continue
+    if (!Array.isArray(field) && isDateTag(field)) record[key] = new Date(field[DATE_TAG])
+    else restoreDates(field as Record<string, unknown>, depth + 1)
+  }
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -113,15 +124,16 @@ function entryOf(claims: unknown): Entry | null {
 /** The public id computed last, with its token: a browser's reads repeat the same token. */
 let lastBinding: { token: string; id: string } | undefined
 
-/** The public id of `sessionToken` (./id.ts), remembered for the last token asked. */
-async function bindingOf(sessionToken: string): Promise<string> {
+/** The public id of `sessionToken` (./id.ts), remembered for the last token asked (then at once). */
+function bindingOf(sessionToken: string): string | Promise<string> {
   const last = lastBinding
   // Stryker disable next-line ConditionalExpression: eq#session-cache-binding-memo
   if (last !== undefined && last.token === sessionToken) return last.id
-  const id = await sessionId(sessionToken)
-  // Stryker disable next-line ObjectLiteral: eq#session-cache-binding-memo
-  lastBinding = { token: sessionToken, id }
-  return id
+  return sessionId(sessionToken).then((id) => {
+    // Stryker disable next-line ObjectLiteral: eq#session-cache-binding-memo
+    lastBinding = { token: sessionToken, id }
+    return id
+  })
 }
 
 /** The cache cookie of this request (its name follows the session token cookie). */
@@ -154,13 +166,11 @@ function valuesOf(store: AuthStore, keys: readonly string[]): Promise<(string | 
 }
 
 /**
- * Whether a marker refuses `entry`: its session was revoked, or its user signed out everywhere (or
- * its provider session ended) no earlier than it was minted.
- *
- * @throws the store's `ServiceUnavailable` when it does not answer.
+ * Whether the markers read for `entry` (its session's revocation marker, then its not-before
+ * markers in `entry.mk`'s order) refuse it: its session was revoked, or its user signed out
+ * everywhere (or its provider session ended) no earlier than it was minted.
  */
-async function isRevoked(config: ResolvedConfig, entry: Entry): Promise<boolean> {
-  const [revoked, ...notBefore] = await valuesOf(config.store, [sessionMarkerKey(entry.sid), ...entry.mk])
+function isRevoked(entry: Entry, [revoked, ...notBefore]: readonly (string | null)[]): boolean {
   // The row of a revoked session is gone: no entry of it, whenever minted, vouches for anything.
   if (revoked !== null) return true
   // Stryker disable next-line ConditionalExpression: eq#session-cache-missing-marker
@@ -194,18 +204,24 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
     return null
   }
   if (entry.until <= ctx.at) return null
-  if (entry.sid !== (await bindingOf(sessionToken))) {
+  const binding = bindingOf(sessionToken)
+  if (entry.sid !== (typeof binding === 'string' ? binding : await binding)) {
     // Minted for another session (another user's, or this browser's before a new sign-in).
     ctx.logger.debug('session-cache-refused', { reason: 'foreign' })
     return null
   }
-  if (await isRevoked(ctx.config, entry)) {
+  if (isRevoked(entry, await valuesOf(ctx.config.store, [sessionMarkerKey(entry.sid), ...entry.mk]))) {
     ctx.logger.debug('session-cache-refused', { reason: 'revoked' })
     return null
   }
+  // The entry was parsed for this read alone: its row and user are restored in place.
+  const { row, user } = entry
+  restoreDates(row, 0)
+  restoreDates(user, 0)
+  row.sessionToken = sessionToken
   return {
-    session: { ...(untagDates(entry.row) as AdapterSession), sessionToken },
-    user: untagDates(entry.user) as AdapterUser,
+    session: row as unknown as AdapterSession,
+    user: user as unknown as AdapterUser,
     expires: entry.end,
     endsByLifetime: entry.lt,
   }

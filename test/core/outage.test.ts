@@ -83,6 +83,64 @@ describe('a call with a deadline', () => {
   })
 })
 
+describe('the deadlines of many calls (one timer per timeout)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  // Each test its own timeout: calls under one timeout share one timer.
+
+  it('answers a call that answers at once, or throws at once, as it would have later', async () => {
+    await expect(withDeadline('store', 'get', FAST, () => null)).resolves.toBeNull()
+    const outage = await withDeadline('adapter', 'getUser', FAST, () => {
+      throw refused()
+    }).catch((e: unknown) => e)
+    expect(outage).toMatchObject({ part: 'adapter', message: 'the adapter is unavailable (getUser): connect ECONNREFUSED 127.0.0.1:5432' })
+    const bug = new TypeError('bug')
+    await expect(
+      withDeadline('store', 'get', FAST, () => {
+        throw bug
+      }),
+    ).rejects.toBe(bug)
+  })
+
+  it('fails the oldest waiting call at its own deadline while newer calls keep arriving', async () => {
+    const availability = { ...FAST, storeTimeout: 60 }
+    const order: string[] = []
+    const oldest = withDeadline('store', 'get', availability, never).catch(() => order.push('oldest failed'))
+    const arriving = setInterval(() => void withDeadline('store', 'get', availability, never).catch(() => {}), 10)
+    await sleep(180)
+    order.push('newer calls still arriving')
+    clearInterval(arriving)
+    await oldest
+    expect(order).toEqual(['oldest failed', 'newer calls still arriving'])
+  })
+
+  it('fails no call before its own deadline, whichever call the timer was armed for', async () => {
+    const availability = { ...FAST, storeTimeout: 70 }
+    // The timer is armed for this call's deadline, which the next call does not share.
+    await withDeadline('store', 'get', availability, async () => 'first')
+    await sleep(40)
+    const started = performance.now()
+    const failure = await withDeadline('store', 'get', availability, never).catch((e: unknown) => e)
+    expect(failure).toBeInstanceOf(ServiceUnavailable)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70)
+  })
+
+  it("still fails a hanging call after the timer was lost to a test's fake timers", async () => {
+    const availability = { ...FAST, storeTimeout: 40 }
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    let first: Promise<unknown>
+    try {
+      first = withDeadline('store', 'get', availability, never).catch((e: unknown) => e)
+    } finally {
+      vi.useRealTimers()
+    }
+    // The fake timer armed for the first call never fires: the next call finds it overdue.
+    await sleep(100)
+    const failure = await withDeadline('store', 'get', availability, never).catch((e: unknown) => e)
+    expect(failure).toBeInstanceOf(ServiceUnavailable)
+    expect(await first).toBeInstanceOf(ServiceUnavailable)
+  })
+})
+
 describe('the guarded store and adapter', () => {
   it('fails a store call that hangs with the store timeout', async () => {
     const hanging: AuthStore = { ...memoryAuthStore(), claim: never }

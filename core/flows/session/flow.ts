@@ -373,25 +373,33 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       return { rejected }
     },
 
-    async runDatabaseSessionCallback(context, ctx) {
+    runDatabaseSessionCallback(context, ctx) {
       const { session: row, user } = storedRowsOf(context)
-      // The row as the adapter returned it (its `id`, columns the application added), as Auth.js
-      // passes it; the expiry is the one this read settled on.
-      const stored = {
-        ...row,
-        sessionToken: context.sessionToken!,
-        userId: user.id,
-        expires: new Date(context.expires * 1000),
-        // A failed built-in refresh is reported to the client, as with JWT sessions.
-        ...(context.refreshError ? { error: 'RefreshTokenError' as const } : {}),
-      }
-      const result = await callback(ctx.config, 'session')({
-        session: { ...stored, user } as never,
+      // A failed built-in refresh is reported to the client, as with JWT sessions.
+      const error = context.refreshError ? { error: 'RefreshTokenError' as const } : {}
+      // The built-in callback reads only the user, the expiry and the error: it is given those. An
+      // application's gets the row as the adapter returned it (its `id`, columns the application
+      // added), as Auth.js passes it, with the expiry this read settled on.
+      // Stryker disable next-line ConditionalExpression: eq#flows-session-built-in-database-callback
+      const session = callbacksOf(ctx.config).session
+        ? {
+            ...row,
+            sessionToken: context.sessionToken!,
+            userId: user.id,
+            expires: new Date(context.expires * 1000),
+            ...error,
+            user,
+          }
+        : { user, expires: isoTime(context.expires), ...error }
+      const result: unknown = callback(ctx.config, 'session')({
+        session,
         user,
         newSession: context.data,
         ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
       } as never)
-      return { session: result }
+      // The built-in callback answers at once; an application's may be async.
+      if (!isThenable(result)) return { session: result }
+      return Promise.resolve(result).then((resolved) => ({ session: resolved }))
     },
 
     async deleteSession(_context, ctx) {
