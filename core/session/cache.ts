@@ -100,6 +100,7 @@ function restoreDates(container: Record<string, unknown> | unknown[], depth: num
   const record = container as Record<string, unknown>
   for (const key in record) {
     const field = record[key]
+    // Stryker disable next-line ConditionalExpression: eq#session-cache-restore-primitive
     if (typeof field !== 'object' || field === null) continue
     if (!Array.isArray(field) && isDateTag(field)) record[key] = new Date(field[DATE_TAG])
     else restoreDates(field as Record<string, unknown>, depth + 1)
@@ -205,6 +206,7 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
   }
   if (entry.until <= ctx.at) return null
   const binding = bindingOf(sessionToken)
+  // Stryker disable next-line ConditionalExpression,StringLiteral: eq#session-cache-binding-await
   if (entry.sid !== (typeof binding === 'string' ? binding : await binding)) {
     // Minted for another session (another user's, or this browser's before a new sign-in).
     ctx.logger.debug('session-cache-refused', { reason: 'foreign' })

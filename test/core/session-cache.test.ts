@@ -716,7 +716,7 @@ describe('the cache entry: how deep it keeps dates (unit)', () => {
     const { config } = app()
     const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { x: nest(levels - 1, leaf) })
     const when = new Date(T0 - 5000)
-    const user = { ...BOB, emailVerified: null, shallow: nest(7, when), listed: [nest(6, when)], ninth: nest(8, when), deep: nest(10, when) }
+    const user = { ...BOB, emailVerified: null, shallow: nest(7, when), listed: [nest(6, when)], ninth: nest(8, when), ninthLookalike: nest(8, { $date: 5 }), deep: nest(10, when) }
     const ctx = contextOf(config, {})
     await writeSessionCache(ctx, 'token-1', { session: { sessionToken: 'token-1', userId: 'bob', expires: new Date(T0 + 3600_000) }, user: user as never, expires: T0 / 1000 + 3600, endsByLifetime: false })
     const value = ctx.setCookies.find((c) => c.name === CACHE_COOKIE)!.value
@@ -725,6 +725,8 @@ describe('the cache entry: how deep it keeps dates (unit)', () => {
     expect(back.listed).toEqual([nest(6, when)])
     // The first level not restored: the date is JSON's string there, never the tag's inner object.
     expect(back.ninth).toEqual(nest(8, when.toISOString()))
+    // Nor is anything at that level read as a tag: an object shaped like one stays an object.
+    expect(back.ninthLookalike).toEqual(nest(8, { $date: 5 }))
     expect(back.deep).toEqual(nest(10, when.toISOString()))
   })
 })
