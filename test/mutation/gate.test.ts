@@ -164,24 +164,28 @@ describe('the gate in dispatch, through Auth', () => {
     expect(update.headers.getSetCookie().some((c) => c.startsWith('__Secure-authjs.session-token=') && !c.includes('Max-Age=0'))).toBe(true)
   })
 
+  /**
+   * A chart named `id`, served by a route of its own (GET /providers, whose request sends `go`),
+   * whose outcome sets a session; `implementations` answer its effects.
+   */
+  function chartServing(id: string, states: Record<string, unknown>, implementations: Record<string, () => object> = {}) {
+    const machine: AnyStateMachine = setup({}).createMachine({
+      id,
+      version: '1',
+      initial: 'idle',
+      context: {},
+      output: finalStateOutcome,
+      states: states as never,
+    }) as unknown as AnyStateMachine
+    const flow = defineFlow({ machine, context: object(), effects: effects(machine, implementations as never) })
+    const table: Route[] = [
+      ...routes.filter((r) => r.action !== 'providers'),
+      { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
+    ]
+    return createHandler(table)
+  }
+
   describe('refuses a session from the sign-in completion that did not pass an issuing state', () => {
-    /** A chart named as the completion, served by a route of its own, whose outcome sets a session. */
-    function completionServing(states: Record<string, unknown>) {
-      const machine: AnyStateMachine = setup({}).createMachine({
-        id: SIGN_IN_COMPLETION,
-        version: '1',
-        initial: 'idle',
-        context: {},
-        output: finalStateOutcome,
-        states: states as never,
-      }) as unknown as AnyStateMachine
-      const flow = defineFlow({ machine, context: object(), effects: {} })
-      const table: Route[] = [
-        ...routes.filter((r) => r.action !== 'providers'),
-        { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
-      ]
-      return createHandler(table)
-    }
     const setsSession = { type: 'redirect', url: '/', session: { op: 'set', value: 'forged', expires: 2_000_000_000 } }
 
     it.each([
@@ -196,36 +200,19 @@ describe('the gate in dispatch, through Auth', () => {
       ],
     ])('%s', async (_name, states) => {
       const local = testConfig()
-      const response = await completionServing(states)(authRequest({ path: '/auth/providers' }), local)
+      const response = await chartServing(SIGN_IN_COMPLETION, states)(authRequest({ path: '/auth/providers' }), local)
       expect(response.headers.getSetCookie().some((c) => c.includes('session-token=forged'))).toBe(false)
       expect(errorsOf(local.logger).join('\n')).toContain(`${SIGN_IN_COMPLETION} may not set a session outside its issuing states`)
     })
   })
 
   describe('refuses a session from the re-authentication outside the state that records the proof', () => {
-    /** A chart named as the re-authentication, served by a route of its own, whose outcome sets a session. */
-    function reauthenticationServing(states: Record<string, unknown>) {
-      const machine: AnyStateMachine = setup({}).createMachine({
-        id: REAUTHENTICATE,
-        version: '1',
-        initial: 'idle',
-        context: {},
-        output: finalStateOutcome,
-        states: states as never,
-      }) as unknown as AnyStateMachine
-      // `mark` stands for the effect that records the proof: its answer is a step from that state.
-      const flow = defineFlow({ machine, context: object(), effects: effects(machine, { mark: () => ({}) }) })
-      const table: Route[] = [
-        ...routes.filter((r) => r.action !== 'providers'),
-        { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'go', at: ctx.at }) } },
-      ]
-      return createHandler(table)
-    }
     const setsSession = { type: 'redirect', url: '/', session: { op: 'set', value: 'reissued', expires: 2_000_000_000 } }
     const marking = { tags: 'effect.mark', on: { 'mark.done': 'done' } }
     const ask = async (states: Record<string, unknown>) => {
       const local = testConfig()
-      const response = await reauthenticationServing(states)(authRequest({ path: '/auth/providers' }), local)
+      // `mark` stands for the effect that records the proof: its answer is a step from that state.
+      const response = await chartServing(REAUTHENTICATE, states, { mark: () => ({}) })(authRequest({ path: '/auth/providers' }), local)
       return { local, setsCookie: response.headers.getSetCookie().some((c) => c.includes('session-token=reissued')) }
     }
 
