@@ -10,7 +10,7 @@ import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import { decode } from '../../core/jwt.js'
 import { DPOP_KEY_FIELD, openDPoPKeyPair } from '../../core/oauth/dpop.js'
-import { JWKS_REFETCH_INTERVAL_MS, isLoopback, refetchJwksOnce } from '../../core/oauth/server.js'
+import { isLoopback } from '../../core/oauth/server.js'
 import { sealValue } from '../../core/engine/envelope.js'
 import type { FlowTrace } from '../../core/engine/trace.js'
 import { PROXY_STATE_SALT } from '../../core/flows/oauth/flow.js'
@@ -27,6 +27,7 @@ import {
   startAt,
   type StandIn,
 } from './oauth-standin.js'
+import { expectOneKeySetRefetchPerInterval } from '../oauth/helpers.js'
 
 const STATE_COOKIE = '__Secure-authjs.state'
 const PROXY = 'https://proxy.authchart.test'
@@ -362,13 +363,7 @@ describe("the provider's key set", () => {
     const op = standIn()
     const config = assertConfig(testConfig({ providers: [standInProvider(op), standInProvider(op, { id: 'standin-b' })] as never }))
     const [a, b] = config.providers.map((p) => p.oauth!)
-    const t0 = 1_000_000
-    expect(refetchJwksOnce(a!, t0)).toBe(true)
-    expect(refetchJwksOnce(a!, t0 + 1)).toBe(false)
-    expect(refetchJwksOnce(b!, t0 + 1), 'another provider has its own budget').toBe(true)
-    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS - 1)).toBe(false)
-    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS)).toBe(true)
-    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS + 1)).toBe(false)
+    expectOneKeySetRefetchPerInterval(a!, b!, 1_000_000)
   })
 
   it('is not fetched again for a token whose signature is wrong under a known key', async () => {

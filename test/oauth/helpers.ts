@@ -10,6 +10,7 @@ import { SignJWT, decodeJwt, exportJWK, generateKeyPair, importJWK } from 'jose'
 import { ORIGIN, type Client } from '../fixtures/http.js'
 import { visitProvider, type ProviderReturn, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import type { ClientAuthMethod } from '../../core/oauth/provider.js'
+import { JWKS_REFETCH_INTERVAL_MS, refetchJwksOnce } from '../../core/oauth/server.js'
 
 /** A client secret long enough for HS256 client assertions. */
 export const CLIENT_SECRET = 'client-secret-0123456789-abcdefghijklmnopqrstuvwxyz-0123456789'
@@ -138,4 +139,21 @@ export function idTokenForger(provider: () => RunningOidcProvider) {
     },
   }
   return forger
+}
+
+/**
+ * Asserts the key-set refetch budget of two providers, starting at `t0`: one refetch per provider
+ * per interval, the interval counted from the refetch, each provider with its own budget.
+ */
+export function expectOneKeySetRefetchPerInterval(
+  a: Parameters<typeof refetchJwksOnce>[0],
+  b: Parameters<typeof refetchJwksOnce>[0],
+  t0: number,
+): void {
+  expect(refetchJwksOnce(a, t0)).toBe(true)
+  expect(refetchJwksOnce(a, t0 + 1)).toBe(false)
+  expect(refetchJwksOnce(b, t0 + 1), 'another provider has its own budget').toBe(true)
+  expect(refetchJwksOnce(a, t0 + JWKS_REFETCH_INTERVAL_MS - 1)).toBe(false)
+  expect(refetchJwksOnce(a, t0 + JWKS_REFETCH_INTERVAL_MS)).toBe(true)
+  expect(refetchJwksOnce(a, t0 + JWKS_REFETCH_INTERVAL_MS + 1)).toBe(false)
 }

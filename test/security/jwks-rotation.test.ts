@@ -8,10 +8,10 @@ import { decodeJwt, importJWK, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import { customFetch } from '../../core/index.js'
-import { JWKS_REFETCH_INTERVAL_MS, refetchJwksOnce } from '../../core/oauth/server.js'
+import { JWKS_REFETCH_INTERVAL_MS } from '../../core/oauth/server.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
-import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
+import { appProvider, expectOneKeySetRefetchPerInterval, opClient, signInThroughProvider } from '../oauth/helpers.js'
 
 let op: RunningOidcProvider
 beforeAll(async () => {
@@ -87,11 +87,6 @@ describe('the key-set refetch limiter', () => {
       testConfig({ providers: [appProvider('https://op.test', 'client_secret_basic', 'a'), appProvider('https://op.test', 'client_secret_basic', 'b')] as never }),
     )
     const [a, b] = config.providers.map((p) => p.oauth!)
-    const t0 = 1_000_000
-    expect(refetchJwksOnce(a!, t0)).toBe(true)
-    expect(refetchJwksOnce(a!, t0 + 1)).toBe(false)
-    expect(refetchJwksOnce(b!, t0 + 1), 'another provider has its own budget').toBe(true)
-    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS - 1)).toBe(false)
-    expect(refetchJwksOnce(a!, t0 + JWKS_REFETCH_INTERVAL_MS)).toBe(true)
+    expectOneKeySetRefetchPerInterval(a!, b!, 1_000_000)
   })
 })
