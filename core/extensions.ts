@@ -23,6 +23,7 @@ import type { EffectImplementation } from './engine/types.js'
 import { listStateNodes } from './engine/transitions.js'
 import { effects, fail, isFailure, type EffectEnv, type Failure } from './flows/effect.js'
 import type { ExtendedContext, ExtensionEnv, FlowExtension, StepPage } from './types.js'
+import { isThenable } from './thenable.js'
 
 export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
 export type { CompletionExtension, ContextSchema, ExtensionPoint } from '../machines/signin-completion.machine.js'
@@ -223,10 +224,6 @@ export function waitsFor<const Answers extends Record<string, StepAnswer<object>
     on: on as never,
   }
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  // Stryker disable next-line ConditionalExpression: eq#extensions-sync-answer
-  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /** An effect's answer as the effect helper reads it: an answer written as a whole event is unwrapped. */
 function unwrapEvent(name: string, answer: unknown): unknown {

@@ -8,6 +8,7 @@
  */
 import type { ResolvedAvailability } from './config/types.js'
 import { ServiceUnavailable, type Part } from './errors.js'
+import { isThenable } from './thenable.js'
 
 export type { ResolvedAvailability }
 
@@ -184,9 +185,6 @@ function failureOf(part: Part, operation: string, availability: ResolvedAvailabi
     cause: error,
   })
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /**
  * Runs `call` on `part` with a deadline: its answer if it comes within `timeout` ms; otherwise, or

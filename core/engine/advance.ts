@@ -19,10 +19,7 @@ import { compileMachine, compiledStep, type CompiledMachine, type CompiledState 
 import type { FlowDefinition } from './flow.js'
 import type { FlowTrace, TraceStep } from './trace.js'
 import { stateLabel, transitionId } from './transitions.js'
-
-/** Whether an effect answered with a promise (or any thenable) rather than its event. */
-const isThenable = (value: unknown): value is PromiseLike<EventObject> =>
-  typeof (value as { then?: unknown } | null)?.then === 'function'
+import { isThenable } from '../thenable.js'
 
 /** The transitions of a step when nobody inspects them: one shared, frozen empty list. */
 const NO_TRANSITIONS: readonly string[] = Object.freeze([])
@@ -221,7 +218,7 @@ export function advanceNow<Env>(
         const effect = flow.effects[name]!
         const input = context
         const result = options.effect ? options.effect(name, () => effect(input as never, env, event)) : effect(input as never, env, event)
-        if (isThenable(result)) {
+        if (isThenable<EventObject>(result)) {
           return Promise.resolve(result).then((next) => {
             take(next)
             return proceed(hop + 1)
@@ -264,7 +261,7 @@ export function advanceNow<Env>(
       const implementation = flow.effects[effect]!
       const input = snapshot.context
       const result = options.effect ? options.effect(effect, () => implementation(input, env, event)) : implementation(input, env, event)
-      snapshot = step(snapshot, isThenable(result) ? await result : result)
+      snapshot = step(snapshot, isThenable<EventObject>(result) ? await result : result)
     }
     return settle(snapshot, stateLabel(snapshot.value), outcomeOf(snapshot), snapshot.status !== 'done')
   }

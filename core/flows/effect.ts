@@ -17,6 +17,7 @@ import type { AnyStateMachine, ContextFrom, EventFrom, EventObject } from 'xstat
 import { AuthError, CallbackRouteError, type ErrorType } from '../errors.js'
 import type { EffectImplementation } from '../engine/types.js'
 import type { Logger } from '../shapes.js'
+import { isThenable } from '../thenable.js'
 
 const FAILED: unique symbol = Symbol('authchart.effect-failed')
 
@@ -42,9 +43,6 @@ export function fail<Reason extends string>(reason: Reason, told: Told = {}): Fa
 /** Whether an effect's answer is a failure (to pass one effect's failure on as another's). */
 export const isFailure = (value: unknown): value is Failure =>
   typeof value === 'object' && value !== null && (value as { [FAILED]?: unknown })[FAILED] === true
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /** What every effect's environment has: the request time and a logger. */
 export interface EffectEnv {

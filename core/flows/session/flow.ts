@@ -29,6 +29,7 @@ import { callback } from '../callbacks.js'
 import { effects, fail, type Failure } from '../effect.js'
 import { emitEvent } from '../emit.js'
 import { adapterView } from '../module.js'
+import { isThenable } from '../../thenable.js'
 
 /** Logs a session failure with the error class Auth.js uses for the request kind and strategy. */
 function logSessionFailure(ctx: RequestContext, context: Context, error: unknown): void {
@@ -63,10 +64,6 @@ async function linkedIdToken(ctx: RequestContext, context: Context): Promise<Ses
   )
   return account ? { provider: account.provider, id_token: account.id_token! } : null
 }
-
-/** Whether a callback answered with a promise (or any thenable). */
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 let lastIso = { seconds: Number.NaN, text: '' }
 
