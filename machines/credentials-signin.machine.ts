@@ -11,98 +11,30 @@
  *
  * @module
  */
-import { enums, nullable, number, object, string, type Infer } from 'superstruct'
-import { assertEvent, assign, setup } from 'xstate'
-import type { EffectResult, Timestamped } from './shared/events.js'
-import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome } from './shared/outcome.js'
-import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
+import { assign, setup } from 'xstate'
+import {
+  assignments,
+  CREDENTIALS_SIGN_IN,
+  guards,
+  initialContext,
+  outputs,
+  type CredentialsSignInContext,
+  type CredentialsSignInEvent,
+  type CredentialsSignInTag,
+} from './credentials-signin.logic.js'
 
-/** Settings the HTTP layer copies from the config into the submit event. */
-export const CredentialsPolicy = object({
-  strategy: enums(['jwt', 'database']),
-  maxAge: number(),
-})
-export type CredentialsPolicy = Infer<typeof CredentialsPolicy>
-
-
-/** Context of the credentials machine. */
-export const CredentialsSignInContext = object({
-  policy: nullable(CredentialsPolicy),
-  providerId: string(),
-  callbackUrl: string(),
-  /** What the user submitted; handed to the completion for the `signIn` callback only. */
-  credentials: nullable(Json),
-  user: nullable(Json),
-  account: nullable(Json),
-  /** The stored user the credentials account is linked to (database sessions). */
-  storedUser: nullable(Json),
-  denial: nullable(Denial),
-})
-export type CredentialsSignInContext = Infer<typeof CredentialsSignInContext>
-
-/** The user returned by `authorize`, with the account the core derives from it. */
-export interface AuthorizedUser {
-  user: Record<string, unknown>
-  account: Record<string, unknown>
-}
-
-/** Events of the credentials machine. */
-export type CredentialsSignInEvent =
-  | ({
-      type: 'credentials.submit'
-      providerId: string
-      credentials: Record<string, unknown>
-      callbackUrl: string
-      policy: CredentialsPolicy
-    } & Timestamped)
-  | EffectResult<'admitAttempt', null, 'limited' | 'threw'>
-  | EffectResult<'authorize', AuthorizedUser, 'rejected' | 'threw'>
-  | EffectResult<'lookUpAccount', { user: Record<string, unknown> | null }, 'threw'>
-
-/** Tags: effect states and the resting state. */
-export type CredentialsSignInTag =
-  | 'awaitsRequest'
-  | 'effect.admitAttempt'
-  | 'effect.authorize'
-  | 'effect.lookUpAccount'
-
-const initialContext: CredentialsSignInContext = {
-  policy: null,
-  providerId: '',
-  callbackUrl: '',
-  credentials: null,
-  user: null,
-  account: null,
-  storedUser: null,
-  denial: null,
-}
-
-type Mapper = (args: { context: CredentialsSignInContext }) => FlowOutcome
-
-const toCompletion: Mapper = ({ context }) => ({
-  type: 'handoff',
-  flow: SIGN_IN_COMPLETION,
-  identity: {
-    firstFactor: 'credentials-signin',
-    providerId: context.providerId,
-    callbackUrl: context.callbackUrl,
-    user: context.user!,
-    account: context.account!,
-    profile: null,
-    storedUser: context.storedUser,
-    // Auth.js keeps credentials users out of the database; with database sessions they need a row.
-    persist: context.policy?.strategy === 'database',
-    credentials: context.credentials,
-    claims: null,
-  },
-})
-
-/** The credentials sign-in chart's id. */
-export const CREDENTIALS_SIGN_IN = 'credentials-signin'
+export {
+  CREDENTIALS_SIGN_IN,
+  CredentialsPolicy,
+  CredentialsSignInContext,
+  type AuthorizedUser,
+  type CredentialsSignInEvent,
+  type CredentialsSignInTag,
+} from './credentials-signin.logic.js'
 
 /**
- * Builds the credentials sign-in machine. The engine builds its own on the first request that runs it
- * (a session read never does), so that start-up does not pay for the chart.
+ * Builds the credentials sign-in machine: the notation the diagrams, the model-based tests and
+ * the chart compiler read (the engine runs the compiled chart).
  */
 export const buildCredentialsSignIn = () => setup({
   types: {} as {
@@ -110,36 +42,12 @@ export const buildCredentialsSignIn = () => setup({
     events: CredentialsSignInEvent
     tags: CredentialsSignInTag
   },
-  guards: {
-    isRateLimited: ({ event }) => {
-      assertEvent(event, 'admitAttempt.failed')
-      return event.reason === 'limited'
-    },
-    isCredentialsRejected: ({ event }) => {
-      assertEvent(event, 'authorize.failed')
-      return event.reason === 'rejected'
-    },
-    isDatabaseStrategy: ({ context }) => context.policy?.strategy === 'database',
-  },
+  guards,
   actions: {
-    rememberSubmission: assign(({ event }) => {
-      assertEvent(event, 'credentials.submit')
-      return {
-        policy: event.policy,
-        providerId: event.providerId,
-        credentials: event.credentials,
-        callbackUrl: event.callbackUrl,
-      }
-    }),
-    rememberUser: assign(({ event }) => {
-      assertEvent(event, 'authorize.done')
-      return { user: event.output.user, account: event.output.account }
-    }),
-    rememberStoredUser: assign(({ event }) => {
-      assertEvent(event, 'lookUpAccount.done')
-      return { storedUser: event.output.user }
-    }),
-    recordDenial: assign(({ event }) => ({ credentials: null, denial: denialOf(event) })),
+    rememberSubmission: assign(assignments.rememberSubmission),
+    rememberUser: assign(assignments.rememberUser),
+    rememberStoredUser: assign(assignments.rememberStoredUser),
+    recordDenial: assign(assignments.recordDenial),
   },
 }).createMachine({
   id: CREDENTIALS_SIGN_IN,
@@ -147,7 +55,7 @@ export const buildCredentialsSignIn = () => setup({
   description: 'Checks credentials with the application, then hands the user to the sign-in completion.',
   initial: 'idle',
   context: initialContext,
-  output: finalStateOutcome,
+  output: outputs.finalStateOutcome,
   states: {
     idle: {
       tags: 'awaitsRequest',
@@ -191,23 +99,23 @@ export const buildCredentialsSignIn = () => setup({
     verified: {
       type: 'final',
       description: 'The credentials are good: hand the user over to the sign-in completion.',
-      output: toCompletion,
+      output: outputs.toCompletion,
     },
     rejected: {
       type: 'final',
       description: 'authorize rejected the credentials: back to sign-in with `CredentialsSignin`.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
     limited: {
       type: 'final',
       description:
         'Too many attempts: back to sign-in with `CredentialsSignin`, code `rate_limited` and `retryAfter`; authorize is not called.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
     failed: {
       type: 'final',
       description: 'Something unexpected failed: the Configuration error page.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
   },
 })

@@ -32,8 +32,9 @@ import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
 import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
 import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
 
-/** The id of the completion flow, the target of every first factor's handoff. */
-export const SIGN_IN_COMPLETION = 'signin-completion'
+import { SIGN_IN_COMPLETION } from './signin-completion.logic.js'
+
+export { SIGN_IN_COMPLETION }
 
 /** The version of the built-in chart; an extended chart's version adds its extensions'. */
 export const SIGN_IN_COMPLETION_VERSION = '5'
