@@ -14,52 +14,57 @@
  *
  * @module
  */
+import { assign, setup, type AnyStateMachine } from 'xstate'
+import { AWAITS_REQUEST } from './shared/events.js'
 import {
-  array,
-  boolean,
-  enums,
-  nullable,
-  number,
-  object,
-  optional,
-  record,
-  string,
-  unknown,
-  type Infer,
-  type Struct,
-} from 'superstruct'
-import { assertEvent, assign, setup, type AnyStateMachine } from 'xstate'
-import { AWAITS_REQUEST, type EffectDone, type EffectResult, type Timestamped } from './shared/events.js'
-import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type VerifiedIdentity } from './shared/outcome.js'
+  assignments,
+  CONTINUE,
+  CORE_CONTEXT_FIELDS,
+  CORE_EFFECTS,
+  DENY,
+  EXTENSION_POINTS,
+  ExtensionError,
+  guards,
+  initialContext,
+  outputs,
+  SECOND_FACTOR_GATE,
+  SecondFactorInput,
+  SESSION_ISSUING_STATES,
+  SIGN_IN_COMPLETION,
+  SIGN_IN_COMPLETION_VERSION,
+  type CompletionExtension,
+  type ExtensionPoint,
+  type SignInCompletionContext,
+  type SignInCompletionEvent,
+} from './signin-completion.logic.js'
 
-import { SIGN_IN_COMPLETION } from './signin-completion.logic.js'
+export {
+  CONTINUE,
+  CORE_CONTEXT_FIELDS,
+  CORE_EFFECTS,
+  DENY,
+  denyBecause,
+  EXTENSION_POINTS,
+  ExtensionError,
+  SECOND_FACTOR_GATE,
+  SecondFactorInput,
+  SESSION_ISSUING_STATES,
+  SIGN_IN_COMPLETION,
+  SIGN_IN_COMPLETION_VERSION,
+  signInCompletionContext,
+  SignInCompletionContext,
+  SignInPolicy,
+  toStepPage,
+  type CompletionExtension,
+  type ContextSchema,
+  type ExtensionPoint,
+  type SignInCompletionEvent,
+  type SignInCompletionTag,
+} from './signin-completion.logic.js'
 
-export { SIGN_IN_COMPLETION }
-
-/** The version of the built-in chart; an extended chart's version adds its extensions'. */
-export const SIGN_IN_COMPLETION_VERSION = '5'
-
-/** Where applications may insert their own states. */
-export const EXTENSION_POINTS = ['afterFirstFactor', 'afterFirstSignIn', 'beforeSession'] as const
-/** An extension point of the sign-in completion. */
-export type ExtensionPoint = (typeof EXTENSION_POINTS)[number]
-
-/** Transition target of an extension state: on to the next step of the sign-in. */
-export const CONTINUE = '$continue'
-/** Transition target of an extension state: refuse the sign-in (`AccessDenied`). */
-export const DENY = '$deny'
+type AnyStateConfig = CompletionExtension['states'][string]
 
 const DENIAL_REASON = /^[a-z][a-z0-9-]{0,31}$/
-
-/**
- * Transition target of an extension state: refuse the sign-in (`AccessDenied`) for `reason`
- * (lower-case letters, digits and `-`, e.g. `declined`). The error redirect carries
- * `code=<extension id>.<reason>`, so the error page can say what happened in the extension's words
- * (its `denials`) instead of "You do not have permission".
- */
-export function denyBecause<const Reason extends string>(reason: Reason): `${typeof DENY}:${Reason}` {
-  return `${DENY}:${reason}`
-}
 
 /** The reason of a {@link denyBecause} target; `null` for a plain {@link DENY}, `undefined` for neither. */
 function denialReasonOf(target: string): string | null | undefined {
@@ -68,101 +73,9 @@ function denialReasonOf(target: string): string | null | undefined {
   return undefined
 }
 
-/** The states that issue sessions: reachable only through the second-factor gate. */
-export const SESSION_ISSUING_STATES = ['issuingSession', 'creatingDatabaseSession'] as const
-/** The second-factor gate. */
-export const SECOND_FACTOR_GATE = 'checkingSecondFactor'
-
 /** With a step at `afterFirstSignIn`: the states that decide whether it runs, and record it ran. */
 const FIRST_SIGN_IN_STEP_CHECK = 'checkingFirstSignInStep'
 const FIRST_SIGN_IN_STEP_RECORD = 'recordingFirstSignInStep'
-
-/** Settings the HTTP layer copies from the config into the handoff event. */
-export const SignInPolicy = object({
-  strategy: enums(['jwt', 'database']),
-  maxAge: number(),
-  /** `pages.newUser`, where a first sign-in goes. */
-  newUserUrl: nullable(string()),
-})
-export type SignInPolicy = Infer<typeof SignInPolicy>
-
-
-const coreContextSchema = {
-  policy: nullable(SignInPolicy),
-  firstFactor: string(),
-  providerId: string(),
-  callbackUrl: string(),
-  user: nullable(Json),
-  account: nullable(Json),
-  profile: nullable(Json),
-  storedUser: nullable(Json),
-  persist: boolean(),
-  /** What the user submitted; cleared as soon as the `signIn` callback has seen it. */
-  credentials: nullable(Json),
-  claims: nullable(Json),
-  /** A credential the first factor enrolled (a new passkey), saved by its user store. */
-  enrolment: nullable(Json),
-  /** The first factor signs in even when the `signIn` callback returns a URL (passkeys). */
-  ignoresSignInRedirect: boolean(),
-  isNewUser: boolean(),
-  /** The open second-factor challenge (its attempts are counted on the server under this id). */
-  challenge: nullable(string()),
-  /** Why the last submitted code was refused, for the page. */
-  stepError: nullable(string()),
-  /** How the user signed in (RFC 8176 values, e.g. `['pwd', 'otp']`). */
-  amr: array(string()),
-  /** Where the `signIn` callback asked to send the user instead. */
-  redirect: nullable(string()),
-  /** The new session cookie value, or null when the `jwt` callback returned null. */
-  issued: nullable(string()),
-  expires: number(),
-  denial: nullable(Denial),
-  /** With several steps at `afterFirstSignIn`: the id of the one being checked, run or recorded. */
-  firstSignInStep: optional(string()),
-}
-
-/** Context of the built-in completion machine. */
-export const SignInCompletionContext = object(coreContextSchema)
-/** The completion's own context fields, read off its struct: no extension may write them. */
-export const CORE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(SignInCompletionContext.schema))
-export type SignInCompletionTag = 'awaitsRequest' | `effect.${(typeof CORE_EFFECTS)[number]}`
-export type SignInCompletionContext = Infer<typeof SignInCompletionContext>
-
-/** What the second-factor step accepts: one code (a TOTP code or a backup code). */
-export const SecondFactorInput = object({ code: string() })
-
-/** Events of the completion machine. */
-export type SignInCompletionEvent =
-  | ({ type: 'signin.verified'; identity: VerifiedIdentity; policy: SignInPolicy } & Timestamped)
-  | ({ type: 'secondFactor.submit'; code: string } & Timestamped)
-  | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
-  | EffectResult<
-      'storeUser',
-      { user: Record<string, unknown>; account: Record<string, unknown>; isNewUser: boolean },
-      'notLinked' | 'threw'
-    >
-  | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
-  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'locked' | 'exhausted' | 'threw'>
-  | EffectDone<'prepareSession', { amr: string[] }>
-  | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
-  | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
-  | EffectDone<'emitSignInEvent', null>
-  | EffectResult<'findCompletedStep', { pending: boolean }, 'threw'>
-  | EffectResult<'recordCompletedStep', null, 'threw'>
-
-/** The effects of the built-in chart; extensions may not name them. */
-export const CORE_EFFECTS = [
-  'checkSignIn',
-  'storeUser',
-  'findSecondFactor',
-  'verifySecondFactor',
-  'prepareSession',
-  'issueSession',
-  'createDatabaseSession',
-  'emitSignInEvent',
-  'findCompletedStep',
-  'recordCompletedStep',
-] as const
 
 /** The events of the built-in chart: an extension's states may not take them. */
 const CORE_EVENTS: ReadonlySet<string> = new Set([
@@ -171,55 +84,6 @@ const CORE_EVENTS: ReadonlySet<string> = new Set([
   ...CORE_EFFECTS.flatMap((effect) => [`${effect}.done`, `${effect}.failed`]),
 ])
 
-const initialContext: SignInCompletionContext = {
-  policy: null,
-  firstFactor: '',
-  providerId: '',
-  callbackUrl: '',
-  user: null,
-  account: null,
-  profile: null,
-  storedUser: null,
-  persist: false,
-  credentials: null,
-  claims: null,
-  enrolment: null,
-  ignoresSignInRedirect: false,
-  isNewUser: false,
-  challenge: null,
-  stepError: null,
-  amr: [],
-  redirect: null,
-  issued: null,
-  expires: 0,
-  denial: null,
-}
-
-type Mapper = (args: { context: SignInCompletionContext }) => FlowOutcome
-
-const sessionChange = (context: SignInCompletionContext): FlowOutcome['session'] =>
-  context.issued === null
-    ? { op: 'clear' }
-    : { op: 'set', value: context.issued, expires: context.expires }
-
-const toSignedIn: Mapper = ({ context }) => ({
-  type: 'redirect',
-  url: context.callbackUrl,
-  session: sessionChange(context),
-})
-const toNewUserPage: Mapper = ({ context }) => {
-  const page = context.policy!.newUserUrl!
-  const separator = page.includes('?') ? '&' : '?'
-  return {
-    type: 'redirect',
-    url: `${page}${separator}${new URLSearchParams({ callbackUrl: context.callbackUrl })}`,
-    session: sessionChange(context),
-  }
-}
-const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
-/** A resting step: the browser is sent to the step's page. */
-export const toStepPage = (): FlowOutcome => ({ type: 'step' })
-
 /** Where a verified user goes once everything before the session is done. */
 const toSessionIssue = <A extends string>(actions: A) =>
   [
@@ -227,152 +91,21 @@ const toSessionIssue = <A extends string>(actions: A) =>
     { target: 'issuingSession', actions },
   ] as const
 
-/** The core guards, by name. */
-const guards = {
-  /** The `signIn` callback returned a URL, and the first factor follows it (passkeys do not). */
-  hasSignInRedirect: ({ context, event }: { context: SignInCompletionContext; event: SignInCompletionEvent }) => {
-    assertEvent(event, 'checkSignIn.done')
-    return event.output.redirect !== null && !context.ignoresSignInRedirect
-  },
-  /** Database sessions always belong to a stored user; otherwise the first factor decides. */
-  isUserStored: ({ context }: { context: SignInCompletionContext }) =>
-    // Stryker disable next-line OptionalChaining,ConditionalExpression,StringLiteral: eq#completion-database-user-stored
-    context.persist || context.policy?.strategy === 'database',
-  isDatabaseStrategy: ({ context }: { context: SignInCompletionContext }) =>
-    // Stryker disable next-line OptionalChaining: eq#completion-policy-set
-    context.policy?.strategy === 'database',
-  isNotLinked: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'storeUser.failed')
-    return event.reason === 'notLinked'
-  },
-  /** The user has an enrolled second factor: the gate opens a challenge. */
-  isEnrolled: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'findSecondFactor.done')
-    return event.output.challenge !== null
-  },
-  isCodeWrong: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'verifySecondFactor.failed')
-    return event.reason === 'wrongCode'
-  },
-  /** The user's codes are spent (perhaps by someone else) and this minute's check is taken. */
-  isUserLocked: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'verifySecondFactor.failed')
-    return event.reason === 'locked'
-  },
-  isCodeLimitReached: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'verifySecondFactor.failed')
-    return event.reason === 'exhausted'
-  },
-  isNewUser: ({ context }: { context: SignInCompletionContext }) => context.isNewUser,
-  /** The user has not completed the step after the first sign-in at its current version. */
-  isFirstSignInStepPending: ({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'findCompletedStep.done')
-    return event.output.pending
-  },
-  isNewUserWithPage: ({ context }: { context: SignInCompletionContext }) =>
-    // Stryker disable next-line OptionalChaining: eq#completion-policy-set
-    context.isNewUser && context.policy?.newUserUrl != null,
-}
-
-/** The core actions, by name. */
+/** The core actions, by name: the logic module's assignments. */
 const actions = {
-  rememberIdentity: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'signin.verified')
-    const { identity } = event
-    return {
-      policy: event.policy,
-      firstFactor: identity.firstFactor,
-      providerId: identity.providerId,
-      callbackUrl: identity.callbackUrl,
-      user: identity.user,
-      account: identity.account,
-      profile: identity.profile,
-      storedUser: identity.storedUser,
-      persist: identity.persist,
-      credentials: identity.credentials,
-      claims: identity.claims,
-      enrolment: identity.enrolment ?? null,
-      ignoresSignInRedirect: identity.ignoresSignInRedirect ?? false,
-    }
-  }),
-  // Submitted credentials exist for the `signIn` callback only: never sealed, never kept.
-  forgetCredentials: assign({ credentials: null }),
-  rememberSignInRedirect: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'checkSignIn.done')
-    return { redirect: event.output.redirect }
-  }),
-  rememberStoredUser: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'storeUser.done')
-    return { user: event.output.user, account: event.output.account, isNewUser: event.output.isNewUser }
-  }),
-  rememberChallenge: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'findSecondFactor.done')
-    return { challenge: event.output.challenge, stepError: null }
-  }),
-  recordWrongCode: assign({ stepError: 'InvalidCode' }),
-  recordLockedOut: assign({ stepError: 'TooManyAttempts' }),
-  rememberSecondFactor: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'verifySecondFactor.done')
-    return { challenge: null, stepError: null, amr: [event.output.method] }
-  }),
-  rememberPreparedSession: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, 'prepareSession.done')
-    return { amr: event.output.amr }
-  }),
-  rememberIssuedSession: assign(({ event }: { event: SignInCompletionEvent }) => {
-    assertEvent(event, ['issueSession.done', 'createDatabaseSession.done'])
-    return { issued: event.output.value, expires: event.output.expires }
-  }),
-  recordDenial: assign(({ event }: { event: SignInCompletionEvent }) => ({
-    credentials: null,
-    challenge: null,
-    denial: denialOf(event),
-  })),
-  /** Which step at `afterFirstSignIn` the check and the record that follow are about. */
-  selectFirstSignInStep: assign((_: unknown, params: { step: string }) => ({ firstSignInStep: params.step })),
-  /** An application's step refused the sign-in (`code`: its extension id and reason, if it gave one). */
-  recordStepDenial: assign((_: unknown, params?: { code: string }) => ({
-    credentials: null,
-    challenge: null,
-    denial: { error: 'AccessDenied', code: params?.code ?? null },
-  })),
-}
-
-/** The schema of an extension's context fields. */
-export type ContextSchema = Record<string, Struct<any, any>>
-type AnyStateConfig = Record<string, any>
-type AnyImplementation = any
-
-/**
- * The machine-level part of an application's extension: states inserted at one extension point,
- * with their guards and `assign` actions, and the context fields they keep (sealed with the flow
- * while a step waits for the user, so plain JSON).
- */
-export interface CompletionExtension {
-  /** Names the extension in versions and errors: letters, digits and `-`. */
-  id: string
-  /** Bump it when the states change: flows sealed by another version are refused cleanly. */
-  version: string
-  /**
-   * At `afterFirstSignIn`: the version a user's completion of the step is recorded under (default
-   * {@link CompletionExtension.version}); a new one asks every user again.
-   */
-  stepVersion?: string
-  at: ExtensionPoint
-  /** The first state entered at the extension point. */
-  initial: string
-  /** States in xstate's config form. Targets: own states, {@link CONTINUE} or {@link DENY}. */
-  states: Record<string, AnyStateConfig>
-  guards?: Record<string, AnyImplementation>
-  /** Only `assign` actions: charts stay pure. */
-  actions?: Record<string, AnyImplementation>
-  /** Context fields the extension keeps, with their initial values. */
-  context?: { schema: ContextSchema; initial: Record<string, unknown> }
-}
-
-/** An extension that cannot be inserted safely; thrown when the config is loaded. */
-export class ExtensionError extends Error {
-  override name = 'ExtensionError'
+  rememberIdentity: assign(assignments.rememberIdentity),
+  forgetCredentials: assign(assignments.forgetCredentials),
+  rememberSignInRedirect: assign(assignments.rememberSignInRedirect),
+  rememberStoredUser: assign(assignments.rememberStoredUser),
+  rememberChallenge: assign(assignments.rememberChallenge),
+  recordWrongCode: assign(assignments.recordWrongCode),
+  recordLockedOut: assign(assignments.recordLockedOut),
+  rememberSecondFactor: assign(assignments.rememberSecondFactor),
+  rememberPreparedSession: assign(assignments.rememberPreparedSession),
+  rememberIssuedSession: assign(assignments.rememberIssuedSession),
+  recordDenial: assign(assignments.recordDenial),
+  selectFirstSignInStep: assign(assignments.selectFirstSignInStep),
+  recordStepDenial: assign(assignments.recordStepDenial),
 }
 
 const RESERVED_TAG_PREFIXES = CORE_EFFECTS.map((effect) => `effect.${effect}`)
@@ -477,7 +210,7 @@ export function validateExtension(extension: CompletionExtension, coreStates: re
     // would be decided by the extension, before or around the second factor.
     if (state.meta && typeof state.meta === 'object' && 'outcome' in state.meta) {
       if (!tags.includes('awaitsRequest')) fail(`state "${key}" has a meta.outcome, which only a waiting state shows (its step page)`)
-      if (state.meta.outcome !== toStepPage) {
+      if (state.meta.outcome !== outputs.toStepPage) {
         fail(`state "${key}" answers with its own meta.outcome: a waiting state shows its step page (leave meta.outcome out, or write toStepPage)`)
       }
     }
@@ -571,7 +304,7 @@ function wireExtension(
       on[event] = (Array.isArray(transition) ? transition : [transition]).flatMap(rewrite)
     }
     const waiting = state.tags === AWAITS_REQUEST || (Array.isArray(state.tags) && state.tags.includes(AWAITS_REQUEST))
-    states[key] = { ...state, ...(waiting ? { meta: { ...state.meta, outcome: toStepPage } } : {}), on }
+    states[key] = { ...state, ...(waiting ? { meta: { ...state.meta, outcome: outputs.toStepPage } } : {}), on }
   }
   return states
 }
@@ -679,7 +412,7 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
     description: 'Completes every sign-in: the signIn callback, the stored user, the second factor, the session, the events.',
     initial: 'idle',
     context: { ...initialContext, ...extraContext },
-    output: finalStateOutcome,
+    output: outputs.finalStateOutcome,
     states: {
       idle: {
         tags: 'awaitsRequest',
@@ -729,7 +462,7 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
         tags: 'awaitsRequest',
         description: 'Waits for a code from the authenticator app or a backup code (POST /step/signin-completion).',
         meta: {
-          outcome: toStepPage,
+          outcome: outputs.toStepPage,
           step: { page: 'second-factor', events: { 'secondFactor.submit': SecondFactorInput } },
         },
         on: { 'secondFactor.submit': { target: 'verifyingSecondFactor' } },
@@ -782,32 +515,32 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
       signedIn: {
         type: 'final',
         description: 'The session is set; redirect to the callback URL.',
-        output: toSignedIn,
+        output: outputs.toSignedIn,
       },
       welcomedNewUser: {
         type: 'final',
         description: 'A first sign-in: redirect to `pages.newUser` with the callback URL.',
-        output: toNewUserPage,
+        output: outputs.toNewUserPage,
       },
       redirectedBySignIn: {
         type: 'final',
         description: 'The `signIn` callback returned a URL: redirect there without a session.',
-        output: toSignInRedirect,
+        output: outputs.toSignInRedirect,
       },
       denied: {
         type: 'final',
         description: 'Refused: the `signIn` callback, too many wrong codes, or an application step (AccessDenied).',
-        output: toDenial,
+        output: outputs.toDenial,
       },
       notLinked: {
         type: 'final',
         description: 'The account or its e-mail belongs to another user: `OAuthAccountNotLinked` (`AccountNotLinked`).',
-        output: toDenial,
+        output: outputs.toDenial,
       },
       failed: {
         type: 'final',
         description: 'Storing the user or issuing the session failed: the Configuration error (reason logged).',
-        output: toDenial,
+        output: outputs.toDenial,
       },
     },
   } as never) as unknown as AnyStateMachine
@@ -833,18 +566,6 @@ const CORE_STATE_KEYS = [
   'notLinked',
   'failed',
 ]
-
-/** The context struct of a completion built with `extensions`. */
-export function signInCompletionContext(extensions: readonly CompletionExtension[] = []): Struct<
-  SignInCompletionContext & Record<string, unknown>,
-  unknown
-> {
-  if (extensions.length === 0) return SignInCompletionContext as never
-  return object({
-    ...coreContextSchema,
-    ...Object.assign({}, ...extensions.map((e) => e.context?.schema ?? {})),
-  }) as never
-}
 
 /**
  * The built-in sign-in completion machine. Marked pure so that a bundle whose code never reads

@@ -10,6 +10,9 @@
  * - `guards`: an object of named guards, `({ context, event }) => boolean`;
  * - `assignments`: an object of named assignments, `({ context, event }) => Partial<Context>`
  *   (xstate's `assign` with the function form; a property map is written as a function);
+ * - an assignment of a chart its machine file builds with parameters may take the action's
+ *   `params` as a second argument ({@link ParameterisedAssignment}): the chart names it as
+ *   `{ type: 'x', params: { … } }`, and it is called as xstate calls it, `(args, params)`;
  * - `outputs`: an object of every other function the chart uses (a final state's `output`, the
  *   machine's `output`, a waiting state's `meta.outcome`).
  *
@@ -25,6 +28,15 @@ export type Guard<Context, Event> = (args: { context: Context; event: Event }) =
 
 /** A named assignment of a chart's logic module: the fields it writes. */
 export type Assignment<Context, Event> = (args: { context: Context; event: Event }) => Partial<Context>
+
+/**
+ * A named assignment that reads the action's `params` (`{ type, params }` in the chart), for a
+ * chart built with parameters (one transition per extension step, say).
+ */
+export type ParameterisedAssignment<Context, Event, Params> = (
+  args: { context: Context; event: Event },
+  params: Params,
+) => Partial<Context>
 
 /**
  * Narrows `event` to the given type(s), as xstate's `assertEvent` does, without loading xstate on
