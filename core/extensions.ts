@@ -9,15 +9,15 @@
  */
 import { object, type Infer, type Struct } from 'superstruct'
 import type { AnyStateMachine } from 'xstate'
+import { buildSignInCompletion } from '../machines/signin-completion.machine.js'
 import {
-  buildSignInCompletion,
   CONTINUE,
   CORE_EFFECTS,
   DENY,
   ExtensionError,
   type ContextSchema,
   type ExtensionPoint,
-} from '../machines/signin-completion.machine.js'
+} from '../machines/signin-completion.logic.js'
 import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
 import type { EffectImplementation } from './engine/types.js'
 import { listStateNodes } from './engine/transitions.js'
@@ -25,8 +25,8 @@ import { effects, fail, isFailure, type EffectEnv, type Failure } from './flows/
 import type { ExtendedContext, ExtensionEnv, FlowExtension, StepPage } from './types.js'
 import { isThenable } from './thenable.js'
 
-export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.machine.js'
-export type { CompletionExtension, ContextSchema, ExtensionPoint } from '../machines/signin-completion.machine.js'
+export { CONTINUE, DENY, denyBecause, EXTENSION_POINTS, ExtensionError, toStepPage } from '../machines/signin-completion.logic.js'
+export type { CompletionExtension, ContextSchema, ExtensionPoint } from '../machines/signin-completion.logic.js'
 export { fail, type Failure } from './flows/effect.js'
 export type { ExtendedContext, ExtensionEffect, ExtensionEnv, FlowExtension, StepPage, StepView } from './types.js'
 

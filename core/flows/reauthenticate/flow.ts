@@ -9,14 +9,14 @@
  */
 import { decodeJwt } from 'jose'
 import type { EventObject } from 'xstate'
+import { buildReauthenticate } from '../../../machines/reauthenticate.machine.js'
 import {
   REAUTHENTICATE,
   ReauthenticateContext,
-  buildReauthenticate,
   type FederatedProvider,
   type Federation,
   type ReauthFactor,
-} from '../../../machines/reauthenticate.machine.js'
+} from '../../../machines/reauthenticate.logic.js'
 import type { FlowBinding } from '../../config/types.js'
 import { StringParams } from '../../http/params.js'
 import { atProvider, federatedProviders, federatedVerdict, signInContextOf } from './federated.js'

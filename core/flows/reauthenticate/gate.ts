@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Intent } from '../../../machines/reauthenticate.machine.js'
+import type { Intent } from '../../../machines/reauthenticate.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { recentAuthChallenge, wantsPage } from './challenge.js'
 import { currentSession } from '../../session/current.js'

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ReauthenticateContext } from '../../../machines/reauthenticate.machine.js'
+import type { ReauthenticateContext } from '../../../machines/reauthenticate.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import type { CredentialField } from '../../pages/reauthenticate.js'
 import { signedInUser } from '../../session/current.js'

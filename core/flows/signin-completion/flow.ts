@@ -8,12 +8,12 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
+import { buildSignInCompletion } from '../../../machines/signin-completion.machine.js'
 import {
-  buildSignInCompletion,
   signInCompletionContext,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
-} from '../../../machines/signin-completion.machine.js'
+} from '../../../machines/signin-completion.logic.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
 import { checkExtensions, extensionEffects, type FlowExtension } from '../../extensions.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'

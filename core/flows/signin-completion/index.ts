@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
+import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../../machines/signin-completion.logic.js'
 import { secondFactorPage } from '../../pages/steps.js'
 import type { FlowModule } from '../types.js'
 import { signInCompletionFlow } from './flow.js'

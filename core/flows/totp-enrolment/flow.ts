@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { TotpEnrolmentContext, totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import { TotpEnrolmentContext } from '../../../machines/totp-enrolment.logic.js'
 import { defineFlow } from '../../engine/flow.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import type { AdapterView } from '../../shapes.js'

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { totpEnrolmentMachine, type TotpEnrolmentContext } from '../../../machines/totp-enrolment.machine.js'
+import { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import type { TotpEnrolmentContext } from '../../../machines/totp-enrolment.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
 import { respondTwoFactorPage, twoFactorAction } from '../../http/steps.js'
