@@ -226,18 +226,19 @@ describe('chart logic modules', () => {
 
   it('reports a guard, an assignment and an output written inline in the machine', () => {
     const inline = setup({
+      types: {} as { context: completionLogic.SignInCompletionContext; events: completionLogic.SignInCompletionEvent },
       guards: { isNamed: completionLogic.guards.isNewUser, isInline: () => true },
       actions: { named: assign(completionLogic.assignments.forgetCredentials), inline: assign({ credentials: null }) },
     }).createMachine({
       id: 'inline',
       initial: 'idle',
-      context: {},
+      context: completionLogic.initialContext,
       output: completionLogic.outputs.finalStateOutcome,
       states: {
         idle: {
           meta: { outcome: () => ({ type: 'step' }) },
           on: {
-            go: [
+            'signin.verified': [
               { guard: 'isNamed', target: 'done', actions: 'named' },
               { guard: 'isInline', target: 'done', actions: 'inline' },
             ],
@@ -248,8 +249,8 @@ describe('chart logic modules', () => {
     } as never) as unknown as AnyStateMachine
     const { unnamed } = walkFunctions(inline, completionLogic)
     expect(unnamed).toEqual([
-      'inline#idle on go: guard isInline',
-      'inline#idle on go: assignment inline',
+      'inline#idle on signin.verified: guard isInline',
+      'inline#idle on signin.verified: assignment inline',
       'inline#idle: outcome idle',
       'inline#done: output done',
     ])
