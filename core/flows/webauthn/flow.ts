@@ -22,7 +22,7 @@ import type { SignInCompletionContext } from '../../../machines/signin-completio
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/types.js'
 import type { CookieOption } from '../../cookies.js'
-import { DEFAULT_CODE } from '../../email/provider.js'
+import { DEFAULT_CODE } from '../../email/defaults.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
 import { defineFlow } from '../../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../../errors.js'
