@@ -13,11 +13,8 @@
  *
  * @module
  */
-import {
-  WebAuthnSignInContext,
-  webauthnSignInMachine,
-  type WebAuthnSignInContext as Context,
-} from '../../../machines/webauthn-signin.machine.js'
+import { WebAuthnSignInContext, type WebAuthnSignInContext as Context } from '../../../machines/webauthn-signin.logic.js'
+import { webauthnSignInMachine } from '../../../machines/webauthn-signin.machine.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/types.js'
