@@ -34,7 +34,10 @@ export {
   type PendingCode,
 } from './email-signin.logic.js'
 
-/** The e-mail sign-in machine. */
+/**
+ * The e-mail sign-in machine: the notation the diagrams, the model-based tests and the chart
+ * compiler read; what it computes is in `email-signin.logic.ts`.
+ */
 export const emailSignInMachine = setup({
   types: {} as { context: EmailSignInContext; events: EmailSignInEvent; tags: EmailSignInTag },
   guards,

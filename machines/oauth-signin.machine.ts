@@ -30,7 +30,10 @@ export {
   type OAuthSignInTag,
 } from './oauth-signin.logic.js'
 
-/** The OAuth sign-in machine. */
+/**
+ * The OAuth sign-in machine: the notation the diagrams, the model-based tests and the chart
+ * compiler read; what it computes is in `oauth-signin.logic.ts`.
+ */
 export const oauthSignInMachine = setup({
   types: {} as { context: OAuthSignInContext; events: OAuthSignInEvent; tags: OAuthSignInTag },
   guards,

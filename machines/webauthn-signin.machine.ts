@@ -49,7 +49,10 @@ const rejectedOrFailed = [
   { target: 'failed', actions: 'recordDenial' },
 ] as const
 
-/** The WebAuthn (passkey) machine. */
+/**
+ * The WebAuthn (passkey) machine: the notation the diagrams, the model-based tests and the chart
+ * compiler read; what it computes is in `webauthn-signin.logic.ts`.
+ */
 export const webauthnSignInMachine = setup({
   types: {} as { context: WebAuthnSignInContext; events: WebAuthnSignInEvent; tags: WebAuthnSignInTag },
   guards,
