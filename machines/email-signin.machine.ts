@@ -13,212 +13,51 @@
  *
  * @module
  */
-import { boolean, nullable, number, object, record, string, unknown, type Infer } from 'superstruct'
-import { assertEvent, assign, setup } from 'xstate'
-import type { ErrorType } from './shared/errors.js'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { denialOf, finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
-import { SIGN_IN_COMPLETION } from './signin-completion.machine.js'
+import { assign, setup } from 'xstate'
+import {
+  assignments,
+  EMAIL_SIGN_IN,
+  guards,
+  initialContext,
+  outputs,
+  type EmailSignInContext,
+  type EmailSignInEvent,
+  type EmailSignInTag,
+} from './email-signin.logic.js'
 
-const Denial = object({ error: string(), code: nullable(string()) })
-const Json = record(string(), unknown())
+export {
+  EMAIL_SIGN_IN,
+  EmailSignInContext,
+  toVerifyRequest,
+  type EmailSignInEvent,
+  type EmailSignInTag,
+  type PendingCode,
+} from './email-signin.logic.js'
 
-/** Context of the e-mail machine; what rests in the cookie while a code is awaited. */
-export const EmailSignInContext = object({
-  providerId: string(),
-  callbackUrl: string(),
-  /** The normalised address (after the request), or the token's identifier (after the link). */
-  identifier: nullable(string()),
-  /** The user the callbacks see: the stored user, or a new one with a fresh id. */
-  user: nullable(Json),
-  storedUser: nullable(Json),
-  /** Codes only: the hash of the token the code stands for (what the adapter stores). */
-  tokenHash: nullable(string()),
-  /** Codes only: the code's hash, bound to `tokenHash`. */
-  codeHash: nullable(string()),
-  /** Codes only: when the token and its code expire, epoch seconds. */
-  expires: number(),
-  verifyRequestUrl: string(),
-  /** The last code typed was wrong: the verify-request page says so. */
-  codeRejected: boolean(),
-  redirect: nullable(string()),
-  denial: nullable(Denial),
-})
-export type EmailSignInContext = Infer<typeof EmailSignInContext>
-
-/** What the send effect leaves for a code: the hashes and the expiry. */
-export interface PendingCode {
-  tokenHash: string
-  codeHash: string
-  expires: number
-}
-
-/** Events of the e-mail machine. */
-export type EmailSignInEvent =
-  | ({ type: 'email.request'; providerId: string; callbackUrl: string; email: string | null } & Timestamped)
-  | ({
-      type: 'email.verifyLink'
-      providerId: string
-      callbackUrl: string
-      /** The link's token in clear: read by the consume effect, never assigned. */
-      token: string
-      email: string | null
-    } & Timestamped)
-  | ({ type: 'email.submitCode'; /** Never assigned. */ code: string } & Timestamped)
-  | EffectResult<'admitRequest', { identifier: string }, 'invalidIdentifier' | 'throttled'>
-  | EffectResult<'lookUpUser', { user: Record<string, unknown>; stored: boolean }, 'threw'>
-  | EffectResult<'checkSignIn', { redirect: string | null }, 'denied'>
-  | EffectResult<
-      'sendVerificationRequest',
-      { verifyRequestUrl: string; code: PendingCode | null },
-      'notSent' | 'threw'
-    >
-  | EffectResult<'checkCode', null, 'wrong' | 'exhausted' | 'expired'>
-  | EffectDone<'voidToken', null>
-  | EffectResult<'consumeToken', { identifier: string }, 'invalid' | 'missingToken' | 'threw'>
-
-/** Tags: effect states and the resting states. */
-export type EmailSignInTag =
-  | 'awaitsRequest'
-  | 'effect.admitRequest'
-  | 'effect.lookUpUser'
-  | 'effect.checkSignIn'
-  | 'effect.sendVerificationRequest'
-  | 'effect.checkCode'
-  | 'effect.voidToken'
-  | 'effect.consumeToken'
-
-const initialContext: EmailSignInContext = {
-  providerId: '',
-  callbackUrl: '',
-  identifier: null,
-  user: null,
-  storedUser: null,
-  tokenHash: null,
-  codeHash: null,
-  expires: 0,
-  verifyRequestUrl: '',
-  codeRejected: false,
-  redirect: null,
-  denial: null,
-}
-
-type Mapper = (args: { context: EmailSignInContext }) => FlowOutcome
-
-/** The resting outcome: the verify-request page (saying so when the last code was wrong). */
-export function toVerifyRequest(context: EmailSignInContext): FlowOutcome {
-  return {
-    type: 'redirect',
-    url: context.codeRejected ? `${context.verifyRequestUrl}&error=InvalidCode` : context.verifyRequestUrl,
-  }
-}
-const toLinkSent: Mapper = ({ context }) => toVerifyRequest(context)
-const toCompletion: Mapper = ({ context }) => {
-  const user = context.user!
-  return {
-    type: 'handoff',
-    flow: SIGN_IN_COMPLETION,
-    identity: {
-      firstFactor: 'email-signin',
-      providerId: context.providerId,
-      callbackUrl: context.callbackUrl,
-      user,
-      // Auth.js's account for e-mail: never stored (no Account row is linked for e-mail).
-      account: {
-        providerAccountId: String(user.email),
-        userId: String(user.id),
-        type: 'email',
-        provider: context.providerId,
-      },
-      profile: null,
-      storedUser: context.storedUser,
-      // Verifying an address always stores the user (created, or `emailVerified` updated).
-      persist: true,
-      credentials: null,
-      claims: null,
-    },
-  }
-}
-const toSignInRedirect: Mapper = ({ context }) => ({ type: 'redirect', url: context.redirect! })
-const toDenial: Mapper = ({ context }) => ({
-  type: 'error',
-  error: (context.denial?.error ?? 'Configuration') as ErrorType,
-  ...(context.denial?.code ? { code: context.denial.code } : {}),
-})
-
-/** The e-mail sign-in machine. */
+/**
+ * The e-mail sign-in machine: the notation the diagrams, the model-based tests and the chart
+ * compiler read; what it computes is in `email-signin.logic.ts`.
+ */
 export const emailSignInMachine = setup({
   types: {} as { context: EmailSignInContext; events: EmailSignInEvent; tags: EmailSignInTag },
-  guards: {
-    hasSignInRedirect: ({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return event.output.redirect !== null
-    },
-    hasCode: ({ event }) => {
-      assertEvent(event, 'sendVerificationRequest.done')
-      return event.output.code !== null
-    },
-    isNotSent: ({ event }) => {
-      assertEvent(event, 'sendVerificationRequest.failed')
-      return event.reason === 'notSent'
-    },
-    isCodeWrong: ({ event }) => {
-      assertEvent(event, 'checkCode.failed')
-      return event.reason === 'wrong'
-    },
-    isCodeExhausted: ({ event }) => {
-      assertEvent(event, 'checkCode.failed')
-      return event.reason === 'exhausted'
-    },
-    isTokenInvalid: ({ event }) => {
-      assertEvent(event, 'consumeToken.failed')
-      return event.reason === 'invalid'
-    },
-  },
+  guards,
   actions: {
-    rememberRequest: assign(({ event }) => {
-      assertEvent(event, ['email.request', 'email.verifyLink'])
-      return { providerId: event.providerId, callbackUrl: event.callbackUrl }
-    }),
-    rememberIdentifier: assign(({ event }) => {
-      assertEvent(event, ['admitRequest.done', 'consumeToken.done'])
-      return { identifier: event.output.identifier }
-    }),
-    rememberUser: assign(({ event }) => {
-      assertEvent(event, 'lookUpUser.done')
-      return { user: event.output.user, storedUser: event.output.stored ? event.output.user : null }
-    }),
-    rememberSignInRedirect: assign(({ event }) => {
-      assertEvent(event, 'checkSignIn.done')
-      return { redirect: event.output.redirect }
-    }),
-    rememberVerifyRequest: assign(({ event }) => {
-      assertEvent(event, 'sendVerificationRequest.done')
-      return { verifyRequestUrl: event.output.verifyRequestUrl }
-    }),
-    // What rests in the cookie: hashes only, and no user record (it is looked up again).
-    rememberPendingCode: assign(({ event }) => {
-      assertEvent(event, 'sendVerificationRequest.done')
-      const code = event.output.code!
-      return {
-        verifyRequestUrl: event.output.verifyRequestUrl,
-        tokenHash: code.tokenHash,
-        codeHash: code.codeHash,
-        expires: code.expires,
-        user: null,
-        storedUser: null,
-      }
-    }),
-    rejectCode: assign({ codeRejected: true }),
-    recordDenial: assign(({ event }) => ({ denial: denialOf(event) })),
+    rememberRequest: assign(assignments.rememberRequest),
+    rememberIdentifier: assign(assignments.rememberIdentifier),
+    rememberUser: assign(assignments.rememberUser),
+    rememberSignInRedirect: assign(assignments.rememberSignInRedirect),
+    rememberVerifyRequest: assign(assignments.rememberVerifyRequest),
+    rememberPendingCode: assign(assignments.rememberPendingCode),
+    rejectCode: assign(assignments.rejectCode),
+    recordDenial: assign(assignments.recordDenial),
   },
 }).createMachine({
-  id: 'email-signin',
+  id: EMAIL_SIGN_IN,
   version: '1',
   description: 'Signs a user in with a link (or a one-time code) sent to their e-mail address.',
   initial: 'idle',
   context: initialContext,
-  output: finalStateOutcome,
+  output: outputs.finalStateOutcome,
   states: {
     idle: {
       tags: 'awaitsRequest',
@@ -273,7 +112,7 @@ export const emailSignInMachine = setup({
     awaitingCode: {
       tags: 'awaitsRequest',
       description: 'The message is sent; this browser may type the code (POST /callback/:provider, CSRF-checked).',
-      meta: { outcome: toVerifyRequest },
+      meta: { outcome: outputs.toVerifyRequest },
       on: { 'email.submitCode': { target: 'checkingCode' } },
     },
     checkingCode: {
@@ -315,37 +154,37 @@ export const emailSignInMachine = setup({
     linkSent: {
       type: 'final',
       description: 'The link is on its way: the verify-request page.',
-      output: toLinkSent,
+      output: outputs.toLinkSent,
     },
     verified: {
       type: 'final',
       description: 'The address is verified: hand over to the sign-in completion.',
-      output: toCompletion,
+      output: outputs.toCompletion,
     },
     redirectedBySignIn: {
       type: 'final',
       description: 'The `signIn` callback returned a URL: redirect there, nothing sent.',
-      output: toSignInRedirect,
+      output: outputs.toSignInRedirect,
     },
     denied: {
       type: 'final',
       description: 'The `signIn` callback refused: `AccessDenied`, nothing sent.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
     refused: {
       type: 'final',
       description: 'A bad address, too many sends, or a failed send: back to sign-in with `EmailSignin`.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
     invalidToken: {
       type: 'final',
       description: 'The link or code is unknown, used, expired or exhausted: the `Verification` error.',
-      output: toDenial,
+      output: outputs.toDenial,
     },
     failed: {
       type: 'final',
       description: 'Something unexpected failed: the Configuration error (reason logged).',
-      output: toDenial,
+      output: outputs.toDenial,
     },
   },
 })

@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigError } from '../errors.js'
+import { DEFAULT_CODE, DEFAULT_CODE_MAX_AGE, DEFAULT_FROM, DEFAULT_MAX_AGE } from './defaults.js'
 import { FLOW_MODULE } from '../flows/kinds.js'
 import { html, text } from './message.js'
 import { customFetch } from '../symbols.js'
@@ -23,13 +24,7 @@ export type {
 }
 
 
-/** The sender Auth.js's providers use by default. */
-export const DEFAULT_FROM = 'Auth.js <no-reply@authjs.dev>'
-/** Seconds a link lives by default (one day), and with codes (ten minutes). */
-export const DEFAULT_MAX_AGE = 86_400
-export const DEFAULT_CODE_MAX_AGE = 600
-/** A one-time code by default: 6 characters of Crockford's base32, 5 wrong tries. */
-export const DEFAULT_CODE = Object.freeze({ length: 6, alphabet: 'base32', attempts: 5 } as const)
+export { DEFAULT_CODE, DEFAULT_CODE_MAX_AGE, DEFAULT_FROM, DEFAULT_MAX_AGE }
 
 const isPositiveInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value > 0

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { EmailSignInContext, emailSignInMachine } from '../../../machines/email-signin.machine.js'
+import { EmailSignInContext } from '../../../machines/email-signin.logic.js'
+import { emailSignInMachine } from '../../../machines/email-signin.machine.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedProvider } from '../../config/types.js'

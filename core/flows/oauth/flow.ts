@@ -6,11 +6,8 @@
  */
 import * as oauth from 'oauth4webapi'
 import { validate } from 'superstruct'
-import {
-  OAuthSignInContext,
-  oauthSignInMachine,
-  type OAuthSignInContext as Context,
-} from '../../../machines/oauth-signin.machine.js'
+import { OAuthSignInContext, type OAuthSignInContext as Context } from '../../../machines/oauth-signin.logic.js'
+import { oauthSignInMachine } from '../../../machines/oauth-signin.machine.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { isAllowedOrigin } from '../../config/origins.js'
@@ -38,7 +35,7 @@ import { authorizationServer, clientOf } from '../../oauth/server.js'
 export { authorizationServer } from '../../oauth/server.js'
 export { RefreshRejected, refreshAccessToken } from '../../oauth/refresh.js'
 // The re-authentication at a provider starts from the sign-in chart's empty context.
-export { initialOAuthSignInContext } from '../../../machines/oauth-signin.machine.js'
+export { initialOAuthSignInContext } from '../../../machines/oauth-signin.logic.js'
 // Logout by the provider (back- and front-channel) comes with the OAuth flow: only OIDC providers send it.
 export {
   endProviderSessions,

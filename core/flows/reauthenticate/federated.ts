@@ -9,7 +9,7 @@
  */
 import { timingSafeEqual } from '../../crypto.js'
 import { flowModule } from '../kinds.js'
-import type { OAuthSignInContext } from '../../../machines/oauth-signin.machine.js'
+import type { OAuthSignInContext } from '../../../machines/oauth-signin.logic.js'
 import type { FederatedProvider, Federation } from '../../../machines/reauthenticate.logic.js'
 import type { RequestContext, ResolvedProvider } from '../../config/types.js'
 import type { ResolvedOAuthProvider } from '../../oauth/provider.js'

@@ -13,16 +13,13 @@
  *
  * @module
  */
-import {
-  WebAuthnSignInContext,
-  webauthnSignInMachine,
-  type WebAuthnSignInContext as Context,
-} from '../../../machines/webauthn-signin.machine.js'
+import { WebAuthnSignInContext, type WebAuthnSignInContext as Context } from '../../../machines/webauthn-signin.logic.js'
+import { webauthnSignInMachine } from '../../../machines/webauthn-signin.machine.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/types.js'
 import type { CookieOption } from '../../cookies.js'
-import { DEFAULT_CODE } from '../../email/provider.js'
+import { DEFAULT_CODE } from '../../email/defaults.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
 import { defineFlow } from '../../engine/flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../../errors.js'
