@@ -119,6 +119,7 @@ try {
     const measured = await httpSession(libs, { rounds: timing.httpRounds, seconds: timing.httpSeconds, floors: !ab })
     const peers = { [AUTHCHART]: 'authchart', [AUTHJS]: 'authjs', [BASELINE]: 'baseline', 'authchart (Express)': 'express', '@auth/express': 'express', ...Object.fromEntries(HTTP_FLOORS.map((name) => [name, 'floor'])) }
     results.push({ name: 'http-session', title: 'GET /auth/session over HTTP (Fastify, autocannon -c 10)', peers, measured })
+    log('  measured http-session')
   }
 } finally {
   op?.stop()
