@@ -18,6 +18,7 @@ interface ColdStartHandler {
   build: string
   shape: string
   aboveBare: { coldMs: number; cpuMs: number }
+  cheapestAboveBare?: { coldMs: number; cpuMs: number }
   loaded?: { files: number; bytes: number }
 }
 

@@ -33,6 +33,9 @@ export function abRows({ scenarios = [], coldStart }, { a, b }) {
     const name = `cold-start (${shape})`
     rows.push(row(name, 'wall ms above bare', before.aboveBare.coldMs, after.aboveBare.coldMs, true))
     rows.push(row(name, 'CPU ms above bare', before.aboveBare.cpuMs, after.aboveBare.cpuMs, true))
+    if (before.cheapestAboveBare && after.cheapestAboveBare) {
+      rows.push(row(name, 'CPU ms above bare, cheapest process', before.cheapestAboveBare.cpuMs, after.cheapestAboveBare.cpuMs, true))
+    }
     if (before.loaded && after.loaded) {
       rows.push(row(name, 'files loaded', before.loaded.files, after.loaded.files, true))
       rows.push(row(name, 'KiB loaded', before.loaded.bytes / 1024, after.loaded.bytes / 1024, true))
