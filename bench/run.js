@@ -62,7 +62,8 @@ if (values.ab) {
   log(`  baseline ${sha.slice(0, 12)} ${cached ? 'from the cache' : 'built'}: ${dir}`)
   values.baseline = dir
   const head = git(['rev-parse', 'HEAD'])
-  const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== ''
+  // What B's dist/ is built from: changes to the bench itself do not change B.
+  const dirty = git(['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench']) !== ''
   ab = {
     a: { name: BASELINE, rev: values.abRev ?? 'merge-base with main (HEAD~1 on main)', sha },
     b: { name: AUTHCHART, sha: head, uncommittedChanges: dirty },
@@ -339,6 +340,12 @@ if (values.json) {
         ]),
       ]),
     )
+  }
+  if (coldStart) {
+    for (const h of coldStart.handlers.filter((h) => h.shape === 'unbundled')) {
+      const parts = Object.entries(h.loaded.byPackage).sort((x, y) => y[1].bytes - x[1].bytes)
+      console.log(`  ${h.build}, unbundled, loaded: ${parts.map(([name, p]) => `${name} ${p.files} / ${fmt(p.bytes / 1024)} KiB`).join(', ')}`)
+    }
   }
   if (abTable?.length) {
     const label = (side) => [side.name, side.sha ? side.sha.slice(0, 12) : side.dir, side.uncommittedChanges ? '+ uncommitted changes' : ''].filter(Boolean).join(' ')
