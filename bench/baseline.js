@@ -82,6 +82,11 @@ export async function ensureBaseline({ root, rev, build = ['npm', ['run', 'build
     log(`  baseline ${sha.slice(0, 12)}: building (${[build[0], ...build[1]].join(' ')})`)
     await run(build[0], build[1], staging, log)
     writeFileSync(join(staging, BUILT_MARKER), `${sha}\n`)
+    // Another run may have finished the same baseline meanwhile, and be measuring it: keep that one.
+    if (existsSync(join(dir, BUILT_MARKER))) {
+      rmSync(staging, { recursive: true, force: true })
+      return { sha, dir, cached: true }
+    }
     rmSync(dir, { recursive: true, force: true })
     renameSync(staging, dir)
   } catch (error) {

@@ -138,6 +138,14 @@ describe('the baseline build', () => {
     expect(readdirSync(join(root, 'bench', '.baseline'))).toEqual([first])
   })
 
+  it('keeps the baseline another run finished meanwhile, since that run may be measuring it', async () => {
+    const dir = baselineDir(root, second)
+    const script = `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(dir)}, { recursive: true }); fs.writeFileSync(${JSON.stringify(join(dir, BUILT_MARKER))}, 'x'); fs.writeFileSync(${JSON.stringify(join(dir, 'theirs'))}, '')`
+    expect(await ensureBaseline({ root, rev: second, build: [process.execPath, ['-e', script]] })).toEqual({ sha: second, dir, cached: true })
+    expect(existsSync(join(dir, 'theirs'))).toBe(true)
+    expect(readdirSync(join(root, 'bench', '.baseline')).sort()).toEqual([first, second].sort())
+  })
+
   it('refuses a revision that is not a commit', async () => {
     await expect(ensureBaseline({ root, rev: 'no-such-branch', build })).rejects.toThrow(/not a commit/)
   })
