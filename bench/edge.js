@@ -15,10 +15,12 @@ import { runtimeBinary } from '../test/runtimes/launch.mjs'
 import { median } from './harness.js'
 
 /** The secret the bundle entries fall back to when the runtime has no environment (workerd). */
-const BUNDLE_SECRET = 'a bundle-size secret of at least 32 characters'
-const SESSION_COOKIE = 'authjs.session-token'
+export const BUNDLE_SECRET = 'a bundle-size secret of at least 32 characters'
+/** The session cookie's name over plain HTTP (no `__Secure-` prefix): the key derivation's salt. */
+export const SESSION_COOKIE = 'authjs.session-token'
 const PROBE = new URL('./edge-probe.mjs', import.meta.url).pathname
-const BARE = "export default { fetch: () => new Response('null', { headers: { 'content-type': 'application/json' } }) }\n"
+/** The bare handler: the same JSON a session read without a session answers, no library. */
+export const BARE = "export default { fetch: () => new Response('null', { headers: { 'content-type': 'application/json' } }) }\n"
 
 /** Bundle sizes of every configuration, both libraries, both targets. */
 export async function bundleSizes() {

@@ -130,22 +130,26 @@ function autocannon(url, cookie, seconds) {
 }
 
 /**
- * Interleaved autocannon rounds against each library's server and the bare route; medians of
- * requests/s.
+ * Interleaved autocannon rounds against each library's server and (unless `floors` is false) the
+ * bare routes and the Express servers; medians of requests/s.
  */
-export async function httpSession(libs, { rounds, seconds }) {
+export async function httpSession(libs, { rounds, seconds, floors = true }) {
   const servers = Object.fromEntries(await Promise.all(libs.map(async (lib) => [lib.name, await server(lib)])))
   const { body, cookie } = servers[libs[0].name]
-  servers[BARE] = await bareServer(body, cookie)
-  servers[BARE_WEB] = await bareServer(body, cookie, { webRequest: true })
-  servers[BARE_DECRYPT] = await bareServer(body, cookie, { decrypt: true })
-  const ours = libs.find((lib) => lib.fastifyAuth && lib.name === 'authchart')
-  if (ours) servers[EXPRESS] = await expressServer(ours, ExpressAuth, { body, cookie })
-  const authjs = libs.find((lib) => lib.name === '@auth/core')
-  if (authjs) servers[AUTHJS_EXPRESS] = await expressServer(authjs, AuthjsExpressAuth, { body, cookie })
-  servers[BARE_EXPRESS] = await bareExpress(body, cookie)
-  servers[BARE_EXPRESS_DECRYPT] = await bareExpress(body, cookie, { decrypt: true })
-  const targets = [...libs, { name: BARE }, { name: BARE_WEB }, { name: BARE_DECRYPT }, ...[EXPRESS, AUTHJS_EXPRESS, BARE_EXPRESS, BARE_EXPRESS_DECRYPT].filter((name) => servers[name]).map((name) => ({ name }))]
+  // Without floors (the bench's A/B mode) only the libraries' Fastify servers run.
+  if (floors) {
+    servers[BARE] = await bareServer(body, cookie)
+    servers[BARE_WEB] = await bareServer(body, cookie, { webRequest: true })
+    servers[BARE_DECRYPT] = await bareServer(body, cookie, { decrypt: true })
+    const ours = libs.find((lib) => lib.fastifyAuth && lib.name === 'authchart')
+    if (ours) servers[EXPRESS] = await expressServer(ours, ExpressAuth, { body, cookie })
+    const authjs = libs.find((lib) => lib.name === '@auth/core')
+    if (authjs) servers[AUTHJS_EXPRESS] = await expressServer(authjs, AuthjsExpressAuth, { body, cookie })
+    servers[BARE_EXPRESS] = await bareExpress(body, cookie)
+    servers[BARE_EXPRESS_DECRYPT] = await bareExpress(body, cookie, { decrypt: true })
+  }
+  const others = [BARE, BARE_WEB, BARE_DECRYPT, EXPRESS, AUTHJS_EXPRESS, BARE_EXPRESS, BARE_EXPRESS_DECRYPT]
+  const targets = [...libs, ...others.filter((name) => servers[name]).map((name) => ({ name }))]
   const samples = Object.fromEntries(targets.map((lib) => [lib.name, []]))
   try {
     // Warm-up (JIT, lazily loaded flows), not counted.

@@ -3,14 +3,15 @@
 // and the CSRF hash).
 // Options: --quick (shorter rounds), --only <name>[,<name>], --json, --baseline <dir> (a checkout
 // of a previous authchart, built, measured in the same rounds: `git worktree add ../main main`),
-// --runtimes node,bun,deno,workerd (the edge-runtimes scenario's runtimes; all by default),
-// --http (only the latency under load: bench/http-load.js; with --quick, shorter rounds).
-import { fork } from 'node:child_process'
+// --ab (A/B against a previous commit, built once into bench/.baseline/<sha>: the merge-base with
+// main, or HEAD~1 on main; --ab-rev <rev> names another), --processes <n> (fresh processes per
+// cold-start handler), --runtimes node,bun,deno,workerd (the edge-runtimes scenario's runtimes; all
+// by default), --http (only the latency under load: bench/http-load.js; with --quick, shorter rounds).
+import { execFileSync, fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { parseArgs } from 'node:util'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Auth as AuthJs, customFetch as customFetchJs } from '@auth/core'
 import { encode as encodeJs } from '@auth/core/jwt'
 import CredentialsJs from '@auth/core/providers/credentials'
@@ -18,21 +19,29 @@ import { Auth, customFetch } from 'authchart'
 import { encode } from 'authchart/jwt'
 import Credentials from 'authchart/providers/credentials'
 import { fastifyAuth } from 'authchart/fastify'
+import { abRows } from './ab-report.js'
+import { OTHER_CASES, parseBenchArgs } from './args.js'
+import { defaultBaselineRev, ensureBaseline } from './baseline.js'
+import { coldStarts } from './cold-start.js'
 import { bundleSizes, runtimeCosts } from './edge.js'
 import { compare } from './harness.js'
 import { HTTP_FLOORS, httpSession } from './http.js'
 import { httpLoadReport } from './http-report.js'
 import { scenarios, sessionCookieSize } from './scenarios.js'
 
-const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'boolean' }, baseline: { type: 'string' }, runtimes: { type: 'string' }, http: { type: 'boolean' } },
-})
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+let values
+try {
+  values = parseBenchArgs(process.argv.slice(2), [...scenarios.map((s) => s.name), ...OTHER_CASES])
+} catch (error) {
+  console.error(`bench: ${error.message}`)
+  process.exit(2)
+}
 if (values.http) {
   await httpLoadReport(values)
   process.exit(0)
 }
-const only = values.only ? new Set(values.only.split(',')) : undefined
-const wanted = (name) => !only || only.has(name)
+const { wanted } = values
 const timing = values.quick
   ? { rounds: 3, budgetMs: 250, warmupMs: 150, httpRounds: 2, httpSeconds: 2 }
   : { rounds: 7, budgetMs: 600, warmupMs: 400, httpRounds: 5, httpSeconds: 3 }
@@ -40,9 +49,29 @@ const timing = values.quick
 const AUTHCHART = 'authchart'
 const AUTHJS = '@auth/core'
 const BASELINE = 'authchart (baseline)'
+const log = (line) => process.stderr.write(`${line}\n`)
+const git = (args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+
+// A/B: A is the baseline (a previous commit's build), B this checkout's dist/ (built from the
+// working tree by `npm run bench`). Only the two run, with no other library, so every round is
+// theirs alone.
+let ab
+if (values.ab) {
+  const rev = values.abRev ?? defaultBaselineRev(ROOT)
+  const { sha, dir, cached } = await ensureBaseline({ root: ROOT, rev, log })
+  log(`  baseline ${sha.slice(0, 12)} ${cached ? 'from the cache' : 'built'}: ${dir}`)
+  values.baseline = dir
+  const head = git(['rev-parse', 'HEAD'])
+  // What B's dist/ is built from: changes to the bench itself do not change B.
+  const dirty = git(['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench']) !== ''
+  ab = {
+    a: { name: BASELINE, rev: values.abRev ?? 'merge-base with main (HEAD~1 on main)', sha },
+    b: { name: AUTHCHART, sha: head, uncommittedChanges: dirty },
+  }
+}
 const libs = [
   { name: AUTHCHART, Auth, Credentials, encode, customFetch, fastifyAuth },
-  { name: AUTHJS, Auth: AuthJs, Credentials: CredentialsJs, encode: encodeJs, customFetch: customFetchJs },
+  ...(ab ? [] : [{ name: AUTHJS, Auth: AuthJs, Credentials: CredentialsJs, encode: encodeJs, customFetch: customFetchJs }]),
 ]
 if (values.baseline) {
   const dist = (path) => import(pathToFileURL(resolve(values.baseline, 'dist', path)).href)
@@ -77,7 +106,8 @@ try {
     const ops = {}
     const peers = { [AUTHCHART]: 'authchart', [AUTHJS]: 'authjs', [BASELINE]: 'baseline' }
     if (!scenario.floorOnly) for (const lib of libs) ops[lib.name] = await scenario.setup(lib, context)
-    for (const peer of scenario.peers ?? []) {
+    // In A/B only the two builds and the floors run: better-auth's modes would only lengthen the rounds.
+    for (const peer of (scenario.peers ?? []).filter((p) => !ab || p.peer === 'floor')) {
       ops[peer.name] = await peer.setup(libs[0])
       peers[peer.name] = peer.peer
     }
@@ -87,26 +117,46 @@ try {
     process.stderr.write(`  measured ${scenario.name}\n`)
   }
   if (wanted('http-session')) {
-    const measured = await httpSession(libs, { rounds: timing.httpRounds, seconds: timing.httpSeconds })
+    const measured = await httpSession(libs, { rounds: timing.httpRounds, seconds: timing.httpSeconds, floors: !ab })
     const peers = { [AUTHCHART]: 'authchart', [AUTHJS]: 'authjs', [BASELINE]: 'baseline', 'authchart (Express)': 'express', '@auth/express': 'express', ...Object.fromEntries(HTTP_FLOORS.map((name) => [name, 'floor'])) }
     results.push({ name: 'http-session', title: 'GET /auth/session over HTTP (Fastify, autocannon -c 10)', peers, measured })
+    log('  measured http-session')
   }
 } finally {
   op?.stop()
 }
 
+// Cold start on Node, bundled and unbundled, above a bare handler (fresh processes each).
+const coldStart = wanted('cold-start')
+  ? await coldStarts({
+      builds: [
+        { name: AUTHCHART, library: 'authchart', root: ROOT },
+        ...(values.baseline ? [{ name: BASELINE, library: 'authchart', root: resolve(values.baseline) }] : []),
+        { name: AUTHJS, library: '@auth/core', root: ROOT },
+      ],
+      processes: values.processes ?? 7,
+      log,
+    })
+  : undefined
+
 // Edge cost: bundle sizes, then cold start and session read per runtime (fresh processes each).
 const edgeBundles = wanted('edge-bundle') ? await bundleSizes() : undefined
 const edgeRuntimes = wanted('edge-runtimes')
   ? await runtimeCosts({
-      ...(values.runtimes ? { runtimes: values.runtimes.split(',') } : {}),
+      ...(values.runtimes ? { runtimes: values.runtimes } : {}),
       ...(values.quick ? { processes: 3, reads: 500 } : { processes: 7, reads: 2000 }),
-      log: (line) => process.stderr.write(`${line}\n`),
+      ...(values.processes ? { processes: values.processes } : {}),
+      log,
     })
   : undefined
 
+const libNamed = (name) => libs.find((lib) => lib.name === name)
 const cookie = wanted('cookie-size')
-  ? { authchart: await sessionCookieSize(libs[0]), authjs: await sessionCookieSize(libs[1]) }
+  ? {
+      authchart: await sessionCookieSize(libs[0]),
+      authjs: libNamed(AUTHJS) ? await sessionCookieSize(libNamed(AUTHJS)) : undefined,
+      ...(libNamed(BASELINE) ? { baseline: await sessionCookieSize(libNamed(BASELINE)) } : {}),
+    }
   : undefined
 
 /** The fastest of a scenario's better-auth modes (by ops/s), if it has any. */
@@ -132,7 +182,7 @@ const rows = results.map((r) => {
     ...(betterAuth ? { betterAuthFastest: betterAuth.name, vsBetterAuth: versus(betterAuth) } : {}),
     ...(r.measured[BASELINE] ? { vsBaseline: versus(r.measured[BASELINE]) } : {}),
   }
-  if (r.name === 'http-session') {
+  if (r.name === 'http-session' && r.measured['bare Fastify']) {
     row.fractionOfBare = ours.opsPerSec / r.measured['bare Fastify'].opsPerSec
     row.webRequestFractionOfBare = r.measured['bare Fastify + web Request'].opsPerSec / r.measured['bare Fastify'].opsPerSec
     row.decryptionFractionOfBare = r.measured['bare Fastify + decryption'].opsPerSec / r.measured['bare Fastify'].opsPerSec
@@ -221,7 +271,8 @@ const details = [
     Object.entries(r.measured).map(([lib, m]) => [r.name, lib, fmt(m.opsPerSec), fmt(m.usPerOp, 1), fmt(m.cpuUsPerOp, 1), fmt(m.cpuUsPerOpMin, 1), fmt(m.rssMb)]),
   ),
 ]
-const http = byName['http-session'] && rows.find((r) => r.name === 'http-session')
+const http = byName['http-session']?.measured['bare Fastify'] && rows.find((r) => r.name === 'http-session')
+const abTable = libNamed(BASELINE) ? abRows({ scenarios: results, coldStart }, { a: BASELINE, b: AUTHCHART }) : undefined
 const environment = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${values.quick ? 'quick' : 'full'} run, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before / ${loadavg().map((l) => l.toFixed(2)).join(' ')} after`
 const report = {
   date: new Date().toISOString(),
@@ -233,6 +284,8 @@ const report = {
   httpWebRequestOnlyFractionOfBareFastify: http?.webRequestFractionOfBare,
   httpDecryptionOnlyFractionOfBareFastify: http?.decryptionFractionOfBare,
   scenarios: rows,
+  ...(abTable ? { ab: { ...(ab ?? { a: { name: BASELINE, dir: values.baseline }, b: { name: AUTHCHART } }), rows: abTable } } : {}),
+  coldStart,
   cookieSize: cookie,
   edge: { bundles: edgeBundles, runtimes: edgeRuntimes },
 }
@@ -241,9 +294,13 @@ writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringi
 if (values.json) {
   console.log(JSON.stringify(report, null, 2))
 } else {
-  console.log(`\nauthchart vs @auth/core and better-auth — ${environment}`)
-  console.log('ratios = authchart ops/s ÷ the other\'s ops/s (medians of interleaved rounds); better-auth: its fastest mode\n')
-  if (summary.length > 1) console.log(renderTable(summary))
+  if (ab) {
+    console.log(`\nauthchart A/B against a previous commit — ${environment}`)
+  } else {
+    console.log(`\nauthchart vs @auth/core and better-auth — ${environment}`)
+    console.log('ratios = authchart ops/s ÷ the other\'s ops/s (medians of interleaved rounds); better-auth: its fastest mode\n')
+    if (summary.length > 1) console.log(renderTable(summary))
+  }
   if (floor) {
     console.log(
       `\nfloor: session read ${fmt(floor.sessionReadCpuUs, 1)} CPU µs = ${fmt(floor.multiple, 2)} × (trivial route ${fmt(floor.trivialRouteCpuUs, 1)} + node:crypto decryption ${fmt(floor.decryptCpuUs, 1)}); target ≤ 1.5×: ${floor.multiple <= 1.5 ? 'PASS' : 'MISS'}; from each one's cheapest round ${fmt(floor.bestRoundMultiple, 2)}×`,
@@ -266,7 +323,42 @@ if (values.json) {
       console.log(`HTTP (Express): authchart/express at ${pct(e.authchartFractionOfFloor)} of the Express floor route, @auth/express at ${pct(e.authjsFractionOfFloor)}; CPU µs/request ${fmt(e.authchartCpuUs, 1)} / ${fmt(e.authjsCpuUs, 1)} / floor ${fmt(e.floorCpuUs, 1)}; the floor route at ${pct(e.floorFractionOfBare)} of bare Express`)
     }
   }
-  if (cookie) console.log(`session cookie: ${cookie.authchart} chars vs @auth/core ${cookie.authjs}`)
+  if (cookie) console.log(`session cookie: ${cookie.authchart} chars${cookie.authjs ? ` vs @auth/core ${cookie.authjs}` : ''}${cookie.baseline ? `, baseline ${cookie.baseline}` : ''}`)
+  if (coldStart) {
+    const kib = (bytes) => fmt(bytes / 1024)
+    console.log(`\ncold start on Node (import + first session read; median of ${coldStart.processes} fresh processes per handler, order alternating), above the bare handler's ${fmt(coldStart.bare.coldMs, 1)} ms wall / ${fmt(coldStart.bare.cpuMs, 1)} ms process CPU`)
+    console.log(
+      renderTable([
+        ['build', 'shape', 'wall ms (above bare)', 'CPU ms (above bare)', 'files loaded', 'KiB loaded'],
+        ...coldStart.handlers.map((h) => [
+          h.build,
+          h.shape,
+          `${fmt(h.coldMs, 1)} (+${fmt(h.aboveBare.coldMs, 1)})`,
+          `${fmt(h.cpuMs, 1)} (+${fmt(h.aboveBare.cpuMs, 1)})`,
+          fmt(h.loaded.files),
+          kib(h.loaded.bytes),
+        ]),
+      ]),
+    )
+  }
+  if (coldStart) {
+    for (const h of coldStart.handlers.filter((h) => h.shape === 'unbundled')) {
+      const parts = Object.entries(h.loaded.byPackage).sort((x, y) => y[1].bytes - x[1].bytes)
+      console.log(`  ${h.build}, unbundled, loaded: ${parts.map(([name, p]) => `${name} ${p.files} / ${fmt(p.bytes / 1024)} KiB`).join(', ')}`)
+    }
+  }
+  if (abTable?.length) {
+    const label = (side) => [side.name, side.sha ? side.sha.slice(0, 12) : side.dir, side.uncommittedChanges ? '+ uncommitted changes' : ''].filter(Boolean).join(' ')
+    const sides = report.ab
+    console.log(`\nA/B, interleaved in this run: A = ${label(sides.a)}, B = ${label(sides.b)}`)
+    console.log('B/A below 1: B costs less (CPU, ms, files, KiB); for ops/s above 1: B is faster')
+    console.log(
+      renderTable([
+        ['case', 'metric', 'A', 'B', 'B/A'],
+        ...abTable.map((r) => [r.case, r.metric, fmt(r.a, r.metric === 'ops/s' || r.metric === 'files loaded' ? 0 : 1), fmt(r.b, r.metric === 'ops/s' || r.metric === 'files loaded' ? 0 : 1), `${fmt(r.ratio, 3)}`]),
+      ]),
+    )
+  }
   if (edgeBundles) {
     const kb = (bytes) => fmt(bytes / 1024)
     console.log('\nbundles (esbuild, minified, KB / gzipped KB; edge: workerd conditions, node: ESM for Node); target for credentials ≤ 1.5× @auth/core')

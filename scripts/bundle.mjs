@@ -63,8 +63,12 @@ const LIBRARIES = {
   },
 }
 
-/** The entry module of one configuration for one library: a default `{ fetch }` handler. */
-export function entrySource(library, configuration) {
+/**
+ * The entry module of one configuration for one library: a default `{ fetch }` handler.
+ * `resolveSpecifier` rewrites each import's specifier (an unbundled entry outside the package
+ * imports the built files by URL); by default the package names stay, for the bundler to resolve.
+ */
+export function entrySource(library, configuration, { resolveSpecifier = (specifier) => specifier } = {}) {
   const lib = LIBRARIES[library]
   const upTo = CONFIGURATIONS.slice(1, CONFIGURATIONS.indexOf(configuration) + 1)
   const needsAdapter = upTo.includes('email') || upTo.includes('passkey')
@@ -88,6 +92,7 @@ export function entrySource(library, configuration) {
   ]
     .filter(Boolean)
     .join('\n')
+    .replace(/^(import .* from )'([^']+)'$/gm, (_, head, specifier) => `${head}'${resolveSpecifier(specifier)}'`)
 }
 
 const NODE_BUILTINS = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)]
@@ -102,10 +107,10 @@ export const TARGETS = {
  * The esbuild options both bundle shapes share: one configuration's entry module, bundled and
  * minified as ESM for `target`. The caller adds where the output goes (and, split, the chunking).
  */
-function buildOptions({ library, configuration, target, strictEdge }) {
+function buildOptions({ library, configuration, target, strictEdge, root = ROOT }) {
   const options = TARGETS[target]
   return {
-    stdin: { contents: entrySource(library, configuration), resolveDir: ROOT, loader: 'js', sourcefile: `${configuration}.mjs` },
+    stdin: { contents: entrySource(library, configuration), resolveDir: root, loader: 'js', sourcefile: `${configuration}.mjs` },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -122,11 +127,12 @@ function buildOptions({ library, configuration, target, strictEdge }) {
 
 /**
  * Bundles one configuration of one library for one target; returns the sizes, the metafile and
- * the output path.
+ * the output path. `root` is the checkout the package names resolve from (by default this one; the
+ * bench's A/B mode passes a previous commit's built copy).
  */
-export async function bundle({ library, configuration, target, outdir, strictEdge = false }) {
+export async function bundle({ library, configuration, target, outdir, strictEdge = false, root = ROOT }) {
   const outfile = join(outdir, `${target}-${library.replace(/[@/]/g, '_')}-${configuration}.mjs`)
-  const result = await build({ ...buildOptions({ library, configuration, target, strictEdge }), outfile })
+  const result = await build({ ...buildOptions({ library, configuration, target, strictEdge, root }), outfile })
   const code = readFileSync(outfile)
   return { library, configuration, target, outfile, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, metafile: result.metafile }
 }
