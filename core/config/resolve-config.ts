@@ -33,6 +33,7 @@ import { signInCompletionFlowFor } from '../flows/signin-completion/flow.js'
 import type { FlowModule } from '../flows/types.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { AuthConfigStruct, MIN_SECRET_LENGTH, type ValidatedConfig } from './structs.js'
+import { compileTrustedHosts } from './trusted-hosts.js'
 import type {
   ResolvedAvailability,
   ResolvedConfig,
@@ -329,7 +330,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
     }),
     pages: Object.freeze({ ...validated.pages }),
     theme: Object.freeze({ ...validated.theme }) as Required<Theme>,
-    trustHost: validated.trustHost === true,
+    trustHost: validated.trustHost === true || Array.isArray(validated.trustHost),
+    ...(Array.isArray(validated.trustHost) ? { trustedHosts: compileTrustedHosts(validated.trustHost) } : {}),
     csrfDisabled: validated.skipCSRFCheck !== undefined,
     raw: validated.raw !== undefined,
     debug: validated.debug,

@@ -27,6 +27,7 @@ import {
 } from 'superstruct'
 import { raw, skipCSRFCheck } from '../symbols.js'
 import { compileOriginPattern } from './origins.js'
+import { parseTrustedHost } from './trusted-hosts.js'
 
 /** Secrets shorter than this are refused (spec §5.1, §8). */
 export const MIN_SECRET_LENGTH = 32
@@ -203,7 +204,19 @@ export const AuthConfigStruct = object({
     }),
     {},
   ),
-  trustHost: optional(boolean()),
+  trustHost: optional(
+    union([
+      boolean(),
+      size(
+        array(refine(string(), 'TrustedHost', (entry) => {
+          const parsed = parseTrustedHost(entry)
+          return typeof parsed !== 'string' || parsed
+        })),
+        1,
+        Infinity,
+      ),
+    ]),
+  ),
   useSecureCookies: optional(boolean()),
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
