@@ -126,7 +126,7 @@ function failure(
     return logoutRequestRefused(error instanceof RequestError ? error.message : 'no OpenID Connect provider with this id')
   }
   if (error instanceof RequestError) {
-    return jsonAnswer('Bad request.', error.status)
+    return jsonAnswer(error.status === 404 ? 'Not found.' : 'Bad request.', error.status)
   }
   if (routeFor(request, config, table)?.failure === 'json-null') {
     return jsonAnswer(null, 400)
@@ -243,7 +243,7 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
         return logoutRequestRefused(error instanceof RequestError ? error.message : 'bad request')
       }
       const status = error instanceof RequestError ? error.status : 400
-      return jsonAnswer('Bad request.', status)
+      return jsonAnswer(status === 404 ? 'Not found.' : 'Bad request.', status)
     }
     if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
     const resolved = resolution.config
