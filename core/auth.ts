@@ -7,6 +7,7 @@
  */
 import { JSON_ACTIONS, PAGE_ACTIONS } from './actions.js'
 import { resolveConfig, type ResolvedConfig } from './config/resolve-config.js'
+import { isTrustedHost, unlistedHostMessage } from './config/trusted-hosts.js'
 import {
   AuthError,
   ErrorPageLoop,
@@ -125,7 +126,7 @@ function failure(
     return logoutRequestRefused(error instanceof RequestError ? error.message : 'no OpenID Connect provider with this id')
   }
   if (error instanceof RequestError) {
-    return jsonAnswer('Bad request.', error.status)
+    return jsonAnswer(error.status === 404 ? 'Not found.' : 'Bad request.', error.status)
   }
   if (routeFor(request, config, table)?.failure === 'json-null') {
     return jsonAnswer(null, 400)
@@ -242,7 +243,7 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
         return logoutRequestRefused(error instanceof RequestError ? error.message : 'bad request')
       }
       const status = error instanceof RequestError ? error.status : 400
-      return jsonAnswer('Bad request.', status)
+      return jsonAnswer(status === 404 ? 'Not found.' : 'Bad request.', status)
     }
     if (!resolution.ok) return configurationFailure(parsed, resolution.error, logger, config)
     const resolved = resolution.config
@@ -251,6 +252,14 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
       const href = typeof source.url === 'string' ? source.url : source.url.href
       const untrusted = new UntrustedHost(`Host must be trusted. URL was: ${href}`)
       return configurationFailure(parsed, untrusted, logger, config)
+    }
+    if (resolved.trustedHosts) {
+      // A forged Host is refused before any route can put it in a link, a redirect or a cookie.
+      const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+      if (!isTrustedHost(resolved.trustedHosts, url)) {
+        logger.error(new UntrustedHost(unlistedHostMessage(url)))
+        return jsonAnswer('Bad request.', 400)
+      }
     }
 
     // The first request of a configuration with an OAuth, e-mail or WebAuthn provider loads its flow.

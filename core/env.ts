@@ -20,7 +20,8 @@ export type EnvObject = Record<string, string | undefined>
  * - `redirectProxyUrl` from `AUTH_REDIRECT_PROXY_URL`, `redirectProxyOrigins` from
  *   `AUTH_REDIRECT_PROXY_ORIGINS` (comma-separated origins);
  * - `trustHost` from the first *defined* of `AUTH_URL`, `AUTH_TRUST_HOST`, `VERCEL`, `CF_PAGES`,
- *   `NODE_ENV !== 'production'` (so `AUTH_TRUST_HOST=false` still trusts, as in Auth.js);
+ *   `NODE_ENV !== 'production'` (so `AUTH_TRUST_HOST=false` still trusts, as in Auth.js); a
+ *   `trustHost` list gets `AUTH_URL`'s origin added;
  * - provider credentials from `AUTH_<ID>_ID`, `_SECRET`, `_ISSUER` (OAuth) and `_KEY` (email).
  */
 export function setEnvDefaults(
@@ -56,6 +57,11 @@ export function setEnvDefaults(
   config.redirectProxyUrl ??= envObject.AUTH_REDIRECT_PROXY_URL
   const proxyOrigins = envObject.AUTH_REDIRECT_PROXY_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean)
   if (proxyOrigins?.length) config.redirectProxyOrigins ??= proxyOrigins
+  // A list of trusted hosts also answers for AUTH_URL's: the integrations build every URL from it.
+  if (Array.isArray(config.trustHost) && envObject.AUTH_URL && URL.canParse(envObject.AUTH_URL)) {
+    const { origin } = new URL(envObject.AUTH_URL)
+    if (!config.trustHost.includes(origin)) config.trustHost = [...config.trustHost, origin]
+  }
   config.trustHost ??= Boolean(
     envObject.AUTH_URL ??
       envObject.AUTH_TRUST_HOST ??

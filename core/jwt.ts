@@ -127,6 +127,24 @@ export function decodeNow<Payload = JWT>(params: JWTDecodeParams): Payload | nul
   throw new Error('no matching decryption secret')
 }
 
+/**
+ * Whether `token` was sealed under `secret` (its `kid` is that secret's key id for `salt`), without
+ * decrypting it. For rotation: what an older secret of the list sealed is sealed again under the
+ * first. A token without a `kid`, or one that is not a JWE, counts as not sealed under it.
+ */
+export function isSealedWith(token: string, secret: string, salt: string): boolean | Promise<boolean> {
+  const header = token.slice(0, token.indexOf('.'))
+  let kid: unknown
+  try {
+    kid = (JSON.parse(new TextDecoder().decode(base64url.decode(header))) as { kid?: unknown }).kid
+  } catch {
+    return false
+  }
+  if (typeof kid !== 'string') return false
+  const derived = deriveKey(ENC, secret, salt)
+  return derived instanceof Promise ? derived.then((key) => key.kid === kid) : derived.kid === kid
+}
+
 async function decodeFastAsync<Payload>(
   fast: Extract<ReturnType<typeof parseCbcHs512>, { handled: true }>,
   secrets: readonly string[],

@@ -71,6 +71,8 @@ const WARNING_TEXT: Record<WarningCode, string> = {
     'An `afterFirstSignIn` step runs on every sign-in: the adapter has no getCompletedSteps/recordCompletedStep to remember that a user completed it.',
   'session-cache-ignored':
     '`session.cache` applies to database sessions only: with JWT sessions (the session is in its cookie already) it is ignored.',
+  'short-secret-for-reading':
+    'An older secret in `secret` is shorter than 32 characters: it only opens what it sealed before, and each session it opens is sealed again under the first secret. Remove it once your sessions have been renewed (after `session.maxAge`).',
 }
 
 /** Warnings the default logger prints once per process: they describe the setup, not a request. */
@@ -80,6 +82,7 @@ const ONCE_PER_PROCESS = new Set<WarningCode>([
   'csrf-disabled',
   'after-first-sign-in-unrecorded',
   'session-cache-ignored',
+  'short-secret-for-reading',
 ])
 const printedOnce = new Set<WarningCode>()
 

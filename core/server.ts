@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { isTrustedHost, unlistedHostMessage } from './config/trusted-hosts.js'
 import { resolveConfig, type ResolvedConfig } from './config/resolve-config.js'
 import { parseCookieHeader, type RequestCookies } from './cookies.js'
 import {
@@ -224,6 +225,10 @@ function readyConfig(config: Omit<AuthConfig, 'raw'>, request: ServerRequest): R
   if (!resolution.ok) throw resolution.error
   const resolved = resolution.config
   if (!resolved.trustHost) throw new UntrustedHost(`Host must be trusted. URL was: ${request.origin}`)
+  if (resolved.trustedHosts) {
+    const url = new URL(request.origin)
+    if (!isTrustedHost(resolved.trustedHosts, url)) throw new UntrustedHost(unlistedHostMessage(url))
+  }
   const loading = loadFlowModules(resolved.providers)
   return loading ? loading.then(() => resolved) : resolved
 }

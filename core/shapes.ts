@@ -369,6 +369,7 @@ export type WarningCode =
   | 'inspector-refused-remote-client'
   | 'after-first-sign-in-unrecorded'
   | 'session-cache-ignored'
+  | 'short-secret-for-reading'
   | 'flow-restarted-after-update'
   | 'rate-limit-unchecked'
 

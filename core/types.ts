@@ -366,8 +366,15 @@ export interface AuthConfig {
    * ends every one of them.
    */
   flows?: readonly RegisteredFlow[] | undefined
-  /** Trust the request's host (and, in integrations, forwarded headers). */
-  trustHost?: boolean | undefined
+  /**
+   * Trust the request's host. `true` trusts any host (as Auth.js does: fine behind a proxy that
+   * sets `Host`, or with `AUTH_URL`); a list trusts only these hosts (`'app.example.com'`, any
+   * port), hosts with a port (`'localhost:3000'`) or origins (`'https://app.example.com'`), and
+   * answers a request for any other host 400 before any route runs, so a forged `Host` never
+   * reaches an e-mailed link, a redirect or a cookie. `AUTH_URL`'s host is added to a list by
+   * `setEnvDefaults`.
+   */
+  trustHost?: boolean | readonly string[] | undefined
   useSecureCookies?: boolean | undefined
   /**
    * Development hook: receives a trace of every flow run (states, event types, transitions taken;

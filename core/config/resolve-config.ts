@@ -32,7 +32,8 @@ import { builtInFlows } from '../flows/registry.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion/flow.js'
 import type { FlowModule } from '../flows/types.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
+import { AuthConfigStruct, MIN_SECRET_LENGTH, type ValidatedConfig } from './structs.js'
+import { compileTrustedHosts } from './trusted-hosts.js'
 import type {
   ResolvedAvailability,
   ResolvedConfig,
@@ -292,6 +293,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
+  if (secrets.slice(1).some((secret) => secret.length < MIN_SECRET_LENGTH)) logger.warn('short-secret-for-reading')
   if (hasWebAuthn) logger.warn('experimental-webauthn')
   // A step after the first sign-in then runs on every sign-in: nothing records that it was completed.
   if (source.extensions?.some((e) => e.at === 'afterFirstSignIn') && !(adapter?.getCompletedSteps && adapter.recordCompletedStep)) {
@@ -328,7 +330,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
     }),
     pages: Object.freeze({ ...validated.pages }),
     theme: Object.freeze({ ...validated.theme }) as Required<Theme>,
-    trustHost: validated.trustHost === true,
+    trustHost: validated.trustHost === true || Array.isArray(validated.trustHost),
+    ...(Array.isArray(validated.trustHost) ? { trustedHosts: compileTrustedHosts(validated.trustHost) } : {}),
     csrfDisabled: validated.skipCSRFCheck !== undefined,
     raw: validated.raw !== undefined,
     debug: validated.debug,

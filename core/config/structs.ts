@@ -27,6 +27,7 @@ import {
 } from 'superstruct'
 import { raw, skipCSRFCheck } from '../symbols.js'
 import { compileOriginPattern } from './origins.js'
+import { parseTrustedHost } from './trusted-hosts.js'
 
 /** Secrets shorter than this are refused (spec §5.1, §8). */
 export const MIN_SECRET_LENGTH = 32
@@ -34,13 +35,42 @@ export const MIN_SECRET_LENGTH = 32
 /** Where a missing or short secret error sends the developer. */
 export const SECRET_HINT = 'generate one with `npx authchart secret`'
 
+/**
+ * What a lone short secret's error says: the fix that keeps today's sessions. An app switching from
+ * Auth.js (which accepts any length) keeps its old secret for reading, behind a new one.
+ */
+export const SHORT_SECRET_FIX =
+  "to keep today's sessions, make a new one and keep the old one after it, for reading only: " +
+  '`secret: [process.env.AUTH_SECRET_1, process.env.AUTH_SECRET]` with AUTH_SECRET_1 the new secret ' +
+  `(${SECRET_HINT})`
+
 const Secret = refine(
   string(),
   'Secret',
   (value) =>
     value.length >= MIN_SECRET_LENGTH ||
-    `must be at least ${MIN_SECRET_LENGTH} characters long (${SECRET_HINT})`,
+    `must be at least ${MIN_SECRET_LENGTH} characters long; ${SHORT_SECRET_FIX}`,
 )
+
+/**
+ * A rotation list: the first secret encrypts and signs everything new, so it must be long; an
+ * older one only opens what it sealed before (sessions, flow cookies), so it may be as short as
+ * Auth.js allowed, and what it opens is sealed again under the first.
+ */
+const SecretList = refine(
+  size(array(string()), 1, Infinity),
+  'SecretList',
+  (list) => {
+    if (list[0]!.length < MIN_SECRET_LENGTH) {
+      return `the first secret encrypts, so it must be at least ${MIN_SECRET_LENGTH} characters long (${SECRET_HINT}); older secrets after it may be shorter`
+    }
+    const empty = list.findIndex((secret) => secret.length === 0)
+    return empty === -1 || `secret ${empty} is empty`
+  },
+)
+
+/** The `secret` option: one long secret, or a rotation list newest first. */
+const SecretOption = union([Secret, SecretList])
 
 const BasePath = refine(
   string(),
@@ -96,7 +126,7 @@ const AuditSinkStruct = union([func(), literal('logger'), type({ write: func() }
 
 export const AuthConfigStruct = object({
   providers: defaulted(array(ProviderInput), []),
-  secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
+  secret: optional(SecretOption),
   adapter: optional(type({})),
   basePath: defaulted(BasePath, '/auth'),
   callbacks: optional(
@@ -133,7 +163,7 @@ export const AuthConfigStruct = object({
   experimental: defaulted(object({ enableWebAuthn: defaulted(boolean(), false) }), {}),
   jwt: optional(
     object({
-      secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
+      secret: optional(SecretOption),
       maxAge: optional(SecondsStruct),
       encode: optional(func()),
       decode: optional(func()),
@@ -174,7 +204,19 @@ export const AuthConfigStruct = object({
     }),
     {},
   ),
-  trustHost: optional(boolean()),
+  trustHost: optional(
+    union([
+      boolean(),
+      size(
+        array(refine(string(), 'TrustedHost', (entry) => {
+          const parsed = parseTrustedHost(entry)
+          return typeof parsed !== 'string' || parsed
+        })),
+        1,
+        Infinity,
+      ),
+    ]),
+  ),
   useSecureCookies: optional(boolean()),
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),

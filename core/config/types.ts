@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { TrustedHosts } from './trusted-hosts.js'
 import type { Struct } from 'superstruct'
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
@@ -95,6 +96,8 @@ export interface ResolvedConfig {
   readonly pages: Readonly<Partial<PagesOptions>>
   readonly theme: Readonly<Required<Theme>>
   readonly trustHost: boolean
+  /** `trustHost` given as a list: only these hosts are answered. */
+  readonly trustedHosts?: TrustedHosts
   readonly csrfDisabled: boolean
   readonly raw: boolean
   readonly debug: boolean

@@ -208,7 +208,8 @@ export async function parseRequest(request: Request, basePath: string): Promise<
  * @throws {RequestError} as {@link parseRequest} (synchronously, or as a rejection).
  */
 export function parseSource(source: RequestSource, basePath: string): ParsedRequest | Promise<ParsedRequest> {
-  const method = source.method
+  // HEAD is answered as GET; the server that writes the response drops its body, as HTTP asks.
+  const method = source.method === 'HEAD' ? 'GET' : source.method
   if (method !== 'GET' && method !== 'POST') {
     throw new RequestError('Only GET and POST requests are supported')
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { decode, decodeNow, encode, type JWT } from '../jwt.js'
+import { decode, decodeNow, encode, isSealedWith, type JWT } from '../jwt.js'
 import type { RequestContext } from '../http/context.js'
 
 function jwtParams(ctx: RequestContext) {
@@ -40,4 +40,17 @@ export function decodeSessionTokenNow(ctx: RequestContext, token: string): JWT |
   if (!jwt.decode) return decodeNow({ token, secret: jwt.secret, salt: ctx.cookies.sessionToken.name })
   const params = jwtParams(ctx)
   return Promise.resolve(params.decode({ ...params, token }))
+}
+
+/**
+ * Whether the session cookie's token was sealed under an older secret of the rotation list, so the
+ * read seals it again under the first (an app switching from a short Auth.js secret keeps its
+ * sessions and can drop the old secret once they are renewed). Only with the built-in codec and a
+ * list of secrets: an application's own codec decides for itself.
+ */
+export function isSealedUnderOlderSecret(ctx: RequestContext, token: string): boolean | Promise<boolean> {
+  const { jwt } = ctx.config
+  if (!token || jwt.decode || !Array.isArray(jwt.secret) || jwt.secret.length < 2) return false
+  const sealed = isSealedWith(token, jwt.secret[0]!, ctx.cookies.sessionToken.name)
+  return sealed instanceof Promise ? sealed.then((first) => !first) : !sealed
 }

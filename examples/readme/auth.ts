@@ -16,7 +16,8 @@ function verify(username: unknown, password: unknown) {
 
 export const config = {
   secret: process.env.AUTH_SECRET, // at least 32 characters: `npx authchart secret` makes one
-  trustHost: true,
+  // In production, only the hosts you serve: a forged Host gets 400, never a link or a redirect.
+  trustHost: process.env.NODE_ENV === 'production' ? ['app.example.com'] : true,
   providers: [
     Credentials({
       credentials: { username: {}, password: { type: 'password' } },

@@ -7,7 +7,8 @@ const env = process.env
 
 export const config = {
   secret: env.AUTH_SECRET,
-  trustHost: true,
+  // In production, only the hosts you serve: a forged Host gets 400, never a link or a redirect.
+  trustHost: process.env.NODE_ENV === 'production' ? ['app.example.com'] : true,
   providers: [
     GitHub({ clientId: env.AUTH_GITHUB_ID, clientSecret: env.AUTH_GITHUB_SECRET }),
     Google({ clientId: env.AUTH_GOOGLE_ID, clientSecret: env.AUTH_GOOGLE_SECRET, refreshTokens: true }),

@@ -6,7 +6,8 @@ const env = process.env
 
 export const config = {
   secret: env.AUTH_SECRET,
-  trustHost: true,
+  // In production, only the hosts you serve: a forged Host gets 400, never a link or a redirect.
+  trustHost: env.NODE_ENV === 'production' ? ['app.example.com'] : true,
   adapter,
   experimental: { enableWebAuthn: true }, // experimental, as in Auth.js
   providers: [

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isTrustedHost, unlistedHostMessage } from '../../core/config/trusted-hosts.js'
 import { isRoutedAction } from '../../core/actions.js'
 import { Auth } from '../../core/auth.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
@@ -145,6 +146,9 @@ export async function serverAction(
   }
   const resolved = assertConfig(config as AuthConfig)
   if (!resolved.trustHost) throw new UntrustedHost(`Host must be trusted. URL was: ${request.origin}`)
+  if (resolved.trustedHosts && !isTrustedHost(resolved.trustedHosts, new URL(request.origin))) {
+    throw new UntrustedHost(unlistedHostMessage(new URL(request.origin)))
+  }
   if (input.providerId === undefined || !resolved.providerById.has(input.providerId)) {
     const signInPage = resolved.pages.signIn ?? `${request.origin}${resolved.basePath === '/' ? '' : resolved.basePath}/signin`
     return { url: `${signInPage}?${new URLSearchParams({ callbackUrl: input.redirectTo })}`, cookies: [] }

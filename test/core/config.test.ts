@@ -31,7 +31,7 @@ describe('misconfiguration', () => {
     await expectConfigurationFailure({ secret: 'short', trustHost: true, providers: [], logger })
     const error = logger.error.mock.calls[0]![0]
     expect(error).toBeInstanceOf(ConfigError)
-    expect(error.message).toMatch(/^config\.secret: .*at least 32 characters long \(generate one with `npx authchart secret`\)$/)
+    expect(error.message).toMatch(/^config\.secret: .*at least 32 characters long; to keep today's sessions, .*\(generate one with `npx authchart secret`\)$/)
   })
 
   it('refuses an untrusted host, logging UntrustedHost with the URL', async () => {

@@ -1,7 +1,7 @@
 import * as authjs from '@auth/core/jwt'
 import { decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { decode, encode, getToken } from '../../core/jwt.js'
+import { decode, encode, getToken, isSealedWith } from '../../core/jwt.js'
 
 const SECRET = 'test-secret-that-is-long-enough-for-hkdf-0123456789'
 const SALT = '__Secure-authjs.session-token'
@@ -106,5 +106,27 @@ describe('getToken', () => {
     const token = await encode({ token: claims, secret: SECRET, salt: 'authjs.session-token' })
     const req = { headers: { cookie: `authjs.session-token=${token}; authjs.session-token-evil=x` } }
     expect(await getToken({ req, secret: SECRET })).toMatchObject(claims)
+  })
+})
+
+describe('isSealedWith: which secret of a rotation sealed a token', () => {
+  const OLD = 'sixteen-chars-ok'
+
+  it('names the secret whose key id the token carries, for its salt only', async () => {
+    const token = await authjs.encode({ token: claims, secret: OLD, salt: SALT })
+    expect(await isSealedWith(token, OLD, SALT)).toBe(true)
+    expect(await isSealedWith(token, SECRET, SALT)).toBe(false)
+    expect(await isSealedWith(token, OLD, 'authjs.session-token')).toBe(false)
+    const ours = await encode({ token: claims, secret: [SECRET, OLD], salt: SALT })
+    expect(await isSealedWith(ours, SECRET, SALT)).toBe(true)
+    expect(await isSealedWith(ours, OLD, SALT)).toBe(false)
+  })
+
+  it('counts a token without a readable kid as not sealed with it', async () => {
+    expect(await isSealedWith('not-a-token', SECRET, SALT)).toBe(false)
+    const header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' })).toString('base64url')
+    expect(await isSealedWith(`${header}..iv.ct.tag`, SECRET, SALT)).toBe(false)
+    const numericKid = Buffer.from(JSON.stringify({ alg: 'dir', kid: 7 })).toString('base64url')
+    expect(await isSealedWith(`${numericKid}..iv.ct.tag`, SECRET, SALT)).toBe(false)
   })
 })

@@ -26,6 +26,22 @@ describe('request parsing', () => {
     await badRequest(authRequest({ path }))
   })
 
+  it('answers HEAD as GET: same status, headers and cookies (the server writing it drops the body)', async () => {
+    for (const path of ['/auth/signin', '/auth/session', '/auth/providers', '/auth/csrf', '/auth/signout']) {
+      const get = await Auth(authRequest({ path }), testConfig())
+      const head = await Auth(authRequest({ path, method: 'HEAD' }), testConfig())
+      expect(head.status, path).toBe(get.status)
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'))
+      expect(head.headers.getSetCookie().map((c) => c.split('=')[0]), path).toEqual(get.headers.getSetCookie().map((c) => c.split('=')[0]))
+    }
+  })
+
+  it('answers a step of a flow that does not exist 404 "Not found."', async () => {
+    const response = await Auth(authRequest({ path: '/auth/step/nope' }), testConfig())
+    expect(response.status).toBe(404)
+    expect(await response.json()).toBe('Not found.')
+  })
+
   it('tolerates trailing and doubled slashes', async () => {
     const response = await Auth(authRequest({ path: '/auth//providers/' }), testConfig())
     expect(response.status).toBe(200)

@@ -32,8 +32,8 @@ afterAll(async () => {
 })
 
 /** An app in the documented shape: auth routes, `res.locals.session`, a protected page. */
-async function documentedApp(mount: string, options: { parsers?: boolean } = {}) {
-  const config = makeConfig()
+async function documentedApp(mount: string, options: { parsers?: boolean; listHosts?: boolean } = {}) {
+  const config = makeConfig({ listHosts: options.listHosts ?? false })
   const app = express()
   if (options.parsers) app.use(express.json(), express.urlencoded({ extended: true }))
   app.use(mount, ExpressAuth(config))
@@ -71,9 +71,9 @@ async function signIn(origin: string, base: string, jar: CookieJar, json = false
 describe('Express: the request URL', () => {
   let port = 0
   beforeAll(async () => {
-    port = (await documentedApp('/auth')).port
+    port = (await documentedApp('/auth', { listHosts: true })).port
   })
-  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET) })
+  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET), listsHosts: true })
 })
 
 describe('Express: the middleware', () => {

@@ -11,7 +11,7 @@ import { rawRequest } from '../fixtures/raw-http.js'
 import { attackTargetConfig, originAttackSuite, staleSessionCookie } from './origin-attacks.js'
 import { recentAuthSuite, signInOverHttp } from './recent-auth-suite.js'
 
-const config = attackTargetConfig()
+const config = attackTargetConfig({ listHosts: true })
 
 let app: FastifyInstance
 let port = 0
@@ -34,7 +34,7 @@ afterAll(async () => {
 })
 
 describe('Fastify: the request URL', () => {
-  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET) })
+  originAttackSuite({ port: () => port, oauthProvider: 'op', staleSession: () => staleSessionCookie(SECRET), listsHosts: true })
 })
 
 describe('Fastify: the request URL under proxy trust or AUTH_URL', () => {
@@ -43,7 +43,7 @@ describe('Fastify: the request URL under proxy trust or AUTH_URL', () => {
     Object.assign(process.env, env)
     try {
       const other = Fastify({ trustProxy })
-      await other.register(fastifyAuth, { ...config })
+      await other.register(fastifyAuth, { ...config, trustHost: true })
       const address = await other.listen({ port: 0, host: '127.0.0.1' })
       return { other, port: Number(new URL(address).port) }
     } finally {

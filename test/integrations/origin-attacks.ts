@@ -18,10 +18,11 @@ import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
  * A config for the suite: credentials, and an OAuth provider `op` whose endpoints are never
  * reached (the suite stops at the redirect to it).
  */
-export function attackTargetConfig() {
+export function attackTargetConfig(options: { listHosts?: boolean } = {}) {
   return {
     secret: SECRET,
-    trustHost: true,
+    // Listed: only the loopback host the tests' servers listen on (any port); a forged Host is refused.
+    trustHost: options.listHosts ? ['127.0.0.1'] : (true as boolean | string[]),
     logger: spyLogger(),
     providers: [
       credentialsProvider(),
@@ -67,6 +68,8 @@ export interface OriginAttackTarget {
    * browser is tried.
    */
   staleSession?: () => Promise<string>
+  /** The app's `trustHost` lists its hosts (`attackTargetConfig`'s does): a forged `Host` is refused. */
+  listsHosts?: boolean
 }
 
 /** A `Cookie` header with a JWT session sealed with `secret` whose password was proven an hour ago. */
@@ -106,6 +109,28 @@ export function originAttackSuite(target: OriginAttackTarget): void {
         expect(response.headers.get('set-cookie')).toBeUndefined()
         expect(response.body).not.toContain('<form')
       }
+    })
+  }
+
+  if (target.listsHosts) {
+    it('refuses a forged Host with 400 on every route, before anything is sent, sealed or redirected', async () => {
+      for (const path of [`${base}/${page}`, `${base}/csrf`, `${base}/session`, `${base}/signin/${target.oauthProvider}`, `${base}/reauthenticate?callbackUrl=%2F`]) {
+        const response = await rawRequest(target.port(), { method: 'GET', target: path, headers: { host: EVIL, accept: 'text/html' } })
+        expect(response.status, path).toBe(400)
+        expect(response.headers.get('set-cookie'), path).toBeUndefined()
+        expect(response.headers.get('location'), path).toBeUndefined()
+        expect(response.body, path).not.toContain(EVIL)
+      }
+      const csrf = await rawRequest(target.port(), { target: `${base}/csrf`, headers: { host: host() } })
+      const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
+      const post = await rawRequest(target.port(), {
+        method: 'POST',
+        target: `${base}/signin/${target.oauthProvider}`,
+        headers: { host: EVIL, cookie: cookieHeader(csrf), 'content-type': 'application/x-www-form-urlencoded', origin: `http://${EVIL}` },
+        body: new URLSearchParams({ csrfToken }).toString(),
+      })
+      expect(post.status).toBe(400)
+      expect(post.headers.get('set-cookie')).toBeUndefined()
     })
   }
 

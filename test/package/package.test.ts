@@ -83,6 +83,23 @@ describe('the package', () => {
     expect(output).toContain('All good!')
   })
 
+  it('resolves every subpath for ESM consumers and bundlers (attw --profile esm-only)', () => {
+    // ESM only, as README says: node10 and CommonJS resolutions are out of the profile.
+    // Packed here without scripts: `prepack` would rebuild from sources this folder does not have.
+    const [{ filename }] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmpdir()], { cwd: root, encoding: 'utf8', stdio: 'pipe' }),
+    ) as [{ filename: string }]
+    const tarball = join(tmpdir(), filename)
+    let output: string
+    try {
+      output = execFileSync(join(checkout, 'node_modules/.bin/attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { cwd: root, encoding: 'utf8' })
+    } finally {
+      rmSync(tarball, { force: true })
+    }
+    const report = JSON.parse(output) as { analysis: { problems: unknown[] }; problems?: unknown[] }
+    expect(report.analysis.problems.filter((p) => !['node10', 'node16-cjs'].includes((p as { resolutionKind?: string }).resolutionKind ?? ''))).toEqual([])
+  }, 240_000)
+
   it('is importable by plain node under its own name, subpath by subpath', () => {
     const names = JSON.parse(
       node(`

@@ -22,7 +22,7 @@ import { storeAccountTokens } from '../account.js'
 import { cachedStoredSession, readJwtSession, type StoredSession } from '../../session/current.js'
 import { refreshSessionCache, revokeCachedSessionTokens } from '../../session/cache.js'
 import { measuresSignInTime, renewedExpiry, signInTimeOf, SIGN_IN_TIME_CLAIM, toSeconds } from '../../session/lifecycle.js'
-import { encodeSessionToken } from '../../session/token.js'
+import { encodeSessionToken, isSealedUnderOlderSecret } from '../../session/token.js'
 import { FACTOR_VERIFICATION_CLAIM } from '../../session/verification.js'
 import { callbacksOf, eventsOf } from '../../config/read.js'
 import { callback } from '../callbacks.js'
@@ -87,7 +87,7 @@ function decodeFailed(ctx: RequestContext, context: Context, error: unknown): De
   return fail((error as Error | undefined)?.message === EXPIRED_MESSAGE ? 'expired' : 'invalid')
 }
 
-function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: boolean, result: JWT | null | undefined) {
+function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, mustReissue: boolean, result: JWT | null | undefined) {
   const refreshed = result ?? null
   // The sign-in time is the engine's: a callback that rebuilds the token does not lose it (the
   // next read would otherwise start its absolute clock again).
@@ -101,9 +101,10 @@ function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, stamped: 
   ) {
     refreshed[FACTOR_VERIFICATION_CLAIM] = token[FACTOR_VERIFICATION_CLAIM]
   }
-  // A token given its sign-in time by this read is reissued, or the next read would start again.
-  // (Whether a revoked token changed is never asked: the chart ends it first.)
-  const changed = stamped || (!builtIn && stableJson(refreshed) !== before)
+  // A token given its sign-in time by this read is reissued, or the next read would start again;
+  // so is one an older secret sealed. (Whether a revoked token changed is never asked: the chart
+  // ends it first.)
+  const changed = mustReissue || (!builtIn && stableJson(refreshed) !== before)
   return { token: refreshed, changed }
 }
 
@@ -223,9 +224,14 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
         ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
         session: context.data,
       })
+      // A token an older secret sealed is sealed again under the first, like a changed one.
+      const rotated = isSealedUnderOlderSecret(ctx, ctx.sessionCookie.value ?? '')
+      const reseal = stamped || rotated === true
       // The built-in callback answers at once; an application's may be async.
-      if (!isThenable(result)) return jwtCallbackDone(token, builtIn, before, stamped, result)
-      return Promise.resolve(result).then((refreshed) => jwtCallbackDone(token, builtIn, before, stamped, refreshed))
+      if (!isThenable(result) && !isThenable(rotated)) return jwtCallbackDone(token, builtIn, before, reseal, result)
+      return Promise.all([result, rotated]).then(([refreshed, older]) =>
+        jwtCallbackDone(token, builtIn, before, stamped || older, refreshed),
+      )
     },
 
     runSessionCallback(context, ctx) {
