@@ -14,8 +14,7 @@ import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
-import type { ResolvedAudit } from '../audit/types.js'
-import type { TelemetryOptions } from '../telemetry/types.js'
+import type { Observer } from '../observe/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
@@ -137,12 +136,11 @@ export interface ResolvedConfig {
   /** The flow serving each provider type as a first factor. */
   readonly firstFactorByType: ReadonlyMap<string, FlowModule>
   readonly inspect?: (trace: FlowTrace) => void
-  /** The flow inspector's settings, when enabled. */
-  readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
-  /** The audit trail's sinks and settings, when configured. */
-  readonly audit?: ResolvedAudit
-  /** OpenTelemetry spans and metrics, when configured (loaded on the first request). */
-  readonly telemetry?: TelemetryOptions
+  /**
+   * The audit trail, OpenTelemetry, the flow inspector and the `inspect` callback, as configured,
+   * in that order; empty when none is, and a request then checks this length and nothing else.
+   */
+  readonly observers: readonly Observer[]
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
