@@ -28,7 +28,7 @@ import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
-import type { AuditTrail, FlowInspector, OpenTelemetry } from './observe/types.js'
+import type { AuditTrail, FlowInspector, OpenTelemetry } from './observe/brand.js'
 
 // The data shapes of spec §2 and the store's type, public from here.
 export type { Account, Awaitable, CommonProviderOptions, Cookie, CookieOption, CookieSerializeOptions } from './shapes.js'

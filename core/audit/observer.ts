@@ -6,7 +6,8 @@
  */
 import { assert } from 'superstruct'
 import type { RequestContext } from '../http/context.js'
-import { OBSERVER, type AuditTrail, type Observer, type ObserverSettings } from '../observe/types.js'
+import { OBSERVER } from '../observe/brand.js'
+import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
 import { listActivity } from './activity.js'
 import { AuditRecord, finishAudit, resolveAudit } from './record.js'
 import { AuditOptionsStruct } from './structs.js'
@@ -24,7 +25,7 @@ import type { AuditOptions } from './types.js'
  * Auth(request, { ...config, audit: auditTrail({ sink: (event) => log.info(event) }) })
  * ```
  */
-export function auditTrail(options: AuditOptions): AuditTrail {
+export function auditTrail(options: AuditOptions): ObserverValue<'audit'> {
   return Object.freeze({
     [OBSERVER]: 'audit' as const,
     resolve: (settings: ObserverSettings) => {

@@ -9,13 +9,13 @@
  */
 import type { FlowRun } from '../engine/advance.js'
 import type { FlowTrace } from '../engine/trace.js'
-import type { ParsedRequest, RequestSource } from '../http/request.js'
+import type { ParsedRequest } from '../http/request.js'
 import type { Logger } from '../logger.js'
 import { escapeControl } from '../logger.js'
 import { hashedAddress, userAgentFamily } from './client.js'
 import type { AuthStore } from '../store/types.js'
 import { webhookSink } from './webhook.js'
-import type { Answered } from '../observe/types.js'
+import type { Answered, ObservedSource } from '../observe/types.js'
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditEvent,
@@ -239,7 +239,7 @@ export async function eventsOf(
   settings: AuditSettings,
   record: AuditRecord,
   request: ParsedRequest,
-  source: RequestSource,
+  source: ObservedSource,
   answered: Answered,
   at: Date,
 ): Promise<AuditEvent[]> {
@@ -291,7 +291,7 @@ function withoutUndefined(change: { userId?: string; provider?: string }) {
   }
 }
 
-async function clientOf(settings: AuditSettings, source: RequestSource): Promise<AuditEvent['client']> {
+async function clientOf(settings: AuditSettings, source: ObservedSource): Promise<AuditEvent['client']> {
   const family = userAgentFamily(source.header('user-agent'))
   const raw = source.clientAddress
   let address: string | undefined
@@ -348,7 +348,7 @@ export async function finishAudit(
   settings: AuditSettings,
   record: AuditRecord,
   request: ParsedRequest,
-  source: RequestSource,
+  source: ObservedSource,
   answered: Answered,
 ): Promise<AuditEvent[]> {
   try {

@@ -8,7 +8,18 @@
 import { refine, unknown } from 'superstruct'
 import type { FlowTrace } from '../engine/trace.js'
 import { inspectObserver } from '../observe/notify.js'
-import { isObserverValue, type Observer, type ObserverKind, type ObserverSettings } from '../observe/types.js'
+import { OBSERVER, type ObserverKind } from '../observe/brand.js'
+import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
+
+/** Whether `value` is a value its module made for the option `kind`. */
+export function isObserverValue<K extends ObserverKind>(value: unknown, kind: K): value is ObserverValue<K> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [OBSERVER]?: unknown })[OBSERVER] === kind &&
+    typeof (value as { resolve?: unknown }).resolve === 'function'
+  )
+}
 
 /** Each option, with the module and the function that make its value, in the order observers run. */
 const OBSERVED_OPTIONS: readonly { kind: ObserverKind; module: string; factory: string }[] = [

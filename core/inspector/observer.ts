@@ -5,7 +5,8 @@
  * @module
  */
 import { assert, enums, integer, object, optional, size } from 'superstruct'
-import { OBSERVER, type FlowInspector, type Observer } from '../observe/types.js'
+import { OBSERVER } from '../observe/brand.js'
+import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
 import { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH, InspectorStore, inspectorRuns, respondInspector, type InspectorState } from './recorder.js'
 
 /** The options of {@link flowInspector}. */
@@ -33,7 +34,7 @@ const FlowInspectorOptionsStruct = object({
  * Auth(request, { ...config, inspector: flowInspector() })
  * ```
  */
-export function flowInspector(options: FlowInspectorOptions = {}): FlowInspector {
+export function flowInspector(options: FlowInspectorOptions = {}): ObserverValue<'inspector'> {
   return Object.freeze({
     [OBSERVER]: 'inspector' as const,
     resolve: () => {

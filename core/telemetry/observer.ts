@@ -6,7 +6,8 @@
  */
 import { assert, func, optional, type } from 'superstruct'
 import { AuditRecord, eventsOf, RECORD_ONLY } from '../audit/record.js'
-import { OBSERVER, type Observer, type ObserverSettings, type OpenTelemetry } from '../observe/types.js'
+import { OBSERVER } from '../observe/brand.js'
+import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
 import { effectHookOf, endRequest, loadTelemetry, noteEvents, startRequest, type Telemetry } from './index.js'
 import type { TelemetryOptions } from './types.js'
 
@@ -29,7 +30,7 @@ const TelemetryOptionsStruct = type({
  * Auth(request, { ...config, telemetry: openTelemetry() })
  * ```
  */
-export function openTelemetry(options: TelemetryOptions = {}): OpenTelemetry {
+export function openTelemetry(options: TelemetryOptions = {}): ObserverValue<'telemetry'> {
   return Object.freeze({
     [OBSERVER]: 'telemetry' as const,
     resolve: (settings: ObserverSettings) => {
