@@ -40,6 +40,8 @@ function refusal(kind: ObserverKind, module: string, factory: string, value: unk
   if (value === false) {
     return `\`${kind}: false\` is the default now: omit the option (to turn it on: \`${importLine}\` and \`${kind}: ${factory}()\`)`
   }
+  const other = OBSERVED_OPTIONS.find((option) => option.kind !== kind && isObserverValue(value, option.kind))
+  if (other) return `\`${other.factory}()\` belongs in \`${other.kind}\`; write \`${importLine}\` and \`${kind}: ${factory}()\``
   const args = value !== null && typeof value === 'object' ? optionNames(value) : ''
   const given = value === true ? '`true`' : value !== null && typeof value === 'object' ? 'a plain object' : 'this value'
   return `${given} is no longer accepted; write \`${importLine}\` and \`${kind}: ${factory}(${args})\``
