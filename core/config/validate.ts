@@ -1,6 +1,6 @@
 /**
  * Validates a configuration once per config object, and only the options it has: an option left
- * out costs no struct at all (its default is the one computed once for the empty configuration).
+ * out costs no struct at all (a defaulted one takes the default its struct gave once per process).
  * A configuration that fails is validated again as a whole, so its error is the one the full
  * schema gives (the same path and message).
  *
@@ -12,11 +12,18 @@ import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 /** Each option's struct, by name. */
 const OPTION_STRUCTS = AuthConfigStruct.schema as unknown as Readonly<Record<string, Struct<unknown, unknown>>>
 
+/**
+ * The options whose struct gives a value when the option is left out (`defaulted`); every other
+ * option is `optional`, and left out it is `undefined` without running its struct. A test holds
+ * this list to the schema.
+ */
+export const DEFAULTED_OPTIONS = Object.freeze(['providers', 'basePath', 'debug', 'experimental', 'pages', 'session', 'theme'] as const)
+
 let defaults: Readonly<Record<string, unknown>> | undefined
 
-/** Every option's default: the empty configuration validated (once), frozen to the leaves. */
+/** The defaulted options' defaults, computed once (by their own structs), frozen to the leaves. */
 function defaultsOf(): Readonly<Record<string, unknown>> {
-  defaults ??= deepFreeze(create({}, AuthConfigStruct) as Record<string, unknown>)
+  defaults ??= Object.freeze(Object.fromEntries(DEFAULTED_OPTIONS.map((name) => [name, deepFreeze(create(undefined, OPTION_STRUCTS[name]!))])))
   return defaults
 }
 

@@ -6,7 +6,7 @@ import { create } from 'superstruct'
 import { describe, expect, it, vi } from 'vitest'
 import { assertConfig, resolveConfig } from '../../core/config/resolve-config.js'
 import { AuthConfigStruct } from '../../core/config/structs.js'
-import { validateConfig } from '../../core/config/validate.js'
+import { DEFAULTED_OPTIONS, validateConfig } from '../../core/config/validate.js'
 import { credentialsProvider, SECRET } from '../fixtures/http.js'
 
 /** A config whose every option read is recorded (by a proxy: validation reads it like any code). */
@@ -65,6 +65,12 @@ describe('validating only the options present', () => {
       { ...credentialsOnly(), experimental: {}, debug: true, basePath: '/api/auth', redirectProxyUrl: undefined },
     ]
     for (const config of configs) expect(validateConfig(config)).toEqual(create(config, AuthConfigStruct))
+  })
+
+  it('knows which options have a default: exactly those whose struct gives a value for a missing option', () => {
+    const schema = AuthConfigStruct.schema as unknown as Record<string, Parameters<typeof create>[1]>
+    const defaulted = Object.keys(schema).filter((name) => create(undefined, schema[name]!) !== undefined)
+    expect([...DEFAULTED_OPTIONS].sort()).toEqual(defaulted.sort())
   })
 
   it("does not share a default between configs in a way one could change for another", () => {
