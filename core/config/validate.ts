@@ -1,6 +1,6 @@
 /**
  * Validates a configuration once per config object, and only the options it has: an option left
- * out costs no struct at all (a defaulted one takes the default its struct gave once per process).
+ * out costs no struct at all (one with a default takes it from {@link OPTION_DEFAULTS}).
  * A configuration that fails is validated again as a whole, so its error is the one the full
  * schema gives (the same path and message).
  *
@@ -13,19 +13,19 @@ import { AuthConfigStruct, type ValidatedConfig } from './structs.js'
 const OPTION_STRUCTS = AuthConfigStruct.schema as unknown as Readonly<Record<string, Struct<unknown, unknown>>>
 
 /**
- * The options whose struct gives a value when the option is left out (`defaulted`); every other
- * option is `optional`, and left out it is `undefined` without running its struct. A test holds
- * this list to the schema.
+ * What the options with a default (`defaulted` in the schema) are when left out. Written out so
+ * that a fresh process runs no struct for an option its config does not have; a test holds each to
+ * what its struct gives for a missing option, and every other option to having none.
  */
-export const DEFAULTED_OPTIONS = Object.freeze(['providers', 'basePath', 'debug', 'experimental', 'pages', 'session', 'theme'] as const)
-
-let defaults: Readonly<Record<string, unknown>> | undefined
-
-/** The defaulted options' defaults, computed once (by their own structs), frozen to the leaves. */
-function defaultsOf(): Readonly<Record<string, unknown>> {
-  defaults ??= Object.freeze(Object.fromEntries(DEFAULTED_OPTIONS.map((name) => [name, deepFreeze(create(undefined, OPTION_STRUCTS[name]!))])))
-  return defaults
-}
+export const OPTION_DEFAULTS: Readonly<Record<string, unknown>> = deepFreeze({
+  providers: [],
+  basePath: '/auth',
+  debug: false,
+  experimental: { enableWebAuthn: false },
+  pages: {},
+  session: { maxAge: 2_592_000, updateAge: 86_400 },
+  theme: { colorScheme: 'auto', logo: '', brandColor: '', buttonText: '' },
+})
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -53,7 +53,7 @@ export function validateConfig(source: unknown): ValidatedConfig {
 }
 
 function validatePresent(source: Record<string, unknown>): ValidatedConfig {
-  const validated: Record<string, unknown> = { ...defaultsOf() }
+  const validated: Record<string, unknown> = { ...OPTION_DEFAULTS }
   for (const name of Object.keys(source)) {
     const value = source[name]
     const struct = OPTION_STRUCTS[name]

@@ -6,7 +6,7 @@ import { create } from 'superstruct'
 import { describe, expect, it, vi } from 'vitest'
 import { assertConfig, resolveConfig } from '../../core/config/resolve-config.js'
 import { AuthConfigStruct } from '../../core/config/structs.js'
-import { DEFAULTED_OPTIONS, validateConfig } from '../../core/config/validate.js'
+import { OPTION_DEFAULTS, validateConfig } from '../../core/config/validate.js'
 import { credentialsProvider, SECRET } from '../fixtures/http.js'
 
 /** A config whose every option read is recorded (by a proxy: validation reads it like any code). */
@@ -67,10 +67,14 @@ describe('validating only the options present', () => {
     for (const config of configs) expect(validateConfig(config)).toEqual(create(config, AuthConfigStruct))
   })
 
-  it('knows which options have a default: exactly those whose struct gives a value for a missing option', () => {
+  it("knows each option's default: exactly what its struct gives for a missing option, and none for the others", () => {
     const schema = AuthConfigStruct.schema as unknown as Record<string, Parameters<typeof create>[1]>
-    const defaulted = Object.keys(schema).filter((name) => create(undefined, schema[name]!) !== undefined)
-    expect([...DEFAULTED_OPTIONS].sort()).toEqual(defaulted.sort())
+    const given = Object.fromEntries(
+      Object.keys(schema)
+        .map((name) => [name, create(undefined, schema[name]!)] as const)
+        .filter(([, value]) => value !== undefined),
+    )
+    expect(OPTION_DEFAULTS).toEqual(given)
   })
 
   it("does not share a default between configs in a way one could change for another", () => {
