@@ -80,6 +80,38 @@ describe('an option in the shape it had before the import', () => {
   })
 })
 
+describe('the types of the options', () => {
+  it('accept only the values of the modules (the shapes before are type errors)', () => {
+    const accepted: Pick<AuthConfig, 'audit' | 'telemetry' | 'inspector'>[] = [
+      { audit: auditTrail({ sink: () => {} }), telemetry: openTelemetry(), inspector: flowInspector({ clients: 'any' }) },
+      {},
+    ]
+    const refused: Pick<AuthConfig, 'audit' | 'telemetry' | 'inspector'>[] = [
+      // @ts-expect-error a plain audit object
+      { audit: { sink: () => {} } },
+      // @ts-expect-error `telemetry: true`
+      { telemetry: true },
+      // @ts-expect-error `inspector: true`
+      { inspector: true },
+      // @ts-expect-error `inspector: false`
+      { inspector: false },
+      // @ts-expect-error a module's value in another option
+      { audit: openTelemetry() },
+    ]
+    expect(accepted.every((config) => resolveConfig(testConfig(config)).ok)).toBe(true)
+    expect(refused.some((config) => resolveConfig(testConfig(config)).ok)).toBe(false)
+  })
+
+  it('keep the audit constants in authchart/audit only', async () => {
+    const core = await import('../../core/index.js')
+    const audit = await import('../../core/audit.js')
+    expect(core).not.toHaveProperty('AUDIT_SCHEMA_VERSION')
+    expect(core).not.toHaveProperty('LIFECYCLE_KINDS')
+    expect(audit.AUDIT_SCHEMA_VERSION).toBe(2)
+    expect(audit.LIFECYCLE_KINDS).toContain('sign-out')
+  })
+})
+
 describe("a module's own options", () => {
   it("are checked at load, with the option's path in the message", () => {
     expect(refusal({ audit: auditTrail({ webhook: { url: 'file:///etc/passwd', secret: HOOK_SECRET } }) }).message).toMatch(
