@@ -6,7 +6,7 @@
  */
 import { assert, enums, integer, object, optional, size } from 'superstruct'
 import { OBSERVER } from '../observe/brand.js'
-import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
+import type { Observer, ObserverValue } from '../observe/types.js'
 import { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH, InspectorStore, inspectorRuns, respondInspector, type InspectorState } from './recorder.js'
 
 /** The options of {@link flowInspector}. */
