@@ -5,10 +5,11 @@
  *
  * ```ts
  * import { PostgresAuditStore } from 'authchart/adapters/postgres-audit'
+ * import { auditTrail } from 'authchart/audit'
  *
  * const audit = PostgresAuditStore(pool, { retention: 90 * 24 * 3600 })
  * await audit.migrate()
- * Auth(request, { ...config, audit: { sink: audit } })
+ * Auth(request, { ...config, audit: auditTrail({ sink: audit }) })
  * ```
  *
  * @module

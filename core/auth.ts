@@ -29,7 +29,6 @@ import {
   toAnswer,
 } from './http/answer.js'
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
-import { finishAudit, RECORD_ONLY, type Answered } from './audit/record.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
@@ -40,8 +39,7 @@ import { renderUnavailablePage } from './pages/notices.js'
 import { outageOf, wasReported } from './outage.js'
 import type { raw } from './symbols.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
-import { INSPECTOR_PATH, respondInspector } from './inspector/recorder.js'
-import { endRequest, noteEvents, startRequest, telemetryOf, type Telemetry } from './telemetry/index.js'
+import { endObserved, finishObserved, observerPage, startObserved } from './observe/notify.js'
 
 const CONFIGURATION_MESSAGE =
   'There was a problem with the server configuration. Check the server logs for more information.'
@@ -142,27 +140,19 @@ function failure(
   return wantsJsonRedirect ? jsonAnswer({ url }) : redirectAnswer(url)
 }
 
-/**
- * Waits for a dispatch, then builds the request's audit record: to the sinks (bounded in time) when
- * auditing, to the request's span when telemetry is on.
- */
+/** Waits for a dispatch, then tells the observers how the request's flows ended. */
 async function observed(
   config: ResolvedConfig,
   request: ParsedRequest,
   source: RequestSource,
   dispatching: Promise<Dispatched>,
 ): Promise<Dispatched> {
-  const settings = { audit: config.audit ?? RECORD_ONLY, secrets: config.secrets, logger: config.logger }
-  const finish = async (answered: Answered) => {
-    const events = await finishAudit(settings, request, source, answered)
-    if (config.telemetry) noteEvents(request, events)
-  }
   try {
     const dispatched = await dispatching
-    await finish(dispatched.failure ? { failure: dispatched.failure } : {})
+    await finishObserved(config, request, source, dispatched.failure ? { failure: dispatched.failure } : {})
     return dispatched
   } catch (error) {
-    await finish({ error })
+    await finishObserved(config, request, source, { error })
     throw error
   }
 }
@@ -205,11 +195,10 @@ function unavailable(
   return answerOf(page.status, headers, page.html)
 }
 
-function isInspectorRequest(source: RequestSource, config: ResolvedConfig): boolean {
-  if (source.method !== 'GET') return false
-  const base = config.basePath === '/' ? '' : config.basePath
+/** The page an observer serves at the request's path (the flow inspector's), if any. */
+function observerPageOf(source: RequestSource, config: ResolvedConfig) {
   const url = typeof source.url === 'string' ? new URL(source.url) : source.url
-  return url.pathname === `${base}${INSPECTOR_PATH}`
+  return observerPage(config, source.method, url.pathname)
 }
 
 /** The signature of {@link Auth}. */
@@ -228,9 +217,9 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
   return async function handle(source, config) {
     const resolution = resolveConfig(config)
     const logger = resolution.ok ? resolution.config.logger : resolution.logger
-    if (resolution.ok && resolution.config.inspector && isInspectorRequest(source, resolution.config)) {
-      // Flow charts and traces describe the deployment and its users: development and loopback only.
-      return respondInspector(resolution.config, source.request())
+    if (resolution.ok && resolution.config.observers.length > 0) {
+      const page = observerPageOf(source, resolution.config)
+      if (page) return page.respond(resolution.config, source.request())
     }
     let parsed: ParsedRequest
     try {
@@ -273,7 +262,7 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
     }
 
     const wantsJsonRedirect = source.header('x-auth-return-redirect') !== null
-    if (resolved.telemetry === undefined) return answerResolved(source, parsed, resolved, routed, wantsJsonRedirect)
+    if (resolved.observers.length === 0) return answerResolved(source, parsed, resolved, routed, wantsJsonRedirect)
     return answerObserved(source, parsed, resolved, routed, wantsJsonRedirect)
   }
 }
@@ -287,27 +276,15 @@ type AnswerRequest = (
   wantsJsonRedirect: boolean,
 ) => Promise<Answer | ResponseInternal>
 
-/** {@link answerResolved} inside the request's span (telemetry on). */
+/** {@link answerResolved} told to the observers: its start, and its status or what it threw. */
 const answerObserved: AnswerRequest = async (source, parsed, resolved, table, wantsJsonRedirect) => {
-  let telemetry: Telemetry
-  try {
-    const loading = telemetryOf(resolved)
-    telemetry = loading instanceof Promise ? await loading : loading
-  } catch (error) {
-    // Telemetry that cannot load (the API is not installed) never fails a request.
-    resolved.logger.error(error instanceof Error ? error : new Error(String(error)))
-    return answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
-  }
-  const { providerId } = parsed
-  const base = resolved.basePath === '/' ? '' : resolved.basePath
-  const route = `${base}/${parsed.action}${providerId !== undefined ? '/{provider}' : ''}`
-  startRequest(telemetry, parsed, route, providerId !== undefined && resolved.providerById.has(providerId) ? providerId : undefined)
+  await startObserved(resolved, parsed)
   try {
     const answered = await answerResolved(source, parsed, resolved, table, wantsJsonRedirect)
-    endRequest(parsed, answered instanceof Answer ? answered.status : (answered.status ?? (answered.redirect ? 302 : 200)))
+    endObserved(resolved, parsed, answered instanceof Answer ? answered.status : (answered.status ?? (answered.redirect ? 302 : 200)))
     return answered
   } catch (error) {
-    endRequest(parsed, undefined, error)
+    endObserved(resolved, parsed, undefined, error)
     throw error
   }
 }
@@ -317,7 +294,7 @@ const answerResolved: AnswerRequest = async (source, parsed, resolved, table, wa
   const { logger } = resolved
   try {
     const dispatching = dispatch(source, parsed, resolved, table)
-    const { response: internal, failure: reported } = await (resolved.audit || resolved.telemetry ? observed(resolved, parsed, source, dispatching) : dispatching)
+    const { response: internal, failure: reported } = await (resolved.observers.length > 0 ? observed(resolved, parsed, source, dispatching) : dispatching)
     if (resolved.raw) {
       if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
       return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal

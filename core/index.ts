@@ -40,7 +40,7 @@ export {
 export { stepForm, type ButtonLook } from './pages/steps.js'
 export type { ResolvedConfig } from './config/resolve-config.js'
 export type { FlowTrace, TraceStep } from './engine/trace.js'
-export { AUDIT_SCHEMA_VERSION, LIFECYCLE_KINDS } from './audit/types.js'
+// The audit constants are `authchart/audit`'s; the core carries no audit code.
 export type {
   AuditClient,
   AuditEvent,

@@ -63,7 +63,7 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'reauthentication-other-user': "A re-authentication was refused: the password proved another user, not the signed-in one.",
   'reauthentication-unavailable': 'A sensitive action was refused: the user has no factor the step-up policy accepts that can be proven here.',
   'inspector-refused-outside-development': 'The flow inspector is served only when NODE_ENV is "development" or "test".',
-  'inspector-refused-remote-client': 'The flow inspector answered a non-loopback client 404 (`inspector: { clients: \'any\' }` allows it).',
+  'inspector-refused-remote-client': 'The flow inspector answered a non-loopback client 404 (`flowInspector({ clients: \'any\' })` allows it).',
   'flow-restarted-after-update':
     'A sign-in started before an update of its flow could not be resumed by the new version: the user was asked to start again.',
   'rate-limit-unchecked': 'A limit could not be checked (the store did not answer) and is set to `failOpen`: the attempt went through uncounted.',

@@ -28,8 +28,7 @@ import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
-import type { AuditOptions } from './audit/types.js'
-import type { TelemetryOptions } from './telemetry/types.js'
+import type { AuditTrail, FlowInspector, OpenTelemetry } from './observe/brand.js'
 
 // The data shapes of spec §2 and the store's type, public from here.
 export type { Account, Awaitable, CommonProviderOptions, Cookie, CookieOption, CookieSerializeOptions } from './shapes.js'
@@ -382,28 +381,23 @@ export interface AuthConfig {
    */
   inspect?: ((trace: FlowTrace) => void) | undefined
   /**
-   * Development only: serve the live flow inspector at `{basePath}/__flows` (charts with the
-   * transitions recent requests took, and the last `traces` traces; default 50). Served only when
-   * `NODE_ENV` is `development` or `test`, and only to loopback clients unless `clients` is
-   * `'any'` (the client is the address the integration gives through `setClientAddress`, else the
-   * request URL's host); refused with 404 otherwise. Rendered at most once per second.
+   * Development only: the live flow inspector at `{basePath}/__flows`, as `flowInspector()` from
+   * `authchart/inspector` (charts with the transitions recent requests took, and the last traces).
+   * Served only when `NODE_ENV` is `development` or `test`, and only to loopback clients unless
+   * `clients: 'any'`; refused with 404 otherwise. Omitted, it costs a request nothing.
    */
-  inspector?: boolean | { traces?: number | undefined; clients?: 'loopback' | 'any' | undefined } | undefined
+  inspector?: FlowInspector | undefined
   /**
-   * The audit trail: one event per request that advances a sign-in flow (states passed, outcome,
-   * user, provider, factors) and one per lifecycle change (sign-out, revoked sessions, a new
-   * factor or passkey, a linked account, a rate limit), to a function, the debug logger or a
-   * store. Off by default. See the README's "Audit trail" section for the schema.
+   * The audit trail, as `auditTrail({ sink })` from `authchart/audit`: one event per request that
+   * advances a sign-in flow (states passed, outcome, user, provider, factors) and one per lifecycle
+   * change, to a function, the debug logger or a store. See the README's "Audit trail" section.
    */
-  audit?: AuditOptions | undefined
+  audit?: AuditTrail | undefined
   /**
-   * OpenTelemetry: a span per request (flow, chart version, outcome) with a child span per effect,
-   * and metrics (sign-ins and failures by provider and cause, session reads, rate-limit refusals,
-   * effect latency). `true` uses the global API; or give the `tracer` and `meter` to use (and the
-   * `api` module in a bundled app). `@opentelemetry/api` is an optional peer dependency, imported
-   * only when this is set. See the README's "Telemetry" section for the names.
+   * OpenTelemetry, as `openTelemetry()` from `authchart/telemetry`: a span per request with a
+   * child span per effect, and metrics. See the README's "Telemetry" section for the names.
    */
-  telemetry?: TelemetryOptions | undefined
+  telemetry?: OpenTelemetry | undefined
 }
 
 /** What a step's page is rendered from. */

@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite'
 import Fastify from 'fastify'
 import { PostgresAdapter } from 'authchart/adapters/postgres'
 import { fastifyAuth, getSession } from 'authchart/fastify'
+import { flowInspector } from 'authchart/inspector'
 import Credentials from 'authchart/providers/credentials'
 import Nodemailer from 'authchart/providers/nodemailer'
 import { termsExtension } from 'authchart/extensions/terms'
@@ -77,7 +78,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     // With an adapter, sessions are database sessions (the cookie holds only a session token).
     adapter,
     // The live flow inspector at /auth/__flows (development NODE_ENV and loopback clients only).
-    inspector: true,
+    inspector: flowInspector(),
     // An application step: new users accept the terms before their first session. (Two-step
     // verification is built in: signed-in users turn it on at /auth/two-factor.)
     extensions: [

@@ -1,58 +1,28 @@
 /**
- * `GET {basePath}/audit`: the signed-in user's recent security activity (sign-ins, refusals,
- * sign-outs, factor changes), as JSON, or as a page when the request asks for HTML. Read-only, so
- * no CSRF token; the user is the one the session names (the one authority for who is signed in),
- * and only their own events are listed.
+ * `GET {basePath}/audit` with an audit store: the signed-in user's recent security activity
+ * (sign-ins, refusals, sign-outs, factor changes), as JSON, or as a page when the request asks for
+ * HTML. The route itself (`core/http/activity.ts`) decides who is signed in; only their own events
+ * are listed.
  *
  * @module
  */
-import { HTML_NO_STORE_HEADERS, JSON_NO_STORE_HEADERS } from '../http/handlers.js'
+import { ACTIVITY_LIMIT, ACTIVITY_PAGE_HEADERS, activityJson } from '../http/activity.js'
 import type { RequestContext } from '../http/context.js'
-import { wantsPage } from '../http/sessions-page.js'
 import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
 import { escapeHtml } from '../pages/html.js'
 import { readableTime } from '../pages/sessions.js'
 import { renderCardPage } from '../pages/steps.js'
-import { signedInUser } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
-import type { AuditEvent } from './types.js'
+import type { AuditEvent, AuditStore } from './types.js'
 
-/** The most events the activity page and its JSON list. */
-export const ACTIVITY_LIMIT = 50
+export { ACTIVITY_LIMIT }
 
-/** The page's headers: never cached, never framed (it shows where the user signed in from). */
-const ACTIVITY_PAGE_HEADERS = Object.freeze({
-  ...HTML_NO_STORE_HEADERS,
-  'Content-Security-Policy': "frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-})
-
-const json = (body: unknown, status?: number): ResponseInternal => ({
-  ...(status !== undefined ? { status } : {}),
-  headers: JSON_NO_STORE_HEADERS,
-  body,
-})
-
-/** `GET /audit`: the user's own events, newest first; 401 `null` without a session. */
-export async function respondActivity(ctx: RequestContext): Promise<ResponseInternal> {
-  const page = wantsPage(ctx)
-  const user = await signedInUser(ctx)
-  if (!user) {
-    if (!page) return json(null, 401)
-    const back = new URLSearchParams({ callbackUrl: `${ctx.authUrl}/audit` })
-    return { redirect: `${ctx.authUrl}/signin?${back}`, cookies: ctx.setCookies }
-  }
-  const store = ctx.config.audit?.store
-  if (!store) {
-    ctx.logger.error(new TypeError('GET /audit needs an audit sink that can list events (`audit: { sink: store }`)'))
-    if (!page) return json(null, 400)
-    const unavailable = renderCardPage('Recent activity', ctx.config.theme, '<h1>Recent activity</h1><p>This site keeps no activity to show.</p>', 400)
-    return { status: unavailable.status, headers: ACTIVITY_PAGE_HEADERS, body: unavailable.html, cookies: ctx.setCookies }
-  }
+/** `GET /audit` for the signed-in `user`: their own events from `store`, newest first. */
+export async function listActivity(ctx: RequestContext, store: AuditStore, user: { id: string }, page: boolean): Promise<ResponseInternal> {
   const listed = await store.listForUser(user.id, { limit: ACTIVITY_LIMIT })
   // A store that answers more than asked (another user's rows) must not show them.
   const own = listed.filter((event) => event.userId === user.id).slice(0, ACTIVITY_LIMIT)
-  if (!page) return json(own.map(forTheUser))
+  if (!page) return activityJson(own.map(forTheUser))
   const rendered = renderActivityPage(ctx.config.theme, own)
   return { status: rendered.status, headers: ACTIVITY_PAGE_HEADERS, body: rendered.html, cookies: ctx.setCookies }
 }

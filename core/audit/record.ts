@@ -2,18 +2,20 @@
  * The audit trail, derived from the engine's runs: what a request's flows passed through and how
  * they ended is noted as the engine runs them, lifecycle changes as the engine emits them, and
  * one event per request (plus one per lifecycle change) goes to the sinks when it is answered.
- * Nothing here runs without an `audit` option: the engine checks `config.audit` first.
+ * Nothing here runs without an `audit` (or `telemetry`) option: each keeps its own record, through
+ * the observer hooks the engine calls only for a configuration that has one.
  *
  * @module
  */
 import type { FlowRun } from '../engine/advance.js'
 import type { FlowTrace } from '../engine/trace.js'
-import type { ParsedRequest, RequestSource } from '../http/request.js'
+import type { ParsedRequest } from '../http/request.js'
 import type { Logger } from '../logger.js'
 import { escapeControl } from '../logger.js'
 import { hashedAddress, userAgentFamily } from './client.js'
 import type { AuthStore } from '../store/types.js'
 import { webhookSink } from './webhook.js'
+import type { Answered, ObservedSource } from '../observe/types.js'
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditEvent,
@@ -73,27 +75,55 @@ interface RequestAudit {
   lifecycle: { kind: LifecycleKind; userId?: string; provider?: string }[]
 }
 
-/** Keyed by the parsed request: one per request, gone with it. */
-const audits = new WeakMap<ParsedRequest, RequestAudit>()
+/**
+ * One observer's record of the requests it sees, keyed by the parsed request: one per request,
+ * gone with it.
+ */
+export class AuditRecord {
+  readonly #audits = new WeakMap<ParsedRequest, RequestAudit>()
 
-function auditOf(request: ParsedRequest): RequestAudit {
-  let audit = audits.get(request)
-  if (audit === undefined) {
-    audit = { runs: [], lifecycle: [] }
-    audits.set(request, audit)
+  /** The request's record so far, made on first use. */
+  of(request: ParsedRequest): RequestAudit {
+    let audit = this.#audits.get(request)
+    if (audit === undefined) {
+      audit = { runs: [], lifecycle: [] }
+      this.#audits.set(request, audit)
+    }
+    return audit
   }
-  return audit
+
+  /** Takes the request's record out (once it is answered); `undefined` when nothing was noted. */
+  take(request: ParsedRequest): RequestAudit | undefined {
+    const audit = this.#audits.get(request)
+    this.#audits.delete(request)
+    return audit
+  }
+
+  /** Notes the states a flow run passed (the engine reports every run's trace, failed ones too). */
+  noteTrace(request: ParsedRequest, trace: FlowTrace): void {
+    if (UNRECORDED_FLOWS.has(trace.flow)) return
+    const states = trace.steps.length > 0 ? [trace.steps[0]!.from, ...trace.steps.map((step) => step.to)] : []
+    this.of(request).runs.push({ flow: trace.flow, version: trace.version, states })
+  }
+
+  /** Notes how a flow run ended: the user and factors it knows, its outcome, its lifecycle changes. */
+  noteRun(request: ParsedRequest, flow: string, providerId: string | undefined, run: FlowRun): void {
+    if (!UNRECORDED_FLOWS.has(flow)) noteRunIn(this.of(request), flow, providerId, run)
+  }
+
+  /** Notes a lifecycle change the request made. */
+  noteLifecycle(request: ParsedRequest, kind: LifecycleKind, who: { userId?: string; provider?: string }): void {
+    this.of(request).lifecycle.push({ kind, ...who })
+  }
+
+  /** Notes the Auth.js events that are lifecycle changes (`signOut`, `linkAccount`). */
+  noteEmitted(request: ParsedRequest, name: string, message: unknown): void {
+    noteEmittedIn(this.of(request), name, message)
+  }
 }
 
 /** Session reads and sign-outs run the session flow; they are lifecycle events or metrics, not steps. */
 const UNRECORDED_FLOWS: ReadonlySet<string> = new Set(['session'])
-
-/** Notes the states a flow run passed (the engine reports every run's trace, failed ones too). */
-export function noteTrace(request: ParsedRequest, trace: FlowTrace): void {
-  if (UNRECORDED_FLOWS.has(trace.flow)) return
-  const states = trace.steps.length > 0 ? [trace.steps[0]!.from, ...trace.steps.map((step) => step.to)] : []
-  auditOf(request).runs.push({ flow: trace.flow, version: trace.version, states })
-}
 
 const idOf = (value: unknown): string | undefined =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
@@ -124,10 +154,7 @@ function completedReauthentication(flow: string, run: FlowRun): { factor: string
   return { factor: idOf(proven) ?? 'unknown', action: idOf(action) ?? 'unknown' }
 }
 
-/** Notes how a flow run ended: the user and factors it knows, its outcome, its lifecycle changes. */
-export function noteRun(request: ParsedRequest, flow: string, providerId: string | undefined, run: FlowRun): void {
-  if (UNRECORDED_FLOWS.has(flow)) return
-  const audit = auditOf(request)
+function noteRunIn(audit: RequestAudit, flow: string, providerId: string | undefined, run: FlowRun): void {
   const context = run.snapshot.context as {
     user?: { id?: unknown } | null
     userId?: unknown
@@ -154,7 +181,7 @@ export function noteRun(request: ParsedRequest, flow: string, providerId: string
   else audit.outcome = { type: 'answered', state }
   for (const derive of LIFECYCLE_OF_RUN) {
     const kind = derive(flow, run)
-    if (kind) noteLifecycle(request, kind, { ...(audit.userId ? { userId: audit.userId } : {}), ...(audit.provider ? { provider: audit.provider } : {}) })
+    if (kind) audit.lifecycle.push({ kind, ...(audit.userId ? { userId: audit.userId } : {}), ...(audit.provider ? { provider: audit.provider } : {}) })
   }
 }
 
@@ -178,13 +205,7 @@ function errorParamOf(url: string): string | undefined {
   return error !== null && /^[A-Za-z]{1,64}$/.test(error) ? error : undefined
 }
 
-/** Notes a lifecycle change the request made. */
-export function noteLifecycle(request: ParsedRequest, kind: LifecycleKind, who: { userId?: string; provider?: string }): void {
-  auditOf(request).lifecycle.push({ kind, ...who })
-}
-
-/** Notes the Auth.js events that are lifecycle changes (`signOut`, `linkAccount`). */
-export function noteEmitted(request: ParsedRequest, name: string, message: unknown): void {
+function noteEmittedIn(audit: RequestAudit, name: string, message: unknown): void {
   const fields = message as {
     token?: { sub?: unknown } | null
     session?: { userId?: unknown } | null
@@ -193,19 +214,18 @@ export function noteEmitted(request: ParsedRequest, name: string, message: unkno
   }
   if (name === 'signOut') {
     const userId = idOf(fields.token?.sub) ?? idOf(fields.session?.userId)
-    noteLifecycle(request, 'sign-out', userId !== undefined ? { userId } : {})
+    audit.lifecycle.push({ kind: 'sign-out', ...(userId !== undefined ? { userId } : {}) })
   } else if (name === 'linkAccount') {
     const userId = idOf(fields.user?.id)
     const provider = idOf(fields.account?.provider)
-    noteLifecycle(request, 'account-linked', { ...(userId ? { userId } : {}), ...(provider ? { provider } : {}) })
+    audit.lifecycle.push({ kind: 'account-linked', ...(userId ? { userId } : {}), ...(provider ? { provider } : {}) })
   }
 }
 
 /** A request id as received, when it is a plain token; anything else is replaced. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** How the request was answered: its reported failure, or what it threw. */
-export type Answered = { failure?: { type: string; code?: string } } | { error: unknown }
+export type { Answered }
 
 /** Settings and secrets the events are built with. */
 export interface AuditSettings {
@@ -217,14 +237,14 @@ export interface AuditSettings {
 /** The events of a request, from what its runs noted; none when no flow ran and nothing changed. */
 export async function eventsOf(
   settings: AuditSettings,
+  record: AuditRecord,
   request: ParsedRequest,
-  source: RequestSource,
+  source: ObservedSource,
   answered: Answered,
   at: Date,
 ): Promise<AuditEvent[]> {
-  const audit = audits.get(request)
+  const audit = record.take(request)
   if (audit === undefined) return []
-  audits.delete(request)
   if ('error' in answered) {
     // The run threw (a refused sealed flow, an outage): the error's type and internal code.
     const error = answered.error as { type?: unknown; code?: unknown; name?: unknown }
@@ -271,7 +291,7 @@ function withoutUndefined(change: { userId?: string; provider?: string }) {
   }
 }
 
-async function clientOf(settings: AuditSettings, source: RequestSource): Promise<AuditEvent['client']> {
+async function clientOf(settings: AuditSettings, source: ObservedSource): Promise<AuditEvent['client']> {
   const family = userAgentFamily(source.header('user-agent'))
   const raw = source.clientAddress
   let address: string | undefined
@@ -326,12 +346,13 @@ export const RECORD_ONLY: ResolvedAudit = Object.freeze({ sinks: Object.freeze([
  */
 export async function finishAudit(
   settings: AuditSettings,
+  record: AuditRecord,
   request: ParsedRequest,
-  source: RequestSource,
+  source: ObservedSource,
   answered: Answered,
 ): Promise<AuditEvent[]> {
   try {
-    const events = await eventsOf(settings, request, source, answered, new Date())
+    const events = await eventsOf(settings, record, request, source, answered, new Date())
     await deliver(settings, events)
     return events
   } catch (error) {

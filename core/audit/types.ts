@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { LifecycleChange } from '../observe/types.js'
 
 /**
  * The version of {@link AuditEvent}'s shape, in every event's `v`. Version 2: a completed
@@ -30,7 +31,7 @@ export const LIFECYCLE_KINDS = [
   'account-linked',
   'rate-limited',
   'reauthenticated',
-] as const
+] as const satisfies readonly LifecycleChange[]
 
 /** A lifecycle change's kind. */
 export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number]

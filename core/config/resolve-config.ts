@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { StructError, create } from 'superstruct'
+import { StructError } from 'superstruct'
 import { defaultCookies, mergeCookies } from '../cookies.js'
 import {
   AuthError,
@@ -32,7 +32,7 @@ import { builtInFlows } from '../flows/registry.js'
 import { signInCompletionFlowFor } from '../flows/signin-completion/flow.js'
 import type { FlowModule } from '../flows/types.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
-import { AuthConfigStruct, MIN_SECRET_LENGTH, type ValidatedConfig } from './structs.js'
+import { MIN_SECRET_LENGTH, type ValidatedConfig } from './structs.js'
 import { compileTrustedHosts } from './trusted-hosts.js'
 import type {
   ResolvedAvailability,
@@ -43,8 +43,8 @@ import type {
   ResolvedSessionOptions,
   Resolution,
 } from './types.js'
-import { resolveAudit } from '../audit/record.js'
-import type { AuditOptions } from '../audit/types.js'
+import { ObserverOptionsError, resolveObservers } from './observers.js'
+import { validateConfig } from './validate.js'
 
 export { callbacksOf, cookiesFor, eventsOf } from './read.js'
 export type { ResolvedConfig, ResolvedLimit, ResolvedProvider, ResolvedRateLimits, ResolvedSessionOptions, Resolution }
@@ -149,13 +149,14 @@ function isEmptySecret(value: unknown): boolean {
  * `secret` (or a client secret, a private key, a token misplaced in the config) that would print
  * the secret into the server log. The cause is a value-free copy whose message is the main one.
  */
-function toConfigError(error: StructError): Error {
-  if (error.path.length === 1 && error.path[0] === 'secret' && isEmptySecret(error.value)) {
+function toConfigError(error: StructError, option?: string): Error {
+  if (option === undefined && error.path.length === 1 && error.path[0] === 'secret' && isEmptySecret(error.value)) {
     return new MissingSecret(MISSING_SECRET_MESSAGE)
   }
   // A union (e.g. `secret`: string or array) fails as a whole; its refinement says why.
   const failure = error.failures().find((f) => f.refinement !== undefined) ?? error
-  const path = failure.path.join('.')
+  const fullPath = option === undefined ? [...failure.path] : [option, ...failure.path]
+  const path = fullPath.join('.')
   const message =
     failure.type === 'never'
       ? `config.${path}: unknown option`
@@ -164,11 +165,11 @@ function toConfigError(error: StructError): Error {
         : `config.${path}: expected ${failure.type}, received ${describe(failure.value)}`
   const cause = Object.assign(new Error(message), {
     name: 'StructError',
-    path: [...failure.path],
+    path: fullPath,
     type: failure.type,
     ...(failure.refinement ? { refinement: failure.refinement } : {}),
   })
-  return new ConfigError(message, failure.path, { cause })
+  return new ConfigError(message, fullPath, { cause })
 }
 
 /** What was received, by kind only: the value itself may be a secret. */
@@ -249,7 +250,7 @@ const ADAPTER_HINT =
 function resolve(source: AuthConfig): ResolvedConfig {
   let validated
   try {
-    validated = create(source, AuthConfigStruct)
+    validated = validateConfig(source)
   } catch (error) {
     throw error instanceof StructError ? toConfigError(error) : error
   }
@@ -290,6 +291,19 @@ function resolve(source: AuthConfig): ResolvedConfig {
   }
   const availability = resolveAvailability(validated.availability)
   const adapter = given ? instrumentAdapter(given, logger, availability) : undefined
+  // The application's own object (methods may live on a prototype), else one per config.
+  const store = source.store ? guardStore(source.store, availability) : memoryAuthStore()
+  let observers: ResolvedConfig['observers']
+  try {
+    observers = resolveObservers(source, validated.inspect as ((trace: FlowTrace) => void) | undefined, {
+      logger,
+      secrets,
+      sharedStore: source.store ? store : undefined,
+    })
+  } catch (error) {
+    const failure = error instanceof ObserverOptionsError ? error.failure : error
+    throw failure instanceof StructError && error instanceof ObserverOptionsError ? toConfigError(failure, error.kind) : failure
+  }
   const overrides = validated.cookies as Parameters<typeof mergeCookies>[1]
   const basePath = validated.basePath.length > 1 ? validated.basePath.replace(/\/+$/, '') : validated.basePath
   if (validated.debug) logger.warn('debug-enabled')
@@ -347,8 +361,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     adapter,
     experimental: Object.freeze({ ...validated.experimental }),
     logger,
-    // The application's own object (methods may live on a prototype), else one per config.
-    store: source.store ? guardStore(source.store, availability) : memoryAuthStore(),
+    store,
     sharedStore: source.store !== undefined,
     stepUp: Object.freeze({ ...validated.stepUp }),
     rateLimit: resolveRateLimits(validated.rateLimit),
@@ -359,18 +372,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     flowById: new Map(flows.map((flow) => [flow.id, flow])),
     firstFactorByType,
     inspect: validated.inspect as ((trace: FlowTrace) => void) | undefined,
-    ...(validated.inspector
-      ? {
-          inspector: Object.freeze({
-            traces: (validated.inspector === true ? undefined : validated.inspector.traces) ?? 50,
-            clients: (validated.inspector === true ? undefined : validated.inspector.clients) ?? 'loopback',
-          }),
-        }
-      : {}),
-    ...(source.audit
-      ? { audit: resolveAudit(source.audit as AuditOptions, logger, source.store ? guardStore(source.store, availability) : undefined) }
-      : {}),
-    ...(source.telemetry ? { telemetry: source.telemetry === true ? true : Object.freeze({ ...source.telemetry }) } : {}),
+    observers,
   } satisfies ResolvedConfig)
 }
 

@@ -26,6 +26,7 @@ import {
   type Infer,
 } from 'superstruct'
 import { raw, skipCSRFCheck } from '../symbols.js'
+import { observerStruct } from './observers.js'
 import { compileOriginPattern } from './origins.js'
 import { parseTrustedHost } from './trusted-hosts.js'
 
@@ -121,9 +122,6 @@ export const ProviderInput = union([
 ])
 
 /** The schema of `AuthConfig` (spec §2.13) with the defaults of spec §2.13 and §2.15. */
-/** An audit sink: a function, `'logger'`, or a store with `write` (and `listForUser`). */
-const AuditSinkStruct = union([func(), literal('logger'), type({ write: func() })])
-
 export const AuthConfigStruct = object({
   providers: defaulted(array(ProviderInput), []),
   secret: optional(SecretOption),
@@ -270,39 +268,11 @@ export const AuthConfigStruct = object({
   extensions: optional(array(type({ id: string(), version: string(), at: string(), initial: string() }))),
   flows: optional(array(type({ id: string(), flow: type({}), runs: func() }))),
   inspect: optional(func()),
-  inspector: optional(
-    union([
-      boolean(),
-      object({ traces: optional(size(integer(), 1, 1000)), clients: optional(enums(['loopback', 'any'])) }),
-    ]),
-  ),
-  audit: optional(
-    object({
-      sink: optional(union([AuditSinkStruct, array(AuditSinkStruct)])),
-      webhook: optional(
-        object({
-          url: refine(string(), 'http(s) URL', (value) => /^https?:\/\/[^\s]+$/.test(value)),
-          secret: size(string(), 16, Infinity),
-          events: optional(array(string())),
-          attempts: optional(size(integer(), 1, 20)),
-          backoff: optional(size(integer(), 1, 3_600_000)),
-          timeout: optional(size(integer(), 1, 60_000)),
-        }),
-      ),
-      clientAddress: optional(enums(['hmac', 'raw', 'none'])),
-      timeout: optional(size(integer(), 1, 10_000)),
-    }),
-  ),
-  telemetry: optional(
-    union([
-      literal(true),
-      type({
-        tracer: optional(type({ startSpan: func() })),
-        meter: optional(type({ createCounter: func(), createHistogram: func() })),
-        api: optional(type({ trace: type({}), metrics: type({}), context: type({}) })),
-      }),
-    ]),
-  ),
+  // Values of `authchart/inspector`, `authchart/audit` and `authchart/telemetry`; their options
+  // are checked by their own modules, and only when configured.
+  inspector: optional(observerStruct('inspector')),
+  audit: optional(observerStruct('audit')),
+  telemetry: optional(observerStruct('telemetry')),
 })
 
 /** The configuration after defaults were applied. */

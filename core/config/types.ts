@@ -7,16 +7,16 @@
  */
 import type { TrustedHosts } from './trusted-hosts.js'
 import type { Struct } from 'superstruct'
-import type { AnyStateMachine, EventObject } from 'xstate'
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
-import type { FlowDefinition, FlowEnv, CookiesOptions, RoutedAction } from '../engine/types.js'
+import type { FlowDefinition, FlowEnv, CookiesOptions, ParsedRequest, RoutedAction } from '../engine/types.js'
 import type { FlowTrace } from '../engine/trace.js'
 import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
-import type { ResolvedAudit } from '../audit/types.js'
-import type { TelemetryOptions } from '../telemetry/types.js'
+import type { ObserverKind } from '../observe/brand.js'
+import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
@@ -140,12 +140,11 @@ export interface ResolvedConfig {
   /** The flow serving each provider type as a first factor. */
   readonly firstFactorByType: ReadonlyMap<string, FlowModule>
   readonly inspect?: (trace: FlowTrace) => void
-  /** The flow inspector's settings, when enabled. */
-  readonly inspector?: { readonly traces: number; readonly clients: 'loopback' | 'any' }
-  /** The audit trail's sinks and settings, when configured. */
-  readonly audit?: ResolvedAudit
-  /** OpenTelemetry spans and metrics, when configured (loaded on the first request). */
-  readonly telemetry?: TelemetryOptions
+  /**
+   * The audit trail, OpenTelemetry, the flow inspector and the `inspect` callback, as configured,
+   * in that order; empty when none is, and a request then checks this length and nothing else.
+   */
+  readonly observers: readonly Observer[]
 }
 
 /** The outcome of resolving a config: the resolved config, or the error to answer every request with. */
@@ -402,4 +401,85 @@ export interface FlowModule {
   readonly steps?: FlowSteps
   /** For a way of signing in: its provider types, `amr`, and how its user is stored. */
   readonly firstFactor?: FirstFactor
+}
+
+// The observers' hooks (see `core/observe/types.ts`): declared here, beside the configuration
+// that holds them, so that the type modules stay free of import circles.
+
+/** A lifecycle change a request made (signing out, revoking sessions, adding a factor). */
+export type LifecycleChange =
+  | 'sign-out'
+  | 'sign-out-everywhere'
+  | 'session-revoked'
+  | 'second-factor-enrolled'
+  | 'second-factor-removed'
+  | 'passkey-added'
+  | 'account-linked'
+  | 'rate-limited'
+  | 'reauthenticated'
+
+/** How a request was answered: the failure its flow reported, or what its handling threw. */
+export type Answered = { failure?: { type: string; code?: string } } | { error: unknown }
+
+/** What the observers read of the request's source: its headers and the client's address. */
+export interface ObservedSource {
+  header(name: string): string | null
+  readonly clientAddress: string | undefined
+}
+
+/** A flow run as the observers see it (the engine's `FlowRun`). */
+export interface ObservedRun {
+  readonly snapshot: AnyMachineSnapshot
+  readonly outcome: FlowOutcome
+  /** True when the flow waits for another request and is sealed. */
+  readonly resting: boolean
+  readonly trace: FlowTrace
+}
+
+/** Wraps the call of the effect `name`, returning what the call returns (or throws). */
+export type EffectWrapper = (
+  name: string,
+  call: () => EventObject | PromiseLike<EventObject>,
+) => EventObject | PromiseLike<EventObject>
+
+/** What a value is resolved with, once per configuration. */
+export interface ObserverSettings {
+  readonly logger: Logger
+  readonly secrets: readonly string[]
+  /** The application's own store (shared by its instances), when it configured one. */
+  readonly sharedStore?: AuthStore | undefined
+}
+
+/**
+ * The hooks of one observer, each optional; they run only for a configuration that has it. A hook
+ * never fails the request: the observers catch their own errors.
+ */
+export interface Observer {
+  /** The option it came from (`inspect`: the trace callback). */
+  readonly kind: ObserverKind | 'inspect'
+  /** Whether flow runs record the transition ids they take (a lookup per step), now. */
+  readonly traceTransitions?: () => boolean
+  /** A request is about to be dispatched (`route` is its templated path). */
+  readonly onRequestStart?: (request: ParsedRequest, route: string, provider: string | undefined) => void | Promise<void>
+  /** Wraps each effect of the request (a span, a timing). */
+  readonly effectHook?: (request: ParsedRequest) => EffectWrapper | undefined
+  /** A flow run's trace, when the run ended (at rest, final or failed). */
+  readonly onFlowStep?: (request: ParsedRequest, trace: FlowTrace) => void
+  /** How a flow run ended (`providerId` of the request's provider, if any). */
+  readonly onFlowRun?: (request: ParsedRequest, flow: string, providerId: string | undefined, run: ObservedRun) => void
+  /** A lifecycle change the request made. */
+  readonly onLifecycle?: (request: ParsedRequest, kind: LifecycleChange, who: { userId?: string; provider?: string }) => void
+  /** An Auth.js event the request emitted (`signOut`, `linkAccount`, ...). */
+  readonly onEmitted?: (request: ParsedRequest, name: string, message: unknown) => void
+  /** The request's flows are done: how it was answered. Awaited before the answer is sent. */
+  readonly onOutcome?: (request: ParsedRequest, source: ObservedSource, answered: Answered) => Promise<void>
+  /** The answer is decided: its status, or what was thrown. */
+  readonly onRequestEnd?: (request: ParsedRequest, status: number | undefined, error?: unknown) => void
+  /** A page served below `basePath` at `path` (GET only), before the request is parsed. */
+  readonly page?: {
+    readonly path: string
+    readonly respond: (config: ResolvedConfig, request: Request) => Promise<Response>
+  }
+  /** `GET {basePath}/audit` for the signed-in `user`: their own activity. */
+  readonly activity?: (ctx: RequestContext, user: { id: string }, page: boolean) => Promise<ResponseInternal>
 }

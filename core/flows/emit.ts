@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { noteEmitted } from '../audit/record.js'
 import { eventsOf } from '../config/read.js'
 import { EventError } from '../errors.js'
 import type { RequestContext } from '../http/context.js'
+import { notifyEmitted } from '../observe/notify.js'
 import type { EventCallbacks } from '../types.js'
 
 /** Calls `events[name](message)` if configured, logging and swallowing its errors. */
@@ -16,7 +16,7 @@ export async function emitEvent<N extends keyof EventCallbacks>(
   name: N,
   message: Parameters<NonNullable<EventCallbacks[N]>>[0],
 ): Promise<void> {
-  if (ctx.config.audit) noteEmitted(ctx.request, name, message)
+  if (ctx.config.observers.length > 0) notifyEmitted(ctx, name, message)
   const events = eventsOf(ctx.config)
   const handler = events[name] as ((m: typeof message) => unknown) | undefined
   if (!handler) return

@@ -22,15 +22,12 @@ import {
 } from '../cookies.js'
 import { advanceNow, type FlowRun } from '../engine/advance.js'
 import type { FlowDefinition } from '../engine/flow.js'
-import { inspectorEnabled, recordTrace } from '../inspector/recorder.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import { BROWSER_COOKIE_LIMIT, defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'
 import { ACTIONS_WITH_FLOW } from '../actions.js'
 import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.logic.js'
-import type { FlowTrace } from '../engine/trace.js'
-import { noteRun, noteTrace } from '../audit/record.js'
-import { effectHookOf } from '../telemetry/index.js'
+import { notifyRun, observedRunOptions } from '../observe/notify.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
@@ -241,20 +238,6 @@ export interface Dispatched {
   failure?: { type: ErrorType; code?: string }
 }
 
-/** Whether the request's runs are noted for an audit record (audit events, telemetry). */
-const noting = (config: ResolvedConfig) => config.audit !== undefined || config.telemetry !== undefined
-
-function reportTrace(ctx: RequestContext, trace: FlowTrace, inspecting = true): void {
-  if (noting(ctx.config)) noteTrace(ctx.request, trace)
-  if (!inspecting) return
-  recordTrace(ctx.config, ctx.request, trace)
-  try {
-    ctx.config.inspect?.(trace)
-  } catch {
-    // An inspector must never break authentication.
-  }
-}
-
 /** An outcome the HTTP layer answers with: every handoff has been followed. */
 type SettledOutcome = Exclude<FlowOutcome, { type: 'handoff' } | { type: 'stepUp' }>
 
@@ -269,16 +252,8 @@ function runOne(
   resting: Resting,
   from?: AnyMachineSnapshot,
 ): FlowOutcome | Promise<FlowOutcome> {
-  const { config } = ctx
-  const inspecting = config.inspect !== undefined || inspectorEnabled(config)
-  const auditing = noting(config)
-  const effect = config.telemetry !== undefined ? effectHookOf(ctx.request) : undefined
-  const run = advanceNow(flow, ctx, event, {
-    ...(from ? { from } : {}),
-    traceTransitions: inspecting,
-    ...(inspecting || auditing ? { onTrace: (trace: FlowTrace) => reportTrace(ctx, trace, inspecting) } : {}),
-    ...(effect ? { effect } : {}),
-  })
+  const observed = ctx.config.observers.length > 0 ? observedRunOptions(ctx) : undefined
+  const run = advanceNow(flow, ctx, event, observed ? { ...observed, ...(from ? { from } : {}) } : from ? { from } : {})
   // A run whose effects all answered at once (a session read) settles without a microtask.
   return run instanceof Promise ? run.then((ran) => afterRun(ctx, flow, resting, ran)) : afterRun(ctx, flow, resting, run)
 }
@@ -291,7 +266,7 @@ function afterRun(
   run: FlowRun,
 ): FlowOutcome | Promise<FlowOutcome> {
   if (run.outcome.session?.op === 'set') assertSessionIssued(flow.machine.id, run)
-  if (noting(ctx.config)) noteRun(ctx.request, flow.machine.id, ctx.provider?.id, run)
+  if (ctx.config.observers.length > 0) notifyRun(ctx, flow.machine.id, run)
   const cookieName = resting.cookie.name
   if (run.resting) return sealResting(ctx, flow, resting, run)
   if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))

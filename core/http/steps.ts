@@ -19,7 +19,7 @@ import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
 import type { FlowModule } from '../flows/types.js'
 import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage } from '../pages/steps.js'
-import { noteLifecycle } from '../audit/record.js'
+import { notifyLifecycle } from '../observe/notify.js'
 import { enrolledFactors, removeSecondFactors } from '../second-factor/index.js'
 import { signedInUser } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
@@ -184,6 +184,6 @@ export async function twoFactorAction(ctx: RequestContext, params: unknown): Pro
   if (!user) return signInFirst(ctx)
   if ((params as { action?: unknown }).action !== 'disable') return undefined
   const removed = await removeSecondFactors(ctx.config.adapter, user.id)
-  if (removed > 0 && ctx.config.audit) noteLifecycle(ctx.request, 'second-factor-removed', { userId: user.id })
+  if (removed > 0 && ctx.config.observers.length > 0) notifyLifecycle(ctx, 'second-factor-removed', { userId: user.id })
   return { redirect: `${ctx.authUrl}/two-factor`, cookies: ctx.setCookies }
 }

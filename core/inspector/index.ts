@@ -6,7 +6,7 @@
  * Nothing secret can reach it: traces hold event types and state names, never payloads or context
  * (see `core/engine/trace.ts`), and a request is recorded as its method and route only, never its
  * query, body, headers or cookies. Still, it shows every user's routes and outcomes and costs tens
- * of milliseconds to render: it is off unless `inspector` is set, runs only when `NODE_ENV` is
+ * of milliseconds to render: it is off unless `inspector: flowInspector()` is configured, runs only when `NODE_ENV` is
  * `development` or `test`, answers only loopback clients unless configured otherwise, and renders
  * at most once per second.
  *
@@ -17,13 +17,12 @@ import { flowGraph, type FlowGraph } from '../../visualizations/graph.js'
 import { flowSvg } from '../../visualizations/render.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { loadedFlows } from '../flows/registry.js'
-import type { FlowTrace } from '../engine/trace.js'
 import { clientAddressOf } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
 import { CHART_CONTROLS, CHART_SCRIPT, CHART_STYLES, chartScriptSource } from './chart-script.js'
-import { isDevelopment, nodeEnv, storeOf, type Recorded } from './recorder.js'
+import { isDevelopment, nodeEnv, type InspectorState, type InspectorStore, type Recorded } from './recorder.js'
 
-export { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH, inspectorEnabled, recordTrace } from './recorder.js'
+export { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH } from './recorder.js'
 
 /**
  * Whether `host` (a hostname, `[::1]`, or a socket address such as `::ffff:127.0.0.1`) is this
@@ -42,11 +41,11 @@ export function isLoopbackHost(host: string): boolean {
  * configured for any client) to a client that is not on this machine. The client is the address
  * the integration gave; without one, the request URL's host must be loopback.
  */
-function refusal(config: ResolvedConfig, request: Request): WarningCode | undefined {
+function refusal(inspector: InspectorState, request: Request): WarningCode | undefined {
   const env = nodeEnv()
   if (env === 'production') return 'inspector-refused-in-production'
   if (!isDevelopment(env)) return 'inspector-refused-outside-development'
-  if (config.inspector?.clients === 'any') return undefined
+  if (inspector.clients === 'any') return undefined
   const client = clientAddressOf(request) ?? new URL(request.url).hostname
   return isLoopbackHost(client) ? undefined : 'inspector-refused-remote-client'
 }
@@ -103,11 +102,11 @@ export const INSPECTOR_RENDER_INTERVAL_MS = 1_000
 const renders = new WeakMap<ResolvedConfig, { at: number; html: Promise<string> }>()
 
 /** The rendered page, from the cache while it is younger than {@link INSPECTOR_RENDER_INTERVAL_MS}. */
-function renderedPage(config: ResolvedConfig): Promise<string> {
+function renderedPage(config: ResolvedConfig, store: InspectorStore): Promise<string> {
   const now = Date.now()
   let rendered = renders.get(config)
   if (!rendered || now - rendered.at >= INSPECTOR_RENDER_INTERVAL_MS) {
-    rendered = { at: now, html: renderPage(config) }
+    rendered = { at: now, html: renderPage(config, store) }
     const current = rendered
     // A failed render is not cached.
     current.html.catch(() => renders.get(config) === current && renders.delete(config))
@@ -120,13 +119,13 @@ function renderedPage(config: ResolvedConfig): Promise<string> {
  * Answers `GET {basePath}/__flows`: the page, or 404 (warned once per reason) outside development
  * or to a client that is not on this machine.
  */
-export async function respondInspector(config: ResolvedConfig, request: Request): Promise<Response> {
-  const refused = refusal(config, request)
+export async function respondInspector(config: ResolvedConfig, request: Request, inspector: InspectorState): Promise<Response> {
+  const refused = refusal(inspector, request)
   if (refused) {
     warnOnce(config, refused)
     return new Response(null, { status: 404 })
   }
-  return new Response(await renderedPage(config), {
+  return new Response(await renderedPage(config, inspector.store), {
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -137,8 +136,7 @@ export async function respondInspector(config: ResolvedConfig, request: Request)
   })
 }
 
-async function renderPage(config: ResolvedConfig): Promise<string> {
-  const store = storeOf(config)
+async function renderPage(config: ResolvedConfig, store: InspectorStore): Promise<string> {
   const machines = await configuredMachines(config)
   const sections: string[] = []
   for (const machine of machines) {

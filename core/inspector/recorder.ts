@@ -1,5 +1,6 @@
 /**
- * What the flow inspector keeps on the request path: whether it is on, and the traces it records.
+ * What the flow inspector keeps on the request path of a configuration that has one: whether it
+ * runs, and the traces it records.
  * The page itself (charts rendered with Graphviz compiled to WebAssembly, megabytes) lives in
  * `./index.ts` and is loaded only when the inspector is on and its page is asked for, through a
  * specifier bundlers do not follow, so a production bundle never carries it.
@@ -40,18 +41,14 @@ export class InspectorStore {
   }
 }
 
-const stores = new WeakMap<ResolvedConfig, InspectorStore>()
-
-export function storeOf(config: ResolvedConfig): InspectorStore {
-  let store = stores.get(config)
-  if (!store) stores.set(config, (store = new InspectorStore(config.inspector?.traces ?? DEFAULT_INSPECTOR_TRACES)))
-  return store
+/** The inspector of one configuration: its settings and the traces it recorded. */
+export interface InspectorState {
+  readonly clients: 'loopback' | 'any'
+  readonly store: InspectorStore
 }
 
-/** Whether the inspector runs (records traces): enabled in the config, and a development `NODE_ENV`. */
-export function inspectorEnabled(config: ResolvedConfig): boolean {
-  return config.inspector !== undefined && isDevelopment(nodeEnv())
-}
+/** Whether the inspector runs (records traces) now: only under a development `NODE_ENV`. */
+export const inspectorRuns = (): boolean => isDevelopment(nodeEnv())
 
 export function nodeEnv(): string | undefined {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
@@ -61,14 +58,9 @@ export function nodeEnv(): string | undefined {
 // environment turns the inspector on.
 export const isDevelopment = (env: string | undefined) => env === 'development' || env === 'test'
 
-/** Records a flow run for the inspector (a no-op unless it is enabled). */
-export function recordTrace(config: ResolvedConfig, request: ParsedRequest, trace: FlowTrace): void {
-  if (inspectorEnabled(config)) storeOf(config).record(request, trace)
-}
-
 /** The part of the page module the handler calls. */
 interface InspectorPage {
-  respondInspector(config: ResolvedConfig, request: Request): Promise<Response>
+  respondInspector(config: ResolvedConfig, request: Request, inspector: InspectorState): Promise<Response>
 }
 
 // A specifier in a variable: bundlers leave the import to the runtime, so an application that never
@@ -81,7 +73,7 @@ let page: Promise<InspectorPage> | undefined
  * it cannot be loaded (an application bundled without it) the answer is a 404 and the reason is
  * logged once.
  */
-export async function respondInspector(config: ResolvedConfig, request: Request): Promise<Response> {
+export async function respondInspector(config: ResolvedConfig, request: Request, inspector: InspectorState): Promise<Response> {
   page ??= import(/* webpackIgnore: true */ /* @vite-ignore */ INSPECTOR_PAGE) as Promise<InspectorPage>
   let loaded: InspectorPage
   try {
@@ -91,5 +83,5 @@ export async function respondInspector(config: ResolvedConfig, request: Request)
     config.logger.error(new Error('The flow inspector could not be loaded: it runs from an unbundled install of authchart', { cause: error }))
     return new Response(null, { status: 404 })
   }
-  return loaded.respondInspector(config, request)
+  return loaded.respondInspector(config, request, inspector)
 }

@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { noteLifecycle } from '../audit/record.js'
 import type { AdapterSession } from '../adapters.js'
 import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import { expiredCookie } from '../cookies.js'
 import type { RequestContext } from '../http/context.js'
+import { notifyLifecycle } from '../observe/notify.js'
 import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
 import type { AuthConfig, ResponseInternal } from '../types.js'
 import { clearSessionCache, revokeCachedSessions, revokeCachedSessionsOf, revokeCachedSessionTokens } from './cache.js'
@@ -202,7 +202,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       ctx.setCookies.push(...ctx.sessionCookie.names.map((name) => expiredCookie(ctx.cookies.sessionToken, name)))
       clearSessionCache(ctx)
       // Stryker disable next-line ConditionalExpression: eq#sessions-audit-note
-      if (ctx.config.audit) noteLifecycle(ctx.request, 'sign-out-everywhere', { userId: current.userId })
+      if (ctx.config.observers.length > 0) notifyLifecycle(ctx, 'sign-out-everywhere', { userId: current.userId })
       return { ...json({ revoked: 'all' }), cookies: ctx.setCookies }
     }
     case 'others': {
@@ -211,7 +211,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
       const others = (await adapter.listSessions(current.userId)).filter((s) => s.sessionToken !== current.token)
       await revokeCachedSessionTokens(ctx.config, others.map((session) => session.sessionToken), ctx.at)
       await Promise.all(others.map((session) => adapter.deleteSession(session.sessionToken)))
-      if (ctx.config.audit && others.length > 0) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
+      if (ctx.config.observers.length > 0 && others.length > 0) notifyLifecycle(ctx, 'session-revoked', { userId: current.userId })
       return json({ revoked: others.length })
     }
     case 'one': {
@@ -222,7 +222,7 @@ export async function revokeSessions(ctx: RequestContext): Promise<ResponseInter
           await revokeCachedSessions(ctx.config, [body.id], ctx.at)
           await adapter.deleteSession(session.sessionToken)
           // Stryker disable next-line ConditionalExpression: eq#sessions-audit-note
-          if (ctx.config.audit) noteLifecycle(ctx.request, 'session-revoked', { userId: current.userId })
+          if (ctx.config.observers.length > 0) notifyLifecycle(ctx, 'session-revoked', { userId: current.userId })
           return json({ revoked: 1 })
         }
       }

@@ -2,8 +2,8 @@
  * OpenTelemetry spans and metrics, from the same two places the audit trail comes from: the
  * engine's effects (a child span and a latency point each) and the request's audit record (the
  * request span's flow, chart version and outcome; the sign-in, failure and rate-limit counters).
- * Nothing here is imported unless the config has a `telemetry` option, and `@opentelemetry/api`
- * is imported only then, on the first request.
+ * Nothing here is imported unless the application imports `authchart/telemetry`, and
+ * `@opentelemetry/api` is imported only when its `openTelemetry()` is configured, on the first request.
  *
  * What is recorded is what the audit record holds (states, error types, provider ids) plus the
  * method, path and status of the request: never a query string, a header, a cookie or an error's
@@ -121,28 +121,11 @@ function instrumentsOf(meter: TelemetryMeter): Instruments {
 }
 
 /** Builds the telemetry of `options`, importing the API when the options do not give it. */
-export async function loadTelemetry(options: TelemetryOptions): Promise<Telemetry> {
-  const given = options === true ? {} : options
+export async function loadTelemetry(given: TelemetryOptions): Promise<Telemetry> {
   const api = given.api ?? (await importApi())
   const tracer = given.tracer ?? api.trace.getTracer(INSTRUMENTATION_NAME)
   const meter = given.meter ?? api.metrics.getMeter(INSTRUMENTATION_NAME)
   return Object.freeze({ api, tracer, instruments: instrumentsOf(meter) })
-}
-
-const loaded = new WeakMap<object, Telemetry | Promise<Telemetry>>()
-
-/** The telemetry of a resolved config, loaded once (its first request waits for the import). */
-export function telemetryOf(config: { readonly telemetry?: TelemetryOptions }): Telemetry | Promise<Telemetry> {
-  let found = loaded.get(config)
-  if (found === undefined) {
-    const loading = loadTelemetry(config.telemetry!).then((telemetry) => {
-      loaded.set(config, telemetry)
-      return telemetry
-    })
-    loading.catch(() => loaded.delete(config))
-    loaded.set(config, (found = loading))
-  }
-  return found
 }
 
 /** The span of a request being answered, and what its flows told the audit record. */

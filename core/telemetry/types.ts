@@ -45,14 +45,12 @@ export interface TelemetryApi {
 }
 
 /**
- * The `telemetry` option: `true` to use the global OpenTelemetry API (its registered tracer and
- * meter providers), or the tracer and meter to use. `api` is the `@opentelemetry/api` module, for
- * bundled applications (an edge worker): without it the module is imported on the first request.
+ * The options of `openTelemetry()`: none to use the global OpenTelemetry API (its registered tracer
+ * and meter providers), or the tracer and meter to use. `api` is the `@opentelemetry/api` module,
+ * for bundled applications (an edge worker): without it the module is imported on the first request.
  */
-export type TelemetryOptions =
-  | true
-  | {
-      tracer?: TelemetryTracer | undefined
-      meter?: TelemetryMeter | undefined
-      api?: TelemetryApi | undefined
-    }
+export interface TelemetryOptions {
+  tracer?: TelemetryTracer | undefined
+  meter?: TelemetryMeter | undefined
+  api?: TelemetryApi | undefined
+}

@@ -9,6 +9,7 @@ import type { AuditEvent } from '../../core/audit/types.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import { Client, testConfig } from '../fixtures/http.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
+import { auditTrail } from '../../core/audit.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
@@ -17,7 +18,7 @@ describe('audit events of factor changes', () => {
   it('records a second factor enrolled once its code is confirmed, not when it is started', async () => {
     const events: AuditEvent[] = []
     const store = createMemoryStore()
-    const config = testConfig({ adapter: MemoryAdapter(store), audit: { sink: (event) => void events.push(event) } })
+    const config = testConfig({ adapter: MemoryAdapter(store), audit: auditTrail({ sink: (event) => void events.push(event) }) })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     events.length = 0
@@ -43,7 +44,7 @@ describe('audit events of factor changes', () => {
 
   it('records a passkey added and its account linked at sign-up, with the passkey factor', async () => {
     const events: AuditEvent[] = []
-    const config = passkeyConfig(createMemoryStore(), { audit: { sink: (event) => void events.push(event) } })
+    const config = passkeyConfig(createMemoryStore(), { audit: auditTrail({ sink: (event) => void events.push(event) }) })
     const browser = new PasskeyBrowser(config)
     await browser.register({ email: 'grace@example.com' })
     const kinds = events.map((event) => event.kind)

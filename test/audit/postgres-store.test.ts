@@ -16,6 +16,7 @@ import { Client, testConfig } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 import { reauthenticateAlice } from './reauthentication.js'
+import { auditTrail } from '../../core/audit.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const good = { username: 'alice', password: 'wonderland' }
@@ -96,7 +97,7 @@ function storeSuite(name: string, connect: () => Promise<{ db: Queryable; close:
         const received: AuditEvent[] = []
         const sink = store()
         // Storage is under test here, not the bound on a slow sink: wait for the database.
-        await drive({ sink: [sink, (event) => void received.push(event)], timeout: 10_000 })
+        await drive(auditTrail({ sink: [sink, (event) => void received.push(event)], timeout: 10_000 }))
         const expected = received.filter((event) => event.kind === kind)
         expect(expected.length).toBeGreaterThan(0)
         const { rows } = await db.query(`SELECT kind, "userId", event FROM "audit_test_audit_events" WHERE id = ANY($1)`, [

@@ -9,6 +9,7 @@ import type { AuditEvent } from '../../core/audit/types.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
 import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
 import { expectNoSecret, MARKER, marker, markedCredentialsAttempts } from '../fixtures/privacy.js'
+import { auditTrail } from '../../core/audit.js'
 
 
 /** Every value a sink received, as text: function sinks and the debug logger. */
@@ -19,7 +20,7 @@ function sinks() {
   }
   return {
     records,
-    audit: { sink: [(event: AuditEvent) => void records.push(event), 'logger' as const] },
+    audit: auditTrail({ sink: [(event: AuditEvent) => void records.push(event), 'logger' as const] }),
     logger: { error: () => {}, warn: () => {}, debug },
   }
 }

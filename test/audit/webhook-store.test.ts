@@ -19,6 +19,7 @@ import { redisAuthStore } from '../../stores/redis.js'
 import { Client, spyLogger, testConfig } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
+import { auditTrail } from '../../core/audit.js'
 
 const HOOK_SECRET = 'whsec-0123456789abcdef-shared-store'
 
@@ -104,7 +105,7 @@ async function signIn(config: ReturnType<typeof testConfig>) {
 /** A real audit event: a credentials sign-in through a config whose sink keeps what it is given. */
 async function signInEvent(): Promise<AuditEvent> {
   const events: AuditEvent[] = []
-  await signIn(testConfig({ audit: { sink: (event) => void events.push(event) } }))
+  await signIn(testConfig({ audit: auditTrail({ sink: (event) => void events.push(event) }) }))
   const event = events.find((candidate) => candidate.kind === 'flow')
   if (!event) throw new Error('no sign-in event')
   return event
@@ -162,7 +163,7 @@ describe.each(stores)('audit webhooks queued in %s', (_name, storesOf) => {
     // A's retry timer and sweeper are gone: nothing is sent while no instance runs.
     expect(hook.deliveries).toHaveLength(0)
 
-    const instanceB = testConfig({ store: storeB, audit: { webhook: options } })
+    const instanceB = testConfig({ store: storeB, audit: auditTrail({ webhook: options }) })
     const { response } = await signIn(instanceB)
     expect(response.status).toBe(302)
     await waitFor(() => hook.taken().includes(event.id))
@@ -183,8 +184,8 @@ describe.each(stores)('audit webhooks queued in %s', (_name, storesOf) => {
     // Each event is refused twice, so its retries wait in the store where both instances sweep.
     const hook = await receiver((seenBefore) => (seenBefore < 2 ? 503 : 204))
     const options = { url: hook.url, secret: HOOK_SECRET, backoff: 30 }
-    const instanceA = testConfig({ store: storeA, audit: { webhook: options } })
-    const instanceB = testConfig({ store: storeB, audit: { webhook: options } })
+    const instanceA = testConfig({ store: storeA, audit: auditTrail({ webhook: options }) })
+    const instanceB = testConfig({ store: storeB, audit: auditTrail({ webhook: options }) })
     for (let round = 0; round < 4; round++) {
       await Promise.all([signIn(instanceA), signIn(instanceB)])
     }
@@ -205,7 +206,7 @@ describe('audit webhooks queued in a store, past the last attempt', () => {
   it('drops the delivery after its attempts, logging the event id, and removes it from the store', async () => {
     const store = memoryAuthStore()
     const hook = await receiver(() => 500)
-    const config = testConfig({ store, audit: { webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 20, attempts: 2 } } })
+    const config = testConfig({ store, audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 20, attempts: 2 } }) })
     await signIn(config)
     await waitFor(() => config.logger.error.mock.calls.length === 1)
     const id = hook.deliveries[0]!.id
@@ -270,7 +271,7 @@ describe('audit webhooks when the store fails', () => {
       addToSet: () => Promise.reject(new Error('store down')),
       setMembers: () => Promise.reject(new Error('store down')),
     }
-    const config = testConfig({ store: broken, audit: { webhook: { url: hook.url, secret: HOOK_SECRET } } })
+    const config = testConfig({ store: broken, audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET } }) })
     const { response } = await signIn(config)
     expect(response.status).toBe(302)
     await waitFor(() => hook.taken().length === 1)
@@ -289,7 +290,7 @@ describe('audit webhooks when the store fails', () => {
     const quick = testConfig({})
     const hung = testConfig({
       store: hanging,
-      audit: { webhook: { url: hook.url, secret: HOOK_SECRET } },
+      audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET } }),
       // Sign-in's own store calls (rate limits) answer; only the queue's hang.
       rateLimit: false,
     })

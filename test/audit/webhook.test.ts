@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { signWebhook, webhookSink } from '../../core/audit/webhook.js'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
+import { auditTrail } from '../../core/audit.js'
 
 const HOOK_SECRET = 'whsec-0123456789abcdef-loopback'
 
@@ -74,7 +75,7 @@ async function signIn(config: ReturnType<typeof testConfig>, password = 'wonderl
 describe('audit webhooks', () => {
   it('POSTs the event as JSON with a signature that verifies over the raw body, and one that does not under another key', async () => {
     const hook = await receiver()
-    const { response } = await signIn(testConfig({ audit: { webhook: { url: hook.url, secret: HOOK_SECRET } } }))
+    const { response } = await signIn(testConfig({ audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET } }) }))
     expect(response.status).toBe(302)
     await waitFor(() => hook.deliveries.length === 1)
     const [delivery] = hook.deliveries
@@ -103,7 +104,7 @@ describe('audit webhooks', () => {
       res.statusCode = index < 2 ? 503 : 204
       res.end()
     })
-    const { response } = await signIn(testConfig({ audit: { webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 20 } } }))
+    const { response } = await signIn(testConfig({ audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 20 } }) }))
     expect(response.status).toBe(302)
     await waitFor(() => hook.deliveries.length === 3)
     const [first, second, third] = hook.deliveries
@@ -141,7 +142,7 @@ describe('audit webhooks', () => {
       res.statusCode = 500
       res.end()
     })
-    const config = testConfig({ audit: { webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 5, attempts: 2 } } })
+    const config = testConfig({ audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET, backoff: 5, attempts: 2 } }) })
     await signIn(config)
     await waitFor(() => config.logger.error.mock.calls.some(([error]) => /dropped after 2 attempts/.test(String((error as Error).message))))
     expect(hook.deliveries).toHaveLength(2)
@@ -152,7 +153,7 @@ describe('audit webhooks', () => {
 
   it('does not slow the sign-in when the receiver hangs', async () => {
     const hanging = await receiver(() => {})
-    const slow = testConfig({ audit: { webhook: { url: hanging.url, secret: HOOK_SECRET, timeout: 10_000 } } })
+    const slow = testConfig({ audit: auditTrail({ webhook: { url: hanging.url, secret: HOOK_SECRET, timeout: 10_000 } }) })
     const quick = testConfig({})
     await signIn(quick)
     await signIn(slow)
@@ -167,7 +168,7 @@ describe('audit webhooks', () => {
   it('sends only the selected kinds', async () => {
     const hook = await receiver()
     const config = testConfig({
-      audit: { webhook: { url: hook.url, secret: HOOK_SECRET, events: ['sign-out'] } },
+      audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET, events: ['sign-out'] } }),
       providers: [credentialsProvider()],
     })
     const { client } = await signIn(config)
@@ -182,7 +183,7 @@ describe('audit webhooks', () => {
     const MARKER = 'Zq9Marker'
     const hook = await receiver()
     const config = testConfig({
-      audit: { webhook: { url: hook.url, secret: HOOK_SECRET } },
+      audit: auditTrail({ webhook: { url: hook.url, secret: HOOK_SECRET } }),
       providers: [credentialsProvider((c) => (c.password === `${MARKER}good` ? { id: 'u-7', name: `${MARKER}name`, email: `${MARKER}mail@example.com` } : null))],
       rateLimit: { credentials: { perIdentifier: 2 } },
     })
@@ -212,9 +213,9 @@ describe('audit webhooks', () => {
   })
 
   it('refuses a webhook without an http(s) URL or with a short secret at load', async () => {
-    const client = new Client(testConfig({ audit: { webhook: { url: 'file:///etc/passwd', secret: HOOK_SECRET } } }))
+    const client = new Client(testConfig({ audit: auditTrail({ webhook: { url: 'file:///etc/passwd', secret: HOOK_SECRET } }) }))
     expect((await client.send({ path: '/session' })).status).toBe(500)
-    const short = new Client(testConfig({ audit: { webhook: { url: 'https://hooks.example/a', secret: 'short' } } }))
+    const short = new Client(testConfig({ audit: auditTrail({ webhook: { url: 'https://hooks.example/a', secret: 'short' } }) }))
     expect((await short.send({ path: '/session' })).status).toBe(500)
   })
 })

@@ -29,6 +29,7 @@ import Email from '../../providers/email.js'
 import { launchChromium } from '../fixtures/chromium.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 import { send, toWebRequest } from '../fixtures/https-app.js'
+import { auditTrail } from '../../core/audit.js'
 
 type Handler = ReturnType<typeof createHandler>
 
@@ -201,7 +202,7 @@ describe('the activity page', () => {
   afterAll(() => db?.close())
 
   it("shows the signed-in user's own sign-ins and sign-outs, and none of another user's", async () => {
-    const app = await startApp(() => ({ secret: SECRET, trustHost: true, logger: spyLogger(), providers: [everyone()], audit: { sink: audit } }) as AuthConfig, builtIn)
+    const app = await startApp(() => ({ secret: SECRET, trustHost: true, logger: spyLogger(), providers: [everyone()], audit: auditTrail({ sink: audit }) }) as AuthConfig, builtIn)
     try {
       const mallory = await freshPage()
       await signInWithPassword(mallory, app.origin, 'mallory')

@@ -24,6 +24,8 @@ const TYPE_MODULES = new Set([
   'core/flows/webauthn/types.ts',
   'core/audit/types.ts',
   'core/telemetry/types.ts',
+  'core/observe/types.ts',
+  'core/observe/brand.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []

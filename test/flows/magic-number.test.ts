@@ -15,6 +15,7 @@ import { describeFlowModel, flowMachine } from '../../testing/index.js'
 import { diagram } from '../../visualizations/flows.js'
 import { authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
 import { MagicNumber, magicNumberFlow, THE_NUMBER } from '../fixtures/magic-number/index.js'
+import { flowInspector } from '../../core/inspector.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -91,7 +92,7 @@ describe('a first factor registered by its module alone', () => {
     const svg = await diagram(flowMachine(magicConfig(), 'magic-number'), 'svg')
     expect(svg).toContain('<svg')
     expect(svg).toContain('checking')
-    const config = magicConfig({ inspector: true })
+    const config = magicConfig({ inspector: flowInspector() })
     const inspector = await Auth(authRequest({ path: '/auth/__flows', origin: 'http://localhost:3000' }), config)
     expect(await inspector.text()).toContain('data-flow="magic-number"')
   })

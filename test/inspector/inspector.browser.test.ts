@@ -15,6 +15,7 @@ import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient } from '../oauth/helpers.js'
+import { flowInspector } from '../../core/inspector.js'
 
 let server: BrowserApp
 let origin: string
@@ -27,7 +28,7 @@ beforeAll(async () => {
   server = await startBrowserApp({
     secret: SECRET,
     trustHost: true,
-    inspector: true,
+    inspector: flowInspector(),
     logger: spyLogger(),
     providers: [credentialsProvider(), appProvider(op.issuer, 'client_secret_basic', 'op')],
   } as never)

@@ -11,6 +11,7 @@ import { authRequest, Client, SECRET, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, CLIENT_SECRET, opClient, startSignIn, deliverCallback } from '../oauth/helpers.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
+import { flowInspector } from '../../core/inspector.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 let op: RunningOidcProvider
@@ -36,7 +37,7 @@ describe('the flow inspector', () => {
 
   it('is refused in production even when enabled, with a warning', async () => {
     process.env.NODE_ENV = 'production'
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const response = await inspectorPage(config)
     expect(response.status).toBe(404)
     expect(await response.text()).toBe('')
@@ -44,7 +45,7 @@ describe('the flow inspector', () => {
   })
 
   it("shows each configured flow's chart and highlights the transitions requests took, with counts", async () => {
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     await client.signIn({ username: 'alice', password: 'wrong' })
@@ -66,7 +67,7 @@ describe('the flow inspector', () => {
   it('never shows a secret, token or cookie value, in the page or in a trace', async () => {
     const traces: FlowTrace[] = []
     const config = testConfig({
-      inspector: { traces: 100 },
+      inspector: flowInspector({ traces: 100 }),
       inspect: (trace) => traces.push(trace),
       providers: [
         ...testConfig().providers,

@@ -13,6 +13,7 @@ import { attemptIdentifier } from '../../core/flows/credentials/flow.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { CredentialsConfig } from '../../core/types.js'
 import { authRequest, CookieJar, credentialsProvider, testConfig } from '../fixtures/http.js'
+import { auditTrail } from '../../core/audit.js'
 
 type Config = ReturnType<typeof testConfig>
 
@@ -101,7 +102,7 @@ describe('the counters in the store', () => {
 describe('how a refused attempt ends', () => {
   function audited(authorize: (c: Record<string, unknown>) => unknown) {
     const events: AuditEvent[] = []
-    const config = testConfig({ audit: { sink: (event) => void events.push(event) }, providers: [credentialsProvider(authorize)] })
+    const config = testConfig({ audit: auditTrail({ sink: (event) => void events.push(event) }), providers: [credentialsProvider(authorize)] })
     return { config, events }
   }
   const outcomes = (events: AuditEvent[]) => events.flatMap((event) => (event.outcome ? [event.outcome] : []))

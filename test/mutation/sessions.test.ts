@@ -12,6 +12,7 @@ import { endJwtSessionsOf, endJwtSessionsOfProviderSession } from '../../core/se
 import { sessionId } from '../../core/session/manage.js'
 import { decode } from '../../core/jwt.js'
 import { ALICE, authRequest, Client, credentialsProvider, SECRET, testConfig } from '../fixtures/http.js'
+import { auditTrail } from '../../core/audit.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -224,7 +225,7 @@ describe('revoking a database session whose reads are cached (session.cache)', (
 describe('the audit trail of revoking', () => {
   it('records each revocation that ended a session, for the user who asked, and none that ended nothing', async () => {
     const events: AuditEvent[] = []
-    const { store, config } = databaseConfig({ audit: { sink: (event) => void events.push(event) } })
+    const { store, config } = databaseConfig({ audit: auditTrail({ sink: (event) => void events.push(event) }) })
     const laptop = await signedIn(config, 'Laptop')
     const phone = await signedIn(config, 'Phone')
     await signedIn(config, 'Tablet')

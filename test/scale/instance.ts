@@ -110,7 +110,8 @@ async function effectHook(): Promise<TelemetryOptions | undefined> {
     },
   }
 }
-const telemetry = await effectHook()
+const hook = await effectHook()
+const telemetry = hook ? (await import('../../core/telemetry.js')).openTelemetry(hook) : undefined
 
 /**
  * The handler. CHART=next is the deployment after a rolling upgrade whose e-mail chart changed

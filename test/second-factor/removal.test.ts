@@ -10,6 +10,7 @@ import type { AuditEvent } from '../../core/audit/types.js'
 import { removeSecondFactors } from '../../core/second-factor/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { auditTrail } from '../../core/audit.js'
 
 const BOB = { id: 'u-2', name: 'Bob', email: 'bob@example.com' }
 const now = () => Math.floor(Date.now() / 1000)
@@ -17,7 +18,7 @@ const now = () => Math.floor(Date.now() / 1000)
 function twoUsers(store: MemoryStore, events: AuditEvent[]) {
   return testConfig({
     adapter: MemoryAdapter(store),
-    audit: { sink: (event) => void events.push(event) },
+    audit: auditTrail({ sink: (event) => void events.push(event) }),
     // The password just proven counts for turning the factor off: these tests are about whose
     // factors go; the default (a recent second factor) is the re-authentication tests' subject.
     stepUp: { actions: { 'remove-second-factor': { aal: 1 } } },

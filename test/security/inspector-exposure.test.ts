@@ -10,6 +10,7 @@ import { Auth, setClientAddress } from '../../core/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { fastifyAuth } from '../../integrations/fastify/index.js'
 import { authRequest, Client, credentialsProvider, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { flowInspector } from '../../core/inspector.js'
 
 const nodeEnv = process.env.NODE_ENV
 afterEach(() => {
@@ -29,7 +30,7 @@ describe('the flow inspector outside development', () => {
   ])('is not served when NODE_ENV is %s, even to a loopback client', async (_name, value) => {
     if (value === undefined) delete process.env.NODE_ENV
     else process.env.NODE_ENV = value
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const response = await page(config, inspectorRequest(LOCAL))
     expect(response.status).toBe(404)
     expect(await response.text()).toBe('')
@@ -38,7 +39,7 @@ describe('the flow inspector outside development', () => {
 
   it('records no traces there either', async () => {
     delete process.env.NODE_ENV
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     await new Client(config, LOCAL).signIn({ username: 'alice', password: 'wonderland' })
     process.env.NODE_ENV = 'development'
     const html = await (await page(config, inspectorRequest(LOCAL))).text()
@@ -50,21 +51,21 @@ describe('the flow inspector in development', () => {
   it.each(['development', 'test'])('is served to a loopback client when NODE_ENV is %s', async (value) => {
     process.env.NODE_ENV = value
     for (const origin of [LOCAL, 'http://localhost:5173', 'http://[::1]:8080']) {
-      const response = await page(testConfig({ inspector: true }), inspectorRequest(origin))
+      const response = await page(testConfig({ inspector: flowInspector() }), inspectorRequest(origin))
       expect(response.status, origin).toBe(200)
     }
   })
 
   it('is refused to a request for a public host, with a warning', async () => {
     process.env.NODE_ENV = 'development'
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const response = await page(config, inspectorRequest('https://app.example.com'))
     expect(response.status).toBe(404)
     expect(config.logger.warn).toHaveBeenCalledWith('inspector-refused-remote-client')
   })
 
   it('believes the client address the integration gives over the host the request names', async () => {
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const remote = setClientAddress(inspectorRequest(LOCAL), '203.0.113.9')
     expect((await page(config, remote)).status).toBe(404)
     const local = setClientAddress(inspectorRequest('https://app.example.com'), '::ffff:127.0.0.1')
@@ -72,14 +73,14 @@ describe('the flow inspector in development', () => {
   })
 
   it('is served to any client only when configured so', async () => {
-    const config = testConfig({ inspector: { clients: 'any' } })
+    const config = testConfig({ inspector: flowInspector({ clients: 'any' }) })
     const remote = setClientAddress(inspectorRequest('https://app.example.com'), '203.0.113.9')
     expect((await page(config, remote)).status).toBe(200)
   })
 
   it('renders at most once per second, however many requests ask', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2030-01-01T00:00:00Z') })
-    const config = testConfig({ inspector: true })
+    const config = testConfig({ inspector: flowInspector() })
     const first = await (await page(config, inspectorRequest(LOCAL))).text()
     await new Client(config, LOCAL).signIn({ username: 'alice', password: 'wonderland' })
     const burst = await Promise.all(
@@ -102,7 +103,7 @@ describe('the flow inspector behind the Fastify integration', () => {
     await app.register(fastifyAuth, {
       secret: SECRET,
       trustHost: true,
-      inspector: true,
+      inspector: flowInspector(),
       logger: spyLogger(),
       providers: [credentialsProvider()],
     } as never)

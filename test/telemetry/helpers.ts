@@ -4,6 +4,7 @@
  */
 import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { openTelemetry } from '../../core/telemetry.js'
 
 /** A reader collected on demand. */
 class OnDemandReader extends MetricReader {
@@ -29,7 +30,7 @@ export function otelSdk() {
   return {
     tracerProvider,
     meterProvider,
-    telemetry: { tracer: tracerProvider.getTracer('authchart'), meter: meterProvider.getMeter('authchart') },
+    telemetry: openTelemetry({ tracer: tracerProvider.getTracer('authchart'), meter: meterProvider.getMeter('authchart') }),
     spans: (): ReadableSpan[] => exporter.getFinishedSpans(),
     reset: () => exporter.reset(),
     async points(): Promise<Point[]> {

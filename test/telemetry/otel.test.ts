@@ -11,6 +11,7 @@ import { Client, credentialsProvider, testConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { durationMs, otelSdk, requestTree, type Point } from './helpers.js'
+import { openTelemetry } from '../../core/telemetry.js'
 
 const serverSpans = (spans: ReturnType<ReturnType<typeof otelSdk>['spans']>) => spans.filter((span) => span.kind === 1)
 const sum = (points: Point[], name: string, attributes: Record<string, unknown> = {}) =>
@@ -161,13 +162,13 @@ describe('telemetry of a refused e-mail code', () => {
   })
 })
 
-describe('telemetry: true', () => {
+describe('telemetry: openTelemetry()', () => {
   it('uses the globally registered tracer and meter providers', async () => {
     const sdk = otelSdk()
     trace.setGlobalTracerProvider(sdk.tracerProvider)
     metrics.setGlobalMeterProvider(sdk.meterProvider)
     try {
-      const client = new Client(testConfig({ telemetry: true }))
+      const client = new Client(testConfig({ telemetry: openTelemetry() }))
       await client.session()
       expect(serverSpans(sdk.spans()).map((span) => span.name)).toContain('GET /auth/session')
       expect(sum(await sdk.points(), 'authchart.session.reads')).toBe(1)

@@ -5,13 +5,15 @@ import { register } from 'node:module'
 register('./probe-hooks.mjs', import.meta.url)
 const { Auth } = await import('../../core/index.js')
 const { default: Credentials } = await import('../../providers/credentials.js')
+// Imported only when on, as an application brings telemetry in.
+const telemetry = process.argv[2] === 'on' ? (await import('../../core/telemetry.js')).openTelemetry() : undefined
 
 const ORIGIN = 'http://localhost:3000'
 const config = {
   secret: 'a probe secret of at least thirty-two characters',
   trustHost: true,
   providers: [Credentials({ credentials: { password: {} }, authorize: (c: Record<string, unknown>) => (c.password === 'pw' ? { id: 'u-1' } : null) })],
-  ...(process.argv[2] === 'on' ? { telemetry: true as const } : {}),
+  ...(telemetry ? { telemetry } : {}),
 }
 const csrf = await Auth(new Request(`${ORIGIN}/auth/csrf`), config)
 const { csrfToken } = (await csrf.json()) as { csrfToken: string }
