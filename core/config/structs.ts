@@ -24,6 +24,7 @@ import {
   union,
   unknown,
   type Infer,
+  type Struct,
 } from 'superstruct'
 import { raw, skipCSRFCheck } from '../symbols.js'
 import { observerStruct } from './observers.js'
@@ -62,6 +63,8 @@ const SecretList = refine(
   size(array(string()), 1, Infinity),
   'SecretList',
   (list) => {
+    // An empty list is `size`'s to refuse (a missing secret).
+    if (list.length === 0) return true
     if (list[0]!.length < MIN_SECRET_LENGTH) {
       return `the first secret encrypts, so it must be at least ${MIN_SECRET_LENGTH} characters long (${SECRET_HINT}); older secrets after it may be shorter`
     }
@@ -69,6 +72,17 @@ const SecretList = refine(
     return empty === -1 || `secret ${empty} is empty`
   },
 )
+
+/** `trustHost`: `true`/`false`, or a non-empty list of hosts or origins (see `trusted-hosts.ts`). */
+const TrustHost = refine(unknown(), 'TrustHost', (value) => {
+  if (typeof value === 'boolean') return true
+  if (!Array.isArray(value) || value.length === 0) return 'must be true, false or a list of hosts ("app.example.com") or origins'
+  for (const [index, entry] of value.entries()) {
+    const parsed = typeof entry === 'string' ? parseTrustedHost(entry) : 'must be a string'
+    if (typeof parsed === 'string') return `entry ${index} ${parsed}`
+  }
+  return true
+}) as unknown as Struct<boolean | string[], null>
 
 /** The `secret` option: one long secret, or a rotation list newest first. */
 const SecretOption = union([Secret, SecretList])
@@ -202,19 +216,7 @@ export const AuthConfigStruct = object({
     }),
     {},
   ),
-  trustHost: optional(
-    union([
-      boolean(),
-      size(
-        array(refine(string(), 'TrustedHost', (entry) => {
-          const parsed = parseTrustedHost(entry)
-          return typeof parsed !== 'string' || parsed
-        })),
-        1,
-        Infinity,
-      ),
-    ]),
-  ),
+  trustHost: optional(TrustHost),
   useSecureCookies: optional(boolean()),
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),

@@ -10,12 +10,9 @@
  * @module
  */
 
-/** A compiled list of trusted hosts. */
-export interface TrustedHosts {
-  readonly hostnames: ReadonlySet<string>
-  readonly hosts: ReadonlySet<string>
-  readonly origins: ReadonlySet<string>
-}
+import type { TrustedHosts } from './types.js'
+
+export type { TrustedHosts }
 
 // A host name or IPv4 address, optionally with a port; IPv6 literals in brackets.
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { TrustedHosts } from './trusted-hosts.js'
 import type { Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate'
 import type { SignInCompletionContext } from '../../machines/signin-completion.machine.js'
@@ -96,7 +95,7 @@ export interface ResolvedConfig {
   readonly pages: Readonly<Partial<PagesOptions>>
   readonly theme: Readonly<Required<Theme>>
   readonly trustHost: boolean
-  /** `trustHost` given as a list: only these hosts are answered. */
+  /** `trustHost` given as a list: only these hosts are answered (see `trusted-hosts.ts`). */
   readonly trustedHosts?: TrustedHosts
   readonly csrfDisabled: boolean
   readonly raw: boolean
@@ -482,4 +481,11 @@ export interface Observer {
   }
   /** `GET {basePath}/audit` for the signed-in `user`: their own activity. */
   readonly activity?: (ctx: RequestContext, user: { id: string }, page: boolean) => Promise<ResponseInternal>
+}
+
+/** A compiled `trustHost` list: host names (any port), hosts with a port, and origins. */
+export interface TrustedHosts {
+  readonly hostnames: ReadonlySet<string>
+  readonly hosts: ReadonlySet<string>
+  readonly origins: ReadonlySet<string>
 }

@@ -98,7 +98,9 @@ describe('a bad value in a present option', () => {
     expect(refusal({ ...credentialsOnly(), secret: 'short' }).message).toMatch(/^config\.secret: .*at least 32 characters long/)
     expect(refusal({ ...credentialsOnly(), sesion: {} }).message).toBe('config.sesion: unknown option')
     expect(refusal({ ...credentialsOnly(), session: { maxAge: -1 } }).message).toBe('config.session.maxAge: Expected a integer greater than or equal to 0 but received `-1`')
-    expect(refusal({ ...credentialsOnly(), trustHost: 'yes' }).message).toBe('config.trustHost: expected boolean, received a string')
+    expect(refusal({ ...credentialsOnly(), trustHost: 'yes' }).message).toBe(
+      'config.trustHost: must be true, false or a list of hosts ("app.example.com") or origins',
+    )
   })
 
   it('is refused after a good resolution of the same options in another object (the cache is per object)', () => {

@@ -59,7 +59,7 @@ describe('trustHost: a list of hosts', () => {
       const { config } = emailConfig({ overrides: { trustHost: [entry] } })
       const response = await Auth(authRequest({ path: '/auth/csrf' }), config)
       expect(response.status, entry).toBe(500)
-      expect(config.logger.error.mock.calls[0]![0].message, entry).toMatch(/^config\.trustHost\.0: must be/)
+      expect(config.logger.error.mock.calls[0]![0].message, entry).toMatch(/^config\.trustHost: entry 0 must be/)
     }
     expect(parseTrustedHost('APP.Example:443')).toEqual({ kind: 'hosts', value: 'app.example:443' })
     expect(parseTrustedHost('https://App.Example')).toEqual({ kind: 'origins', value: 'https://app.example' })
