@@ -11,6 +11,8 @@ import { isTrustedHost, unlistedHostMessage } from './config/trusted-hosts.js'
 import {
   AuthError,
   ErrorPageLoop,
+  FlowExpired,
+  FlowStateError,
   errorOfType,
   RequestError,
   UntrustedHost,
@@ -129,7 +131,7 @@ function failure(
   if (routeFor(request, config, table)?.failure === 'json-null') {
     return jsonAnswer(null, 400)
   }
-  const authError = error instanceof AuthError ? error : undefined
+  const authError = isFlowGone(error) ? new FlowExpired() : error instanceof AuthError ? error : undefined
   const url = errorRedirectUrl(
     config,
     request.url.origin,
@@ -138,6 +140,22 @@ function failure(
     authError && 'code' in authError ? String(authError.code) : undefined,
   )
   return wantsJsonRedirect ? jsonAnswer({ url }) : redirectAnswer(url)
+}
+
+/**
+ * Whether a step or callback failed only because its flow is gone (its cookie missing or expired),
+ * directly or as the cause a flow's own error carries: the user starts again, nothing is wrong
+ * with the server. A tampered or foreign envelope is not this: it stays the flow's own error.
+ */
+function isFlowGone(error: unknown): boolean {
+  let current = error
+  for (let depth = 0; current instanceof Error && depth < 3; depth++) {
+    if (current instanceof FlowStateError) return current.code === 'ERR_FLOW_STATE_MISSING' || current.code === 'ERR_FLOW_STATE_STALE'
+    // An AuthError keeps what it wraps as Auth.js does, in `cause.err`.
+    const cause: unknown = current.cause
+    current = cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err
+  }
+  return false
 }
 
 /** Waits for a dispatch, then tells the observers how the request's flows ended. */

@@ -190,7 +190,24 @@ export class ExperimentalFeatureNotEnabled extends AuthError {
   static override type: ErrorType = 'ExperimentalFeatureNotEnabled'
 }
 
+/**
+ * A URL names a provider this configuration does not have (mistyped, or from an older
+ * deployment). Ours: Auth.js answers it as `Configuration`, blaming the server.
+ */
+export class UnknownProvider extends AuthError {
+  static override type: ErrorType = 'UnknownProvider'
+}
+/**
+ * A flow's step or callback came without its flow (the cookie expired, was cleared, or belongs to
+ * another browser): the user starts again. Ours: Auth.js answers it as `Configuration`.
+ */
+export class FlowExpired extends AuthError {
+  static override type: ErrorType = 'FlowExpired'
+}
+
 const CLIENT_SAFE_TYPES = new Set<ErrorType>([
+  'UnknownProvider',
+  'FlowExpired',
   'CredentialsSignin',
   'OAuthAccountNotLinked',
   'OAuthCallbackError',
@@ -243,6 +260,7 @@ export function kindOfType(type: ErrorType): ErrorKind {
 export type FlowStateErrorCode =
   | 'ERR_FLOW_STATE_INVALID'
   | 'ERR_FLOW_STATE_STALE'
+  | 'ERR_FLOW_STATE_MISSING'
   | 'ERR_FLOW_VERSION_CHANGED'
   | 'ERR_FLOW_LOOP'
   | 'ERR_FLOW_EVENT_REJECTED'

@@ -31,6 +31,7 @@ import { notifyRun, observedRunOptions } from '../observe/notify.js'
 import {
   FlowStateError,
   InvalidCallbackUrl,
+  UnknownProvider,
   type ServiceUnavailable,
   errorParamOf,
   kindOfType,
@@ -345,7 +346,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
     try {
       const sealed = request.cookies[resting.cookie.name]
       if (!sealed) {
-        throw new FlowStateError('ERR_FLOW_STATE_INVALID', `${flow.machine.id}: no flow to resume`)
+        throw new FlowStateError('ERR_FLOW_STATE_MISSING', `${flow.machine.id}: no flow to resume`)
       }
       from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
     } catch (error) {
@@ -511,7 +512,7 @@ export async function dispatch(
   if (request.providerId !== undefined && flowId === undefined) {
     provider = config.providerById.get(request.providerId)
     if (!provider) {
-      throw new Error(
+      throw new UnknownProvider(
         `Provider with id "${request.providerId}" not found. Available providers: [${config.providers.map((p) => p.id).join(', ')}].`,
       )
     }

@@ -216,7 +216,10 @@ export function renderEmailConfirmPage(p: {
   }
 }
 
-/** The error page: 500 for Configuration, 403 for AccessDenied and Verification, else 200. */
+/**
+ * The error page: 500 for Configuration, 403 for AccessDenied and Verification, 404 for
+ * UnknownProvider, 400 for FlowExpired, else 200.
+ */
 export function renderErrorPage(p: {
   theme: PageTheme
   error?: string
@@ -238,6 +241,19 @@ export function renderErrorPage(p: {
       p.denial === undefined
         ? { status: 403, heading: 'Access Denied', message: `<div><p>You do not have permission to sign in.</p><p>${signIn}</p></div>` }
         : { status: 403, heading: 'Not signed in', message: `<div><p>${escapeHtml(p.denial)}</p><p>${signIn}</p></div>` },
+    UnknownProvider: {
+      status: 404,
+      heading: 'Sign-in option not found',
+      message: '<div><p>This way of signing in does not exist here.</p><p>The link may be mistyped or out of date.</p></div>',
+      after: signIn,
+    },
+    FlowExpired: {
+      status: 400,
+      heading: 'Please start again',
+      message:
+        '<div><p>This sign-in could not be continued.</p><p>It may have taken too long, or been started in another browser or tab.</p></div>',
+      after: signIn,
+    },
     Verification: {
       status: 403,
       heading: 'Unable to sign in',

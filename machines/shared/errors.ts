@@ -41,3 +41,6 @@ export type ErrorType =
   | 'MissingWebAuthnAutocomplete'
   | 'WebAuthnVerificationError'
   | 'ExperimentalFeatureNotEnabled'
+  // Ours: ordinary mistakes that Auth.js reports as Configuration (a server fault).
+  | 'UnknownProvider'
+  | 'FlowExpired'

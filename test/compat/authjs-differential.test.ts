@@ -211,6 +211,15 @@ const withoutCookies = (names: RegExp): Deliberate => (theirs) => ({
 })
 
 /**
+ * README: "A URL naming a provider that is not configured shows its own page (`UnknownProvider`,
+ * 404) instead of `Configuration`": the same redirect, to another error value.
+ */
+const unknownProviderPage: Deliberate = (theirs) => ({
+  ...theirs,
+  location: theirs.location && theirs.location.replace('error=Configuration', 'error=UnknownProvider'),
+})
+
+/**
  * README: "Only routes that hand out or check CSRF tokens mint a CSRF cookie, and only routes that
  * redirect maintain the callback-url cookie".
  */
@@ -367,7 +376,10 @@ const scenarios: Record<string, Case> = {
   'GET a path outside basePath': { run: (lib) => send(lib, config(lib), '/elsewhere/session') },
   'GET /signin/credentials': { run: (lib) => send(lib, config(lib), '/auth/signin/credentials') },
   'GET /callback/credentials': { run: (lib) => send(lib, config(lib), '/auth/callback/credentials') },
-  'POST /signin/unknown': { run: (lib) => send(lib, config(lib), '/auth/signin/unknown', { method: 'POST' }) },
+  'POST /signin/unknown': {
+    run: (lib) => send(lib, config(lib), '/auth/signin/unknown', { method: 'POST' }),
+    deliberate: unknownProviderPage,
+  },
   'POST /callback/credentials without CSRF': {
     run: (lib) => send(lib, config(lib), '/auth/callback/credentials', { form: { username: 'alice', password: 'wonderland' } }),
   },

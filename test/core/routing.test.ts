@@ -110,10 +110,10 @@ describe('routing', () => {
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
   })
 
-  it('sends an unknown provider to the Configuration error and logs the available ones', async () => {
+  it('sends an unknown provider to its own error page (not Configuration) and logs the available ones', async () => {
     const config = testConfig()
     const response = await Auth(authRequest({ path: '/auth/signin/nope', method: 'POST' }), config)
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=UnknownProvider`)
     expect(config.logger.error.mock.calls[0]![0].message).toBe(
       'Provider with id "nope" not found. Available providers: [credentials].',
     )

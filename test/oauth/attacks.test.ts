@@ -98,7 +98,8 @@ describe('a tampered or replayed callback', () => {
     const client = new Client(config())
     const answer = await answerFor(client)
     client.jar.cookies.delete(STATE_COOKIE)
-    await expectRefused(client, await deliverCallback(client, answer))
+    // Not an attack on its face (another browser, a cleared cookie): the user is asked to start again.
+    await expectRefused(client, await deliverCallback(client, answer), 'FlowExpired')
     expectLoggedInvalidCheck(client)
   })
 
