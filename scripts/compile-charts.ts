@@ -168,16 +168,16 @@ export async function generatedCharts(): Promise<Map<string, string>> {
   return files
 }
 
-/** The committed tables that differ from what this script writes (or should not be there). */
-export async function staleCharts(): Promise<string[]> {
+/** The tables in `dir` (the committed ones by default) that differ from what this script writes, or should not be there. */
+export async function staleCharts(dir = CHARTS_DIR): Promise<string[]> {
   const files = await generatedCharts()
   const stale: string[] = []
   for (const [file, source] of files) {
-    const path = join(CHARTS_DIR, file)
+    const path = join(dir, file)
     if (!existsSync(path) || readFileSync(path, 'utf8') !== source) stale.push(file)
   }
-  if (existsSync(CHARTS_DIR)) {
-    for (const file of readdirSync(CHARTS_DIR)) if (file.endsWith('.ts') && !files.has(file)) stale.push(file)
+  if (existsSync(dir)) {
+    for (const file of readdirSync(dir)) if (file.endsWith('.ts') && !files.has(file)) stale.push(file)
   }
   return stale.sort()
 }
