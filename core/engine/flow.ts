@@ -4,24 +4,25 @@ import type { CompiledChart, EffectImplementation, FlowDefinition, FlowMigration
 
 export type { CompiledChart, EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState }
 
-/** What {@link defineFlow} takes: the parts of a flow, with a compiled chart or a machine. */
-export type FlowInput<TMachine extends AnyStateMachine, Env> = Omit<FlowDefinition<TMachine, Env>, 'chart' | 'machine' | 'notation'> &
-  (
+/**
+ * What {@link defineFlow} takes: the parts of a flow, with a compiled chart, or a machine compiled
+ * when the flow is defined (`runtime-compiler.ts`: charts an application extends or defines, and
+ * charts with no logic module yet). Given both (a definition spread into another), the machine is
+ * compiled: it is what the caller named last.
+ */
+export type FlowInput<TMachine extends AnyStateMachine, Env> = Omit<FlowDefinition<TMachine, Env>, 'chart' | 'machine' | 'notation'> & {
+  /** Loads the chart's notation, for the diagrams, the inspector and the test kit. */
+  readonly notation?: () => Promise<TMachine>
+} & (
     | {
         /** The chart compiled at build time (`core/charts/`). */
         readonly chart: CompiledChart<ContextFrom<TMachine>>
-        /** Loads the chart's notation, for the diagrams, the inspector and the test kit. */
-        readonly notation?: () => Promise<TMachine>
-        readonly machine?: never
+        readonly machine?: TMachine
       }
     | {
-        /**
-         * An xstate machine, compiled when the flow is defined (`runtime-compiler.ts`): for charts an
-         * application extends or defines, and charts with no logic module yet.
-         */
+        /** An xstate machine, compiled when the flow is defined. */
         readonly machine: TMachine
-        readonly chart?: never
-        readonly notation?: never
+        readonly chart?: CompiledChart<ContextFrom<TMachine>>
       }
   )
 
@@ -54,7 +55,7 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(input: FlowInp
   }
   if (machine && (!machine.id || machine.id === '(machine)')) throw invalid('a flow machine needs an explicit id')
   if (machine && !machine.version) throw invalid(`flow "${machine.id}" needs a version`)
-  const chart = given ?? compileAtRunTime(machine!)
+  const chart = machine ? compileAtRunTime(machine) : given!
   if (!chart.id) throw invalid('a flow chart needs an explicit id')
   if (!chart.version) throw invalid(`flow "${chart.id}" needs a version`)
   const missing = chart.effects.filter((name) => !(name in parts.effects))
@@ -71,7 +72,7 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(input: FlowInp
     ...(parts.migrations ? { migrations: Object.freeze({ ...parts.migrations }) } : {}),
     ...(notation ? { notation } : {}),
   }
-  if (machine) return Object.freeze({ ...flow, machine }) as FlowDefinition<TMachine, Env>
+  if (machine) return Object.freeze({ ...flow, machine }) as unknown as FlowDefinition<TMachine, Env>
   Object.defineProperty(flow, 'machine', {
     enumerable: false,
     get(): TMachine {
