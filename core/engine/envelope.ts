@@ -367,8 +367,12 @@ export async function openEnvelope(
     const where = error instanceof StructError ? ` at context.${error.path.join('.')}` : ''
     throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope context does not fit${where}`, error)
   }
-  const state = chartState(chart, stateLabel(sealedState.value))
-  if (!state) throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope names an unknown state`)
+  const label = stateLabel(sealedState.value)
+  const state = chartState(chart, label)
+  if (!state) {
+    const cause = new RangeError(`the chart has no atomic state ${JSON.stringify(label)}`)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope names an unknown state`, cause)
+  }
   if (!state.awaitsRequest) {
     throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope state does not await a request`)
   }

@@ -72,7 +72,7 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(input: FlowInp
     ...(parts.migrations ? { migrations: Object.freeze({ ...parts.migrations }) } : {}),
     ...(notation ? { notation } : {}),
   }
-  if (machine) return Object.freeze({ ...flow, machine }) as unknown as FlowDefinition<TMachine, Env>
+  if (machine) return Object.freeze({ ...flow, machine, notation: notation ?? (() => Promise.resolve(machine)) }) as unknown as FlowDefinition<TMachine, Env>
   Object.defineProperty(flow, 'machine', {
     enumerable: false,
     get(): TMachine {
