@@ -1,3 +1,10 @@
+/**
+ * Flow definitions: a compiled chart (or a machine compiled when the flow is defined), its effects,
+ * its context's shape, what of it is sealed and the migrations of flows in flight. Checked once,
+ * when the flow is defined.
+ *
+ * @module
+ */
 import type { AnyStateMachine, ContextFrom } from 'xstate'
 import { compileAtRunTime } from './runtime-compiler.js'
 import type { CompiledChart, EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState } from './types.js'
