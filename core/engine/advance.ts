@@ -1,7 +1,8 @@
 /**
- * The interpreter: a small loop of transition → effect → result event until the machine rests.
- * Machines stay pure (no invoke, no timers); the engine performs every effect and is the only
- * place I/O happens. A flow is persisted only at rest, never mid-effect.
+ * The interpreter: a small loop of transition → effect → result event until the chart rests,
+ * over the flow's compiled chart (`chart.ts`; no xstate on the request path). Charts stay pure (no
+ * invoke, no timers); the engine performs every effect and is the only place I/O happens. A flow is
+ * persisted only at rest, never mid-effect.
  *
  * @module
  */
