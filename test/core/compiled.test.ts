@@ -12,7 +12,7 @@ import { assign, createActor, createMachine, setup, type AnyActorScope, type Any
 import { createTestModel } from 'xstate/graph'
 import { credentialsSigninChart } from '../../core/charts/credentials-signin.js'
 import { sessionChart } from '../../core/charts/session.js'
-import { chartState, finalOutput, outcomeAt, stepChart } from '../../core/engine/chart.js'
+import { chartSnapshot, chartState, finalOutput, outcomeAt, stepChart } from '../../core/engine/chart.js'
 import { ChartCompileError, compileAtRunTime } from '../../core/engine/runtime-compiler.js'
 import type { ChartState, CompiledChart } from '../../core/engine/types.js'
 import { defineFlow } from '../../core/engine/flow.js'
@@ -471,5 +471,46 @@ describe('the session chart, grouped in phases (JWT, database, sign-out)', () =>
       { numRuns: 2000, seed: 27 },
     )
     expect(Object.keys(chartFor(sessionMachine).states).filter((key) => !seen.has(key))).toEqual([])
+  })
+})
+
+describe('the compiled table, read with untrusted keys', () => {
+  const chart = chartFor(sessionMachine)
+  const idle = chartState(chart, 'idle')!
+
+  it('has no state named like an inherited property (a sealed envelope names the state it resumes)', () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(chartState(chart, key), key).toBeUndefined()
+    expect(chartState(chart, 'idle')).toBe(idle)
+  })
+
+  it('takes no transition on an event named like an inherited property', () => {
+    for (const type of ['constructor', '__proto__', 'toString', 'valueOf']) expect(stepChart(chart, idle, {}, { type }), type).toBeUndefined()
+  })
+
+  it('refuses such a state through the engine, as an unknown one', async () => {
+    const flow = defineFlow({ machine: grouped, context: object() as never, effects: { first: () => ({ type: 'next' }), second: () => ({ type: 'up' }) } })
+    const from = { value: 'constructor', context: { n: 0, log: [] } } as unknown as AnyMachineSnapshot
+    await expect(advance(flow, {}, { type: 'start', at: T0 }, { from })).rejects.toThrow('grouped: unknown state "constructor"')
+  })
+})
+
+describe('a snapshot of a resting compiled chart', () => {
+  const chart = chartFor(grouped)
+
+  it.each(['idle', 'work.inner.c', 'review.r2'])('reads as xstate’s own in %s: value, tags, meta, matches', (key) => {
+    const state = chartState(chart, key)!
+    const context = { n: 2, log: ['x'] }
+    const ours = chartSnapshot(chart, state, context)
+    const theirs = grouped.resolveState({ value: state.value, context }) as AnyMachineSnapshot
+    expect(ours.value).toEqual(theirs.value)
+    expect(ours.context).toBe(context)
+    expect(ours.status).toBe(theirs.status)
+    for (const tag of ['awaitsRequest', 'effect.first', 'effect.second']) expect(ours.hasTag(tag), tag).toBe(theirs.hasTag(tag))
+    const outcomes = (snapshot: AnyMachineSnapshot) =>
+      Object.values(snapshot.getMeta()).flatMap((meta) => ((meta as { outcome?: unknown })?.outcome ? [(meta as { outcome: (c: unknown) => unknown }).outcome(context)] : []))
+    expect(outcomes(ours)).toEqual(outcomes(theirs))
+    for (const label of ['idle', 'work', 'work.inner', 'work.inner.c', 'review', 'review.r1', 'review.r2', 'work.a', 'done']) {
+      expect(ours.matches(label as never), `${key} matches ${label}`).toBe(theirs.matches(label as never))
+    }
   })
 })
