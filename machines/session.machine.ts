@@ -1,410 +1,62 @@
 /**
  * Session lifecycle: read (GET /session), update (POST /session) and end (POST /signout) a
- * session, under the `jwt` or the `database` strategy. Each request starts at `idle`, runs through
- * one phase (`jwt`, `database` or `signOut`) and ends in a final state that says how it ended: a
- * session that is over ends in `expired`, `pastAbsoluteLifetime`, `signedOutEverywhere`,
- * `providerLoggedOut`, `revoked`, `tampered` or `unknownSession`, which all answer alike (the body
- * is null, the cookie cleared). The session cookie (or the database row it names) is the persistent
- * state, so nothing is sealed.
- *
- * A JWT is re-encrypted only when it changed or `updateAge` has passed since it was issued, so most
- * reads cost a decryption and nothing else (spec §2.15: `updateAge` is how often it is updated).
- * A database session is extended under the same rule, and its cookie is rewritten exactly when the
- * row is, so the cookie's expiry always equals the stored one.
+ * session, under the `jwt` or the `database` strategy. The chart's logic (context, guards,
+ * assignments, outputs) is `session.logic.ts`; this is the notation the diagrams, the model-based
+ * tests and the chart compiler read (the engine runs the compiled chart, `core/charts/session.ts`).
  *
  * @module
  */
+import { assign, setup } from 'xstate'
 import {
-  array,
-  boolean,
-  enums,
-  nullable,
-  number,
-  object,
-  optional,
-  record,
-  string,
-  unknown,
-  type Infer,
-} from 'superstruct'
-import { assertEvent, assign, setup } from 'xstate'
-import type { EffectDone, EffectResult, Timestamped } from './shared/events.js'
-import { finalStateOutcome, type FlowOutcome } from './shared/outcome.js'
+  assignments,
+  guards,
+  initialContext,
+  outputs,
+  SESSION,
+  type SessionContext,
+  type SessionEvent,
+  type SessionTag,
+} from './session.logic.js'
 
-/** Settings the HTTP layer copies from the config into each request event. */
-export const SessionPolicy = object({
-  strategy: enums(['jwt', 'database']),
-  /** Seconds a session lives without activity. */
-  maxAge: number(),
-  /** Seconds between refreshes of its expiry. */
-  updateAge: number(),
-  /** Providers whose expired access tokens are refreshed on the session path (opt-in). */
-  refreshProviders: optional(array(string())),
-  /** OIDC providers the user is also signed out of, through their `end_session_endpoint` (opt-in). */
-  logoutProviders: optional(array(string())),
-})
-export type SessionPolicy = Infer<typeof SessionPolicy>
-
-/** Context of the session machine. */
-export const SessionContext = object({
-  policy: nullable(SessionPolicy),
-  request: enums(['none', 'read', 'update', 'signOut']),
-  /** Data sent with POST /session, passed to the `jwt` callback. */
-  data: optional(unknown()),
-  callbackUrl: string(),
-  /** Where sign-out sends the browser instead: the provider's end-session URL (RP-initiated logout). */
-  logoutUrl: nullable(string()),
-  /** Claims of the session token. */
-  token: nullable(record(string(), unknown())),
-  /** Epoch seconds at which the session expires, as reported to the client. */
-  expires: number(),
-  reissue: boolean(),
-  /** The token changed before the `jwt` callback ran (its access token was refreshed). */
-  tokenChanged: boolean(),
-  /** Database strategy: the provider refused to refresh a linked account's tokens. */
-  refreshError: boolean(),
-  /** The response body: the `session` callback's result. */
-  session: unknown(),
-  /** The cookie value to (re)issue: a new JWT, or the database session token when extended. */
-  issued: nullable(string()),
-  /** Database strategy: the stored session's token and the user it belongs to. */
-  sessionToken: nullable(string()),
-  user: nullable(record(string(), unknown())),
-  /** Database strategy: the stored session as the adapter returned it (its `id`, added columns). */
-  storedSession: nullable(record(string(), unknown())),
-})
-export type SessionContext = Infer<typeof SessionContext>
-
-/**
- * Why a session that could be read has ended on the server's side: idle past its expiry, past its
- * absolute lifetime, signed out everywhere after it began, or its provider session logged out.
- */
-export type SessionEndReason = 'expired' | 'absolute-lifetime' | 'signed-out-everywhere' | 'provider-logout'
-
-type SessionRequest = Timestamped & { policy: SessionPolicy; callbackUrl?: string }
-
-/** Events of the session machine. */
-export type SessionEvent =
-  | ({ type: 'session.read' } & SessionRequest)
-  | ({ type: 'session.update'; data?: unknown } & SessionRequest)
-  | ({ type: 'session.signOut'; callbackUrl: string } & SessionRequest)
-  | EffectResult<'decodeSessionToken', { token: Record<string, unknown> }, 'missing' | 'invalid' | SessionEndReason>
-  | EffectResult<'refreshAccessToken', { token: Record<string, unknown> }, 'rejected' | 'threw'>
-  | EffectResult<'runJwtCallback', { token: Record<string, unknown> | null; changed: boolean }, 'threw'>
-  | EffectResult<'runSessionCallback', { session: unknown }, 'threw'>
-  | EffectResult<'encodeSessionToken', { value: string }, 'threw'>
-  | EffectDone<'emitSessionEvent', null>
-  | EffectDone<'emitSignOutEvent', null>
-  | EffectResult<'buildProviderLogout', { url: string }, 'threw' | 'notLinked'>
-  | EffectResult<
-      'getSessionAndUser',
-      {
-        sessionToken: string
-        /** When the session ends: the row's `expires`, or its absolute lifetime when that comes first. */
-        expires: number
-        /** Whether `expires` is the absolute lifetime's end. */
-        endsByLifetime?: boolean
-        user: Record<string, unknown>
-        session: Record<string, unknown>
-      },
-      'missing' | 'notFound' | 'threw'
-    >
-  | EffectResult<'deleteExpiredSession', null, 'threw'>
-  | EffectResult<'extendSession', { expires: number }, 'threw'>
-  | EffectResult<'runDatabaseSessionCallback', { session: unknown }, 'threw'>
-  | EffectDone<'refreshAccountTokens', { rejected: boolean }>
-  | EffectResult<'deleteSession', { session: unknown }, 'missing' | 'threw'>
-
-/** Tags: effect states and the resting state. */
-export type SessionTag =
-  | 'awaitsRequest'
-  | 'effect.decodeSessionToken'
-  | 'effect.refreshAccessToken'
-  | 'effect.runJwtCallback'
-  | 'effect.runSessionCallback'
-  | 'effect.encodeSessionToken'
-  | 'effect.emitSessionEvent'
-  | 'effect.emitSignOutEvent'
-  | 'effect.buildProviderLogout'
-  | 'effect.getSessionAndUser'
-  | 'effect.deleteExpiredSession'
-  | 'effect.extendSession'
-  | 'effect.runDatabaseSessionCallback'
-  | 'effect.refreshAccountTokens'
-  | 'effect.deleteSession'
-
-const initialContext: SessionContext = {
-  policy: null,
-  request: 'none',
-  data: undefined,
-  callbackUrl: '',
-  logoutUrl: null,
-  token: null,
-  expires: 0,
-  reissue: false,
-  tokenChanged: false,
-  refreshError: false,
-  session: null,
-  issued: null,
-  sessionToken: null,
-  user: null,
-  storedSession: null,
-}
-
-const noSession = (): FlowOutcome => ({ type: 'json', body: null, cache: 'no-store' })
-/** A session that ended or cannot be served: the body is null and the cookie cleared, whatever the reason. */
-const endedSession = (): FlowOutcome => ({
-  type: 'json',
-  body: null,
-  cache: 'no-store',
-  session: { op: 'clear' },
-})
-const activeSession = ({ context }: { context: SessionContext }): FlowOutcome => ({
-  type: 'json',
-  body: context.session,
-  // POST /session answers without the no-cache trio, as Auth.js does.
-  ...(context.request === 'read' ? { cache: 'no-store' as const } : {}),
-  ...(context.issued !== null
-    ? { session: { op: 'set' as const, value: context.issued, expires: context.expires } }
-    : {}),
-})
-const signedOut = ({ context }: { context: SessionContext }): FlowOutcome => ({
-  type: 'redirect',
-  url: context.logoutUrl ?? context.callbackUrl,
-  session: { op: 'clear' },
-})
-// The row could not be deleted, so a copy of the cookie may still open the session: the browser's
-// copy is cleared, but the answer is the error, never the success redirect.
-const signOutFailed = (): FlowOutcome => ({
-  type: 'error',
-  error: 'SignOutError',
-  session: { op: 'clear' },
-})
-const leftWithoutSession = ({ context }: { context: SessionContext }): FlowOutcome => ({
-  type: 'redirect',
-  url: context.callbackUrl,
-})
-
-/**
- * Whether a stored session whose end is `expires` (epoch seconds) is over at `at`: only after that
- * second, as Auth.js's `expires < now`. The one comparison for the session route and for every
- * path that acts for the signed-in user (`core/session/current.ts`).
- */
-export function isSessionOver(expires: number, at: number): boolean {
-  return expires < at
-}
-
-const tokenExpiry = (token: Record<string, unknown> | null): number | undefined =>
-  typeof token?.exp === 'number' ? token.exp : undefined
-/** An access token this close to expiry (seconds) is refreshed already. */
-export const ACCESS_TOKEN_LEEWAY = 30
-
-/** The provider tokens a JWT carries when its provider refreshes them (`token.oauth`). */
-export interface SessionOAuthTokens {
-  provider: string
-  access_token?: string
-  refresh_token?: string
-  expires_at?: number
-  /** Kept for RP-initiated logout (`id_token_hint`). */
-  id_token?: string
-  /** The session's DPoP key pair, sealed with the secret (providers with `dpop: true`). */
-  dpop_key?: string
-}
-
-const oauthTokensOf = (token: Record<string, unknown> | null): SessionOAuthTokens | undefined => {
-  const oauth = token?.oauth
-  return oauth && typeof oauth === 'object' ? (oauth as SessionOAuthTokens) : undefined
-}
-
-const tokenIssuedAt = (token: Record<string, unknown> | null): number =>
-  typeof token?.iat === 'number' ? token.iat : 0
+export {
+  ACCESS_TOKEN_LEEWAY,
+  isSessionOver,
+  SESSION,
+  SessionContext,
+  SessionPolicy,
+  type SessionEndReason,
+  type SessionEvent,
+  type SessionOAuthTokens,
+  type SessionTag,
+} from './session.logic.js'
 
 /** The session lifecycle machine. */
 export const sessionMachine = setup({
   types: {} as { context: SessionContext; events: SessionEvent; tags: SessionTag },
-  guards: {
-    isDatabaseStrategy: ({ event }) => {
-      assertEvent(event, ['session.read', 'session.update', 'session.signOut'])
-      return event.policy.strategy === 'database'
-    },
-    isSessionMissing: ({ event }) => {
-      assertEvent(event, ['getSessionAndUser.failed', 'deleteSession.failed'])
-      return event.reason === 'missing'
-    },
-    isSessionUnknown: ({ event }) => {
-      assertEvent(event, 'getSessionAndUser.failed')
-      return event.reason === 'notFound'
-    },
-    isSessionExpired: ({ event }) => {
-      assertEvent(event, 'getSessionAndUser.done')
-      return isSessionOver(event.output.expires, event.at)
-    },
-    isPastAbsoluteLifetime: ({ event }) => {
-      assertEvent(event, 'getSessionAndUser.done')
-      return event.output.endsByLifetime === true && isSessionOver(event.output.expires, event.at)
-    },
-    /** Extend when the row was last extended more than `updateAge` ago (0: on every read). */
-    isExtensionDue: ({ context, event }) => {
-      assertEvent(event, 'getSessionAndUser.done')
-      const { maxAge, updateAge } = context.policy!
-      return event.output.expires - maxAge + updateAge <= event.at
-    },
-    isTokenMissing: ({ event }) => {
-      assertEvent(event, 'decodeSessionToken.failed')
-      return event.reason === 'missing'
-    },
-    isTokenExpired: ({ event }) => {
-      assertEvent(event, 'decodeSessionToken.failed')
-      return event.reason === 'expired'
-    },
-    isTokenPastAbsoluteLifetime: ({ event }) => {
-      assertEvent(event, 'decodeSessionToken.failed')
-      return event.reason === 'absolute-lifetime'
-    },
-    isSignedOutEverywhere: ({ event }) => {
-      assertEvent(event, 'decodeSessionToken.failed')
-      return event.reason === 'signed-out-everywhere'
-    },
-    isProviderLoggedOut: ({ event }) => {
-      assertEvent(event, 'decodeSessionToken.failed')
-      return event.reason === 'provider-logout'
-    },
-    isTokenRevoked: ({ event }) => {
-      assertEvent(event, 'runJwtCallback.done')
-      return event.output.token === null
-    },
-    /**
-     * Re-encrypt when the client asked for an update, the `jwt` callback changed the token, the
-     * token carries no expiry of its own, or `updateAge` has passed since it was issued.
-     */
-    isAccessTokenExpired: ({ context, event }) => {
-      assertEvent(event, 'decodeSessionToken.done')
-      const oauth = oauthTokensOf(event.output.token)
-      return (
-        oauth !== undefined &&
-        (context.policy?.refreshProviders ?? []).includes(oauth.provider) &&
-        typeof oauth.refresh_token === 'string' &&
-        typeof oauth.expires_at === 'number' &&
-        oauth.expires_at <= event.at + ACCESS_TOKEN_LEEWAY
-      )
-    },
-    refreshesTokens: ({ context }) => (context.policy?.refreshProviders?.length ?? 0) > 0,
-    isProviderLogoutWanted: ({ context }) => {
-      const logoutProviders = context.policy?.logoutProviders ?? []
-      if (context.policy?.strategy === 'database') {
-        // The ended row names the user; the linked account's ID token is looked up by the effect.
-        return logoutProviders.length > 0 && context.session !== null && typeof context.session === 'object'
-      }
-      const oauth = oauthTokensOf(context.token)
-      return (
-        oauth !== undefined &&
-        typeof oauth.id_token === 'string' &&
-        logoutProviders.includes(oauth.provider)
-      )
-    },
-    isReissueDue: ({ context, event }) => {
-      assertEvent(event, 'runJwtCallback.done')
-      return (
-        context.request === 'update' ||
-        context.tokenChanged ||
-        event.output.changed ||
-        tokenExpiry(event.output.token) === undefined ||
-        event.at >= tokenIssuedAt(event.output.token) + context.policy!.updateAge
-      )
-    },
-    isReissueScheduled: ({ context }) => context.reissue,
-  },
+  guards,
   actions: {
-    rememberRequest: assign(({ event }) => {
-      assertEvent(event, ['session.read', 'session.update', 'session.signOut'])
-      return {
-        policy: event.policy,
-        request:
-          event.type === 'session.read'
-            ? ('read' as const)
-            : event.type === 'session.update'
-              ? ('update' as const)
-              : ('signOut' as const),
-        data: event.type === 'session.update' ? event.data : undefined,
-        callbackUrl: event.callbackUrl ?? '',
-      }
-    }),
-    rememberToken: assign(({ event }) => {
-      assertEvent(event, 'decodeSessionToken.done')
-      return { token: event.output.token }
-    }),
-    rememberAccountRefresh: assign(({ event }) => {
-      assertEvent(event, 'refreshAccountTokens.done')
-      return { refreshError: event.output.rejected }
-    }),
-    rememberLogoutUrl: assign(({ event }) => {
-      assertEvent(event, 'buildProviderLogout.done')
-      return { logoutUrl: event.output.url }
-    }),
-    rememberRefreshedToken: assign(({ event }) => {
-      assertEvent(event, 'refreshAccessToken.done')
-      return { token: event.output.token, tokenChanged: true }
-    }),
-    // The session stays; the application sees `error` and decides. A refresh token the provider
-    // rejected is dropped so it is not replayed on every read; after a network failure it is kept.
-    recordRefreshError: assign(({ context, event }) => {
-      assertEvent(event, 'refreshAccessToken.failed')
-      const oauth = oauthTokensOf(context.token)
-      const { refresh_token: _dropped, ...withoutRefreshToken } = oauth ?? { provider: '' }
-      return {
-        token: {
-          ...context.token,
-          error: 'RefreshTokenError',
-          ...(event.reason === 'rejected' ? { oauth: withoutRefreshToken } : {}),
-        },
-        tokenChanged: true,
-      }
-    }),
-    scheduleReissue: assign(({ context, event }) => {
-      assertEvent(event, 'runJwtCallback.done')
-      return { token: event.output.token, reissue: true, expires: event.at + context.policy!.maxAge }
-    }),
-    keepExpiry: assign(({ event }) => {
-      assertEvent(event, 'runJwtCallback.done')
-      return { token: event.output.token, reissue: false, expires: tokenExpiry(event.output.token)! }
-    }),
-    rememberSession: assign(({ event }) => {
-      assertEvent(event, 'runSessionCallback.done')
-      return { session: event.output.session }
-    }),
-    rememberIssuedToken: assign(({ event }) => {
-      assertEvent(event, 'encodeSessionToken.done')
-      return { issued: event.output.value }
-    }),
-    rememberStoredSession: assign(({ event }) => {
-      assertEvent(event, 'getSessionAndUser.done')
-      return {
-        sessionToken: event.output.sessionToken,
-        expires: event.output.expires,
-        user: event.output.user,
-        storedSession: event.output.session,
-      }
-    }),
-    rememberExtension: assign(({ context, event }) => {
-      assertEvent(event, 'extendSession.done')
-      return { expires: event.output.expires, issued: context.sessionToken }
-    }),
-    rememberDeletedSession: assign(({ event }) => {
-      assertEvent(event, 'deleteSession.done')
-      return { session: event.output.session }
-    }),
-    rememberDatabaseSession: assign(({ event }) => {
-      assertEvent(event, 'runDatabaseSessionCallback.done')
-      return { session: event.output.session }
-    }),
+    rememberRequest: assign(assignments.rememberRequest),
+    rememberToken: assign(assignments.rememberToken),
+    rememberAccountRefresh: assign(assignments.rememberAccountRefresh),
+    rememberLogoutUrl: assign(assignments.rememberLogoutUrl),
+    rememberRefreshedToken: assign(assignments.rememberRefreshedToken),
+    recordRefreshError: assign(assignments.recordRefreshError),
+    scheduleReissue: assign(assignments.scheduleReissue),
+    keepExpiry: assign(assignments.keepExpiry),
+    rememberSession: assign(assignments.rememberSession),
+    rememberIssuedToken: assign(assignments.rememberIssuedToken),
+    rememberStoredSession: assign(assignments.rememberStoredSession),
+    rememberExtension: assign(assignments.rememberExtension),
+    rememberDeletedSession: assign(assignments.rememberDeletedSession),
+    rememberDatabaseSession: assign(assignments.rememberDatabaseSession),
   },
 }).createMachine({
-  id: 'session',
+  id: SESSION,
   version: '2',
   description: 'Reads, refreshes, updates and ends the session carried by the session cookie.',
   initial: 'idle',
   context: initialContext,
-  output: finalStateOutcome,
+  output: outputs.finalStateOutcome,
   states: {
     idle: {
       tags: 'awaitsRequest',
@@ -613,78 +265,78 @@ export const sessionMachine = setup({
     active: {
       type: 'final',
       description: 'The session is valid and returned to the client.',
-      output: activeSession,
+      output: outputs.activeSession,
     },
     noSession: {
       type: 'final',
       description: 'There is no session cookie: the body is null.',
-      output: noSession,
+      output: outputs.noSession,
     },
     sessionUnavailable: {
       type: 'final',
       description: 'The database failed: the body is null and the cookie is kept for a retry.',
-      output: noSession,
+      output: outputs.noSession,
     },
     tampered: {
       type: 'final',
       description:
         'The cookie cannot be read (tampered, truncated, or sealed with a secret no longer configured): it is cleared, the body is null.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     unknownSession: {
       type: 'final',
       description:
         'No stored session has this token (forged, or its row was deleted: signed out elsewhere, revoked): the cookie is cleared.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     expired: {
       type: 'final',
       description: 'The session was idle past its expiry (`maxAge`): the cookie is cleared, the body is null.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     pastAbsoluteLifetime: {
       type: 'final',
       description:
         'The session outlived its absolute lifetime (`absoluteMaxAge` since sign-in), however active: the cookie is cleared.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     signedOutEverywhere: {
       type: 'final',
       description: 'The user signed out everywhere after this session began: the cookie is cleared.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     providerLoggedOut: {
       type: 'final',
       description:
         'The identity provider ended the provider session this one was signed in with (back- or front-channel logout): the cookie is cleared.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     revoked: {
       type: 'final',
       description: 'The `jwt` callback returned null: the session is ended.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     callbackFailed: {
       type: 'final',
       description:
         'The `jwt` or `session` callback, or the token encoder, threw: the error is logged, the cookie cleared, the body null.',
-      output: endedSession,
+      output: outputs.endedSession,
     },
     signedOut: {
       type: 'final',
       description: 'Every session cookie chunk is cleared; redirect to the callback URL.',
-      output: signedOut,
+      output: outputs.signedOut,
     },
     signOutFailed: {
       type: 'final',
       description:
         'The database could not delete the session, which may still be live: the cookie is cleared and the error reported.',
-      output: signOutFailed,
+      output: outputs.signOutFailed,
     },
     leftWithoutSession: {
       type: 'final',
       description: 'Sign-out without a session: redirect to the callback URL.',
-      output: leftWithoutSession,
+      output: outputs.leftWithoutSession,
     },
   },
 })

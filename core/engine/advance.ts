@@ -1,24 +1,20 @@
 /**
- * The interpreter: a small loop of transition → effect → result event until the machine rests.
- * Machines stay pure (no invoke, no timers); the engine performs every effect and is the only
- * place I/O happens. A flow is persisted only at rest, never mid-effect.
+ * The interpreter: a small loop of transition → effect → result event until the chart rests,
+ * over the flow's compiled chart (`chart.ts`; no xstate on the request path). Charts stay pure (no
+ * invoke, no timers); the engine performs every effect and is the only place I/O happens. A flow is
+ * persisted only at rest, never mid-effect.
  *
  * @module
  */
-import {
-  createActor,
-  type AnyActorScope,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type EventObject,
-} from 'xstate'
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate'
 import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import { FlowStateError } from '../errors.js'
-import { compileMachine, compiledStep, type CompiledMachine, type CompiledState } from './compiled.js'
+import { chartState, outcomeAt, stepChart } from './chart.js'
 import type { FlowDefinition } from './flow.js'
 import type { FlowTrace, TraceStep } from './trace.js'
-import { stateLabel, transitionId } from './transitions.js'
+import { stateLabel } from './transitions.js'
+import type { ChartState } from './types.js'
 import { isThenable } from '../thenable.js'
 
 /** The transitions of a step when nobody inspects them: one shared, frozen empty list. */
@@ -26,40 +22,6 @@ const NO_TRANSITIONS: readonly string[] = Object.freeze([])
 
 /** The most effects one request may run before the flow is declared stuck. */
 export const MAX_EFFECT_HOPS = 32
-
-interface MachineRuntime {
-  scope: AnyActorScope
-  initial: AnyMachineSnapshot
-}
-
-const runtimes = new WeakMap<AnyStateMachine, MachineRuntime>()
-
-/**
- * One inert actor scope per machine, reused by every transition. xstate's `transition()` builds a
- * new actor and actor system per call, which measured 3× slower; our machines have no children,
- * timers or side-effecting actions, so a shared inert scope is never written to.
- */
-function runtimeOf(machine: AnyStateMachine): MachineRuntime {
-  let runtime = runtimes.get(machine)
-  if (runtime === undefined) {
-    const self = createActor(machine)
-    const noop = () => {}
-    const scope = {
-      self,
-      id: '',
-      sessionId: '',
-      system: self.system,
-      logger: noop,
-      defer: noop,
-      emit: noop,
-      stopChild: noop,
-      actionExecutor: noop,
-    } as unknown as AnyActorScope
-    runtime = { scope, initial: machine.getInitialSnapshot(scope) }
-    runtimes.set(machine, runtime)
-  }
-  return runtime
-}
 
 /** The effect a snapshot asks for, if it is in an effect state. */
 export function pendingEffect(snapshot: AnyMachineSnapshot): string | undefined {
@@ -136,12 +98,11 @@ export function advanceNow<Env>(
   event: { type: string; at: number; [key: string]: unknown },
   options: AdvanceOptions = {},
 ): FlowRun | Promise<FlowRun> {
-  const { machine } = flow
-  const { scope, initial } = runtimeOf(machine)
+  const { chart } = flow
   const steps: TraceStep[] = []
   const trace: FlowTrace = {
-    flow: machine.id,
-    version: machine.version ?? '',
+    flow: chart.id,
+    version: chart.version,
     at: event.at,
     resumed: options.from !== undefined,
     steps,
@@ -149,7 +110,7 @@ export function advanceNow<Env>(
   }
   const fail = (code: 'ERR_FLOW_EVENT_REJECTED' | 'ERR_FLOW_LOOP', message: string): never => {
     trace.errorCode = code
-    throw new FlowStateError(code, `${machine.id}${message}`)
+    throw new FlowStateError(code, `${chart.id}${message}`)
   }
   const rejected = (state: string, input: EventObject) =>
     fail('ERR_FLOW_EVENT_REJECTED', `: state "${state}" does not accept "${input.type}"`)
@@ -166,10 +127,9 @@ export function advanceNow<Env>(
     return { snapshot, outcome, resting, trace }
   }
 
-  const compiledMachine = compileMachine(machine)
   let running: FlowRun | Promise<FlowRun>
   try {
-    running = compiledMachine ? runCompiled(compiledMachine) : run()
+    running = runChart()
   } catch (error) {
     options.onTrace?.(trace)
     throw error
@@ -190,15 +150,16 @@ export function advanceNow<Env>(
     },
   )
 
-  /** The loop over the compiled chart (see `compiled.ts`): no xstate on the request path. */
-  function runCompiled(chart: CompiledMachine): FlowRun | Promise<FlowRun> {
-    const start = options.from ?? initial
-    let state: CompiledState | undefined = chart.states.get(stateLabel(start.value))
-    if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${stateLabel(start.value)}"`)
-    let context = start.context as Record<string, unknown>
+  /** The loop over the compiled chart (see `chart.ts`): no xstate on the request path. */
+  function runChart(): FlowRun | Promise<FlowRun> {
+    const start = options.from
+    const startKey = start ? stateLabel(start.value) : chart.initial
+    let state: ChartState | undefined = chartState(chart, startKey)
+    if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${startKey}"`)
+    let context = (start ? start.context : chart.context) as Record<string, unknown>
     let last: EventObject = event
     const take = (input: EventObject) => {
-      const result = compiledStep(chart, state!, context, input) ?? rejected(state!.key, input)
+      const result = stepChart(chart, state!, context, input) ?? rejected(state!.key, input)
       steps.push({
         event: input.type,
         from: state!.key,
@@ -230,39 +191,11 @@ export function advanceNow<Env>(
     }
     return proceed(0)
 
-    function finish(state: CompiledState): FlowRun {
-      const outcome = (
-        state.final ? state.output?.(context, last) : state.awaitsRequest ? state.outcome?.(context) : undefined
-      ) as FlowOutcome | undefined
+    function finish(state: ChartState): FlowRun {
+      const outcome = outcomeAt(chart, state, context, last) as FlowOutcome | undefined
       // Only the value and context of a snapshot are ever read after a run (to seal it).
       const snapshot = { value: state.value, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
       return settle(snapshot, state.key, outcome, !state.final)
     }
-  }
-
-  /** The same loop through xstate, for charts beyond the compiled subset. */
-  async function run(): Promise<FlowRun> {
-    const step = (from: AnyMachineSnapshot, input: EventObject): AnyMachineSnapshot => {
-      const transitions = options.traceTransitions
-        ? machine.getTransitionData(from as never, input as never).map(transitionId)
-        : []
-      const next = machine.transition(from, input, scope) as AnyMachineSnapshot
-      if (next === from || (transitions.length === 0 && options.traceTransitions)) {
-        rejected(stateLabel(from.value), input)
-      }
-      steps.push({ event: input.type, from: stateLabel(from.value), to: stateLabel(next.value), transitions })
-      return next
-    }
-    let snapshot = step(options.from ?? initial, event)
-    for (let hop = 0; ; hop++) {
-      const effect = pendingEffect(snapshot)
-      if (effect === undefined) break
-      checkHops(hop)
-      const implementation = flow.effects[effect]!
-      const input = snapshot.context
-      const result = options.effect ? options.effect(effect, () => implementation(input, env, event)) : implementation(input, env, event)
-      snapshot = step(snapshot, isThenable<EventObject>(result) ? await result : result)
-    }
-    return settle(snapshot, stateLabel(snapshot.value), outcomeOf(snapshot), snapshot.status !== 'done')
   }
 }

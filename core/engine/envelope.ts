@@ -10,10 +10,11 @@
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt, type JWTPayload } from 'jose'
 import { StructError, create, object, optional, string, unknown as anyValue } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine, StateValue } from 'xstate'
-import { AWAITS_REQUEST } from '../../machines/shared/events.js'
+import { stateLabel } from './transitions.js'
 import { DerivationCache, hkdfSha256 } from '../crypto.js'
 import { encryptGcm, fastGcm, parseGcm } from '../fast/jwe-gcm.js'
 import { FlowStateError } from '../errors.js'
+import { chartSnapshot, chartState } from './chart.js'
 import type { FlowDefinition, SealedFlowState } from './flow.js'
 
 /** Lifetime of a sealed flow: 15 minutes, as Auth.js's check cookies. */
@@ -194,22 +195,21 @@ export async function sealEnvelope(
   options: SealOptions,
 ): Promise<string> {
   const env: Envelope = {
-    id: flow.machine.id,
-    // Stryker disable next-line StringLiteral: eq#engine-envelope-4
-    v: flow.machine.version ?? '',
+    id: flow.chart.id,
+    v: flow.chart.version,
     value: snapshot.value,
     context: flow.sealed ? flow.sealed(snapshot.context) : snapshot.context,
   }
-  const sealed = await sealClaims(env, flow.machine.id, options)
+  const sealed = await sealClaims(env, flow.chart.id, options)
   const { park } = options
   if (!park || sealed.length <= park.room) return sealed
   const parked = crypto.randomUUID()
   const value = await sealValue(
-    { parked, flow: flow.machine.id, context: env.context as Record<string, unknown> },
+    { parked, flow: flow.chart.id, context: env.context as Record<string, unknown> },
     { secrets: options.secrets, salt: parkedSalt(options.cookieName), at: options.at },
   )
   await park.put(parkedKey(parked), value, ENVELOPE_MAX_AGE)
-  return sealClaims({ ...env, context: null, parked }, flow.machine.id, options)
+  return sealClaims({ ...env, context: null, parked }, flow.chart.id, options)
 }
 
 async function sealClaims(env: Envelope, audience: string, options: SealOptions): Promise<string> {
@@ -317,38 +317,37 @@ export async function openEnvelope(
   sealed: string,
   options: OpenOptions,
 ): Promise<AnyMachineSnapshot> {
-  const { machine } = flow
+  const { chart } = flow
   let payload
   try {
     payload = await openClaims(sealed, options.secrets, options.cookieName, options.at)
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) {
-      throw refuse('ERR_FLOW_STATE_STALE', `${machine.id}: sealed flow expired`, error)
+      throw refuse('ERR_FLOW_STATE_STALE', `${chart.id}: sealed flow expired`, error)
     }
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: sealed flow does not decrypt`, error)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: sealed flow does not decrypt`, error)
   }
   // Audience = machine id: an envelope of another flow must never resume this one.
-  if (payload.aud !== machine.id) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was sealed for "${String(payload.aud)}"`)
+  if (payload.aud !== chart.id) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope was sealed for "${String(payload.aud)}"`)
   }
   if (payload.sub !== options.binding) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope is bound to another provider`)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope is bound to another provider`)
   }
   let env: Envelope
   try {
     env = create(payload.env, EnvelopeStruct) as Envelope
   } catch (error) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope has no flow`, error)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope has no flow`, error)
   }
-  if (env.id !== machine.id) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope holds flow "${env.id}"`)
+  if (env.id !== chart.id) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope holds flow "${env.id}"`)
   }
-  const changed = `${machine.id}: envelope from version ${env.v}, machine is ${machine.version}`
-  // Stryker disable next-line StringLiteral: eq#engine-envelope-4
-  const versionChanged = env.v !== (machine.version ?? '')
+  const changed = `${chart.id}: envelope from version ${env.v}, machine is ${chart.version}`
+  const versionChanged = env.v !== chart.version
   const migrate = versionChanged && Object.hasOwn(flow.migrations ?? {}, env.v) ? flow.migrations![env.v]! : undefined
   if (versionChanged && !migrate) throw refuse('ERR_FLOW_VERSION_CHANGED', changed)
-  const sealedContext = env.parked === undefined ? env.context : await unparkContext(machine.id, env.parked, options)
+  const sealedContext = env.parked === undefined ? env.context : await unparkContext(chart.id, env.parked, options)
   let sealedState: SealedFlowState = { value: env.value, context: sealedContext }
   if (migrate) {
     let migrated: SealedFlowState | null
@@ -366,26 +365,27 @@ export async function openEnvelope(
   } catch (error) {
     // Stryker disable next-line StringLiteral: eq#engine-envelope-6
     const where = error instanceof StructError ? ` at context.${error.path.join('.')}` : ''
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope context does not fit${where}`, error)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope context does not fit${where}`, error)
   }
-  let snapshot: AnyMachineSnapshot
-  try {
-    snapshot = machine.resolveState({ value: sealedState.value, context }) as AnyMachineSnapshot
-  } catch (error) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope names an unknown state`, error)
+  const label = stateLabel(sealedState.value)
+  const state = chartState(chart, label)
+  if (!state) {
+    const cause = new RangeError(`the chart has no atomic state ${JSON.stringify(label)}`)
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope names an unknown state`, cause)
   }
-  if (!snapshot.hasTag(AWAITS_REQUEST)) {
-    throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope state does not await a request`)
+  if (!state.awaitsRequest) {
+    throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope state does not await a request`)
   }
+  const snapshot = chartSnapshot(chart, state, context as Record<string, unknown>)
   // Single use: an envelope resumes its flow once. The cookie is replaced or cleared on every
   // resume, so only a copy (a replayed callback, a second tab) can arrive twice.
-  if (typeof payload.jti !== 'string') throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope has no id`)
+  if (typeof payload.jti !== 'string') throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope has no id`)
   if (!options.peek) {
     const expires = Number(payload.exp)
     const spent = options.claim
       ? await options.claim(payload.jti, Math.max(1, expires - options.at))
       : consumeOnce(payload.jti, expires)
-    if (!spent) throw refuse('ERR_FLOW_STATE_INVALID', `${machine.id}: envelope was already used`)
+    if (!spent) throw refuse('ERR_FLOW_STATE_INVALID', `${chart.id}: envelope was already used`)
     // Spent: its kept context is of no further use.
     // Stryker disable next-line OptionalChaining: eq#engine-envelope-park-present
     if (env.parked !== undefined) await options.park?.forget(parkedKey(env.parked))

@@ -1,45 +1,92 @@
-import type { AnyStateMachine } from 'xstate'
-import { EFFECT_TAG_PREFIX } from '../../machines/shared/events.js'
-import { listStateNodes } from './transitions.js'
-import type { EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState } from './types.js'
+/**
+ * Flow definitions: a compiled chart (or a machine compiled when the flow is defined), its effects,
+ * its context's shape, what of it is sealed and the migrations of flows in flight. Checked once,
+ * when the flow is defined.
+ *
+ * @module
+ */
+import type { AnyStateMachine, ContextFrom } from 'xstate'
+import { compileAtRunTime } from './runtime-compiler.js'
+import type { CompiledChart, EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState } from './types.js'
 
-export type { EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState }
-
-/** The effect names a machine's states are tagged with. */
-export function effectNames(machine: AnyStateMachine): Set<string> {
-  const names = new Set<string>()
-  for (const node of listStateNodes(machine)) {
-    for (const tag of node.tags) {
-      if (tag.startsWith(EFFECT_TAG_PREFIX)) names.add(tag.slice(EFFECT_TAG_PREFIX.length))
-    }
-  }
-  return names
-}
+export type { CompiledChart, EffectImplementation, FlowDefinition, FlowMigration, SealedFlowState }
 
 /**
- * Checks a flow definition once, when it is created: the machine has an id and a version (both
- * bound into sealed envelopes) and every effect the chart names has an implementation.
+ * What {@link defineFlow} takes: the parts of a flow, with a compiled chart, or a machine compiled
+ * when the flow is defined (`runtime-compiler.ts`: charts an application extends or defines, and
+ * charts with no logic module yet). Given both (a definition spread into another), the machine is
+ * compiled: it is what the caller named last.
+ */
+export type FlowInput<TMachine extends AnyStateMachine, Env> = Omit<FlowDefinition<TMachine, Env>, 'chart' | 'machine' | 'notation'> & {
+  /** Loads the chart's notation, for the diagrams, the inspector and the test kit. */
+  readonly notation?: () => Promise<TMachine>
+} & (
+    | {
+        /** The chart compiled at build time (`core/charts/`). */
+        readonly chart: CompiledChart<ContextFrom<TMachine>>
+        readonly machine?: TMachine
+      }
+    | {
+        /** An xstate machine, compiled when the flow is defined. */
+        readonly machine: TMachine
+        readonly chart?: CompiledChart<ContextFrom<TMachine>>
+      }
+  )
+
+const notations = new WeakMap<CompiledChart, AnyStateMachine>()
+
+/**
+ * Loads the notation of a compiled flow once, so that {@link FlowDefinition.machine} can be read
+ * (the diagrams, the inspector and the test kit walk the xstate chart; a request never does).
+ */
+export async function loadNotation(flow: Pick<FlowDefinition, 'chart' | 'notation'>): Promise<void> {
+  if (!flow.notation || notations.has(flow.chart)) return
+  notations.set(flow.chart, await flow.notation())
+}
+
+const invalid = (message: string) => Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_VALUE' })
+
+/**
+ * Checks a flow definition once, when it is created: the chart has an id and a version (both
+ * bound into sealed envelopes) and every effect the chart names has an implementation. A machine
+ * is compiled here.
  *
  * @throws {TypeError} `ERR_INVALID_ARG_VALUE` when the definition is incomplete.
+ * @throws {ChartCompileError} when a machine uses more than the compiled subset.
  */
-export function defineFlow<TMachine extends AnyStateMachine, Env>(
-  flow: FlowDefinition<TMachine, Env>,
-): FlowDefinition<TMachine, Env> {
-  const { machine } = flow
-  const invalid = (message: string) =>
-    Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_VALUE' })
-  if (!machine.id || machine.id === '(machine)') throw invalid('a flow machine needs an explicit id')
-  if (!machine.version) throw invalid(`flow "${machine.id}" needs a version`)
-  const missing = [...effectNames(machine)].filter((name) => !(name in flow.effects))
+export function defineFlow<TMachine extends AnyStateMachine, Env>(input: FlowInput<TMachine, Env>): FlowDefinition<TMachine, Env> {
+  const { chart: given, machine, notation, ...parts } = input as FlowInput<TMachine, Env> & {
+    chart?: CompiledChart
+    machine?: TMachine
+    notation?: () => Promise<TMachine>
+  }
+  if (machine && (!machine.id || machine.id === '(machine)')) throw invalid('a flow machine needs an explicit id')
+  if (machine && !machine.version) throw invalid(`flow "${machine.id}" needs a version`)
+  const chart = machine ? compileAtRunTime(machine) : given!
+  if (!chart.id) throw invalid('a flow chart needs an explicit id')
+  if (!chart.version) throw invalid(`flow "${chart.id}" needs a version`)
+  const missing = chart.effects.filter((name) => !(name in parts.effects))
   if (missing.length > 0) {
-    throw invalid(`flow "${machine.id}" has no implementation for effect(s): ${missing.join(', ')}`)
+    throw invalid(`flow "${chart.id}" has no implementation for effect(s): ${missing.join(', ')}`)
   }
-  if (flow.migrations && Object.hasOwn(flow.migrations, machine.version)) {
-    throw invalid(`flow "${machine.id}" declares a migration from its own version ${machine.version}`)
+  if (parts.migrations && Object.hasOwn(parts.migrations, chart.version)) {
+    throw invalid(`flow "${chart.id}" declares a migration from its own version ${chart.version}`)
   }
-  return Object.freeze({
-    ...flow,
-    effects: Object.freeze({ ...flow.effects }),
-    ...(flow.migrations ? { migrations: Object.freeze({ ...flow.migrations }) } : {}),
+  const flow = {
+    ...parts,
+    chart,
+    effects: Object.freeze({ ...parts.effects }),
+    ...(parts.migrations ? { migrations: Object.freeze({ ...parts.migrations }) } : {}),
+    ...(notation ? { notation } : {}),
+  }
+  if (machine) return Object.freeze({ ...flow, machine, notation: notation ?? (() => Promise.resolve(machine)) }) as unknown as FlowDefinition<TMachine, Env>
+  Object.defineProperty(flow, 'machine', {
+    enumerable: false,
+    get(): TMachine {
+      const loaded = notations.get(chart)
+      if (!loaded) throw new Error(`flow "${chart.id}": its notation is not loaded (await loadNotation(flow) first)`)
+      return loaded as TMachine
+    },
   })
+  return Object.freeze(flow) as unknown as FlowDefinition<TMachine, Env>
 }

@@ -35,9 +35,86 @@ export interface SealedFlowState {
  */
 export type FlowMigration = (sealed: SealedFlowState) => SealedFlowState | null
 
+/**
+ * A chart's guard, assignment or output as the compiled table references it. The event is typed
+ * `never` so that a logic module's functions, each typed with its own chart's events, fit.
+ */
+export type ChartGuard<Context = any> = (args: { context: Context; event: never }) => boolean
+/** An assignment: the fields it writes (xstate's `assign` with the function form). */
+export type ChartAssignment<Context = any> = (args: { context: Context; event: never }) => Partial<Context>
+/** A final state's `output`, or the machine's `output` (which receives the final state's in `event.output`). */
+export type ChartOutput<Context = any> = (args: { context: Context; event: never }) => unknown
+/** A waiting state's `meta.outcome`. */
+export type ChartOutcome<Context = any> = (context: Context) => unknown
+
+/** One candidate transition of a compiled chart. */
+export interface ChartTransition<Context = any> {
+  /** The transition's id (`<source state id>:<event type>:<index>`, as `transitions.ts` names it). */
+  readonly id: string
+  readonly guard?: ChartGuard<Context>
+  /** Applied in order, each to the context the previous one wrote. */
+  readonly assignments: readonly ChartAssignment<Context>[]
+  /** The atomic or final state entered (its key); absent: the transition stays in its state. */
+  readonly target?: string
+}
+
+/** An atomic or final state of a compiled chart. */
+export interface ChartState<Context = any> {
+  /** The state's path from the root, dotted (`jwt.decoding`), as `stateLabel` writes a value. */
+  readonly key: string
+  /** The state value xstate gives this state: the key itself at the root, nested objects below. */
+  readonly value: StateValue
+  readonly final?: true
+  readonly awaitsRequest?: true
+  /** The effect the state runs (its `effect.<name>` tag). */
+  readonly effect?: string
+  /** Final states: their `output` (passed through the chart's {@link CompiledChart.output}). */
+  readonly output?: ChartOutput<Context>
+  /** Waiting states: `meta.outcome`. */
+  readonly outcome?: ChartOutcome<Context>
+  /** Waiting states: `meta.step`, the page and events of a step (`core/http/steps.ts`). */
+  readonly step?: unknown
+  /**
+   * Candidates by event type: the state's own first, then each ancestor's, in document order
+   * (xstate takes the first enabled one).
+   */
+  readonly transitions: Readonly<Record<string, readonly ChartTransition<Context>[]>>
+}
+
+/**
+ * A chart as the engine runs it: a table of its atomic and final states, generated at build time
+ * from the xstate notation (`core/charts/`, written by `npm run charts`), or built at run time from
+ * a machine by `runtime-compiler.ts` (charts an application extends or defines).
+ */
+export interface CompiledChart<Context = any> {
+  readonly id: string
+  readonly version: string
+  /** The key of the state a flow starts in. */
+  readonly initial: string
+  /** The context a flow starts with. */
+  readonly context: Context
+  /** Every effect the chart's states name. */
+  readonly effects: readonly string[]
+  /** The machine's `output`, applied to a final state's. */
+  readonly output?: ChartOutput<Context>
+  /** Every atomic and final state, by {@link ChartState.key}. */
+  readonly states: Readonly<Record<string, ChartState<Context>>>
+}
+
 /** A flow definition. */
 export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine, Env = unknown> {
+  /** The compiled chart the engine runs. */
+  readonly chart: CompiledChart<ContextFrom<TMachine>>
+  /**
+   * The chart's xstate notation (diagrams, the inspector, the test kit, extended charts). A flow
+   * defined from a machine at run time holds it; a compiled flow reads it once its notation is
+   * loaded (`loadNotation` in `flow.ts`, which `loadedFlows` runs), never on the request path.
+   *
+   * @throws {Error} when read on a compiled flow whose notation is not loaded.
+   */
   readonly machine: TMachine
+  /** Loads the notation of a compiled flow (a dynamic import: the request path never runs it). */
+  readonly notation?: () => Promise<TMachine>
   /** Shape of the context; a sealed flow whose context does not fit is refused. */
   readonly context: Struct<ContextFrom<TMachine>, unknown>
   readonly effects: Readonly<Record<string, EffectImplementation<ContextFrom<TMachine>, Env>>>
@@ -50,7 +127,7 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
   /**
    * Migrations of flows in flight across a deploy, keyed by the chart version that sealed them. A
    * flow sealed by a version with no migration here is not resumed: the user is shown a page that
-   * says so and starts again (the callback URL kept). Bump `machine.version` whenever the chart
+   * says so and starts again (the callback URL kept). Bump the chart's version whenever the chart
    * changes (a test compares each chart with its committed fingerprint); add a migration when
    * flows resting in the old chart can go on in the new one.
    */

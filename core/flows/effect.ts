@@ -15,7 +15,7 @@
  */
 import type { AnyStateMachine, ContextFrom, EventFrom, EventObject } from 'xstate'
 import { AuthError, CallbackRouteError, type ErrorType } from '../errors.js'
-import type { EffectImplementation } from '../engine/types.js'
+import type { CompiledChart, EffectImplementation } from '../engine/types.js'
 import type { Logger } from '../shapes.js'
 import { isThenable } from '../thenable.js'
 
@@ -79,9 +79,13 @@ export function reportFailure(env: EffectEnv, error: unknown): ErrorType {
   return reported.type
 }
 
-/** The event types some state of `machine` takes. */
-function acceptedEvents(machine: AnyStateMachine): Set<string> {
+/** The event types some state of `machine` (or of a compiled chart) takes. */
+function acceptedEvents(machine: AnyStateMachine | CompiledChart): Set<string> {
   const accepted = new Set<string>()
+  if (!('root' in machine)) {
+    for (const state of Object.values(machine.states)) for (const type of Object.keys(state.transitions)) accepted.add(type)
+    return accepted
+  }
   const walk = (node: AnyStateMachine['root']) => {
     for (const type of node.transitions.keys()) accepted.add(type)
     for (const child of Object.values(node.states)) walk(child as AnyStateMachine['root'])
@@ -139,17 +143,17 @@ export function effect<C, Env extends EffectEnv>(
  * unexpected throw and says what the user is told: by default {@link reportFailure}.
  */
 export function effects<M extends AnyStateMachine, Env extends EffectEnv>(
-  machine: M,
+  machine: M | CompiledChart<ContextFrom<M>>,
   bodies: EffectBodies<ContextFrom<M>, EventFrom<M>, Env>,
   report?: ThrowReport<Env, ContextFrom<M>>,
 ): Record<string, EffectImplementation<ContextFrom<M>, Env>>
 export function effects<C, E, Env extends EffectEnv>(
-  machine: AnyStateMachine,
+  machine: AnyStateMachine | CompiledChart<C>,
   bodies: EffectBodies<C, E, Env>,
   report?: ThrowReport<Env, C>,
 ): Record<string, EffectImplementation<C, Env>>
 export function effects<C, Env extends EffectEnv>(
-  machine: AnyStateMachine,
+  machine: AnyStateMachine | CompiledChart<C>,
   bodies: Record<string, EffectBody<C, Env, unknown, string> | undefined>,
   report: ThrowReport<Env, C> = reportFailure,
 ): Record<string, EffectImplementation<C, Env>> {

@@ -85,8 +85,14 @@ type AnyFlowDefinition = FlowDefinition<AnyStateMachine, RequestContext>
  */
 function flowReadThrough(definition: () => AnyFlowDefinition): AnyFlowDefinition {
   return {
+    get chart() {
+      return definition().chart
+    },
     get machine() {
       return definition().machine
+    },
+    get notation() {
+      return definition().notation
     },
     get context() {
       return definition().context

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { loadNotation } from '../engine/flow.js'
 import { credentialsModule } from './credentials/index.js'
 import { emailModule } from './email/index.js'
 import { logoutModule } from './logout/index.js'
@@ -37,5 +38,7 @@ export const builtInFlows: readonly FlowModule[] = Object.freeze([
  */
 export async function loadedFlows(modules: readonly FlowModule[] = builtInFlows): Promise<readonly FlowModule[]> {
   await Promise.all(modules.map((module) => module.load?.()))
+  // Compiled charts: their xstate notation too, which the diagrams, the test kit and the gate check walk.
+  await Promise.all(modules.map((module) => loadNotation(module.flow)))
   return modules
 }

@@ -266,8 +266,8 @@ function afterRun(
   resting: Resting,
   run: FlowRun,
 ): FlowOutcome | Promise<FlowOutcome> {
-  if (run.outcome.session?.op === 'set') assertSessionIssued(flow.machine.id, run)
-  if (ctx.config.observers.length > 0) notifyRun(ctx, flow.machine.id, run)
+  if (run.outcome.session?.op === 'set') assertSessionIssued(flow.chart.id, run)
+  if (ctx.config.observers.length > 0) notifyRun(ctx, flow.chart.id, run)
   const cookieName = resting.cookie.name
   if (run.resting) return sealResting(ctx, flow, resting, run)
   if (ctx.request.cookies[cookieName] !== undefined) ctx.setCookies.push(expiredCookie(resting.cookie, cookieName))
@@ -337,7 +337,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
   }
   const flow = typeof binding.flow === 'function' ? binding.flow(ctx) : binding.flow
   const resting: Resting = {
-    cookie: binding.envelopeCookie?.(ctx) ?? defaultResting(ctx, flow.machine.id).cookie,
+    cookie: binding.envelopeCookie?.(ctx) ?? defaultResting(ctx, flow.chart.id).cookie,
     ...(provider && bound ? { binding: provider.id } : {}),
   }
   let from: AnyMachineSnapshot | undefined
@@ -346,7 +346,7 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
     try {
       const sealed = request.cookies[resting.cookie.name]
       if (!sealed) {
-        throw new FlowStateError('ERR_FLOW_STATE_MISSING', `${flow.machine.id}: no flow to resume`)
+        throw new FlowStateError('ERR_FLOW_STATE_MISSING', `${flow.chart.id}: no flow to resume`)
       }
       from = await openEnvelope(flow as never, sealed, sealingFor(ctx, resting.cookie.name, resting.binding))
     } catch (error) {
@@ -363,12 +363,12 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
   // A first factor hands its verified identity on: the request goes on in the next flow.
   for (let hop = 0; outcome.type === 'handoff'; hop++) {
     if (hop === MAX_HANDOFFS) {
-      throw new FlowStateError('ERR_FLOW_LOOP', `${flow.machine.id}: more than ${MAX_HANDOFFS} handoffs`)
+      throw new FlowStateError('ERR_FLOW_LOOP', `${flow.chart.id}: more than ${MAX_HANDOFFS} handoffs`)
     }
     const next = handoffs[outcome.flow]
     if (!next) throw new FlowStateError('ERR_FLOW_LOOP', `no flow "${outcome.flow}" to hand over to`)
     current = next.flow(ctx)
-    outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.machine.id))
+    outcome = await runOne(ctx, current, next.toEvent(ctx, outcome.identity), defaultResting(ctx, current.chart.id))
   }
   // An effect that met an outage fell back to a refusal or to "no session": neither is the answer
   // while the part is down (the user did nothing wrong, and may still be signed in). A run that
@@ -378,10 +378,10 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
   if (outcome.type === 'stepUp') {
     const asked = await askForRecentProof(ctx, outcome.action as SensitiveAction)
     if (asked) return asked
-    return { response: toInternal(ctx, { type: 'error', error: 'AccessDenied' }, current.machine.id), failure: { type: 'AccessDenied' } }
+    return { response: toInternal(ctx, { type: 'error', error: 'AccessDenied' }, current.chart.id), failure: { type: 'AccessDenied' } }
   }
   return {
-    response: toInternal(ctx, outcome, current.machine.id),
+    response: toInternal(ctx, outcome, current.chart.id),
     ...(outcome.type === 'error'
       ? { failure: { type: outcome.error, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } }
       : {}),

@@ -101,7 +101,7 @@ const signInAgain = (ctx: RequestContext): ResponseInternal => ({
 export async function respondStepPage(ctx: RequestContext): Promise<ResponseInternal> {
   const module = stepModuleOf(ctx)
   const { flow } = module
-  const flowId = flow.machine.id
+  const flowId = flow.chart.id
   const cookieName = flowCookieName(ctx, flowId)
   const sealed = ctx.request.cookies[cookieName]
   if (!sealed) return signInAgain(ctx)

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { isSessionOver, type SessionEndReason } from '../../machines/session.machine.js'
+import { isSessionOver, type SessionEndReason } from '../../machines/session.logic.js'
 import type { AdapterSession, AdapterUser } from '../adapters.js'
 import type { RequestContext } from '../http/context.js'
 import type { JWT } from '../jwt.js'

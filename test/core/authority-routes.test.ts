@@ -456,8 +456,16 @@ describe('the session cookie outside the routing table', () => {
       [/\bdecodeSessionTokenNow\b/, ['core/session/token.ts', 'core/session/current.ts']],
       [
         /\bgetSessionAndUser\b/,
-        // The authority; the session route's effect of that name; the adapter interface and its instrumentation.
-        ['core/session/current.ts', 'core/flows/session/flow.ts', 'machines/session.machine.ts', 'core/shapes.ts', 'core/session/adapter.ts'],
+        // The authority; the session route's effect of that name (its chart, logic and compiled table); the adapter interface and its instrumentation.
+        [
+          'core/session/current.ts',
+          'core/flows/session/flow.ts',
+          'machines/session.machine.ts',
+          'machines/session.logic.ts',
+          'core/charts/session.ts',
+          'core/shapes.ts',
+          'core/session/adapter.ts',
+        ],
       ],
     ]
     const files = ['core', 'integrations', 'extensions', 'providers', 'stores', 'machines', 'testing'].flatMap(sources)

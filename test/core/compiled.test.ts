@@ -2,14 +2,19 @@
  * The compiled stepper against xstate itself: along every shortest path of the credentials,
  * sign-in completion and session charts (the session chart grouped in phases: JWT, database,
  * sign-out), and along random walks of those and of a chart grouped in nested phases, both step to
- * the same state, context, tags and output.
+ * the same state, context, tags and output. The credentials and session charts are the tables
+ * generated at build time (`core/charts/`); the others are compiled at run time.
  * Charts beyond the subset (entry actions, parallel regions, history, finals inside a phase) are
- * not compiled and still run, through xstate.
+ * refused when their flow is defined, naming the chart and the state.
  */
 import { describe, expect, it } from 'vitest'
 import { assign, createActor, createMachine, setup, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
 import { createTestModel } from 'xstate/graph'
-import { compileMachine, compiledStep, type CompiledState } from '../../core/engine/compiled.js'
+import { credentialsSigninChart } from '../../core/charts/credentials-signin.js'
+import { sessionChart } from '../../core/charts/session.js'
+import { chartSnapshot, chartState, finalOutput, outcomeAt, stepChart } from '../../core/engine/chart.js'
+import { ChartCompileError, compileAtRunTime } from '../../core/engine/runtime-compiler.js'
+import type { ChartState, CompiledChart } from '../../core/engine/types.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { credentialsSignInMachine, sessionMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
@@ -139,6 +144,11 @@ const SAMPLES: Record<string, object[]> = {
   ],
 }
 
+/** The generated tables, by chart id. */
+const GENERATED: Record<string, CompiledChart> = { [sessionChart.id]: sessionChart, [credentialsSigninChart.id]: credentialsSigninChart }
+/** The table the engine steps for `machine`: the generated one, else compiled at run time. */
+const chartFor = (machine: AnyStateMachine): CompiledChart => GENERATED[machine.id] ?? compileAtRunTime(machine)
+
 function inertScope(machine: AnyStateMachine): AnyActorScope {
   const self = createActor(machine)
   const noop = () => {}
@@ -146,7 +156,7 @@ function inertScope(machine: AnyStateMachine): AnyActorScope {
 }
 
 describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine] as AnyStateMachine[])('the compiled $id chart', (machine) => {
-  const chart = compileMachine(machine)!
+  const chart = chartFor(machine)
   const samples = SAMPLES[machine.id]!
   const paths = createTestModel(machine, {
     events: (snapshot: AnyMachineSnapshot) => samples.filter((e) => snapshot.can(e as never)) as never,
@@ -161,24 +171,24 @@ describe.each([credentialsSignInMachine, signInCompletionMachine, sessionMachine
     const scope = inertScope(machine)
     for (const path of paths) {
       let snapshot = machine.getInitialSnapshot(scope) as AnyMachineSnapshot
-      let state: CompiledState = chart.states.get(stateLabel(snapshot.value))!
+      let state: ChartState = chartState(chart, stateLabel(snapshot.value))!
       let context = snapshot.context as Record<string, unknown>
       for (const { event } of path.steps.slice(1)) {
         snapshot = machine.transition(snapshot, event as never, scope) as AnyMachineSnapshot
-        const step = compiledStep(chart, state, context, event as never)!
+        const step = stepChart(chart, state, context, event as never)!
         state = step.state
         context = step.context
         expect(state.key).toBe(stateLabel(snapshot.value))
         expect(state.value).toEqual(snapshot.value)
         expect(context).toEqual(snapshot.context)
-        if (snapshot.status === 'done') expect(state.output?.(context, event as never)).toEqual(snapshot.output)
+        if (snapshot.status === 'done') expect(finalOutput(chart, state, context, event as never)).toEqual(snapshot.output)
       }
     }
   })
 
   it('rejects an event no transition accepts, as xstate leaves the snapshot unchanged', () => {
-    const idle = chart.states.get('idle')!
-    expect(compiledStep(chart, idle, {}, { type: 'nothing.done' })).toBeUndefined()
+    const idle = chartState(chart, 'idle')!
+    expect(stepChart(chart, idle, {}, { type: 'nothing.done' })).toBeUndefined()
   })
 })
 
@@ -196,21 +206,36 @@ describe('charts beyond the flat subset', () => {
     },
   })
 
-  it('are not compiled (entry actions, nested states), and the engine runs them through xstate', async () => {
-    expect(compileMachine(withEntry)).toBeNull()
-    expect(compileMachine(createMachine({ initial: 'a', states: { a: { entry: assign({}), initial: 'b', states: { b: {} } } } }))).toBeNull()
-    expect(compileMachine(createMachine({ initial: 'a', states: { a: { type: 'parallel', states: { b: {}, c: {} } } } }))).toBeNull()
+  /** What compiling `machine` at run time refuses, as `[state, message]`. */
+  const refusal = (machine: AnyStateMachine) => {
+    try {
+      compileAtRunTime(machine)
+    } catch (error) {
+      expect(error).toBeInstanceOf(ChartCompileError)
+      return [(error as ChartCompileError).state, (error as Error).message]
+    }
+    throw new Error(`${machine.id} was compiled`)
+  }
+
+  it('are refused, naming the chart, the state and what is beyond (entry actions, parallel, history, finals in a phase)', () => {
+    expect(refusal(withEntry)).toEqual(['working', 'chart "entry-action", state "working": entry actions are beyond the compiled subset'])
+    expect(refusal(createMachine({ id: 'e', initial: 'a', states: { a: { entry: assign({}), initial: 'b', states: { b: {} } } } }))[0]).toBe('a')
+    expect(refusal(createMachine({ id: 'p', initial: 'a', states: { a: { type: 'parallel', states: { b: {}, c: {} } } } }))).toEqual([
+      'a',
+      'chart "p", state "a": a parallel state is beyond the compiled subset',
+    ])
     expect(
-      compileMachine(createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'h' } }, h: { type: 'history' } } } } })),
-    ).toBeNull()
-    expect(compileMachine(createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'c' } }, c: { type: 'final' } } } } }))).toBeNull()
-    const flow = defineFlow({
-      machine: withEntry,
-      context: object() as never,
-      effects: { work: async () => ({ type: 'work.done' }) },
-    })
-    const run = await advance(flow, {}, { type: 'go', at: T0 })
-    expect(run.outcome).toEqual({ type: 'json', body: { noted: true, done: false } })
+      refusal(createMachine({ id: 'h', initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'h' } }, h: { type: 'history' } } } } }))[1],
+    ).toMatch(/history state is beyond the compiled subset/)
+    expect(
+      refusal(createMachine({ id: 'f', initial: 'a', states: { a: { initial: 'b', states: { b: { on: { x: 'c' } }, c: { type: 'final' } } } } })),
+    ).toEqual(['a.c', 'chart "f", state "a.c": final states inside a phase are beyond the compiled subset'])
+  })
+
+  it('are refused when their flow is defined, so none reaches a request', () => {
+    expect(() => defineFlow({ machine: withEntry, context: object() as never, effects: { work: async () => ({ type: 'work.done' }) } })).toThrow(
+      ChartCompileError,
+    )
   })
 })
 
@@ -289,16 +314,16 @@ const GROUPED_EVENTS = [
 
 /** Walks `events` through both steppers from the initial state, comparing after every event. */
 function walkBoth(machine: AnyStateMachine, events: readonly object[]): string[] {
-  const chart = compileMachine(machine)!
+  const chart = chartFor(machine)
   const scope = inertScope(machine)
   let snapshot = machine.getInitialSnapshot(scope) as AnyMachineSnapshot
-  let state = chart.states.get(stateLabel(snapshot.value))!
+  let state = chartState(chart, stateLabel(snapshot.value))!
   let context = snapshot.context as Record<string, unknown>
   const visited = [state.key]
   for (const event of events) {
     if (snapshot.status === 'done') break
     const next = machine.transition(snapshot, event as never, scope) as AnyMachineSnapshot
-    const step = compiledStep(chart, state, context, event as never)
+    const step = stepChart(chart, state, context, event as never)
     if (step === undefined) {
       expect(next.value).toEqual(snapshot.value)
       expect(next.context).toEqual(snapshot.context)
@@ -310,11 +335,11 @@ function walkBoth(machine: AnyStateMachine, events: readonly object[]): string[]
     expect(state.key).toBe(stateLabel(snapshot.value))
     expect(state.value).toEqual(snapshot.value)
     expect(context).toEqual(snapshot.context)
-    expect(state.final).toBe(snapshot.status === 'done')
+    expect(state.final === true).toBe(snapshot.status === 'done')
     expect(state.effect).toBe(pendingEffect(snapshot))
-    expect(state.awaitsRequest).toBe(snapshot.hasTag('awaitsRequest'))
-    if (state.final) expect(state.output?.(context, event as never)).toEqual(snapshot.output)
-    else if (state.awaitsRequest) expect(state.outcome?.(context)).toEqual(outcomeOf(snapshot))
+    expect(state.awaitsRequest === true).toBe(snapshot.hasTag('awaitsRequest'))
+    if (state.final) expect(finalOutput(chart, state, context, event as never)).toEqual(snapshot.output)
+    else if (state.awaitsRequest) expect(outcomeAt(chart, state, context, event as never)).toEqual(outcomeOf(snapshot))
     visited.push(state.key)
   }
   return visited
@@ -322,11 +347,11 @@ function walkBoth(machine: AnyStateMachine, events: readonly object[]): string[]
 
 describe('a chart grouped in phases', () => {
   it('is compiled: one state per atomic or final state, keyed by its dotted path', () => {
-    const chart = compileMachine(grouped)!
-    expect([...chart.states.keys()].sort()).toEqual(
+    const chart = chartFor(grouped)
+    expect(Object.keys(chart.states).sort()).toEqual(
       ['aborted', 'done', 'idle', 'review.r1', 'review.r2', 'work.a', 'work.b', 'work.inner.c', 'work.inner.d'].sort(),
     )
-    expect(chart.states.get('work.inner.d')!.value).toEqual({ work: { inner: 'd' } })
+    expect(chartState(chart, 'work.inner.d')!.value).toEqual({ work: { inner: 'd' } })
   })
 
   it('takes a state’s own transition before its phase’s, and a phase’s before the root’s', () => {
@@ -384,7 +409,7 @@ describe('a chart grouped in phases', () => {
       }),
       { numRuns: 300, seed: 27 },
     )
-    expect(seen.size).toBe(compileMachine(grouped)!.states.size)
+    expect(seen.size).toBe(Object.keys(chartFor(grouped).states).length)
   })
 })
 
@@ -407,20 +432,20 @@ describe('the session chart, grouped in phases (JWT, database, sign-out)', () =>
   const samples = SAMPLES[sessionMachine.id]!
   const requests = samples.filter((event) => (event as { type: string }).type.startsWith('session.'))
   const results = samples.filter((event) => !requests.includes(event))
-  const chart = compileMachine(sessionMachine)!
+  const chart = chartFor(sessionMachine)
   /** A walk that picks, at each step, among the samples the state has transitions for. */
   const guided = (first: number, choices: number[]): object[] => {
     const events: object[] = [requests[first % requests.length]!]
-    let step = compiledStep(chart, chart.states.get('idle')!, {}, events[0] as never)
+    let step = stepChart(chart, chartState(chart, 'idle')!, {}, events[0] as never)
     let state = step?.state
     let context = step?.context ?? {}
     for (const choice of choices) {
       if (!state || state.final) break
-      const accepted = results.filter((event) => state!.transitions.has((event as { type: string }).type))
+      const accepted = results.filter((event) => Object.hasOwn(state!.transitions, (event as { type: string }).type))
       if (accepted.length === 0) break
       const event = accepted[choice % accepted.length]!
       events.push(event)
-      step = compiledStep(chart, state, context, event as never)
+      step = stepChart(chart, state, context, event as never)
       if (step) ({ state, context } = step)
     }
     return events
@@ -428,12 +453,12 @@ describe('the session chart, grouped in phases (JWT, database, sign-out)', () =>
   const walks = fc.tuple(fc.nat(), fc.array(fc.nat(), { maxLength: 12 })).map(([first, choices]) => guided(first, choices))
 
   it('is compiled with its phases, every end at the root', () => {
-    const keys = [...compileMachine(sessionMachine)!.states.keys()]
+    const keys = Object.keys(chartFor(sessionMachine).states)
     expect(keys.filter((key) => key.includes('.')).map((key) => key.split('.')[0])).toEqual(
       expect.arrayContaining(['jwt', 'database', 'signOut']),
     )
     for (const end of ['expired', 'pastAbsoluteLifetime', 'signedOutEverywhere', 'providerLoggedOut', 'tampered', 'unknownSession']) {
-      expect(compileMachine(sessionMachine)!.states.get(end)?.final, end).toBe(true)
+      expect(chartState(chartFor(sessionMachine), end)?.final, end).toBe(true)
     }
   })
 
@@ -445,6 +470,47 @@ describe('the session chart, grouped in phases (JWT, database, sign-out)', () =>
       }),
       { numRuns: 2000, seed: 27 },
     )
-    expect([...compileMachine(sessionMachine)!.states.keys()].filter((key) => !seen.has(key))).toEqual([])
+    expect(Object.keys(chartFor(sessionMachine).states).filter((key) => !seen.has(key))).toEqual([])
+  })
+})
+
+describe('the compiled table, read with untrusted keys', () => {
+  const chart = chartFor(sessionMachine)
+  const idle = chartState(chart, 'idle')!
+
+  it('has no state named like an inherited property (a sealed envelope names the state it resumes)', () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(chartState(chart, key), key).toBeUndefined()
+    expect(chartState(chart, 'idle')).toBe(idle)
+  })
+
+  it('takes no transition on an event named like an inherited property', () => {
+    for (const type of ['constructor', '__proto__', 'toString', 'valueOf']) expect(stepChart(chart, idle, {}, { type }), type).toBeUndefined()
+  })
+
+  it('refuses such a state through the engine, as an unknown one', async () => {
+    const flow = defineFlow({ machine: grouped, context: object() as never, effects: { first: () => ({ type: 'next' }), second: () => ({ type: 'up' }) } })
+    const from = { value: 'constructor', context: { n: 0, log: [] } } as unknown as AnyMachineSnapshot
+    await expect(advance(flow, {}, { type: 'start', at: T0 }, { from })).rejects.toThrow('grouped: unknown state "constructor"')
+  })
+})
+
+describe('a snapshot of a resting compiled chart', () => {
+  const chart = chartFor(grouped)
+
+  it.each(['idle', 'work.inner.c', 'review.r2'])('reads as xstate’s own in %s: value, tags, meta, matches', (key) => {
+    const state = chartState(chart, key)!
+    const context = { n: 2, log: ['x'] }
+    const ours = chartSnapshot(chart, state, context)
+    const theirs = grouped.resolveState({ value: state.value, context }) as AnyMachineSnapshot
+    expect(ours.value).toEqual(theirs.value)
+    expect(ours.context).toBe(context)
+    expect(ours.status).toBe(theirs.status)
+    for (const tag of ['awaitsRequest', 'effect.first', 'effect.second']) expect(ours.hasTag(tag), tag).toBe(theirs.hasTag(tag))
+    const outcomes = (snapshot: AnyMachineSnapshot) =>
+      Object.values(snapshot.getMeta()).flatMap((meta) => ((meta as { outcome?: unknown })?.outcome ? [(meta as { outcome: (c: unknown) => unknown }).outcome(context)] : []))
+    expect(outcomes(ours)).toEqual(outcomes(theirs))
+    for (const label of ['idle', 'work', 'work.inner', 'work.inner.c', 'review', 'review.r1', 'review.r2', 'work.a', 'done']) {
+      expect(ours.matches(label as never), `${key} matches ${label}`).toBe(theirs.matches(label as never))
+    }
   })
 })

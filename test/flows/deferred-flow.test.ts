@@ -5,7 +5,7 @@
 import { object, string } from 'superstruct'
 import { describe, expect, it } from 'vitest'
 import { createMachine } from 'xstate'
-import { defineFlow } from '../../core/engine/flow.js'
+import { defineFlow, loadNotation } from '../../core/engine/flow.js'
 import { deferredFlow } from '../../core/flows/kinds.js'
 import { credentialsSignInFlow } from '../../core/flows/credentials/flow.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
@@ -53,7 +53,10 @@ describe('deferredFlow', () => {
     expect(copy.migrations).toBe(flow.migrations)
   })
 
-  it('holds the built-in credentials, sign-in completion and re-authentication charts under their ids', () => {
+  it('holds the built-in credentials, sign-in completion and re-authentication charts under their ids', async () => {
+    // The credentials chart is compiled at build time: its notation is loaded only to be read.
+    expect(credentialsSignInFlow.chart.id).toBe(CREDENTIALS_SIGN_IN)
+    await loadNotation(credentialsSignInFlow)
     expect(credentialsSignInFlow.machine.id).toBe(CREDENTIALS_SIGN_IN)
     expect(signInCompletionFlow.machine.id).toBe(SIGN_IN_COMPLETION)
     expect(reauthenticateFlow.machine.id).toBe(REAUTHENTICATE)

@@ -4,10 +4,16 @@
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, it, vi, type Mock } from 'vitest'
-import { describeFlowModel, type ModelCoverage, type ModelDriver } from '../../testing/index.js'
+import { pathToFileURL } from 'node:url'
+import { afterAll, describe, expect, it, vi, type Mock } from 'vitest'
+import { chartState, finalOutput, outcomeAt, stepChart } from '../../core/engine/chart.js'
+import { stateLabel } from '../../core/engine/transitions.js'
+import type { CompiledChart } from '../../core/engine/types.js'
+import { builtInFlows, loadedFlows } from '../../core/flows/registry.js'
+import { outcomeOf } from '../../core/engine/advance.js'
+import { describeFlowModel, modelPaths, type ModelCoverage, type ModelDriver } from '../../testing/index.js'
 
 export { coverage, drivePath, modelPaths, type ModelDriver, type ModelEvent, type ModelPath } from '../../testing/index.js'
 
@@ -22,8 +28,64 @@ export function reportCoverage(result: ModelCoverage): void {
   writeFileSync(join(COVERAGE_DIR, `${result.machine}.json`), JSON.stringify(result))
 }
 
-/** Declares the model-based tests of a machine with vitest, reporting its coverage. */
+const CHARTS_DIR = join(import.meta.dirname, '..', '..', 'core', 'charts')
+
+/** The tables generated at build time (`core/charts/`), by chart id. */
+export const generatedCharts: ReadonlyMap<string, CompiledChart> = new Map(
+  await Promise.all(
+    readdirSync(CHARTS_DIR)
+      .filter((file) => file.endsWith('.ts'))
+      .map(async (file) => {
+        const module = (await import(pathToFileURL(join(CHARTS_DIR, file)).href)) as Record<string, CompiledChart>
+        const chart = Object.values(module)[0]!
+        return [chart.id, chart] as const
+      }),
+  ),
+)
+
+/**
+ * Steps `chart` beside xstate along every model path of `driver`, on every transition: the same
+ * state, context, and outcome at rest.
+ */
+export function expectChartStepsAsXstate<World>(driver: ModelDriver<World>, chart: CompiledChart): number {
+  let steps = 0
+  for (const path of modelPaths(driver)) {
+    const first = path.steps[0]!.before
+    let state = chartState(chart, stateLabel(first.value))!
+    let context = first.context as Record<string, unknown>
+    for (const { event, after } of path.steps) {
+      const step = stepChart(chart, state, context, event)
+      expect(step, `${path.description}: ${state.key} takes ${event.type}`).toBeDefined()
+      ;({ state, context } = step!)
+      expect(state.key, path.description).toBe(stateLabel(after.value))
+      expect(state.value).toEqual(after.value)
+      expect(context).toEqual(after.context)
+      if (after.status === 'done') expect(finalOutput(chart, state, context, event)).toEqual(after.output)
+      else if (state.awaitsRequest) expect(outcomeAt(chart, state, context, event)).toEqual(outcomeOf(after))
+      steps++
+    }
+  }
+  return steps
+}
+
+/**
+ * Declares the model-based tests of a machine with vitest, reporting its coverage. For a chart
+ * compiled at build time, the engine runs the generated table (so every modelled transition the
+ * engine takes is checked against xstate's), and the table is also stepped beside xstate directly.
+ */
 export function describeModel<World>(title: string, driver: ModelDriver<World>): void {
+  const generated = generatedCharts.get(driver.machine.id)
+  if (generated) {
+    describe(`${title}, compiled at build time`, () => {
+      it('is what the engine runs', async () => {
+        const module = (await loadedFlows(builtInFlows)).find((flow) => flow.flow.chart.id === driver.machine.id)
+        expect(module?.flow.chart).toBe(generated)
+      })
+      it('steps as xstate on every transition of every model path', () => {
+        expect(expectChartStepsAsXstate(driver, generated)).toBeGreaterThan(0)
+      })
+    })
+  }
   describeFlowModel(title, driver, { describe, it }, { onCoverage: reportCoverage })
 }
 

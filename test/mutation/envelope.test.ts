@@ -362,6 +362,16 @@ describe('why an envelope did not open (the cause it is refused with)', () => {
     expect((await refusal(openEnvelope(nested, sealed, options))).message).toBe('two-step: envelope context does not fit at context.user.name')
   })
 
+  it('refuses a state named like an inherited property of the table (constructor, __proto__, toString)', async () => {
+    for (const value of ['constructor', '__proto__', 'toString', { constructor: 'name' }]) {
+      const sealed = await forged((c) => ({ ...c, env: { ...c.env, value } }))
+      expect(await refusal(openEnvelope(flowOf(), sealed, options))).toEqual({
+        code: 'ERR_FLOW_STATE_INVALID',
+        message: 'two-step: envelope names an unknown state',
+      })
+    }
+  })
+
   it('keeps the superstruct or xstate error as the cause of a misfit', async () => {
     const misfit = await causeOf(await forged((c) => ({ ...c, env: { ...c.env, context: { user: 1, n: 1 } } })))
     expect(misfit.name).toBe('StructError')

@@ -75,10 +75,10 @@ export const groups = {
     // Expiry: when a session is over, extended or re-issued, and the expiry each one carries,
     // idle (maxAge) and absolute (absoluteMaxAge, the sign-in time a session keeps).
     mutate: [
-      'machines/session.machine.ts#isSessionOver',
-      'machines/session.machine.ts#isSessionExpired..isExtensionDue',
-      'machines/session.machine.ts#isReissueDue',
-      'machines/session.machine.ts#scheduleReissue..rememberExtension',
+      'machines/session.logic.ts#isSessionOver',
+      'machines/session.logic.ts#isSessionExpired..isExtensionDue',
+      'machines/session.logic.ts#isReissueDue',
+      'machines/session.logic.ts#scheduleReissue..rememberExtension',
       'core/session/current.ts',
       'core/session/cache.ts',
       'core/session/lifecycle.ts#finite..endedInStore',

@@ -35,8 +35,9 @@ beforeAll(() => {
   } else {
     // The build script's steps, with dist/ redirected; the script itself must not drift.
     expect(pkg.scripts.build).toBe(
-      'rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/',
+      'npm run charts:check && rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/',
     )
+    // The compiled charts are checked first: a stale table must not ship (test/core/charts-drift.test.ts runs the check).
     const tsc = join(checkout, 'node_modules/.bin/tsc')
     for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
       execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })

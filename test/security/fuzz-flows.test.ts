@@ -59,7 +59,7 @@ describe.each(worlds.map(([name, options], index) => [name, options, index] as c
         (r) => typeof r.serve !== 'function' && typeof (r.serve as FlowBinding<never>).flow !== 'function',
       )
       const flows = new Set(
-        flowRoutes.map((r) => ((r.serve as FlowBinding<never>).flow as Exclude<FlowBinding<never>['flow'], Function>).machine.id),
+        flowRoutes.map((r) => ((r.serve as FlowBinding<never>).flow as Exclude<FlowBinding<never>['flow'], Function>).chart.id),
       )
       for (const flow of flows) {
         expect(reach.flows.get(flow) ?? 0, `requests that reached flow ${flow}`).toBeGreaterThanOrEqual(MIN_PER_FLOW)

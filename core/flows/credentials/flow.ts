@@ -6,14 +6,12 @@
  *
  * @module
  */
-import {
-  CredentialsSignInContext,
-  buildCredentialsSignIn,
-} from '../../../machines/credentials-signin.machine.js'
+import { CredentialsSignInContext } from '../../../machines/credentials-signin.logic.js'
+import type { credentialsSignInMachine } from '../../../machines/credentials-signin.machine.js'
+import { credentialsSigninChart } from '../../charts/credentials-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { defineFlow } from '../../engine/flow.js'
-import { deferredFlow } from '../kinds.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { escapeForLog } from '../../email/normalize.js'
@@ -174,10 +172,10 @@ export function malformedCredential(submitted: Record<string, unknown>): string 
 /** The context the credentials effects receive (a database session looks the account up). */
 type Env = FlowContext<'getUserByAccount'>
 
-type CredentialsSignInMachine = ReturnType<typeof buildCredentialsSignIn>
+type CredentialsSignInMachine = typeof credentialsSignInMachine
 
-/** The credentials sign-in's effects, for its chart (built on the first sign-in). */
-const credentialsEffectsOf = (machine: CredentialsSignInMachine) => effects<CredentialsSignInMachine, Env>(machine, {
+/** The credentials sign-in's effects. */
+const credentialsEffects = effects<CredentialsSignInMachine, Env>(credentialsSigninChart, {
     async admitAttempt(context, ctx) {
       const limits = ctx.config.rateLimit.credentials
       if (!limits) return null
@@ -239,12 +237,10 @@ const credentialsEffectsOf = (machine: CredentialsSignInMachine) => effects<Cred
   },
 )
 
-/** The credentials sign-in flow definition; its chart is built when the engine first reads it. */
-export const credentialsSignInFlow = deferredFlow(() => {
-  const machine = buildCredentialsSignIn()
-  return defineFlow<CredentialsSignInMachine, RequestContext>({
-    machine,
-    context: CredentialsSignInContext,
-    effects: adapterView(credentialsEffectsOf(machine)),
-  }) as never
+/** The credentials sign-in flow definition. */
+export const credentialsSignInFlow = defineFlow<CredentialsSignInMachine, RequestContext>({
+  chart: credentialsSigninChart,
+  notation: () => import('../../../machines/credentials-signin.machine.js').then((module) => module.credentialsSignInMachine),
+  context: CredentialsSignInContext,
+  effects: adapterView(credentialsEffects),
 })

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { CREDENTIALS_SIGN_IN } from '../../../machines/credentials-signin.machine.js'
+import { CREDENTIALS_SIGN_IN } from '../../../machines/credentials-signin.logic.js'
 import { redirectToSignInPage } from '../../http/handlers.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
 import type { RequestContext } from '../../config/types.js'

@@ -408,6 +408,7 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInM
   },
 })
 
+// Transitional: email-signin has no logic module yet
 /** The e-mail sign-in flow definition. */
 export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
   machine: emailSignInMachine,

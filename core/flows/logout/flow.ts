@@ -17,7 +17,9 @@
  * @module
  */
 import { decodeJwt } from 'jose'
-import { LogoutContext, logoutMachine, type LogoutContext as Context } from '../../../machines/logout.machine.js'
+import { LogoutContext, type LogoutContext as Context } from '../../../machines/logout.logic.js'
+import type { logoutMachine } from '../../../machines/logout.machine.js'
+import { logoutChart } from '../../charts/logout.js'
 import type { ProviderSession } from '../../adapters.js'
 import { sha256Hex } from '../../crypto.js'
 import { defineFlow } from '../../engine/flow.js'
@@ -217,7 +219,8 @@ const FORM = 'application/x-www-form-urlencoded'
 
 /** The logout flow definition. */
 export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
-  machine: logoutMachine,
+  chart: logoutChart,
+  notation: () => import('../../../machines/logout.machine.js').then((module) => module.logoutMachine),
   context: LogoutContext,
   effects: {
     async verifyLogoutToken(context: Context, ctx) {

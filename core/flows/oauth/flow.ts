@@ -416,6 +416,7 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInM
   lookUpAccount,
 })
 
+// Transitional: oauth-signin has no logic module yet
 /** The OAuth sign-in flow definition. */
 export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
   machine: oauthSignInMachine,

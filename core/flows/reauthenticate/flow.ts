@@ -436,6 +436,7 @@ export async function refusedReauthentication(ctx: RequestContext, error: Error)
 /** The re-authentication flow definition; its chart is built when the engine first reads it. */
 export const reauthenticateFlow = deferredFlow(() => {
   const machine = buildReauthenticate()
+  // Transitional: reauthenticate has no logic module yet
   return defineFlow<ReauthenticateMachine, RequestContext>({
     machine,
     context: ReauthenticateContext,

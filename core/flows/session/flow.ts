@@ -1,17 +1,18 @@
 /**
- * The session flow: the session machine and its effects under the `jwt` strategy.
+ * The session flow: the compiled session chart and its effects.
  *
  * @module
  */
 import { defineFlow } from '../../engine/flow.js'
 import {
   SessionContext,
-  sessionMachine,
   type SessionContext as Context,
   type SessionEndReason,
   type SessionOAuthTokens,
   ACCESS_TOKEN_LEEWAY,
-} from '../../../machines/session.machine.js'
+} from '../../../machines/session.logic.js'
+import type { sessionMachine } from '../../../machines/session.machine.js'
+import { sessionChart } from '../../charts/session.js'
 import type { AdapterAccount, AdapterSession, AdapterUser } from '../../adapters.js'
 import { JWTSessionError, SessionTokenError, SignOutError } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
@@ -175,7 +176,7 @@ type Env = FlowContext<'getSessionAndUser' | 'updateSession' | 'deleteSession'>
 
 /** The session flow's effects. */
 export const sessionEffects = effects<typeof sessionMachine, Env>(
-  sessionMachine,
+  sessionChart,
   {
     decodeSessionToken(context, ctx) {
       const { value } = ctx.sessionCookie
@@ -425,7 +426,8 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
 
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
-  machine: sessionMachine,
+  chart: sessionChart,
+  notation: () => import('../../../machines/session.machine.js').then((module) => module.sessionMachine),
   context: SessionContext,
   effects: adapterView(sessionEffects),
 })

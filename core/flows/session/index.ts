@@ -4,7 +4,7 @@
  * @module
  */
 import { optional, type, unknown } from 'superstruct'
-import { sessionMachine } from '../../../machines/session.machine.js'
+import { SESSION } from '../../../machines/session.logic.js'
 import type { RequestContext, ResolvedConfig } from '../../config/types.js'
 import { anyInput, NoInput, route } from '../../http/params.js'
 import { REQUIRED_METHODS } from '../../session/adapter.js'
@@ -46,7 +46,7 @@ const sessionPolicy = (ctx: RequestContext) => {
 
 /** The session: every configuration runs it. */
 export const sessionModule: FlowModule = {
-  id: sessionMachine.id,
+  id: SESSION,
   flow: sessionFlow,
   runs: () => true,
   adapter: {

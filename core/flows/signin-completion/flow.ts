@@ -180,6 +180,7 @@ function builtIn() {
   return builtInChart
 }
 
+// Transitional: signin-completion has no logic module yet
 /** The built-in sign-in completion flow definition. */
 export const signInCompletionFlow = deferredFlow(() =>
   defineFlow<AnyStateMachine, RequestContext>({

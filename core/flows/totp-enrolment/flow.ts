@@ -153,6 +153,7 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
   },
 })
 
+// Transitional: totp-enrolment has no logic module yet
 /** The TOTP enrolment flow definition. */
 export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
   machine: totpEnrolmentMachine,

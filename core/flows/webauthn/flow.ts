@@ -511,6 +511,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   },
 })
 
+// Transitional: webauthn-signin has no logic module yet
 /** The WebAuthn flow definition. */
 export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
   machine: webauthnSignInMachine,
