@@ -260,3 +260,22 @@ export const assignments = {
 
 /** The chart's outputs. */
 export const outputs = { finalStateOutcome, toStepPage, toPasskeyOptions, toProvider, toResumption, toFailure }
+
+/** What the page posts (`meta.step` of the waiting states): from the page itself. */
+export const PROOF_STEP = {
+  page: 'reauthenticate',
+  events: {
+    'reauth.password': PasswordProof,
+    'reauth.code': CodeProof,
+    'reauth.sendEmailCode': EmailCodeRequest,
+    'reauth.emailCode': CodeProof,
+    'reauth.passkeyOptions': PasskeyOptionsRequest,
+    'reauth.federated': FederatedRequest,
+  },
+} as const
+
+/** What the page posts while the browser holds passkey options: a proof, or the assertion. */
+export const PASSKEY_STEP = {
+  page: 'reauthenticate',
+  events: { ...PROOF_STEP.events, 'reauth.passkey': PasskeyProof },
+} as const

@@ -23,8 +23,8 @@ import {
   initialContext,
   outputs,
   PasskeyOptionsRequest,
-  PasskeyProof,
-  PasswordProof,
+  PASSKEY_STEP,
+  PROOF_STEP,
   REAUTHENTICATE,
   SESSION_MARKING_STATE,
   type ReauthenticateContext,
@@ -56,19 +56,6 @@ const proofFailure = [
   { guard: 'isWrongProof', target: 'awaitingProof', actions: 'recordWrongProof' },
   { target: 'failed', actions: 'recordDenial' },
 ] as const
-
-/** What the page posts, from the page or while the browser holds passkey options. */
-const PROOF_STEP = {
-  page: 'reauthenticate',
-  events: {
-    'reauth.password': PasswordProof,
-    'reauth.code': CodeProof,
-    'reauth.sendEmailCode': EmailCodeRequest,
-    'reauth.emailCode': CodeProof,
-    'reauth.passkeyOptions': PasskeyOptionsRequest,
-    'reauth.federated': FederatedRequest,
-  },
-} as const
 
 /** The proofs the page offers, each only when the user has the factor. */
 const proofRequests = {
@@ -141,7 +128,7 @@ export const buildReauthenticate = () => setup({
         "The browser has the options and asks the authenticator; waits, sealed with the challenge, for the assertion (or another proof from the page).",
       meta: {
         outcome: outputs.toPasskeyOptions,
-        step: { page: 'reauthenticate', events: { ...PROOF_STEP.events, 'reauth.passkey': PasskeyProof } },
+        step: PASSKEY_STEP,
       },
       on: { ...proofRequests, 'reauth.passkey': { target: 'checkingPasskey' } },
     },

@@ -357,3 +357,6 @@ export function signInCompletionContext(extensions: readonly CompletionExtension
     ...Object.assign({}, ...extensions.map((e) => e.context?.schema ?? {})),
   }) as never
 }
+
+/** What the second-factor page posts (`meta.step` of the waiting state). */
+export const SECOND_FACTOR_STEP = { page: 'second-factor', events: { 'secondFactor.submit': SecondFactorInput } } as const

@@ -28,6 +28,7 @@ import {
   initialContext,
   outputs,
   SECOND_FACTOR_GATE,
+  SECOND_FACTOR_STEP,
   SecondFactorInput,
   SESSION_ISSUING_STATES,
   SIGN_IN_COMPLETION,
@@ -411,7 +412,8 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
     version,
     description: 'Completes every sign-in: the signIn callback, the stored user, the second factor, the session, the events.',
     initial: 'idle',
-    context: { ...initialContext, ...extraContext },
+    // The built-in chart's context is the logic module's own (the compiled table names it).
+    context: extensions.length === 0 ? initialContext : { ...initialContext, ...extraContext },
     output: outputs.finalStateOutcome,
     states: {
       idle: {
@@ -463,7 +465,7 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
         description: 'Waits for a code from the authenticator app or a backup code (POST /step/signin-completion).',
         meta: {
           outcome: outputs.toStepPage,
-          step: { page: 'second-factor', events: { 'secondFactor.submit': SecondFactorInput } },
+          step: SECOND_FACTOR_STEP,
         },
         on: { 'secondFactor.submit': { target: 'verifyingSecondFactor' } },
       },

@@ -119,3 +119,6 @@ export const assignments = {
 
 /** The chart's outputs. */
 export const outputs = { finalStateOutcome, toStepPage, toBackupCodes, toStepUp, toCallbackUrl, toDenial }
+
+/** What the enrolment page posts (`meta.step` of the waiting state). */
+export const ENROLMENT_STEP = { page: 'totp-enrolment', events: { 'enrolment.confirm': EnrolmentConfirmation } } as const

@@ -8,6 +8,7 @@
 import { assign, setup } from 'xstate'
 import {
   assignments,
+  ENROLMENT_STEP,
   EnrolmentConfirmation,
   guards,
   initialContext,
@@ -78,7 +79,7 @@ export const totpEnrolmentMachine = setup({
       description: 'Shows the QR code; waits, sealed, for a code from the app (POST /step/totp-enrolment).',
       meta: {
         outcome: outputs.toStepPage,
-        step: { page: 'totp-enrolment', events: { 'enrolment.confirm': EnrolmentConfirmation } },
+        step: ENROLMENT_STEP,
       },
       on: { 'enrolment.confirm': { target: 'confirmingCode' } },
     },

@@ -10,7 +10,7 @@
  */
 import type { AnyStateMachine, EventObject } from 'xstate'
 import type { VerifiedIdentity } from '../../machines/shared/outcome.js'
-import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
+import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.logic.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { builtInFlows } from '../flows/registry.js'
 import type { FlowModule } from '../flows/types.js'

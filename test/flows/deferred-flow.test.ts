@@ -58,6 +58,10 @@ describe('deferredFlow', () => {
     expect(credentialsSignInFlow.chart.id).toBe(CREDENTIALS_SIGN_IN)
     await loadNotation(credentialsSignInFlow)
     expect(credentialsSignInFlow.machine.id).toBe(CREDENTIALS_SIGN_IN)
+    expect(signInCompletionFlow.chart.id).toBe(SIGN_IN_COMPLETION)
+    expect(reauthenticateFlow.chart.id).toBe(REAUTHENTICATE)
+    await loadNotation(signInCompletionFlow)
+    await loadNotation(reauthenticateFlow)
     expect(signInCompletionFlow.machine.id).toBe(SIGN_IN_COMPLETION)
     expect(reauthenticateFlow.machine.id).toBe(REAUTHENTICATE)
     // Built by the flow, from the same builder as the machine module's own export.

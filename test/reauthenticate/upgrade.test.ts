@@ -3,12 +3,16 @@
  * no passkey states yet; 3: no provider states yet) is continued by this one, not refused with the
  * restart page.
  */
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadNotation } from '../../core/engine/flow.js'
 import { createMachine } from 'xstate'
 import { openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import { SECRET } from '../fixtures/http.js'
+
+// The flow runs its compiled chart; the sealing below reads its notation too (an older version's machine beside it).
+beforeAll(() => loadNotation(reauthenticateFlow))
 
 const COOKIE = '__Secure-authchart.flow.reauthenticate'
 const at = Math.floor(Date.now() / 1000)

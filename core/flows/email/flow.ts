@@ -7,7 +7,8 @@
  * @module
  */
 import { EmailSignInContext } from '../../../machines/email-signin.logic.js'
-import { emailSignInMachine } from '../../../machines/email-signin.machine.js'
+import type { emailSignInMachine } from '../../../machines/email-signin.machine.js'
+import { emailSigninChart } from '../../charts/email-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedProvider } from '../../config/types.js'
@@ -347,7 +348,7 @@ export async function voidCodeToken(ctx: Env, token: CodeToken): Promise<null> {
 }
 
 /** The e-mail sign-in's effects. */
-export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInMachine, {
+export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSigninChart, {
   admitRequest: (context, ctx, trigger) => admitAddress(ctx, context.providerId, requestEmail(trigger as { email?: unknown })),
 
   async lookUpUser(context, { adapter }) {
@@ -408,15 +409,15 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSignInM
   },
 })
 
-// Transitional: email-signin has no logic module yet
 /** The e-mail sign-in flow definition. */
 export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
-  machine: emailSignInMachine,
+  chart: emailSigninChart,
+  notation: () => import('../../../machines/email-signin.machine.js').then((module) => module.emailSignInMachine),
   context: EmailSignInContext,
   effects: adapterView(emailEffects),
 })
 
 /** The cookie an e-mail sign-in rests in while a code is awaited: `<flowState name>.email-signin`. */
 export function emailEnvelopeCookie(ctx: RequestContext): CookieOption {
-  return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSignInMachine.id}` }
+  return { ...ctx.cookies.flowState, name: `${ctx.cookies.flowState.name}.${emailSigninChart.id}` }
 }

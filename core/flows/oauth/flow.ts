@@ -7,7 +7,8 @@
 import * as oauth from 'oauth4webapi'
 import { validate } from 'superstruct'
 import { OAuthSignInContext, type OAuthSignInContext as Context } from '../../../machines/oauth-signin.logic.js'
-import { oauthSignInMachine } from '../../../machines/oauth-signin.machine.js'
+import type { oauthSignInMachine } from '../../../machines/oauth-signin.machine.js'
+import { oauthSigninChart } from '../../charts/oauth-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { isAllowedOrigin } from '../../config/origins.js'
@@ -337,7 +338,7 @@ const sessionLifetimeOf = (ctx: RequestContext) => Math.max(ctx.config.session.m
 type Env = FlowContext<'getUserByAccount'>
 
 /** The OAuth sign-in's effects. */
-export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInMachine, {
+export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSigninChart, {
   async createAuthorizationRequest(context, ctx) {
     const provider = oauthProviderOf(ctx)
     try {
@@ -416,10 +417,10 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSignInM
   lookUpAccount,
 })
 
-// Transitional: oauth-signin has no logic module yet
 /** The OAuth sign-in flow definition. */
 export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
-  machine: oauthSignInMachine,
+  chart: oauthSigninChart,
+  notation: () => import('../../../machines/oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
   context: OAuthSignInContext,
   effects: adapterView(oauthEffects),
 })

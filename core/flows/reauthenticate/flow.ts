@@ -9,7 +9,9 @@
  */
 import { decodeJwt } from 'jose'
 import type { EventObject } from 'xstate'
-import { buildReauthenticate } from '../../../machines/reauthenticate.machine.js'
+import type { reauthenticateMachine } from '../../../machines/reauthenticate.machine.js'
+import { reauthenticateChart } from '../../charts/reauthenticate.js'
+import type { CompiledChart } from '../../engine/types.js'
 import {
   REAUTHENTICATE,
   ReauthenticateContext,
@@ -186,10 +188,10 @@ const exhausted = () => fail('exhausted', { error: 'AccessDenied' })
 
 type Env = FlowContext
 
-type ReauthenticateMachine = ReturnType<typeof buildReauthenticate>
+type ReauthenticateMachine = typeof reauthenticateMachine
 
 /** The re-authentication's effects, for its chart (built on the first re-authentication). */
-const reauthenticateEffectsOf = (machine: ReauthenticateMachine) => effects<ReauthenticateMachine, Env>(machine, {
+const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) => effects<ReauthenticateMachine, Env>(machine as never, {
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
@@ -433,12 +435,11 @@ export async function refusedReauthentication(ctx: RequestContext, error: Error)
   return new AccessDenied(`The re-authentication could not be resumed: ${error.message}`)
 }
 
-/** The re-authentication flow definition; its chart is built when the engine first reads it. */
+/** The re-authentication flow definition: the chart compiled at build time, its effects made on first use. */
 export const reauthenticateFlow = deferredFlow(() => {
-  const machine = buildReauthenticate()
-  // Transitional: reauthenticate has no logic module yet
   return defineFlow<ReauthenticateMachine, RequestContext>({
-    machine,
+    chart: reauthenticateChart as never,
+    notation: () => import('../../../machines/reauthenticate.machine.js').then((module) => module.reauthenticateMachine),
     context: ReauthenticateContext,
     // The browser has the passkey options and the provider's URL: neither is needed again.
     sealed: (context) => ({
@@ -449,7 +450,7 @@ export const reauthenticateFlow = deferredFlow(() => {
     // Version 3 added the passkey's states and optional fields, 4 the provider's: a flow sealed by
     // 2 or 3 goes on as it was.
     migrations: { '2': (sealed) => sealed, '3': (sealed) => sealed },
-    effects: adapterView(reauthenticateEffectsOf(machine)),
+    effects: adapterView(reauthenticateEffectsOf(reauthenticateChart)),
   }) as never
 })
 

@@ -8,7 +8,8 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import { buildSignInCompletion } from '../../../machines/signin-completion.machine.js'
+import { signinCompletionChart } from '../../charts/signin-completion.js'
+import type { CompiledChart } from '../../engine/types.js'
 import {
   signInCompletionContext,
   type SignInCompletionContext as Context,
@@ -66,7 +67,7 @@ function providerSessionOf(ctx: RequestContext, context: Context): { session: Pr
 }
 
 /** The effects of the built-in chart, for `machine` (the built-in chart, built on first use). */
-const coreEffectsOf = (machine: AnyStateMachine) => effects<Context, SignInCompletionEvent, Env>(machine, {
+const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => effects<Context, SignInCompletionEvent, Env>(machine, {
   async checkSignIn(context, ctx) {
     return signInVerdict(
       await askSignIn(ctx, {
@@ -169,22 +170,19 @@ function assuranceClaims(context: Context): Record<string, unknown> {
   return context.amr.length > 1 ? { amr: context.amr, aal: 2 } : {}
 }
 
-let builtInChart: { machine: AnyStateMachine; coreEffects: ReturnType<typeof coreEffectsOf> } | undefined
+let builtInEffects: ReturnType<typeof coreEffectsOf> | undefined
 
-/** The built-in chart and its effects, built once, on the first sign-in (a session read needs neither). */
+/** The built-in chart's effects, made once, on the first sign-in (a session read needs none). */
 function builtIn() {
-  if (!builtInChart) {
-    const machine = buildSignInCompletion()
-    builtInChart = { machine, coreEffects: coreEffectsOf(machine) }
-  }
-  return builtInChart
+  builtInEffects ??= coreEffectsOf(signinCompletionChart)
+  return { coreEffects: builtInEffects }
 }
 
-// Transitional: signin-completion has no logic module yet
-/** The built-in sign-in completion flow definition. */
+/** The built-in sign-in completion flow definition: the chart compiled at build time. */
 export const signInCompletionFlow = deferredFlow(() =>
   defineFlow<AnyStateMachine, RequestContext>({
-    machine: builtIn().machine,
+    chart: signinCompletionChart as never,
+    notation: () => import('../../../machines/signin-completion.machine.js').then((module) => module.signInCompletionMachine),
     context: signInCompletionContext(),
     effects: builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
     // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import type { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import { totpEnrolmentChart } from '../../charts/totp-enrolment.js'
 import { TotpEnrolmentContext } from '../../../machines/totp-enrolment.logic.js'
 import { defineFlow } from '../../engine/flow.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
@@ -84,7 +85,7 @@ export async function enrolmentPageData(
 type Env = FlowContext
 
 /** The TOTP enrolment's effects. */
-export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(totpEnrolmentMachine, {
+export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(totpEnrolmentChart, {
   async checkFreshness(_context, ctx) {
     if (await stepUpDemand(ctx, 'enrol-second-factor')) {
       return fail('stale')
@@ -153,10 +154,10 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
   },
 })
 
-// Transitional: totp-enrolment has no logic module yet
 /** The TOTP enrolment flow definition. */
 export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
-  machine: totpEnrolmentMachine,
+  chart: totpEnrolmentChart,
+  notation: () => import('../../../machines/totp-enrolment.machine.js').then((module) => module.totpEnrolmentMachine),
   context: TotpEnrolmentContext,
   effects: adapterView(totpEnrolmentEffects),
 })

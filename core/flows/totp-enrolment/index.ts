@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
+import { TOTP_ENROLMENT } from '../../../machines/totp-enrolment.logic.js'
 import type { TotpEnrolmentContext } from '../../../machines/totp-enrolment.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
@@ -14,7 +14,7 @@ import { enrolmentPageData, totpEnrolmentFlow } from './flow.js'
 
 /** The TOTP enrolment: run where the adapter stores second factors. */
 export const totpEnrolmentModule: FlowModule = {
-  id: totpEnrolmentMachine.id,
+  id: TOTP_ENROLMENT,
   flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
   runs: (config) => typeof config.adapter?.listSecondFactors === 'function',
   routes: [

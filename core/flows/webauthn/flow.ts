@@ -14,7 +14,8 @@
  * @module
  */
 import { WebAuthnSignInContext, type WebAuthnSignInContext as Context } from '../../../machines/webauthn-signin.logic.js'
-import { webauthnSignInMachine } from '../../../machines/webauthn-signin.machine.js'
+import type { webauthnSignInMachine } from '../../../machines/webauthn-signin.machine.js'
+import { webauthnSigninChart } from '../../charts/webauthn-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/types.js'
@@ -351,7 +352,7 @@ type Env = FlowContext<
 >
 
 /** The WebAuthn flow's effects. */
-export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webauthnSignInMachine, {
+export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webauthnSigninChart, {
   async findUser(context, ctx) {
     const provider = providerOf(ctx, context.providerId)
     const signedIn = await signedInAdapterUser(ctx)
@@ -511,10 +512,10 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
   },
 })
 
-// Transitional: webauthn-signin has no logic module yet
 /** The WebAuthn flow definition. */
 export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
-  machine: webauthnSignInMachine,
+  chart: webauthnSigninChart,
+  notation: () => import('../../../machines/webauthn-signin.machine.js').then((module) => module.webauthnSignInMachine),
   context: WebAuthnSignInContext,
   // The browser has the options; the answer is checked against the challenge alone, so the cookie
   // stays the same size however many passkeys a user has.
