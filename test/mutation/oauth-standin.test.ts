@@ -386,6 +386,29 @@ describe("the provider's key set", () => {
   })
 })
 
+describe('an OpenID provider read through userinfo (idToken: false)', () => {
+  it("signs in with the userinfo profile when it names the ID token's subject", async () => {
+    const op = standIn()
+    op.behaviour.userinfo = { sub: 'standin-user', email: 'alice@example.com', name: 'Alice from userinfo' }
+    const config = configFor(op, { idToken: false })
+    const client = new Client(config)
+    const { callback } = await signInAt(client)
+    expect(hasSession(callback)).toBe(true)
+    expect((await client.session()).body).toMatchObject({ user: { name: 'Alice from userinfo' } })
+  })
+
+  it("is refused when userinfo answers for another subject than the ID token's (a swapped access token)", async () => {
+    const op = standIn()
+    op.behaviour.userinfo = { sub: 'mallory', email: 'mallory@example.com', name: 'Mallory' }
+    const config = configFor(op, { idToken: false })
+    const client = new Client(config)
+    const { callback } = await signInAt(client)
+    expect(hasSession(callback)).toBe(false)
+    expect((await client.session()).body).toBeNull()
+    expect(config.logger.error).toHaveBeenCalled()
+  })
+})
+
 describe('a profile that is not an object', () => {
   it.each([[['a', 'list']], [null], ['text']])('is refused as a profile parse error: %j', async (userinfo) => {
     const op = standIn()
