@@ -10,7 +10,8 @@
  * each in a scratch copy of its own. Writes the table to stdout and `test/seeded/REPORT.md`; exits 1
  * when a seed survived or is stale.
  *
- * Usage: node scripts/seeded.mjs [--list] [--only id,id] [--jobs 1|2] [--timeout seconds]
+ * Usage: node scripts/seeded.mjs [--list] [--only id,id] [--jobs 1|2] [--timeout seconds] [--seeds file]
+ * (`--seeds` reads another list, e.g. while writing a seed; the report is then not rewritten).
  *
  * @module
  */
@@ -32,6 +33,7 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadSeeds, occurrences } from '../test/seeded/seeds.mjs'
 
+const USAGE = 'node scripts/seeded.mjs [--list] [--only id,id] [--jobs 1|2] [--timeout seconds] [--seeds file]'
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const REPORT = join(ROOT, 'test', 'seeded', 'REPORT.md')
 /** Never copied into a scratch checkout: dependencies are linked, the rest is output or history. */
@@ -42,8 +44,24 @@ const SKIPPED = new Set(['node_modules', '.git', 'dist', 'reports', '.stryker-tm
  */
 const UNSHARED = new Set(['.cache', '.vite', '.vitest'])
 
+/** Scratch checkouts and test runs under way, cleaned up if the run is interrupted. */
+const scratchDirs = new Set()
+const running = new Set()
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of running) {
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {}
+    }
+    for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true })
+    process.exit(130)
+  })
+}
+
 function parseArgs(argv) {
-  const options = { list: false, only: undefined, jobs: 2, timeout: 300 }
+  const options = { list: false, only: undefined, jobs: 2, timeout: 300, seeds: undefined }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -56,8 +74,9 @@ function parseArgs(argv) {
     else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',').map((id) => id.trim()).filter(Boolean)
     else if (arg === '--jobs') options.jobs = Number(value())
     else if (arg === '--timeout') options.timeout = Number(value())
+    else if (arg === '--seeds') options.seeds = resolve(value())
     else if (arg === '--help' || arg === '-h') {
-      console.log('node scripts/seeded.mjs [--list] [--only id,id] [--jobs 1|2] [--timeout seconds]')
+      console.log(USAGE)
       process.exit(0)
     } else throw new Error(`unknown argument ${arg}`)
   }
@@ -70,6 +89,7 @@ function parseArgs(argv) {
 /** A copy of the checkout without `node_modules`, whose `node_modules` links the real one's entries. */
 function scratchCheckout() {
   const dir = mkdtempSync(join(tmpdir(), 'authchart-seeded-'))
+  scratchDirs.add(dir)
   for (const entry of readdirSync(ROOT)) {
     if (SKIPPED.has(entry)) continue
     cpSync(join(ROOT, entry), join(dir, entry), {
@@ -120,6 +140,7 @@ function runTests(dir, tests, timeoutSeconds) {
   ]
   return new Promise((done) => {
     const child = spawn('nice', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    running.add(child)
     let output = ''
     const keep = (chunk) => {
       output = (output + chunk).slice(-20_000)
@@ -134,6 +155,7 @@ function runTests(dir, tests, timeoutSeconds) {
       } catch {}
     }, timeoutSeconds * 1000)
     child.on('close', (code) => {
+      running.delete(child)
       clearTimeout(timer)
       const previous = process.cwd()
       process.chdir(dir)
@@ -179,7 +201,7 @@ function table(results) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2))
-  let seeds = loadSeeds()
+  let seeds = loadSeeds(options.seeds)
   if (options.list) {
     for (const seed of seeds) console.log(`${seed.id.padEnd(36)} ${seed.file}\n${' '.repeat(37)}${seed.rule}`)
     return 0
@@ -206,14 +228,17 @@ async function main() {
       }),
     )
   } finally {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+    for (const dir of dirs) {
+      rmSync(dir, { recursive: true, force: true })
+      scratchDirs.delete(dir)
+    }
   }
   const count = (verdict) => results.filter((result) => result.verdict === verdict).length
   const total = Math.round((Date.now() - started) / 1000)
   const summary = `${results.length} seeds: ${count('caught')} caught, ${count('survived')} survived, ${count('stale')} stale (${total} s, ${workers} at a time)`
   const body = table(results)
   console.log(`\n${body}\n\n${summary}`)
-  if (!options.only) {
+  if (!options.only && !options.seeds) {
     writeFileSync(
       REPORT,
       `# Seeded defects\n\nWritten by \`npm run seeded\` (scripts/seeded.mjs) from \`test/seeded/seeds.json\`: each seed is a one-line defect in a security rule; *caught* means one of its tests failed with it applied.\n\n${body}\n\n${summary}\n`,
