@@ -53,7 +53,7 @@ function endpoint() {
 }
 
 describe('withDPoPNonceRetry', () => {
-  const handle = async () => oauth.DPoP({ client_id: 'client' }, await generateDPoPKeyPair())
+  const handle = async () => oauth.DPoP({}, await generateDPoPKeyPair())
 
   it('sends once more when the server asks for a nonce, and answers with the retry', async () => {
     const server = endpoint()
