@@ -167,15 +167,25 @@ function runTests(dir, tests, timeoutSeconds) {
 }
 
 /** Applies `seed` in `dir`, runs its tests, restores the file. */
+/** Why `seed` cannot be applied in `root` (its file is missing, or `find` is not there exactly once), or undefined. */
+function staleness(root, seed) {
+  const path = join(root, seed.file)
+  if (!existsSync(path)) return 'the file is missing'
+  const count = occurrences(readFileSync(path, 'utf8'), seed.find)
+  return count === 1 ? undefined : `find text found ${count} times`
+}
+
+const report = (result) =>
+  console.log(`${result.verdict.padEnd(8)} ${result.seed.id} (${result.seconds} s)${result.detail ? `: ${result.detail}` : ''}`)
+
+/** Applies `seed` in the scratch checkout `dir`, runs its tests, restores the file. */
 async function runSeed(dir, seed, timeoutSeconds) {
   const started = Date.now()
-  const path = join(dir, seed.file)
-  const original = existsSync(path) ? readFileSync(path, 'utf8') : undefined
   const seconds = () => Math.round((Date.now() - started) / 100) / 10
-  if (original === undefined || occurrences(original, seed.find) !== 1) {
-    const count = original === undefined ? 'the file is missing' : `found ${occurrences(original, seed.find)} times`
-    return { seed, verdict: 'stale', detail: `find text ${count}`, seconds: seconds() }
-  }
+  const stale = staleness(dir, seed)
+  if (stale) return { seed, verdict: 'stale', detail: stale, seconds: seconds() }
+  const path = join(dir, seed.file)
+  const original = readFileSync(path, 'utf8')
   writeFileSync(path, original.replace(seed.find, () => seed.replace))
   try {
     const result = await runTests(dir, seed.tests, timeoutSeconds)
@@ -212,18 +222,23 @@ async function main() {
     seeds = seeds.filter((seed) => options.only.includes(seed.id))
   }
   const started = Date.now()
-  const workers = Math.min(options.jobs, seeds.length)
-  const dirs = Array.from({ length: workers }, scratchCheckout)
   const results = new Array(seeds.length)
+  // A stale seed is reported at once, without a scratch checkout or a test run.
+  const runnable = []
+  seeds.forEach((seed, index) => {
+    const stale = staleness(ROOT, seed)
+    if (stale) report((results[index] = { seed, verdict: 'stale', detail: stale, seconds: 0 }))
+    else runnable.push(index)
+  })
+  const workers = Math.min(options.jobs, runnable.length)
+  const dirs = Array.from({ length: workers }, scratchCheckout)
   let next = 0
   try {
     await Promise.all(
       dirs.map(async (dir) => {
-        while (next < seeds.length) {
-          const index = next++
-          const result = await runSeed(dir, seeds[index], options.timeout)
-          results[index] = result
-          console.log(`${result.verdict.padEnd(8)} ${result.seed.id} (${result.seconds} s)${result.detail ? `: ${result.detail}` : ''}`)
+        while (next < runnable.length) {
+          const index = runnable[next++]
+          report((results[index] = await runSeed(dir, seeds[index], options.timeout)))
         }
       }),
     )

@@ -4,6 +4,7 @@
  * be updated with the change that moved it), and every listed test file present and in the unit
  * project. Fast: it reads files, it runs no seed.
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -60,5 +61,36 @@ describe('loadSeeds', () => {
     expect(occurrences('aaaa', 'aa')).toBe(2)
     expect(occurrences('abc', 'd')).toBe(0)
     expect(occurrences('abc', '')).toBe(0)
+  })
+})
+
+describe('scripts/seeded.mjs', () => {
+  const script = (args: string[]) => spawnSync(process.execPath, ['scripts/seeded.mjs', ...args], { encoding: 'utf8' })
+
+  it('lists every seed with --list, and runs none', () => {
+    const listed = script(['--list'])
+    expect(listed.status).toBe(0)
+    for (const seed of seeds) expect(listed.stdout).toContain(seed.id)
+  })
+
+  it('reports a seed whose find text is gone as stale, and exits 1 (no test run for it)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seeds-'))
+    try {
+      const path = join(dir, 'seeds.json')
+      const stale = { id: 'moved', rule: 'A rule.', file: 'core/crypto.ts', find: 'code that moved away', replace: 'x', tests: ['test/core/csrf.test.ts'] }
+      writeFileSync(path, JSON.stringify([stale]))
+      const run = script(['--seeds', path])
+      expect(run.status).toBe(1)
+      expect(run.stdout).toMatch(/^stale +moved/m)
+      expect(run.stdout).toContain('| moved | A rule. | stale | find text found 0 times |')
+      expect(run.stdout).toContain('1 seeds: 0 caught, 0 survived, 1 stale')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses an unknown seed id and more than two seeds at once', () => {
+    expect(script(['--only', 'no-such-seed']).stderr).toContain('no seed no-such-seed')
+    expect(script(['--jobs', '3']).status).toBe(2)
   })
 })
