@@ -184,3 +184,66 @@ describe('one-time codes', () => {
     expect(snapshot.context.codeHash).toMatch(/^[0-9a-f]{64}$/)
   })
 })
+
+/** Everything `logger` was given, errors with their message, stack and causes, as one string. */
+function loggedText(logger: { error: { mock: { calls: unknown[][] } }; warn: { mock: { calls: unknown[][] } }; debug: { mock: { calls: unknown[][] } } }): string {
+  const seen = new Set<unknown>()
+  const text = (value: unknown): string => {
+    if (value === null || typeof value !== 'object') return String(value)
+    if (seen.has(value)) return ''
+    seen.add(value)
+    const own = Object.entries(value).map(([key, inner]) => `${key}=${text(inner)}`)
+    if (value instanceof Error) own.push(value.message, value.stack ?? '', text(value.cause))
+    return own.join(' ')
+  }
+  return [logger.error, logger.warn, logger.debug].flatMap((spy) => spy.mock.calls.map((args) => args.map(text).join(' '))).join('\n')
+}
+
+describe('one-time codes and the log', () => {
+  it('never writes the code, the token or the link to the log, through a wrong code and the right one', async () => {
+    const { config, outbox } = emailConfig({ provider: { code: true } })
+    const client = new EmailClient(config)
+    await client.requestLink('alice@example.com')
+    const { code, token } = outbox[0]!
+    await client.enterCode(wrong(code!))
+    const signedIn = await client.enterCode(code!)
+    expect(setCookie(signedIn, SESSION_COOKIE)).toBeDefined()
+    expect(config.logger.debug.mock.calls.length + config.logger.error.mock.calls.length, 'the flow logged').toBeGreaterThan(0)
+    const logged = loggedText(config.logger)
+    expect(logged).not.toContain(code!)
+    expect(logged).not.toContain(token)
+  })
+
+  it("logs a mailer's refusal with the code and token redacted, even when the mailer's error quotes them", async () => {
+    let sent: { code?: string; token: string } | undefined
+    const { config } = emailConfig({
+      provider: {
+        code: true,
+        sendVerificationRequest: async (params) => {
+          sent = params
+          throw new Error(`550 rejected message with code ${params.code} for ${params.url} (token ${params.token})`)
+        },
+      },
+    })
+    const response = await new EmailClient(config).requestLink('alice@example.com')
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(sent?.code).toMatch(/^[0-9A-Z]{6}$/)
+    const logged = loggedText(config.logger)
+    expect(logged).toContain('550 rejected message')
+    expect(logged).toContain('[redacted]')
+    expect(logged).not.toContain(sent!.code!)
+    expect(logged).not.toContain(sent!.token)
+  })
+
+  it('refuses the right code typed after its expiry as expired, and the log says so', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { config, outbox } = emailConfig({ provider: { code: true } })
+    const client = new EmailClient(config)
+    await client.requestLink('alice@example.com')
+    vi.setSystemTime(Date.now() + 601_000)
+    const response = await client.enterCode(outbox[0]!.code!)
+    expect(response.headers.get('location')).toBe(VERIFICATION)
+    expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
+    expect(loggedText(config.logger)).toMatch(/one-time code has expired/)
+  })
+})

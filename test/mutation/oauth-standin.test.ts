@@ -4,12 +4,14 @@
  * start with, the envelope cookie of a form_post provider, how a refused callback, code exchange
  * or ID token is reported, the symmetric ID token signature, and the redirect proxy's own origin.
  */
-import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose'
+import { UnsecuredJWT, calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose'
 import { describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore } from '../../adapters/memory.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import { decode } from '../../core/jwt.js'
 import { DPOP_KEY_FIELD, openDPoPKeyPair } from '../../core/oauth/dpop.js'
+import { fetchUpstreamProfile } from '../../core/oauth/exchange.js'
+import { resolveOAuthProvider, type OAuthConfig } from '../../core/oauth/provider.js'
 import { isLoopback } from '../../core/oauth/server.js'
 import { sealValue } from '../../core/engine/envelope.js'
 import type { FlowTrace } from '../../core/engine/trace.js'
@@ -383,6 +385,39 @@ describe("the provider's key set", () => {
     const { callback } = await signInAt(new Client(config))
     expect(hasSession(callback)).toBe(false)
     expect(op.seen.jwks).toBe(1)
+  })
+})
+
+describe('an OpenID provider read through userinfo (idToken: false)', () => {
+  it("signs in with the userinfo profile when it names the ID token's subject", async () => {
+    const op = standIn()
+    op.behaviour.userinfo = { sub: 'standin-user', email: 'alice@example.com', name: 'Alice from userinfo' }
+    const config = configFor(op, { idToken: false })
+    const client = new Client(config)
+    const { callback } = await signInAt(client)
+    expect(hasSession(callback)).toBe(true)
+    expect((await client.session()).body).toMatchObject({ user: { name: 'Alice from userinfo' } })
+  })
+
+  it("fetchUpstreamProfile refuses a userinfo answer for another subject than the ID token's, and takes one for the same", async () => {
+    const op = standIn()
+    const provider = resolveOAuthProvider(standInProvider(op, { idToken: false }) as unknown as OAuthConfig<Record<string, unknown>>, undefined)
+    const tokens = { access_token: 'standin-access-token', token_type: 'bearer', id_token: new UnsecuredJWT({ sub: 'standin-user' }).encode() }
+    op.behaviour.userinfo = { sub: 'mallory', email: 'mallory@example.com' }
+    await expect(fetchUpstreamProfile(provider, tokens as never, {})).rejects.toThrow()
+    op.behaviour.userinfo = { sub: 'standin-user', email: 'alice@example.com' }
+    await expect(fetchUpstreamProfile(provider, tokens as never, {})).resolves.toMatchObject({ sub: 'standin-user' })
+  })
+
+  it("is refused when userinfo answers for another subject than the ID token's (a swapped access token)", async () => {
+    const op = standIn()
+    op.behaviour.userinfo = { sub: 'mallory', email: 'mallory@example.com', name: 'Mallory' }
+    const config = configFor(op, { idToken: false })
+    const client = new Client(config)
+    const { callback } = await signInAt(client)
+    expect(hasSession(callback)).toBe(false)
+    expect((await client.session()).body).toBeNull()
+    expect(config.logger.error).toHaveBeenCalled()
   })
 })
 

@@ -199,6 +199,11 @@ describe('bad Logout Tokens: 400 with a JSON error, and no session touched', asy
     ],
     ['a wrong iss', async () => post({ logout_token: await logoutToken({ claims: { iss: 'https://op.evil.example' } }) }), /iss is not the provider/],
     ['a wrong aud', async () => post({ logout_token: await logoutToken({ claims: { aud: 'another-client' } }) }), /aud does not name our client/],
+    [
+      'an aud array that does not name our client',
+      async () => post({ logout_token: await logoutToken({ claims: { aud: ['another-client', 'a-third'] } }) }),
+      /aud does not name our client/,
+    ],
     ['an expired iat (ten minutes old)', async () => post({ logout_token: await logoutToken({ claims: { iat: Math.floor(Date.now() / 1000) - 600 } }) }), /iat is too old/],
     ['a future iat (ten minutes ahead)', async () => post({ logout_token: await logoutToken({ claims: { iat: Math.floor(Date.now() / 1000) + 600 } }) }), /iat is in the future/],
     ['no iat', async () => post({ logout_token: await logoutToken({ claims: { iat: undefined } }) }), /iat is missing/],
@@ -271,5 +276,22 @@ describe('bad Logout Tokens: 400 with a JSON error, and no session touched', asy
     const response = await post({ logout_token: await logoutToken({ key: rotated, header: { kid: op.signingKey.kid } }) })
     expect(response.status).toBe(200)
     expect(await sessionOf(client)).toBeNull()
+  })
+})
+
+describe('a store that cannot spend the jti', () => {
+  it('refuses the logout (fails closed): a token whose single use cannot be recorded ends no session', async () => {
+    const store = memoryAuthStore()
+    const spendingFails: typeof store = {
+      ...store,
+      claim: (key, ttl) => (key.startsWith('logout:jti:') ? Promise.reject(new Error('store down')) : store.claim(key, ttl)),
+    }
+    const config = appConfig('jwt', { store: spendingFails })
+    const { client } = await browserSignedIn(config)
+    const token = await forge(op, 'op', await sidOf(client))
+    const response = await Auth(authRequest({ path: '/auth/backchannel-logout/op', body: { logout_token: token } }), config as Omit<AuthConfig, 'raw'>)
+    expect(response.status).not.toBe(200)
+    expect(await sessionOf(client), 'no session ended on an unrecorded jti').not.toBeNull()
+    expect(config.logger.error).toHaveBeenCalled()
   })
 })

@@ -37,6 +37,8 @@ describe('verifyLogoutToken', () => {
     ['an unknown kid the provider does not publish', async () => token({ key: (await stranger).privateKey, header: { kid: 'not-published' } }), /no key of the provider/],
     ['a wrong iss', () => token({ claims: { iss: 'https://op.evil.example' } }), /iss is not the provider/],
     ['a wrong aud', () => token({ claims: { aud: 'another-client' } }), /aud does not name our client/],
+    ['an aud array that does not name our client', () => token({ claims: { aud: ['another-client', 'a-third'] } }), /aud does not name our client/],
+    ['an exp in the past (a recent iat)', () => token({ claims: { exp: now() - 120 } }), /expired/],
     ['an expired iat', () => token({ claims: { iat: now() - 600 } }), /iat is too old/],
     ['a future iat', () => token({ claims: { iat: now() + 600 } }), /iat is in the future/],
     ['missing events', () => token({ claims: { events: undefined } }), /events/],
@@ -48,6 +50,11 @@ describe('verifyLogoutToken', () => {
     ['an oversized token', async () => `${await token()}${'a'.repeat(17_000)}`, /too long/],
     ['no JWS', async () => 'a.b', /not a signed JWT/],
   ]
+
+  it('accepts an aud array that names our client among others', async () => {
+    const claims = await verifyLogoutToken(provider, await token({ claims: { aud: ['another-client', 'op'] } }), now())
+    expect(claims.sid).toBe(SID)
+  })
 
   it.each(cases)('refuses %s', async (_name, make, reason) => {
     const refused = verifyLogoutToken(provider, await make(), now())

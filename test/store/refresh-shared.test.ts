@@ -11,7 +11,7 @@ import { decode } from '../../core/jwt.js'
 import type { AuthStore } from '../../core/store/index.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { authRequest, Client, SECRET, setCookie, testConfig } from '../fixtures/http.js'
-import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
+import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -75,5 +75,31 @@ describe('refresh single-flight through a shared store', () => {
       expect(entry).not.toContain(before.refresh_token)
       expect(entry).not.toContain(fresh)
     }
+  })
+
+  it("never hands one user's refreshed tokens to another: a result is kept per refresh token", async () => {
+    const instances = [instance(), instance()]
+    const alice = new Client(instances[0]!)
+    await signInThroughProvider(alice, 'op')
+    const bob = new Client(instances[1]!)
+    op.loginAs = 'bob'
+    try {
+      await signInThroughProvider(bob, 'op')
+    } finally {
+      op.loginAs = OP_ACCOUNT.sub as string
+    }
+    const bobClaims = await decode({ token: bob.jar.get(SESSION_COOKIE)!, secret: SECRET, salt: SESSION_COOKIE })
+    expect(bobClaims?.email, 'another person at the provider').toBe('bob@example.com')
+    const grants = op.grants.filter((g) => g.grant_type === 'refresh_token').length
+    const refreshed = async (cookie: string, config: (typeof instances)[number]) => {
+      const response = await Auth(authRequest({ path: '/auth/session', cookies: { [SESSION_COOKIE]: cookie } }), config)
+      expect(((await response.json()) as { error?: string }).error).toBeUndefined()
+      return (await decode({ token: setCookie(response, SESSION_COOKIE)!.value, secret: SECRET, salt: SESSION_COOKIE }))!.oauth as Record<string, string>
+    }
+    const aliceTokens = await refreshed(alice.jar.get(SESSION_COOKIE)!, instances[0]!)
+    const bobTokens = await refreshed(bob.jar.get(SESSION_COOKIE)!, instances[1]!)
+    expect(op.grants.filter((g) => g.grant_type === 'refresh_token').length, 'a grant for each user').toBe(grants + 2)
+    expect(bobTokens.access_token).not.toBe(aliceTokens.access_token)
+    expect(bobTokens.refresh_token).not.toBe(aliceTokens.refresh_token)
   })
 })
