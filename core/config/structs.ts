@@ -94,6 +94,29 @@ export const ProviderInput = union([
 /** An audit sink: a function, `'logger'`, or a store with `write` (and `listForUser`). */
 const AuditSinkStruct = union([func(), literal('logger'), type({ write: func() })])
 
+/** The options of `stepUp()` (checked when the configuration is loaded). */
+export const StepUpOptionsStruct = object({
+  maxAge: optional(min(integer(), 0)),
+  factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+  aal: optional(union([literal(1), literal(2)])),
+  actions: optional(
+    record(
+      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account']),
+      union([
+        literal(false),
+        object({
+          maxAge: optional(min(integer(), 0)),
+          factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+          aal: optional(union([literal(1), literal(2)])),
+        }),
+      ]),
+    ),
+  ),
+})
+
+/** The options of `totp()`. */
+export const TotpOptionsStruct = object({ issuer: optional(size(string(), 1, 256)) })
+
 export const AuthConfigStruct = object({
   providers: defaulted(array(ProviderInput), []),
   secret: optional(union([Secret, size(array(Secret), 1, Infinity)])),
@@ -179,26 +202,10 @@ export const AuthConfigStruct = object({
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
   ),
-  stepUp: optional(
-    object({
-      maxAge: optional(min(integer(), 0)),
-      factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
-      aal: optional(union([literal(1), literal(2)])),
-      actions: optional(
-        record(
-          enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account']),
-          union([
-            literal(false),
-            object({
-              maxAge: optional(min(integer(), 0)),
-              factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
-              aal: optional(union([literal(1), literal(2)])),
-            }),
-          ]),
-        ),
-      ),
-    }),
-  ),
+  // Feature modules: their shape is checked (and a plain object refused with the line to write)
+  // before this struct runs, their options against their own structs.
+  stepUp: optional(unknown()),
+  secondFactor: optional(unknown()),
   rateLimit: optional(
     union([
       literal(false),

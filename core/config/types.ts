@@ -14,6 +14,7 @@ import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
+import type { SecondFactorModule, StepUpModule } from '../modules.js'
 import type { ResolvedAudit } from '../audit/types.js'
 import type { TelemetryOptions } from '../telemetry/types.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
@@ -117,8 +118,10 @@ export interface ResolvedConfig {
    * session read ask the store for a sign-out everywhere, so the default read does no I/O.
    */
   readonly sharedStore: boolean
-  /** The step-up policies of the built-in sensitive actions, as configured (defaults applied per request). */
-  readonly stepUp: NonNullable<AuthConfig['stepUp']>
+  /** The step-up module (`stepUp()`), if the configuration names it; the core's freshness rule otherwise. */
+  readonly stepUp: StepUpModule | undefined
+  /** The second-factor module (`totp()`), if the configuration names it. */
+  readonly secondFactor: SecondFactorModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */

@@ -54,7 +54,7 @@ import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
 import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
-import { reauthenticateFlow } from '../flows/reauthenticate/flow.js'
+import { freshSignInRequired } from '../session/freshness.js'
 import { clearSessionCache } from '../session/cache.js'
 import { intentOf, reauthenticationRequired, stepUpDemand } from '../flows/reauthenticate/gate.js'
 import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
@@ -422,9 +422,12 @@ async function askForRecentProof(ctx: RequestContext, action: SensitiveAction | 
   const demand = await stepUpDemand(ctx, action)
   if (!demand) return undefined
   ctx.logger.debug('step-up required', { action })
+  const stepUp = ctx.config.stepUp
+  // Without the step-up module there is no re-authentication to start: a fresh sign-in is the proof.
+  if (!stepUp) return { response: freshSignInRequired(ctx, demand) }
   const resting = defaultResting(ctx, REAUTHENTICATE)
   const event = { type: 'reauth.start', at: ctx.at, action, intent: intentOf(ctx), policy: demand.policy }
-  const outcome = await runOne(ctx, reauthenticateFlow as never, event, resting)
+  const outcome = await runOne(ctx, stepUp.flow as never, event, resting)
   // No factor the policy accepts can be proven here: the flow's refusal is the answer.
   if (outcome.type !== 'step') return { response: toInternal(ctx, outcome as SettledOutcome, REAUTHENTICATE) }
   return { response: reauthenticationRequired(ctx, demand, `${ctx.authUrl}/step/${REAUTHENTICATE}`) }

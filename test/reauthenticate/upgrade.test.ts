@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMachine } from 'xstate'
 import { openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
-import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
+import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import { SECRET } from '../fixtures/http.js'
 

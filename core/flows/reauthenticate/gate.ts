@@ -9,32 +9,22 @@
 import type { Intent } from '../../../machines/reauthenticate.machine.js'
 import type { RequestContext } from '../../config/types.js'
 import { recentAuthChallenge, wantsPage } from './challenge.js'
-import { currentSession } from '../../session/current.js'
-import { factorTimesOf, freshnessOf } from '../../session/freshness.js'
-import type { Factor } from '../../session/verification.js'
+import type { StepUpDemand } from '../../modules.js'
+import { freshSignInDemand } from '../../session/freshness.js'
 import type { ResponseInternal } from '../../types.js'
-import { stepUpPolicyFor, type ResolvedStepUp, type SensitiveAction } from './policy.js'
+import type { SensitiveAction } from './policy.js'
 
-/** A request the gate stops: the action, and the policy its proof must meet. */
-export interface StepUpDemand {
-  action: SensitiveAction
-  policy: ResolvedStepUp
-}
+export type { StepUpDemand }
 
 /**
  * The gate's verdict on the request for `action`: `undefined` lets it through (fresh enough, the
  * action's check turned off, or nobody signed in — the route answers a signed-out request itself).
+ * With the step-up module, its policy decides; without it, the core's rule: a factor proven in
+ * the last ten minutes (`freshSignInDemand`), a fresh sign-in otherwise.
  */
-export async function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
-  const current = await currentSession(ctx)
-  if (!current) return undefined
-  // A database adapter that keeps no session details (an Auth.js adapter without `listSessions`)
-  // cannot record a re-authentication, so asking would never end: the action runs as in Auth.js.
-  if (current.strategy === 'database' && typeof ctx.config.adapter?.listSessions !== 'function') return undefined
-  const policy = await stepUpPolicyFor(ctx, action, current.user.id)
-  if (!policy) return undefined
-  const verdict = freshnessOf(factorTimesOf(current), { maxAge: policy.maxAge, factors: policy.factors as Factor[] }, ctx.at)
-  return verdict.fresh ? undefined : { action, policy }
+export function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
+  const module = ctx.config.stepUp
+  return module ? module.demand(ctx, action) : freshSignInDemand(ctx, action)
 }
 
 /** Field names never sealed into an intent: they are secrets, or minted again on resumption. */

@@ -6,7 +6,7 @@
 import { totpEnrolmentMachine, type TotpEnrolmentContext } from '../../../machines/totp-enrolment.machine.js'
 import type { RequestContext } from '../../config/types.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
-import { respondTwoFactorPage, twoFactorAction } from '../../http/steps.js'
+import { respondTwoFactorPage, twoFactorAction } from './settings.js'
 import { totpEnrolmentPage } from '../../pages/steps.js'
 import type { FlowModule } from '../types.js'
 import { enrolmentPageData, totpEnrolmentFlow } from './flow.js'
