@@ -14,6 +14,7 @@
 import type { AnyStateMachine } from 'xstate'
 import type { FlowBinding, FlowModule, RequestContext } from './config/types.js'
 import type { FlowDefinition } from './engine/flow.js'
+import type { ResponseInternal } from './types.js'
 import type { Factor } from './session/verification.js'
 
 /** The brand of a feature module's value: only the feature's own function sets it. */
@@ -66,6 +67,9 @@ export interface SecondFactorCodeInput {
   at: number
 }
 
+/** A page a flow of the feature ends with, by the name its chart gives it. */
+export type OutcomePage = (ctx: RequestContext, data: Record<string, unknown>) => ResponseInternal
+
 /** The value of `secondFactor: totp()`: the TOTP enrolment flow and the code check of a sign-in. */
 export interface SecondFactorModule {
   readonly [FEATURE]: 'second-factor'
@@ -75,6 +79,8 @@ export interface SecondFactorModule {
   readonly issuer: string | undefined
   /** Checks (and spends) a TOTP or backup code of the user, counting attempts in the store. */
   readonly checkCode: (input: SecondFactorCodeInput) => Promise<SecondFactorCodeCheck>
+  /** The pages its flows end with (`backup-codes`). */
+  readonly outcomePages: Readonly<Record<string, OutcomePage>>
 }
 
 /** The value of `stepUp: stepUp({ … })`: the policies and the re-authentication flow. */
@@ -90,6 +96,12 @@ export interface StepUpModule {
   readonly demand: (ctx: RequestContext, action: SensitiveActionName) => Promise<StepUpDemand | undefined>
   /** The re-authentication waiting at a provider's callback for this answer, if any. */
   readonly waiting: (ctx: RequestContext, params: Record<string, string>) => Promise<FlowBinding<Record<string, string>> | undefined>
+  /** What resumes after the proof: the stopped request, as the re-authentication seals it. */
+  readonly intentOf: (ctx: RequestContext) => unknown
+  /** The answer to a stopped request: the re-authentication page for a browser, 401 for a fetch. */
+  readonly required: (ctx: RequestContext, demand: StepUpDemand, url: string) => ResponseInternal
+  /** The pages its flows end with (`resume`). */
+  readonly outcomePages: Readonly<Record<string, OutcomePage>>
 }
 
 /** The feature a value is the module of, if it is one. */

@@ -18,6 +18,7 @@
  * @module
  */
 import { totpEnrolmentModule } from './flows/totp-enrolment/index.js'
+import { respondBackupCodesPage } from './flows/totp-enrolment/settings.js'
 import { FEATURE, type SecondFactorModule } from './modules.js'
 import { checkCode } from './second-factor/index.js'
 
@@ -40,5 +41,6 @@ export function totp(options: TotpOptions = {}): SecondFactorModule {
     flows: Object.freeze([totpEnrolmentModule]),
     issuer: options.issuer,
     checkCode,
+    outcomePages: Object.freeze({ 'backup-codes': respondBackupCodesPage }),
   })
 }

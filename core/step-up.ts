@@ -16,6 +16,8 @@
  * @module
  */
 import { policyDemand } from './flows/reauthenticate/demand.js'
+import { intentOf, reauthenticationRequired } from './flows/reauthenticate/gate.js'
+import { respondResumePage } from './flows/reauthenticate/resume.js'
 import { reauthenticateFlow, waitingReauthentication } from './flows/reauthenticate/chart.js'
 import { reauthenticateModule } from './flows/reauthenticate/index.js'
 import { FEATURE, type StepUpModule, type StepUpOptions, type StepUpPolicyOptions } from './modules.js'
@@ -51,5 +53,8 @@ export function stepUp(options: StepUpOptions = {}): StepUpModule {
     flow: reauthenticateFlow,
     demand: policyDemand,
     waiting: waitingReauthentication,
+    intentOf,
+    required: reauthenticationRequired,
+    outcomePages: Object.freeze({ resume: respondResumePage }),
   })
 }

@@ -9,16 +9,13 @@
  */
 import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
-import type { Intent } from '../../machines/reauthenticate.machine.js'
-import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
-import { resumeForm } from '../pages/reauthenticate.js'
 import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
 import type { FlowModule } from '../flows/types.js'
-import { renderBackupCodesPage, renderCardPage } from '../pages/steps.js'
+import { renderCardPage } from '../pages/steps.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { NO_STORE_HEADERS } from './handlers.js'
@@ -138,14 +135,10 @@ export function respondOutcomePage(
   // The logout flow comes with the OAuth flow, and its page (which the provider frames) with it:
   // named here as the logout chart names it, so that a credentials-only app carries no logout chart.
   if (name === 'frontchannel-logout') return flowModule('oauth').respondFrontChannelPage(ctx, data, status)
-  if (name === 'resume') {
-    const intent = data.intent as Intent
-    const label = ACTION_LABELS[String(data.action)] ?? ACTION_LABELS.app!
-    const page = renderCardPage('Confirmed', ctx.config.theme, resumeForm(intent.url, intent.fields, ctx.csrf?.token ?? '', label))
-    return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
-  }
-  // Stryker disable next-line ConditionalExpression,StringLiteral: eq#steps-outcome-page-unknown
-  if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
-  const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
-  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
+  // The other outcome pages come with the feature that ends with them: the backup codes with the
+  // second factor, the "Confirmed" page that resumes an action with step-up.
+  const page = ctx.config.secondFactor?.outcomePages[name] ?? ctx.config.stepUp?.outcomePages[name]
+  // Stryker disable next-line ConditionalExpression: eq#steps-outcome-page-unknown
+  if (!page) throw new TypeError(`no page "${name}"`)
+  return page(ctx, data)
 }

@@ -73,6 +73,15 @@ export async function requestFreshness(ctx: RequestContext, policy: StepUpPolicy
 }
 
 /**
+ * The verdict on a built-in sensitive action (`undefined` lets the request through): the step-up
+ * module's policy when the configuration names one, else the core's rule ({@link freshSignInDemand}).
+ */
+export function sensitiveActionDemand(ctx: RequestContext, action: SensitiveActionName): Promise<StepUpDemand | undefined> {
+  const module = ctx.config.stepUp
+  return module ? module.demand(ctx, action) : freshSignInDemand(ctx, action)
+}
+
+/**
  * The verdict on a built-in sensitive action without the step-up module: a factor proven in the
  * last ten minutes lets it through, anything older is stopped (a copied session cookie must not
  * be enough to add a passkey or turn a second factor off). `undefined` also when nobody is signed

@@ -10,22 +10,17 @@ import type { Intent } from '../../../machines/reauthenticate.machine.js'
 import type { RequestContext } from '../../config/types.js'
 import { recentAuthChallenge, wantsPage } from './challenge.js'
 import type { StepUpDemand } from '../../modules.js'
-import { freshSignInDemand } from '../../session/freshness.js'
+import { sensitiveActionDemand } from '../../session/freshness.js'
 import type { ResponseInternal } from '../../types.js'
 import type { SensitiveAction } from './policy.js'
 
 export type { StepUpDemand }
 
 /**
- * The gate's verdict on the request for `action`: `undefined` lets it through (fresh enough, the
- * action's check turned off, or nobody signed in — the route answers a signed-out request itself).
- * With the step-up module, its policy decides; without it, the core's rule: a factor proven in
- * the last ten minutes (`freshSignInDemand`), a fresh sign-in otherwise.
+ * The gate's verdict on the request for `action` (see `sensitiveActionDemand`): the step-up
+ * module's policy, or without it the core's ten-minute rule.
  */
-export function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
-  const module = ctx.config.stepUp
-  return module ? module.demand(ctx, action) : freshSignInDemand(ctx, action)
-}
+export const stepUpDemand: (ctx: RequestContext, action: SensitiveAction) => Promise<StepUpDemand | undefined> = sensitiveActionDemand
 
 /** Field names never sealed into an intent: they are secrets, or minted again on resumption. */
 const SECRET_FIELD = /pass|secret|token|code|otp|csrf|credential|key/i

@@ -7,7 +7,7 @@
 import { noteLifecycle } from '../../audit/record.js'
 import type { RequestContext } from '../../config/types.js'
 import { STEP_PAGE_HEADERS } from '../../http/steps.js'
-import { renderTwoFactorPage } from '../../pages/steps.js'
+import { renderBackupCodesPage, renderTwoFactorPage } from '../../pages/steps.js'
 import { enrolledFactors, removeSecondFactors } from '../../second-factor/stored.js'
 import { signedInUser } from '../../session/current.js'
 import type { ResponseInternal } from '../../types.js'
@@ -45,4 +45,10 @@ export async function twoFactorAction(ctx: RequestContext, params: unknown): Pro
   const removed = await removeSecondFactors(ctx.config.adapter, user.id)
   if (removed > 0 && ctx.config.audit) noteLifecycle(ctx.request, 'second-factor-removed', { userId: user.id })
   return { redirect: `${ctx.authUrl}/two-factor`, cookies: ctx.setCookies }
+}
+
+/** The page a finished enrolment ends with: the backup codes, shown once. */
+export function respondBackupCodesPage(ctx: RequestContext, data: Record<string, unknown>): ResponseInternal {
+  const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
+  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
