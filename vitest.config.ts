@@ -10,6 +10,8 @@ export default defineConfig({
       { find: /^authchart$/, replacement: source('./core/index.ts') },
       { find: /^authchart\/jwt$/, replacement: source('./core/jwt.ts') },
       { find: /^authchart\/errors$/, replacement: source('./core/errors.ts') },
+      { find: /^authchart\/second-factor$/, replacement: source('./core/second-factor.ts') },
+      { find: /^authchart\/step-up$/, replacement: source('./core/step-up.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },
       { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^authchart\/stores\/(.+)$/, replacement: source('./stores/$1.ts') },
