@@ -8,7 +8,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { hashedAddress, userAgentFamily } from '../../core/audit/client.js'
 import { AUDIT_SCHEMA_VERSION, type AuditEvent, type AuditOptions } from '../../core/audit/types.js'
 import { Auth, setClientAddress } from '../../core/index.js'
-import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig, featureConfig } from '../fixtures/http.js'
 import { ageProof, reauthenticateAlice } from './reauthentication.js'
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
@@ -16,7 +16,7 @@ const good = { username: 'alice', password: 'wonderland' }
 
 function audited(audit: Partial<AuditOptions> = {}, overrides: Parameters<typeof testConfig>[0] = {}) {
   const events: AuditEvent[] = []
-  const config = testConfig({ audit: { sink: (event) => void events.push(event), ...audit }, ...overrides })
+  const config = featureConfig({ audit: { sink: (event) => void events.push(event), ...audit }, ...overrides })
   return { events, config }
 }
 
@@ -211,7 +211,7 @@ describe('audit events of re-authentications', () => {
 
 describe('audit sinks', () => {
   it('does not wait for a sink that hangs beyond the timeout, and logs it', async () => {
-    const config = testConfig({ audit: { sink: () => new Promise<void>(() => {}), timeout: 50 } })
+    const config = featureConfig({ audit: { sink: () => new Promise<void>(() => {}), timeout: 50 } })
     const started = performance.now()
     const { response } = await signInFrom(config)
     const elapsed = performance.now() - started
@@ -224,7 +224,7 @@ describe('audit sinks', () => {
   })
 
   it('signs in when a sink throws, and logs its message escaped', async () => {
-    const config = testConfig({
+    const config = featureConfig({
       audit: {
         sink: () => {
           throw new Error('disk full\r\n[auth][error] forged line')
@@ -241,7 +241,7 @@ describe('audit sinks', () => {
 
   it('writes to the debug logger as `audit` with the logger sink, and to every sink of a list', async () => {
     const second = vi.fn()
-    const config = testConfig({ audit: { sink: ['logger', second] } })
+    const config = featureConfig({ audit: { sink: ['logger', second] } })
     await signInFrom(config)
     const debug = config.logger.debug.mock.calls.filter(([code]) => code === 'audit')
     expect(debug).toHaveLength(1)
@@ -250,7 +250,7 @@ describe('audit sinks', () => {
   })
 
   it('refuses a sink that is neither a function, "logger" nor a store when the config loads', async () => {
-    const config = testConfig({ audit: { sink: 'console' as never } })
+    const config = featureConfig({ audit: { sink: 'console' as never } })
     const response = await Auth(authRequest({ path: '/auth/session' }), config)
     expect(response.status).toBe(500)
   })

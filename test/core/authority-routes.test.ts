@@ -31,7 +31,7 @@ import {
   victimApp,
   type SessionKind,
 } from '../fixtures/dead-sessions.js'
-import { Client, ORIGIN, testConfig, type CookieJar } from '../fixtures/http.js'
+import { Client, ORIGIN, type CookieJar, featureConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, CLIENT_SECRET, deliverCallback, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { logoutToken } from '../oauth/logout-tokens.js'
@@ -56,7 +56,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
   const app = victimApp(kind, {
     experimental: { enableWebAuthn: true },
     providers: [
-      ...testConfig().providers,
+      ...featureConfig().providers,
       Passkey(),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
       {

@@ -26,7 +26,7 @@ import { secondFactorGateViolations } from '../../machines/checks.js'
 import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { builtInMachines } from '../../visualizations/flows.js'
-import { authRequest, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const STEP = `${ORIGIN}/auth/step/signin-completion`
 
@@ -111,7 +111,7 @@ describe('the gate at run time', () => {
       ...routes.filter((r) => r.action !== 'providers'),
       { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.submit', at: ctx.at }) } },
     ]
-    const config = testConfig()
+    const config = featureConfig()
     const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
     expect(response.headers.get('location')).toBe('https://authchart.test/auth/error?error=Configuration')
     expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
@@ -148,7 +148,7 @@ const oauthWithoutDiscovery = () =>
 
 /** A configuration with a provider of every kind and a step at every insertion point. */
 function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
-  return testConfig({
+  return featureConfig({
     adapter: MemoryAdapter(createMemoryStore()),
     experimental: { enableWebAuthn: true },
     providers: [
