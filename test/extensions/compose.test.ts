@@ -16,6 +16,8 @@ import type { AuthConfig } from '../../core/types.js'
 import { flowMachines } from '../../machines/index.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 import { refusal } from './helpers.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -72,6 +74,8 @@ describe('several extensions at one point', () => {
     const adapter = MemoryAdapter(createMemoryStore())
     const config = {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       logger: spyLogger(),
       adapter,
