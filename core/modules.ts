@@ -17,14 +17,18 @@ import type { FlowDefinition } from './engine/flow.js'
 import type { ResponseInternal } from './types.js'
 import type { Factor } from './session/verification.js'
 
-/** The brand of a feature module's value: only the feature's own function sets it. */
-export const FEATURE: unique symbol = Symbol('authchart.feature')
+/**
+ * The brand of a feature module's value: only the feature's own function sets it. A registered
+ * symbol, so that a value made by one copy of the package is known to another (two bundles of an
+ * application, a test's fresh modules).
+ */
+export const FEATURE: unique symbol = Symbol.for('authchart.feature')
 
 /**
  * Where a provider preset puts the flow module it runs (`Passkey`, `WebAuthn`): the registry reads
  * it, so the core imports no WebAuthn code of its own.
  */
-export const PROVIDER_FLOW: unique symbol = Symbol('authchart.providerFlow')
+export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 
 /** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
 export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account'

@@ -32,7 +32,7 @@ export type FlowKind = keyof FlowModules
 export type FlowModuleLoader = () => Promise<unknown>
 
 /** Where a provider factory puts the loader of its flow module. */
-export const FLOW_MODULE: unique symbol = Symbol('authchart.flowModule')
+export const FLOW_MODULE: unique symbol = Symbol.for('authchart.flowModule')
 
 /** The kind of flow a provider type runs, if it is one loaded on demand. */
 export function flowKindOf(type: ProviderType): FlowKind | undefined {

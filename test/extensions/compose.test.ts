@@ -18,6 +18,7 @@ import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, spyLogger, featureC
 import { refusal } from './helpers.js'
 import { totp } from '../../core/second-factor.js'
 import { stepUp } from '../../core/step-up.js'
+import Passkey from '../../providers/passkey.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -178,13 +179,24 @@ describe('names two extensions share are refused at load, naming both', () => {
 describe('the test kit\'s flowMachine', () => {
   const FLOWS = ['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'webauthn-signin', 'signin-completion', 'totp-enrolment', 'logout', 'reauthenticate']
 
+  // Every flow: the features' too (the second factor, step-up, and WebAuthn with its preset).
+  const everyFeature = () =>
+    featureConfig({
+      adapter: MemoryAdapter(createMemoryStore()),
+      experimental: { enableWebAuthn: true },
+      providers: [credentialsProvider(), Passkey()],
+    })
+
   it.each(FLOWS)('returns the chart Auth runs for "%s"', (id) => {
-    expect(flowMachine(featureConfig(), id).id).toBe(id)
+    expect(flowMachine(everyFeature(), id).id).toBe(id)
   })
 
   it('knows every built-in flow, and says which when asked for another', () => {
     expect(flowMachines.map((machine) => machine.id).sort()).toEqual([...FLOWS].sort())
-    expect(() => flowMachine(featureConfig(), 'magic-number')).toThrow(`no flow "magic-number": one of ${flowMachines.map((m) => m.id).join(', ')}`)
+    const config = everyFeature()
+    const configured = assertConfig(config).flows.map((flow) => flow.id)
+    expect([...configured].sort()).toEqual([...FLOWS].sort())
+    expect(() => flowMachine(config, 'magic-number')).toThrow(`no flow "magic-number": one of ${configured.join(', ')}`)
   })
 
   it('returns the sign-in completion with the config\'s extensions, chained', () => {
