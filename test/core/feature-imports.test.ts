@@ -71,6 +71,19 @@ describe('the old shapes, refused at load with the line to write', () => {
     expect(refusal({ stepUp: stepUp({ actions: { 'sign-in': false } as never }) })).toMatch(/^config\.stepUp\.actions/)
   })
 
+  it('types the options to take only the modules: a plain object is a compile error (checked by the type check)', () => {
+    const shapes: AuthConfig[] = [
+      // @ts-expect-error step-up is the value of stepUp(), not an object
+      { providers: [], stepUp: { maxAge: 300 } },
+      // @ts-expect-error the second factor is the value of totp()
+      { providers: [], secondFactor: { issuer: 'Example' } },
+      // @ts-expect-error a module given to the other option
+      { providers: [], secondFactor: stepUp() },
+      { providers: [Passkey()], secondFactor: totp(), stepUp: stepUp({ maxAge: 300 }) },
+    ]
+    expect(shapes).toHaveLength(4)
+  })
+
   it('accepts the modules and the presets', () => {
     const config = assertConfig(
       testConfig({
@@ -112,7 +125,7 @@ describe('without the second-factor module, a stored second factor still stops t
     expect(answer.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     expect(alice.jar.get('__Secure-authjs.session-token')).toBeUndefined()
     expect((await alice.session()).body).toBeNull()
-    const logged = config.logger.error.mock.calls.map(([error]) => `${(error as Error).message} ${String((error as Error).cause?.err ?? '')}`)
+    const logged = config.logger.error.mock.calls.map(([error]) => `${(error as Error).message} ${String(((error as Error).cause as { err?: unknown } | undefined)?.err ?? '')}`)
     expect(logged.join('\n')).toContain('second-factor-module-missing')
   })
 
