@@ -19,7 +19,8 @@
  */
 import { totpEnrolmentModule } from './flows/totp-enrolment/index.js'
 import { respondBackupCodesPage } from './flows/totp-enrolment/settings.js'
-import { FEATURE, type SecondFactorModule } from './modules.js'
+import type { SecondFactorModule } from './config/types.js'
+import { FEATURE } from './modules.js'
 import { checkCode } from './second-factor/index.js'
 
 export type { SecondFactorModule }

@@ -20,7 +20,8 @@ import { intentOf, reauthenticationRequired } from './flows/reauthenticate/gate.
 import { respondResumePage } from './flows/reauthenticate/resume.js'
 import { reauthenticateFlow, waitingReauthentication } from './flows/reauthenticate/chart.js'
 import { reauthenticateModule } from './flows/reauthenticate/index.js'
-import { FEATURE, type StepUpModule, type StepUpOptions, type StepUpPolicyOptions } from './modules.js'
+import type { StepUpModule } from './config/types.js'
+import { FEATURE, type StepUpOptions, type StepUpPolicyOptions } from './modules.js'
 
 export type { StepUpModule, StepUpOptions, StepUpPolicyOptions }
 

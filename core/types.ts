@@ -27,7 +27,7 @@ import type { OAuthConfig } from './oauth/types.js'
 import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
-import type { SecondFactorModule, StepUpModule } from './modules.js'
+import type { FeatureModule } from './modules.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
 import type { AuditOptions } from './audit/types.js'
 import type { TelemetryOptions } from './telemetry/types.js'
@@ -301,13 +301,13 @@ export interface AuthConfig {
    * re-authentication page (`{basePath}/step/reauthenticate`), and the action resumes after it.
    * Without it, such a session (no factor proven in the last ten minutes) is sent to sign in again.
    */
-  stepUp?: StepUpModule | undefined
+  stepUp?: FeatureModule<'step-up'> | undefined
   /**
    * Two-step verification: `totp({ issuer? })` from `authchart/second-factor` (the enrolment at
    * `{basePath}/two-factor`, the code at sign-in, backup codes). Without it, a user with a stored
    * second factor cannot sign in (the sign-in is refused, never let past the factor).
    */
-  secondFactor?: SecondFactorModule | undefined
+  secondFactor?: FeatureModule<'second-factor'> | undefined
   rateLimit?:
     | false
     | {

@@ -8,9 +8,9 @@
  */
 import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
-import { featureOf, providerFlowOf, type SecondFactorModule, type StepUpModule } from '../modules.js'
+import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
-import type { FlowModule, ResolvedProvider } from './types.js'
+import type { FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */
@@ -80,7 +80,7 @@ function checkStepUpOptions(options: unknown): void {
  */
 export function checkProviderFlows(providers: readonly ResolvedProvider[]): void {
   for (const [index, provider] of providers.entries()) {
-    if (provider.type === 'webauthn' && !providerFlowOf(provider.config)) {
+    if (provider.type === 'webauthn' && providerFlowOf(provider.config) === undefined) {
       throw new ConfigError(
         `config.providers.${index} ("${provider.id}"): a WebAuthn provider comes from its import, not a plain object. Write \`${WEBAUTHN_LINE}\``,
         ['providers', index],
@@ -93,7 +93,7 @@ export function checkProviderFlows(providers: readonly ResolvedProvider[]): void
 export function featureFlowsOf(features: FeatureModules, providers: readonly ResolvedProvider[]): readonly FlowModule[] {
   const flows = new Set<FlowModule>()
   for (const provider of providers) {
-    const flow = providerFlowOf(provider.config)
+    const flow = providerFlowOf(provider.config) as FlowModule | undefined
     if (flow) flows.add(flow)
   }
   for (const flow of features.secondFactor?.flows ?? []) flows.add(flow)
