@@ -15,13 +15,17 @@ import { sealFactorSecret } from '../../core/second-factor/index.js'
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import { decode, encode } from '../../core/jwt.js'
 import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 import { refusal } from './helpers.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 

@@ -17,7 +17,7 @@ import { defineFlow } from '../../core/engine/flow.js'
 import { createHandler } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { handoffs, routes, type FlowBinding, type Route } from '../../core/http/routes.js'
+import { routesOf, handoffs, type FlowBinding, type Route } from '../../core/http/routes.js'
 import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
@@ -27,6 +27,10 @@ import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachin
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const STEP = `${ORIGIN}/auth/step/signin-completion`
 

@@ -14,7 +14,7 @@ import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { effects } from '../../core/flows/effect.js'
 import { assertConfig, Auth, customFetch, skipCSRFCheck } from '../../core/index.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
@@ -23,6 +23,10 @@ import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
 import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
 const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
