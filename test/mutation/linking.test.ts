@@ -9,6 +9,7 @@ import { MemoryAdapter, createMemoryStore, type MemoryStore } from '../../adapte
 import { signedInAdapterUser } from '../../core/session/current.js'
 import { Client, ORIGIN, sessionReadContext, testConfig, featureConfig } from '../fixtures/http.js'
 import { answerTo, signInAt, standIn, standInProvider, startAt, type StandIn } from './oauth-standin.js'
+import { stepUp, type StepUpOptions } from '../../core/step-up.js'
 
 function setup(op: StandIn, store: MemoryStore, overrides: Record<string, unknown> = {}) {
   const events = { signIn: vi.fn(), createUser: vi.fn(), linkAccount: vi.fn() }
@@ -153,11 +154,11 @@ describe('linking a new account to the signed-in user, a sensitive action', () =
   afterEach(() => vi.useRealTimers())
 
   /** Signed in through the stand-in; a second account of the provider then started fresh and answered `seconds` later. */
-  async function linkLate(stepUp: Record<string, unknown>, seconds: number) {
+  async function linkLate(policy: StepUpOptions, seconds: number) {
     vi.useFakeTimers({ toFake: ['Date'] })
     const store = createMemoryStore()
     const op = standIn()
-    const { client, config, events } = setup(op, store, { session: { strategy: 'jwt' }, stepUp })
+    const { client, config, events } = setup(op, store, { session: { strategy: 'jwt' }, stepUp: stepUp(policy) })
     await signInAt(client)
     const session = client.jar.get('__Secure-authjs.session-token')
     op.behaviour.claims = { sub: 'second-account', email: 'alice.other@example.com' }
