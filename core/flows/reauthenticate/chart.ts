@@ -245,7 +245,6 @@ const reauthenticateEffectsOf = (machine: ReauthenticateMachine) => effects<Reau
     const attempt = await countProof(ctx, context.challenge!)
     if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
     const secondFactor = ctx.config.secondFactor
-    // Stryker disable next-line ConditionalExpression: eq#reauth-code-without-module
     if (!secondFactor) return fail('exhausted', { error: 'AccessDenied' })
     const checked = await secondFactor.checkCode({
       adapter: ctx.config.adapter!,
