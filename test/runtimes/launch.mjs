@@ -29,6 +29,8 @@ const SOURCES = [
   [/^authchart$/, 'core/index.ts'],
   [/^authchart\/jwt$/, 'core/jwt.ts'],
   [/^authchart\/errors$/, 'core/errors.ts'],
+  [/^authchart\/second-factor$/, 'core/second-factor.ts'],
+  [/^authchart\/step-up$/, 'core/step-up.ts'],
   [/^authchart\/adapters$/, 'core/adapters.ts'],
   [/^authchart\/adapters\/(.+)$/, 'adapters/$1.ts'],
   [/^authchart\/stores\/(.+)$/, 'stores/$1.ts'],
