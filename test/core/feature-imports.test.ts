@@ -11,12 +11,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { RequestContext } from '../../core/config/types.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js'
-import { assertConfig } from '../../core/index.js'
+import { assertConfig, requireRecentAuth } from '../../core/index.js'
+import { encode } from '../../core/jwt.js'
 import { totp } from '../../core/second-factor.js'
 import { stepUp } from '../../core/step-up.js'
 import type { AuthConfig } from '../../core/types.js'
 import Passkey from '../../providers/passkey.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -280,6 +281,31 @@ describe('without the step-up module, a stale session cannot run a sensitive act
       expect(page.status).toBe(303)
       expect(page.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
     }
+  })
+})
+
+describe('requireRecentAuth (an application’s own sensitive route)', () => {
+  const staleRequest = async () => {
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600
+    const token = await encode({
+      token: { sub: ALICE.id, name: ALICE.name, email: ALICE.email, fva: { pwd: hourAgo } },
+      secret: SECRET,
+      salt: '__Secure-authjs.session-token',
+    })
+    return new Request(`${ORIGIN}/settings`, { headers: { cookie: `__Secure-authjs.session-token=${token}`, accept: 'text/html' } })
+  }
+
+  it('without stepUp(), sends a stale page to sign in again: no re-authentication page is served', async () => {
+    const answer = await requireRecentAuth(await staleRequest(), testConfig())
+    expect(answer).toBeInstanceOf(Response)
+    const location = (answer as Response).headers.get('location')!
+    expect(location).toMatch(new RegExp(`^${ORIGIN}/auth/signin\\?`))
+    expect(new URL(location).searchParams.get('callbackUrl')).toContain('/settings')
+  })
+
+  it('with stepUp(), sends it to the re-authentication page (as before)', async () => {
+    const answer = (await requireRecentAuth(await staleRequest(), testConfig({ stepUp: stepUp() }))) as Response
+    expect(answer.headers.get('location')).toMatch(new RegExp(`^${ORIGIN}/auth/reauthenticate\\?`))
   })
 })
 
