@@ -28,7 +28,6 @@ export const FEATURE: unique symbol = Symbol.for('authchart.feature')
  */
 export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 
-/** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
 /** A factor a session records the proof time of (RFC 8176 values, and `email`). */
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
@@ -42,6 +41,7 @@ export interface ProviderFlow {
   readonly id: string
 }
 
+/** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
 export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account'
 
 /** How recently, and by which factors, a user must have proven who they are. */
