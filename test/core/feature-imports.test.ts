@@ -17,7 +17,8 @@ import { totp } from '../../core/second-factor.js'
 import { stepUp } from '../../core/step-up.js'
 import type { AuthConfig } from '../../core/types.js'
 import Passkey from '../../providers/passkey.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, sessionReadContext, testConfig } from '../fixtures/http.js'
+import { freshSignInDemand, freshSignInRequired } from '../../core/session/freshness.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -281,6 +282,42 @@ describe('without the step-up module, a stale session cannot run a sensitive act
       expect(page.status).toBe(303)
       expect(page.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
     }
+  })
+})
+
+describe('the core freshness rule (without the step-up module)', () => {
+  const T0 = 1_700_000_000
+  const contextAt = async (provenAt: number, at: number, headers: Record<string, string> = {}) => {
+    const config = testConfig()
+    const value = await encode({
+      token: { sub: ALICE.id, name: ALICE.name, email: ALICE.email, fva: { pwd: provenAt } },
+      secret: SECRET,
+      salt: '__Secure-authjs.session-token',
+    })
+    const ctx = sessionReadContext(config, value, at) as unknown as Record<string, unknown>
+    return Object.assign(ctx, {
+      origin: ORIGIN,
+      authUrl: `${ORIGIN}/auth`,
+      setCookies: [],
+      request: { url: new URL(`${ORIGIN}/auth/sessions?all=1`), headers: new Headers(headers), cookies: {} },
+    }) as unknown as RequestContext
+  }
+
+  it('lets a factor proven in the last ten minutes through, and stops one proven earlier', async () => {
+    expect(await freshSignInDemand(await contextAt(T0, T0 + 600), 'revoke-sessions')).toBeUndefined()
+    expect(await freshSignInDemand(await contextAt(T0, T0 + 601), 'revoke-sessions')).toMatchObject({
+      action: 'revoke-sessions',
+      policy: { maxAge: 600 },
+    })
+  })
+
+  it('answers a stopped page with a fresh sign-in back to the action, and a fetch with 401 naming it', async () => {
+    const demand = { action: 'revoke-sessions' as const, policy: { maxAge: 600, factors: ['pwd'] } }
+    const back = `${ORIGIN}/auth/signin?${new URLSearchParams({ callbackUrl: `${ORIGIN}/auth/sessions?all=1` })}`
+    const page = freshSignInRequired(await contextAt(T0, T0 + 601, { 'sec-fetch-mode': 'navigate' }), demand)
+    expect(page).toMatchObject({ status: 303, headers: { Location: back } })
+    const fetched = freshSignInRequired(await contextAt(T0, T0 + 601), demand)
+    expect(fetched).toMatchObject({ status: 401, body: { error: 'insufficient_user_authentication', url: back } })
   })
 })
 
