@@ -37,6 +37,8 @@ export interface FeatureModules {
  *   step-up options the struct refuses.
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
+  // Not an object at all: the config struct says so.
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {

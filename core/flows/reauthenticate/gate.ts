@@ -1,8 +1,10 @@
 /**
  * The freshness gate of the built-in sensitive actions: before a route flagged `stepUp` runs, the
  * signed-in user's proof must be recent enough for the action's policy. When it is not, the request
- * is not served: its intent is sealed in a re-authentication flow, and the browser is sent to the
- * page that asks (a fetch gets 401 with the URL), as `requireRecentAuth` answers an application.
+ * is not served. With the step-up module its intent is sealed in a re-authentication flow, and the
+ * browser is sent to the page that asks (a fetch gets 401 with the URL), as `requireRecentAuth`
+ * answers an application (`intentOf`, `reauthenticationRequired`: the module's); without it, to a
+ * fresh sign-in (`core/session/freshness.ts`).
  *
  * @module
  */
