@@ -26,6 +26,8 @@ import { startOidcProvider, visitProvider, type ProviderReturn, type RunningOidc
 import { appProvider, CLIENT_SECRET, opClient } from '../../oauth/helpers.js'
 import { LogCapture, type AllowedTargets } from './oracles.js'
 import { everyFlow } from '../../../core/flows/catalogue.js'
+import { totp } from '../../../core/second-factor.js'
+import { stepUp } from '../../../core/step-up.js'
 
 /** Every route authchart ships: the built-in flows' and the optional features'. */
 const builtInRoutes = routesOf(everyFlow)
@@ -128,6 +130,8 @@ export class World {
     const { op, loopback } = parties
     this.config = {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       basePath: this.basePath,
       session: { strategy: options.strategy },
