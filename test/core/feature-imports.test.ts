@@ -14,11 +14,11 @@ import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js
 import { assertConfig, requireRecentAuth } from '../../core/index.js'
 import { encode } from '../../core/jwt.js'
 import { totp } from '../../core/second-factor.js'
+import { freshSignInDemand, freshSignInRequired } from '../../core/session/freshness.js'
 import { stepUp } from '../../core/step-up.js'
 import type { AuthConfig } from '../../core/types.js'
 import Passkey from '../../providers/passkey.js'
 import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, sessionReadContext, testConfig } from '../fixtures/http.js'
-import { freshSignInDemand, freshSignInRequired } from '../../core/session/freshness.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
