@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^authchart\/audit$/, replacement: source('./core/audit.ts') },
       { find: /^authchart\/telemetry$/, replacement: source('./core/telemetry.ts') },
       { find: /^authchart\/inspector$/, replacement: source('./core/inspector.ts') },
+      { find: /^authchart\/second-factor$/, replacement: source('./core/second-factor.ts') },
+      { find: /^authchart\/step-up$/, replacement: source('./core/step-up.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },
       { find: /^authchart\/adapters\/(.+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^authchart\/stores\/(.+)$/, replacement: source('./stores/$1.ts') },

@@ -55,8 +55,9 @@ export async function checkRecentAuth(
 ): Promise<RecentAuth | Response> {
   const verdict = await readFreshness(request, config, policy)
   if (verdict.fresh) return { ok: true, verifiedAt: verdict.verifiedAt }
+  // Without the step-up module there is no re-authentication page: a fresh sign-in is the proof.
   const url =
-    verdict.reason === 'signedOut'
+    verdict.reason === 'signedOut' || config.stepUp === undefined
       ? signInUrl(request, config, returnTo)
       : reauthenticationUrl(request, config, returnTo, verdict.factors)
   return recentAuthRequired(verdict, headers, url)
@@ -65,8 +66,8 @@ export async function checkRecentAuth(
 /**
  * Lets `request` through when its signed-in user proved an accepted factor within `policy.maxAge`
  * seconds (default 600); otherwise answers it: a page request with a 303 to the re-authentication
- * page (`{basePath}/reauthenticate`: the user proves a factor again, and comes back to the
- * request's path), a `fetch`/JSON request with 401, `WWW-Authenticate` and the URL to open. A
+ * page (`{basePath}/reauthenticate`, with `stepUp: stepUp()` configured: the user proves a factor
+ * again, and comes back to the request's path; without it, the sign-in page), a `fetch`/JSON request with 401, `WWW-Authenticate` and the URL to open. A
  * signed-out request is answered the same way, with the sign-in page's URL.
  *
  * @example

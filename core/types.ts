@@ -27,6 +27,7 @@ import type { OAuthConfig } from './oauth/types.js'
 import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
 import type { AuthStore } from './store/types.js'
+import type { FeatureModule } from './modules.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
 import type { AuditTrail, FlowInspector, OpenTelemetry } from './observe/brand.js'
 
@@ -293,33 +294,19 @@ export interface AuthConfig {
    * warning each time).
    */
   /**
-   * Step-up: how recently, and by which factors, the signed-in user must have proven who they are
-   * before a built-in sensitive action (`add-passkey`, `enrol-second-factor`, `revoke-sessions`).
-   * By default a factor proven in the last ten minutes; when the user has a
-   * second factor (TOTP), only a second factor (a code or a passkey) counts. The global fields apply to every action; `actions` sets
-   * one action's policy, or `false` to turn its check off. A stale session is sent to the
+   * Step-up re-authentication: `stepUp({ maxAge?, factors?, aal?, actions? })` from
+   * `authchart/step-up`. A stale session at a built-in sensitive action (`add-passkey`,
+   * `enrol-second-factor`, `remove-second-factor`, `revoke-sessions`, `link-account`) is sent to the
    * re-authentication page (`{basePath}/step/reauthenticate`), and the action resumes after it.
+   * Without it, such a session (no factor proven in the last ten minutes) is sent to sign in again.
    */
-  stepUp?:
-    | {
-        maxAge?: number | undefined
-        factors?: readonly ('pwd' | 'otp' | 'hwk' | 'email' | 'fed')[] | undefined
-        aal?: 1 | 2 | undefined
-        actions?:
-          | Partial<
-              Record<
-                'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account',
-                | false
-                | {
-                    maxAge?: number | undefined
-                    factors?: readonly ('pwd' | 'otp' | 'hwk' | 'email' | 'fed')[] | undefined
-                    aal?: 1 | 2 | undefined
-                  }
-              >
-            >
-          | undefined
-      }
-    | undefined
+  stepUp?: FeatureModule<'step-up'> | undefined
+  /**
+   * Two-step verification: `totp({ issuer? })` from `authchart/second-factor` (the enrolment at
+   * `{basePath}/two-factor`, the code at sign-in, backup codes). Without it, a user with a stored
+   * second factor cannot sign in (the sign-in is refused, never let past the factor).
+   */
+  secondFactor?: FeatureModule<'second-factor'> | undefined
   rateLimit?:
     | false
     | {

@@ -14,6 +14,8 @@ import Credentials from 'authchart/providers/credentials'
 import Nodemailer from 'authchart/providers/nodemailer'
 import { termsExtension } from 'authchart/extensions/terms'
 import Passkey from 'authchart/providers/passkey'
+import { totp } from 'authchart/second-factor'
+import { stepUp } from 'authchart/step-up'
 import { createLocalOp } from './local-op.js'
 import { createMailbox } from './mailbox.js'
 
@@ -79,8 +81,13 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     adapter,
     // The live flow inspector at /auth/__flows (development NODE_ENV and loopback clients only).
     inspector: flowInspector(),
-    // An application step: new users accept the terms before their first session. (Two-step
-    // verification is built in: signed-in users turn it on at /auth/two-factor.)
+    // Two-step verification, brought in by its import: signed-in users turn it on at
+    // /auth/two-factor, and every sign-in of theirs then asks for a code.
+    secondFactor: totp({ issuer: 'authchart demo' }),
+    // Step-up: adding a passkey, turning two-step verification off or signing out everywhere with
+    // a sign-in older than ten minutes asks to confirm it's you first (/auth/step/reauthenticate).
+    stepUp: stepUp(),
+    // An application step: new users accept the terms before their first session.
     extensions: [
       termsExtension({
         at: 'afterFirstSignIn',

@@ -6,6 +6,8 @@
  * @module
  */
 import { FLOW_MODULE } from '../core/flows/kinds.js'
+import { webauthnModule } from '../core/flows/webauthn/index.js'
+import { PROVIDER_FLOW } from '../core/modules.js'
 import { SIMPLEWEBAUTHN, type SimpleWebAuthnLoader, type WebAuthnConfig } from '../core/flows/webauthn/flow.js'
 import type { UserOptions } from '../core/types.js'
 
@@ -40,8 +42,9 @@ export type WebAuthnOptions = UserOptions<Omit<WebAuthnConfig, 'type'>>
 const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
   Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
 
-// The flow, for the engine to load with this provider (see core/flows/kinds.ts).
-const WEBAUTHN_FLOW = { [FLOW_MODULE]: () => import('../core/flows/webauthn/flow.js') }
+// The flow module, which the registry reads from the provider (see core/modules.ts), and its code,
+// for the engine to load with this provider (see core/flows/kinds.ts): the core imports neither.
+const WEBAUTHN_FLOW = { [PROVIDER_FLOW]: webauthnModule, [FLOW_MODULE]: () => import('../core/flows/webauthn/flow.js') }
 
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {

@@ -30,7 +30,7 @@ import { assertConfig } from '../core/config/resolve-config.js'
 import type { FlowTrace } from '../core/engine/trace.js'
 import { listTransitions, stateLabel, transitionId } from '../core/engine/transitions.js'
 import type { AuthConfig } from '../core/types.js'
-import { loadedFlows } from '../core/flows/registry.js'
+import { everyFlowLoaded } from '../core/flows/catalogue.js'
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.
@@ -386,4 +386,4 @@ export function flowMachine(config: AuthConfig, flowId: string): AnyStateMachine
 }
 
 // Every built-in flow's code, loaded once: `flowMachine` reads any chart, configured or not.
-await loadedFlows()
+await everyFlowLoaded()

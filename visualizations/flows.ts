@@ -4,13 +4,13 @@
  * @module
  */
 import type { AnyStateMachine } from 'xstate'
-import { loadedFlows } from '../core/flows/registry.js'
+import { everyFlowLoaded } from '../core/flows/catalogue.js'
 import { flowGraph } from './graph.js'
 import { toMermaid } from './mermaid.js'
 import { flowSvg } from './render.js'
 
 /** The charts of the built-in flows, in the registry's order (every flow's code loaded to read them). */
-export const builtInMachines: readonly AnyStateMachine[] = (await loadedFlows()).map((module) => module.flow.machine)
+export const builtInMachines: readonly AnyStateMachine[] = (await everyFlowLoaded()).map((module) => module.flow.machine)
 
 /** A diagram format. */
 export type DiagramFormat = 'svg' | 'mermaid' | 'json'

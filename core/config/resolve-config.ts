@@ -34,6 +34,7 @@ import type { FlowModule } from '../flows/types.js'
 import { compileOriginPattern, type OriginPattern } from './origins.js'
 import { MIN_SECRET_LENGTH, type ValidatedConfig } from './structs.js'
 import { compileTrustedHosts } from './trusted-hosts.js'
+import { checkProviderFlows, featureFlowsOf, featureModulesOf } from './features.js'
 import type {
   ResolvedAvailability,
   ResolvedConfig,
@@ -248,6 +249,7 @@ const ADAPTER_HINT =
   "in production, `PostgresAdapter(pool)` from 'authchart/adapters/postgres' or any Auth.js adapter."
 
 function resolve(source: AuthConfig): ResolvedConfig {
+  const features = featureModulesOf(source)
   let validated
   try {
     validated = validateConfig(source)
@@ -267,12 +269,13 @@ function resolve(source: AuthConfig): ResolvedConfig {
     normalizeProvider(provider, index, validated.redirectProxyUrl),
   )
   checkProviders(providers)
+  checkProviderFlows(providers)
   const hasWebAuthn = checkWebAuthnProviders(providers, validated.experimental.enableWebAuthn)
 
   const given = validated.adapter === undefined ? undefined : source.adapter
   const strategy = validated.session.strategy ?? (given ? 'database' : 'jwt')
   const { extensions, completion } = checkedExtensions(source.extensions)
-  const flows = flowsOf(source.flows, completion)
+  const flows = flowsOf(source.flows, completion, featureFlowsOf(features, providers))
   const firstFactorByType = firstFactorsOf(flows)
   checkProviderTypes(providers, firstFactorByType)
   // What the adapter check needs to know of the config before it is built.
@@ -363,7 +366,8 @@ function resolve(source: AuthConfig): ResolvedConfig {
     logger,
     store,
     sharedStore: source.store !== undefined,
-    stepUp: Object.freeze({ ...validated.stepUp }),
+    stepUp: features.stepUp,
+    secondFactor: features.secondFactor,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,
@@ -397,12 +401,17 @@ const EMPTY_EXTENSIONS: readonly FlowExtension[] = Object.freeze([])
 
 /**
  * The flows of a configuration: the built-in ones, with the sign-in completion as the application's
- * extensions make it (built once, here), and the application's own after them.
+ * extensions make it (built once, here), those its feature modules and provider presets bring,
+ * and the application's own after them.
  *
  * @throws {ConfigError} for a flow that is not a flow module, or a flow id taken twice.
  */
-function flowsOf(given: AuthConfig['flows'], completion: ResolvedConfig['completion']): readonly FlowModule[] {
-  const flows: FlowModule[] = builtInFlows.map((flow) =>
+function flowsOf(
+  given: AuthConfig['flows'],
+  completion: ResolvedConfig['completion'],
+  features: readonly FlowModule[],
+): readonly FlowModule[] {
+  const flows: FlowModule[] = [...builtInFlows, ...features].map((flow) =>
     flow.id === SIGN_IN_COMPLETION && flow.flow !== completion ? { ...flow, flow: completion } : flow,
   )
   const seen = new Set(flows.map((flow) => flow.id))

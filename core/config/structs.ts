@@ -136,6 +136,29 @@ export const ProviderInput = union([
 ])
 
 /** The schema of `AuthConfig` (spec §2.13) with the defaults of spec §2.13 and §2.15. */
+/** The options of `stepUp()` (checked when the configuration is loaded). */
+export const StepUpOptionsStruct = object({
+  maxAge: optional(min(integer(), 0)),
+  factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+  aal: optional(union([literal(1), literal(2)])),
+  actions: optional(
+    record(
+      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account']),
+      union([
+        literal(false),
+        object({
+          maxAge: optional(min(integer(), 0)),
+          factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
+          aal: optional(union([literal(1), literal(2)])),
+        }),
+      ]),
+    ),
+  ),
+})
+
+/** The options of `totp()`. */
+export const TotpOptionsStruct = object({ issuer: optional(size(string(), 1, 256)) })
+
 export const AuthConfigStruct = object({
   providers: defaulted(array(ProviderInput), []),
   secret: optional(SecretOption),
@@ -221,26 +244,10 @@ export const AuthConfigStruct = object({
   store: optional(
     type({ claim: func(), increment: func(), consume: func(), put: func(), get: func(), reset: func() }),
   ),
-  stepUp: optional(
-    object({
-      maxAge: optional(min(integer(), 0)),
-      factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
-      aal: optional(union([literal(1), literal(2)])),
-      actions: optional(
-        record(
-          enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account']),
-          union([
-            literal(false),
-            object({
-              maxAge: optional(min(integer(), 0)),
-              factors: optional(array(enums(['pwd', 'otp', 'hwk', 'email', 'fed']))),
-              aal: optional(union([literal(1), literal(2)])),
-            }),
-          ]),
-        ),
-      ),
-    }),
-  ),
+  // Feature modules: their shape is checked (and a plain object refused with the line to write)
+  // before this struct runs, their options against their own structs.
+  stepUp: optional(unknown()),
+  secondFactor: optional(unknown()),
   rateLimit: optional(
     union([
       literal(false),

@@ -16,6 +16,7 @@ import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Log
 import type { AuthStore } from '../store/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
+import type { FEATURE, SecondFactorCodeCheck, SensitiveActionName, StepUpDemand, StepUpOptions } from '../modules.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
 /** An allowlist entry, compiled. */
@@ -119,8 +120,10 @@ export interface ResolvedConfig {
    * session read ask the store for a sign-out everywhere, so the default read does no I/O.
    */
   readonly sharedStore: boolean
-  /** The step-up policies of the built-in sensitive actions, as configured (defaults applied per request). */
-  readonly stepUp: NonNullable<AuthConfig['stepUp']>
+  /** The step-up module (`stepUp()`), if the configuration names it; the core's freshness rule otherwise. */
+  readonly stepUp: StepUpModule | undefined
+  /** The second-factor module (`totp()`), if the configuration names it. */
+  readonly secondFactor: SecondFactorModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
@@ -488,4 +491,52 @@ export interface TrustedHosts {
   readonly hostnames: ReadonlySet<string>
   readonly hosts: ReadonlySet<string>
   readonly origins: ReadonlySet<string>
+}
+
+/** What checking a code needs: the user, the challenge the code answers, the code, the time. */
+export interface SecondFactorCodeInput {
+  adapter: NonNullable<RequestContext['adapter']>
+  store: AuthStore
+  secrets: readonly string[]
+  userId: string
+  challenge: string
+  code: string
+  at: number
+}
+
+/** A page a flow of the feature ends with, by the name its chart gives it. */
+export type OutcomePage = (ctx: RequestContext, data: Record<string, unknown>) => ResponseInternal
+
+/** The value of `secondFactor: totp()`: the TOTP enrolment flow and the code check of a sign-in. */
+export interface SecondFactorModule {
+  readonly [FEATURE]: 'second-factor'
+  /** The flows the feature adds (the enrolment at `{basePath}/two-factor`). */
+  readonly flows: readonly FlowModule[]
+  /** The issuer shown in the authenticator app (default: the request's host). */
+  readonly issuer: string | undefined
+  /** Checks (and spends) a TOTP or backup code of the user, counting attempts in the store. */
+  readonly checkCode: (input: SecondFactorCodeInput) => Promise<SecondFactorCodeCheck>
+  /** The pages its flows end with (`backup-codes`). */
+  readonly outcomePages: Readonly<Record<string, OutcomePage>>
+}
+
+/** The value of `stepUp: stepUp({ … })`: the policies and the re-authentication flow. */
+export interface StepUpModule {
+  readonly [FEATURE]: 'step-up'
+  /** The policies as configured (defaults applied per request). */
+  readonly options: Readonly<StepUpOptions>
+  /** The flows the feature adds (the re-authentication at `{basePath}/step/reauthenticate`). */
+  readonly flows: readonly FlowModule[]
+  /** The re-authentication flow a stopped sensitive action starts. */
+  readonly flow: FlowDefinition<AnyStateMachine, RequestContext>
+  /** The gate's verdict for `action` under the configured policy: `undefined` lets it through. */
+  readonly demand: (ctx: RequestContext, action: SensitiveActionName) => Promise<StepUpDemand | undefined>
+  /** The re-authentication waiting at a provider's callback for this answer, if any. */
+  readonly waiting: (ctx: RequestContext, params: Record<string, string>) => Promise<FlowBinding<Record<string, string>> | undefined>
+  /** What resumes after the proof: the stopped request, as the re-authentication seals it. */
+  readonly intentOf: (ctx: RequestContext) => unknown
+  /** The answer to a stopped request: the re-authentication page for a browser, 401 for a fetch. */
+  readonly required: (ctx: RequestContext, demand: StepUpDemand, url: string) => ResponseInternal
+  /** The pages its flows end with (`resume`). */
+  readonly outcomePages: Readonly<Record<string, OutcomePage>>
 }

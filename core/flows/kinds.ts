@@ -32,7 +32,7 @@ export type FlowKind = keyof FlowModules
 export type FlowModuleLoader = () => Promise<unknown>
 
 /** Where a provider factory puts the loader of its flow module. */
-export const FLOW_MODULE: unique symbol = Symbol('authchart.flowModule')
+export const FLOW_MODULE: unique symbol = Symbol.for('authchart.flowModule')
 
 /** The kind of flow a provider type runs, if it is one loaded on demand. */
 export function flowKindOf(type: ProviderType): FlowKind | undefined {
@@ -57,10 +57,11 @@ const loading = new Map<FlowKind, Promise<void>>()
  * application's custom `{ type: 'oidc', … }` or `{ type: 'email', … }` provider must work in a
  * Next.js or Worker bundle, so bundlers have to see these modules.
  */
-const DEFAULT_LOADERS: Record<FlowKind, FlowModuleLoader> = {
+// WebAuthn has none: it comes only with the `Passkey` / `WebAuthn` presets, which carry its loader
+// (a plain `{ type: 'webauthn' }` provider is refused at load), so no other bundle links it.
+const DEFAULT_LOADERS: Partial<Record<FlowKind, FlowModuleLoader>> = {
   oauth: () => import('./oauth/flow.js'),
   email: () => import('./email/flow.js'),
-  webauthn: () => import('./webauthn/flow.js'),
 }
 
 /**
@@ -137,7 +138,9 @@ export function loadFlowModule<K extends FlowKind>(kind: K, loader?: FlowModuleL
   if (done) return Promise.resolve(done)
   let pending = loading.get(kind)
   if (!pending) {
-    pending = (loader ?? DEFAULT_LOADERS[kind]).call(undefined).then(
+    const load = loader ?? DEFAULT_LOADERS[kind]
+    if (!load) return Promise.reject(new TypeError(`the ${kind} flow comes with its provider's import only`))
+    pending = load.call(undefined).then(
       (module) => {
         loaded[kind] = module as FlowModules[K]
         loading.delete(kind)

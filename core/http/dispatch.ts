@@ -52,10 +52,9 @@ import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
 import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.logic.js'
-import { reauthenticateFlow } from '../flows/reauthenticate/flow.js'
+import { freshSignInRequired, sensitiveActionDemand } from '../session/freshness.js'
 import { clearSessionCache } from '../session/cache.js'
-import { intentOf, reauthenticationRequired, stepUpDemand } from '../flows/reauthenticate/gate.js'
-import type { SensitiveAction } from '../flows/reauthenticate/policy.js'
+import type { SensitiveActionName as SensitiveAction } from '../modules.js'
 
 /** Whether `url` is a relative path or an absolute http(s) URL. */
 export function isValidCallbackUrl(url: string, origin: string): boolean {
@@ -389,21 +388,25 @@ async function runFlow(ctx: RequestContext, binding: FlowBinding<unknown>, bound
 }
 
 /**
- * The freshness gate of a built-in sensitive action: `undefined` lets the request through; a stale
- * session gets the re-authentication started with this request's intent sealed in it, and is sent
- * to its page (a fetch gets 401 with the page's URL). The action itself does not run.
+ * The freshness gate of a built-in sensitive action: `undefined` lets the request through; with
+ * the step-up module, a stale session gets the re-authentication started with this request's
+ * intent sealed in it, and is sent to its page (a fetch gets 401 with the page's URL); without it,
+ * to a fresh sign-in. The action itself does not run.
  */
 async function askForRecentProof(ctx: RequestContext, action: SensitiveAction | undefined): Promise<Dispatched | undefined> {
   if (action === undefined) return undefined
-  const demand = await stepUpDemand(ctx, action)
+  const demand = await sensitiveActionDemand(ctx, action)
   if (!demand) return undefined
   ctx.logger.debug('step-up required', { action })
+  const stepUp = ctx.config.stepUp
+  // Without the step-up module there is no re-authentication to start: a fresh sign-in is the proof.
+  if (!stepUp) return { response: freshSignInRequired(ctx, demand) }
   const resting = defaultResting(ctx, REAUTHENTICATE)
-  const event = { type: 'reauth.start', at: ctx.at, action, intent: intentOf(ctx), policy: demand.policy }
-  const outcome = await runOne(ctx, reauthenticateFlow as never, event, resting)
+  const event = { type: 'reauth.start', at: ctx.at, action, intent: stepUp.intentOf(ctx), policy: demand.policy }
+  const outcome = await runOne(ctx, stepUp.flow as never, event, resting)
   // No factor the policy accepts can be proven here: the flow's refusal is the answer.
   if (outcome.type !== 'step') return { response: toInternal(ctx, outcome as SettledOutcome, REAUTHENTICATE) }
-  return { response: reauthenticationRequired(ctx, demand, `${ctx.authUrl}/step/${REAUTHENTICATE}`) }
+  return { response: stepUp.required(ctx, demand, `${ctx.authUrl}/step/${REAUTHENTICATE}`) }
 }
 
 /**

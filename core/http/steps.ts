@@ -3,25 +3,19 @@
  * confirmation of a new authenticator app) is shown at `GET {basePath}/step/<flow>` and answered at
  * `POST {basePath}/step/<flow>`. The page is rendered from the sealed flow, read without being
  * spent; the answer is checked (CSRF by the route, then the fields against the events the waiting
- * state declares) before it reaches the flow. Also the signed-in user's two-step settings.
+ * state declares) before it reaches the flow.
  *
  * @module
  */
 import { validate, type Struct } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
-import type { Intent } from '../../machines/reauthenticate.machine.js'
-import { ACTION_LABELS } from '../flows/reauthenticate/policy.js'
-import { resumeForm } from '../pages/reauthenticate.js'
 import { flowModule } from '../flows/kinds.js'
 import { openEnvelope } from '../engine/envelope.js'
 import type { FlowDefinition } from '../engine/flow.js'
 import { RequestError } from '../errors.js'
 import type { StepPage, StepView } from '../extensions.js'
 import type { FlowModule } from '../flows/types.js'
-import { renderBackupCodesPage, renderCardPage, renderTwoFactorPage } from '../pages/steps.js'
-import { notifyLifecycle } from '../observe/notify.js'
-import { enrolledFactors, removeSecondFactors } from '../second-factor/index.js'
-import { signedInUser } from '../session/current.js'
+import { renderCardPage } from '../pages/steps.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { NO_STORE_HEADERS } from './handlers.js'
@@ -85,7 +79,7 @@ function pageOf(ctx: RequestContext, module: FlowModule, name: string): StepPage
 }
 
 /** Headers of every step page: never cached, never framed (the form must not be clickjacked). */
-const STEP_PAGE_HEADERS = {
+export const STEP_PAGE_HEADERS = {
   'Content-Type': 'text/html',
   ...NO_STORE_HEADERS,
   'Content-Security-Policy': "frame-ancestors 'none'",
@@ -141,49 +135,10 @@ export function respondOutcomePage(
   // The logout flow comes with the OAuth flow, and its page (which the provider frames) with it:
   // named here as the logout chart names it, so that a credentials-only app carries no logout chart.
   if (name === 'frontchannel-logout') return flowModule('oauth').respondFrontChannelPage(ctx, data, status)
-  if (name === 'resume') {
-    const intent = data.intent as Intent
-    const label = ACTION_LABELS[String(data.action)] ?? ACTION_LABELS.app!
-    const page = renderCardPage('Confirmed', ctx.config.theme, resumeForm(intent.url, intent.fields, ctx.csrf?.token ?? '', label))
-    return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
-  }
-  // Stryker disable next-line ConditionalExpression,StringLiteral: eq#steps-outcome-page-unknown
-  if (name !== 'backup-codes') throw new TypeError(`no page "${name}"`)
-  const page = renderBackupCodesPage(ctx.config.theme, data.codes as string[], String(data.continueUrl ?? ctx.origin))
-  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
-}
-
-/** `GET /two-factor`: a signed-in user's two-step settings; others sign in first. */
-export async function respondTwoFactorPage(ctx: RequestContext): Promise<ResponseInternal> {
-  const user = await signedInUser(ctx)
-  if (!user) return signInFirst(ctx)
-  const factors = await enrolledFactors(ctx.config.adapter, user.id)
-  const codes = factors.find((f) => f.type === 'backup-codes')
-  const page = renderTwoFactorPage(ctx.config.theme, {
-    enrolled: factors.some((f) => f.type === 'totp'),
-    backupCodesLeft: codes ? codes.secret.split(' ').filter(Boolean).length : 0,
-    action: `${ctx.authUrl}/two-factor`,
-    csrfToken: ctx.csrf!.token,
-  })
-  return { status: page.status, headers: STEP_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
-}
-
-/** Sends a signed-out user to sign in, and back to the two-step settings after. */
-function signInFirst(ctx: RequestContext): ResponseInternal {
-  const back = new URLSearchParams({ callbackUrl: `${ctx.authUrl}/two-factor` })
-  return { redirect: `${ctx.authUrl}/signin?${back}`, cookies: ctx.setCookies }
-}
-
-/**
- * `POST /two-factor`: with `action=disable`, turns two-step verification off for the signed-in
- * user (the session says who: nothing in the body names a user or a factor) and goes back to the
- * settings page; otherwise enrolment starts (signed-in users only).
- */
-export async function twoFactorAction(ctx: RequestContext, params: unknown): Promise<ResponseInternal | undefined> {
-  const user = await signedInUser(ctx)
-  if (!user) return signInFirst(ctx)
-  if ((params as { action?: unknown }).action !== 'disable') return undefined
-  const removed = await removeSecondFactors(ctx.config.adapter, user.id)
-  if (removed > 0 && ctx.config.observers.length > 0) notifyLifecycle(ctx, 'second-factor-removed', { userId: user.id })
-  return { redirect: `${ctx.authUrl}/two-factor`, cookies: ctx.setCookies }
+  // The other outcome pages come with the feature that ends with them: the backup codes with the
+  // second factor, the "Confirmed" page that resumes an action with step-up.
+  const page = ctx.config.secondFactor?.outcomePages[name] ?? ctx.config.stepUp?.outcomePages[name]
+  // Stryker disable next-line ConditionalExpression: eq#steps-outcome-page-unknown
+  if (!page) throw new TypeError(`no page "${name}"`)
+  return page(ctx, data)
 }

@@ -11,16 +11,17 @@
  */
 import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
-import { hkdfSha256, randomHex, timingSafeEqual, toHex } from '../crypto.js'
+import { hkdfSha256, timingSafeEqual, toHex } from '../crypto.js'
 import type { AuthStore } from '../store/index.js'
+import { enrolledFactors, USER_ATTEMPT_WINDOW, userAttemptsKey } from './stored.js'
 import { TOTP_PERIOD, TOTP_WINDOW } from './totp-parameters.js'
+
+export { enrolledFactors, newChallenge, removeSecondFactors, USER_ATTEMPT_WINDOW, userAttemptsKey } from './stored.js'
 
 /** Wrong codes one challenge (one sign-in at the second-factor step) accepts before it is void. */
 export const MAX_CODE_ATTEMPTS = 5
 /** Codes one user may have checked in {@link USER_ATTEMPT_WINDOW} seconds, across challenges. */
 export const MAX_USER_ATTEMPTS = 10
-/** The window of {@link MAX_USER_ATTEMPTS}, and how long a challenge's count is kept. */
-export const USER_ATTEMPT_WINDOW = 15 * 60
 /**
  * Once a user's {@link MAX_USER_ATTEMPTS} are spent, one code per this many seconds is still
  * checked for them, each from a challenge that has had no such late check: someone else's wrong
@@ -30,8 +31,6 @@ export const USER_ATTEMPT_WINDOW = 15 * 60
  */
 export const USER_LOCK_SLOT = 60
 
-/** The store key counting a user's codes in the current window. */
-export const userAttemptsKey = (userId: string) => `2fa:user:${userId}`
 /** The store key of the one late check a locked user gets in the minute `at` falls in. */
 export const userSlotKey = (userId: string, at: number) => `2fa:user-slot:${userId}:${Math.floor(at / USER_LOCK_SLOT)}`
 const challengeAttemptsKey = (challenge: string) => `2fa:challenge:${challenge}`
@@ -113,27 +112,6 @@ export async function hashBackupCode(code: string, secret: string): Promise<stri
 /** The hashes a backup-codes factor keeps, space-separated. */
 // Stryker disable next-line MethodExpression: eq#second-factor-empty-hash
 const hashesOf = (factor: AdapterSecondFactor) => factor.secret.split(' ').filter(Boolean)
-
-/** A user's enrolled factors, or none when the adapter cannot store them. */
-export async function enrolledFactors(adapter: Adapter | undefined, userId: string): Promise<AdapterSecondFactor[]> {
-  if (!adapter?.listSecondFactors) return []
-  return adapter.listSecondFactors(userId)
-}
-
-/**
- * Turns two-step verification off for `userId`: removes their TOTP factor and their backup codes,
- * and gives back how many factors were removed. The one place a second factor is removed (a policy
- * that asks for a recent sign-in wraps this function). The backup codes go first: a removal cut
- * short leaves the user with their authenticator app, never with codes and no app.
- */
-export async function removeSecondFactors(adapter: Adapter | undefined, userId: string): Promise<number> {
-  if (!adapter?.deleteSecondFactor) return 0
-  // Only this user's: an adapter that returned another user's row does not make it theirs to remove.
-  const factors = (await enrolledFactors(adapter, userId)).filter((factor) => factor.userId === userId)
-  const ordered = [...factors.filter((f) => f.type === 'backup-codes'), ...factors.filter((f) => f.type === 'totp')]
-  for (const factor of ordered) await adapter.deleteSecondFactor(factor.id)
-  return ordered.length
-}
 
 /** The result of checking a code. */
 export type CodeCheck =
@@ -256,7 +234,3 @@ export async function spendBackupCode(
   }
 }
 
-/** A random challenge id. */
-export function newChallenge(): string {
-  return randomHex(16)
-}

@@ -6,6 +6,9 @@
  * @module
  */
 import type { RequestContext } from '../http/context.js'
+import type { SensitiveActionName, StepUpDemand } from '../modules.js'
+import type { ResponseInternal } from '../types.js'
+import { recentAuthChallenge, wantsPage } from '../flows/reauthenticate/challenge.js'
 import { currentSession, type CurrentSession } from './current.js'
 import { type Factor, type FactorTimes, factorTimesOfSession, factorTimesOfToken, FACTORS, lastVerified } from './verification.js'
 
@@ -67,4 +70,46 @@ export function factorTimesOf(current: CurrentSession): FactorTimes {
 export async function requestFreshness(ctx: RequestContext, policy: StepUpPolicy): Promise<Freshness> {
   const current = await currentSession(ctx)
   return freshnessOf(current ? factorTimesOf(current) : null, policy, ctx.at)
+}
+
+/**
+ * The verdict on a built-in sensitive action (`undefined` lets the request through): the step-up
+ * module's policy when the configuration names one, else the core's rule ({@link freshSignInDemand}).
+ */
+export function sensitiveActionDemand(ctx: RequestContext, action: SensitiveActionName): Promise<StepUpDemand | undefined> {
+  const module = ctx.config.stepUp
+  return module ? module.demand(ctx, action) : freshSignInDemand(ctx, action)
+}
+
+/**
+ * The verdict on a built-in sensitive action without the step-up module: a factor proven in the
+ * last ten minutes lets it through, anything older is stopped (a copied session cookie must not
+ * be enough to add a passkey or turn a second factor off). `undefined` also when nobody is signed
+ * in (the route answers a signed-out request itself), and for a database session whose adapter
+ * keeps no session details (without `listSessions` no proof time is recorded, as in Auth.js).
+ */
+export async function freshSignInDemand(ctx: RequestContext, action: SensitiveActionName): Promise<StepUpDemand | undefined> {
+  const current = await currentSession(ctx)
+  if (!current) return undefined
+  if (current.strategy === 'database' && typeof ctx.config.adapter?.listSessions !== 'function') return undefined
+  const verdict = freshnessOf(factorTimesOf(current), {}, ctx.at)
+  return verdict.fresh ? undefined : { action, policy: { maxAge: verdict.maxAge, factors: [...verdict.factors] } }
+}
+
+/**
+ * The answer to a stopped action without the step-up module: a fresh sign-in, then back to the
+ * action. A browser navigation is sent to `{basePath}/signin?callbackUrl=<the action>`; a fetch
+ * gets 401 with the same URL (a page's script cannot follow a redirect into a sign-in form).
+ */
+export function freshSignInRequired(ctx: RequestContext, demand: StepUpDemand): ResponseInternal {
+  const action = `${ctx.origin}${ctx.request.url.pathname}${ctx.request.url.search}`
+  const url = `${ctx.authUrl}/signin?${new URLSearchParams({ callbackUrl: action })}`
+  if (wantsPage(ctx.request.headers)) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' }, cookies: ctx.setCookies }
+  const { body, header } = recentAuthChallenge('insufficient_user_authentication', demand.policy.maxAge, demand.policy.factors, url)
+  return {
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
+    body,
+    cookies: ctx.setCookies,
+  }
 }

@@ -1,10 +1,14 @@
 import NextAuth from 'authchart/next'
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
+import { stepUp } from 'authchart/step-up'
 
 // AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
 export const { handlers, auth, signIn, signOut, unstable_update, requireRecentAuth } = NextAuth({
   pages: { signIn: '/login' },
+  // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
+  // answers it on the spot, brought in by its import.
+  stepUp: stepUp(),
   providers: [
     Credentials({
       credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },

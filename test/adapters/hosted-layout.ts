@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAdapter, type Queryable } from '../../adapters/postgres.js'
 import type { AdapterUser } from '../../core/adapters.js'
 import Credentials from '../../providers/credentials.js'
-import { Client, testConfig } from '../fixtures/http.js'
+import { Client, featureConfig } from '../fixtures/http.js'
 import { adapterContract } from './contract.js'
 import { sqlContractDb } from './sql-db.js'
 
@@ -137,7 +137,7 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
     })
 
     it('carries a real sign-in with a database session', async () => {
-      const config = testConfig({
+      const config = featureConfig({
         adapter,
         session: { strategy: 'database' },
         providers: [Credentials({ credentials: { email: {} }, authorize: ({ email }) => ({ email: String(email), name: 'Hosted' }) })],

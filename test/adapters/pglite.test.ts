@@ -7,7 +7,7 @@ import { adapterContract } from './contract.js'
 import { hostedLayoutSuite } from './hosted-layout.js'
 import { sqlContractDb } from './sql-db.js'
 import { CONTINUE, defineExtension } from '../../core/extensions.js'
-import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const db = new PGlite()
 const adapter = PostgresAdapter(db, { tablePrefix: 'authchart' })
@@ -69,7 +69,7 @@ describe('completed sign-in steps on PostgreSQL', () => {
       },
       pages: { welcome: () => ({ title: 'Welcome', html: '<h1>Welcome</h1>' }) },
     })
-    const configOver = (adapter: PostgresAdapter) => testConfig({ adapter, session: { strategy: 'database' }, extensions: [welcome] })
+    const configOver = (adapter: PostgresAdapter) => featureConfig({ adapter, session: { strategy: 'database' }, extensions: [welcome] })
     const client = new Client(configOver(first))
     expect((await client.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)
     const done = await client.send({ path: '/step/signin-completion', body: { csrfToken: await client.csrfToken(), event: 'welcome.done' } })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAuditStore } from '../../adapters/postgres-audit.js'
 import { describeEvent } from '../../core/audit/activity.js'
 import type { AuditEvent, AuditStore } from '../../core/audit/types.js'
-import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, credentialsProvider, ORIGIN, testConfig, featureConfig } from '../fixtures/http.js'
 import { reauthenticateAlice } from './reauthentication.js'
 import { auditTrail } from '../../core/audit.js'
 
@@ -35,7 +35,7 @@ async function signedIn(config: ReturnType<typeof testConfig>, username: string)
 
 describe('the activity page', () => {
   it('lists only the signed-in user\'s own events, newest first, as JSON', async () => {
-    const config = testConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
+    const config = featureConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
     const alice = await signedIn(config, 'alice')
     const mallory = await signedIn(config, 'mallory')
     await alice.signIn({ username: 'alice', password: 'wrong' })
@@ -63,7 +63,7 @@ describe('the activity page', () => {
   })
 
   it('ignores a user named in the query, and answers 401 to a forged or missing session', async () => {
-    const config = testConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
+    const config = featureConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
     await signedIn(config, 'victim')
     const mallory = await signedIn(config, 'mallory2')
     const probing = (await (await mallory.send({ path: '/audit', query: { userId: 'victim', user: 'victim' } })).json()) as { id: string }[]
@@ -79,7 +79,7 @@ describe('the activity page', () => {
   })
 
   it('shows a page to a browser, and sends a signed-out browser to sign in first', async () => {
-    const config = testConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
+    const config = featureConfig({ providers: [everyone], audit: auditTrail({ sink: store }) })
     await (await signedIn(config, 'carol')).signOut()
     const carol = await signedIn(config, 'carol')
     const page = await carol.send({ path: '/audit', headers: HTML })
@@ -100,11 +100,11 @@ describe('the activity page', () => {
   it('drops rows of other users that a store answers, and says so when no store can list events', async () => {
     const theirs = { v: 1, id: 'x', time: new Date().toISOString(), requestId: 'r', kind: 'sign-out', userId: 'someone-else', client: {} } as const
     const leaky: AuditStore = { write: () => {}, listForUser: async () => [theirs] }
-    const config = testConfig({ providers: [everyone], audit: auditTrail({ sink: leaky }) })
+    const config = featureConfig({ providers: [everyone], audit: auditTrail({ sink: leaky }) })
     const dave = await signedIn(config, 'dave')
     expect(await (await dave.send({ path: '/audit' })).json()).toEqual([])
 
-    const none = testConfig({ providers: [everyone], audit: auditTrail({ sink: () => {} }) })
+    const none = featureConfig({ providers: [everyone], audit: auditTrail({ sink: () => {} }) })
     const erin = await signedIn(none, 'erin')
     const refused = await erin.send({ path: '/audit' })
     expect(refused.status).toBe(400)
@@ -112,7 +112,7 @@ describe('the activity page', () => {
   })
 
   it('lists a completed re-authentication once, with the factor and the action, and no sign-in for it', async () => {
-    const config = testConfig({ audit: auditTrail({ sink: store }) })
+    const config = featureConfig({ audit: auditTrail({ sink: store }) })
     const alice = await reauthenticateAlice(config)
     const listed = (await (await alice.send({ path: '/audit' })).json()) as { kind: string; outcome?: string; amr?: string[]; action?: string }[]
     const mine = listed.filter((event) => event.kind === 'reauthenticated')

@@ -8,7 +8,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { hashedAddress, userAgentFamily } from '../../core/audit/client.js'
 import { AUDIT_SCHEMA_VERSION, type AuditEvent, type AuditOptions } from '../../core/audit/types.js'
 import { Auth, setClientAddress } from '../../core/index.js'
-import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig, featureConfig } from '../fixtures/http.js'
 import { ageProof, reauthenticateAlice } from './reauthentication.js'
 import { auditTrail } from '../../core/audit.js'
 
@@ -17,7 +17,7 @@ const good = { username: 'alice', password: 'wonderland' }
 
 function audited(audit: Partial<AuditOptions> = {}, overrides: Parameters<typeof testConfig>[0] = {}) {
   const events: AuditEvent[] = []
-  const config = testConfig({ audit: auditTrail({ sink: (event) => void events.push(event), ...audit }), ...overrides })
+  const config = featureConfig({ audit: auditTrail({ sink: (event) => void events.push(event), ...audit }), ...overrides })
   return { events, config }
 }
 
@@ -212,7 +212,7 @@ describe('audit events of re-authentications', () => {
 
 describe('audit sinks', () => {
   it('does not wait for a sink that hangs beyond the timeout, and logs it', async () => {
-    const config = testConfig({ audit: auditTrail({ sink: () => new Promise<void>(() => {}), timeout: 50 }) })
+    const config = featureConfig({ audit: auditTrail({ sink: () => new Promise<void>(() => {}), timeout: 50 }) })
     const started = performance.now()
     const { response } = await signInFrom(config)
     const elapsed = performance.now() - started
@@ -225,7 +225,7 @@ describe('audit sinks', () => {
   })
 
   it('signs in when a sink throws, and logs its message escaped', async () => {
-    const config = testConfig({
+    const config = featureConfig({
       audit: auditTrail({
         sink: () => {
           throw new Error('disk full\r\n[auth][error] forged line')
@@ -242,7 +242,7 @@ describe('audit sinks', () => {
 
   it('writes to the debug logger as `audit` with the logger sink, and to every sink of a list', async () => {
     const second = vi.fn()
-    const config = testConfig({ audit: auditTrail({ sink: ['logger', second] }) })
+    const config = featureConfig({ audit: auditTrail({ sink: ['logger', second] }) })
     await signInFrom(config)
     const debug = config.logger.debug.mock.calls.filter(([code]) => code === 'audit')
     expect(debug).toHaveLength(1)
@@ -251,7 +251,7 @@ describe('audit sinks', () => {
   })
 
   it('refuses a sink that is neither a function, "logger" nor a store when the config loads', async () => {
-    const config = testConfig({ audit: auditTrail({ sink: 'console' as never }) })
+    const config = featureConfig({ audit: auditTrail({ sink: 'console' as never }) })
     const response = await Auth(authRequest({ path: '/auth/session' }), config)
     expect(response.status).toBe(500)
   })

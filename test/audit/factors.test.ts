@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { totpCode } from '../../core/second-factor/totp.js'
-import { Client, testConfig } from '../fixtures/http.js'
+import { Client, featureConfig } from '../fixtures/http.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 import { auditTrail } from '../../core/audit.js'
 
@@ -18,7 +18,7 @@ describe('audit events of factor changes', () => {
   it('records a second factor enrolled once its code is confirmed, not when it is started', async () => {
     const events: AuditEvent[] = []
     const store = createMemoryStore()
-    const config = testConfig({ adapter: MemoryAdapter(store), audit: auditTrail({ sink: (event) => void events.push(event) }) })
+    const config = featureConfig({ adapter: MemoryAdapter(store), audit: auditTrail({ sink: (event) => void events.push(event) }) })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     events.length = 0

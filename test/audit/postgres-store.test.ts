@@ -12,11 +12,12 @@ import type { Queryable } from '../../adapters/postgres.js'
 import type { AuditEvent, AuditKind } from '../../core/audit/types.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
-import { Client, testConfig } from '../fixtures/http.js'
+import { Client, featureConfig } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 import { reauthenticateAlice } from './reauthentication.js'
 import { auditTrail } from '../../core/audit.js'
+import { stepUp } from '../../core/step-up.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const good = { username: 'alice', password: 'wonderland' }
@@ -24,36 +25,36 @@ const good = { username: 'alice', password: 'wonderland' }
 /** Drives the requests that produce one kind of event, with `audit` in the config. */
 const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> = {
   async flow(audit) {
-    await new Client(testConfig({ audit })).signIn(good)
+    await new Client(featureConfig({ audit })).signIn(good)
   },
   async 'sign-out'(audit) {
-    const client = new Client(testConfig({ audit }))
+    const client = new Client(featureConfig({ audit }))
     await client.signIn(good)
     await client.signOut()
   },
   async 'rate-limited'(audit) {
-    const client = new Client(testConfig({ audit, rateLimit: { credentials: { perIdentifier: 1 } } }))
+    const client = new Client(featureConfig({ audit, rateLimit: { credentials: { perIdentifier: 1 } } }))
     await client.signIn({ username: 'alice', password: 'nope' })
     await client.signIn({ username: 'alice', password: 'nope' })
   },
   async 'account-linked'(audit) {
-    await new Client(testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) })).signIn(good)
+    await new Client(featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) })).signIn(good)
   },
   async 'session-revoked'(audit) {
-    const config = testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
+    const config = featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
     const laptop = new Client(config)
     await laptop.signIn(good)
     await new Client(config).signIn(good)
     await laptop.send({ path: '/sessions', body: { csrfToken: await laptop.csrfToken(), revoke: 'others' } })
   },
   async 'sign-out-everywhere'(audit) {
-    const config = testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
+    const config = featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'database' } })
     const client = new Client(config)
     await client.signIn(good)
     await client.send({ path: '/sessions', body: { csrfToken: await client.csrfToken(), revoke: 'all' } })
   },
   async 'second-factor-enrolled'(audit) {
-    const client = new Client(testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) }))
+    const client = new Client(featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()) }))
     await client.signIn(good)
     await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
     const page = await (await client.send({ path: '/step/totp-enrolment' })).text()
@@ -63,7 +64,7 @@ const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> 
   async 'second-factor-removed'(audit) {
     const client = new Client(
       // The password just proven counts for turning the factor off (the default asks for a recent code).
-      testConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), stepUp: { actions: { 'remove-second-factor': { aal: 1 } } } }),
+      featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), stepUp: stepUp({ actions: { 'remove-second-factor': { aal: 1 } } }) }),
     )
     await client.signIn(good)
     await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken() } })
@@ -73,7 +74,7 @@ const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> 
     await client.send({ path: '/two-factor', body: { csrfToken: await client.csrfToken(), action: 'disable' } })
   },
   async reauthenticated(audit) {
-    await reauthenticateAlice(testConfig({ audit }))
+    await reauthenticateAlice(featureConfig({ audit }))
   },
   async 'passkey-added'(audit) {
     await new PasskeyBrowser(passkeyConfig(createMemoryStore(), { audit })).register({ email: 'grace@example.com' })

@@ -20,7 +20,7 @@ import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { emailSignInFlow } from '../../core/flows/email/flow.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import type { Adapter } from '../../core/shapes.js'
 import type { AuthConfig } from '../../core/types.js'
 import { emailSignInMachine } from '../../machines/email-signin.machine.js'
@@ -30,6 +30,10 @@ import { launchChromium } from '../fixtures/chromium.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 import { send, toWebRequest } from '../fixtures/https-app.js'
 import { auditTrail } from '../../core/audit.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 type Handler = ReturnType<typeof createHandler>
 

@@ -24,6 +24,8 @@ import { OP_ACCOUNT, OP_LOGIN, startOidcProvider, type RunningOidcProvider } fro
 import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
 import { CLIENT_SECRET, opClient } from '../oauth/helpers.js'
 import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 /** Users of the credentials form; `tess` has not accepted the terms yet. */
 const PASSWORDS: Record<string, string> = { alice: 'wonderland', tess: 'terms-first', sam: 'two-browsers', bob: 'backup-plan' }
@@ -48,6 +50,8 @@ beforeAll(async () => {
     })
     return {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       logger,
       adapter: MemoryAdapter(store),

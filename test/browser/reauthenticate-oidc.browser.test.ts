@@ -17,6 +17,8 @@ import { SECRET, spyLogger } from '../fixtures/http.js'
 import { OP_LOGIN, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { CLIENT_SECRET, opClient } from '../oauth/helpers.js'
 import { startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const STRATEGIES = ['jwt', 'database'] as const
 const apps = new Map<string, { app: PageFlowsApp; op: RunningOidcProvider; store: ReturnType<typeof createMemoryStore> }>()
@@ -31,6 +33,8 @@ beforeAll(async () => {
       op = await startOidcProvider({ loginForm: true, clients: [await opClient('client_secret_basic', 'op', { redirect_uris: [`${origin}/auth/callback/op`] })] })
       return {
         secret: SECRET,
+        secondFactor: totp(),
+        stepUp: stepUp(),
         trustHost: true,
         logger: spyLogger(),
         adapter: MemoryAdapter(store),

@@ -15,6 +15,8 @@ import { launchChromium } from '../fixtures/chromium.js'
 import { decode } from '../../core/jwt.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 let app: PageFlowsApp
 let jwtApp: PageFlowsApp
@@ -25,6 +27,8 @@ const USER_ID = 'user-alice'
 
 const appConfig = (memory: typeof store, strategy: 'jwt' | 'database') => ({
   secret: SECRET,
+  secondFactor: totp(),
+  stepUp: stepUp(),
   trustHost: true,
   logger: spyLogger(),
   adapter: MemoryAdapter(memory),

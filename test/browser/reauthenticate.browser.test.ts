@@ -12,6 +12,8 @@ import Credentials from '../../providers/credentials.js'
 import { launchChromium } from '../fixtures/chromium.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 import { signInWithCredentials, startPageFlowsApp, type PageFlowsApp } from './page-flows-app.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 let app: PageFlowsApp
 let browser: Browser
@@ -20,6 +22,8 @@ const store = createMemoryStore()
 beforeAll(async () => {
   app = await startPageFlowsApp(() => ({
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: spyLogger(),
     adapter: MemoryAdapter(store),

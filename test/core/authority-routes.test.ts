@@ -16,7 +16,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import { decode } from '../../core/jwt.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -31,11 +31,15 @@ import {
   victimApp,
   type SessionKind,
 } from '../fixtures/dead-sessions.js'
-import { Client, ORIGIN, testConfig, type CookieJar } from '../fixtures/http.js'
+import { Client, ORIGIN, type CookieJar, featureConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, CLIENT_SECRET, deliverCallback, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { logoutToken } from '../oauth/logout-tokens.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const BOB = { id: 'u-bob', email: 'bob@example.com', name: 'Bob', emailVerified: null }
 const now = () => Math.floor(Date.now() / 1000)
@@ -56,7 +60,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
   const app = victimApp(kind, {
     experimental: { enableWebAuthn: true },
     providers: [
-      ...testConfig().providers,
+      ...featureConfig().providers,
       Passkey(),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
       {

@@ -14,6 +14,7 @@ const TYPE_MODULES = new Set([
   'core/types.ts',
   'core/shapes.ts',
   'core/symbols.ts',
+  'core/modules.ts',
   'core/config/types.ts',
   'core/engine/types.ts',
   'core/engine/trace.ts',

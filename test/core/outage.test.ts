@@ -15,7 +15,7 @@ import { raw } from '../../core/symbols.js'
 import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
 import { readSession } from '../../integrations/shared/auth.js'
-import { authRequest, Client, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 
 const FAST = { ...DEFAULT_AVAILABILITY, adapterTimeout: 50, storeTimeout: 50, retryAfter: 7 }
 const never = () => new Promise<never>(() => {})
@@ -162,7 +162,7 @@ describe('the guarded store and adapter', () => {
 /** A database-session config whose adapter's `getSessionAndUser` is replaced. */
 function databaseConfig(getSessionAndUser: Adapter['getSessionAndUser']) {
   const adapter = MemoryAdapter(createMemoryStore())
-  return testConfig({
+  return featureConfig({
     adapter: { ...adapter, getSessionAndUser },
     session: { strategy: 'database' },
     availability: { adapterTimeout: 50, retryAfter: 7 },
@@ -205,7 +205,7 @@ describe('the answer while a part is down, through Auth', () => {
 
   it('shows a browser the 503 page linking back to the sign-in page with the callback URL', async () => {
     const store: AuthStore = { ...memoryAuthStore(), consume: () => Promise.reject(refused()) }
-    const config = testConfig({ store, availability: { retryAfter: 7 } })
+    const config = featureConfig({ store, availability: { retryAfter: 7 } })
     const client = new Client(config)
     const response = await client.signIn({ username: 'alice', password: 'wonderland' }, { callbackUrl: `${ORIGIN}/dashboard` })
     expect(response.status).toBe(503)
@@ -219,7 +219,7 @@ describe('the answer while a part is down, through Auth', () => {
 
   it('gives a client that asked for the redirect as JSON the sign-in page with error=ServiceUnavailable', async () => {
     const store: AuthStore = { ...memoryAuthStore(), consume: () => Promise.reject(refused()) }
-    const config = testConfig({ store })
+    const config = featureConfig({ store })
     const client = new Client(config)
     const csrfToken = await client.csrfToken()
     const response = await client.send({
@@ -233,7 +233,7 @@ describe('the answer while a part is down, through Auth', () => {
 
   it('lets a credentials attempt through uncounted when its limit fails open, with a warning', async () => {
     const store: AuthStore = { ...memoryAuthStore(), consume: () => Promise.reject(refused()) }
-    const config = testConfig({ store, rateLimit: { credentials: { failOpen: true } } })
+    const config = featureConfig({ store, rateLimit: { credentials: { failOpen: true } } })
     const response = await new Client(config).signIn({ username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(config.logger.warn).toHaveBeenCalledWith('rate-limit-unchecked')
@@ -247,7 +247,7 @@ describe('the answer while a part is down, through Auth', () => {
   })
 
   it('needs no part for the providers, a CSRF token, or a JWT session without a store', async () => {
-    const config = { secret: SECRET, trustHost: true, logger: spyLogger(), providers: testConfig().providers } as AuthConfig
+    const config = { secret: SECRET, trustHost: true, logger: spyLogger(), providers: featureConfig().providers } as AuthConfig
     const client = new Client(config)
     expect((await client.send({ path: '/providers' })).status).toBe(200)
     await client.signIn({ username: 'alice', password: 'wonderland' })

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { credentialsSignInForm } from '../../core/flows/credentials/page.js'
 import { emailSignInForm } from '../../core/flows/email/page.js'
-import { loadFlowModule } from '../../core/flows/kinds.js'
+import { webauthnModule } from '../../core/flows/webauthn/index.js'
 import { oauthSignInForm } from '../../core/flows/oauth/page.js'
 import { webauthnSignInForm } from '../../core/flows/webauthn/page.js'
 import {
@@ -17,7 +17,7 @@ import {
 } from '../../core/pages/index.js'
 
 // The passkey form comes with the WebAuthn flow, which the handler loads before a request needs it.
-beforeAll(() => loadFlowModule('webauthn'))
+beforeAll(() => webauthnModule.load!())
 
 const theme: PageTheme = { colorScheme: 'auto', logo: '', brandColor: '', buttonText: '' }
 const url = new URL('https://app.test/auth/error')

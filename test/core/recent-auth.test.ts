@@ -3,7 +3,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { requireRecentAuth } from '../../core/index.js'
 import { encode } from '../../core/jwt.js'
 import { freshnessOf } from '../../core/session/freshness.js'
-import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const now = () => Math.floor(Date.now() / 1000)
@@ -41,7 +41,7 @@ describe('freshness of a session under a step-up policy', () => {
 
 describe('requireRecentAuth', () => {
   it('lets a request through right after a sign-in (a fresh sign-in is a fresh proof)', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const result = await requireRecentAuth(appRequest(client.jar.get(SESSION_COOKIE)), config, { maxAge: 60 })
@@ -49,7 +49,7 @@ describe('requireRecentAuth', () => {
   })
 
   it('answers a fetch with an old proof with 401, WWW-Authenticate detail and the URL to open', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const token = await sealed({ fva: { pwd: now() - 3600 } })
     const result = await requireRecentAuth(appRequest(token, { accept: 'application/json' }), config, { maxAge: 300 })
     expect(result).toBeInstanceOf(Response)
@@ -63,7 +63,7 @@ describe('requireRecentAuth', () => {
   })
 
   it('sends a page request with an old proof to prove a factor again, back to where it was going', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const token = await sealed({ fva: { pwd: now() - 3600 } })
     const response = (await requireRecentAuth(appRequest(token, { 'sec-fetch-mode': 'navigate', accept: 'text/html' }), config)) as Response
     expect(response.status).toBe(303)
@@ -73,7 +73,7 @@ describe('requireRecentAuth', () => {
   })
 
   it('asks an Auth.js token (no fva, no auth_time) for a proof, and a signed-out request to sign in', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const legacy = (await requireRecentAuth(appRequest(await sealed({})), config)) as Response
     expect(legacy.status).toBe(401)
     expect(await legacy.json()).toMatchObject({ error: 'insufficient_user_authentication' })
@@ -83,7 +83,7 @@ describe('requireRecentAuth', () => {
   })
 
   it('refuses a password session where the policy asks for a second factor', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const token = await sealed({ fva: { pwd: now() } })
     expect(((await requireRecentAuth(appRequest(token), config, { aal: 2 })) as Response).status).toBe(401)
     const stronger = await sealed({ fva: { pwd: now(), otp: now() } })
@@ -91,7 +91,7 @@ describe('requireRecentAuth', () => {
   })
 
   it('counts a session the authority refuses (past its absolute lifetime) as signed out, whatever its fva says', async () => {
-    const config = testConfig({ session: { absoluteMaxAge: 60 } })
+    const config = featureConfig({ session: { absoluteMaxAge: 60 } })
     const token = await sealed({ auth_time: now() - 120, fva: { pwd: now() } })
     const response = (await requireRecentAuth(appRequest(token), config)) as Response
     expect(await response.json()).toMatchObject({ error: 'login_required' })
@@ -99,7 +99,7 @@ describe('requireRecentAuth', () => {
 
   it('reads a database session through its row: fresh after sign-in, stale once its fva is old', async () => {
     const store = createMemoryStore()
-    const config = testConfig({ adapter: MemoryAdapter(store) })
+    const config = featureConfig({ adapter: MemoryAdapter(store) })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const token = client.jar.get(SESSION_COOKIE)!

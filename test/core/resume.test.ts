@@ -10,9 +10,13 @@ import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { FlowStateError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import { authRequest, CookieJar, ORIGIN, setCookie, testConfig } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const toSecondStep = (): FlowOutcome => ({ type: 'redirect', url: `${ORIGIN}/second-step` })
 const toDone = ({ context }: { context: { user: string } }): FlowOutcome => ({

@@ -29,7 +29,7 @@ import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { endProviderSessions } from '../../core/flows/logout/flow.js'
 import { storedRow, VICTIM, VICTIM_PROVIDER_SESSION } from '../fixtures/dead-sessions.js'
-import { Client, credentialsProvider, setCookie, testConfig } from '../fixtures/http.js'
+import { Client, credentialsProvider, setCookie, testConfig, featureConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const CACHE_COOKIE = '__Secure-authjs.session-cache'
@@ -55,7 +55,7 @@ function countingAdapter(store: MemoryStore) {
 
 function app(session: Record<string, unknown> = {}, extra: Partial<AuthConfig> = {}, rows = createMemoryStore()) {
   const counting = countingAdapter(rows)
-  const config = testConfig({
+  const config = featureConfig({
     adapter: counting.adapter,
     providers: [
       credentialsProvider((c) =>
@@ -442,7 +442,7 @@ describe('the cache entry (unit)', () => {
     const value = await minted(config, 'token-1')
     const tampered = value.slice(0, -3) + (value.endsWith('A') ? 'BBB' : 'AAA')
     expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: tampered }), 'token-1')).toBeNull()
-    const other = await minted(testConfig({ ...config, secret: 'another-secret-that-is-long-enough-0123456789' }), 'token-1')
+    const other = await minted(featureConfig({ ...config, secret: 'another-secret-that-is-long-enough-0123456789' }), 'token-1')
     expect(await readSessionCache(contextOf(config, { [CACHE_COOKIE]: other }), 'token-1')).toBeNull()
   })
 
@@ -486,7 +486,7 @@ describe('the cache entry (unit)', () => {
     const store = memoryAuthStore()
     const { config } = app({}, { store })
     const value = await minted(config, 'token-1')
-    const rotated = testConfig({ ...config, secret: ['a-new-secret-that-is-long-enough-for-hkdf-0123456789', config.secret as string] })
+    const rotated = featureConfig({ ...config, secret: ['a-new-secret-that-is-long-enough-for-hkdf-0123456789', config.secret as string] })
     expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).not.toBeNull()
     await revokeCachedSessionsOf(assertConfig(rotated), 'bob', T0 / 1000)
     expect(await readSessionCache(contextOf(rotated, { [CACHE_COOKIE]: value }), 'token-1')).toBeNull()
@@ -862,7 +862,7 @@ describe('the session cache and the authority (core/session/current.ts)', () => 
 
 describe('session.cache with JWT sessions', () => {
   const jwtApp = (session: Record<string, unknown>, extra: Partial<AuthConfig> = {}) =>
-    testConfig({ providers: [credentialsProvider()], session: session as AuthConfig['session'], ...extra })
+    featureConfig({ providers: [credentialsProvider()], session: session as AuthConfig['session'], ...extra })
   const warned = (config: ReturnType<typeof testConfig>) =>
     config.logger.warn.mock.calls.filter(([code]) => code === 'session-cache-ignored').length
 

@@ -12,6 +12,8 @@ import type { AuthConfig } from '../../core/types.js'
 import Email from '../../providers/email.js'
 import type { EmailUserConfig } from '../../providers/email.js'
 import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 /** The messages a test config "sent". */
 export type Outbox = SendVerificationRequestParams[]
@@ -29,6 +31,8 @@ export function emailConfig(
   const adapter = MemoryAdapter(store)
   const config = {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: spyLogger(),
     adapter,

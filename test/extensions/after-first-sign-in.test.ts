@@ -15,6 +15,8 @@ import Email from '../../providers/email.js'
 import type { SendVerificationRequestParams } from '../../core/email/provider.js'
 import { EmailClient } from '../email/helpers.js'
 import { ALICE, credentialsProvider, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -27,6 +29,8 @@ function setup(options: { at?: 'afterFirstSignIn' | 'beforeSession'; adapter?: (
   const logger = spyLogger()
   const config = {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger,
     adapter: options.adapter ? options.adapter(memory) : memory,

@@ -14,8 +14,11 @@ import { CONTINUE, defineExtension, type ExtensionEnv, type ExtensionPoint, type
 import { stepForm } from '../../core/pages/steps.js'
 import type { AuthConfig } from '../../core/types.js'
 import { flowMachines } from '../../machines/index.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 import { refusal } from './helpers.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
+import Passkey from '../../providers/passkey.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -41,14 +44,14 @@ function noting(id: string, at: ExtensionPoint, ran: string[]): FlowExtension {
 describe('several extensions at one point', () => {
   it.each(['afterFirstFactor', 'beforeSession'] as const)('run in the order of the array at %s, then the sign-in goes on', async (at) => {
     const ran: string[] = []
-    const client = new Client(testConfig({ extensions: [noting('first', at, ran), noting('second', at, ran), noting('third', at, ran)] }))
+    const client = new Client(featureConfig({ extensions: [noting('first', at, ran), noting('second', at, ran), noting('third', at, ran)] }))
     const response = await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(ORIGIN)
     expect(ran).toEqual(['first', 'second', 'third'])
     expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
 
     ran.length = 0
-    await new Client(testConfig({ extensions: [noting('third', at, ran), noting('first', at, ran)] })).signIn({ username: 'alice', password: 'wonderland' })
+    await new Client(featureConfig({ extensions: [noting('third', at, ran), noting('first', at, ran)] })).signIn({ username: 'alice', password: 'wonderland' })
     expect(ran).toEqual(['third', 'first'])
   })
 
@@ -61,7 +64,7 @@ describe('several extensions at one point', () => {
       noting('later', 'beforeSession', ran),
       noting('twice', 'afterFirstSignIn', ran),
     ]
-    const client = new Client(testConfig({ extensions }))
+    const client = new Client(featureConfig({ extensions }))
     await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(ran).toEqual(['early', 'once', 'twice', 'late', 'later'])
     expect(client.jar.get(SESSION_COOKIE)).toBeDefined()
@@ -72,6 +75,8 @@ describe('several extensions at one point', () => {
     const adapter = MemoryAdapter(createMemoryStore())
     const config = {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       logger: spyLogger(),
       adapter,
@@ -112,7 +117,7 @@ describe('a waiting state without meta.outcome', () => {
       actions: { rememberNickname: assign({ nickname: ({ event }: { event: { nickname?: string } }) => event.nickname ?? null }) },
       pages: { nickname: (view) => ({ title: 'Nickname', html: stepForm(view, '<input name="nickname">', 'Go on') }) },
     })
-    const client = new Client(testConfig({ extensions: [asking] }))
+    const client = new Client(featureConfig({ extensions: [asking] }))
     const signIn = await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(signIn.headers.get('location')).toBe(STEP_PAGE)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
@@ -167,25 +172,36 @@ describe('names two extensions share are refused at load, naming both', () => {
   })
 
   it('the same names in one extension, or none shared, are accepted', () => {
-    expect(() => assertConfig(testConfig({ extensions: [base('a', { guards: guard }), base('b')] }))).not.toThrow()
+    expect(() => assertConfig(featureConfig({ extensions: [base('a', { guards: guard }), base('b')] }))).not.toThrow()
   })
 })
 
 describe('the test kit\'s flowMachine', () => {
   const FLOWS = ['session', 'credentials-signin', 'oauth-signin', 'email-signin', 'webauthn-signin', 'signin-completion', 'totp-enrolment', 'logout', 'reauthenticate']
 
+  // Every flow: the features' too (the second factor, step-up, and WebAuthn with its preset).
+  const everyFeature = () =>
+    featureConfig({
+      adapter: MemoryAdapter(createMemoryStore()),
+      experimental: { enableWebAuthn: true },
+      providers: [credentialsProvider(), Passkey()],
+    })
+
   it.each(FLOWS)('returns the chart Auth runs for "%s"', (id) => {
-    expect(flowMachine(testConfig(), id).id).toBe(id)
+    expect(flowMachine(everyFeature(), id).id).toBe(id)
   })
 
   it('knows every built-in flow, and says which when asked for another', () => {
     expect(flowMachines.map((machine) => machine.id).sort()).toEqual([...FLOWS].sort())
-    expect(() => flowMachine(testConfig(), 'magic-number')).toThrow(`no flow "magic-number": one of ${flowMachines.map((m) => m.id).join(', ')}`)
+    const config = everyFeature()
+    const configured = assertConfig(config).flows.map((flow) => flow.id)
+    expect([...configured].sort()).toEqual([...FLOWS].sort())
+    expect(() => flowMachine(config, 'magic-number')).toThrow(`no flow "magic-number": one of ${configured.join(', ')}`)
   })
 
   it('returns the sign-in completion with the config\'s extensions, chained', () => {
     const ran: string[] = []
-    const machine = flowMachine(testConfig({ extensions: [noting('one', 'beforeSession', ran), noting('two', 'beforeSession', ran)] }), 'signin-completion')
+    const machine = flowMachine(featureConfig({ extensions: [noting('one', 'beforeSession', ran), noting('two', 'beforeSession', ran)] }), 'signin-completion')
     expect(Object.keys(machine.states)).toEqual(expect.arrayContaining(['notingone', 'notingtwo']))
     expect(machine.states.notingone!.on['noteone.done']![0]!.target![0]!.key).toBe('notingtwo')
     expect(machine.states.notingtwo!.on['notetwo.done']![0]!.target![0]!.key).toBe('preparingSession')
@@ -204,7 +220,7 @@ describe('the extended sign-in completion', () => {
       },
       enumerable: true,
     })
-    const config = testConfig({ extensions: [counted] })
+    const config = featureConfig({ extensions: [counted] })
     const resolved = assertConfig(config)
     const atLoad = builds
     expect(atLoad).toBeGreaterThan(0)

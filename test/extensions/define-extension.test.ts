@@ -11,7 +11,7 @@ import { assign } from 'xstate'
 import { assertConfig } from '../../core/index.js'
 import { CONTINUE, DENY, defineExtension, denyBecause, fail, runs, waitsFor, type FlowExtension } from '../../core/extensions.js'
 import { stepForm } from '../../core/pages/steps.js'
-import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP = '/step/signin-completion'
@@ -55,7 +55,7 @@ async function answerYear(client: Client, year: string): Promise<Response> {
 describe('an extension written with runs, waitsFor and an effect that answers with its output', () => {
   it('waits on its page, runs its effect and goes on', async () => {
     const recorded: number[] = []
-    const client = new Client(testConfig({ extensions: [ageCheck((year) => void recorded.push(year))] }))
+    const client = new Client(featureConfig({ extensions: [ageCheck((year) => void recorded.push(year))] }))
     expect((await client.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
     expect(await (await client.send({ path: STEP })).text()).toContain('name="year"')
     expect((await answerYear(client, '1990')).headers.get('location')).toBe(ORIGIN)
@@ -64,14 +64,14 @@ describe('an extension written with runs, waitsFor and an effect that answers wi
   })
 
   it('refuses with the reason its effect failed for', async () => {
-    const client = new Client(testConfig({ extensions: [ageCheck(() => {})] }))
+    const client = new Client(featureConfig({ extensions: [ageCheck(() => {})] }))
     await client.signIn({ username: 'alice', password: 'wonderland' })
     expect((await answerYear(client, '2015')).headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=age.too-young`)
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
   })
 
   it('ends the sign-in on its failure transition when its effect throws, the error logged', async () => {
-    const config = testConfig({
+    const config = featureConfig({
       extensions: [
         ageCheck(() => {
           throw new Error('the database is down')
@@ -116,7 +116,7 @@ describe('an extension written with runs, waitsFor and an effect that answers wi
         },
       },
     })
-    const client = new Client(testConfig({ extensions: [longForm] }))
+    const client = new Client(featureConfig({ extensions: [longForm] }))
     expect((await client.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(ORIGIN)
     expect(ran).toEqual(['check'])
   })
@@ -158,7 +158,7 @@ describe('defineExtension types', () => {
       }),
     ]
     // Each would be refused at load too: the types catch them before.
-    for (const mistake of mistakes) expect(() => assertConfig(testConfig({ extensions: [mistake] }))).toThrow()
+    for (const mistake of mistakes) expect(() => assertConfig(featureConfig({ extensions: [mistake] }))).toThrow()
   })
 
   it('types its effects\' context from its schema: a mistake only the types can catch', () => {
@@ -175,6 +175,6 @@ describe('defineExtension types', () => {
         },
       },
     })
-    expect(() => assertConfig(testConfig({ extensions: [misread] }))).not.toThrow()
+    expect(() => assertConfig(featureConfig({ extensions: [misread] }))).not.toThrow()
   })
 })

@@ -15,13 +15,17 @@ import { sealFactorSecret } from '../../core/second-factor/index.js'
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import { decode, encode } from '../../core/jwt.js'
 import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig } from '../../core/types.js'
-import { authRequest, Client, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 import { refusal } from './helpers.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 
@@ -95,7 +99,7 @@ describe('an extension is refused when the config is loaded', () => {
   })
 
   it('answers every request with the Configuration error while the config is unsafe', async () => {
-    const config = testConfig({ extensions: [extension({ states: { checking: { type: 'final' } } as never })] })
+    const config = featureConfig({ extensions: [extension({ states: { checking: { type: 'final' } } as never })] })
     const response = await Auth(authRequest({ path: '/auth/session' }), config)
     expect(response.status).toBe(500)
     expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ name: 'ConfigError' }))
@@ -110,7 +114,7 @@ describe('a refusal with a reason', () => {
     })
 
   it('redirects with the extension id and reason as the code, and the page says it in the extension\'s words', async () => {
-    const config = testConfig({ extensions: [refusing({ 'too-young': 'You must be 18 or older to sign in here.' })] })
+    const config = featureConfig({ extensions: [refusing({ 'too-young': 'You must be 18 or older to sign in here.' })] })
     const client = new Client(config)
     const response = await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied&code=check.too-young`)
@@ -123,7 +127,7 @@ describe('a refusal with a reason', () => {
   })
 
   it('keeps Auth.js\'s AccessDenied page for a code no extension explains', async () => {
-    const client = new Client(testConfig({ extensions: [refusing()] }))
+    const client = new Client(featureConfig({ extensions: [refusing()] }))
     for (const code of ['check.too-young', 'check.toString', 'other.declined', 'toString', '']) {
       const html = await (await client.send({ path: '/error', query: { error: 'AccessDenied', code } })).text()
       expect(html, code).toContain('<h1>Access Denied</h1>')
@@ -160,7 +164,7 @@ describe('an extension cannot write the session or the core context', () => {
       leaving({ actions: 'rememberSecondFactor' }),
     ]
     for (const probe of probes) {
-      const config = testConfig({ extensions: [probe] })
+      const config = featureConfig({ extensions: [probe] })
       const client = new Client(config)
       const response = await client.signIn({ username: 'alice', password: 'wonderland' })
       const token = client.jar.get(SESSION_COOKIE)
@@ -201,7 +205,7 @@ describe('an extension cannot write the session or the core context', () => {
         },
       },
     })
-    const config = testConfig({ adapter, extensions: [minting] })
+    const config = featureConfig({ adapter, extensions: [minting] })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined()
@@ -248,7 +252,7 @@ describe('an extension cannot write the session or the core context', () => {
       } as never,
       initial: 'asking',
     })
-    expect(() => assertConfig(testConfig({ extensions: [own] }))).not.toThrow()
+    expect(() => assertConfig(featureConfig({ extensions: [own] }))).not.toThrow()
   })
 })
 
@@ -274,7 +278,7 @@ describe('the engine accepts a session only from the completion\'s issuing state
       ...routes.filter((r) => r.action !== 'providers'),
       { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.go', at: ctx.at }) } },
     ]
-    const config = testConfig()
+    const config = featureConfig()
     const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
@@ -298,7 +302,7 @@ describe('the engine accepts a session only from the completion\'s issuing state
       ...routes.filter((r) => r.action !== 'providers'),
       { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.go', at: ctx.at }) } },
     ]
-    const config = testConfig()
+    const config = featureConfig()
     const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
     expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
     expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ code: 'ERR_FLOW_SESSION_REFUSED' }))
@@ -311,7 +315,7 @@ describe('the terms step', () => {
   function setup(version = '2026-01') {
     const store = createMemoryStore()
     const accepted = new Map<string, string>()
-    const config = testConfig({
+    const config = featureConfig({
       adapter: MemoryAdapter(store),
       extensions: [
         termsExtension({
@@ -351,7 +355,7 @@ describe('the terms step', () => {
     const client = new Client(first.config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     await accept(client)
-    const next = testConfig({ ...first.config, extensions: [termsExtension({ version: '2026-06', html: '<p>New.</p>', acceptedVersion: (id) => first.accepted.get(id) ?? null, recordAcceptance: () => {} })] })
+    const next = featureConfig({ ...first.config, extensions: [termsExtension({ version: '2026-06', html: '<p>New.</p>', acceptedVersion: (id) => first.accepted.get(id) ?? null, recordAcceptance: () => {} })] })
     const later = new Client(next)
     const response = await later.signIn({ username: 'alice', password: 'wonderland' })
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/step/signin-completion`)

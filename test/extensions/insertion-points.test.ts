@@ -27,6 +27,8 @@ import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.j
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { termsExtension } from 'authchart/extensions/terms'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const STEP_PAGE = `${ORIGIN}/auth/step/signin-completion`
@@ -127,6 +129,8 @@ function deploy(way: WayIn, at: ExtensionPoint): Deployment {
   const authenticator = new SoftwareAuthenticator(ORIGIN)
   const config = {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: spyLogger(),
     adapter: MemoryAdapter(store),
@@ -225,6 +229,8 @@ describe('the terms step', () => {
     const accepted = new Map<string, string>()
     const config = {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       logger: spyLogger(),
       adapter: MemoryAdapter(createMemoryStore()),

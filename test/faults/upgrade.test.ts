@@ -13,10 +13,14 @@ import { defineFlow, type FlowMigration } from '../../core/engine/flow.js'
 import { emailSignInFlow } from '../../core/flows/email/flow.js'
 import { lazyFlow } from '../../core/flows/kinds.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import type { AuthConfig } from '../../core/types.js'
 import { emailConfig, EmailClient } from '../email/helpers.js'
 import { authRequest, ORIGIN, setCookie } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const FLOW_COOKIE = '__Secure-authchart.flow.email-signin'
 const SESSION_COOKIE = '__Secure-authjs.session-token'

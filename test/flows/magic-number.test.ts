@@ -13,7 +13,7 @@ import type { AuthConfig } from '../../core/types.js'
 import { secondFactorGateViolations } from '../../machines/checks.js'
 import { describeFlowModel, flowMachine } from '../../testing/index.js'
 import { diagram } from '../../visualizations/flows.js'
-import { authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, CookieJar, ORIGIN, SECRET, setCookie, spyLogger, featureConfig } from '../fixtures/http.js'
 import { MagicNumber, magicNumberFlow, THE_NUMBER } from '../fixtures/magic-number/index.js'
 import { flowInspector } from '../../core/inspector.js'
 
@@ -21,7 +21,7 @@ const SESSION_COOKIE = '__Secure-authjs.session-token'
 
 /** A configuration with the magic number beside the password. */
 function magicConfig(overrides: Partial<AuthConfig> = {}) {
-  return testConfig({ providers: [...testConfig().providers, MagicNumber()], flows: [magicNumberFlow], ...overrides })
+  return featureConfig({ providers: [...featureConfig().providers, MagicNumber()], flows: [magicNumberFlow], ...overrides })
 }
 
 async function postNumber(client: Client, userId: string, number: string): Promise<Response> {
@@ -30,7 +30,7 @@ async function postNumber(client: Client, userId: string, number: string): Promi
 
 describe('a first factor registered by its module alone', () => {
   it('is refused as a provider type without its flow, and accepted with it', async () => {
-    const without = testConfig({ providers: [MagicNumber()] })
+    const without = featureConfig({ providers: [MagicNumber()] })
     const refused = await Auth(authRequest({ path: '/auth/providers' }), without)
     expect(refused.status).toBe(500)
     expect(without.logger.error).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('no flow serves providers of type "magic-number"') }))

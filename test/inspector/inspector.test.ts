@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Auth } from '../../core/index.js'
 import type { FlowTrace } from '../../core/engine/trace.js'
 import { decode } from '../../core/jwt.js'
-import { authRequest, Client, SECRET, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, SECRET, featureConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, CLIENT_SECRET, opClient, startSignIn, deliverCallback } from '../oauth/helpers.js'
 import { visitProvider } from '../fixtures/oidc-provider.js'
@@ -31,13 +31,13 @@ const inspectorPage = (config: object) =>
 
 describe('the flow inspector', () => {
   it('is off unless enabled: the path is not an action', async () => {
-    const response = await inspectorPage(testConfig())
+    const response = await inspectorPage(featureConfig())
     expect(response.status).toBe(400)
   })
 
   it('is refused in production even when enabled, with a warning', async () => {
     process.env.NODE_ENV = 'production'
-    const config = testConfig({ inspector: flowInspector() })
+    const config = featureConfig({ inspector: flowInspector() })
     const response = await inspectorPage(config)
     expect(response.status).toBe(404)
     expect(await response.text()).toBe('')
@@ -45,7 +45,7 @@ describe('the flow inspector', () => {
   })
 
   it("shows each configured flow's chart and highlights the transitions requests took, with counts", async () => {
-    const config = testConfig({ inspector: flowInspector() })
+    const config = featureConfig({ inspector: flowInspector() })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     await client.signIn({ username: 'alice', password: 'wrong' })
@@ -66,11 +66,11 @@ describe('the flow inspector', () => {
 
   it('never shows a secret, token or cookie value, in the page or in a trace', async () => {
     const traces: FlowTrace[] = []
-    const config = testConfig({
+    const config = featureConfig({
       inspector: flowInspector({ traces: 100 }),
       inspect: (trace) => traces.push(trace),
       providers: [
-        ...testConfig().providers,
+        ...featureConfig().providers,
         appProvider(op.issuer, 'client_secret_post', 'op', { checks: ['pkce', 'state', 'nonce'], refreshTokens: true }),
       ] as never,
     })

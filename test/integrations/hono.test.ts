@@ -8,6 +8,8 @@ import { Hono } from 'hono'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { authHandler, initAuthConfig, requireRecentAuth, verifyAuth, type AuthConfig } from '../../integrations/hono/index.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const HOST = 'app.example:8443'
 
@@ -25,6 +27,8 @@ function appWith(config: AuthConfig, mount = '/api/auth/*') {
 
 const config = (overrides: Partial<AuthConfig> = {}): AuthConfig => ({
   secret: SECRET,
+  secondFactor: totp(),
+  stepUp: stepUp(),
   trustHost: true,
   logger: spyLogger(),
   providers: [credentialsProvider()],

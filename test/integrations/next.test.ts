@@ -10,12 +10,13 @@ import { NextRequest } from 'next/server.js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import NextAuth, { type NextAuthConfig } from '../../integrations/next/index.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+import { stepUp } from '../../core/step-up.js'
 
 const NEXT_URL = 'http://localhost:3000'
 const HOST = 'app.example:8443'
 
 function config(overrides: Partial<NextAuthConfig> = {}): NextAuthConfig {
-  return { secret: SECRET, trustHost: true, logger: spyLogger(), providers: [credentialsProvider()], ...overrides }
+  return { secret: SECRET, trustHost: true, logger: spyLogger(), providers: [credentialsProvider()], stepUp: stepUp(), ...overrides }
 }
 
 const request = (path: string, headers: Record<string, string> = {}) =>

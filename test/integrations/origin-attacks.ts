@@ -13,6 +13,8 @@ import { encode } from '../../core/jwt.js'
 import OAuth from '../../providers/oauth.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 /**
  * A config for the suite: credentials, and an OAuth provider `op` whose endpoints are never
@@ -21,6 +23,8 @@ import { cookieHeader, rawRequest } from '../fixtures/raw-http.js'
 export function attackTargetConfig(options: { listHosts?: boolean } = {}) {
   return {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     // Listed: only the loopback host the tests' servers listen on (any port); a forged Host is refused.
     trustHost: options.listHosts ? ['127.0.0.1'] : (true as boolean | string[]),
     logger: spyLogger(),

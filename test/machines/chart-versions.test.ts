@@ -23,7 +23,7 @@ import { sessionFlow } from '../../core/flows/session/flow.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js'
 import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
-import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
+import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
 

@@ -31,6 +31,8 @@ import type { ExpectedCookie, ExpectedResponse, ModelStep } from '../../testing/
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { PasskeyBrowser, seedPasskeyUser } from '../webauthn/helpers.js'
 import { freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, UUID, type ModelDriver, type ModelEvent } from './harness.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const op = await startOidcProvider({ clients: [await opClient('client_secret_basic', 'op')] })
 afterAll(() => op.close())
@@ -210,6 +212,8 @@ export function configFor(world: World, inspect: AuthConfig['inspect'], extensio
     ...(extensions.length > 0 ? { extensions } : {}),
     ...(passkeys ? { experimental: { enableWebAuthn: true } } : {}),
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: world.logger,
     inspect,

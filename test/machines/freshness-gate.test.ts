@@ -7,13 +7,17 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMachine, type AnyStateMachine } from 'xstate'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import type { RequestContext } from '../../core/http/context.js'
 import { SENSITIVE_ACTIONS } from '../../core/flows/reauthenticate/policy.js'
 import { freshnessGateViolations, reauthenticationViolations } from '../../machines/checks.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
 import { builtInMachines } from '../../visualizations/flows.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 /** `machine` with one state's transitions replaced. */
 function edited(machine: AnyStateMachine, state: string, on: Record<string, unknown>): AnyStateMachine {

@@ -17,7 +17,7 @@ import { defineFlow } from '../../core/engine/flow.js'
 import { createHandler } from '../../core/auth.js'
 import { RequestError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/http/context.js'
-import { handoffs, routes, type FlowBinding, type Route } from '../../core/http/routes.js'
+import { routesOf, handoffs, type FlowBinding, type Route } from '../../core/http/routes.js'
 import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
@@ -26,7 +26,11 @@ import { secondFactorGateViolations } from '../../machines/checks.js'
 import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import { builtInMachines } from '../../visualizations/flows.js'
-import { authRequest, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const STEP = `${ORIGIN}/auth/step/signin-completion`
 
@@ -111,7 +115,7 @@ describe('the gate at run time', () => {
       ...routes.filter((r) => r.action !== 'providers'),
       { method: 'GET', action: 'providers', provider: 'none', serve: { flow, params: object() as never, toEvent: (ctx) => ({ type: 'rogue.submit', at: ctx.at }) } },
     ]
-    const config = testConfig()
+    const config = featureConfig()
     const response = await createHandler(table)(authRequest({ path: '/auth/providers' }), config)
     expect(response.headers.get('location')).toBe('https://authchart.test/auth/error?error=Configuration')
     expect(response.headers.getSetCookie().some((c) => c.includes('session-token'))).toBe(false)
@@ -148,7 +152,7 @@ const oauthWithoutDiscovery = () =>
 
 /** A configuration with a provider of every kind and a step at every insertion point. */
 function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
-  return testConfig({
+  return featureConfig({
     adapter: MemoryAdapter(createMemoryStore()),
     experimental: { enableWebAuthn: true },
     providers: [

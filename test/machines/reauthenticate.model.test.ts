@@ -18,7 +18,7 @@ import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import Passkey from '../../providers/passkey.js'
 import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { seedPasskeyUser } from '../webauthn/helpers.js'
-import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, CookieJar, credentialsProvider, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
 import { describeModel, freezeClock, takeLoggedErrors, type ModelDriver } from './harness.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider } from '../fixtures/oidc-provider.js'
 import { CALLBACK_BASE, appProvider, opClient } from '../oauth/helpers.js'
@@ -62,7 +62,7 @@ interface World {
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
-  world.config ??= testConfig({
+  world.config ??= featureConfig({
     session: { strategy: 'database' },
     experimental: { enableWebAuthn: true },
     providers: [

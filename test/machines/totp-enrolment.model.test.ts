@@ -11,8 +11,9 @@ import { Auth } from '../../core/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
-import { authRequest, CookieJar, ORIGIN, spyLogger, testConfig } from '../fixtures/http.js'
+import { authRequest, CookieJar, ORIGIN, spyLogger, featureConfig } from '../fixtures/http.js'
 import { describeModel, freezeClock, httpDate, JWE, SECURE_ATTRIBUTES, takeLoggedErrors, type ModelDriver } from './harness.js'
+import { stepUp } from '../../core/step-up.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const ENROLMENT_COOKIE = '__Secure-authchart.flow.totp-enrolment'
@@ -95,11 +96,11 @@ interface World {
 
 function configFor(world: World, inspect: AuthConfig['inspect']): AuthConfig {
   const memory = MemoryAdapter(world.store)
-  world.config ??= testConfig({
+  world.config ??= featureConfig({
     // This world's user signs in with the password alone: with a factor already enrolled, the
     // default policy would ask for that factor first; this world refuses the enrolment for the
     // factor itself, so its policy accepts the password.
-    ...(world.enrolled ? { stepUp: { actions: { 'enrol-second-factor': { aal: 1 as const } } } } : {}),
+    ...(world.enrolled ? { stepUp: stepUp({ actions: { 'enrol-second-factor': { aal: 1 as const } } }) } : {}),
     adapter: {
       ...memory,
       async listSecondFactors(userId) {

@@ -12,7 +12,7 @@ import { CONTINUE, DENY, defineExtension, runs, waitsFor, type FlowExtension } f
 import { totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { ISSUER, signInAt, standIn, standInProvider } from './oauth-standin.js'
 
 const STEP = '/step/signin-completion'
@@ -23,7 +23,7 @@ const PROVIDER_SID = 'op-session-1'
 function app(overrides: Partial<AuthConfig> = {}, store: MemoryStore = createMemoryStore()) {
   const op = standIn()
   op.behaviour.claims = { sid: PROVIDER_SID }
-  const config = testConfig({
+  const config = featureConfig({
     adapter: MemoryAdapter(store),
     providers: [credentialsProvider(), standInProvider(op, { frontchannelLogout: true })] as never,
     ...overrides,
@@ -194,11 +194,11 @@ describe('steps after the first sign-in', () => {
   })
 
   it('run on every sign-in where nothing can record them: no adapter, or one that only reads', async () => {
-    const noAdapter = testConfig({ extensions: [firstSignInStep('first')] })
+    const noAdapter = featureConfig({ extensions: [firstSignInStep('first')] })
     expect((await signInThroughSteps(noAdapter)).asked).toEqual(['first'])
     const memory = MemoryAdapter(createMemoryStore())
     const readOnly: Adapter = { ...memory, recordCompletedStep: undefined }
-    const config = testConfig({ adapter: readOnly, extensions: [firstSignInStep('first')] })
+    const config = featureConfig({ adapter: readOnly, extensions: [firstSignInStep('first')] })
     expect((await signInThroughSteps(config)).asked).toEqual(['first'])
     expect((await signInThroughSteps(config)).asked).toEqual(['first'])
   })
@@ -241,7 +241,7 @@ describe("an application's step that denies without a reason", () => {
       states: { asking: waitsFor('gatekeeper', { 'gatekeeper.no': { target: DENY } }) },
       pages: { gatekeeper: () => ({ title: 'No', html: '<p>no</p>' }) },
     })
-    const client = new Client(testConfig({ extensions: [refusing] }))
+    const client = new Client(featureConfig({ extensions: [refusing] }))
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const denied = await client.send({ path: STEP, body: { csrfToken: await client.csrfToken(), event: 'gatekeeper.no' } })
     expect(denied.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)

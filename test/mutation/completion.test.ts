@@ -10,7 +10,8 @@ import { decode } from '../../core/jwt.js'
 import { MAX_CODE_ATTEMPTS, MAX_USER_ATTEMPTS, USER_LOCK_SLOT } from '../../core/second-factor/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
-import { ALICE, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, ORIGIN, SECRET, testConfig, featureConfig } from '../fixtures/http.js'
+import { stepUp } from '../../core/step-up.js'
 
 const STEP = '/step/signin-completion'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -20,7 +21,7 @@ const nextCode = (secret: string) => totpCode(secret, now() + 30)
 
 function setup(strategy: 'jwt' | 'database' = 'database') {
   const store = createMemoryStore()
-  const config = testConfig({ adapter: MemoryAdapter(store), session: { strategy }, stepUp: { aal: 1 } })
+  const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy }, stepUp: stepUp({ aal: 1 }) })
   return { store, config }
 }
 

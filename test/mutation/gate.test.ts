@@ -14,7 +14,7 @@ import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { effects } from '../../core/flows/effect.js'
 import { assertConfig, Auth, customFetch, skipCSRFCheck } from '../../core/index.js'
-import { routes, type Route } from '../../core/http/routes.js'
+import { routesOf, type Route } from '../../core/http/routes.js'
 import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.machine.js'
 import { SIGN_IN_COMPLETION } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
@@ -22,7 +22,11 @@ import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
-import { authRequest, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
 const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
@@ -53,7 +57,7 @@ const TAKE_CALLBACK_URL = [
 const CALLBACK_URL_UNSEEN = ['POST callback webauthn']
 
 const offline = { [customFetch]: () => Promise.reject(new TypeError('offline')) }
-const config = testConfig({
+const config = featureConfig({
   adapter: MemoryAdapter(createMemoryStore()),
   experimental: { enableWebAuthn: true },
   providers: [
@@ -131,7 +135,7 @@ describe('the gate in dispatch, through Auth', () => {
     logger.error.mock.calls.map(([error]) => `${(error as Error).name}: ${(error as Error).message}`)
 
   it('names the missing CSRF token, the unknown provider and the unknown action in the log', async () => {
-    const local = testConfig({ providers: [credentialsProvider(), { ...credentialsProvider(), id: 'pin' }] as never })
+    const local = featureConfig({ providers: [credentialsProvider(), { ...credentialsProvider(), id: 'pin' }] as never })
     await Auth(authRequest({ path: '/auth/signin/credentials', body: {} }), local)
     await Auth(authRequest({ path: '/auth/signin/nope', body: {} }), local)
     await Auth(authRequest({ path: '/auth/csrf', body: {} }), local)
@@ -148,7 +152,7 @@ describe('the gate in dispatch, through Auth', () => {
   })
 
   it("with skipCSRFCheck, neither checks nor hands out a token: the page's forms carry an empty one", async () => {
-    const skipping = testConfig({ skipCSRFCheck } as never)
+    const skipping = featureConfig({ skipCSRFCheck } as never)
     const page = await Auth(authRequest({ path: '/auth/signin' }), skipping)
     expect(page.headers.getSetCookie().some((c) => c.startsWith(`${CSRF_COOKIE}=`))).toBe(false)
     expect(await page.text()).toContain('<input type="hidden" name="csrfToken" value="">')
@@ -157,7 +161,7 @@ describe('the gate in dispatch, through Auth', () => {
   })
 
   it('lets the session flow set the session cookie (an update reissues it)', async () => {
-    const client = new Client(testConfig())
+    const client = new Client(featureConfig())
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const update = await client.send({ path: '/session', json: { csrfToken: await client.csrfToken(), data: {} } })
     expect(update.status).toBe(200)
@@ -200,7 +204,7 @@ describe('the gate in dispatch, through Auth', () => {
         },
       ],
     ])('%s', async (_name, states) => {
-      const local = testConfig()
+      const local = featureConfig()
       const response = await chartServing(SIGN_IN_COMPLETION, states, { issue: () => ({}) })(authRequest({ path: '/auth/providers' }), local)
       expect(response.headers.getSetCookie().some((c) => c.includes('session-token=forged'))).toBe(false)
       expect(errorsOf(local.logger).join('\n')).toContain(`${SIGN_IN_COMPLETION} may not set a session outside its issuing states`)
@@ -211,7 +215,7 @@ describe('the gate in dispatch, through Auth', () => {
     const setsSession = { type: 'redirect', url: '/', session: { op: 'set', value: 'reissued', expires: 2_000_000_000 } }
     const marking = { tags: 'effect.mark', on: { 'mark.done': 'done' } }
     const ask = async (states: Record<string, unknown>) => {
-      const local = testConfig()
+      const local = featureConfig()
       // `mark` stands for the effect that records the proof: its answer is a step from that state.
       const response = await chartServing(REAUTHENTICATE, states, { mark: () => ({}) })(authRequest({ path: '/auth/providers' }), local)
       return { local, setsCookie: response.headers.getSetCookie().some((c) => c.includes('session-token=reissued')) }
@@ -264,11 +268,11 @@ describe('the gate in dispatch, through Auth', () => {
     ]
     const handler = createHandler(table)
     const memory = MemoryAdapter(createMemoryStore())
-    const failing = testConfig({ adapter: { ...memory, getUser: () => Promise.reject(down()) } })
+    const failing = featureConfig({ adapter: { ...memory, getUser: () => Promise.reject(down()) } })
     const response = await handler(authRequest({ path: '/auth/providers' }), failing)
     expect(response.status).toBe(503)
     expect(response.headers.get('retry-after')).toBe('5')
-    const working = await handler(authRequest({ path: '/auth/providers' }), testConfig({ adapter: memory }))
+    const working = await handler(authRequest({ path: '/auth/providers' }), featureConfig({ adapter: memory }))
     expect(working.status).toBe(200)
     expect(await working.text()).toBe('answered without the database')
   })
@@ -280,7 +284,7 @@ describe("the step-up gate of a route (POST /sessions: 'revoke-sessions')", () =
   it('sends a stale session to re-authenticate and revokes nothing; a fresh one revokes', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     const store = createMemoryStore()
-    const local = testConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' } })
+    const local = featureConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' } })
     const laptop = new Client(local)
     await laptop.signIn({ username: 'alice', password: 'wonderland' })
     const phone = new Client(local)

@@ -109,6 +109,7 @@ export const groups = {
   'second-factor': {
     mutate: [
       'core/second-factor/index.ts',
+      'core/second-factor/stored.ts',
       'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
       'machines/totp-enrolment.machine.ts#toStepPage..toDenial',
@@ -175,7 +176,7 @@ export const groups = {
   // The step routes (a flow waiting for the user: its page, its answer) and the two-step settings
   // (turning the second factor off): apart from the completion, whose test list is slow to rerun.
   steps: {
-    mutate: ['core/http/steps.ts'],
+    mutate: ['core/http/steps.ts', 'core/flows/totp-enrolment/settings.ts', 'core/flows/reauthenticate/resume.ts'],
     tests: [
       'test/mutation/completion.test.ts',
       'test/mutation/totp-enrolment.test.ts',

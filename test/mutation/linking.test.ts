@@ -7,12 +7,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryAdapter, createMemoryStore, type MemoryStore } from '../../adapters/memory.js'
 import { signedInAdapterUser } from '../../core/session/current.js'
-import { Client, ORIGIN, sessionReadContext, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, sessionReadContext, testConfig, featureConfig } from '../fixtures/http.js'
 import { answerTo, signInAt, standIn, standInProvider, startAt, type StandIn } from './oauth-standin.js'
+import { stepUp, type StepUpOptions } from '../../core/step-up.js'
 
 function setup(op: StandIn, store: MemoryStore, overrides: Record<string, unknown> = {}) {
   const events = { signIn: vi.fn(), createUser: vi.fn(), linkAccount: vi.fn() }
-  const config = testConfig({
+  const config = featureConfig({
     adapter: MemoryAdapter(store),
     providers: [standInProvider(op)] as never,
     events,
@@ -126,13 +127,13 @@ describe('the signed-in user an account would be linked to', () => {
     sessionReadContext(config, value, Math.floor(Date.now() / 1000))
 
   it('is null, not an error, for a session token that does not decrypt', async () => {
-    const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })
+    const config = featureConfig({ adapter: MemoryAdapter(createMemoryStore()), session: { strategy: 'jwt' } })
     expect(await signedInAdapterUser(contextFor(config, 'not-a-jwe'))).toBeNull()
   })
 
   it('is null, not an error, when the adapter fails to read a database session', async () => {
     const adapter = { ...MemoryAdapter(createMemoryStore()), getSessionAndUser: () => Promise.reject(new Error('database down')) }
-    const config = testConfig({ adapter, session: { strategy: 'database' } })
+    const config = featureConfig({ adapter, session: { strategy: 'database' } })
     expect(await signedInAdapterUser(contextFor(config, 'some-session-token'))).toBeNull()
   })
 })
@@ -153,11 +154,11 @@ describe('linking a new account to the signed-in user, a sensitive action', () =
   afterEach(() => vi.useRealTimers())
 
   /** Signed in through the stand-in; a second account of the provider then started fresh and answered `seconds` later. */
-  async function linkLate(stepUp: Record<string, unknown>, seconds: number) {
+  async function linkLate(policy: StepUpOptions, seconds: number) {
     vi.useFakeTimers({ toFake: ['Date'] })
     const store = createMemoryStore()
     const op = standIn()
-    const { client, config, events } = setup(op, store, { session: { strategy: 'jwt' }, stepUp })
+    const { client, config, events } = setup(op, store, { session: { strategy: 'jwt' }, stepUp: stepUp(policy) })
     await signInAt(client)
     const session = client.jar.get('__Secure-authjs.session-token')
     op.behaviour.claims = { sub: 'second-account', email: 'alice.other@example.com' }

@@ -12,7 +12,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { CONTINUE, DENY, defineExtension, runs, waitsFor, type FlowExtension, type StepView } from '../../core/extensions.js'
 import { stepEvent } from '../../core/http/steps.js'
 import { RequestError } from '../../core/errors.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, testConfig, featureConfig } from '../fixtures/http.js'
 import { ISSUER, standIn, standInProvider } from './oauth-standin.js'
 
 const STEP = '/step/signin-completion'
@@ -64,7 +64,7 @@ const pageless = defineExtension({
 async function atSurvey(strategy: 'jwt' | 'database' = 'jwt') {
   const views: StepView[] = []
   const store = createMemoryStore()
-  const config = testConfig({ adapter: MemoryAdapter(store), session: { strategy }, extensions: [pageless, survey(views)] })
+  const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy }, extensions: [pageless, survey(views)] })
   const client = new Client(config)
   expect((await client.signIn({ username: 'alice', password: 'wonderland' })).headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
   return { config, client, views, store }
@@ -100,7 +100,7 @@ describe('a step page', () => {
 
   it('shows null for what the user lacks (no name, no picture), never a missing field', async () => {
     const views: StepView[] = []
-    const config = testConfig({
+    const config = featureConfig({
       extensions: [survey(views)],
       providers: [
         credentialsProvider(() => ({ id: 'u-2', email: 'bob@example.com' })),
@@ -178,14 +178,14 @@ describe('stepEvent, on a snapshot', () => {
 
 describe('the step routes without a flow to resume', () => {
   it('answer a flow that is no step flow with 404, naming it in the log', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const response = await new Client(config).send({ path: '/step/no-such-flow' })
     expect(response.status).toBe(404)
     expect(loggedErrors(config)).toContain('No step of a flow "no-such-flow"')
   })
 
   it("report the flow's own refusal: a re-authentication without its flow is denied and counted as failed", async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const refused = await client.send({ path: '/step/reauthenticate', body: { csrfToken: await client.csrfToken(), event: 'reauth.password', password: 'x' } })
@@ -194,7 +194,7 @@ describe('the step routes without a flow to resume', () => {
   })
 
   it('report the flow-state error for a flow without a refusal of its own', async () => {
-    const config = testConfig()
+    const config = featureConfig()
     const client = new Client(config)
     const refused = await client.send({ path: STEP, body: { csrfToken: await client.csrfToken(), code: '123456' } })
     expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
@@ -206,7 +206,7 @@ describe('the step routes without a flow to resume', () => {
 describe('the page a re-authentication resumes the action from', () => {
   it('is titled Confirmed, names the action, and posts it on with the CSRF token', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
-    const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()) })
+    const config = featureConfig({ adapter: MemoryAdapter(createMemoryStore()) })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     vi.setSystemTime(Date.now() + 11 * 60 * 1000)
@@ -229,7 +229,7 @@ describe('the page a re-authentication resumes the action from', () => {
 
 describe('the two-step settings page', () => {
   it('carries the CSRF token its forms post with', async () => {
-    const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()) })
+    const config = featureConfig({ adapter: MemoryAdapter(createMemoryStore()) })
     const client = new Client(config)
     await client.signIn({ username: 'alice', password: 'wonderland' })
     const csrfToken = await client.csrfToken()
@@ -240,7 +240,7 @@ describe('the two-step settings page', () => {
 describe("the provider's front-channel logout page", () => {
   it('is the page the provider frames (no frame refusal), saying there was no session to end', async () => {
     const op = standIn()
-    const config = testConfig({
+    const config = featureConfig({
       adapter: MemoryAdapter(createMemoryStore()),
       providers: [credentialsProvider(), standInProvider(op, { frontchannelLogout: true })] as never,
     })

@@ -11,7 +11,8 @@ import { hashBackupCode, MAX_CODE_ATTEMPTS, openFactorSecret } from '../../core/
 import { totpCode, totpEnrolment } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
+import { stepUp } from '../../core/step-up.js'
 
 const STEP = '/step/totp-enrolment'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -24,7 +25,7 @@ const users = credentialsProvider((c) => [ALICE, BOB, CAROL].find((user) => c.us
 
 function setup(adapter?: (memory: MemoryStore) => Adapter, overrides: Partial<AuthConfig> = {}) {
   const store = createMemoryStore()
-  const config = testConfig({ adapter: (adapter ?? MemoryAdapter)(store), providers: [users], session: { strategy: 'database' }, stepUp: { aal: 1 }, ...overrides })
+  const config = featureConfig({ adapter: (adapter ?? MemoryAdapter)(store), providers: [users], session: { strategy: 'database' }, stepUp: stepUp({ aal: 1 }), ...overrides })
   return { store, config }
 }
 

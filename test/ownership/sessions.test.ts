@@ -20,10 +20,14 @@ import {
   type AuthConfig,
   type SessionInfo,
 } from '../../core/index.js'
-import { matchRoute, routes } from '../../core/http/routes.js'
+import { routesOf, matchRoute } from '../../core/http/routes.js'
 import Credentials from '../../providers/credentials.js'
 import { Client, ORIGIN, SECRET, spyLogger, type AuthRequestInit } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const HTML = { accept: 'text/html,application/xhtml+xml' }
 

@@ -17,6 +17,8 @@ import { Client, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const ENROLMENT_COOKIE = '__Secure-authchart.flow.totp-enrolment'
@@ -38,6 +40,8 @@ afterAll(() => op?.close())
 function deployment(store: MemoryStore = createMemoryStore()) {
   const config: AuthConfig = {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: spyLogger(),
     adapter: MemoryAdapter(store),

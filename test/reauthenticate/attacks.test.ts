@@ -10,7 +10,7 @@ import { sealFactorSecret, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../co
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const FLOW_COOKIE = '__Secure-authchart.flow.reauthenticate'
@@ -25,7 +25,7 @@ const twoUsers = credentialsProvider((c) =>
 
 function app(strategy: 'jwt' | 'database', overrides: Partial<AuthConfig> = {}) {
   const store = createMemoryStore()
-  const config = testConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: memoryAuthStore(), providers: [twoUsers], ...overrides })
+  const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: memoryAuthStore(), providers: [twoUsers], ...overrides })
   return { store, config }
 }
 

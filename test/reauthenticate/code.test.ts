@@ -10,7 +10,7 @@ import { sealFactorSecret, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../co
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { decode } from '../../core/jwt.js'
-import { ALICE, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 
 const HTML = { accept: 'text/html' }
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
@@ -32,7 +32,7 @@ describe.each(['jwt', 'database'] as const)('step-up with a one-time code (%s se
   it('asks for a code, counts a wrong one against the user, and resumes the action once on the right one', async () => {
     const store = createMemoryStore()
     const authStore = memoryAuthStore()
-    const config = testConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: authStore })
+    const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: authStore })
     const alice = new Client(config)
     await alice.signIn({ username: 'alice', password: 'wonderland' })
     const userId = strategy === 'jwt' ? ALICE.id : [...store.users.values()][0]!.id

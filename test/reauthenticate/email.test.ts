@@ -9,7 +9,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import Nodemailer from '../../providers/nodemailer.js'
 import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
-import { Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const HTML = { accept: 'text/html' }
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
@@ -30,7 +30,7 @@ afterEach(() => {
 
 function app(strategy: 'jwt' | 'database') {
   const store = createMemoryStore()
-  const config = testConfig({
+  const config = featureConfig({
     adapter: MemoryAdapter(store),
     session: { strategy },
     store: memoryAuthStore(),

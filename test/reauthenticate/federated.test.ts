@@ -16,7 +16,7 @@ import { customFetch } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type ProviderReturn, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { CALLBACK_BASE, appProvider, deliverCallback, idTokenForger, opClient, signInThroughProvider } from '../oauth/helpers.js'
 
@@ -64,7 +64,7 @@ const BACKENDS: Record<string, () => Promise<Adapter>> = {
 }
 
 function app(adapter: Adapter, strategy: 'jwt' | 'database', overrides: Partial<AuthConfig> = {}) {
-  return testConfig({
+  return featureConfig({
     adapter,
     session: { strategy },
     store: memoryAuthStore(),

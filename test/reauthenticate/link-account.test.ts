@@ -7,9 +7,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapters/memory.js'
 import type { AuthConfig } from '../../core/types.js'
-import { ALICE, Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { ALICE, Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, deliverCallback, opClient, signInThroughProvider, startSignIn } from '../oauth/helpers.js'
+import { stepUp } from '../../core/step-up.js'
 
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -33,11 +34,11 @@ function signedInClient(store: MemoryStore, strategy: 'jwt' | 'database', overri
   // A JWT session's user is linked to only when it is stored (Auth.js's credentials users are not).
   if (strategy === 'jwt') store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
   return new Client(
-    testConfig({
+    featureConfig({
       adapter: MemoryAdapter(store),
       session: { strategy },
       ...overrides,
-      providers: [...testConfig().providers, appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state', 'nonce'] })] as never,
+      providers: [...featureConfig().providers, appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state', 'nonce'] })] as never,
     }),
   )
 }
@@ -81,7 +82,7 @@ for (const strategy of ['jwt', 'database'] as const) {
     it('links nothing when a stale session reaches the callback around the gate', async () => {
       const store = createMemoryStore()
       // Half a minute of freshness for linking: the provider's code outlives it.
-      const client = signedInClient(store, strategy, { stepUp: { actions: { 'link-account': { maxAge: 30 } } } })
+      const client = signedInClient(store, strategy, { stepUp: stepUp({ actions: { 'link-account': { maxAge: 30 } } }) })
       await client.signIn({ username: 'alice', password: 'wonderland' })
       const session = client.jar.get(SESSION_COOKIE)
       // Fresh when the sign-in started; stale by the time the provider's answer arrives.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { decode } from '../../core/jwt.js'
-import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const FLOW_COOKIE = '__Secure-authjs.flow.reauthenticate'
@@ -10,7 +10,7 @@ const ELEVEN_MINUTES = 11 * 60 * 1000
 
 /** Signs alice in, then lets her proof grow old. */
 async function staleClient(overrides = {}) {
-  const config = testConfig(overrides)
+  const config = featureConfig(overrides)
   const client = new Client(config)
   await client.signIn({ username: 'alice', password: 'wonderland' })
   vi.setSystemTime(Date.now() + ELEVEN_MINUTES)

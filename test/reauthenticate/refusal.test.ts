@@ -6,10 +6,14 @@
 import { describe, expect, it } from 'vitest'
 import { AccessDenied, FlowStateError } from '../../core/errors.js'
 import { reauthenticateModule } from '../../core/flows/reauthenticate/index.js'
-import { routes } from '../../core/http/routes.js'
+import { routesOf } from '../../core/http/routes.js'
 import type { RequestContext } from '../../core/http/context.js'
 import type { FlowModule } from '../../core/flows/types.js'
 import { spyLogger } from '../fixtures/http.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const routes = routesOf(everyFlow)
 
 const stepAnswer = routes.find((r) => r.method === 'POST' && r.action === 'step')!.serve as { refused: (ctx: RequestContext, error: Error) => Promise<Error> | Error }
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { loadNotation } from '../../core/engine/flow.js'
 import { createMachine } from 'xstate'
 import { openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
-import { reauthenticateFlow } from '../../core/flows/reauthenticate/flow.js'
+import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import { SECRET } from '../fixtures/http.js'
 

@@ -26,8 +26,14 @@ const PROVIDERS = {
   plainOidc: ['', "{ id: 'op', name: 'OP', type: 'oidc', issuer: '${ISSUER}', clientId: 'a', clientSecret: 'b' }"],
 } as const
 
+/** The optional features, each brought in by its import (`core/modules.ts`). */
+const FEATURES = {
+  secondFactor: ["import { totp } from 'authchart/second-factor'", 'secondFactor: totp()'],
+  stepUp: ["import { stepUp } from 'authchart/step-up'", 'stepUp: stepUp()'],
+} as const
+
 /**
- * An app with `providers`, bundled for the edge (workerd's conditions, node:* left to the runtime),
+ * An app with `providers` (and the optional `features` it names), bundled for the edge (workerd's conditions, node:* left to the runtime),
  * with code splitting as Next.js, Vite and webpack bundle: what loads at start is the entry chunk
  * and what it imports statically; a flow's chunk loads on the first request that needs it.
  */
@@ -36,16 +42,18 @@ async function bundleApp(
   target: 'edge' | 'node' = 'edge',
   // A bundle that is only built never reaches its issuer; one that runs is given a live one.
   issuer = 'http://127.0.0.1:9',
+  features: (keyof typeof FEATURES)[] = [],
 ) {
   const contents = [
     "import { Auth } from 'authchart'",
     ...providers.map((p) => PROVIDERS[p][0]),
-    `const config = { secret: 'a bundle test secret of at least 32 characters', trustHost: true, providers: [${providers.map((p) => PROVIDERS[p][1]).join(', ')}] }`,
+    ...features.map((f) => FEATURES[f][0]),
+    `const config = { secret: 'a bundle test secret of at least 32 characters', trustHost: true, ${features.map((f) => `${FEATURES[f][1]}, `).join('')}providers: [${providers.map((p) => PROVIDERS[p][1]).join(', ')}] }`,
     'export default { fetch: (request) => Auth(request, config) }',
   ]
     .join('\n')
     .replaceAll('${ISSUER}', issuer)
-  const outdir = join(work, `${target}-${providers.join('-')}`)
+  const outdir = join(work, `${target}-${[...providers, ...features].join('-')}`)
   const { metafile } = await build({
     stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: 'app.mjs' },
     bundle: true,
@@ -108,15 +116,26 @@ describe('what a bundle carries', () => {
     expect(has(atStart, /rate-limiter-flexible\/lib\/RateLimiterMemory\.js$/)).toBe(true)
   })
 
-  it('loads the TOTP code (otpauth) and the QR encoder only when a second factor is checked or enrolled', async () => {
-    const { atStart, inChunks } = await bundleApp(['credentials'])
+  it('links no second factor without its import, and with it loads otpauth and the QR encoder only when a code is checked or enrolled', async () => {
+    const lean = await bundleApp(['credentials'])
+    expect(has(lean.inChunks, /node_modules\/otpauth\/|node_modules\/qrcode\/|core\/second-factor\/(index|totp)\.ts$|core\/flows\/totp-enrolment\//)).toBe(false)
+    // Whether a user has a second factor is still asked (the completion refuses a stored one).
+    expect(has(lean.atStart, /core\/second-factor\/stored\.ts$/)).toBe(true)
+
+    const { atStart, inChunks } = await bundleApp(['credentials'], 'edge', undefined, ['secondFactor'])
     // Whether a user has a second factor is known at run time only: the code is bundled, in chunks
     // a cold start does not load.
     expect(has(atStart, /node_modules\/otpauth\/|node_modules\/qrcode\/|core\/second-factor\/totp\.ts$/)).toBe(false)
     expect(has(inChunks, /node_modules\/otpauth\//)).toBe(true)
     expect(has(inChunks, /node_modules\/qrcode\/lib\/renderer\/svg-tag\.js$/)).toBe(true)
-    // The code check itself (counts, backup codes) stays where the sign-in completion reaches it.
+    // The code check itself (counts, backup codes) comes with the module's value.
     expect(has(atStart, /core\/second-factor\/index\.ts$/)).toBe(true)
+  })
+
+  it('links the re-authentication only with stepUp()', async () => {
+    const REAUTHENTICATION = /core\/flows\/reauthenticate\/(chart|index|page|federated|demand|resume)\.ts$/
+    expect(has((await bundleApp(['credentials'])).inChunks, REAUTHENTICATION)).toBe(false)
+    expect(has((await bundleApp(['credentials'], 'edge', undefined, ['stepUp'])).inChunks, REAUTHENTICATION)).toBe(true)
   })
 
   it('brings the OAuth flow with an OAuth or OIDC provider, factory-made or a plain object (in a chunk of its own)', async () => {

@@ -32,6 +32,8 @@ const SOURCES = [
   [/^authchart\/audit$/, 'core/audit.ts'],
   [/^authchart\/telemetry$/, 'core/telemetry.ts'],
   [/^authchart\/inspector$/, 'core/inspector.ts'],
+  [/^authchart\/second-factor$/, 'core/second-factor.ts'],
+  [/^authchart\/step-up$/, 'core/step-up.ts'],
   [/^authchart\/adapters$/, 'core/adapters.ts'],
   [/^authchart\/adapters\/(.+)$/, 'adapters/$1.ts'],
   [/^authchart\/stores\/(.+)$/, 'stores/$1.ts'],

@@ -19,7 +19,7 @@ import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { postgresAuthStore } from '../../stores/postgres.js'
 import { redisAuthStore } from '../../stores/redis.js'
-import { authRequest, Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres.js'
 import { startRedis, type RedisServer } from '../fixtures/redis.js'
 
@@ -134,7 +134,7 @@ const BACKENDS: [string, () => Promise<Backend>, () => Promise<AuthStore>][] = [
 describe.each(BACKENDS)('backup codes with %s', (_name, makeBackend, makeStore) => {
   it('two different codes used at the same moment leave exactly 8 of 10', async () => {
     const backend = await makeBackend()
-    const config = testConfig({ adapter: backend.adapter, store: await makeStore() })
+    const config = featureConfig({ adapter: backend.adapter, store: await makeStore() })
     const codes = await enrolled(config)
     expect(await answerAtOnce(config, [codes[0]!, codes[1]!])).toEqual([true, true])
     expect(await remaining(backend)).toBe(8)
@@ -142,7 +142,7 @@ describe.each(BACKENDS)('backup codes with %s', (_name, makeBackend, makeStore) 
 
   it('one code used twice at the same moment signs in once', async () => {
     const backend = await makeBackend()
-    const config = testConfig({ adapter: backend.adapter, store: await makeStore() })
+    const config = featureConfig({ adapter: backend.adapter, store: await makeStore() })
     const codes = await enrolled(config)
     expect((await answerAtOnce(config, [codes[2]!, codes[2]!, codes[2]!])).filter(Boolean)).toHaveLength(1)
     expect(await remaining(backend)).toBe(9)
@@ -150,10 +150,10 @@ describe.each(BACKENDS)('backup codes with %s', (_name, makeBackend, makeStore) 
 
   it('a spent code stays spent when the store forgets everything (a restart)', async () => {
     const backend = await makeBackend()
-    const config = testConfig({ adapter: backend.adapter, store: await makeStore() })
+    const config = featureConfig({ adapter: backend.adapter, store: await makeStore() })
     const codes = await enrolled(config)
     expect(await answerAtOnce(config, [codes[3]!, codes[4]!, codes[5]!])).toEqual([true, true, true])
-    const restarted = testConfig({ adapter: backend.adapter, store: memoryAuthStore() })
+    const restarted = featureConfig({ adapter: backend.adapter, store: memoryAuthStore() })
     expect(await answerAtOnce(restarted, [codes[3]!, codes[4]!, codes[5]!])).toEqual([false, false, false])
     expect(await answerAtOnce(restarted, [codes[6]!])).toEqual([true])
     expect(await remaining(backend)).toBe(6)

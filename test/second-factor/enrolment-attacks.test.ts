@@ -10,7 +10,8 @@ import { Auth } from '../../core/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { authRequest, Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { stepUp } from '../../core/step-up.js'
 
 const ENROLMENT_STEP = '/step/totp-enrolment'
 const now = () => Math.floor(Date.now() / 1000)
@@ -20,7 +21,7 @@ function setup(strategy: 'jwt' | 'database') {
   // A configured store: sign-out everywhere of JWT sessions needs one. The owner's fresh password
   // sign-in is proof enough to sign out everywhere here (by default, once she has a second factor,
   // only it would count: test/reauthenticate holds that).
-  const config = testConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: memoryAuthStore(), stepUp: { aal: 1 } })
+  const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy }, store: memoryAuthStore(), stepUp: stepUp({ aal: 1 }) })
   return { store, config }
 }
 

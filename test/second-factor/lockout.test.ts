@@ -19,7 +19,7 @@ import {
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, SECRET, featureConfig } from '../fixtures/http.js'
 
 /** A minute boundary, so "this minute" is the same for every request of a test step. */
 const T0 = Math.ceil(Date.now() / 1000 / 3600) * 3600
@@ -119,7 +119,7 @@ describe('through Auth', () => {
 
   async function enrolledOwner(): Promise<{ config: AuthConfig; secret: string; store: AuthStore }> {
     const store = memoryAuthStore()
-    const config = testConfig({ adapter: MemoryAdapter(createMemoryStore()), store })
+    const config = featureConfig({ adapter: MemoryAdapter(createMemoryStore()), store })
     const owner = new Client(config)
     await owner.signIn({ username: 'alice', password: 'wonderland' })
     await owner.send({ path: '/two-factor', body: { csrfToken: await owner.csrfToken() } })

@@ -9,19 +9,20 @@ import type { AdapterSecondFactor } from '../../core/adapters.js'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { removeSecondFactors } from '../../core/second-factor/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
-import { ALICE, Client, credentialsProvider, ORIGIN, testConfig } from '../fixtures/http.js'
 import { auditTrail } from '../../core/audit.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { stepUp } from '../../core/step-up.js'
 
 const BOB = { id: 'u-2', name: 'Bob', email: 'bob@example.com' }
 const now = () => Math.floor(Date.now() / 1000)
 
 function twoUsers(store: MemoryStore, events: AuditEvent[]) {
-  return testConfig({
+  return featureConfig({
     adapter: MemoryAdapter(store),
     audit: auditTrail({ sink: (event) => void events.push(event) }),
     // The password just proven counts for turning the factor off: these tests are about whose
     // factors go; the default (a recent second factor) is the re-authentication tests' subject.
-    stepUp: { actions: { 'remove-second-factor': { aal: 1 } } },
+    stepUp: stepUp({ actions: { 'remove-second-factor': { aal: 1 } } }),
     providers: [
       credentialsProvider((c) =>
         c.username === 'alice' && c.password === 'wonderland' ? { ...ALICE } : c.username === 'bob' && c.password === 'builder' ? { ...BOB } : null,

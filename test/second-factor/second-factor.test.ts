@@ -13,7 +13,7 @@ import { MAX_CODE_ATTEMPTS } from '../../core/second-factor/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
-import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
+import { ALICE, authRequest, Client, ORIGIN, SECRET, testConfig, featureConfig } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { EmailClient, emailConfig, lastLink } from '../email/helpers.js'
@@ -41,10 +41,10 @@ interface Setup {
 
 function setup(overrides: Partial<AuthConfig> = {}): Setup {
   const store = createMemoryStore()
-  const config = testConfig({
+  const config = featureConfig({
     adapter: MemoryAdapter(store),
     providers: [
-      ...testConfig().providers,
+      ...featureConfig().providers,
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
     ] as never,
     ...overrides,

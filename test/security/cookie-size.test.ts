@@ -28,6 +28,8 @@ import { SoftwareAuthenticator } from '../fixtures/software-authenticator.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { EmailClient, lastLink, type Outbox } from '../email/helpers.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 /** What a browser keeps: a cookie of more bytes (name, value, attributes) is dropped. */
 const BROWSER_COOKIE_LIMIT = 4096
@@ -104,6 +106,8 @@ function world(strategy: 'jwt' | 'database', extensions: boolean): World {
   const outbox: Outbox = []
   const config = {
     secret: SECRET,
+    secondFactor: totp(),
+    stepUp: stepUp(),
     trustHost: true,
     logger: spyLogger(),
     adapter: MemoryAdapter(store),

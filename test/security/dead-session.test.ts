@@ -19,7 +19,7 @@ import {
   VICTIM,
   type SessionKind,
 } from '../fixtures/dead-sessions.js'
-import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
+import { Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { OP_ACCOUNT, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
@@ -37,7 +37,7 @@ const app = (kind: SessionKind) =>
   victimApp(kind, {
     experimental: { enableWebAuthn: true },
     providers: [
-      ...testConfig().providers,
+      ...featureConfig().providers,
       Passkey(),
       appProvider(op.issuer, 'client_secret_basic', 'op', { checks: ['pkce', 'state'] }),
     ] as never,

@@ -14,6 +14,8 @@ import type { AuthConfig } from '../../core/types.js'
 import Passkey from '../../providers/passkey.js'
 import { Client, CookieJar, ORIGIN, SECRET, spyLogger } from '../fixtures/http.js'
 import { SoftwareAuthenticator, type AnswerOverrides } from '../fixtures/software-authenticator.js'
+import { totp } from '../../core/second-factor.js'
+import { stepUp } from '../../core/step-up.js'
 
 /** The challenge cookie over HTTPS (the test origin). */
 export const CHALLENGE_COOKIE = '__Secure-authjs.challenge'
@@ -31,6 +33,8 @@ export function passkeyConfig(
     adapter: MemoryAdapter(store),
     experimental: { enableWebAuthn: true },
     providers: [Passkey()],
+    secondFactor: totp(),
+    stepUp: stepUp(),
     ...overrides,
   } as AuthConfig & { logger: ReturnType<typeof spyLogger> }
 }

@@ -1,41 +1,28 @@
 /**
  * The freshness gate of the built-in sensitive actions: before a route flagged `stepUp` runs, the
  * signed-in user's proof must be recent enough for the action's policy. When it is not, the request
- * is not served: its intent is sealed in a re-authentication flow, and the browser is sent to the
- * page that asks (a fetch gets 401 with the URL), as `requireRecentAuth` answers an application.
+ * is not served. With the step-up module its intent is sealed in a re-authentication flow, and the
+ * browser is sent to the page that asks (a fetch gets 401 with the URL), as `requireRecentAuth`
+ * answers an application (`intentOf`, `reauthenticationRequired`: the module's); without it, to a
+ * fresh sign-in (`core/session/freshness.ts`).
  *
  * @module
  */
 import type { Intent } from '../../../machines/reauthenticate.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { recentAuthChallenge, wantsPage } from './challenge.js'
-import { currentSession } from '../../session/current.js'
-import { factorTimesOf, freshnessOf } from '../../session/freshness.js'
-import type { Factor } from '../../session/verification.js'
+import type { StepUpDemand } from '../../modules.js'
+import { sensitiveActionDemand } from '../../session/freshness.js'
 import type { ResponseInternal } from '../../types.js'
-import { stepUpPolicyFor, type ResolvedStepUp, type SensitiveAction } from './policy.js'
+import type { SensitiveAction } from './policy.js'
 
-/** A request the gate stops: the action, and the policy its proof must meet. */
-export interface StepUpDemand {
-  action: SensitiveAction
-  policy: ResolvedStepUp
-}
+export type { StepUpDemand }
 
 /**
- * The gate's verdict on the request for `action`: `undefined` lets it through (fresh enough, the
- * action's check turned off, or nobody signed in — the route answers a signed-out request itself).
+ * The gate's verdict on the request for `action` (see `sensitiveActionDemand`): the step-up
+ * module's policy, or without it the core's ten-minute rule.
  */
-export async function stepUpDemand(ctx: RequestContext, action: SensitiveAction): Promise<StepUpDemand | undefined> {
-  const current = await currentSession(ctx)
-  if (!current) return undefined
-  // A database adapter that keeps no session details (an Auth.js adapter without `listSessions`)
-  // cannot record a re-authentication, so asking would never end: the action runs as in Auth.js.
-  if (current.strategy === 'database' && typeof ctx.config.adapter?.listSessions !== 'function') return undefined
-  const policy = await stepUpPolicyFor(ctx, action, current.user.id)
-  if (!policy) return undefined
-  const verdict = freshnessOf(factorTimesOf(current), { maxAge: policy.maxAge, factors: policy.factors as Factor[] }, ctx.at)
-  return verdict.fresh ? undefined : { action, policy }
-}
+export const stepUpDemand: (ctx: RequestContext, action: SensitiveAction) => Promise<StepUpDemand | undefined> = sensitiveActionDemand
 
 /** Field names never sealed into an intent: they are secrets, or minted again on resumption. */
 const SECRET_FIELD = /pass|secret|token|code|otp|csrf|credential|key/i

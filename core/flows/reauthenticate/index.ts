@@ -10,7 +10,7 @@ import { route, StringParams } from '../../http/params.js'
 import { reauthenticatePage } from '../../pages/reauthenticate.js'
 import { FACTORS } from '../../session/verification.js'
 import type { FlowModule } from '../types.js'
-import { REAUTHENTICATE, reauthenticateFlow, refusedReauthentication } from './flow.js'
+import { REAUTHENTICATE, reauthenticateFlow, refusedReauthentication } from './chart.js'
 import { reauthenticationPageData } from './page.js'
 
 /** The factors a re-authentication asked for by URL accepts: the named ones, else any. */
@@ -44,7 +44,7 @@ export const reauthenticateModule: FlowModule = {
             action: 'app',
             // The callback URL went through the `redirect` callback; only its path is sealed.
             intent: { method: 'GET', url: back.origin === ctx.origin ? `${back.pathname}${back.search}` : '/', fields: {} },
-            policy: { maxAge: ctx.config.stepUp.maxAge ?? 600, factors: askedFactors(query.factors) },
+            policy: { maxAge: ctx.config.stepUp?.options.maxAge ?? 600, factors: askedFactors(query.factors) },
           }
         },
       },

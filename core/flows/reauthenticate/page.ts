@@ -8,7 +8,7 @@ import type { ReauthenticateContext } from '../../../machines/reauthenticate.log
 import type { RequestContext } from '../../config/types.js'
 import type { CredentialField } from '../../pages/reauthenticate.js'
 import { signedInUser } from '../../session/current.js'
-import { passwordProvider } from './flow.js'
+import { passwordProvider } from './chart.js'
 import { ACTION_LABELS } from './policy.js'
 
 /** The credentials provider's fields, as its sign-in form asks for them. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { RequestContext } from '../../config/types.js'
-import { enrolledFactors } from '../../second-factor/index.js'
+import { enrolledFactors } from '../../second-factor/stored.js'
 import { acceptedFactors, DEFAULT_STEP_UP_MAX_AGE, type StepUpPolicy } from '../../session/freshness.js'
 
 /**
@@ -48,7 +48,7 @@ async function hasSecondFactor(ctx: RequestContext, userId: string): Promise<boo
  * not unlock the action.
  */
 export async function stepUpPolicyFor(ctx: RequestContext, action: SensitiveAction, userId: string): Promise<ResolvedStepUp | null> {
-  const config: StepUpConfig = ctx.config.stepUp
+  const config: StepUpConfig = ctx.config.stepUp?.options ?? {}
   const own = config.actions?.[action]
   if (own === false) return null
   const { actions: _actions, ...global } = config

@@ -18,7 +18,7 @@ import {
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
 import { checkExtensions, extensionEffects, type FlowExtension } from '../../extensions.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
-import { checkCode, enrolledFactors, newChallenge } from '../../second-factor/index.js'
+import { enrolledFactors, newChallenge } from '../../second-factor/stored.js'
 import {
   askSignIn,
   signInVerdict,
@@ -86,8 +86,12 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
 
   async findSecondFactor(context, ctx) {
     const factors = await enrolledFactors(ctx.config.adapter, userIdOf(context))
+    if (factors.length === 0) return { challenge: null }
+    // Fail closed: a stored factor nobody can check here must not be stepped over. The sign-in is
+    // refused (the Configuration error page) until the configuration names `secondFactor: totp()`.
+    if (!ctx.config.secondFactor) throw secondFactorModuleMissing()
     // A challenge id names this sign-in's attempts in the store, whatever cookie comes back.
-    return { challenge: factors.length > 0 ? newChallenge() : null }
+    return { challenge: newChallenge() }
   },
 
   async verifySecondFactor(context, ctx, trigger) {
@@ -95,7 +99,9 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
     const { adapter } = ctx
     // Stryker disable next-line ConditionalExpression,StringLiteral: eq#completion-factor-without-adapter
     if (!adapter) throw new TypeError('a second factor was found without an adapter')
-    const check = await checkCode({
+    const secondFactor = ctx.config.secondFactor
+    if (!secondFactor) throw secondFactorModuleMissing()
+    const check = await secondFactor.checkCode({
       adapter,
       store: ctx.config.store,
       secrets: ctx.config.secrets,
@@ -161,6 +167,19 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
     return null
   },
 })
+
+/** The reason logged when a user with a stored second factor signs in without the module to check it. */
+export const SECOND_FACTOR_MODULE_MISSING = 'second-factor-module-missing'
+
+/** The error a sign-in past an unchecked second factor is refused with (logged, never shown). */
+function secondFactorModuleMissing(): Error {
+  const error = new Error(
+    `${SECOND_FACTOR_MODULE_MISSING}: the user has a stored second factor, and the configuration names no module to check it. ` +
+      "Add `secondFactor: totp()` (import { totp } from 'authchart/second-factor').",
+  )
+  error.name = 'SecondFactorModuleMissing'
+  return error
+}
 
 /**
  * What a JWT records of a multi-factor sign-in: `amr` (e.g. `['pwd', 'otp']`) and `aal: 2`. A

@@ -73,7 +73,7 @@ export async function enrolmentPageData(
   if (!context.secret || !context.userId) return null
   const user = await signedInUser(ctx)
   if (!user || user.id !== context.userId) return null
-  const { uri, qr } = await (await loadTotp()).totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.request.url.host)
+  const { uri, qr } = await (await loadTotp()).totpEnrolment(context.secret, user.email ?? user.name ?? user.id, ctx.config.secondFactor?.issuer ?? ctx.request.url.host)
   return { secret: context.secret, uri, qr }
 }
 

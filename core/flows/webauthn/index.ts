@@ -83,7 +83,8 @@ const registers = (action: unknown): 'add-passkey' | undefined => (action === 'r
 export const webauthnModule: FlowModule = {
   id: 'webauthn-signin',
   flow: webauthnSignInFlow,
-  load: () => loadFlowModule('webauthn'),
+  // The one loader of the WebAuthn flow: this module comes with the provider presets only.
+  load: () => loadFlowModule('webauthn', () => import('./flow.js')),
   runs: (config) => config.providers.some((provider) => provider.type === 'webauthn'),
   adapter: { missing: () => 'WebAuthn requires an adapter.', methods: () => REQUIRED_METHODS.webauthn },
   routes: [

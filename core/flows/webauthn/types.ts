@@ -12,6 +12,7 @@ import type {
   VerifyRegistrationResponseOpts,
 } from '@simplewebauthn/server'
 import type { Adapter, Awaitable, CommonProviderOptions, CredentialInput } from '../../shapes.js'
+import type { PROVIDER_FLOW, ProviderFlow } from '../../modules.js'
 
 /** The relying party of a ceremony (Auth.js's `getRelayingParty` result). */
 export interface RelyingParty {
@@ -38,6 +39,11 @@ export interface WebAuthnRequest {
 /** A WebAuthn provider (Auth.js's `WebAuthnConfig`). */
 export interface WebAuthnConfig extends CommonProviderOptions {
   type: 'webauthn'
+  /**
+   * The flow the provider runs, set by the `Passkey` / `WebAuthn` presets (the core has no WebAuthn
+   * code of its own): a plain `{ type: 'webauthn' }` object is a compile error, and refused at load.
+   */
+  readonly [PROVIDER_FLOW]: ProviderFlow
   /** Offer passkeys in the autofill of the sign-in page's e-mail field (one provider at most). */
   enableConditionalUI: boolean
   /** The relying party; arrays name several, the first id and name are used, every origin accepted. */

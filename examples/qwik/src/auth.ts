@@ -1,6 +1,7 @@
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 import type { QwikAuthConfig } from 'authchart/qwik'
+import { stepUp } from 'authchart/step-up'
 
 let config: QwikAuthConfig | undefined
 
@@ -9,6 +10,9 @@ export function authConfig(env: { get(key: string): string | undefined }): QwikA
   const issuer = env.get('AUTH_OP_ISSUER')
   return (config ??= {
     pages: { signIn: '/login' },
+    // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
+    // answers it on the spot, brought in by its import.
+    stepUp: stepUp(),
     providers: [
       Credentials({
         credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },

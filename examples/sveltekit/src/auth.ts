@@ -2,10 +2,14 @@ import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 import type { SvelteKitAuthConfig } from 'authchart/sveltekit'
 import { env } from '$env/dynamic/private'
+import { stepUp } from 'authchart/step-up'
 
 // AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
 export const authConfig: SvelteKitAuthConfig = {
   pages: { signIn: '/login' },
+  // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
+  // answers it on the spot, brought in by its import.
+  stepUp: stepUp(),
   providers: [
     Credentials({
       credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },

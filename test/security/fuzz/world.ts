@@ -13,7 +13,7 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../../ada
 import { assertConfig, cookiesFor, type ResolvedConfig } from '../../../core/config/resolve-config.js'
 import type { CookiesOptions } from '../../../core/cookies.js'
 import type { FlowTrace } from '../../../core/engine/trace.js'
-import { routes as builtInRoutes, type Route } from '../../../core/http/routes.js'
+import { routesOf, type Route } from '../../../core/http/routes.js'
 import { Auth, customFetch } from '../../../core/index.js'
 import type { AuthConfig, ProviderType } from '../../../core/types.js'
 import Credentials from '../../../providers/credentials.js'
@@ -25,6 +25,12 @@ import { loopbackFetch, startOAuth2Server, toLoopback, type RunningOAuth2Server 
 import { startOidcProvider, visitProvider, type ProviderReturn, type RunningOidcProvider } from '../../fixtures/oidc-provider.js'
 import { appProvider, CLIENT_SECRET, opClient } from '../../oauth/helpers.js'
 import { LogCapture, type AllowedTargets } from './oracles.js'
+import { everyFlow } from '../../../core/flows/catalogue.js'
+import { totp } from '../../../core/second-factor.js'
+import { stepUp } from '../../../core/step-up.js'
+
+/** Every route authchart ships: the built-in flows' and the optional features'. */
+const builtInRoutes = routesOf(everyFlow)
 
 /** The user the credentials provider accepts, and the fields of its sign-in form. */
 export const FUZZ_USER = { id: 'fuzz-user', name: 'Carol', email: 'carol@example.com' }
@@ -124,6 +130,8 @@ export class World {
     const { op, loopback } = parties
     this.config = {
       secret: SECRET,
+      secondFactor: totp(),
+      stepUp: stepUp(),
       trustHost: true,
       basePath: this.basePath,
       session: { strategy: options.strategy },

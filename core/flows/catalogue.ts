@@ -1,0 +1,28 @@
+/**
+ * Every flow authchart ships, the optional features' with the built-in ones, for the readers that
+ * draw or walk every chart whatever a configuration names (the diagrams, the test kit, the CLI).
+ * Never imported on a request's path: it links the second factor, the re-authentication and
+ * WebAuthn.
+ *
+ * @module
+ */
+import { reauthenticateModule } from './reauthenticate/index.js'
+import { builtInFlows, loadedFlows } from './registry.js'
+import { totpEnrolmentModule } from './totp-enrolment/index.js'
+import type { FlowModule } from './types.js'
+import { webauthnModule } from './webauthn/index.js'
+
+/** Every flow authchart ships, in the order the diagrams list them. */
+export const everyFlow: readonly FlowModule[] = Object.freeze([
+  ...builtInFlows.slice(0, 4),
+  webauthnModule,
+  ...builtInFlows.slice(4, 5),
+  totpEnrolmentModule,
+  ...builtInFlows.slice(5),
+  reauthenticateModule,
+])
+
+/** Every flow authchart ships, with its code loaded (see {@link loadedFlows}). */
+export function everyFlowLoaded(): Promise<readonly FlowModule[]> {
+  return loadedFlows(everyFlow)
+}
