@@ -32,6 +32,7 @@ import {
 } from './http/answer.js'
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
 import { loadFlowModules } from './flows/kinds.js'
+import { readyExtendedCompletion } from './flows/signin-completion/flow.js'
 import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routingTable, type Route } from './http/routes.js'
@@ -274,6 +275,14 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
     if (loadingFlows) {
       try {
         await loadingFlows
+      } catch (error) {
+        return configurationFailure(parsed, error as Error, logger, config)
+      }
+    }
+    // A configuration with extensions composes its completion (with xstate) before its first request.
+    if (resolved.extensions.length > 0) {
+      try {
+        await readyExtendedCompletion(resolved)
       } catch (error) {
         return configurationFailure(parsed, error as Error, logger, config)
       }

@@ -9,10 +9,8 @@
  */
 import { object, type Infer, type Struct } from 'superstruct'
 import type { AnyStateMachine } from 'xstate'
-import { buildSignInCompletion } from '../machines/signin-completion.machine.js'
 import {
   CONTINUE,
-  CORE_EFFECTS,
   DENY,
   ExtensionError,
   type ContextSchema,
@@ -20,7 +18,6 @@ import {
 } from '../machines/signin-completion.logic.js'
 import { AWAITS_REQUEST, EFFECT_TAG_PREFIX } from '../machines/shared/events.js'
 import type { EffectImplementation } from './engine/types.js'
-import { listStateNodes } from './engine/transitions.js'
 import { effects, fail, isFailure, type EffectEnv, type Failure } from './flows/effect.js'
 import type { ExtendedContext, ExtensionEnv, FlowExtension, StepPage } from './types.js'
 import { isThenable } from './thenable.js'
@@ -263,57 +260,6 @@ export function extensionEffects<Env extends EffectEnv>(
     }
   }
   return effects<ExtendedContext, unknown, Env>(machine, bodies as never)
-}
-
-const pageNamesOf = (machine: AnyStateMachine) =>
-  listStateNodes(machine)
-    .map((node) => (node.meta as { step?: { page?: string } } | undefined)?.step?.page)
-    .filter((page): page is string => typeof page === 'string')
-
-const effectNamesOf = (machine: AnyStateMachine) =>
-  listStateNodes(machine).flatMap((node) =>
-    node.tags.filter((tag: string) => tag.startsWith(EFFECT_TAG_PREFIX)).map((tag: string) => tag.slice(EFFECT_TAG_PREFIX.length)),
-  )
-
-/**
- * Builds the extended sign-in completion and checks that every effect and page the extensions name
- * is implemented by them.
- *
- * @throws {ExtensionError} when an extension is unsafe or incomplete.
- */
-export function checkExtensions(extensions: readonly FlowExtension[]): AnyStateMachine {
-  const machine = buildSignInCompletion(extensions)
-  const effects = Object.assign({}, ...extensions.map((e) => e.effects ?? {})) as Record<string, unknown>
-  const pages = Object.assign({}, ...extensions.map((e) => e.pages ?? {})) as Record<string, unknown>
-  const owners = new Map<string, string>()
-  for (const extension of extensions) {
-    for (const name of Object.keys(extension.effects ?? {})) {
-      if ((CORE_EFFECTS as readonly string[]).includes(name)) {
-        throw new ExtensionError(`extension "${extension.id}": effect "${name}" would replace the core's`)
-      }
-    }
-    // Effects and pages are merged by name: a second one of a name would silently replace the first.
-    const names = [
-      ...Object.keys(extension.effects ?? {}).map((name) => `effect "${name}"`),
-      ...Object.keys(extension.pages ?? {}).map((name) => `page "${name}"`),
-    ]
-    for (const name of names) {
-      const owner = owners.get(name)
-      if (owner !== undefined) throw new ExtensionError(`extensions "${owner}" and "${extension.id}" both name the ${name}`)
-      owners.set(name, extension.id)
-    }
-  }
-  for (const name of effectNamesOf(machine)) {
-    if (!(CORE_EFFECTS as readonly string[]).includes(name) && typeof effects[name] !== 'function') {
-      throw new ExtensionError(`no extension implements the effect "${name}"`)
-    }
-  }
-  for (const page of pageNamesOf(machine)) {
-    if (!BUILT_IN_STEP_PAGES.has(page) && typeof pages[page] !== 'function') {
-      throw new ExtensionError(`no extension renders the page "${page}"`)
-    }
-  }
-  return machine
 }
 
 /** The pages the core renders itself. */

@@ -26,6 +26,7 @@ import {
   type ErrorType,
 } from './errors.js'
 import { loadFlowModules } from './flows/kinds.js'
+import { readyExtendedCompletion } from './flows/signin-completion/flow.js'
 import { outageOf, wasReported } from './outage.js'
 import { dispatch, encodeLocation, errorRedirectUrl } from './http/dispatch.js'
 import type { ParsedRequest, RequestSource } from './http/request.js'
@@ -230,7 +231,9 @@ function readyConfig(config: Omit<AuthConfig, 'raw'>, request: ServerRequest): R
     if (!isTrustedHost(resolved.trustedHosts, url)) throw new UntrustedHost(unlistedHostMessage(url))
   }
   const loading = loadFlowModules(resolved.providers)
-  return loading ? loading.then(() => resolved) : resolved
+  const extended = resolved.extensions.length > 0 ? readyExtendedCompletion(resolved) : undefined
+  if (!loading && !extended) return resolved
+  return Promise.all([loading, extended]).then(() => resolved)
 }
 
 const basePathOf = (config: ResolvedConfig) => (config.basePath === '/' ? '' : config.basePath)

@@ -31,6 +31,10 @@ import type { FlowTrace } from '../core/engine/trace.js'
 import { listTransitions, stateLabel, transitionId } from '../core/engine/transitions.js'
 import type { AuthConfig } from '../core/types.js'
 import { everyFlowLoaded } from '../core/flows/catalogue.js'
+import { loadExtendedComposer } from '../core/flows/signin-completion/flow.js'
+
+// The test kit reads charts synchronously, extended ones too: their composer is loaded with it.
+await loadExtendedComposer()
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.

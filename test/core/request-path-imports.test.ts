@@ -16,13 +16,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'authchart-request-imports-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 /** Transitional: the machine files of charts with no logic module yet, which import xstate. */
-/**
- * Every built-in chart is compiled at build time. One notation is still loaded: the extension
- * check (`core/extensions.ts`, re-exported by the root entry) composes the completion with the
- * application's extensions synchronously, at config load. Moving it behind an import is the next
- * step; until then it is the only entry here.
- */
-const PENDING_CHARTS: string[] = ['machines/signin-completion.machine.ts']
+/** Every built-in chart is compiled at build time: no notation is read on the request path. */
+const PENDING_CHARTS: string[] = []
 
 /** Runs `script` in a fresh Node process on the sources; what it loaded, and what imported xstate. */
 function loadedBy(script: string): { output: string; loaded: string[]; xstateImporters: string[] } {

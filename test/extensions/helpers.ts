@@ -8,7 +8,12 @@ import { expect } from 'vitest'
 import { assertConfig } from '../../core/index.js'
 import { ConfigError } from '../../core/errors.js'
 import type { FlowExtension } from '../../core/extensions.js'
+import { loadExtendedComposer } from '../../core/flows/signin-completion/flow.js'
 import { testConfig } from '../fixtures/http.js'
+
+// Loaded, the composer checks extensions when the config is resolved (as an app's first request
+// does after awaiting it; `loading.test.ts` covers a config served before it is loaded).
+await loadExtendedComposer()
 
 /**
  * The message of the `ConfigError` the test configuration with `extensions` is refused with.

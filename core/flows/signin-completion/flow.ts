@@ -11,12 +11,14 @@ import type { AnyStateMachine } from 'xstate'
 import { signinCompletionChart } from '../../charts/signin-completion.js'
 import type { CompiledChart } from '../../engine/types.js'
 import {
+  ExtensionError,
   signInCompletionContext,
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.logic.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
-import { checkExtensions, extensionEffects, type FlowExtension } from '../../extensions.js'
+import type { FlowExtension } from '../../extensions.js'
+import { ConfigError } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { enrolledFactors, newChallenge } from '../../second-factor/stored.js'
 import {
@@ -211,71 +213,67 @@ export const signInCompletionFlow = deferredFlow(() =>
   }),
 )
 
+/** Composes the completion with an application's extensions (`./extended.ts`, loaded on demand). */
+type ExtendedComposer = (
+  extensions: readonly FlowExtension[],
+  coreEffects: Record<string, EffectImplementation<unknown, RequestContext>>,
+) => FlowDefinition<AnyStateMachine, RequestContext>
+
+let composeExtended: ExtendedComposer | undefined
+
 /**
- * The effects that decide whether a step at `afterFirstSignIn` runs and record that it ran: it
- * runs until the user has completed it at its step version, whichever way they sign in. Without
- * the adapter's `getCompletedSteps` and `recordCompletedStep` (or without an adapter) nothing can
- * be recorded, so it runs on every sign-in: never skipped (warned once when the config is loaded).
- * With several such steps, the context names the one being checked or recorded.
+ * Loads the composer of extended completions: it builds the chart with xstate, which only an
+ * application with extensions pays for. The handler awaits it before the first request of such a
+ * configuration (`defineExtension` starts it early).
  */
-function firstSignInStepEffects(steps: readonly FlowExtension[], machine: AnyStateMachine) {
-  const stepOf = (context: Context) => {
-    const step = steps.find((candidate) => candidate.id === context.firstSignInStep) ?? steps[0]!
-    return { id: step.id, version: step.stepVersion ?? step.version }
-  }
-  const recorder = (ctx: Env) => {
-    const adapter = ctx.config.adapter
-    return adapter?.getCompletedSteps && adapter.recordCompletedStep ? adapter : undefined
-  }
-  return effects<Context, SignInCompletionEvent, Env>(machine, {
-    async findCompletedStep(context, ctx) {
-      const adapter = recorder(ctx)
-      if (!adapter) return { pending: true }
-      const { id, version } = stepOf(context)
-      const completed = await adapter.getCompletedSteps!(userIdOf(context))
-      return { pending: !completed.some((done) => done.stepId === id && done.version === version) }
-    },
-    async recordCompletedStep(context, ctx) {
-      const { id, version } = stepOf(context)
-      await recorder(ctx)?.recordCompletedStep!(userIdOf(context), id, version)
-      return null
-    },
-  })
+export async function loadExtendedComposer(): Promise<void> {
+  composeExtended ??= (await import('./extended.js')).composeExtendedCompletion
 }
 
-const firstSignInStepEffectsOf = (extensions: readonly FlowExtension[], machine: AnyStateMachine) => {
-  const steps = extensions.filter((extension) => extension.at === 'afterFirstSignIn')
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: eq#completion-no-first-sign-in-step
-  return steps.length > 0 ? firstSignInStepEffects(steps, machine) : {}
-}
-
-const extendedFlows = new WeakMap<readonly FlowExtension[], FlowDefinition<AnyStateMachine, RequestContext>>()
+/** Whether extended completions can be composed now (the composer is loaded). */
+export const canComposeExtended = (): boolean => composeExtended !== undefined
 
 /**
  * The sign-in completion with an application's extensions (the built-in one when there are none),
- * built once per extensions array.
+ * built once per extensions array: at once when the composer is loaded, else on first use (after
+ * {@link loadExtendedComposer}).
  *
- * @throws {ExtensionError} when an extension is unsafe (checked when the config is loaded).
+ * @throws {ExtensionError} when an extension is unsafe (checked when the composer is loaded).
  */
 export function signInCompletionFlowFor(
   extensions: readonly FlowExtension[],
 ): FlowDefinition<AnyStateMachine, RequestContext> {
   // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
   if (extensions.length === 0) return signInCompletionFlow
-  let flow = extendedFlows.get(extensions)
-  // Stryker disable next-line ConditionalExpression: eq#completion-flow-memo
-  if (!flow) {
-    const machine = checkExtensions(extensions)
-    flow = defineFlow<AnyStateMachine, RequestContext>({
-      machine,
-      context: signInCompletionContext(extensions),
-      effects: {
-        ...builtIn().coreEffects,
-        ...firstSignInStepEffectsOf(extensions, machine),
-        ...extensionEffects<Env>(extensions, machine),
-      } as Record<string, EffectImplementation<unknown, RequestContext>>,
-    })
-    extendedFlows.set(extensions, flow)
+  const compose = () => {
+    if (!composeExtended) throw new Error('The extended sign-in completion is not loaded (await loadExtendedComposer() first)')
+    return composeExtended(extensions, builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>)
   }
-  return flow
+  return composeExtended ? compose() : (deferredFlow(compose) as FlowDefinition<AnyStateMachine, RequestContext>)
+}
+
+/**
+ * Makes a configuration's extended completion ready before its first request: loads the composer
+ * and composes the chart, so an unsafe extension fails the configuration (as `ConfigError`) on
+ * every request instead of one sign-in. `undefined` (nothing to wait for) without extensions.
+ *
+ * @throws {ConfigError} naming the extension and what it may not do (as a rejection).
+ */
+export function readyExtendedCompletion(config: {
+  readonly extensions: readonly FlowExtension[]
+  readonly completion: FlowDefinition<AnyStateMachine, RequestContext>
+}): Promise<void> | undefined {
+  if (config.extensions.length === 0) return undefined
+  const compose = () => {
+    try {
+      void config.completion.chart
+    } catch (error) {
+      throw error instanceof ExtensionError ? new ConfigError(`config.extensions: ${error.message}`, ['extensions']) : error
+    }
+  }
+  if (composeExtended) {
+    compose()
+    return undefined
+  }
+  return loadExtendedComposer().then(compose)
 }
