@@ -35,13 +35,26 @@ export type FlowInput<TMachine extends AnyStateMachine, Env> = Omit<FlowDefiniti
 
 const notations = new WeakMap<CompiledChart, AnyStateMachine>()
 
+/** Notation loaders by chart id, for compiled charts whose flow names none itself. */
+const notationLoaders = new Map<string, () => Promise<AnyStateMachine>>()
+
+/**
+ * Registers where the notation of charts is loaded from, by chart id (the built-in charts':
+ * `machines/notations.ts`, registered by `core/flows/loaded.ts`). The request path never does:
+ * only what draws, inspects or tests charts.
+ */
+export function registerNotations(loaders: Readonly<Record<string, () => Promise<AnyStateMachine>>>): void {
+  for (const [id, load] of Object.entries(loaders)) notationLoaders.set(id, load)
+}
+
 /**
  * Loads the notation of a compiled flow once, so that {@link FlowDefinition.machine} can be read
  * (the diagrams, the inspector and the test kit walk the xstate chart; a request never does).
  */
 export async function loadNotation(flow: Pick<FlowDefinition, 'chart' | 'notation'>): Promise<void> {
-  if (!flow.notation || notations.has(flow.chart)) return
-  notations.set(flow.chart, await flow.notation())
+  const load = flow.notation ?? notationLoaders.get(flow.chart.id)
+  if (!load || notations.has(flow.chart)) return
+  notations.set(flow.chart, await load())
 }
 
 const invalid = (message: string) => Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_VALUE' })
@@ -84,7 +97,7 @@ export function defineFlow<TMachine extends AnyStateMachine, Env>(input: FlowInp
     enumerable: false,
     get(): TMachine {
       const loaded = notations.get(chart)
-      if (!loaded) throw new Error(`flow "${chart.id}": its notation is not loaded (await loadNotation(flow) first)`)
+      if (!loaded) throw new Error(`flow "${chart.id}": its notation is not loaded (await loadNotation(flow) from core/flows/loaded.ts first)`)
       return loaded as TMachine
     },
   })

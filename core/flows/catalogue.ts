@@ -7,7 +7,8 @@
  * @module
  */
 import { reauthenticateModule } from './reauthenticate/index.js'
-import { builtInFlows, loadedFlows } from './registry.js'
+import { builtInFlows } from './registry.js'
+import { loadedFlows } from './loaded.js'
 import { totpEnrolmentModule } from './totp-enrolment/index.js'
 import type { FlowModule } from './types.js'
 import { webauthnModule } from './webauthn/index.js'

@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { loadNotation } from '../engine/flow.js'
 import { credentialsModule } from './credentials/index.js'
 import { emailModule } from './email/index.js'
 import { logoutModule } from './logout/index.js'
@@ -31,13 +30,3 @@ export const builtInFlows: readonly FlowModule[] = Object.freeze([
   logoutModule,
 ])
 
-/**
- * The flows of `modules` with their code loaded, so that each one's chart can be read (the
- * diagrams, the test kit and the gate check draw or walk every chart, configured or not).
- */
-export async function loadedFlows(modules: readonly FlowModule[] = builtInFlows): Promise<readonly FlowModule[]> {
-  await Promise.all(modules.map((module) => module.load?.()))
-  // Compiled charts: their xstate notation too, which the diagrams, the test kit and the gate check walk.
-  await Promise.all(modules.map((module) => loadNotation(module.flow)))
-  return modules
-}

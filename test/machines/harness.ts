@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it, vi, type Mock } from 'vitest'
 import { chartState, finalOutput, outcomeAt, stepChart } from '../../core/engine/chart.js'
 import { stateLabel } from '../../core/engine/transitions.js'
 import type { CompiledChart } from '../../core/engine/types.js'
-import { builtInFlows, loadedFlows } from '../../core/flows/registry.js'
+import { everyFlow } from '../../core/flows/catalogue.js'
+import { loadedFlows } from '../../core/flows/loaded.js'
 import { outcomeOf } from '../../core/engine/advance.js'
 import { describeFlowModel, modelPaths, type ModelCoverage, type ModelDriver } from '../../testing/index.js'
 
@@ -78,7 +79,8 @@ export function describeModel<World>(title: string, driver: ModelDriver<World>):
   if (generated) {
     describe(`${title}, compiled at build time`, () => {
       it('is what the engine runs', async () => {
-        const module = (await loadedFlows(builtInFlows)).find((flow) => flow.flow.chart.id === driver.machine.id)
+        // Every flow shipped: the built-in ones and the optional features' (step-up, second factor, passkeys).
+        const module = (await loadedFlows(everyFlow)).find((flow) => flow.flow.chart.id === driver.machine.id)
         expect(module?.flow.chart).toBe(generated)
       })
       it('steps as xstate on every transition of every model path', () => {

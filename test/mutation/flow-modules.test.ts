@@ -24,6 +24,11 @@ describe('the flow modules load', () => {
     const names = effectNamesOf(totpEnrolmentMachine)
     expect(names).toEqual(['checkFreshness', 'confirmTotp', 'createTotpSecret'])
     expect(Object.keys(totpEnrolmentEffects).sort()).toEqual(names)
+    // The flow runs its compiled table; its notation, once loaded, is the machine module's own.
+    const { totpEnrolmentChart } = await import('../../core/charts/totp-enrolment.js')
+    expect(totpEnrolmentFlow.chart).toBe(totpEnrolmentChart)
+    const { loadNotation } = await import('../../core/flows/loaded.js')
+    await loadNotation(totpEnrolmentFlow)
     expect(totpEnrolmentFlow.machine).toBe(totpEnrolmentMachine)
     expect(Object.keys(totpEnrolmentFlow.effects).sort()).toEqual(names)
   })

@@ -4,7 +4,7 @@
  * restart page.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadNotation } from '../../core/engine/flow.js'
+import { loadNotation } from '../../core/flows/loaded.js'
 import { createMachine } from 'xstate'
 import { openEnvelope, sealEnvelope } from '../../core/engine/envelope.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'

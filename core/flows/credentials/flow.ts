@@ -240,7 +240,6 @@ const credentialsEffects = effects<CredentialsSignInMachine, Env>(credentialsSig
 /** The credentials sign-in flow definition. */
 export const credentialsSignInFlow = defineFlow<CredentialsSignInMachine, RequestContext>({
   chart: credentialsSigninChart,
-  notation: () => import('../../../machines/credentials-signin.machine.js').then((module) => module.credentialsSignInMachine),
   context: CredentialsSignInContext,
   effects: adapterView(credentialsEffects),
 })

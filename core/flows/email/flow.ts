@@ -412,7 +412,6 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSigninC
 /** The e-mail sign-in flow definition. */
 export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
   chart: emailSigninChart,
-  notation: () => import('../../../machines/email-signin.machine.js').then((module) => module.emailSignInMachine),
   context: EmailSignInContext,
   effects: adapterView(emailEffects),
 })

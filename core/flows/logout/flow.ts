@@ -220,7 +220,6 @@ const FORM = 'application/x-www-form-urlencoded'
 /** The logout flow definition. */
 export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
   chart: logoutChart,
-  notation: () => import('../../../machines/logout.machine.js').then((module) => module.logoutMachine),
   context: LogoutContext,
   effects: {
     async verifyLogoutToken(context: Context, ctx) {

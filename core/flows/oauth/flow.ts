@@ -420,7 +420,6 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSigninC
 /** The OAuth sign-in flow definition. */
 export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
   chart: oauthSigninChart,
-  notation: () => import('../../../machines/oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
   context: OAuthSignInContext,
   effects: adapterView(oauthEffects),
 })

@@ -443,7 +443,6 @@ export async function refusedReauthentication(ctx: RequestContext, error: Error)
 export const reauthenticateFlow = deferredFlow(() => {
   return defineFlow<ReauthenticateMachine, RequestContext>({
     chart: reauthenticateChart as never,
-    notation: () => import('../../../machines/reauthenticate.machine.js').then((module) => module.reauthenticateMachine),
     context: ReauthenticateContext,
     // The browser has the passkey options and the provider's URL: neither is needed again.
     sealed: (context) => ({

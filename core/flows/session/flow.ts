@@ -427,7 +427,6 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
 /** The session flow definition. */
 export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
   chart: sessionChart,
-  notation: () => import('../../../machines/session.machine.js').then((module) => module.sessionMachine),
   context: SessionContext,
   effects: adapterView(sessionEffects),
 })

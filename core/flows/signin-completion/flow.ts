@@ -17,7 +17,7 @@ import {
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.logic.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
-import type { FlowExtension } from '../../extensions.js'
+import { EXTENDED_COMPOSER, type FlowExtension } from '../../extensions.js'
 import { ConfigError } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { enrolledFactors, newChallenge } from '../../second-factor/stored.js'
@@ -203,7 +203,6 @@ function builtIn() {
 export const signInCompletionFlow = deferredFlow(() =>
   defineFlow<AnyStateMachine, RequestContext>({
     chart: signinCompletionChart as never,
-    notation: () => import('../../../machines/signin-completion.machine.js').then((module) => module.signInCompletionMachine),
     context: signInCompletionContext(),
     effects: builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
     // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),
@@ -224,10 +223,20 @@ let composeExtended: ExtendedComposer | undefined
 /**
  * Loads the composer of extended completions: it builds the chart with xstate, which only an
  * application with extensions pays for. The handler awaits it before the first request of such a
- * configuration (`defineExtension` starts it early).
+ * configuration, from the loader `defineExtension` gave its extensions (or the one given).
  */
-export async function loadExtendedComposer(): Promise<void> {
-  composeExtended ??= (await import('./extended.js')).composeExtendedCompletion
+export async function loadExtendedComposer(
+  from: readonly FlowExtension[] | (() => Promise<{ composeExtendedCompletion: ExtendedComposer }>),
+): Promise<void> {
+  if (composeExtended) return
+  const load =
+    typeof from === 'function'
+      ? from
+      : (from.map((extension) => (extension as { [EXTENDED_COMPOSER]?: typeof from })[EXTENDED_COMPOSER]).find(Boolean) as
+          | (() => Promise<{ composeExtendedCompletion: ExtendedComposer }>)
+          | undefined)
+  if (!load) throw new ConfigError('config.extensions: make each extension with defineExtension() (from authchart)', ['extensions'])
+  composeExtended ??= (await load()).composeExtendedCompletion
 }
 
 /** Whether extended completions can be composed now (the composer is loaded). */
@@ -275,5 +284,5 @@ export function readyExtendedCompletion(config: {
     compose()
     return undefined
   }
-  return loadExtendedComposer().then(compose)
+  return loadExtendedComposer(config.extensions).then(compose)
 }

@@ -157,7 +157,6 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
 /** The TOTP enrolment flow definition. */
 export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
   chart: totpEnrolmentChart,
-  notation: () => import('../../../machines/totp-enrolment.machine.js').then((module) => module.totpEnrolmentMachine),
   context: TotpEnrolmentContext,
   effects: adapterView(totpEnrolmentEffects),
 })

@@ -515,7 +515,6 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
 /** The WebAuthn flow definition. */
 export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
   chart: webauthnSigninChart,
-  notation: () => import('../../../machines/webauthn-signin.machine.js').then((module) => module.webauthnSignInMachine),
   context: WebAuthnSignInContext,
   // The browser has the options; the answer is checked against the challenge alone, so the cookie
   // stays the same size however many passkeys a user has.
