@@ -145,8 +145,18 @@ export function defineExtension<
   Guard extends string = never,
   Action extends string = never,
 >(extension: TypedExtension<State, Fields, Effect, Guard, Action>): FlowExtension {
+  // The extension brings the composer of extended completions (xstate, the runtime compiler): an
+  // application that defines none links none of it.
+  if (Object.isExtensible(extension) && !Object.hasOwn(extension, EXTENDED_COMPOSER)) {
+    Object.defineProperty(extension, EXTENDED_COMPOSER, { value: loadComposer, enumerable: false })
+  }
   return extension as unknown as FlowExtension
 }
+
+/** Where an extension made by {@link defineExtension} says its composer is loaded from. */
+export const EXTENDED_COMPOSER: unique symbol = Symbol.for('authchart.extendedComposer') as never
+
+const loadComposer = () => import('./flows/signin-completion/extended.js')
 
 /**
  * A state that runs the effect `name`: its tag (`effect.<name>`) and its result events
@@ -222,45 +232,3 @@ export function waitsFor<const Answers extends Record<string, StepAnswer<object>
   }
 }
 
-/** An effect's answer as the effect helper reads it: an answer written as a whole event is unwrapped. */
-function unwrapEvent(name: string, answer: unknown): unknown {
-  // Stryker disable next-line ConditionalExpression: eq#extensions-primitive-answer
-  if (!answer || typeof answer !== 'object' || isFailure(answer)) return answer
-  const event = answer as { type?: unknown; output?: unknown; reason?: unknown } & Partial<Failure>
-  if (event.type === `${name}.done`) return event.output
-  if (event.type === `${name}.failed`) {
-    const { error, code, retryAfter } = event
-    return fail(String(event.reason), {
-      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
-      ...(error !== undefined ? { error } : {}),
-      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
-      ...(code !== undefined ? { code } : {}),
-      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-    })
-  }
-  return answer
-}
-
-/**
- * The implementations of the extensions' effects in the extended chart `machine`, through the
- * effect helper: the result stamped with the request time, a throw turned into `<name>.failed`.
- */
-export function extensionEffects<Env extends EffectEnv>(
-  extensions: readonly FlowExtension[],
-  machine: AnyStateMachine,
-): Record<string, EffectImplementation<ExtendedContext, Env>> {
-  const bodies: Record<string, (context: ExtendedContext, env: Env, trigger: ExtensionEvent) => unknown> = {}
-  for (const extension of extensions) {
-    for (const [name, body] of Object.entries(extension.effects ?? {})) {
-      bodies[name] = (context, env, trigger) => {
-        const answer = body(context, env as unknown as ExtensionEnv, trigger)
-        return isThenable(answer) ? Promise.resolve(answer).then((value) => unwrapEvent(name, value)) : unwrapEvent(name, answer)
-      }
-    }
-  }
-  return effects<ExtendedContext, unknown, Env>(machine, bodies as never)
-}
-
-/** The pages the core renders itself. */
-export const BUILT_IN_STEP_PAGES: ReadonlySet<string> = new Set(['second-factor', 'totp-enrolment'])

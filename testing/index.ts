@@ -34,7 +34,7 @@ import { everyFlowLoaded } from '../core/flows/catalogue.js'
 import { loadExtendedComposer } from '../core/flows/signin-completion/flow.js'
 
 // The test kit reads charts synchronously, extended ones too: their composer is loaded with it.
-await loadExtendedComposer()
+await loadExtendedComposer(() => import('../core/flows/signin-completion/extended.js'))
 
 /** An event sample: a type and whatever payload the machine reads. */
 // Test-side events are deliberately loose: each driver reads the payload fields it arranged.

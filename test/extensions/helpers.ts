@@ -13,7 +13,7 @@ import { testConfig } from '../fixtures/http.js'
 
 // Loaded, the composer checks extensions when the config is resolved (as an app's first request
 // does after awaiting it; `loading.test.ts` covers a config served before it is loaded).
-await loadExtendedComposer()
+await loadExtendedComposer(() => import('../../core/flows/signin-completion/extended.js'))
 
 /**
  * The message of the `ConfigError` the test configuration with `extensions` is refused with.

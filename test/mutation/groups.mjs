@@ -112,8 +112,8 @@ export const groups = {
       'core/second-factor/stored.ts',
       'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
-      'machines/totp-enrolment.machine.ts#toStepPage..toDenial',
-      'machines/totp-enrolment.machine.ts#guards',
+      'machines/totp-enrolment.logic.ts#toStepPage..toDenial',
+      'machines/totp-enrolment.logic.ts#guards',
     ],
     tests: [
       // Not backup-codes.test.ts nor second-factor.test.ts: their PostgreSQL, Redis and OpenID
@@ -137,7 +137,7 @@ export const groups = {
   // test/mutation/flow-modules.test.ts checks that a flow loads with every effect.
   completion: {
     ignoreStatic: true,
-    mutate: ['machines/signin-completion.machine.ts#sessionChange..ExtensionError', 'core/flows/signin-completion/flow.ts'],
+    mutate: ['machines/signin-completion.logic.ts#sessionChange..ExtensionError', 'core/flows/signin-completion/flow.ts'],
     tests: [
       'test/machines/signin-completion.model.test.ts',
       'test/extensions/after-first-sign-in.test.ts',
@@ -156,7 +156,7 @@ export const groups = {
   // OIDC, test/extensions/insertion-points.test.ts) would start it again for every mutant.
   extensions: {
     ignoreStatic: true,
-    mutate: ['core/extensions.ts'],
+    mutate: ['core/extensions.ts', 'core/flows/signin-completion/extended.ts'],
     tests: [
       'test/extensions/extensions.test.ts',
       'test/extensions/define-extension.test.ts',

@@ -19,11 +19,56 @@ import { EFFECT_TAG_PREFIX } from '../../../machines/shared/events.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
 import { listStateNodes } from '../../engine/transitions.js'
-import { BUILT_IN_STEP_PAGES, extensionEffects, type FlowExtension } from '../../extensions.js'
+import type { ExtendedContext, ExtensionEnv, FlowExtension } from '../../types.js'
+import type { ExtensionEvent } from '../../extensions.js'
+import { isThenable } from '../../thenable.js'
 import type { User } from '../../types.js'
-import { effects } from '../effect.js'
+import { effects, fail, isFailure, type EffectEnv, type Failure } from '../effect.js'
 
 type Env = FlowContext
+
+/** An effect's answer as the effect helper reads it: an answer written as a whole event is unwrapped. */
+function unwrapEvent(name: string, answer: unknown): unknown {
+  // Stryker disable next-line ConditionalExpression: eq#extensions-primitive-answer
+  if (!answer || typeof answer !== 'object' || isFailure(answer)) return answer
+  const event = answer as { type?: unknown; output?: unknown; reason?: unknown } & Partial<Failure>
+  if (event.type === `${name}.done`) return event.output
+  if (event.type === `${name}.failed`) {
+    const { error, code, retryAfter } = event
+    return fail(String(event.reason), {
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
+      ...(error !== undefined ? { error } : {}),
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
+      ...(code !== undefined ? { code } : {}),
+      // Stryker disable next-line ConditionalExpression: eq#extensions-undefined-told
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    })
+  }
+  return answer
+}
+
+/**
+ * The implementations of the extensions' effects in the extended chart `machine`, through the
+ * effect helper: the result stamped with the request time, a throw turned into `<name>.failed`.
+ */
+function extensionEffects<Env extends EffectEnv>(
+  extensions: readonly FlowExtension[],
+  machine: AnyStateMachine,
+): Record<string, EffectImplementation<ExtendedContext, Env>> {
+  const bodies: Record<string, (context: ExtendedContext, env: Env, trigger: ExtensionEvent) => unknown> = {}
+  for (const extension of extensions) {
+    for (const [name, body] of Object.entries(extension.effects ?? {})) {
+      bodies[name] = (context, env, trigger) => {
+        const answer = body(context, env as unknown as ExtensionEnv, trigger)
+        return isThenable(answer) ? Promise.resolve(answer).then((value) => unwrapEvent(name, value)) : unwrapEvent(name, answer)
+      }
+    }
+  }
+  return effects<ExtendedContext, unknown, Env>(machine, bodies as never)
+}
+
+/** The pages the core renders itself. */
+const BUILT_IN_STEP_PAGES: ReadonlySet<string> = new Set(['second-factor', 'totp-enrolment'])
 
 const userIdOf = (context: Context) => String((context.user as User).id)
 
