@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ only when a source the build reads is newer than the last build (`dist/.built-at`,
 // written by `npm run build`), so `npm run demo` starts in seconds from a built tree and rebuilds
-// only after a change. `npm ci` builds once (`prepare`).
+// only after a change (a first start after `npm ci` builds once).
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'

@@ -3,12 +3,14 @@ import type { AuthConfig } from 'authchart'
 import { ExpressAuth, getSession, requireRecentAuth } from 'authchart/express'
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
+import { totp } from 'authchart/second-factor'
 import { stepUp } from 'authchart/step-up'
 
 // AUTH_SECRET comes from the environment (ExpressAuth reads it), and so do AUTH_OP_ID/AUTH_OP_SECRET.
 const authConfig = {
   // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
   // answers it on the spot, brought in by its import.
+  secondFactor: totp(), // two-step verification at /auth/two-factor
   stepUp: stepUp(),
   providers: [
     Credentials({

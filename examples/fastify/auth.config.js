@@ -1,11 +1,13 @@
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
+import { totp } from 'authchart/second-factor'
 import { stepUp } from 'authchart/step-up'
 
 // AUTH_SECRET, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
 export const authConfig = {
   // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
   // answers it on the spot, brought in by its import.
+  secondFactor: totp(), // two-step verification at /auth/two-factor
   stepUp: stepUp(),
   providers: [
     Credentials({

@@ -1,9 +1,13 @@
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
+import { totp } from 'authchart/second-factor'
+import { stepUp } from 'authchart/step-up'
 
 // AUTH_SECRET, AUTH_TRUST_HOST, AUTH_OP_ID and AUTH_OP_SECRET come from the environment.
 export const authConfig = {
   basePath: '/api/auth',
+  secondFactor: totp(), // two-step verification at /api/auth/two-factor
+  stepUp: stepUp(), // sensitive actions ask a stale sign-in to confirm it's you
   providers: [
     Credentials({
       credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },

@@ -167,7 +167,7 @@ export default async function setup(project: TestProject) {
   mkdirSync(work, { recursive: true })
   const timings: Record<string, Record<string, number>> = {}
   // One build per run: the package test skips its own when this variable says dist/ is fresh.
-  // `npm ci` built it (`prepare`): rebuilt only when a source changed since.
+  // Built once per checkout state: rebuilt only when a source changed since the last build.
   await run('node', ['scripts/build-if-stale.mjs'], root)
   process.env.AUTHCHART_DIST_BUILT = String(started)
   const packOutput = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--loglevel=error'], root)

@@ -551,7 +551,7 @@ describe('the redirect proxy receiving a callback', () => {
   it('treats a callback without state as its own (the flow cookie is then missing), not as undecodable', async () => {
     const config = proxyConfig(standIn())
     const response = await new Client(config, PROXY).send({ path: '/callback/standin', query: { code: 'x' } })
-    expect(response.headers.get('location')).toBe(`${PROXY}/auth/error?error=Configuration`)
+    expect(response.headers.get('location')).toBe(`${PROXY}/auth/error?error=FlowExpired`)
     const messages = config.logger.error.mock.calls.map(([error]) => (error as Error).message)
     expect(messages).not.toContain('State could not be decoded')
     expect(messages.join('\n')).toMatch(/could not be resumed/)
@@ -565,7 +565,7 @@ describe('the redirect proxy receiving a callback', () => {
     const answer = answerTo(start.headers.get('location')!)
     // Delivered to another deployment that is not the proxy: it answers for itself.
     const response = await new Client(config, ORIGIN).send({ path: '/callback/standin', query: answer })
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=FlowExpired`)
     expect(config.logger.error.mock.calls.map(([error]) => (error as Error).message).join('\n')).toMatch(/could not be resumed/)
   })
 })

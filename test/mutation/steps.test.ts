@@ -197,7 +197,7 @@ describe('the step routes without a flow to resume', () => {
     const config = featureConfig()
     const client = new Client(config)
     const refused = await client.send({ path: STEP, body: { csrfToken: await client.csrfToken(), code: '123456' } })
-    expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=FlowExpired`)
     const logged = config.logger.error.mock.calls.map(([error]) => `${(error as Error).name}: ${(error as Error).message}`)
     expect(logged).toEqual(['FlowStateError: signin-completion: no flow to resume'])
   })

@@ -190,7 +190,8 @@ describe('passkey sign-in refuses', () => {
       const options = await authenticationOptions()
       vi.setSystemTime(Date.now() + 16 * 60 * 1000)
       const response = await browser.answer('authenticate', browser.authenticator.authenticate(options))
-      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+      // An expired ceremony asks the user to start again (FlowExpired); nothing is signed in.
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=FlowExpired`)
       expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
       expect(store.sessions.size).toBe(0)
       expect(config.logger.error.mock.calls.map(([e]) => (e as Error).message).join()).toMatch(/expired/)
@@ -236,7 +237,7 @@ describe('the passkey callback needs no CSRF token (as in Auth.js), because the 
       path: '/callback/passkey',
       body: { action: 'authenticate', data: JSON.stringify(answer) },
     })
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=FlowExpired`)
     expect(setCookie(response, SESSION_COOKIE)).toBeUndefined()
     expect(store.sessions.size).toBe(0)
     expect(config.logger.error.mock.calls.map(([e]) => (e as Error).message).join()).toMatch(/no flow to resume/)

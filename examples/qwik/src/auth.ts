@@ -1,6 +1,7 @@
 import Credentials from 'authchart/providers/credentials'
 import OIDC from 'authchart/providers/oidc'
 import type { QwikAuthConfig } from 'authchart/qwik'
+import { totp } from 'authchart/second-factor'
 import { stepUp } from 'authchart/step-up'
 
 let config: QwikAuthConfig | undefined
@@ -12,6 +13,7 @@ export function authConfig(env: { get(key: string): string | undefined }): QwikA
     pages: { signIn: '/login' },
     // The /security page asks for a recent sign-in (requireRecentAuth): step-up re-authentication
     // answers it on the spot, brought in by its import.
+    secondFactor: totp(), // two-step verification at /auth/two-factor
     stepUp: stepUp(),
     providers: [
       Credentials({
