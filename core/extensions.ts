@@ -130,33 +130,6 @@ export interface TypedExtension<
   denials?: Record<string, string>
 }
 
-/**
- * Declares an extension. Typed like xstate's `setup()`: `initial` and every target must be one of
- * its states (or {@link CONTINUE}, {@link DENY}, `denyBecause(reason)`), every `effect.<name>`
- * tag one of its `effects`, every named guard and action one of its own, and its effects and
- * guards see its context fields with their types. Everything else is checked when the config is
- * loaded. Returns it as a {@link FlowExtension}, so an application's exported extension has a type
- * its declarations can name.
- */
-export function defineExtension<
-  const State extends string,
-  Fields extends ContextSchema = Record<never, never>,
-  Effect extends string = never,
-  Guard extends string = never,
-  Action extends string = never,
->(extension: TypedExtension<State, Fields, Effect, Guard, Action>): FlowExtension {
-  // The extension brings the composer of extended completions (xstate, the runtime compiler): an
-  // application that defines none links none of it.
-  if (Object.isExtensible(extension) && !Object.hasOwn(extension, EXTENDED_COMPOSER)) {
-    Object.defineProperty(extension, EXTENDED_COMPOSER, { value: loadComposer, enumerable: false })
-  }
-  return extension as unknown as FlowExtension
-}
-
-/** Where an extension made by {@link defineExtension} says its composer is loaded from. */
-export const EXTENDED_COMPOSER: unique symbol = Symbol.for('authchart.extendedComposer') as never
-
-const loadComposer = () => import('./flows/signin-completion/extended.js')
 
 /**
  * A state that runs the effect `name`: its tag (`effect.<name>`) and its result events

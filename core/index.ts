@@ -23,7 +23,6 @@ export {
 export {
   CONTINUE,
   DENY,
-  defineExtension,
   denyBecause,
   EXTENSION_POINTS,
   ExtensionError,

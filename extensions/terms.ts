@@ -24,7 +24,8 @@
  */
 import { object } from 'superstruct'
 import { assertEvent } from 'xstate'
-import { CONTINUE, DENY, defineExtension, denyBecause, toStepPage, type ExtensionPoint, type FlowExtension } from '../core/extensions.js'
+import { CONTINUE, DENY, denyBecause, toStepPage, type ExtensionPoint, type FlowExtension } from '../core/extensions.js'
+import { defineExtension } from '../core/define-extension.js'
 import { stepForm } from '../core/pages/steps.js'
 
 /** Options of {@link termsExtension}. */

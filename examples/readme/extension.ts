@@ -1,6 +1,7 @@
 import { nullable, object, size, string } from 'superstruct'
 import { assign } from 'xstate'
-import { CONTINUE, defineExtension, runs, stepForm, waitsFor, type AuthConfig } from 'authchart'
+import { CONTINUE, runs, stepForm, waitsFor, type AuthConfig } from 'authchart'
+import { defineExtension } from 'authchart/extensions'
 import { termsExtension } from 'authchart/extensions/terms'
 import { adapter, config as database } from './database.js'
 

@@ -6,7 +6,8 @@ import { PostgresAdapter, tableNames } from '../../adapters/postgres.js'
 import { adapterContract } from './contract.js'
 import { hostedLayoutSuite } from './hosted-layout.js'
 import { sqlContractDb } from './sql-db.js'
-import { CONTINUE, defineExtension } from '../../core/extensions.js'
+import { CONTINUE } from '../../core/extensions.js'
+import { defineExtension } from '../../core/define-extension.js'
 import { Client, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const db = new PGlite()

@@ -414,4 +414,19 @@ describe('a credentials-only bundle', () => {
     }
     expect(lean.bytes).toBeLessThan(full.bytes - 100_000)
   }, 60_000)
+
+  it('links no xstate and no chart notation: the engine steps the tables compiled at build time', async () => {
+    const notation = (inputs: readonly string[]) =>
+      inputs.filter((path) => /node_modules\/xstate\//.test(path) || /^machines\/.*\.machine\.ts$/.test(path) || path.includes('signin-completion/extended'))
+    const lean = await bundleApp('', '', '')
+    expect(notation(lean.inputs)).toEqual([])
+    expect(lean.inputs.some((path) => path.startsWith('core/charts/'))).toBe(true)
+    // An application that extends the sign-in links the composer, and xstate with it: the check can fail.
+    const extended = await bundleApp(
+      `import { defineExtension, CONTINUE } from './core/define-extension.js'`,
+      '',
+      `extensions: [defineExtension({ id: 'x', version: '1', at: 'beforeSession', initial: 'c', states: { c: { tags: 'effect.c', on: { 'c.done': CONTINUE } } }, effects: { c: async () => null } })],`,
+    )
+    expect(notation(extended.inputs).some((path) => path.includes('node_modules/xstate/'))).toBe(true)
+  }, 60_000)
 })

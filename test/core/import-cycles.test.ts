@@ -125,7 +125,7 @@ describe('the import graph of core/ with the modules loaded on demand', () => {
     )
     // The passkey flow comes with its preset (authchart/providers/passkey), the extended completion
     // with defineExtension: both loaded on demand, neither by the core's own loader table.
-    expect(graph.get('core/extensions.ts')).toContainEqual({ to: 'core/flows/signin-completion/extended.ts', kind: 'dynamic' })
+    expect(graph.get('core/define-extension.ts')).toContainEqual({ to: 'core/flows/signin-completion/extended.ts', kind: 'dynamic' })
     expect(graph.get('core/email/provider.ts')).toContainEqual({ to: 'core/flows/email/flow.ts', kind: 'dynamic' })
   })
 

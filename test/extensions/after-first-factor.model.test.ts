@@ -10,7 +10,8 @@
  */
 import { object } from 'superstruct'
 import { describe, expect, it } from 'vitest'
-import { CONTINUE, DENY, defineExtension, denyBecause, stepForm, toStepPage, type FlowExtension } from 'authchart'
+import { CONTINUE, DENY, denyBecause, stepForm, toStepPage, type FlowExtension } from 'authchart'
+import { defineExtension } from 'authchart/extensions'
 import { describeFlowModel, flowMachine } from 'authchart/testing'
 import type { ExpectedResponse } from 'authchart/testing'
 import { Auth } from '../../core/index.js'

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { Auth } from '../../core/index.js'
-import { CONTINUE, defineExtension } from '../../core/extensions.js'
+import { CONTINUE } from '../../core/extensions.js'
+import { defineExtension } from '../../core/define-extension.js'
 import { canComposeExtended } from '../../core/flows/signin-completion/flow.js'
 import { authRequest, Client, spyLogger, testConfig } from '../fixtures/http.js'
 

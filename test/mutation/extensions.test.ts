@@ -8,7 +8,8 @@
 import { nullable, object, string } from 'superstruct'
 import { describe, expect, it } from 'vitest'
 import { assign } from 'xstate'
-import { CONTINUE, DENY, defineExtension, denialSentence, denyBecause, runs, waitsFor, type ExtensionEvent, type FlowExtension } from '../../core/extensions.js'
+import { CONTINUE, DENY, denialSentence, denyBecause, runs, waitsFor, type ExtensionEvent, type FlowExtension } from '../../core/extensions.js'
+import { defineExtension } from '../../core/define-extension.js'
 import { Client, ORIGIN, testConfig } from '../fixtures/http.js'
 
 const SESSION_COOKIE = '__Secure-authjs.session-token'

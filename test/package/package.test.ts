@@ -35,8 +35,9 @@ beforeAll(() => {
   } else {
     // The build script's steps, with dist/ redirected; the script itself must not drift.
     expect(pkg.scripts.build).toBe(
-      'npm run charts:check && rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/',
+      'npm run charts:check && rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/ && node -e "require(\'fs\').writeFileSync(\'dist/.built-at\', new Date().toISOString())"',
     )
+    // (The last step stamps the build for `npm run demo`'s staleness check; it is not shipped.)
     // The compiled charts are checked first: a stale table must not ship (test/core/charts-drift.test.ts runs the check).
     const tsc = join(checkout, 'node_modules/.bin/tsc')
     for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
@@ -130,6 +131,7 @@ describe('the package', () => {
           forwardemail: await import('authchart/providers/forwardemail'),
           fastify: await import('authchart/fastify'),
           terms: await import('authchart/extensions/terms'),
+          extensions: await import('authchart/extensions'),
           testing: await import('authchart/testing'),
           express: await import('authchart/express'),
           sveltekitClient: await import('authchart/sveltekit/client'),
@@ -153,7 +155,10 @@ describe('the package', () => {
     expect(names.machines).toEqual(
       expect.arrayContaining(['sessionMachine', 'credentialsSignInMachine', 'oauthSignInMachine']),
     )
-    expect(names.root).toEqual(expect.arrayContaining(['defineExtension', 'CONTINUE', 'DENY', 'memoryAuthStore', 'stepForm']))
+    expect(names.root).toEqual(expect.arrayContaining(['CONTINUE', 'DENY', 'memoryAuthStore', 'stepForm']))
+    // defineExtension brings the extended completion's composer: it is authchart/extensions' alone.
+    expect(names.root).not.toContain('defineExtension')
+    expect(names.extensions).toEqual(expect.arrayContaining(['defineExtension', 'CONTINUE', 'DENY', 'runs', 'waitsFor', 'stepForm']))
     expect(names.terms).toEqual(['termsExtension'])
     expect(names.testing).toEqual(expect.arrayContaining(['describeFlowModel', 'flowMachine', 'modelPaths', 'drivePath', 'coverage']))
     expect(names.credentials).toEqual(['default'])

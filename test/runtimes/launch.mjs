@@ -34,6 +34,7 @@ const SOURCES = [
   [/^authchart\/inspector$/, 'core/inspector.ts'],
   [/^authchart\/second-factor$/, 'core/second-factor.ts'],
   [/^authchart\/step-up$/, 'core/step-up.ts'],
+  [/^authchart\/extensions$/, 'core/define-extension.ts'],
   [/^authchart\/adapters$/, 'core/adapters.ts'],
   [/^authchart\/adapters\/(.+)$/, 'adapters/$1.ts'],
   [/^authchart\/stores\/(.+)$/, 'stores/$1.ts'],

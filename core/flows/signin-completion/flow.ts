@@ -17,7 +17,8 @@ import {
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.logic.js'
 import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
-import { EXTENDED_COMPOSER, type FlowExtension } from '../../extensions.js'
+import type { FlowExtension } from '../../extensions.js'
+import { EXTENDED_COMPOSER } from '../../extension-composer.js'
 import { ConfigError } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { enrolledFactors, newChallenge } from '../../second-factor/stored.js'
