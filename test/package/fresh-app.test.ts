@@ -142,7 +142,9 @@ describe('a fresh app made with tsc --init and the packed package', () => {
       copyFileSync(join(checkout, 'test/package/fresh-app/check.mjs'), join(app, 'check.mjs'))
       const output = await run(process.execPath, ['--import', 'tsx', 'check.mjs'], app, {
         ...process.env,
-        NODE_ENV: 'production',
+        // Development, as a first run is: in production the snippets trust only the host they list
+        // (app.example.com), and these requests come from localhost.
+        NODE_ENV: 'development',
         AUTH_SECRET: SECRET,
         AUTH_DATA_DIR: join(work, 'auth-data'),
         PORT: '0',
