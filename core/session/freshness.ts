@@ -8,7 +8,7 @@
 import type { RequestContext } from '../http/context.js'
 import type { SensitiveActionName, StepUpDemand } from '../modules.js'
 import type { ResponseInternal } from '../types.js'
-import { recentAuthChallenge, wantsPage } from '../flows/reauthenticate/challenge.js'
+import { stoppedRequestAnswer } from '../flows/reauthenticate/challenge.js'
 import { currentSession, type CurrentSession } from './current.js'
 import { type Factor, type FactorTimes, factorTimesOfSession, factorTimesOfToken, FACTORS, lastVerified } from './verification.js'
 
@@ -103,13 +103,5 @@ export async function freshSignInDemand(ctx: RequestContext, action: SensitiveAc
  */
 export function freshSignInRequired(ctx: RequestContext, demand: StepUpDemand): ResponseInternal {
   const action = `${ctx.origin}${ctx.request.url.pathname}${ctx.request.url.search}`
-  const url = `${ctx.authUrl}/signin?${new URLSearchParams({ callbackUrl: action })}`
-  if (wantsPage(ctx.request.headers)) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' }, cookies: ctx.setCookies }
-  const { body, header } = recentAuthChallenge('insufficient_user_authentication', demand.policy.maxAge, demand.policy.factors, url)
-  return {
-    status: 401,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
-    body,
-    cookies: ctx.setCookies,
-  }
+  return stoppedRequestAnswer(ctx, demand, `${ctx.authUrl}/signin?${new URLSearchParams({ callbackUrl: action })}`)
 }

@@ -4,6 +4,9 @@
  *
  * @module
  */
+import type { RequestContext } from '../../config/types.js'
+import type { StepUpDemand } from '../../modules.js'
+import type { ResponseInternal } from '../../types.js'
 
 /**
  * Whether a request wants a page rather than data: a browser navigation (`Sec-Fetch-Mode:
@@ -30,3 +33,19 @@ export function recentAuthChallenge(
   }
 }
 
+
+/**
+ * The answer to a sensitive request that was stopped for `demand`: 303 to `url` for a browser, 401
+ * with the same URL and the challenge for a fetch (a page's script cannot follow a redirect into a
+ * form). `url` is the re-authentication page with step-up, a fresh sign-in without it.
+ */
+export function stoppedRequestAnswer(ctx: RequestContext, demand: StepUpDemand, url: string): ResponseInternal {
+  if (wantsPage(ctx.request.headers)) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' }, cookies: ctx.setCookies }
+  const { body, header } = recentAuthChallenge('insufficient_user_authentication', demand.policy.maxAge, demand.policy.factors, url)
+  return {
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
+    body,
+    cookies: ctx.setCookies,
+  }
+}

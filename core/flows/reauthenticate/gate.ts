@@ -10,7 +10,7 @@
  */
 import type { Intent } from '../../../machines/reauthenticate.logic.js'
 import type { RequestContext } from '../../config/types.js'
-import { recentAuthChallenge, wantsPage } from './challenge.js'
+import { stoppedRequestAnswer, wantsPage } from './challenge.js'
 import type { StepUpDemand } from '../../modules.js'
 import { sensitiveActionDemand } from '../../session/freshness.js'
 import type { ResponseInternal } from '../../types.js'
@@ -71,13 +71,4 @@ export function intentOf(ctx: RequestContext): Intent {
 }
 
 /** The answer to a stopped request: 303 to the page for a browser, 401 with the URL for a fetch. */
-export function reauthenticationRequired(ctx: RequestContext, demand: StepUpDemand, url: string): ResponseInternal {
-  if (wantsPage(ctx.request.headers)) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' }, cookies: ctx.setCookies }
-  const { body, header } = recentAuthChallenge('insufficient_user_authentication', demand.policy.maxAge, demand.policy.factors, url)
-  return {
-    status: 401,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
-    body,
-    cookies: ctx.setCookies,
-  }
-}
+export const reauthenticationRequired: (ctx: RequestContext, demand: StepUpDemand, url: string) => ResponseInternal = stoppedRequestAnswer
