@@ -4,12 +4,10 @@
  * assignment and output the chart uses is one of the logic module's functions, found by identity,
  * so the compiled chart can name each of them.
  */
-import { readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { assign, setup, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition } from 'xstate'
+import { listStateNodes } from '../../core/engine/transitions.js'
+import { reach } from '../fixtures/module-reach.js'
+import { assign, setup, type AnyStateMachine, type AnyTransitionDefinition } from 'xstate'
 import * as emailLogic from '../../machines/email-signin.logic.js'
 import { emailSignInMachine } from '../../machines/email-signin.machine.js'
 import * as oauthLogic from '../../machines/oauth-signin.logic.js'
@@ -17,7 +15,6 @@ import { oauthSignInMachine } from '../../machines/oauth-signin.machine.js'
 import * as webauthnLogic from '../../machines/webauthn-signin.logic.js'
 import { webauthnSignInMachine } from '../../machines/webauthn-signin.machine.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** What a logic module offers the chart compiler. */
 interface LogicModule {
@@ -32,53 +29,6 @@ const CHARTS: readonly { file: string; machine: AnyStateMachine; logic: LogicMod
   { file: 'machines/webauthn-signin.logic.ts', machine: webauthnSignInMachine, logic: webauthnLogic },
 ]
 
-/** Every module specifier of a source text: imports, re-exports, `import()`, type imports too. */
-function specifiersOf(file: string): string[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
-  const specifiers: string[] = []
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      if (ts.isStringLiteral(node.moduleSpecifier)) specifiers.push(node.moduleSpecifier.text)
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [specifier] = node.arguments
-      if (specifier && ts.isStringLiteralLike(specifier)) specifiers.push(specifier.text)
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      specifiers.push(node.argument.literal.text)
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return specifiers
-}
-
-/**
- * The modules `file` reaches (itself included), relative to the root, and the packages they
- * name: what loading it can load, and what naming one of its types can.
- */
-function reach(file: string): { files: string[]; packages: string[] } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (path: string) => {
-    const name = relative(ROOT, path)
-    if (files.has(name)) return
-    files.add(name)
-    for (const specifier of specifiersOf(path)) {
-      if (!specifier.startsWith('.')) {
-        packages.add(specifier)
-        continue
-      }
-      const target = resolve(dirname(path), specifier).replace(/\.js$/, '.ts')
-      if (!statSync(target, { throwIfNoEntry: false })?.isFile()) throw new Error(`${name}: cannot resolve ${specifier}`)
-      visit(target)
-    }
-  }
-  visit(join(ROOT, file))
-  return { files: [...files], packages: [...packages] }
-}
-
-function stateNodes(node: AnyStateNode): AnyStateNode[] {
-  return [node, ...Object.values(node.states as Record<string, AnyStateNode>).flatMap(stateNodes)]
-}
 
 const referenceName = (reference: unknown): string | undefined => {
   if (typeof reference === 'string') return reference
@@ -118,7 +68,7 @@ function conventionBreaks(machine: AnyStateMachine, logic: LogicModule): string[
     for (const action of transition.actions ?? []) checkAction(action, where)
   }
   expectIn('outputs', machine.root.output, 'the machine output')
-  for (const node of stateNodes(machine.root)) {
+  for (const node of listStateNodes(machine)) {
     const where = `state ${node.id}`
     for (const [event, candidates] of node.transitions) {
       for (const transition of candidates) checkTransition(transition, `${where} on ${event}`)

@@ -5,12 +5,11 @@
  * `meta.outcome` — is one of the logic module's `guards`, `assignments` or `outputs`, by identity:
  * the chart compiler names each function that way and refuses a chart with one it cannot name.
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { object } from 'superstruct'
 import { describe, expect, it } from 'vitest'
-import { assign, setup, type AnyStateMachine, type AnyStateNode } from 'xstate'
+import { listStateNodes } from '../../core/engine/transitions.js'
+import { reach, specifiersIn } from '../fixtures/module-reach.js'
+import { assign, setup, type AnyStateMachine } from 'xstate'
 import * as reauthenticateLogic from '../../machines/reauthenticate.logic.js'
 import { buildReauthenticate, reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import * as completionLogic from '../../machines/signin-completion.logic.js'
@@ -25,7 +24,6 @@ import {
 import * as enrolmentLogic from '../../machines/totp-enrolment.logic.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 interface LogicModule {
   guards: Record<string, unknown>
@@ -34,39 +32,6 @@ interface LogicModule {
 }
 
 const LOGIC_MODULES = ['machines/signin-completion.logic.ts', 'machines/totp-enrolment.logic.ts', 'machines/reauthenticate.logic.ts']
-
-/** Every module specifier in `source`: static imports and re-exports (type-only ones too), dynamic imports. */
-function specifiersIn(source: string): string[] {
-  const patterns = [/\b(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g]
-  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!))
-}
-
-/** The import graph from `entry` (a path from the repository root): its files, and the packages they name. */
-function importGraph(entry: string): { files: string[]; packages: string[] } {
-  const files: string[] = []
-  const packages = new Set<string>()
-  const pending = [join(ROOT, entry)]
-  while (pending.length > 0) {
-    const file = pending.pop()!
-    if (files.includes(file)) continue
-    files.push(file)
-    for (const specifier of specifiersIn(readFileSync(file, 'utf8'))) {
-      if (!specifier.startsWith('.')) packages.add(specifier)
-      else pending.push(join(dirname(file), specifier.replace(/\.js$/, '.ts')))
-    }
-  }
-  return { files: files.map((file) => relative(ROOT, file)), packages: [...packages] }
-}
-
-function nodesOf(machine: AnyStateMachine): AnyStateNode[] {
-  const all: AnyStateNode[] = []
-  const walk = (node: AnyStateNode) => {
-    all.push(node)
-    for (const child of Object.values(node.states) as AnyStateNode[]) walk(child)
-  }
-  walk(machine.root)
-  return all
-}
 
 interface Walk {
   /** Each function the machine uses, as `<kind> <name>` (names as the chart uses them). */
@@ -106,7 +71,7 @@ function walkFunctions(machine: AnyStateMachine, logic: LogicModule, foreign: Re
     check('assignment', String(name ?? '(inline)'), assignment, logic.assignments, where)
   }
   check('output', '(machine)', machine.root.output, logic.outputs, machine.id)
-  for (const node of nodesOf(machine)) {
+  for (const node of listStateNodes(machine)) {
     const where = `${machine.id}#${node.path.join('.') || '(root)'}`
     for (const action of [...node.entry, ...node.exit]) checkAction(action, `${where} entry/exit`)
     for (const [event, transitions] of node.transitions) {
@@ -166,7 +131,7 @@ const CHARTS: readonly (readonly [string, AnyStateMachine, LogicModule])[] = [
 
 describe('chart logic modules', () => {
   it.each(LOGIC_MODULES)('%s imports neither xstate nor a .machine file, through its whole import graph', (entry) => {
-    const { files, packages } = importGraph(entry)
+    const { files, packages } = reach(entry)
     // The walk reads what it should: the shared convention and superstruct are reached.
     expect(files).toContain('machines/shared/logic.ts')
     expect(packages).toContain('superstruct')
