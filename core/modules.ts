@@ -69,6 +69,7 @@ export interface StepUpDemand {
 export type SecondFactorCodeCheck =
   | { ok: true; method: 'otp' | 'backup' }
   | { ok: false; reason: 'wrongCode' | 'exhausted' }
+  /** Not checked: the user's codes are spent and this minute's check is taken. */
   | { ok: false; reason: 'locked'; retryAfter: number }
 
 /** The feature a value is the module of, if it is one. */

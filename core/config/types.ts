@@ -499,8 +499,10 @@ export interface SecondFactorCodeInput {
   store: AuthStore
   secrets: readonly string[]
   userId: string
+  /** The challenge the code answers: its wrong attempts are counted under this id. */
   challenge: string
   code: string
+  /** Epoch seconds. */
   at: number
 }
 

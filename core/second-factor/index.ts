@@ -11,6 +11,8 @@
  */
 import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
+import type { SecondFactorCodeInput } from '../config/types.js'
+import type { SecondFactorCodeCheck } from '../modules.js'
 import { hkdfSha256, timingSafeEqual, toHex } from '../crypto.js'
 import type { AuthStore } from '../store/index.js'
 import { enrolledFactors, USER_ATTEMPT_WINDOW, userAttemptsKey } from './stored.js'
@@ -113,25 +115,11 @@ export async function hashBackupCode(code: string, secret: string): Promise<stri
 // Stryker disable next-line MethodExpression: eq#second-factor-empty-hash
 const hashesOf = (factor: AdapterSecondFactor) => factor.secret.split(' ').filter(Boolean)
 
-/** The result of checking a code. */
-export type CodeCheck =
-  | { ok: true; method: 'otp' | 'backup' }
-  | { ok: false; reason: 'wrongCode' | 'exhausted' }
-  /** Not checked: the user's codes are spent and this minute's check is taken. */
-  | { ok: false; reason: 'locked'; retryAfter: number }
+/** The result of checking a code (the second-factor module's contract). */
+export type CodeCheck = SecondFactorCodeCheck
 
-/** What checking a code needs. */
-export interface CodeCheckInput {
-  adapter: Adapter
-  store: AuthStore
-  secrets: readonly string[]
-  userId: string
-  /** The challenge the code answers: its wrong attempts are counted under this id. */
-  challenge: string
-  code: string
-  /** Epoch seconds. */
-  at: number
-}
+/** What checking a code needs (the second-factor module's contract). */
+export type CodeCheckInput = SecondFactorCodeInput
 
 /**
  * Checks a code against a user's factors. Every code counts against the user, and every checked
