@@ -263,9 +263,8 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
     }
     if (resolved.trustedHosts) {
       // A forged Host is refused before any route can put it in a link, a redirect or a cookie.
-      const url = typeof source.url === 'string' ? new URL(source.url) : source.url
-      if (!isTrustedHost(resolved.trustedHosts, url)) {
-        logger.error(new UntrustedHost(unlistedHostMessage(url)))
+      if (!isTrustedHost(resolved.trustedHosts, parsed.url)) {
+        logger.error(new UntrustedHost(unlistedHostMessage(parsed.url)))
         return jsonAnswer('Bad request.', 400)
       }
     }

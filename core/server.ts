@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { isTrustedHost, unlistedHostMessage } from './config/trusted-hosts.js'
+import { assertTrustedOrigin } from './config/trusted-hosts.js'
 import { resolveConfig, type ResolvedConfig } from './config/resolve-config.js'
 import { parseCookieHeader, type RequestCookies } from './cookies.js'
 import {
@@ -22,7 +22,6 @@ import {
   kindOfType,
   MissingCSRF,
   RequestError,
-  UntrustedHost,
   type ErrorType,
 } from './errors.js'
 import { loadFlowModules } from './flows/kinds.js'
@@ -225,11 +224,7 @@ function readyConfig(config: Omit<AuthConfig, 'raw'>, request: ServerRequest): R
   const resolution = resolveConfig(config as AuthConfig)
   if (!resolution.ok) throw resolution.error
   const resolved = resolution.config
-  if (!resolved.trustHost) throw new UntrustedHost(`Host must be trusted. URL was: ${request.origin}`)
-  if (resolved.trustedHosts) {
-    const url = new URL(request.origin)
-    if (!isTrustedHost(resolved.trustedHosts, url)) throw new UntrustedHost(unlistedHostMessage(url))
-  }
+  assertTrustedOrigin(resolved, request.origin)
   const loading = loadFlowModules(resolved.providers)
   const extended = resolved.extensions.length > 0 ? readyExtendedCompletion(resolved) : undefined
   if (!loading && !extended) return resolved

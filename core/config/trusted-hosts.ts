@@ -10,6 +10,7 @@
  * @module
  */
 
+import { UntrustedHost } from '../errors.js'
 import type { TrustedHosts } from './types.js'
 
 export type { TrustedHosts }
@@ -63,4 +64,17 @@ export function isTrustedHost(trusted: TrustedHosts, url: URL): boolean {
  */
 export function unlistedHostMessage(url: URL): string {
   return `Host "${url.host}" is not in trustHost: the request was refused (add it to trustHost if this deployment answers for it). URL was: ${url.href}`
+}
+
+/**
+ * Refuses a server-side call (`auth()`, a server action) for an origin the configuration does not
+ * trust: `trustHost` unset, or a list that does not name the origin's host.
+ *
+ * @throws {UntrustedHost} naming the origin.
+ */
+export function assertTrustedOrigin(config: { readonly trustHost: boolean; readonly trustedHosts?: TrustedHosts }, origin: string): void {
+  if (!config.trustHost) throw new UntrustedHost(`Host must be trusted. URL was: ${origin}`)
+  if (!config.trustedHosts) return
+  const url = new URL(origin)
+  if (!isTrustedHost(config.trustedHosts, url)) throw new UntrustedHost(unlistedHostMessage(url))
 }

@@ -4,12 +4,11 @@
  *
  * @module
  */
-import { isTrustedHost, unlistedHostMessage } from '../../core/config/trusted-hosts.js'
+import { assertTrustedOrigin } from '../../core/config/trusted-hosts.js'
 import { isRoutedAction } from '../../core/actions.js'
 import { Auth } from '../../core/auth.js'
 import { assertConfig } from '../../core/config/resolve-config.js'
 import { setEnvDefaults, type EnvObject } from '../../core/env.js'
-import { UntrustedHost } from '../../core/errors.js'
 import { setClientAddress } from '../../core/http/request.js'
 import { signIn, signOut, type ServerRequest } from '../../core/server.js'
 import type { AuthConfig, Cookie } from '../../core/types.js'
@@ -145,10 +144,7 @@ export async function serverAction(
     return { url: redirect, cookies }
   }
   const resolved = assertConfig(config as AuthConfig)
-  if (!resolved.trustHost) throw new UntrustedHost(`Host must be trusted. URL was: ${request.origin}`)
-  if (resolved.trustedHosts && !isTrustedHost(resolved.trustedHosts, new URL(request.origin))) {
-    throw new UntrustedHost(unlistedHostMessage(new URL(request.origin)))
-  }
+  assertTrustedOrigin(resolved, request.origin)
   if (input.providerId === undefined || !resolved.providerById.has(input.providerId)) {
     const signInPage = resolved.pages.signIn ?? `${request.origin}${resolved.basePath === '/' ? '' : resolved.basePath}/signin`
     return { url: `${signInPage}?${new URLSearchParams({ callbackUrl: input.redirectTo })}`, cookies: [] }
