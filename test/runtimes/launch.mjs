@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { fromSources } from '../../scripts/from-sources.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const require = createRequire(join(ROOT, 'package.json'))
@@ -24,33 +25,8 @@ const INSTALL = {
   workerd: 'npm install --save-dev miniflare@4.20260426.0 (npm ci installs it from package.json; later versions need Node 22)',
 }
 
-/** Where `npm run build` would put the file for `authchart/<subpath>`, but in the sources. */
-const SOURCES = [
-  [/^authchart$/, 'core/index.ts'],
-  [/^authchart\/jwt$/, 'core/jwt.ts'],
-  [/^authchart\/errors$/, 'core/errors.ts'],
-  [/^authchart\/audit$/, 'core/audit.ts'],
-  [/^authchart\/telemetry$/, 'core/telemetry.ts'],
-  [/^authchart\/inspector$/, 'core/inspector.ts'],
-  [/^authchart\/second-factor$/, 'core/second-factor.ts'],
-  [/^authchart\/step-up$/, 'core/step-up.ts'],
-  [/^authchart\/extensions$/, 'core/define-extension.ts'],
-  [/^authchart\/adapters$/, 'core/adapters.ts'],
-  [/^authchart\/adapters\/(.+)$/, 'adapters/$1.ts'],
-  [/^authchart\/stores\/(.+)$/, 'stores/$1.ts'],
-  [/^authchart\/providers\/(.+)$/, 'providers/$1.ts'],
-]
-
-/** An esbuild plugin resolving `authchart` and its subpaths to the sources. */
-export const fromSources = {
-  name: 'authchart-sources',
-  setup(builder) {
-    builder.onResolve({ filter: /^authchart(\/|$)/ }, ({ path }) => {
-      for (const [pattern, file] of SOURCES) if (pattern.test(path)) return { path: join(ROOT, path.replace(pattern, file)) }
-      return undefined
-    })
-  },
-}
+/** `authchart` and its subpaths resolved to the sources (see scripts/from-sources.mjs). */
+export { fromSources }
 
 const isExecutable = (path) => existsSync(path) && statSync(path).size > 1_000_000
 
