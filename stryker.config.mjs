@@ -45,7 +45,7 @@ export default {
   htmlReporter: { fileName: `reports/mutation/${names.join('+')}/index.html` },
   jsonReporter: { fileName: `reports/mutation/${names.join('+')}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
-  ignorePatterns: ['dist', 'reports', '.demo-data', 'bench', 'examples/*/node_modules', 'visualizations/out'],
+  ignorePatterns: ['dist', 'reports', '.demo-data', 'bench', 'examples/*/node_modules', 'test/runtimes/node_modules', 'visualizations/out'],
   // Each group keeps its last results in test/mutation/incremental/<group>.json (committed): a run
   // reruns only the mutants whose code or covering tests changed since, and reuses the rest.
   // `npm run mutate -- --full` (Stryker's --force) reruns every mutant and rewrites the file.

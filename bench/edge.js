@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encode } from '@auth/core/jwt'
 import { bundle, bundleAll, bundleSplit, CONFIGURATIONS } from '../scripts/bundle.mjs'
-import { runtimeBinary } from '../test/runtimes/launch.mjs'
+import { loadMiniflare, runtimeBinary } from '../test/runtimes/launch.mjs'
 import { median } from './harness.js'
 
 /** The secret the bundle entries fall back to when the runtime has no environment (workerd). */
@@ -83,7 +83,7 @@ async function probe(runtime, file, cookie, reads) {
 
 /** workerd through miniflare: start, first session read, then `reads` sequential reads (over its loopback). */
 async function probeWorkerd(file, cookie, reads) {
-  const { Miniflare } = await import('miniflare')
+  const { Miniflare } = await loadMiniflare()
   const started = performance.now()
   const mf = new Miniflare({ modules: [{ type: 'ESModule', path: 'worker.mjs', contents: readFileSync(file, 'utf8') }], compatibilityDate: '2025-09-01', compatibilityFlags: ['nodejs_compat'] })
   try {

@@ -1,28 +1,51 @@
 // Starts the runtime matrix's app on Node, Bun, Deno and workerd: each entry under ./entries is
 // bundled from the sources with esbuild (the package names mapped to the sources, as the vitest
-// aliases do), then run by the runtime installed from npm (devDependencies `bun`, `deno`,
-// `miniflare`, which brings `workerd`). A runtime that is not installed fails with the command that
-// installs it. Plain JavaScript, so that `npm run bench` starts the same runtimes.
-import { spawn } from 'node:child_process'
+// aliases do), then run by the runtime installed from npm: `bun`, `deno` and `miniflare` (which
+// brings `workerd`) are this folder's own dependencies (test/runtimes/package.json, about 360 MB),
+// installed on first use with `npm ci` here rather than by the package's `npm ci`, which a user
+// trying the demo runs. An install that fails throws with the command to run. Plain JavaScript, so
+// that `npm run bench` starts the same runtimes.
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { fromSources } from '../../scripts/from-sources.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const require = createRequire(join(ROOT, 'package.json'))
+const RUNTIMES_DIR = join(ROOT, 'test/runtimes')
+const require = createRequire(join(RUNTIMES_DIR, 'package.json'))
 
 /** The runtimes of the matrix. */
 export const RUNTIMES = ['node', 'bun', 'deno', 'workerd']
 
-/** The install command for each runtime, in the error when it is missing. */
-const INSTALL = {
-  bun: 'npm install --save-dev bun (npm ci installs it from package.json)',
-  deno: 'npm install --save-dev deno (npm ci installs it from package.json)',
-  workerd: 'npm install --save-dev miniflare@4.20260426.0 (npm ci installs it from package.json; later versions need Node 22)',
+const INSTALL_COMMAND = 'npm ci --prefix test/runtimes'
+
+/**
+ * Installs the runtimes (test/runtimes/package-lock.json) unless the installed tree is that lock's.
+ * Synchronous and idempotent: every caller may call it first.
+ *
+ * @throws {Error} with the command to run, when npm fails (offline with an empty cache, for instance).
+ */
+export function installRuntimes() {
+  const installed = join(RUNTIMES_DIR, 'node_modules/.package-lock.json')
+  const lock = join(RUNTIMES_DIR, 'package-lock.json')
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return
+  const npm = spawnSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: RUNTIMES_DIR,
+    encoding: 'utf8',
+  })
+  if (npm.status !== 0) {
+    throw new Error(`The runtime matrix's runtimes could not be installed; run ${INSTALL_COMMAND}:\n${npm.stderr || npm.error}`)
+  }
+}
+
+/** miniflare (workerd), from the runtimes' own install. */
+export async function loadMiniflare() {
+  installRuntimes()
+  return import(pathToFileURL(require.resolve('miniflare')).href)
 }
 
 /** `authchart` and its subpaths resolved to the sources (see scripts/from-sources.mjs). */
@@ -40,12 +63,13 @@ function packageFile(name, file) {
 
 /** The runtime's binary from node_modules (its package's postinstall copy, else the platform package's). */
 export function runtimeBinary(runtime) {
+  installRuntimes()
   const candidates = {
     bun: [packageFile('bun', 'bin/bun.exe'), packageFile(`@oven/bun-${process.platform}-${process.arch === 'x64' ? 'x64' : 'aarch64'}`, 'bin/bun')],
     deno: [packageFile('deno', 'deno'), packageFile(`@deno/${process.platform}-${process.arch}-glibc`, 'deno')],
   }[runtime]
   const found = candidates?.find((path) => path && isExecutable(path))
-  if (!found) throw new Error(`${runtime} is not installed: ${INSTALL[runtime]}`)
+  if (!found) throw new Error(`${runtime} is not installed: ${INSTALL_COMMAND}`)
   return found
 }
 
@@ -105,12 +129,7 @@ function commandFor(runtime, file) {
 export async function startRuntime(runtime, { file, port, env, timeoutMs = 30_000 }) {
   const started = performance.now()
   if (runtime === 'workerd') {
-    let Miniflare
-    try {
-      ;({ Miniflare } = await import('miniflare'))
-    } catch (error) {
-      throw new Error(`workerd is not installed: ${INSTALL.workerd}`, { cause: error })
-    }
+    const { Miniflare } = await loadMiniflare()
     const mf = new Miniflare({
       host: '127.0.0.1',
       port,
