@@ -181,6 +181,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'authchart demo',
         `<h1>authchart demo</h1>${account}<ul>
 <li><a href="/protected">Protected page</a>${signedIn ? '' : ' (sends you to sign in first)'}</li>
+<li><a href="/auth/sessions">Your sessions</a>: where you are signed in, and signing out of each${signedIn ? '' : ' (after signing in)'}</li>
 <li><a href="/dev/mailbox">Development mailbox</a>: the sign-in e-mails the demo "sent", with their links and codes</li>
 <li><a href="/auth/providers">Providers (JSON)</a> · <a href="/auth/session">Session (JSON)</a></li>
 <li><a href="/auth/__flows">Flow inspector</a>: the charts every request runs through, with recent traces (development only)</li></ul>`,
@@ -202,7 +203,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in; both ask you to confirm it's you when you signed in more than ten minutes ago) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/sessions">Your sessions</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in; both ask you to confirm it's you when you signed in more than ten minutes ago) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
       ),
     )
   })

@@ -5,6 +5,8 @@
  * @module
  */
 import { expiredCookie } from '../cookies.js'
+import { signedInUser } from '../session/current.js'
+import { takeNotice } from './notice.js'
 import { denialSentence } from '../extensions.js'
 import {
   renderErrorPage,
@@ -99,8 +101,24 @@ function pageProviders(ctx: RequestContext): PageProvider[] {
   return pages
 }
 
+/**
+ * Who the browser is signed in as, for a page to say (address, else name); `undefined` when no one
+ * is, or when that cannot be told now (an unreadable session or an outage: the page only says less).
+ */
+async function signedInName(ctx: RequestContext): Promise<string | undefined> {
+  try {
+    const user = await signedInUser(ctx)
+    return user ? (user.email ?? user.name ?? 'your account') : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The site's own origin, where a built-in page's "Back" leads when nothing better is known. */
+const siteOrigin = (ctx: RequestContext) => new URL(ctx.authUrl).origin
+
 /** GET /signin: the built-in page, or a redirect to `pages.signIn`. */
-export function respondSignInPage(ctx: RequestContext): ResponseInternal {
+export async function respondSignInPage(ctx: RequestContext): Promise<ResponseInternal> {
   const { pages, theme } = ctx.config
   const error = ctx.request.query.error
   if (pages.signIn) {
@@ -108,9 +126,14 @@ export function respondSignInPage(ctx: RequestContext): ResponseInternal {
     if (error) params.error = error
     return { redirect: withQuery(pages.signIn, params), cookies: ctx.setCookies }
   }
+  const signedInAs = await signedInName(ctx)
+  const signedOutEverywhere = takeNotice(ctx) === 'all'
   return html(
     ctx,
     renderSignInPage({
+      ...(signedInAs ? { signedInAs } : {}),
+      ...(signedOutEverywhere ? { signedOutEverywhere } : {}),
+      backUrl: ctx.callbackUrl || siteOrigin(ctx),
       theme,
       providers: pageProviders(ctx),
       forms: ctx.config.flows.flatMap((flow) => flow.firstFactor?.signInForm ?? []),
@@ -124,13 +147,24 @@ export function respondSignInPage(ctx: RequestContext): ResponseInternal {
 }
 
 /** GET /signout: the built-in page, or a redirect to `pages.signOut`. */
-export function respondSignOutPage(ctx: RequestContext): ResponseInternal {
+export async function respondSignOutPage(ctx: RequestContext): Promise<ResponseInternal> {
   const { pages, theme } = ctx.config
   if (pages.signOut) return { redirect: pages.signOut, cookies: ctx.setCookies }
+  // Asked only when someone is signed in; a session that cannot be told (an outage) is asked too.
+  const signedOut = (await signedInOrUnknown(ctx)) === false
   return html(
     ctx,
-    renderSignOutPage({ theme, csrfToken: ctx.csrf!.token, actionUrl: `${ctx.authUrl}/signout` }),
+    renderSignOutPage({ theme, csrfToken: ctx.csrf!.token, actionUrl: `${ctx.authUrl}/signout`, signedOut, backUrl: siteOrigin(ctx) }),
   )
+}
+
+/** Whether a live session is in the request: `undefined` when that cannot be told now. */
+async function signedInOrUnknown(ctx: RequestContext): Promise<boolean | undefined> {
+  try {
+    return (await signedInUser(ctx)) !== null
+  } catch {
+    return undefined
+  }
 }
 
 /** GET /verify-request: the built-in page, or a redirect to `pages.verifyRequest`. */

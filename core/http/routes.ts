@@ -48,6 +48,7 @@ export const coreRoutes: readonly Route[] = [
     provider: 'none',
     csrfToken: true,
     callbackUrl: true,
+    actsForUser: true,
     serve: respondSignInPage,
   }),
   route({
@@ -58,7 +59,7 @@ export const coreRoutes: readonly Route[] = [
     callbackUrl: true,
     serve: redirectToSignInPage,
   }),
-  route({ method: 'GET', action: 'signout', provider: 'none', csrfToken: true, serve: respondSignOutPage }),
+  route({ method: 'GET', action: 'signout', provider: 'none', csrfToken: true, actsForUser: true, serve: respondSignOutPage }),
   // A flow waiting for the user: its page, and the answer (CSRF-checked like every posted step;
   // an application's extension cannot opt out). A second factor's enrolment is a step that acts for
   // the enrolling user: its page shows the key, and its answer stores the factor, only to them.

@@ -11,6 +11,7 @@ import { respondSessions, revokeSessions } from '../session/manage.js'
 import type { ResponseInternal } from '../types.js'
 import type { RequestContext } from './context.js'
 import { HTML_NO_STORE_HEADERS } from './handlers.js'
+import { leaveNotice, takeNotice, type Notice } from './notice.js'
 
 /** Whether the request asks for a page: its `Accept` names `text/html`. */
 export function wantsPage(ctx: RequestContext): boolean {
@@ -49,14 +50,14 @@ export async function respondSessionsOrPage(ctx: RequestContext): Promise<Respon
         csrfToken: ctx.csrf?.token ?? '',
         canRevokeOne: ctx.config.session.strategy === 'database',
         canRevokeAll: ctx.config.session.strategy === 'database' || ctx.config.sharedStore,
-        ...revokedCount(ctx.request.query.revoked),
+        ...revokedCount(takeNotice(ctx)),
       })
     : renderSessionsUnavailablePage(ctx.config.theme)
   return { status: page.status, headers: SESSIONS_PAGE_HEADERS, body: page.html, cookies: ctx.setCookies }
 }
 
-function revokedCount(value: string | undefined): { revoked?: number } {
-  return value !== undefined && /^\d{1,4}$/.test(value) ? { revoked: Number(value) } : {}
+function revokedCount(notice: Notice | undefined): { revoked?: number } {
+  return typeof notice === 'number' ? { revoked: notice } : {}
 }
 
 /**
@@ -68,7 +69,11 @@ export async function revokeSessionsOrPage(ctx: RequestContext): Promise<Respons
   if (!wantsPage(ctx)) return answer
   if (answer.status === 401) return signInFirst(ctx)
   const revoked = (answer.body as { revoked?: unknown } | null)?.revoked
-  if (revoked === 'all') return { redirect: `${ctx.authUrl}/signin`, cookies: answer.cookies ?? ctx.setCookies }
-  const query = typeof revoked === 'number' ? `?${new URLSearchParams({ revoked: String(revoked) })}` : ''
-  return { redirect: `${sessionsUrl(ctx)}${query}`, cookies: ctx.setCookies }
+  if (revoked === 'all') {
+    const cookies = answer.cookies ?? ctx.setCookies
+    leaveNotice(ctx, cookies, 'all')
+    return { redirect: `${ctx.authUrl}/signin`, cookies }
+  }
+  if (typeof revoked === 'number') leaveNotice(ctx, ctx.setCookies, revoked)
+  return { redirect: sessionsUrl(ctx), cookies: ctx.setCookies }
 }

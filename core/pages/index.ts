@@ -97,6 +97,12 @@ export function renderSignInPage(p: {
   authUrl?: string
   /** The forms in the registry's order, which their scripts follow; by default the providers' order. */
   forms?: readonly SignInForm[]
+  /** Who this browser is signed in as already (their address or name), said above the forms. */
+  signedInAs?: string
+  /** Where "Back" leads: the page the user came from, or the site. */
+  backUrl?: string
+  /** The user has just signed out of every session (the sessions page's last button). */
+  signedOutEverywhere?: boolean
 }): RenderedPage {
   const { providers } = p
   const page: SignInPage = {
@@ -116,13 +122,17 @@ export function renderSignInPage(p: {
     blocks += `<div class="provider">${block}</div>`
   })
   const error = p.error ? errorBox(signInErrorMessage(p.error)) : ''
+  const signedIn = p.signedInAs
+    ? `<p class="muted">You are signed in as <strong class="address">${breakableAddress(p.signedInAs)}</strong>. Signing in again switches account.</p>`
+    : ''
+  const notice = p.signedOutEverywhere ? '<p class="notice" role="status">You are signed out of every session, this browser too.</p>' : ''
   const forms = p.forms ?? [...new Set(providers.map((provider) => provider.form))]
   return {
     status: 200,
     html: shell(
       'Sign In',
       p.theme,
-      `<div class="signin">${themeStyles(p.theme)}<div class="card">${error}${logo(p.theme)}${blocks}</div></div>` +
+      `<div class="signin">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign in</h1>${notice}${error}${signedIn}${blocks}${backLink(p.backUrl)}</div></div>` +
         formScripts(providers, forms, page),
     ),
   }
@@ -133,19 +143,30 @@ export function errorBox(message: string): string {
   return `<div class="error" role="alert"><p>${escapeHtml(message)}</p></div>`
 }
 
-/** The sign-out confirmation page; the form posts back to `actionUrl`. */
+/** "Back" to where the user came from, under a page's last button; nothing without a target. */
+function backLink(url: string | undefined): string {
+  return url ? `<p class="back"><a href="${escapeHtml(url)}">Back</a></p>` : ''
+}
+
+/**
+ * The sign-out confirmation page; the form posts back to `actionUrl`. With `signedOut` (nobody is
+ * signed in in this browser) it says so instead of asking.
+ */
 export function renderSignOutPage(p: {
   theme: PageTheme
   csrfToken: string
   actionUrl: string
+  signedOut?: boolean
+  /** Where "Back" (or "Cancel") leads: the page the user came from, or the site. */
+  backUrl?: string
 }): RenderedPage {
+  const content = p.signedOut
+    ? `<h1>Sign out</h1><p>You are not signed in.</p>${backLink(p.backUrl)}`
+    : `<h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}<button id="submitButton" type="submit">Sign out</button></form>` +
+      (p.backUrl ? `<p class="back"><a href="${escapeHtml(p.backUrl)}">Cancel</a></p>` : '')
   return {
     status: 200,
-    html: shell(
-      'Sign Out',
-      p.theme,
-      `<div class="signout">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}<h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="${escapeHtml(p.actionUrl)}" method="POST">${hiddenCsrf(p.csrfToken)}<button id="submitButton" type="submit">Sign out</button></form></div></div>`,
-    ),
+    html: shell('Sign Out', p.theme, `<div class="signout">${themeStyles(p.theme)}<div class="card">${logo(p.theme)}${content}</div></div>`),
   }
 }
 

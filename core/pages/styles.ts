@@ -35,4 +35,6 @@ form+form{margin-top:.5rem}
 .sessions{list-style:none;margin:1rem 0;padding:0}
 .session{border-top:1px solid var(--line);padding:.5rem 0}
 .session:last-child{border-bottom:1px solid var(--line)}
+.back{margin:1rem 0 0;text-align:center;font-size:.875rem}
+.back a{color:var(--brand-color)}
 .badge{font-size:.75rem;font-weight:600;color:var(--brand-color);border:1px solid var(--brand-color);border-radius:1rem;padding:0 .5rem;margin-left:.25rem;white-space:nowrap}`

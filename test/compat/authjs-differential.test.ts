@@ -322,6 +322,35 @@ const signOutHeading: Deliberate = (theirs) => ({
 })
 
 /**
+ * README: the sign-in page is headed "Sign in" and ends with a "Back" link to the `callbackUrl`
+ * (else the site); Auth.js's has neither.
+ */
+const signInHeadingAndBack =
+  (back: string): Deliberate =>
+  (theirs) => {
+    const body = [...(theirs.body as string[])]
+    body.splice(body.findIndex((line) => line.startsWith('title ')) + 1, 0, 'h1 "Sign in"')
+    body.push(`a href=${back} "Back"`, 'p "Back"')
+    return { ...theirs, body }
+  }
+
+/**
+ * README: the sign-out page asks only a signed-in browser; to nobody it says so, with the way back.
+ * Signed in, it asks as Auth.js does, with a "Cancel" link after the form.
+ */
+const signOutToNobody: Deliberate = (theirs) => {
+  const body = theirs.body as string[]
+  const question = body.indexOf('p "Are you sure you want to sign out?"')
+  const formEnd = body.indexOf('/form', question)
+  return { ...theirs, body: [...body.slice(0, question), 'p "You are not signed in."', `a href=${ORIGIN} "Back"`, 'p "Back"', ...body.slice(formEnd + 1)] }
+}
+const signOutCancel: Deliberate = (theirs) => {
+  const body = [...(theirs.body as string[])]
+  body.splice(body.indexOf('/form') + 1, 0, `a href=${ORIGIN} "Cancel"`, 'p "Cancel"')
+  return { ...theirs, body }
+}
+
+/**
  * README: the sign-in page's first field has the focus (Auth.js autofocuses only e-mail fields,
  * so a credentials form starts unfocused).
  */
@@ -452,17 +481,24 @@ const scenarios: Record<string, Case> = {
     },
   },
   'POST /signout without CSRF': { run: (lib) => send(lib, config(lib), '/auth/signout', { form: {} }) },
-  'GET /signin': { run: (lib) => send(lib, config(lib), '/auth/signin'), deliberate: firstFieldFocused },
+  'GET /signin': { run: (lib) => send(lib, config(lib), '/auth/signin'), deliberate: compose(firstFieldFocused, signInHeadingAndBack(ORIGIN)) },
   'GET /signin with a callbackUrl and an error': {
     run: (lib) => send(lib, config(lib), '/auth/signin?callbackUrl=%2Fdash&error=CredentialsSignin'),
-    deliberate: compose(resolvedCallbackUrlInPage('/dash', `${ORIGIN}/dash`), firstFieldFocused),
+    deliberate: compose(resolvedCallbackUrlInPage('/dash', `${ORIGIN}/dash`), firstFieldFocused, signInHeadingAndBack(`${ORIGIN}/dash`)),
   },
   'GET /signin with a custom page': {
     run: (lib) => send(lib, config(lib, { pages: { signIn: '/login' } }), '/auth/signin?callbackUrl=%2Fx'),
   },
   'GET /signout': {
     run: (lib) => send(lib, config(lib), '/auth/signout'),
-    deliberate: compose(noIncidentalCallbackCookie, signOutHeading),
+    deliberate: compose(noIncidentalCallbackCookie, signOutHeading, signOutToNobody),
+  },
+  'GET /signout signed in': {
+    run: async (lib) => {
+      const jar = new CookieJar(await sessionCookie())
+      return send(lib, config(lib), '/auth/signout', { jar })
+    },
+    deliberate: compose(noIncidentalCallbackCookie, signOutHeading, signOutCancel),
   },
   'GET /verify-request': { run: (lib) => send(lib, config(lib), '/auth/verify-request'), deliberate: noIncidentalCsrfOrCallbackCookie },
   'GET /error?error=AccessDenied': {

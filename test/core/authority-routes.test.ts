@@ -278,6 +278,23 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return { status: response.status, ended: (await response.text()).includes('You are signed out.'), cleared, victimRows: victimRows(scene.store) }
     },
   },
+  // The sign-in page says who is signed in already; the sign-out page asks only them.
+  'GET signin': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/signin' })
+      return { status: response.status, signedInAs: /You are signed in as <strong[^>]*>([^<]*(?:<wbr>[^<]*)*)/.exec(await response.text())?.[1] ?? null }
+    },
+  },
+  'GET signout': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/signout' })
+      return { status: response.status, asks: (await response.text()).includes('Are you sure you want to sign out?') }
+    },
+  },
   'GET sessions': {
     async run(scene) {
       const client = new Client(scene.config)
@@ -399,11 +416,9 @@ const signInPage = () => `${ORIGIN}/auth/signin`
 const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => Promise<number>>> = {
   'GET providers': (app, client) => app.reads(() => client.send({ path: '/providers' }), ok),
   'GET csrf': (app, client) => app.reads(() => client.send({ path: '/csrf' }), ok),
-  'GET signin': (app, client) => app.reads(() => client.send({ path: '/signin' }), ok),
   'POST signin': (app, client) => app.reads(() => post(client, '/signin'), redirectsTo(signInPage)),
   'POST signin (credentials)': (app, client) => app.reads(() => post(client, '/signin/credentials'), redirectsTo(signInPage)),
   'POST signin (webauthn)': (app, client) => app.reads(() => post(client, '/signin/passkey'), redirectsTo(signInPage)),
-  'GET signout': (app, client) => app.reads(() => client.send({ path: '/signout' }), ok),
   // A sign-in over the session: it is replaced, never read.
   'POST callback (credentials)': (app, client) =>
     app.reads(() => post(client, '/callback/credentials', { username: 'alice', password: 'wonderland' }), redirectsTo(() => ORIGIN)),

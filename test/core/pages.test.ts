@@ -193,6 +193,27 @@ describe('the other pages', () => {
     expect(html).toContain('<h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="https://app.test/auth/signout" method="POST">')
   })
 
+  it('asks only a signed-in browser to confirm signing out, and offers the way back either way', () => {
+    const asking = renderSignOutPage({ theme, csrfToken: 't', actionUrl: 'https://app.test/auth/signout', backUrl: 'https://app.test' }).html
+    expect(asking).toContain('Are you sure you want to sign out?')
+    expect(asking).toContain('<p class="back"><a href="https://app.test">Cancel</a></p>')
+    const nobody = renderSignOutPage({ theme, csrfToken: 't', actionUrl: 'https://app.test/auth/signout', signedOut: true, backUrl: 'https://app.test' }).html
+    expect(nobody).toContain('<p>You are not signed in.</p>')
+    expect(nobody).not.toContain('<form')
+    expect(nobody).toContain('<a href="https://app.test">Back</a>')
+  })
+
+  it('heads the sign-in page, says who is signed in already, and links back to where the user came from', () => {
+    const base = { theme, providers: [], csrfToken: 't' }
+    const plain = renderSignInPage(base).html
+    expect(plain).toContain('<h1>Sign in</h1>')
+    expect(plain).not.toContain('You are signed in as')
+    expect(plain).not.toContain('class="back"')
+    const signedIn = renderSignInPage({ ...base, signedInAs: 'ada<b>@example.com', backUrl: 'https://app.test/x?a=1&b=2' }).html
+    expect(signedIn).toContain('You are signed in as <strong class="address">ada&lt;b&gt;<wbr>@example<wbr>.com</strong>')
+    expect(signedIn).toContain('<a href="https://app.test/x?a=1&amp;b=2">Back</a>')
+  })
+
   it('renders the verify-request page with a link to the site', () => {
     const { html } = renderVerifyRequestPage({ theme, url })
     expect(html).toContain('<h1>Check your email</h1>')

@@ -188,11 +188,12 @@ describe('pages', () => {
     )
   })
 
-  it('renders the sign-out page posting back to the sign-out action', async () => {
+  it('tells a browser nobody is signed in on the sign-out page, with the way back', async () => {
     const response = await Auth(authRequest({ path: '/auth/signout' }), testConfig())
     const html = await response.text()
-    expect(html).toContain('Are you sure you want to sign out?')
-    expect(html).toContain(`action="${ORIGIN}/auth/signout"`)
+    expect(html).toContain('You are not signed in.')
+    expect(html).not.toContain('Are you sure you want to sign out?')
+    expect(html).toContain(`<a href="${ORIGIN}">Back</a>`)
   })
 
   it.each([

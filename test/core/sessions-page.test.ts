@@ -53,12 +53,29 @@ describe('the sessions page', () => {
 
     const response = await laptop.send({ path: '/sessions', body: formOf(html, 'Sign out'), headers: HTML })
     expect(response.status).toBe(302)
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/sessions?revoked=1`)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/sessions`)
     expect(store.sessions.has(phone.jar.get(SESSION_COOKIE)!)).toBe(false)
     expect(store.sessions.has(laptop.jar.get(SESSION_COOKIE)!)).toBe(true)
-    const after = await (await laptop.send({ path: '/sessions?revoked=1', headers: HTML })).text()
+    const after = await (await laptop.send({ path: '/sessions', headers: HTML })).text()
     expect(after).toContain('Signed out of 1 session.')
     expect(after).not.toContain('Safari on iOS')
+    // The notice is told once: a reload shows the list without it.
+    const reloaded = await (await laptop.send({ path: '/sessions', headers: HTML })).text()
+    expect(reloaded).toContain('<h1>Your sessions</h1>')
+    expect(reloaded).not.toContain('Signed out of')
+  })
+
+  it('believes only a notice of its own shape, and never one in the URL', async () => {
+    const { config } = databaseConfig()
+    const laptop = await signedIn(config, CHROME_LINUX)
+    for (const value of ['<script>', '99999', '-1', 'all']) {
+      laptop.jar.cookies.set('authchart.notice', value)
+      const html = await (await laptop.send({ path: '/sessions', headers: HTML })).text()
+      expect(html, value).not.toContain('Signed out of')
+      expect(html).not.toContain('<script>')
+    }
+    const linked = await (await laptop.send({ path: '/sessions?revoked=5', headers: HTML })).text()
+    expect(linked).not.toContain('Signed out of')
   })
 
   it('signs out everywhere from its form and lands on the sign-in page without a session', async () => {
@@ -70,6 +87,9 @@ describe('the sessions page', () => {
     expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin`)
     expect(laptop.jar.get(SESSION_COOKIE)).toBeUndefined()
     expect(store.sessions.size).toBe(0)
+    const signInPage = await (await laptop.send({ path: '/signin', headers: HTML })).text()
+    expect(signInPage).toContain('You are signed out of every session, this browser too.')
+    expect(await (await laptop.send({ path: '/signin', headers: HTML })).text()).not.toContain('signed out of every session')
   })
 
   it('may not be framed: its sign-out buttons cannot be clickjacked', async () => {

@@ -203,7 +203,12 @@ describe('the demo over real HTTP', () => {
 
     const protectedPage = await get('/protected', jar)
     expect(protectedPage.status).toBe(200)
-    expect(await protectedPage.text()).toContain('Demo User')
+    const protectedHtml = await protectedPage.text()
+    expect(protectedHtml).toContain('Demo User')
+    // The sessions page is one link away, and lists this browser.
+    expect(protectedHtml).toContain('<a href="/auth/sessions">Your sessions</a>')
+    const sessions = await fetch(`${origin}/auth/sessions`, { headers: { cookie: jar.header(), accept: 'text/html' } })
+    expect(await sessions.text()).toContain('This browser')
 
     const signOut = await post('/auth/signout', { csrfToken: await csrfToken(jar) }, jar)
     expect(signOut.status).toBe(302)
