@@ -86,17 +86,63 @@ export const CHART_SCRIPT = `(() => {
   }
 })()`
 
-let hash: Promise<string> | undefined
-
-/** The script's CSP source (`'sha256-…'`), computed once. */
-export function chartScriptSource(): Promise<string> {
-  hash ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(CHART_SCRIPT)).then((digest) => {
-    let binary = ''
-    for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte)
-    return `'sha256-${btoa(binary)}'`
+/**
+ * The page's own script: one chart at a time, chosen from the list (and kept in the URL's
+ * `#flow-<id>`, so a reload or a link shows the same chart), and the traces filtered by flow and
+ * outcome. Without scripts every chart and trace shows, one after the other.
+ */
+export const PAGE_SCRIPT = `(() => {
+  const sections = [...document.querySelectorAll('section.flow')]
+  const choice = document.querySelector('[data-chart-choice]')
+  const show = (id) => {
+    const chosen = sections.find((section) => section.dataset.flow === id) ?? sections[0]
+    if (!chosen) return
+    for (const section of sections) section.hidden = section !== chosen
+    if (choice) choice.value = chosen.dataset.flow
+  }
+  const fromHash = () => show(decodeURIComponent(location.hash.replace(/^#flow-/, '')))
+  choice?.addEventListener('change', () => {
+    history.replaceState(null, '', '#flow-' + encodeURIComponent(choice.value))
+    show(choice.value)
   })
+  addEventListener('hashchange', fromHash)
+  fromHash()
+  const filters = [...document.querySelectorAll('[data-trace-filter]')]
+  const count = document.querySelector('[data-trace-count]')
+  const rows = [...document.querySelectorAll('tr.trace')]
+  const filter = () => {
+    let shown = 0
+    for (const row of rows) {
+      row.hidden = !filters.every((select) => !select.value || row.dataset[select.dataset.traceFilter] === select.value)
+      if (!row.hidden) shown++
+    }
+    if (count) count.textContent = shown + ' of ' + rows.length + ' shown'
+  }
+  for (const select of filters) select.addEventListener('change', filter)
+  filter()
+})()`
+
+const hashes = new Map<string, Promise<string>>()
+
+/** `script`'s CSP source (`'sha256-…'`), computed once per script. */
+function scriptSource(script: string): Promise<string> {
+  let hash = hashes.get(script)
+  if (!hash) {
+    hash = crypto.subtle.digest('SHA-256', new TextEncoder().encode(script)).then((digest) => {
+      let binary = ''
+      for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte)
+      return `'sha256-${btoa(binary)}'`
+    })
+    hashes.set(script, hash)
+  }
   return hash
 }
+
+/** The chart script's CSP source (`'sha256-…'`), computed once. */
+export const chartScriptSource = (): Promise<string> => scriptSource(CHART_SCRIPT)
+
+/** The page script's CSP source, computed once. */
+export const pageScriptSource = (): Promise<string> => scriptSource(PAGE_SCRIPT)
 
 /** The controls above a chart. */
 export const CHART_CONTROLS =

@@ -19,7 +19,7 @@ import type { ResolvedConfig } from '../config/types.js'
 import { loadedFlows } from '../flows/loaded.js'
 import { clientAddressOf } from '../http/request.js'
 import type { WarningCode } from '../logger.js'
-import { CHART_CONTROLS, CHART_SCRIPT, CHART_STYLES, chartScriptSource } from './chart-script.js'
+import { CHART_CONTROLS, CHART_SCRIPT, CHART_STYLES, chartScriptSource, PAGE_SCRIPT, pageScriptSource } from './chart-script.js'
 import { isDevelopment, nodeEnv, type InspectorState, type InspectorStore, type Recorded } from './recorder.js'
 
 export { DEFAULT_INSPECTOR_TRACES, INSPECTOR_PATH } from './recorder.js'
@@ -82,15 +82,16 @@ function traceRow(record: Recorded, graph: FlowGraph | undefined): string {
   const effects = new Map((graph?.states ?? []).filter((s) => s.effect).map((s) => [s.id, s.effect!]))
   const events = trace.steps.map((s) => s.event).filter((e) => !effects.has(e) && !e.endsWith('.done') && !e.endsWith('.failed'))
   const ran = trace.steps.map((s) => effects.get(s.to)).filter((e): e is string => e !== undefined)
+  const outcome = trace.outcome ?? trace.errorCode ?? trace.status
   const cells = [
     new Date(record.at * 1000).toISOString().slice(11, 19),
     record.request,
     `${trace.flow}${trace.resumed ? ' (resumed)' : ''}`,
     events.join(' → '),
     ran.join(' → '),
-    `${trace.steps.at(-1)?.to ?? ''} · ${trace.outcome ?? trace.errorCode ?? trace.status}`,
+    `${trace.steps.at(-1)?.to ?? ''} · ${outcome}`,
   ]
-  return `<tr class="trace">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`
+  return `<tr class="trace" data-flow="${escapeHtml(trace.flow)}" data-outcome="${escapeHtml(String(outcome))}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`
 }
 
 /** Strips the XML prolog and doctype so the SVG can be inlined. */
@@ -130,7 +131,7 @@ export async function respondInspector(config: ResolvedConfig, request: Request,
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
       // The one script allowed is the chart pan/zoom script, by its hash.
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()}`,
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()} ${await pageScriptSource()}`,
       'X-Robots-Tag': 'noindex',
     },
   })
@@ -151,19 +152,30 @@ ${graph.description ? `<p>${escapeHtml(graph.description)}</p>` : ''}
   }
   const byFlow = new Map(machines.map((m) => [m.id, graphOf(m)]))
   const rows = store.recent.map((r) => traceRow(r, byFlow.get(r.trace.flow))).join('\n')
+  const option = (value: string, text = value) => `<option value="${escapeHtml(value)}">${escapeHtml(text)}</option>`
+  const chartChoice = machines.map((m) => option(m.id, `${m.id} (${byFlow.get(m.id)!.states.length} states)`)).join('')
+  const traceFlows = [...new Set(store.recent.map((r) => r.trace.flow))].sort()
+  const traceOutcomes = [...new Set(store.recent.map((r) => String(r.trace.outcome ?? r.trace.errorCode ?? r.trace.status)))].sort()
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>authchart flows</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#222}h1{margin:0 0 .25rem}
 h2 small{font-weight:normal;color:#666;font-size:.8em}${CHART_STYLES}
 .legend span{display:inline-block;padding:0 .5rem;margin-right:.5rem;border-radius:.25rem;border:1px solid}
+.choice{padding:.5rem 0;margin-bottom:.5rem}.muted{color:#666;font-size:12px}select{font:inherit}
+.filters label{margin-left:.5rem}.filters label:first-child{margin-left:0}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eee;padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:12px}</style></head>
 <body><h1>authchart flows</h1>
 <p>Development only. Charts are generated from the machines; red transitions were taken by recent requests (with counts).
 Traces show event types and states only: no payloads, tokens, cookies or query strings are recorded.</p>
 <p class="legend"><span style="background:#eef3ff;border-color:#346df1">effect</span><span style="background:#fff7e6;border-color:#d48806">awaits a request</span><span style="background:#f0f0f0;border-color:#555">final</span></p>
+<nav class="choice"><label for="chart-choice">Chart</label> <select id="chart-choice" data-chart-choice>${chartChoice}</select>
+<span class="muted">one chart at a time (its address is the page's <code>#flow-…</code> fragment)</span></nav>
 ${sections.join('\n')}
 <section id="traces"><h2>Last ${store.limit} traces</h2>
+<p class="filters"><label for="trace-flow">Flow</label> <select id="trace-flow" data-trace-filter="flow">${option('', 'every flow')}${traceFlows.map((f) => option(f)).join('')}</select>
+<label for="trace-outcome">Outcome</label> <select id="trace-outcome" data-trace-filter="outcome">${option('', 'every outcome')}${traceOutcomes.map((o) => option(o)).join('')}</select>
+<span data-trace-count></span></p>
 <table><thead><tr><th>time (UTC)</th><th>request</th><th>flow</th><th>events</th><th>effects</th><th>outcome</th></tr></thead>
 <tbody>${rows || '<tr><td colspan="6">No requests yet.</td></tr>'}</tbody></table></section>
-<script>${CHART_SCRIPT}</script></body></html>`
+<script>${CHART_SCRIPT}</script><script>${PAGE_SCRIPT}</script></body></html>`
 }

@@ -58,6 +58,7 @@ describe('the flow inspector in Chromium', () => {
     expect(statSync(screenshot).size).toBeGreaterThan(50_000)
 
     for (const machine of [sessionMachine, credentialsSignInMachine, oauthSignInMachine]) {
+      await page.selectOption('[data-chart-choice]', machine.id)
       // A phase (compound state) is drawn as a box around its children: a Graphviz cluster.
       const drawn = await page.$$eval(`section[data-flow="${machine.id}"] svg g.node, section[data-flow="${machine.id}"] svg g.cluster`, (nodes) =>
         nodes.map((node) => node.id),
@@ -75,7 +76,7 @@ describe('the flow inspector in Chromium', () => {
 
   it('sets every state title of the session chart, grouped in phases, at 11 px or more at the fit width of a 1,400 px page', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
-    await page.goto(`${origin}/auth/__flows`)
+    await page.goto(`${origin}/auth/__flows#flow-session`)
     const chart = page.locator('section[data-flow="session"] [data-chart]')
     await chart.evaluate((element) => element.scrollIntoView())
     const titles = await chart.evaluate((element) => {
@@ -116,6 +117,7 @@ describe('the flow inspector in Chromium', () => {
     page.on('request', (request) => requests.push(request.url()))
     await page.goto(`${origin}/auth/__flows`)
     expect(requests.every((url) => url.startsWith(origin)), 'nothing is loaded from elsewhere').toBe(true)
+    await page.selectOption('[data-chart-choice]', 'oauth-signin')
 
     const chart = page.locator('section[data-flow="oauth-signin"] [data-chart]')
     const svg = chart.locator('svg')
@@ -165,6 +167,69 @@ describe('the flow inspector in Chromium', () => {
     await chart.focus()
     await page.keyboard.press('0')
     expect(await viewBox()).toEqual(full)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('shows one chart at a time, chosen from the list and kept in the URL, and filters the traces by flow and outcome', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()))
+    // Traces of two flows with two outcomes: a wrong password, a right one, and session reads.
+    await page.goto(`${origin}/auth/signin`)
+    await page.fill('input[name="username"]', 'alice')
+    await page.fill('input[name="password"]', 'wrong')
+    await page.click('form[action$="/callback/credentials"] button')
+    await page.waitForLoadState()
+    await page.goto(`${origin}/auth/signin`)
+    await page.fill('input[name="username"]', 'alice')
+    await page.fill('input[name="password"]', 'wonderland')
+    await Promise.all([page.waitForURL(`${origin}/`), page.click('form[action$="/callback/credentials"] button')])
+    await page.goto(`${origin}/auth/session`)
+    // The page is rendered at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+
+    // The inspector's own page runs without an error (the wrong password's 401 above is not its).
+    errors.length = 0
+    await page.goto(`${origin}/auth/__flows`)
+    const visibleCharts = () => page.$$eval('section.flow', (sections) => sections.filter((s) => !(s as HTMLElement).hidden).map((s) => (s as HTMLElement).dataset.flow))
+    const first = await page.$eval('[data-chart-choice]', (select) => (select as HTMLSelectElement).value)
+    expect(await visibleCharts()).toEqual([first])
+    await page.selectOption('[data-chart-choice]', 'credentials-signin')
+    expect(await visibleCharts()).toEqual(['credentials-signin'])
+    expect(page.url()).toBe(`${origin}/auth/__flows#flow-credentials-signin`)
+    // One chart's height, not the sum of every chart's (10,000 px before).
+    const height = await page.evaluate(() => document.documentElement.scrollHeight)
+    const chartHeight = await page.locator('section[data-flow="credentials-signin"]').evaluate((s) => s.getBoundingClientRect().height)
+    expect(height).toBeLessThan(chartHeight + 2_500)
+    await page.reload()
+    expect(await visibleCharts()).toEqual(['credentials-signin'])
+    // In a chart drawn flat (not in phases), no transition's label is set over a state's text.
+    const overlaps = await page.locator('section[data-flow="credentials-signin"] [data-chart]').evaluate((element) => {
+      const box = (node: Element) => node.getBoundingClientRect()
+      const cross = (a: DOMRect, b: DOMRect) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1
+      const stateTexts = [...element.querySelectorAll('g.node text, g.cluster text')].map((text) => ({ text: text.textContent, box: box(text) }))
+      const edgeTexts = [...element.querySelectorAll('g.edge text')].map((text) => ({ text: text.textContent, box: box(text) }))
+      return edgeTexts.flatMap((edge) => stateTexts.filter((state) => cross(edge.box, state.box)).map((state) => `"${edge.text}" over "${state.text}"`))
+    })
+    expect(overlaps).toEqual([])
+
+    const shownTraces = () => page.$$eval('tr.trace', (rows) => rows.filter((r) => !(r as HTMLElement).hidden).map((r) => [(r as HTMLElement).dataset.flow, (r as HTMLElement).dataset.outcome]))
+    const all = await shownTraces()
+    expect([...new Set(all.map(([flow]) => flow))]).toEqual(expect.arrayContaining(['credentials-signin', 'session']))
+    await page.selectOption('[data-trace-filter="flow"]', 'credentials-signin')
+    const signIns = await shownTraces()
+    expect(signIns.length).toBeGreaterThanOrEqual(2)
+    expect(signIns.every(([flow]) => flow === 'credentials-signin')).toBe(true)
+    const outcomes = [...new Set(signIns.map(([, outcome]) => outcome))]
+    expect(outcomes.length).toBeGreaterThanOrEqual(2)
+    await page.selectOption('[data-trace-filter="outcome"]', outcomes[0]!)
+    const filtered = await shownTraces()
+    expect(filtered.length).toBeGreaterThan(0)
+    expect(filtered.every(([flow, outcome]) => flow === 'credentials-signin' && outcome === outcomes[0])).toBe(true)
+    expect(await page.textContent('[data-trace-count]')).toBe(`${filtered.length} of ${all.length} shown`)
+    await page.screenshot({ path: join(shots, 'inspector-one-chart.png') })
     expect(errors).toEqual([])
     await page.close()
   })
