@@ -294,4 +294,27 @@ describe('a store that cannot spend the jti', () => {
     expect(await sessionOf(client), 'no session ended on an unrecorded jti').not.toBeNull()
     expect(config.logger.error).toHaveBeenCalled()
   })
+
+  it('answers 503 with Retry-After (fails closed) when the store does not answer the spend before its deadline', async () => {
+    const store = memoryAuthStore()
+    let asked = 0
+    const spendingHangs: typeof store = {
+      ...store,
+      claim: (key, ttl) => {
+        if (!key.startsWith('logout:jti:')) return store.claim(key, ttl)
+        asked++
+        return new Promise<boolean>(() => {})
+      },
+    }
+    const config = appConfig('jwt', { store: spendingHangs, availability: { storeTimeout: 50, retryAfter: 7 } } as never)
+    const { client } = await browserSignedIn(config)
+    const token = await forge(op, 'op', await sidOf(client))
+    const started = Date.now()
+    const response = await Auth(authRequest({ path: '/auth/backchannel-logout/op', body: { logout_token: token } }), config as Omit<AuthConfig, 'raw'>)
+    expect(asked).toBe(1)
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('7')
+    expect(Date.now() - started, 'answered at the deadline, not when the store wakes').toBeLessThan(5_000)
+    expect(await sessionOf(client), 'no session ended on an unrecorded jti').not.toBeNull()
+  })
 })
