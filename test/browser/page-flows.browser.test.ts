@@ -9,6 +9,10 @@
  * forms post themselves, so a cookie the browser drops or a form that cannot be submitted fails
  * here as it would for a person. Every page of our origin is checked for duplicate ids as it loads.
  */
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { TOTP } from 'otpauth'
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -101,8 +105,14 @@ afterAll(async () => {
   await smtp?.close()
 })
 
-/** The pages of our origin a browser profile loaded (path without query), with their repeated ids. */
-type LoadedPages = Map<string, string[]>
+/** The pages of our origin a browser profile loaded (path without query), with their repeated ids and their markup as loaded. */
+type LoadedPages = Map<string, string[]> & { snapshots?: Map<string, string[]> }
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+/** Screenshots of every page state audited, kept for a person to look at (not compared). */
+const SHOTS = fileURLToPath(new URL('./output/', import.meta.url))
+mkdirSync(SHOTS, { recursive: true })
+let shot = 0
 
 /**
  * A fresh browser profile. Every document of our origin reports its ids as it loads (an init
@@ -114,25 +124,57 @@ async function newContext(options: { width?: number } = {}): Promise<{ context: 
   // A flow that does not come back fails here, with the URL it stopped at, before the test times out.
   context.setDefaultTimeout(10_000)
   const loaded: LoadedPages = new Map()
-  await context.exposeBinding('__reportIds', ({ frame }, ids: string[]) => {
+  loaded.snapshots = new Map()
+  await context.exposeBinding('__reportIds', ({ frame }, ids: string[], markup: string) => {
     const url = new URL(frame.url())
     if (url.origin !== app.origin) return
     const repeated = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))]
     loaded.set(url.pathname, [...(loaded.get(url.pathname) ?? []), ...repeated])
+    loaded.snapshots!.set(url.pathname, [...(loaded.snapshots!.get(url.pathname) ?? []), markup])
   })
   await context.addInitScript(() => {
     document.addEventListener('DOMContentLoaded', () => {
       const ids = [...document.querySelectorAll('[id]')].map((element) => element.id)
-      void (window as unknown as { __reportIds: (ids: string[]) => Promise<void> }).__reportIds(ids)
+      const report = (window as unknown as { __reportIds: (ids: string[], markup: string) => Promise<void> }).__reportIds
+      void report(ids, document.documentElement.outerHTML)
     })
   })
   return { context, page: await context.newPage(), loaded }
 }
 
-/** Each of `pages` was loaded in this profile, and no page it loaded had an id twice. */
-function expectUniqueIds(loaded: LoadedPages, pages: string[]): void {
+/**
+ * Each of `pages` was loaded in this profile, no page it loaded had an id twice, and axe finds no
+ * serious or critical violation in any state of `pages` it loaded: each state's markup, as the
+ * browser had it when loaded (its scripts had run), is audited in a page of its own (so a flow that
+ * moved on at once is audited too), and its screenshot kept under test/browser/output/.
+ */
+async function expectUniqueIds(loaded: LoadedPages, pages: string[]): Promise<void> {
   expect([...loaded.keys()]).toEqual(expect.arrayContaining(pages))
   expect(Object.fromEntries([...loaded].filter(([, repeated]) => repeated.length > 0))).toEqual({})
+  const audit = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+  try {
+    const violations: string[] = []
+    for (const path of pages) {
+      for (const markup of new Set(loaded.snapshots?.get(path) ?? [])) {
+        const page = await audit.newPage()
+        // The state as loaded, without its scripts (they ran already; here they would run twice).
+        await page.setContent(markup.replace(/<script\b[\s\S]*?<\/script>/gi, ''))
+        await page.addScriptTag({ content: AXE })
+        const found = await page.evaluate(async () => {
+          const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
+          return (await axe.run()).violations
+            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+            .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
+        })
+        violations.push(...found.map((text) => `${path}: ${text}`))
+        await page.screenshot({ path: join(SHOTS, `${String(++shot).padStart(3, '0')}${path.replace(/\W+/g, '-')}.png`), fullPage: true })
+        await page.close()
+      }
+    }
+    expect(violations).toEqual([])
+  } finally {
+    await audit.close()
+  }
 }
 
 /** What the app's home page says, freshly loaded: "Signed in as …" or "Not signed in". */
@@ -212,7 +254,7 @@ describe('every built-in page flow in Chromium', () => {
     // Nothing typed outlives the sign-in: a fresh sign-in page starts empty.
     await openSignIn(page)
     expect(await page.getByLabel('Username').inputValue()).toBe('')
-    expectUniqueIds(loaded, ['/auth/signin', '/auth/signout'])
+    await expectUniqueIds(loaded, ['/auth/signin', '/auth/signout'])
     await context.close()
   })
 
@@ -247,7 +289,7 @@ describe('every built-in page flow in Chromium', () => {
 
     await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: `Sign in as ${address}` }).click()])
     expect(await home(page)).toBe(`Signed in as ${address}`)
-    expectUniqueIds(loaded, ['/auth/signin', '/auth/verify-request', '/auth/callback/email'])
+    await expectUniqueIds(loaded, ['/auth/signin', '/auth/verify-request', '/auth/callback/email'])
     await context.close()
   })
 
@@ -265,7 +307,7 @@ describe('every built-in page flow in Chromium', () => {
     await page.getByLabel('Or enter the code from the e-mail').fill(code)
     await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in', exact: true }).click()])
     expect(await home(page)).toBe(`Signed in as ${address}`)
-    expectUniqueIds(loaded, ['/auth/signin', '/auth/verify-request'])
+    await expectUniqueIds(loaded, ['/auth/signin', '/auth/verify-request'])
     await context.close()
   })
 
@@ -289,8 +331,8 @@ describe('every built-in page flow in Chromium', () => {
     expect(message).toBe('The sign-in was cancelled or refused at the provider. Try again, or choose another way to sign in.')
     expect(message).not.toContain('different account')
     expect(await home(second.page)).toBe('Not signed in')
-    expectUniqueIds(loaded, ['/auth/signin'])
-    expectUniqueIds(second.loaded, ['/auth/signin'])
+    await expectUniqueIds(loaded, ['/auth/signin'])
+    await expectUniqueIds(second.loaded, ['/auth/signin'])
     await second.context.close()
   })
 
@@ -312,7 +354,7 @@ describe('every built-in page flow in Chromium', () => {
     await signInWithPassword(page, 'tess')
     await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Accept' }).click()])
     expect(await home(page)).toBe('Signed in as tess@credentials.test')
-    expectUniqueIds(loaded, ['/auth/signin', '/auth/step/signin-completion', '/auth/error'])
+    await expectUniqueIds(loaded, ['/auth/signin', '/auth/step/signin-completion', '/auth/error'])
     await context.close()
   })
 
@@ -380,7 +422,7 @@ describe('every built-in page flow in Chromium', () => {
     expect(status).toBe('The passkey request was cancelled or timed out. Try again when you are ready.')
     expect(status).not.toMatch(/https?:|w3\.org|See:/)
     await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: unverified.authenticatorId })
-    expectUniqueIds(loaded, ['/auth/signin', '/auth/signout'])
+    await expectUniqueIds(loaded, ['/auth/signin', '/auth/signout'])
     await context.close()
   })
 
@@ -434,7 +476,7 @@ describe('every built-in page flow in Chromium', () => {
     await signInWithPassword(page, 'bob')
     expect(await home(page)).toBe('Signed in as bob@credentials.test')
     // The backup codes page is the answer to the enrolment's POST: it loads at that step's URL.
-    expectUniqueIds(loaded, ['/auth/two-factor', '/auth/step/totp-enrolment', '/auth/step/signin-completion'])
+    await expectUniqueIds(loaded, ['/auth/two-factor', '/auth/step/totp-enrolment', '/auth/step/signin-completion'])
     await context.close()
   })
 
@@ -466,7 +508,7 @@ describe('every built-in page flow in Chromium', () => {
     await framed.waitForLoadState('domcontentloaded').catch(() => {})
     expect(await framed.locator('li.session').count(), 'the framed page shows no session').toBe(0)
     await framing.close()
-    expectUniqueIds(laptop.loaded, ['/auth/signin', '/auth/sessions'])
+    await expectUniqueIds(laptop.loaded, ['/auth/signin', '/auth/sessions'])
     await laptop.context.close()
     await phone.context.close()
   })
