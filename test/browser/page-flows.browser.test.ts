@@ -9,10 +9,6 @@
  * forms post themselves, so a cookie the browser drops or a form that cannot be submitted fails
  * here as it would for a person. Every page of our origin is checked for duplicate ids as it loads.
  */
-import { mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { TOTP } from 'otpauth'
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -23,6 +19,7 @@ import Credentials from '../../providers/credentials.js'
 import Nodemailer from '../../providers/nodemailer.js'
 import Passkey from '../../providers/passkey.js'
 import { launchChromium } from '../fixtures/chromium.js'
+import { seriousViolations } from '../fixtures/page-audit.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
 import { OP_ACCOUNT, OP_LOGIN, startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
@@ -108,11 +105,6 @@ afterAll(async () => {
 /** The pages of our origin a browser profile loaded (path without query), with their repeated ids and their markup as loaded. */
 type LoadedPages = Map<string, string[]> & { snapshots?: Map<string, string[]> }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-/** Screenshots of every page state audited, kept for a person to look at (not compared). */
-const SHOTS = fileURLToPath(new URL('./output/', import.meta.url))
-mkdirSync(SHOTS, { recursive: true })
-let shot = 0
 
 /**
  * A fresh browser profile. Every document of our origin reports its ids as it loads (an init
@@ -151,30 +143,8 @@ async function newContext(options: { width?: number } = {}): Promise<{ context: 
 async function expectUniqueIds(loaded: LoadedPages, pages: string[]): Promise<void> {
   expect([...loaded.keys()]).toEqual(expect.arrayContaining(pages))
   expect(Object.fromEntries([...loaded].filter(([, repeated]) => repeated.length > 0))).toEqual({})
-  const audit = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-  try {
-    const violations: string[] = []
-    for (const path of pages) {
-      for (const markup of new Set(loaded.snapshots?.get(path) ?? [])) {
-        const page = await audit.newPage()
-        // The state as loaded, without its scripts (they ran already; here they would run twice).
-        await page.setContent(markup.replace(/<script\b[\s\S]*?<\/script>/gi, ''))
-        await page.addScriptTag({ content: AXE })
-        const found = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
-          return (await axe.run()).violations
-            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-            .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
-        })
-        violations.push(...found.map((text) => `${path}: ${text}`))
-        await page.screenshot({ path: join(SHOTS, `${String(++shot).padStart(3, '0')}${path.replace(/\W+/g, '-')}.png`), fullPage: true })
-        await page.close()
-      }
-    }
-    expect(violations).toEqual([])
-  } finally {
-    await audit.close()
-  }
+  const states = pages.flatMap((path) => [...new Set(loaded.snapshots?.get(path) ?? [])].map((markup) => ({ name: path, markup })))
+  expect(await seriousViolations(browser, states)).toEqual([])
 }
 
 /** What the app's home page says, freshly loaded: "Signed in as …" or "Not signed in". */
