@@ -130,7 +130,8 @@ export async function respondInspector(config: ResolvedConfig, request: Request,
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
       // The one script allowed is the chart pan/zoom script, by its hash.
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()}`,
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()}; frame-ancestors 'none'`,
+      'X-Frame-Options': 'DENY',
       'X-Robots-Tag': 'noindex',
     },
   })
