@@ -321,6 +321,16 @@ export const groups = {
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
     tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts'],
   },
+  // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
+  // front-channel page framed by its providers only.
+  'page-policy': {
+    mutate: [
+      'core/pages/policy.ts',
+      'core/http/answer.ts#guardPage',
+      'core/flows/logout/flow.ts#frontChannelHeaders..respondFrontChannelPage',
+    ],
+    tests: ['test/surfaces/page-framing.test.ts'],
+  },
 }
 
 /** Lines of every declaration called `name` in `source`: functions, variables, properties, methods. */
