@@ -40,12 +40,14 @@ export const groups = {
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
+      'core/oauth/proxy-state.ts',
     ],
     // Against the in-process stand-in provider only (its answers changed one at a time, its key set
     // rotated, a DPoP proof and a proxied callback seen): the suites against the real OpenID Provider
     // (test/oauth/, test/security/redirect-proxy-takeover.test.ts, jwks-rotation.test.ts) started it
     // again for every mutant, and the run took 27 minutes.
-    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts'],
+    // The proxied state against @auth/core's own code (in-process, no provider).
+    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts', 'test/surfaces/redirect-proxy-authjs.test.ts'],
   },
   // The ID token signature's fast path, split from the oauth group: its module constants (the
   // algorithm table, the runtime's crypto) are static mutants, each of which reruns the whole test
