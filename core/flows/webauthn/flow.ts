@@ -338,7 +338,7 @@ const COUNTER_REFUSAL = /^Response counter value (\d+) was lower than expected (
  * What an assertion's refusal says in the log: the library's own words, but for its counter check,
  * which is reworded to say what it found (the counter did not increase) and what that suggests.
  */
-export function assertionRefusal(error: Error): Error {
+function assertionRefusal(error: Error): Error {
   const counter = COUNTER_REFUSAL.exec(error.message)
   if (counter === null) return error
   const [, received, stored] = counter
