@@ -123,6 +123,9 @@ describe('the built-in pages in Chromium under their policy', () => {
     const context = await browser.newContext()
     const { page, problems } = await watchedPage(context)
     await signInWithCredentials(page, app)
+    // The passkey client ran: it asked for the session and shows a signed-in user the add button.
+    await page.goto(`${app.origin}/auth/signin`)
+    await page.locator('#passkey-add').waitFor({ state: 'visible', timeout: 5_000 })
     await page.goto(`${app.origin}/auth/sessions`)
     await page.goto(`${app.origin}/auth/two-factor`)
     // The server's clock moves on: the sign-in is no longer fresh enough to turn two-step on.
