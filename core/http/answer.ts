@@ -7,6 +7,7 @@
  * @module
  */
 import { serializeCookie } from '../cookies.js'
+import { pagePolicy } from '../pages/policy.js'
 import type { ResponseInternal } from '../types.js'
 import { encodeLocation } from './dispatch.js'
 
@@ -135,7 +136,9 @@ export function answerOf(status: number, headers: HeaderMap, body: unknown): Ans
   if (body === undefined || body === null) return new Answer(status, headers.list(), null)
   if (NULL_BODY_STATUSES.has(status)) throw new TypeError(`a ${status} response has no body`)
   if (typeof body === 'string') {
-    if (!headers.values.has('content-type')) headers.values.set('content-type', 'text/plain;charset=UTF-8')
+    const type = headers.values.get('content-type')
+    if (type === undefined) headers.values.set('content-type', 'text/plain;charset=UTF-8')
+    else if (type.startsWith('text/html')) guardPage(headers)
     return new Answer(status, headers.list(), body)
   }
   if (body instanceof Uint8Array) return new Answer(status, headers.list(), body)
@@ -145,6 +148,18 @@ export function answerOf(status: number, headers: HeaderMap, body: unknown): Ans
   }
   // Streams, blobs, forms: let the web Response decide their bytes and type.
   return answerOfResponse(new Response(body as BodyInit, { status, headers: headers.list() }))
+}
+
+/**
+ * Every page we send is guarded here, in one place: a page that asks for a password or approves
+ * an action must not be framed by another site (clickjacking), nor run a script we did not write.
+ * A page that set its own policy (the front-channel logout page, which its provider frames) keeps
+ * it, and gets no `X-Frame-Options`, which could only forbid framing altogether.
+ */
+function guardPage(headers: HeaderMap): void {
+  if (headers.values.has('content-security-policy')) return
+  headers.values.set('content-security-policy', pagePolicy())
+  headers.values.set('x-frame-options', 'DENY')
 }
 
 /** A web `Response` as an {@link Answer} (its body read to the end). */

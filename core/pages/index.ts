@@ -238,8 +238,8 @@ export function renderEmailConfirmPage(p: {
 }
 
 /**
- * The error page: 500 for Configuration, 403 for AccessDenied and Verification, 404 for
- * UnknownProvider, 400 for FlowExpired, else 200.
+ * The error page: 500 for Configuration, 403 for AccessDenied, Verification and a refused passkey
+ * (WebAuthnVerificationError), 404 for UnknownProvider, 400 for FlowExpired, else 200.
  */
 export function renderErrorPage(p: {
   theme: PageTheme
@@ -273,6 +273,12 @@ export function renderErrorPage(p: {
       heading: 'Please start again',
       message:
         '<div><p>This sign-in could not be continued.</p><p>It may have taken too long, or been started in another browser or tab.</p></div>',
+      after: signIn,
+    },
+    WebAuthnVerificationError: {
+      status: 403,
+      heading: 'Unable to sign in',
+      message: '<div><p>This passkey could not be verified.</p><p>Try it again, or choose another way to sign in.</p></div>',
       after: signIn,
     },
     Verification: {

@@ -146,7 +146,7 @@ describe('the step routes', () => {
     expect(Object.fromEntries(page.headers)).toMatchObject({
       'content-type': 'text/html',
       'cache-control': 'private, no-cache, no-store',
-      'content-security-policy': "frame-ancestors 'none'",
+      'content-security-policy': expect.stringMatching(/; frame-ancestors 'none'$/),
       'x-frame-options': 'DENY',
     })
     const html = await page.text()

@@ -40,12 +40,14 @@ export const groups = {
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
+      'core/oauth/proxy-state.ts',
     ],
     // Against the in-process stand-in provider only (its answers changed one at a time, its key set
     // rotated, a DPoP proof and a proxied callback seen): the suites against the real OpenID Provider
     // (test/oauth/, test/security/redirect-proxy-takeover.test.ts, jwks-rotation.test.ts) started it
     // again for every mutant, and the run took 27 minutes.
-    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts'],
+    // The proxied state against @auth/core's own code (in-process, no provider).
+    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts', 'test/surfaces/redirect-proxy-authjs.test.ts'],
   },
   // The ID token signature's fast path, split from the oauth group: its module constants (the
   // algorithm table, the runtime's crypto) are static mutants, each of which reruns the whole test
@@ -94,6 +96,8 @@ export const groups = {
       'test/mutation/session.test.ts',
       'test/core/authority.test.ts',
       'test/core/session-cache.test.ts',
+      // The cached copy refused after a re-authentication (one Redis server per file, started once).
+      'test/surfaces/session-cache-proof.test.ts',
     ],
   },
   // Sessions, second factors, stores, the HTTP gate
@@ -320,6 +324,16 @@ export const groups = {
     // Not test/adapters/pglite.test.ts: a PGlite started again for every mutant cost most of the
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
     tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts'],
+  },
+  // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
+  // front-channel page framed by its providers only.
+  'page-policy': {
+    mutate: [
+      'core/pages/policy.ts',
+      'core/http/answer.ts#guardPage',
+      'core/flows/logout/flow.ts#frontChannelHeaders..respondFrontChannelPage',
+    ],
+    tests: ['test/surfaces/page-framing.test.ts'],
   },
 }
 

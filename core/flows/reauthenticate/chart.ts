@@ -31,6 +31,7 @@ import { AccessDenied, CredentialsSignin } from '../../errors.js'
 import { openEnvelope } from '../../engine/envelope.js'
 import { flowCookieName, sealingFor } from '../../http/resting.js'
 import { enrolledFactors, newChallenge, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../second-factor/stored.js'
+import { refreshCachedSessionAfterProof } from '../../session/cache.js'
 import { currentSession, type CurrentSession } from '../../session/current.js'
 import { factorTimesOf } from '../../session/freshness.js'
 import { sessionId } from '../../session/id.js'
@@ -389,6 +390,7 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     const verified = withFactorVerified(factorTimesOf(current), context.proven!, ctx.at)
     if (current.strategy === 'database') {
       await ctx.config.adapter!.updateSession!({ sessionToken: current.value, fva: verified } as never)
+      await refreshCachedSessionAfterProof(ctx, current.value)
       return { session: null }
     }
     // The same token, claims kept (subject, sign-in time, provider session), with the new time.
