@@ -1,0 +1,20 @@
+/**
+ * The one table of stored-hash formats the hasher recognises, in the order they are tried.
+ *
+ * @module
+ */
+import { argon2Format } from './argon2.js'
+import { scryptFormat } from './scrypt.js'
+import type { StoredHashFormat } from './types.js'
+
+export type { FirebaseScryptParameters, FormatContext, ImportedFormatOptions, StoredHashFormat } from './types.js'
+
+/** Every built-in format; each recogniser is a prefix or shape test, so at most one matches. */
+export const STORED_HASH_FORMATS: readonly StoredHashFormat[] = [argon2Format, scryptFormat]
+
+/** The first format that recognises `stored`, built-in formats before the app's own. */
+export function findFormat(stored: string, extra: readonly StoredHashFormat[] = []): StoredHashFormat | undefined {
+  for (const format of STORED_HASH_FORMATS) if (format.recognises(stored)) return format
+  for (const format of extra) if (format.recognises(stored)) return format
+  return undefined
+}
