@@ -16,7 +16,7 @@ export function encodeBase64Unpadded(bytes: Uint8Array): string {
  * Decodes standard base64, padded or not; `undefined` for anything else (never throws), so a
  * malformed stored hash is a failed check rather than an exception.
  */
-export function decodeBase64(text: string): Uint8Array | undefined {
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) return undefined
   try {
     const binary = atob(text.replace(/=+$/, '').padEnd(Math.ceil(text.replace(/=+$/, '').length / 4) * 4, '='))
@@ -29,7 +29,7 @@ export function decodeBase64(text: string): Uint8Array | undefined {
 }
 
 /** Decodes passlib's "adapted base64" (`.` instead of `+`, no padding), as in `$pbkdf2-sha256$`. */
-export function decodeAdaptedBase64(text: string): Uint8Array | undefined {
+export function decodeAdaptedBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (text.includes('+')) return undefined
   return decodeBase64(text.replaceAll('.', '+'))
 }
@@ -40,7 +40,7 @@ export function encodeAdaptedBase64(bytes: Uint8Array): string {
 }
 
 /** Decodes lowercase or uppercase hex; `undefined` for odd lengths or other characters. */
-export function decodeHex(text: string): Uint8Array | undefined {
+export function decodeHex(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return undefined
   const bytes = new Uint8Array(text.length / 2)
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(text.slice(2 * i, 2 * i + 2), 16)
@@ -59,6 +59,6 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** UTF-8 bytes of a string. */
-export function utf8(text: string): Uint8Array {
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(text)
 }

@@ -155,8 +155,8 @@ export async function scryptDigest(
 /** PBKDF2-HMAC (RFC 8018) through Web Crypto. */
 export async function pbkdf2Digest(
   hash: 'SHA-256' | 'SHA-512' | 'SHA-1',
-  password: Uint8Array,
-  salt: Uint8Array,
+  password: Uint8Array<ArrayBuffer>,
+  salt: Uint8Array<ArrayBuffer>,
   iterations: number,
   outputLength: number,
 ): Promise<Uint8Array> {

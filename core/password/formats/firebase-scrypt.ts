@@ -35,7 +35,7 @@ export async function firebaseScryptHash(
   saltAndSeparator.set(salt)
   saltAndSeparator.set(separator, salt.length)
   const derived = await scryptDigest({ N: 2 ** memoryCost, r: rounds, p: 1, outputLength: 32 }, utf8(password), saltAndSeparator)
-  const key = await crypto.subtle.importKey('raw', derived, 'AES-CTR', false, ['encrypt'])
+  const key = await crypto.subtle.importKey('raw', new Uint8Array(derived), 'AES-CTR', false, ['encrypt'])
   const encrypted = await crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 128 }, key, signerKey)
   return new Uint8Array(encrypted)
 }

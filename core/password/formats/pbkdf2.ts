@@ -23,7 +23,7 @@ function iterations(text: string): number | undefined {
   return value <= PBKDF2_MAX_ITERATIONS ? value : undefined
 }
 
-async function matches(digest: DigestName, password: string, salt: Uint8Array, rounds: number, expected: Uint8Array) {
+async function matches(digest: DigestName, password: string, salt: Uint8Array<ArrayBuffer>, rounds: number, expected: Uint8Array) {
   if (expected.length < 16 || expected.length > 64) return false
   const computed = await pbkdf2Digest(DIGESTS[digest], utf8(password), salt, rounds, expected.length)
   return bytesEqual(computed, expected)
