@@ -28,6 +28,10 @@ export interface ImportAdapter {
   setUserPassword?(userId: string, hash: string | null): Awaitable<void>
 }
 
+/** A linked account read from an export, before it has a user id. */
+export type ImportedAccount = Pick<AdapterAccount, 'provider' | 'providerAccountId' | 'type'> &
+  Partial<Pick<AdapterAccount, 'access_token' | 'refresh_token' | 'id_token' | 'scope' | 'expires_at'>>
+
 /** One user read from an export, before it is written. */
 export interface ImportRecord {
   /** Where it was read (`line 3`, `users[2]`), for the report. */
@@ -39,7 +43,7 @@ export interface ImportRecord {
   name?: string | null
   image?: string | null
   passwordHash?: string
-  accounts: Omit<AdapterAccount, 'userId'>[]
+  accounts: ImportedAccount[]
 }
 
 /** One record's outcome. */
@@ -136,7 +140,7 @@ const FIREBASE_PROVIDERS: Record<string, string> = {
   'yahoo.com': 'yahoo',
 }
 
-function oauthAccount(provider: string, providerAccountId: string, extra: Partial<AdapterAccount> = {}): Omit<AdapterAccount, 'userId'> {
+function oauthAccount(provider: string, providerAccountId: string, extra: Partial<ImportedAccount> = {}): ImportedAccount {
   return { ...extra, type: 'oauth', provider, providerAccountId }
 }
 
@@ -235,7 +239,7 @@ function readBetterAuth(parsed: Record<string, unknown>): ImportRecord[] {
         .filter((account) => account.providerId !== 'credential' && text(account.providerId) && text(account.accountId))
         .map((account) => {
           const expiry = account.accessTokenExpiresAt ? Date.parse(String(account.accessTokenExpiresAt)) : Number.NaN
-          const tokens: Partial<AdapterAccount> = {}
+          const tokens: Partial<ImportedAccount> = {}
           if (text(account.accessToken)) tokens.access_token = account.accessToken as string
           if (text(account.refreshToken)) tokens.refresh_token = account.refreshToken as string
           if (text(account.idToken)) tokens.id_token = account.idToken as string

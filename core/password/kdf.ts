@@ -9,8 +9,6 @@
  *
  * @module
  */
-import { argon2iAsync, argon2idAsync } from '@noble/hashes/argon2.js'
-import { scryptAsync } from '@noble/hashes/scrypt.js'
 
 /** Which argon2 implementation computes a digest: `'auto'` tries the native one first. */
 export type Argon2Implementation = 'auto' | 'native' | 'portable'
@@ -90,6 +88,8 @@ export async function argon2Digest(
     })
     return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
   }
+  // Loaded on first use: where the native module runs, the plain-JS one is never needed.
+  const { argon2idAsync, argon2iAsync } = await import('@noble/hashes/argon2.js')
   const derive = computation.variant === 'argon2id' ? argon2idAsync : argon2iAsync
   return derive(password, salt, {
     m: computation.memoryCost,
@@ -149,6 +149,7 @@ export async function scryptDigest(
     )
     return new Uint8Array(key.buffer, key.byteOffset, key.byteLength)
   }
+  const { scryptAsync } = await import('@noble/hashes/scrypt.js')
   return scryptAsync(password, salt, { N, r, p, dkLen: outputLength, maxmem })
 }
 

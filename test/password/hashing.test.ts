@@ -1,8 +1,10 @@
-import { Algorithm, hash as nativeHash, verify as nativeVerify } from '@node-rs/argon2'
+import { hash as nativeHash, verify as nativeVerify } from '@node-rs/argon2'
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_ARGON2_PARAMETERS, passwordHasher } from '../../core/password/hashing.js'
 import { verifyOrMigrate } from '../../core/password/migrate.js'
 
+// @node-rs/argon2's const enum Algorithm, by value (isolated modules cannot read it).
+const Algorithm = { Argon2i: 1, Argon2id: 2 } as const
 const cheap = { memoryCost: 1024, timeCost: 1, parallelism: 1 }
 const native = passwordHasher({ argon2: cheap, argon2Implementation: 'native' })
 const portable = passwordHasher({ argon2: cheap, argon2Implementation: 'portable' })

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import bcrypt from 'bcryptjs'
 import { bytesEqual, utf8 } from '../encoding.js'
 import type { StoredHashFormat } from './types.js'
 
@@ -21,6 +20,8 @@ export const bcryptFormat: StoredHashFormat = {
     const match = BCRYPT.exec(stored)
     const cost = Number(match?.[1])
     if (!match || cost < 4 || cost > BCRYPT_MAX_COST) return false
+    // Loaded on first use: only apps that imported bcrypt hashes pay for it.
+    const { default: bcrypt } = await import('bcryptjs')
     const computed = await bcrypt.hash(password, stored.slice(0, 29))
     return bytesEqual(utf8(computed), utf8(stored))
   },
