@@ -42,6 +42,15 @@ export interface MigrationResult {
  *
  * Every path costs about one hash; none throws for a wrong password or malformed hash (only if
  * hashing itself fails).
+ *
+ * @example In the sign-in step, for the user found by address (or none):
+ * ```ts
+ * const stored = user ? await adapter.getUserPassword(user.id) : null
+ * const result = user
+ *   ? await verifyOrMigrate(hasher, stored, password, options.verifyLegacyPassword && { user, verifyLegacyPassword: options.verifyLegacyPassword })
+ *   : (await hasher.dummyVerify(password), { valid: false })
+ * if (result.valid && result.newHash) await adapter.setUserPassword(user.id, result.newHash)
+ * ```
  */
 export async function verifyOrMigrate<U>(
   hasher: PasswordHasher,

@@ -68,7 +68,7 @@ describe('the native and portable argon2 write and read the same strings', () =>
       valid: true,
       needsRehash: false,
     })
-  }, 30_000)
+  }, 60_000)
 })
 
 describe('needsRehash', () => {
@@ -111,21 +111,24 @@ describe('scrypt for environments without argon2', () => {
 
 describe('dummyVerify', () => {
   it('costs about as much as verifying a real hash at the configured parameters', async () => {
+    // Samples interleaved, so a burst of load on the machine hits both alike.
     const hasher = passwordHasher({ argon2: { memoryCost: 16384, timeCost: 2, parallelism: 1 } })
     const stored = await hasher.hash('pw')
     const time = async (run: () => Promise<unknown>) => {
-      const samples: number[] = []
-      for (let i = 0; i < 5; i++) {
-        const start = performance.now()
-        await run()
-        samples.push(performance.now() - start)
-      }
-      return samples.sort((a, b) => a - b)[2]!
+      const start = performance.now()
+      await run()
+      return performance.now() - start
     }
-    const real = await time(() => hasher.verify(stored, 'wrong'))
-    const dummy = await time(() => hasher.dummyVerify('wrong'))
-    expect(dummy / real).toBeGreaterThan(0.5)
-    expect(dummy / real).toBeLessThan(2)
+    const real: number[] = []
+    const dummy: number[] = []
+    for (let i = 0; i < 7; i++) {
+      real.push(await time(() => hasher.verify(stored, 'wrong')))
+      dummy.push(await time(() => hasher.dummyVerify('wrong')))
+    }
+    // The fastest of each: load on the machine only ever adds time, so the minimum is the cost.
+    const ratio = Math.min(...dummy) / Math.min(...real)
+    expect(ratio).toBeGreaterThan(0.5)
+    expect(ratio).toBeLessThan(2)
   }, 30_000)
 })
 
