@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest'
+import type { AdapterUser } from '../../core/shapes.js'
 import { passwordLength, passwordPolicy } from '../../core/password/policy.js'
 
 const BREACHED = 'password123'
@@ -136,5 +137,18 @@ describe('the app’s own rule', () => {
     const policy = passwordPolicy({ breachCheck: false, check: () => 'no' })
     const result = await policy('short')
     expect(result.ok === false && result.reasons.map((r) => r.code)).toEqual(['too_short', 'app_rule'])
+  })
+})
+
+describe('as the password provider’s policy option', () => {
+  it('fits the shape the password flows call: (password, { email, user }) → { ok } or { ok: false, reason }', async () => {
+    type FlowPolicy = (
+      password: string,
+      context: { email: string; user: AdapterUser | null },
+    ) => Promise<{ ok: true } | { ok: false; reason: string }>
+    const policy = passwordPolicy({ breachCheck: false })
+    expectTypeOf(policy).toMatchTypeOf<FlowPolicy>()
+    const user: AdapterUser = { id: 'u1', email: 'a@example.com', emailVerified: null }
+    expect(await policy('long enough', { email: 'a@example.com', user })).toEqual({ ok: true })
   })
 })
