@@ -33,7 +33,7 @@ import {
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { readyExtendedCompletion } from './flows/signin-completion/flow.js'
-import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
+import { HTML_NO_STORE_HEADERS, JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routingTable, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
@@ -149,6 +149,17 @@ function isBackchannelLogout(source: RequestSource, basePath: string): boolean {
   }
 }
 
+/** A browser's request for a path under the base path that names nothing: a page saying so, 404. */
+function notFoundPage(request: ParsedRequest, config: ResolvedConfig): Answer | Promise<Answer> {
+  const page = renderErrorPage({
+    theme: config.theme,
+    error: 'NotFound',
+    url: request.url,
+    signInUrl: `${request.url.origin}${config.basePath}/signin`,
+  })
+  return toAnswer({ status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html })
+}
+
 /** Answers a request whose handling threw: 400 `null` on API routes, else an error redirect. */
 function failure(
   error: unknown,
@@ -161,6 +172,7 @@ function failure(
     return backchannelRefusal(config, request.method, request.providerId, error)
   }
   if (error instanceof RequestError) {
+    if (error.status === 404 && /\btext\/html\b/i.test(request.headers.get('accept') ?? '')) return notFoundPage(request, config)
     return jsonAnswer(error.status === 404 ? 'Not found.' : 'Bad request.', error.status)
   }
   if (routeFor(request, config, table)?.failure === 'json-null') {

@@ -239,7 +239,8 @@ export function renderEmailConfirmPage(p: {
 
 /**
  * The error page: 500 for Configuration, 403 for AccessDenied, Verification and a refused passkey
- * (WebAuthnVerificationError), 404 for UnknownProvider, 400 for FlowExpired, else 200.
+ * (WebAuthnVerificationError), 404 for UnknownProvider and NotFound (a path under the base path that
+ * names nothing), 400 for FlowExpired, else 200.
  */
 export function renderErrorPage(p: {
   theme: PageTheme
@@ -266,6 +267,12 @@ export function renderErrorPage(p: {
       status: 404,
       heading: 'Sign-in option not found',
       message: '<div><p>This way of signing in does not exist here.</p><p>The link may be mistyped or out of date.</p></div>',
+      after: signIn,
+    },
+    NotFound: {
+      status: 404,
+      heading: 'Page not found',
+      message: '<div><p>There is no page at this address.</p><p>The link may be mistyped or out of date.</p></div>',
       after: signIn,
     },
     FlowExpired: {
