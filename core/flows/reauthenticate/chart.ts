@@ -123,18 +123,29 @@ async function providersOf(ctx: RequestContext, userId: string): Promise<Federat
   return federatedProviders(ctx, new Set((await accountIdsOf(ctx, userId)).keys()))
 }
 
+/**
+ * The address the adapter stores for `userId`, the only one a code may go to; `null` without an
+ * adapter that reads users, or a record with no address.
+ */
+export async function storedAddressOf(ctx: RequestContext, userId: string): Promise<string | null> {
+  const getUser = ctx.config.adapter?.getUser
+  if (typeof getUser !== 'function') return null
+  const email = (await getUser.call(ctx.config.adapter, userId))?.email
+  return typeof email === 'string' && email !== '' ? email : null
+}
+
 /** The factors `userId` can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
 async function provableFactors(
   ctx: RequestContext,
   userId: string,
-  email: string | null,
   accepted: readonly string[],
 ): Promise<{ factors: ReauthFactor[]; providers: FederatedProvider[] }> {
   const available = new Set<ReauthFactor>()
   if (passwordProvider(ctx)) available.add('pwd')
   // A code is checked by the second-factor module only: without it, no code is a proof here.
   if (ctx.config.secondFactor && (await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
-  if (email && emailProvider(ctx)) available.add('email')
+  // The token's `email` is a claim a `jwt` callback may have merged from update(): never a factor.
+  if (emailProvider(ctx) && accepted.includes('email') && (await storedAddressOf(ctx, userId))) available.add('email')
   if (accepted.includes('hwk') && passkeyProvider(ctx) && (await hasPasskey(ctx, userId))) available.add('hwk')
   const providers = accepted.includes('fed') ? await providersOf(ctx, userId) : []
   if (providers.length > 0) available.add('fed')
@@ -197,7 +208,7 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
-    const { factors, providers } = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
+    const { factors, providers } = await provableFactors(ctx, current.user.id, context.policy.factors)
     if (factors.length === 0) {
       ctx.logger.warn('reauthentication-unavailable')
       return fail('noFactor', { error: 'AccessDenied' })
@@ -269,8 +280,9 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
   },
 
   async sendEmailCode(context, ctx) {
-    const current = await sameSession(ctx, context)
-    if (!current?.user.email) return signedOut()
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const to = await storedAddressOf(ctx, context.userId!)
+    if (!to) return fail('notSent')
     // A few messages per re-authentication: the page cannot be made to mail the user in a loop.
     if ((await ctx.config.store.increment(sendsKey(context.challenge!), ENVELOPE_MAX_AGE)) > MAX_EMAIL_SENDS) {
       ctx.logger.warn('email-send-throttled')
@@ -283,8 +295,8 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     await ctx.config.store.put(emailCodeKey(context.challenge!), await emailCodeHash(code, context.challenge!), EMAIL_CODE_MAX_AGE)
     try {
       await provider.config.sendVerificationRequest({
-        // The account's own address, never one the request names.
-        identifier: current.user.email,
+        // The address the adapter stores, never one the request or the token names.
+        identifier: to,
         // The message's link leads back to this page; it signs no one in (no token is stored).
         url: `${ctx.authUrl}/step/${REAUTHENTICATE}`,
         token: generateToken(),
