@@ -81,3 +81,24 @@ export async function isFresh(client: Client): Promise<boolean> {
 export const tokenOf = async (client: Client) =>
   decode({ token: client.jar.get(SESSION_COOKIE) ?? '', secret: SECRET, salt: SESSION_COOKIE }).catch(() => null)
 
+
+/** Targets a browser would follow off the site if written as they are into a `Location`. */
+export const OFF_SITE_TARGETS = [
+  '//evil.example/phish',
+  `${ORIGIN}//evil.example/phish`,
+  '/\\evil.example/phish',
+  '/%5Cevil.example/phish',
+  '/%5C%5Cevil.example/phish',
+  '/\t/evil.example/phish',
+  '/\n/evil.example/phish',
+  '\t//evil.example/phish',
+  `${ORIGIN}/\\evil.example/phish`,
+]
+
+/** Whether a browser following `location` (from a page of ORIGIN) stays on ORIGIN. */
+export function staysOnSite(location: string | null): boolean {
+  if (location === null) return false
+  if (/^[\s\u0000-\u001f]*[/\\][/\\]/.test(location.replace(/[\t\n\r]/g, ''))) return false
+  return new URL(location, `${ORIGIN}/auth/step/reauthenticate`).origin === ORIGIN
+}
+
