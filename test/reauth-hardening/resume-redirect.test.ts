@@ -53,3 +53,22 @@ describe('the resume after re-authentication stays on the site', () => {
     })
   }
 })
+
+describe('resumeTarget (the module rule)', () => {
+  it('keeps a URL on our origin, absolute when its path would read as another host, and nothing else', async () => {
+    const { resumeTarget } = await import('../../core/flows/reauthenticate/gate.js')
+    expect(resumeTarget(`${ORIGIN}/settings?tab=1`, ORIGIN)).toBe('/settings?tab=1')
+    expect(resumeTarget('/settings', ORIGIN)).toBe('/settings')
+    expect(resumeTarget(`${ORIGIN}//evil.example/phish`, ORIGIN)).toBe(`${ORIGIN}//evil.example/phish`)
+    expect(resumeTarget(`${ORIGIN}/\\evil.example/phish`, ORIGIN)).toBe(`${ORIGIN}//evil.example/phish`)
+    expect(resumeTarget('//evil.example/phish', ORIGIN)).toBeUndefined()
+    expect(resumeTarget('/\\evil.example/phish', ORIGIN)).toBeUndefined()
+    expect(resumeTarget('https://evil.example/', ORIGIN)).toBeUndefined()
+    expect(resumeTarget('javascript:alert(1)', ORIGIN)).toBeUndefined()
+    expect(resumeTarget(null, ORIGIN)).toBeUndefined()
+    for (const target of OFF_SITE_TARGETS) {
+      const kept = resumeTarget(target, ORIGIN)
+      if (kept !== undefined) expect(staysOnSite(kept), `${JSON.stringify(target)} → ${kept}`).toBe(true)
+    }
+  })
+})
