@@ -253,6 +253,12 @@ export const groups = {
       'test/mutation/email-flow.test.ts',
     ],
   },
+  // One limit per recipient for every e-mail we send (issue 48, item 5): the count per inbox, the
+  // refusal past it, the provider's limit or the default, failing closed on a store outage.
+  'send-limit': {
+    mutate: ['core/email/send-limit.ts'],
+    tests: ['test/reauth-hardening/send-limit.module.test.ts', 'test/reauth-hardening/send-limit.test.ts'],
+  },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {

@@ -40,6 +40,7 @@ import { addressBucket, admitAttempt, type LimitedSubject } from '../../store/li
 import { sha256Hex, timingSafeEqual } from '../../crypto.js'
 import { EmailSignInError } from '../../errors.js'
 import { generateCode, generateToken } from '../../email/secrets.js'
+import { admitMessageTo, recipientLimitOf } from '../../email/send-limit.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
 import type { CredentialsConfig } from '../../types.js'
 import { effects, fail, isFailure } from '../effect.js'
@@ -286,9 +287,11 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     // A few messages per re-authentication: the page cannot be made to mail the user in a loop.
     if ((await ctx.config.store.increment(sendsKey(context.challenge!), ENVELOPE_MAX_AGE)) > MAX_EMAIL_SENDS) {
       ctx.logger.warn('email-send-throttled')
-      return fail('notSent')
+      return fail('notSent', { code: 'throttled' })
     }
     const provider = emailProvider(ctx)!
+    // The address's own limit, shared with every other message we send it (the sign-in's too).
+    if (!(await admitMessageTo(ctx, to, REAUTHENTICATE, recipientLimitOf(provider.settings))).admitted) return fail('notSent', { code: 'throttled' })
     const settings = provider.settings.code
     const code = generateCode(settings?.length ?? 8, settings?.alphabet ?? 'digits')
     const expires = ctx.at + EMAIL_CODE_MAX_AGE
