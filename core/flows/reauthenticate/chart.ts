@@ -50,6 +50,7 @@ import { attemptIdentifier } from '../credentials/flow.js'
 // only when a passkey provider is configured (a credentials-only app never bundles it at start).
 import type { WebAuthnConfig } from '../webauthn/flow.js'
 import { flowModule } from '../kinds.js'
+import { actionLabelOf } from './policy.js'
 import type { AdapterAuthenticator } from '../../adapters.js'
 
 export { REAUTHENTICATE }
@@ -135,14 +136,34 @@ export async function storedAddressOf(ctx: RequestContext, userId: string): Prom
   return typeof email === 'string' && email !== '' ? email : null
 }
 
-/** The factors `userId` can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
+/**
+ * Whether the session's user has a password to prove: a credentials provider is configured and
+ * the adapter links a `credentials` account to the user (every credentials sign-in of a database
+ * session links one). Where the adapter cannot tell, as before: without an adapter that lists
+ * accounts, and under JWT sessions (whose credentials sign-in stores nothing) for a user the
+ * adapter has no record of, or one this session proved a password for.
+ */
+export async function hasPassword(ctx: RequestContext, current: CurrentSession): Promise<boolean> {
+  if (!passwordProvider(ctx)) return false
+  const adapter = ctx.config.adapter
+  if (typeof adapter?.listAccounts !== 'function') return true
+  const accounts = await adapter.listAccounts(current.user.id)
+  // Auth.js's account type leaves it out; a database session's credentials sign-in stores one.
+  if (accounts.some((account) => (account.type as string) === 'credentials')) return true
+  if (current.strategy === 'database') return false
+  if (factorTimesOf(current).pwd !== undefined) return true
+  return typeof adapter.getUser === 'function' && (await adapter.getUser(current.user.id)) === null
+}
+
+/** The factors the session's user can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
 async function provableFactors(
   ctx: RequestContext,
-  userId: string,
+  current: CurrentSession,
   accepted: readonly string[],
 ): Promise<{ factors: ReauthFactor[]; providers: FederatedProvider[] }> {
+  const userId = current.user.id
   const available = new Set<ReauthFactor>()
-  if (passwordProvider(ctx)) available.add('pwd')
+  if (accepted.includes('pwd') && (await hasPassword(ctx, current))) available.add('pwd')
   // A code is checked by the second-factor module only: without it, no code is a proof here.
   if (ctx.config.secondFactor && (await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
   // The token's `email` is a claim a `jwt` callback may have merged from update(): never a factor.
@@ -209,7 +230,7 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
-    const { factors, providers } = await provableFactors(ctx, current.user.id, context.policy.factors)
+    const { factors, providers } = await provableFactors(ctx, current, context.policy.factors)
     if (factors.length === 0) {
       ctx.logger.warn('reauthentication-unavailable')
       return fail('noFactor', { error: 'AccessDenied' })
@@ -304,6 +325,8 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
         url: `${ctx.authUrl}/step/${REAUTHENTICATE}`,
         token: generateToken(),
         code,
+        // The message names the action this code confirms: it is not a sign-in.
+        confirming: actionLabelOf(context.action, context.intent.fields),
         expires: new Date(expires * 1000),
         provider: provider.config,
         theme: ctx.config.theme,
