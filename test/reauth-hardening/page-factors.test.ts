@@ -45,7 +45,7 @@ describe('the re-authentication page offers only the factors the user has', () =
     const alice = new Client(config)
     await alice.signIn({ username: 'alice', password: 'wonderland' })
     // Alice's account becomes an e-mail-only one: no credentials account is linked any more.
-    for (const [key, account] of store.accounts) if (account.type === 'credentials') store.accounts.delete(key)
+    for (const [key, account] of store.accounts) if ((account.type as string) === 'credentials') store.accounts.delete(key)
     later(11)
     await post(alice, '/two-factor', {})
     const html = await page(alice)

@@ -55,7 +55,7 @@ describe('admitMessageTo', () => {
   })
 
   it('fails closed on a store outage, or sends uncounted when the limit fails open', async () => {
-    const down = { increment: vi.fn(async () => Promise.reject(new ServiceUnavailable('store down'))) } as unknown as AuthStore
+    const down = { increment: vi.fn(async () => Promise.reject(new ServiceUnavailable('store', 'store down', 5))) } as unknown as AuthStore
     const { ctx, logger } = ctxWith(down)
     await expect(admitMessageTo(ctx, 'alice@example.com', 'email', limit)).rejects.toBeInstanceOf(ServiceUnavailable)
     expect((await admitMessageTo(ctx, 'alice@example.com', 'email', { ...limit, failOpen: true })).admitted).toBe(true)
