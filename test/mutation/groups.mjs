@@ -266,6 +266,7 @@ export const groups = {
     mutate: [
       'core/flows/reauthenticate/chart.ts#storedAddressOf',
       'core/flows/reauthenticate/chart.ts#hasPassword',
+      'core/flows/reauthenticate/chart.ts#isSignedInUser',
       'core/flows/reauthenticate/gate.ts#resumeTarget',
       'core/flows/reauthenticate/policy.ts#actionLabelOf',
       'core/http/dispatch.ts#isSchemeRelative',

@@ -84,3 +84,32 @@ describe('the password factor with two users (database sessions)', () => {
     expect(await isFresh(alice)).toBe(true)
   })
 })
+
+describe('the password factor when authorize returns no id (database sessions)', () => {
+  // The sign-in names such a credentials account by its e-mail address; the proof is read the same way.
+  const byEmail = credentialsProvider((c) =>
+    c.username === 'alice' && c.password === 'wonderland'
+      ? { email: 'alice@example.com', name: 'Alice' }
+      : c.username === 'mallory' && c.password === 'mallory-pw'
+        ? { email: MALLORY.email, name: 'Mallory' }
+        : null,
+  )
+
+  it("accepts the owner's password and refuses the other user's", async () => {
+    const store: MemoryStore = createMemoryStore()
+    const config = featureConfig({ adapter: MemoryAdapter(store), session: { strategy: 'database' }, store: memoryAuthStore(), providers: [byEmail] })
+    const alice = new Client(config)
+    await alice.signIn({ username: 'alice', password: 'wonderland' })
+    const mallory = new Client(config)
+    await mallory.signIn({ username: 'mallory', password: 'mallory-pw' })
+    later(11)
+    await post(alice, '/two-factor', {})
+    const other = await post(alice, '/step/reauthenticate', { event: 'reauth.password', username: 'mallory', password: 'mallory-pw' })
+    expect(other.headers.get('location')).toBe(STEP_PAGE)
+    expect(await isFresh(alice)).toBe(false)
+    await post(alice, '/two-factor', {})
+    const owner = await post(alice, '/step/reauthenticate', { event: 'reauth.password', username: 'alice', password: 'wonderland' })
+    expect(owner.status).toBe(200)
+    expect(await isFresh(alice)).toBe(true)
+  })
+})

@@ -260,15 +260,15 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     }
     const attempt = await countProof(ctx, context.challenge!)
     if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
-    let user: { id?: unknown } | null | undefined
+    let user: { id?: unknown; email?: unknown } | null | undefined
     try {
-      user = (await provider.config.authorize(credentials, ctx.raw)) as { id?: unknown } | null | undefined
+      user = (await provider.config.authorize(credentials, ctx.raw)) as { id?: unknown; email?: unknown } | null | undefined
     } catch (error) {
       if (!(error instanceof CredentialsSignin)) throw error
       user = null
     }
     if (!user) return wrongProof(ctx, attempt)
-    if (!(await isSignedInUser(ctx, provider.id, String(user.id ?? ''), context.userId!))) {
+    if (!(await isSignedInUser(ctx, provider.id, user, context.userId!))) {
       // Someone else's password proves nothing about this session's user.
       ctx.logger.warn('reauthentication-other-user')
       return wrongProof(ctx, attempt)
@@ -436,14 +436,23 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
 })
 
 /**
- * Whether the id `authorize` returned is the signed-in user: the subject itself for JWT sessions,
- * the user its credentials account is linked to for database sessions.
+ * Whether the user `authorize` returned is the signed-in user: its id is the subject itself for
+ * JWT sessions; for database sessions the user its credentials account is linked to, the account
+ * named as the sign-in names it (the id `authorize` returned, else the e-mail address).
  */
-async function isSignedInUser(ctx: RequestContext, providerId: string, returnedId: string, userId: string): Promise<boolean> {
-  if (returnedId === '') return false
-  if (ctx.config.session.strategy === 'jwt') return returnedId === userId
-  const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: returnedId })
-  return linked ? String(linked.id) === userId : returnedId === userId
+async function isSignedInUser(
+  ctx: RequestContext,
+  providerId: string,
+  returned: { id?: unknown; email?: unknown },
+  userId: string,
+): Promise<boolean> {
+  const returnedId = returned.id === undefined || returned.id === null ? '' : String(returned.id)
+  if (ctx.config.session.strategy === 'jwt') return returnedId !== '' && returnedId === userId
+  const accountId = returnedId !== '' ? returnedId : typeof returned.email === 'string' ? returned.email : ''
+  if (accountId === '') return false
+  const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: accountId })
+  if (linked) return String(linked.id) === userId
+  return returnedId !== '' && returnedId === userId
 }
 
 /** The answers to the page that carry a proof: a second post of one is counted like a wrong one. */
