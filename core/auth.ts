@@ -364,14 +364,15 @@ const answerObserved: AnswerRequest = async (source, parsed, resolved, table, wa
 /** Dispatches a parsed request under a resolved config and turns every failure into an answer. */
 const answerResolved: AnswerRequest = async (source, parsed, resolved, table, wantsJsonRedirect) => {
   const { logger } = resolved
+  const guard = { base: parsed.url.origin, logger }
   try {
     const dispatching = dispatch(source, parsed, resolved, table)
     const { response: internal, failure: reported } = await (resolved.observers.length > 0 ? observed(resolved, parsed, source, dispatching) : dispatching)
     if (resolved.raw) {
       if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-      return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
+      return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect, guard) } : internal
     }
-    const converted = toAnswer(internal)
+    const converted = toAnswer(internal, guard)
     const answer = converted instanceof Answer ? converted : await converted
     if (!wantsJsonRedirect) return answer
     const location = answer.headers.find(([name]) => name === 'location')?.[1]

@@ -8,7 +8,7 @@
 import { ConfigError } from '../errors.js'
 import { DEFAULT_CODE, DEFAULT_CODE_MAX_AGE, DEFAULT_FROM, DEFAULT_MAX_AGE } from './defaults.js'
 import { FLOW_MODULE } from '../flows/kinds.js'
-import { html, text } from './message.js'
+import { confirmationMessage, html, text } from './message.js'
 import { customFetch } from '../symbols.js'
 import { codeEntropyBits } from './secrets.js'
 import type { EmailCodeOptions, EmailConfig, EmailThrottleOptions, EmailUserConfig, ResolvedEmailProvider, SendVerificationRequest, SendVerificationRequestParams } from './types.js'
@@ -183,6 +183,10 @@ export interface RenderedMessage {
 export function renderMessage(params: SendVerificationRequestParams): RenderedMessage {
   const { identifier, provider, url, theme, code } = params
   const host = hostOf(url)
+  // A re-authentication's code: the message names the action it confirms, not a sign-in.
+  if (params.confirming !== undefined && code !== undefined) {
+    return { to: identifier, from: provider.from, ...confirmationMessage({ host, theme, action: params.confirming, code }) }
+  }
   const withCode = code !== undefined ? { code } : {}
   return {
     to: identifier,

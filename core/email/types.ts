@@ -24,6 +24,12 @@ export interface SendVerificationRequestParams {
   token: string
   /** The one-time code, when the provider sends codes. Never log it. */
   code?: string
+  /**
+   * Ours: set when the message is a re-authentication's code, to the action it confirms ("sign
+   * out everywhere, this browser too"). The default message then says so instead of "Sign in to …";
+   * a sender of your own should too. `url` is then the page that asked, and signs no one in.
+   */
+  confirming?: string
   theme: Theme
   request: Request
 }

@@ -9,7 +9,7 @@
 import { serializeCookie } from '../cookies.js'
 import { pagePolicy } from '../pages/policy.js'
 import type { ResponseInternal } from '../types.js'
-import { encodeLocation } from './dispatch.js'
+import { encodeLocation, type LocationGuard } from './dispatch.js'
 
 /**
  * A response. `headers` lists lower-case names in the order a web `Response` iterates them
@@ -177,9 +177,14 @@ export interface PreparedAnswer {
   body: unknown
 }
 
-/** An internal response's status, headers and body: cookies serialised, JSON and forms encoded. */
-export function prepareAnswer(internal: ResponseInternal): PreparedAnswer {
+/**
+ * An internal response's status, headers and body: cookies serialised, JSON and forms encoded, the
+ * redirect (or a `Location` header) written through {@link encodeLocation} under `guard`.
+ */
+export function prepareAnswer(internal: ResponseInternal, guard?: LocationGuard): PreparedAnswer {
   const headers = HeaderMap.of(internal.headers)
+  const given = headers.get('location')
+  if (given !== undefined) headers.set('location', encodeLocation(given, guard))
   for (const cookie of internal.cookies ?? []) headers.append('set-cookie', serializeCookie(cookie))
   let body: unknown = internal.body
   const contentType = headers.get('content-type')
@@ -187,7 +192,7 @@ export function prepareAnswer(internal: ResponseInternal): PreparedAnswer {
   else if (contentType === 'application/x-www-form-urlencoded') {
     body = new URLSearchParams(internal.body as Record<string, string>).toString()
   }
-  if (internal.redirect) headers.set('location', encodeLocation(internal.redirect))
+  if (internal.redirect) headers.set('location', encodeLocation(internal.redirect, guard))
   return { status: internal.redirect ? 302 : (internal.status ?? 200), headers, body }
 }
 
@@ -228,8 +233,8 @@ function compiledOf(init: HeadersInit | undefined): CompiledHeaders | null {
   return compiled
 }
 
-/** An internal response as an {@link Answer}. */
-export function toAnswer(internal: ResponseInternal): Answer | Promise<Answer> {
+/** An internal response as an {@link Answer}; a `Location` is written under `guard` ({@link encodeLocation}). */
+export function toAnswer(internal: ResponseInternal, guard?: LocationGuard): Answer | Promise<Answer> {
   const compiled = internal.redirect ? null : compiledOf(internal.headers)
   // The common case (a JSON document under shared headers): the converted headers, the cookies
   // set in their place, no map and no sort per request.
@@ -249,7 +254,7 @@ export function toAnswer(internal: ResponseInternal): Answer | Promise<Answer> {
     }
     return new Answer(status, headers, body ?? null)
   }
-  const { status, headers, body } = prepareAnswer(internal)
+  const { status, headers, body } = prepareAnswer(internal, guard)
   return answerOf(status, headers, body)
 }
 
@@ -259,10 +264,10 @@ export function jsonAnswer(value: unknown, status = 200, headers = new HeaderMap
   return answerOf(status, headers, JSON.stringify(value))
 }
 
-/** A 302 to `url`. */
-export function redirectAnswer(url: string): Answer | Promise<Answer> {
+/** A 302 to `url`, written under `guard` ({@link encodeLocation}). */
+export function redirectAnswer(url: string, guard?: LocationGuard): Answer | Promise<Answer> {
   const headers = new HeaderMap()
-  headers.set('location', encodeLocation(url))
+  headers.set('location', encodeLocation(url, guard))
   return answerOf(302, headers, null)
 }
 

@@ -23,6 +23,7 @@ const PROOF_ERRORS: Record<string, string> = {
   WrongProof: 'That did not work. Check it and try again.',
   TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
   NotSent: 'The e-mail could not be sent. Try again later, or confirm another way.',
+  Throttled: 'Too many e-mails were sent to this address. Wait a few minutes, or confirm another way.',
 }
 
 function passwordForm(view: Parameters<StepPage>[0], fields: readonly CredentialField[]): string {

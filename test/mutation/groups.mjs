@@ -257,6 +257,34 @@ export const groups = {
       'test/mutation/email-flow.test.ts',
     ],
   },
+  // One limit per recipient for every e-mail we send (issue 48, item 5): the count per inbox, the
+  // refusal past it, the provider's limit or the default, failing closed on a store outage.
+  'send-limit': {
+    mutate: ['core/email/send-limit.ts'],
+    tests: ['test/reauth-hardening/send-limit.module.test.ts', 'test/reauth-hardening/send-limit.test.ts'],
+  },
+  // Re-authentication's proofs against the stored user and its way back (issue 48, items 1 and 2;
+  // issue 43, item 7): the address a code goes to, who has a password, the action named, the resume
+  // target, and the guard that keeps every Location on the site.
+  'reauth-provenance': {
+    mutate: [
+      'core/flows/reauthenticate/chart.ts#storedAddressOf',
+      'core/flows/reauthenticate/chart.ts#hasPassword',
+      'core/flows/reauthenticate/chart.ts#isSignedInUser',
+      'core/flows/reauthenticate/gate.ts#resumeTarget',
+      'core/flows/reauthenticate/policy.ts#actionLabelOf',
+      'core/http/dispatch.ts#isSchemeRelative',
+      'core/http/dispatch.ts#encodeLocation',
+    ],
+    tests: [
+      'test/reauth-hardening/stored-address.test.ts',
+      'test/reauth-hardening/factor-provenance.test.ts',
+      'test/reauth-hardening/page-factors.module.test.ts',
+      'test/reauth-hardening/page-factors.test.ts',
+      'test/reauth-hardening/resume-redirect.test.ts',
+      'test/reauth-hardening/location-guard.test.ts',
+    ],
+  },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {

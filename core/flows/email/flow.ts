@@ -14,7 +14,7 @@ import type { AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedProvider } from '../../config/types.js'
 import type { CookieOption } from '../../cookies.js'
 import { sha256Hex, timingSafeEqual } from '../../crypto.js'
-import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../../email/normalize.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../../email/normalize.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../../email/secrets.js'
 import { defineFlow } from '../../engine/flow.js'
@@ -26,6 +26,7 @@ import { effects, fail, reportFailure } from '../effect.js'
 import { adapterView } from '../module.js'
 import { currentSession } from '../../session/current.js'
 import { countAttempt } from '../../store/limits.js'
+import { admitMessageTo, recipientLimitOf } from '../../email/send-limit.js'
 import type { Account, ResponseInternal, User } from '../../types.js'
 import { emitEvent } from '../emit.js'
 import type { StoredUser } from '../types.js'
@@ -291,16 +292,15 @@ export async function admitAddress(ctx: RequestContext, providerId: string, inpu
   const throttle = settings.throttle
   if (throttle) {
     const { store } = ctx.config
-    // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-    const count = async (key: string) => countAttempt(store, key, throttle.window, throttle.failOpen, ctx.logger)
-    const sends = await count(await sendKey(id, 'identifier', mailboxOf(identifier)))
+    // One counter per inbox for every message we send it, whatever the flow (core/email/send-limit.ts).
+    const toRecipient = await admitMessageTo(ctx, identifier, 'email', recipientLimitOf(settings))
     const address = clientAddress(ctx, throttle.addressHeader)
-    const fromAddress = address === undefined ? 0 : await count(await sendKey(id, 'address', address))
-    if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
-      ctx.logger.warn('email-send-throttled')
+    const fromAddress = address === undefined ? 0 : await countAttempt(store, await sendKey(id, 'address', address), throttle.window, throttle.failOpen, ctx.logger)
+    if (!toRecipient.admitted || fromAddress > throttle.perAddress) {
+      if (toRecipient.admitted) ctx.logger.warn('email-send-throttled')
       ctx.logger.error(
         new EmailSignInError(
-          sends > throttle.perIdentifier
+          !toRecipient.admitted
             ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
             : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
         ),

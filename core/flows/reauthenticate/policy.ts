@@ -25,6 +25,26 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   app: 'continue',
 }
 
+/** How the page names a revocation by what its form asked ("sign out everywhere" is not "other sessions"). */
+const REVOKE_LABELS: Readonly<Record<string, string>> = {
+  all: 'sign out everywhere, this browser too',
+  others: 'sign out of every other session',
+  one: 'sign out a session',
+}
+
+/**
+ * The name of the action being confirmed, for the page's heading, the e-mailed code and the
+ * resume page: the action's label, told apart by what its sealed form asked where one action has
+ * several forms (`revoke-sessions`: one session, the others, or everywhere).
+ */
+export function actionLabelOf(action: string, fields: Readonly<Record<string, string>> = {}): string {
+  if (action === 'revoke-sessions') {
+    const revoke = fields.revoke
+    if (revoke !== undefined && Object.hasOwn(REVOKE_LABELS, revoke)) return REVOKE_LABELS[revoke]!
+  }
+  return (Object.hasOwn(ACTION_LABELS, action) ? ACTION_LABELS[action] : undefined) ?? ACTION_LABELS.app!
+}
+
 /** The step-up configuration: a global policy, and per action a policy or `false` (off). */
 export interface StepUpConfig extends StepUpPolicy {
   actions?: Partial<Record<SensitiveAction, StepUpPolicy | false>>
