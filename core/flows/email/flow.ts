@@ -277,8 +277,14 @@ interface CodeToken {
 export async function admitAddress(ctx: RequestContext, providerId: string, input: unknown) {
   const { id, config, settings } = emailProviderOf(ctx, providerId)
   let identifier: string
+  if (typeof input !== 'string') {
+    // The request binding passes anything but text as null: a field missing, or an object or list.
+    ctx.logger.error(new EmailSignInError('Refused the request: its "email" field is missing or not text'))
+    // Stryker disable next-line StringLiteral: eq#email-failure-reason
+    return fail('invalidIdentifier', { error: 'EmailSignInError' })
+  }
   try {
-    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input)
     if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
       throw new Error('Invalid email address format.')
     }
