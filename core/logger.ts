@@ -73,6 +73,8 @@ const WARNING_TEXT: Record<WarningCode, string> = {
     '`session.cache` applies to database sessions only: with JWT sessions (the session is in its cookie already) it is ignored.',
   'short-secret-for-reading':
     'An older secret in `secret` is shorter than 32 characters: it only opens what it sealed before, and each session it opens is sealed again under the first secret. Remove it once your sessions have been renewed (after `session.maxAge`).',
+  'jwt-callback-changed-subject':
+    "The `jwt` callback changed the token's `sub`: the factors the previous subject proved do not carry over, so the next sensitive action asks the new subject to prove one. If `update()` data reaches `sub`, a client can choose it: copy only the fields you mean to.",
 }
 
 /** Warnings the default logger prints once per process: they describe the setup, not a request. */
