@@ -57,7 +57,7 @@ describe('checking a code', () => {
   it('accepts the current TOTP code once, and one of the step before or after', async () => {
     const { secret, check } = await enrolled()
     expect(await check(totpCode(secret, AT))).toEqual({ ok: true, method: 'otp' })
-    expect(await check(totpCode(secret, AT))).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(totpCode(secret, AT))).toEqual({ ok: false, reason: 'codeUsed' })
     expect(await check(totpCode(secret, AT + 30))).toEqual({ ok: true, method: 'otp' })
     expect(await check(totpCode(secret, AT - 30))).toEqual({ ok: true, method: 'otp' })
     expect(await check(totpCode(secret, AT + 90))).toEqual({ ok: false, reason: 'wrongCode' })
@@ -198,7 +198,7 @@ describe('the limits, at their edges', () => {
     // The code of the step at AT is accepted from AT - 30 (one step early) until AT + 59 (one late).
     expect(await check(totpCode(secret, AT), 'early', AT - 30)).toEqual({ ok: true, method: 'otp' })
     vi.setSystemTime((AT + 59) * 1000)
-    expect(await check(totpCode(secret, AT), 'late', AT + 59)).toEqual({ ok: false, reason: 'wrongCode' })
+    expect(await check(totpCode(secret, AT), 'late', AT + 59)).toEqual({ ok: false, reason: 'codeUsed' })
   })
 })
 
