@@ -56,7 +56,8 @@ export const clientAttemptsKey = (userId: string, bucketHash: string) => `2fa:cl
 export const cleanChecksKey = (userId: string) => `2fa:clean:${userId}`
 /** The store key counting one known device's codes. */
 export const deviceAttemptsKey = (userId: string, device: string) => `2fa:device:${userId}:${device}`
-const deviceSlotKey = (userId: string, device: string, at: number) =>
+/** The store key of the one late check a known device gets in the minute `at` falls in. */
+export const deviceSlotKey = (userId: string, device: string, at: number) =>
   `2fa:device-slot:${userId}:${device}:${Math.floor(at / USER_LOCK_SLOT)}`
 /** How long a spent TOTP time step stays claimed: past every window it could be accepted in. */
 // Stryker disable next-line ArithmeticOperator: eq#second-factor-claim-window
@@ -203,8 +204,13 @@ export async function checkCode(input: CodeCheckInput): Promise<CodeCheck> {
 }
 
 /** The client's address bucket, hashed with the auth secret (store keys hold no address in clear). */
-const clientBucketHash = (input: CodeCheckInput) =>
+const clientBucketHash = (input: Pick<CodeCheckInput, 'client' | 'secrets'>) =>
   sha256Hex(`${addressBucket(input.client?.address ?? '')}\u0000${input.secrets[0]!}`)
+
+/** The store key counting the codes of the client at `address` (none: the unknown client) for `userId`. */
+export async function clientAttemptsKeyOf(userId: string, address: string | undefined, secrets: readonly string[]): Promise<string> {
+  return clientAttemptsKey(userId, await clientBucketHash({ client: { address }, secrets }))
+}
 
 /**
  * Counts a code of a client that is not a known device, per user and per client, and tells

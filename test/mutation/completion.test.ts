@@ -126,7 +126,7 @@ describe('the second factor after the password', () => {
     const locked = await answer(owner, nextCode(secret))
     expect(locked.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
     expect(owner.jar.get(SESSION_COOKIE)).toBeUndefined()
-    expect(await (await owner.send({ path: STEP })).text()).toContain('Too many wrong codes were entered for this account.')
+    expect(await (await owner.send({ path: STEP })).text()).toContain('Someone who knows your password is trying codes')
     expect(config.logger.debug).toHaveBeenCalledWith('second-factor code not checked: the user is locked', {
       retryAfter: expect.any(Number),
     })

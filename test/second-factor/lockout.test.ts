@@ -152,7 +152,7 @@ describe('through Auth', () => {
     const refused = await answer(owner, totpCode(secret, clock))
     expect(refused.headers.get('location')).toBe(`${ORIGIN}/auth${STEP}`)
     expect(owner.jar.get(SESSION_COOKIE)).toBeUndefined()
-    expect(await (await owner.send({ path: STEP })).text()).toContain('Wait a minute, then try again.')
+    expect(await (await owner.send({ path: STEP })).text()).toContain('Someone who knows your password is trying codes')
     // A minute later the owner's same sign-in gets through.
     advance(USER_LOCK_SLOT)
     const signedIn = await answer(owner, totpCode(secret, clock))
