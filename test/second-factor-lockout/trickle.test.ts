@@ -24,6 +24,7 @@ import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import { ServiceUnavailable } from '../../core/errors.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
 import { SECRET } from '../fixtures/http.js'
+import { wrongCode } from './codes.js'
 
 const T0 = Math.ceil(Date.now() / 1000 / 3600) * 3600
 let clock = T0
@@ -37,15 +38,6 @@ beforeEach(() => {
   vi.setSystemTime(T0 * 1000)
 })
 afterEach(() => vi.useRealTimers())
-
-/** A wrong six-digit code at `at` (not within a step of the right one). */
-export function wrongCode(secret: string, at: number): string {
-  const near = new Set([-30, 0, 30].map((d) => totpCode(secret, at + d)))
-  for (let n = 0; ; n++) {
-    const code = String(n).padStart(6, '0')
-    if (!near.has(code)) return code
-  }
-}
 
 const ATTACKER = '203.0.113.7'
 const OWNER = '198.51.100.2'
