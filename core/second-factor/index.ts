@@ -25,13 +25,12 @@ export { enrolledFactors, newChallenge, removeSecondFactors, USER_ATTEMPT_WINDOW
 export const MAX_CODE_ATTEMPTS = 5
 /**
  * Codes one user may have checked in {@link USER_ATTEMPT_WINDOW} seconds from clients that are
- * not a known device, across challenges; and codes one client (address bucket) may have checked
- * for one user in the window.
+ * not a known device, across challenges (and codes one known device may have checked).
  */
 export const MAX_USER_ATTEMPTS = 10
 /**
- * Once a user's {@link MAX_USER_ATTEMPTS} are spent, a client that has sent at most this many codes
- * for the user in the window is still checked: the codes were spent by others (someone who knows
+ * Once a user's {@link MAX_USER_ATTEMPTS} are spent, each client (address bucket) still has this
+ * many codes checked for the user in the window: the codes were spent by others (someone who knows
  * the password, on their own address), not by it.
  */
 export const CLEAN_CLIENT_CODES = 3
@@ -50,7 +49,10 @@ export const USER_LOCK_SLOT = 60
 export const userSlotKey = (userId: string, at: number) => `2fa:user-slot:${userId}:${Math.floor(at / USER_LOCK_SLOT)}`
 const challengeAttemptsKey = (challenge: string) => `2fa:challenge:${challenge}`
 const lateCheckKey = (challenge: string) => `2fa:late:${challenge}`
-/** The store key counting one client's codes for one user (the bucket is hashed: no address in clear). */
+/**
+ * The store key counting one client's codes for one user past the user's limit (the bucket is
+ * hashed: no address in clear).
+ */
 export const clientAttemptsKey = (userId: string, bucketHash: string) => `2fa:client:${userId}:${bucketHash}`
 /** The store key counting the codes of clean clients checked past the user's limit. */
 export const cleanChecksKey = (userId: string) => `2fa:clean:${userId}`
@@ -155,10 +157,9 @@ const TOTP_SHAPE = /^\d{6}$/
  * - a known device (`client.device`: it completed a sign-in of this user with a second factor
  *   before, or the first factor was the user's passkey) is counted on its own,
  *   {@link MAX_USER_ATTEMPTS} per {@link USER_ATTEMPT_WINDOW};
- * - any other client is counted per user ({@link MAX_USER_ATTEMPTS} per window across clients) and
- *   per client (its address bucket, the same number): past the user's limit a clean client (one
- *   that has sent at most {@link CLEAN_CLIENT_CODES} codes for the user) is still checked, up to
- *   {@link MAX_CLEAN_CLIENT_CHECKS} per user per window;
+ * - any other client is counted per user ({@link MAX_USER_ATTEMPTS} per window across clients);
+ *   past the user's limit, each client (address bucket) still gets {@link CLEAN_CLIENT_CODES}
+ *   checks, up to {@link MAX_CLEAN_CLIENT_CHECKS} per user per window from all clients;
  * - past its limit, a client (or device) gets one TOTP check per {@link USER_LOCK_SLOT} seconds,
  *   each from a challenge that has not had one (one refused because the minute's check is taken is
  *   not checked: `locked`); a backup code is still checked, limited by its challenge alone;
@@ -213,20 +214,18 @@ export async function clientAttemptsKeyOf(userId: string, address: string | unde
 }
 
 /**
- * Counts a code of a client that is not a known device, per user and per client, and tells
- * whether the client is past its limits: its own, or the user's unless it is a clean client and
- * the clean clients' allowance lasts.
+ * Counts a code of a client that is not a known device against the user and tells whether the
+ * client is past its limits. Each decision reads one atomic counter, so the limits hold exactly
+ * however requests race: the user's first {@link MAX_USER_ATTEMPTS}; past them, the client's
+ * first {@link CLEAN_CLIENT_CODES} (codes past the user's limit, counted per client) while the
+ * user's {@link MAX_CLEAN_CLIENT_CHECKS} last.
  */
 async function isClientPastLimit(input: CodeCheckInput): Promise<boolean> {
   const { store, userId } = input
-  const [userAttempt, clientAttempt] = await Promise.all([
-    store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW),
-    store.increment(clientAttemptsKey(userId, await clientBucketHash(input)), USER_ATTEMPT_WINDOW),
-  ])
-  if (clientAttempt > MAX_USER_ATTEMPTS) return true
-  if (userAttempt <= MAX_USER_ATTEMPTS) return false
-  // The user's codes were spent, by others if this client has sent few: it is still checked,
-  // within an allowance that bounds what many addresses gain.
+  if ((await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)) <= MAX_USER_ATTEMPTS) return false
+  // The user's codes were spent, by others if this client has sent few since: it is still
+  // checked, within an allowance that bounds what many addresses gain.
+  const clientAttempt = await store.increment(clientAttemptsKey(userId, await clientBucketHash(input)), USER_ATTEMPT_WINDOW)
   if (clientAttempt > CLEAN_CLIENT_CODES) return true
   return (await store.increment(cleanChecksKey(userId), USER_ATTEMPT_WINDOW)) > MAX_CLEAN_CLIENT_CHECKS
 }

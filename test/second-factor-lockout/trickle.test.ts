@@ -7,24 +7,18 @@
  * was answered `locked`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
-import type { Adapter } from '../../core/adapters.js'
 import {
-  checkCode,
-  createBackupCodes,
-  hashBackupCode,
+  CLEAN_CLIENT_CODES,
   MAX_CLEAN_CLIENT_CHECKS,
   MAX_CODE_ATTEMPTS,
   MAX_USER_ATTEMPTS,
-  sealFactorSecret,
   USER_LOCK_SLOT,
-  type CodeCheckInput,
 } from '../../core/second-factor/index.js'
-import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
+import { totpCode } from '../../core/second-factor/totp.js'
 import { ServiceUnavailable } from '../../core/errors.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
-import { SECRET } from '../fixtures/http.js'
 import { wrongCode } from './codes.js'
+import { enrolledUser as enrolled } from './enrolled.js'
 
 const T0 = Math.ceil(Date.now() / 1000 / 3600) * 3600
 let clock = T0
@@ -42,28 +36,8 @@ afterEach(() => vi.useRealTimers())
 const ATTACKER = '203.0.113.7'
 const OWNER = '198.51.100.2'
 
-/** An enrolled user with backup codes, and an adapter that counts the codes actually checked. */
-export async function enrolledUser(store: AuthStore = memoryAuthStore()) {
-  const memory = MemoryAdapter(createMemoryStore())
-  const secret = createTotpSecret()
-  const backupCodes = createBackupCodes()
-  await memory.createUser({ id: 'u', email: 'u@example.com', emailVerified: null })
-  await memory.createSecondFactor({ id: 'totp:u', userId: 'u', type: 'totp', secret: await sealFactorSecret(secret, [SECRET]), createdAt: new Date() })
-  const hashes = await Promise.all(backupCodes.map((code) => hashBackupCode(code, SECRET)))
-  await memory.createSecondFactor({ id: 'backup:u', userId: 'u', type: 'backup-codes', secret: hashes.join(' '), createdAt: new Date() })
-  let checked = 0
-  const adapter: Adapter = {
-    ...memory,
-    listSecondFactors: (userId) => {
-      checked++
-      return memory.listSecondFactors(userId)
-    },
-  }
-  let challenges = 0
-  const send = (code: string, client: CodeCheckInput['client'] = {}, challenge = `c${++challenges}`, on: AuthStore = store) =>
-    checkCode({ adapter, store: on, secrets: [SECRET], userId: 'u', challenge, code, at: clock, client })
-  return { secret, backupCodes, store, send, checked: () => checked }
-}
+/** The user of these tests, their codes checked at the test's clock. */
+const enrolledUser = (store?: AuthStore) => enrolled(store, () => clock)
 
 describe('a trickle of wrong codes from someone who knows the password', () => {
   it("does not keep the owner's right code from another client refused", async () => {
@@ -84,7 +58,11 @@ describe('a trickle of wrong codes from someone who knows the password', () => {
 
   it('keeps the client that spent the codes to one code a minute', async () => {
     const { secret, send, checked } = await enrolledUser()
-    for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await send(wrongCode(secret, clock), { address: ATTACKER })
+    // The user's ten, then the attacker's own address's three past them: all checked.
+    for (let i = 0; i < MAX_USER_ATTEMPTS + CLEAN_CLIENT_CODES; i++) {
+      expect(await send(wrongCode(secret, clock), { address: ATTACKER })).toEqual({ ok: false, reason: 'wrongCode' })
+    }
+    // Then this minute's one late check; wrong, it voids its sign-in.
     expect(await send(wrongCode(secret, clock), { address: ATTACKER })).toEqual({ ok: false, reason: 'exhausted' })
     const before = checked()
     for (let i = 0; i < 5; i++) {
@@ -96,7 +74,7 @@ describe('a trickle of wrong codes from someone who knows the password', () => {
 
   it("counts a device that signed in before on its own, even on the attacker's address", async () => {
     const { secret, send } = await enrolledUser()
-    for (let i = 0; i < MAX_USER_ATTEMPTS + 3; i++) await send(wrongCode(secret, clock), { address: ATTACKER })
+    for (let i = 0; i < MAX_USER_ATTEMPTS + CLEAN_CLIENT_CODES + 1; i++) await send(wrongCode(secret, clock), { address: ATTACKER })
     // The same NAT, the same bucket: only the device mark tells the owner apart.
     expect(await send(totpCode(secret, clock), { address: ATTACKER })).toMatchObject({ ok: false, reason: 'locked' })
     expect(await send(totpCode(secret, clock), { address: ATTACKER, device: 'owner-laptop' })).toEqual({ ok: true, method: 'otp' })
@@ -104,7 +82,7 @@ describe('a trickle of wrong codes from someone who knows the password', () => {
 
   it('checks a backup code while TOTP codes are locked for the client, five per sign-in', async () => {
     const { secret, backupCodes, send } = await enrolledUser()
-    for (let i = 0; i < MAX_USER_ATTEMPTS + 1; i++) await send(wrongCode(secret, clock), { address: ATTACKER })
+    for (let i = 0; i < MAX_USER_ATTEMPTS + CLEAN_CLIENT_CODES + 1; i++) await send(wrongCode(secret, clock), { address: ATTACKER })
     expect(await send(totpCode(secret, clock), { address: ATTACKER })).toMatchObject({ ok: false, reason: 'locked' })
     expect(await send(backupCodes[0]!, { address: ATTACKER })).toEqual({ ok: true, method: 'backup' })
     // Backup-shaped guesses are still limited per sign-in.
@@ -129,10 +107,10 @@ describe('the documented limits under 50 codes at once', () => {
     expect(results.filter((r) => !r.ok && r.reason === 'wrongCode')).toHaveLength(MAX_CODE_ATTEMPTS - 1)
   })
 
-  it("checks the user's ten and the minute's one from one client, however many sign-ins", async () => {
+  it("checks the user's ten, the client's three and the minute's one from one client, however many sign-ins", async () => {
     const { secret, send, checked } = await enrolledUser()
     await Promise.all(Array.from({ length: 50 }, () => send(wrongCode(secret, clock), { address: ATTACKER })))
-    expect(checked()).toBe(MAX_USER_ATTEMPTS + 1)
+    expect(checked()).toBe(MAX_USER_ATTEMPTS + CLEAN_CLIENT_CODES + 1)
   })
 
   it('checks ten, then ten from clean clients, then the minute’s one, from fifty addresses', async () => {
