@@ -159,3 +159,18 @@ describe('a password holder trickling wrong codes', () => {
     expect(await (await again.send({ path: STEP })).text()).toContain(CODE_MESSAGES.codeUsed)
   })
 })
+
+describe('a store that cannot count codes', () => {
+  it('refuses the code unchecked: no session, answered 503', async () => {
+    const { config, secret } = await enrolledOwner()
+    const owner = await atStep(new BrowserAt(config, OWNER))
+    const store = config.store!
+    const failing = { ...config, store: { ...store, increment: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })) } }
+    const response = await Auth(
+      setClientAddress(authRequest({ path: `/auth${STEP}`, body: { csrfToken: await owner.csrfToken(), code: totpCode(secret, clock) }, cookies: owner.jar }), OWNER),
+      failing,
+    )
+    expect(response.status).toBe(503)
+    expect(response.headers.getSetCookie().some((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+  })
+})
