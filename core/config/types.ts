@@ -511,6 +511,12 @@ export interface SecondFactorCodeInput {
    * as from one unknown client.
    */
   client?: SecondFactorClient
+  /**
+   * Called once per counting window (a quarter hour), by the check that first finds the
+   * user's codes spent by clients that are not known devices (someone who knows the password may
+   * be trying codes): the sign-in tells the owner. Its failure never fails the check.
+   */
+  onCodesTried?: () => Promise<void>
 }
 
 /** Who sends a second-factor code (see {@link SecondFactorCodeInput.client}). */

@@ -54,6 +54,8 @@ const lateCheckKey = (challenge: string) => `2fa:late:${challenge}`
  * hashed: no address in clear).
  */
 export const clientAttemptsKey = (userId: string, bucketHash: string) => `2fa:client:${userId}:${bucketHash}`
+/** The store key of the one notice per window that someone is trying the user's codes. */
+export const codesTriedKey = (userId: string) => `2fa:codes-tried:${userId}`
 /** The store key counting the codes of clean clients checked past the user's limit. */
 export const cleanChecksKey = (userId: string) => `2fa:clean:${userId}`
 /** The store key counting one known device's codes. */
@@ -222,7 +224,12 @@ export async function clientAttemptsKeyOf(userId: string, address: string | unde
  */
 async function isClientPastLimit(input: CodeCheckInput): Promise<boolean> {
   const { store, userId } = input
-  if ((await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)) <= MAX_USER_ATTEMPTS) return false
+  const userAttempt = await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)
+  if (userAttempt <= MAX_USER_ATTEMPTS) return false
+  // The owner is told once per window (the claim holds across instances and right-code resets).
+  if (userAttempt === MAX_USER_ATTEMPTS + 1 && input.onCodesTried && (await store.claim(codesTriedKey(userId), USER_ATTEMPT_WINDOW))) {
+    await input.onCodesTried().catch(() => undefined)
+  }
   // The user's codes were spent, by others if this client has sent few since: it is still
   // checked, within an allowance that bounds what many addresses gain.
   const clientAttempt = await store.increment(clientAttemptsKey(userId, await clientBucketHash(input)), USER_ATTEMPT_WINDOW)

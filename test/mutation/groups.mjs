@@ -111,6 +111,7 @@ export const groups = {
     mutate: [
       'core/second-factor/index.ts',
       'core/second-factor/device.ts',
+      'core/second-factor/alert.ts',
       'core/second-factor/stored.ts',
       'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
@@ -127,6 +128,7 @@ export const groups = {
       'test/second-factor-lockout/trickle.test.ts',
       'test/second-factor-lockout/through-auth.test.ts',
       'test/second-factor-lockout/device.test.ts',
+      'test/second-factor-lockout/notice.test.ts',
       'test/second-factor/enrolment-attacks.test.ts',
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',

@@ -33,6 +33,8 @@ export async function enrolledUser(store: AuthStore = memoryAuthStore(), now: ()
     checkCode({ adapter, store: on, secrets: [SECRET], userId: 'u', challenge, code, at, client })
   const send = (code: string, client: CodeCheckInput['client'] = {}, challenge?: string, on: AuthStore = store) =>
     sendAt(code, now(), client, challenge, on)
-  return { secret, backupCodes, store, send, sendAt, checked: () => checked }
+  /** The rest of a check's input at `at`, for a test that calls `checkCode` itself. */
+  const inputFor = (at: number) => ({ adapter, store, secrets: [SECRET], userId: 'u', at })
+  return { secret, backupCodes, store, send, sendAt, inputFor, checked: () => checked }
 }
 

@@ -123,6 +123,8 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
         address: ctx.clientAddress,
         device: device ?? (firstFactorOf(ctx, context).amr === PASSKEY_AMR ? PASSKEY_DEVICE : undefined),
       },
+      // The owner learns that their password is known, from the address the adapter stores.
+      onCodesTried: async () => (await import('../../second-factor/alert.js')).sendCodesTriedNotice(ctx, userId),
     })
     if (check.ok) {
       // This browser proved the second factor: it is a known device of the user from now on.
