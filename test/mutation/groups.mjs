@@ -130,6 +130,7 @@ export const groups = {
       'test/second-factor-lockout/device.test.ts',
       'test/second-factor-lockout/notice.test.ts',
       'test/second-factor-lockout/passkey.test.ts',
+      'test/second-factor-lockout/messages.test.ts',
       'test/second-factor/enrolment-attacks.test.ts',
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',
