@@ -59,6 +59,8 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'email-send-throttled': 'An e-mail sign-in was refused: the send limit for the address or client was reached.',
   'credentials-rate-limited': 'A credentials sign-in was refused: the attempt limit was reached (`rateLimit`).',
   'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
+  'second-factor-codes-tried':
+    "A user's two-step verification codes were spent by clients that are not known devices (someone who knows the password may be trying codes): the owner is told, once per quarter hour.",
   'reauthentication-failed': 'A re-authentication was refused: the proof was wrong (counted against its limits).',
   'reauthentication-other-user': "A re-authentication was refused: the password proved another user, not the signed-in one.",
   'reauthentication-unavailable': 'A sensitive action was refused: the user has no factor the step-up policy accepts that can be proven here.',

@@ -68,7 +68,8 @@ export interface StepUpDemand {
 /** The result of checking a second-factor code (see `core/second-factor/index.ts`). */
 export type SecondFactorCodeCheck =
   | { ok: true; method: 'otp' | 'backup' }
-  | { ok: false; reason: 'wrongCode' | 'exhausted' }
+  /** `codeUsed`: a current TOTP code, already spent by an earlier sign-in. */
+  | { ok: false; reason: 'wrongCode' | 'codeUsed' | 'exhausted' }
   /** Not checked: the user's codes are spent and this minute's check is taken. */
   | { ok: false; reason: 'locked'; retryAfter: number }
 

@@ -362,6 +362,7 @@ export type WarningCode =
   | 'email-send-throttled'
   | 'credentials-rate-limited'
   | 'second-factor-attempts-exhausted'
+  | 'second-factor-codes-tried'
   | 'reauthentication-failed'
   | 'reauthentication-other-user'
   | 'reauthentication-unavailable'

@@ -9,6 +9,7 @@ import type { SignInForm, SignInFormProvider, SignInPage } from '../config/types
 import { cssValue, escapeHtml, hiddenCsrf, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
 import { distinctLabels, PageFields, type LabelledField } from './fields.js'
+import { CODE_MESSAGES } from './messages.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -181,11 +182,11 @@ export interface CodeForm {
 }
 
 function codeForm(form: CodeForm): string {
-  const error = form.rejected ? errorBox('That code is not right. Check the e-mail and try again.') : ''
+  const error = form.rejected ? errorBox(CODE_MESSAGES.wrongCode) : ''
   return (
     `<hr>${error}<form action="${escapeHtml(form.actionUrl)}" method="POST">${hiddenCsrf(form.csrfToken)}` +
     '<label class="section-header" for="input-code">Or enter the code from the e-mail</label>' +
-    `<input id="input-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" minlength="${form.length}" maxlength="${form.length + 2}" required>` +
+    `<input id="input-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" minlength="${form.length}" maxlength="${form.length + 2}" autofocus required>` +
     '<button id="submitButton" type="submit">Sign in</button></form>'
   )
 }

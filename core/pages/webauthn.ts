@@ -9,6 +9,7 @@
 import { attributes, escapeHtml } from './html.js'
 import type { SignInPageFields } from '../config/types.js'
 import { PageFields, passkeyFieldLabel } from './fields.js'
+import { CODE_MESSAGES } from './messages.js'
 import { inlineScript } from './policy.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
@@ -47,7 +48,7 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   function say(text) { if (status) status.textContent = text }
   // The server's refusals of an options request or a code, as sentences.
   function serverSentence(error) {
-    if (error === 'Invalid code') return 'That code is not right. Check the e-mail and try again.'
+    if (error === 'Invalid code') return ${JSON.stringify(CODE_MESSAGES.wrongCode)}
     if (error === 'The code is no longer valid') return 'That code is no longer valid. Enter your e-mail address again for a new one.'
     if (error === 'The e-mail could not be sent') return 'The e-mail could not be sent. Try again later, or sign in another way.'
     if (error === 'Email verification required') return 'Enter the code we sent to your e-mail address.'

@@ -108,11 +108,14 @@ export const groups = {
     mutate: ['core/session/manage.ts', 'core/session/id.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
     tests: ['test/mutation/sessions.test.ts'],
   },
-  // The built-in second factor: code checks and their limits (per challenge, per user, the late
-  // check), single use of TOTP steps and backup codes, the sealed secret, and the enrolment.
+  // The built-in second factor: code checks and their limits (per challenge, per user, per client,
+  // per known device, the late check), the known-device mark, single use of TOTP steps and backup
+  // codes, the sealed secret, and the enrolment.
   'second-factor': {
     mutate: [
       'core/second-factor/index.ts',
+      'core/second-factor/device.ts',
+      'core/second-factor/alert.ts',
       'core/second-factor/stored.ts',
       'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
@@ -124,6 +127,14 @@ export const groups = {
       // provider servers would start again for every mutant of the code check;
       // test/mutation/second-factor.test.ts checks the same limits and races in memory.
       'test/second-factor/lockout.test.ts',
+      // Not shared-stores.test.ts (PostgreSQL and Redis servers): trickle.test.ts checks the same
+      // limits under concurrency in memory.
+      'test/second-factor-lockout/trickle.test.ts',
+      'test/second-factor-lockout/through-auth.test.ts',
+      'test/second-factor-lockout/device.test.ts',
+      'test/second-factor-lockout/notice.test.ts',
+      'test/second-factor-lockout/passkey.test.ts',
+      'test/second-factor-lockout/messages.test.ts',
       'test/second-factor/enrolment-attacks.test.ts',
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',
