@@ -81,6 +81,40 @@ describe('the fast A256CBC-HS512 JWE next to jose', () => {
     expect(fine.decrypt(key)).toBe('0123456789ab')
   })
 
+  it('opens tokens of any size one after another, large then small, as jose does', async () => {
+    for (const text of ['x'.repeat(3000), 'small', 'y'.repeat(40_000), '']) {
+      const theirs = await new jose.CompactEncrypt(new TextEncoder().encode(text))
+        .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1' })
+        .encrypt(key)
+      const parsed = parseCbcHs512(theirs)
+      if (!parsed.handled) throw new Error('not handled')
+      expect(parsed.decrypt(key)).toBe(text)
+    }
+  })
+
+  it.each([
+    ['an IV a character longer', 2, (part: string) => `${part}A`],
+    ['an IV a character shorter', 2, (part: string) => part.slice(0, -1)],
+    ['a tag a character longer', 4, (part: string) => `${part}A`],
+    ['a tag of twice the length', 4, (part: string) => `${part}${part}`],
+    ['a ciphertext a block shorter', 3, (part: string) => part.slice(0, -22)],
+    ['a character outside base64url', 3, (part: string) => `${part.slice(0, 10)}+${part.slice(11)}`],
+  ])('refuses a token with %s, as jose does', async (_, index, change) => {
+    const token = encryptCbcHs512('{"sub":"u-1"}', key, 'kid-1')
+    const altered = token
+      .split('.')
+      .map((part, i) => (i === index ? change(part) : part))
+      .join('.')
+    const parsed = parseCbcHs512(altered)
+    if (!parsed.handled) throw new Error('not handled')
+    expect(() => parsed.decrypt(key)).toThrow(new TypeError('JWE decryption failed'))
+    await expect(jose.compactDecrypt(altered, key)).rejects.toThrow()
+    // The untouched token still opens after the refusal.
+    const intact = parseCbcHs512(token)
+    if (!intact.handled) throw new Error('not handled')
+    expect(intact.decrypt(key)).toBe('{"sub":"u-1"}')
+  })
+
   it('leaves a header with any other parameter to jose', async () => {
     const token = await new jose.CompactEncrypt(new TextEncoder().encode('hello'))
       .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1', cty: 'JWT' })
