@@ -17,7 +17,7 @@ import { sha256Hex, timingSafeEqual } from '../../crypto.js'
 import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../../email/normalize.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../../email/secrets.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../../errors.js'
 import { NO_STORE_HEADERS } from '../../http/handlers.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
@@ -416,7 +416,7 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSigninC
 })
 
 /** The e-mail sign-in flow definition. */
-export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
+export const emailSignInFlow = defineCompiledFlow<typeof emailSignInMachine, RequestContext>({
   chart: emailSigninChart,
   context: EmailSignInContext,
   effects: adapterView(emailEffects),

@@ -22,7 +22,7 @@ import type { logoutMachine } from '../../../machines/logout.machine.js'
 import { logoutChart } from '../../charts/logout.js'
 import type { ProviderSession } from '../../adapters.js'
 import { sha256Hex } from '../../crypto.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import type { ResolvedConfig } from '../../config/types.js'
 import type { RequestContext } from '../../http/context.js'
 import { HTML_NO_STORE_HEADERS } from '../../http/handlers.js'
@@ -220,7 +220,7 @@ function failed(ctx: RequestContext, effect: string, error: unknown) {
 const FORM = 'application/x-www-form-urlencoded'
 
 /** The logout flow definition. */
-export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
+export const logoutFlow = defineCompiledFlow<typeof logoutMachine, RequestContext>({
   chart: logoutChart,
   context: LogoutContext,
   effects: {

@@ -12,7 +12,7 @@ import { oauthSigninChart } from '../../charts/oauth-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { isAllowedOrigin } from '../../config/origins.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import type { CookieOption } from '../../cookies.js'
 import {
   AuthError,
@@ -414,7 +414,7 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSigninC
 })
 
 /** The OAuth sign-in flow definition. */
-export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
+export const oauthSignInFlow = defineCompiledFlow<typeof oauthSignInMachine, RequestContext>({
   chart: oauthSigninChart,
   context: OAuthSignInContext,
   effects: adapterView(oauthEffects),

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import {
   SessionContext,
   type SessionContext as Context,
@@ -437,7 +437,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
 )
 
 /** The session flow definition. */
-export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
+export const sessionFlow = defineCompiledFlow<typeof sessionMachine, RequestContext>({
   chart: sessionChart,
   context: SessionContext,
   effects: adapterView(sessionEffects),

@@ -16,7 +16,8 @@ import {
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.logic.js'
-import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
+import type { EffectImplementation, FlowDefinition } from '../../engine/flow.js'
 import type { FlowExtension } from '../../extensions.js'
 import { EXTENDED_COMPOSER } from '../../extension-composer.js'
 import { ConfigError } from '../../errors.js'
@@ -223,7 +224,7 @@ function builtIn() {
 
 /** The built-in sign-in completion flow definition: the chart compiled at build time. */
 export const signInCompletionFlow = deferredFlow(() =>
-  defineFlow<AnyStateMachine, RequestContext>({
+  defineCompiledFlow<AnyStateMachine, RequestContext>({
     chart: signinCompletionChart as never,
     context: signInCompletionContext(),
     effects: builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,

@@ -22,7 +22,7 @@ import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/t
 import type { CookieOption } from '../../cookies.js'
 import { DEFAULT_CODE } from '../../email/defaults.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../../errors.js'
 import { effects, fail, isFailure } from '../effect.js'
 import { adapterView } from '../module.js'
@@ -530,7 +530,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
 })
 
 /** The WebAuthn flow definition. */
-export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
+export const webauthnSignInFlow = defineCompiledFlow<typeof webauthnSignInMachine, RequestContext>({
   chart: webauthnSigninChart,
   context: WebAuthnSignInContext,
   // The browser has the options; the answer is checked against the challenge alone, so the cookie
