@@ -22,6 +22,8 @@ import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
 import Email from '../../providers/email.js'
 import Passkey from '../../providers/passkey.js'
+import Password from '../../providers/password.js'
+import { testHasher } from '../password-flow/fixtures.js'
 import {
   DEAD_SESSION_KINDS,
   SESSION_COOKIE,
@@ -75,6 +77,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
       },
       Email({ sendVerificationRequest }),
       Email({ id: 'direct', link: 'direct', sendVerificationRequest }),
+      Password({ hasher: testHasher(), send: () => {} }),
     ] as never,
     ...overrides,
   })
@@ -403,6 +406,10 @@ const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => P
   'POST signin': (app, client) => app.reads(() => post(client, '/signin'), redirectsTo(signInPage)),
   'POST signin (credentials)': (app, client) => app.reads(() => post(client, '/signin/credentials'), redirectsTo(signInPage)),
   'POST signin (webauthn)': (app, client) => app.reads(() => post(client, '/signin/passkey'), redirectsTo(signInPage)),
+  'POST signin (password)': (app, client) => app.reads(() => post(client, '/signin/password'), redirectsTo(signInPage)),
+  // A sign-in over the session (refused here: Bob has no password); the session is never read.
+  'POST callback (password)': (app, client) =>
+    app.reads(() => post(client, '/callback/password', { email: BOB.email, password: 'not his password' }), redirectsTo(signInPage)),
   'GET signout': (app, client) => app.reads(() => client.send({ path: '/signout' }), ok),
   // A sign-in over the session: it is replaced, never read.
   'POST callback (credentials)': (app, client) =>

@@ -23,6 +23,7 @@ import { sessionFlow } from '../../core/flows/session/flow.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js'
 import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
+import { passwordSignInFlow } from '../../core/flows/password/signin.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
@@ -33,6 +34,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   oauthSignInFlow,
   emailSignInFlow,
   webauthnSignInFlow,
+  passwordSignInFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,

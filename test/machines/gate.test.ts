@@ -23,6 +23,8 @@ import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
+import Password from '../../providers/password.js'
+import { testHasher } from '../password-flow/fixtures.js'
 import { secondFactorGateViolations } from '../../machines/checks.js'
 import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
@@ -161,6 +163,7 @@ function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
       oauthWithoutDiscovery(),
       Email({ sendVerificationRequest: async () => {} }),
       Passkey(),
+      Password({ hasher: testHasher(), send: () => {} }),
       ...providers,
     ] as never,
     extensions: [pageAt('afterFirstFactor', 'first'), pageAt('afterFirstSignIn', 'once'), pageAt('beforeSession', 'last')],
