@@ -14,6 +14,7 @@ export const BUILT_IN_NOTATIONS: Readonly<Record<string, () => Promise<AnyStateM
   logout: () => import('./logout.machine.js').then((module) => module.logoutMachine),
   'oauth-signin': () => import('./oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
   'password-signin': () => import('./password-signin.machine.js').then((module) => module.passwordSignInMachine),
+  'password-signup': () => import('./password-signup.machine.js').then((module) => module.passwordSignUpMachine),
   reauthenticate: () => import('./reauthenticate.machine.js').then((module) => module.reauthenticateMachine),
   session: () => import('./session.machine.js').then((module) => module.sessionMachine),
   'signin-completion': () => import('./signin-completion.machine.js').then((module) => module.signInCompletionMachine),

@@ -406,6 +406,7 @@ const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => P
   'POST signin': (app, client) => app.reads(() => post(client, '/signin'), redirectsTo(signInPage)),
   'POST signin (credentials)': (app, client) => app.reads(() => post(client, '/signin/credentials'), redirectsTo(signInPage)),
   'POST signin (webauthn)': (app, client) => app.reads(() => post(client, '/signin/passkey'), redirectsTo(signInPage)),
+  'GET callback (password)': (app, client) => app.reads(() => client.send({ path: '/callback/password', query: { intent: 'forgot' } }), ok),
   'POST signin (password)': (app, client) => app.reads(() => post(client, '/signin/password'), redirectsTo(signInPage)),
   // A sign-in over the session (refused here: Bob has no password); the session is never read.
   'POST callback (password)': (app, client) =>

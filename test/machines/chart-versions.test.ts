@@ -24,6 +24,7 @@ import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js
 import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
 import { passwordSignInFlow } from '../../core/flows/password/signin.js'
+import { passwordSignUpFlow } from '../../core/flows/password/signup.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
@@ -35,6 +36,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   emailSignInFlow,
   webauthnSignInFlow,
   passwordSignInFlow,
+  passwordSignUpFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,

@@ -1,24 +1,111 @@
 /**
- * The password flows as modules: the sign-in (a first factor). They come with the `Password`
- * provider, which carries them (`PROVIDER_FLOW`), so an application without one links none of it.
+ * The password flows as modules: the sign-in (a first factor) and the sign-up with its address
+ * verification. They come with the `Password` provider, which carries them (`PROVIDER_FLOW`), so an
+ * application without one links none of it.
  *
  * Every request is a POST to `/callback/<provider id>` (CSRF-checked), as the credentials
- * sign-in: the body's `email` and `password` sign in.
+ * sign-in, and its `intent` field says which flow it starts: none (or `signin`) signs in with
+ * `email` and `password`; `signup` signs up; `verify` confirms an address with the e-mailed
+ * link's `token`. A GET of the same path with `?intent=…` is that step's page (an e-mailed link
+ * opens it, and it spends nothing).
  *
  * @module
  */
 import { PASSWORD_SIGN_IN } from '../../../machines/password-signin.logic.js'
+import { PASSWORD_SIGN_UP } from '../../../machines/password-signup.logic.js'
 import type { RequestContext } from '../../config/types.js'
-import { redirectToSignInPage } from '../../http/handlers.js'
+import { HTML_NO_STORE_HEADERS, redirectToSignInPage } from '../../http/handlers.js'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
+import { renderPasswordPage, type PasswordPageKind } from '../../pages/password.js'
+import type { ResponseInternal } from '../../types.js'
 import { credentialsSignInForm } from '../credentials/page.js'
 import type { FlowModule } from '../types.js'
 import { PASSWORD_METHODS } from './adapter.js'
 import { PASSWORD_TYPE } from './options.js'
 import { passwordSignInFlow, storePasswordUser } from './signin.js'
+import { passwordSignUpFlow } from './signup.js'
 
 /** A posted field as text: anything else (a list, an object) is no value. */
 export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** The fields the flows read themselves; the rest of a sign-up's body are the application's fields. */
+const OWN_FIELDS = new Set(['email', 'password', 'name', 'intent', 'token', 'csrfToken', 'callbackUrl'])
+
+/** What a request to the password callback asks for. */
+export const PASSWORD_INTENTS = ['signin', 'signup', 'verify'] as const
+export type PasswordIntent = (typeof PASSWORD_INTENTS)[number]
+
+/** The intent of a posted body (none: a sign-in). */
+export const intentOf = (body: Record<string, unknown> | undefined): PasswordIntent | undefined => {
+  const intent = body?.intent ?? 'signin'
+  return (PASSWORD_INTENTS as readonly unknown[]).includes(intent) ? (intent as PasswordIntent) : undefined
+}
+
+const signInPageUrl = (ctx: RequestContext) => ctx.config.pages.signIn ?? `${ctx.authUrl}/signin`
+const checkEmailUrl = (ctx: RequestContext) => `${ctx.authUrl}/verify-request?${new URLSearchParams({ provider: ctx.provider!.id, type: 'email' })}`
+
+/** The flow each intent starts, and its request event. */
+const INTENTS = {
+  signin: {
+    flow: passwordSignInFlow,
+    toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+      type: 'password.signin',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      email: textOf(body.email),
+      password: textOf(body.password),
+      callbackUrl: ctx.callbackUrl,
+    }),
+  },
+  signup: {
+    flow: passwordSignUpFlow,
+    toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+      type: 'password.signup',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      email: textOf(body.email),
+      password: textOf(body.password),
+      name: textOf(body.name) || null,
+      fields: Object.fromEntries(Object.entries(body).filter(([key]) => !OWN_FIELDS.has(key))),
+      answerUrl: checkEmailUrl(ctx),
+    }),
+  },
+  verify: {
+    flow: passwordSignUpFlow,
+    toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+      type: 'password.verify',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      token: textOf(body.token),
+      password: textOf(body.password),
+      answerUrl: signInPageUrl(ctx),
+    }),
+  },
+} satisfies Record<PasswordIntent, unknown>
+
+/** The intent of the request (an unknown one signs in, and fails there as a wrong password would not: it is refused). */
+const intentFor = (ctx: RequestContext) => INTENTS[intentOf(ctx.request?.body) ?? 'signin']
+
+/** GET on the callback: the page of the step `?intent=` names (an e-mailed link opens one). */
+async function passwordPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const { intent, token } = ctx.request.query
+  const kind: PasswordPageKind = intent === 'verify' || intent === 'reset' || intent === 'forgot' ? intent : 'signup'
+  const page = renderPasswordPage({
+    kind,
+    theme: ctx.config.theme,
+    actionUrl: `${ctx.authUrl}/callback/${ctx.provider!.id}`,
+    csrfToken: ctx.csrf!.token,
+    ...(token !== undefined && (kind === 'verify' || kind === 'reset') ? { token } : {}),
+    callbackUrl: ctx.callbackUrl,
+  })
+  return {
+    status: page.status,
+    // A link's page holds its token in the URL: out of caches and out of any Referer header.
+    headers: { ...HTML_NO_STORE_HEADERS, 'Referrer-Policy': 'no-referrer' },
+    body: page.html,
+    cookies: ctx.setCookies,
+  }
+}
 
 const servesPasswords = (config: { providers: readonly { type: string }[] }) =>
   config.providers.some((provider) => provider.type === PASSWORD_TYPE)
@@ -29,7 +116,7 @@ const passwordAdapterNeeds = {
   methods: () => PASSWORD_METHODS,
 }
 
-/** The password sign-in. */
+/** The password sign-in, and the routes of every password flow. */
 export const passwordSignInModule: FlowModule = {
   id: PASSWORD_SIGN_IN,
   flow: passwordSignInFlow,
@@ -38,6 +125,7 @@ export const passwordSignInModule: FlowModule = {
   routes: [
     // No sign-in step of its own: back to the sign-in page, as the credentials provider.
     route({ method: 'POST', action: 'signin', provider: PASSWORD_TYPE, csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
+    route({ method: 'GET', action: 'callback', provider: PASSWORD_TYPE, csrfToken: true, callbackUrl: true, serve: passwordPage }),
     route({
       method: 'POST',
       action: 'callback',
@@ -45,22 +133,23 @@ export const passwordSignInModule: FlowModule = {
       csrf: true,
       callbackUrl: true,
       serve: {
-        flow: passwordSignInFlow,
+        flow: (ctx: RequestContext) => intentFor(ctx).flow,
         params: AnyBody,
         accepts: isObjectBody,
-        toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
-          type: 'password.signin',
-          at: ctx.at,
-          providerId: ctx.provider!.id,
-          email: textOf(body.email),
-          password: textOf(body.password),
-          callbackUrl: ctx.callbackUrl,
-        }),
+        toEvent: (ctx: RequestContext, body: Record<string, unknown>) => intentFor(ctx).toEvent(ctx, body),
       },
     }),
   ],
   firstFactor: { providerTypes: [PASSWORD_TYPE], amr: 'pwd', storeUser: storePasswordUser, signInForm: credentialsSignInForm },
 }
 
+/** The password sign-up and address verification (started through the sign-in module's route). */
+export const passwordSignUpModule: FlowModule = {
+  id: PASSWORD_SIGN_UP,
+  flow: passwordSignUpFlow,
+  runs: servesPasswords,
+  adapter: passwordAdapterNeeds,
+}
+
 /** Every password flow, as the provider carries them. */
-export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule])
+export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule, passwordSignUpModule])

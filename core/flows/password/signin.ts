@@ -20,6 +20,7 @@ import { adapterView } from '../module.js'
 import type { StoredUser } from '../types.js'
 import './adapter.js'
 import { hasherOf, passwordProviderOf, type PasswordConfig } from './options.js'
+import { hashOf, isPending } from './pending.js'
 
 /** The answer to a wrong password and to an unknown address alike. */
 const REJECTED = { error: 'CredentialsSignin', code: 'credentials' } as const
@@ -60,11 +61,15 @@ export async function verifyUserPassword(
   const hasher = hasherOf(provider)
   const user = email === null ? null : await ctx.adapter.getUserByEmail(email)
   const hash = user ? await ctx.adapter.getUserPassword(user.id) : null
-  if (user && hash !== null) {
-    const { valid, needsRehash } = await hasher.verify(hash, password)
-    return valid ? { user, needsRehash } : null
+  if (user && hash !== null && isPending(hash) && user.emailVerified) {
+    // Proven by its owner another way: the password set before that is not theirs.
+    await ctx.adapter.setUserPassword(user.id, null)
+  } else if (user && hash !== null) {
+    const { valid, needsRehash } = await hasher.verify(hashOf(hash), password)
+    // A pending hash is re-hashed only once its address is proven (the marker must stay).
+    return valid ? { user, needsRehash: needsRehash && !isPending(hash) } : null
   }
-  if (user && provider.verifyLegacyPassword) return (await verifyLegacy(ctx, provider, user, password)) ? { user, needsRehash: false } : null
+  if (user && hash === null && provider.verifyLegacyPassword) return (await verifyLegacy(ctx, provider, user, password)) ? { user, needsRehash: false } : null
   await hasher.dummyVerify(password)
   return null
 }
