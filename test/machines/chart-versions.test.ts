@@ -25,6 +25,7 @@ import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
 import { passwordSignInFlow } from '../../core/flows/password/signin.js'
 import { passwordSignUpFlow } from '../../core/flows/password/signup.js'
+import { passwordResetFlow } from '../../core/flows/password/reset.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
@@ -37,6 +38,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   webauthnSignInFlow,
   passwordSignInFlow,
   passwordSignUpFlow,
+  passwordResetFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,

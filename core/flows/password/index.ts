@@ -1,17 +1,19 @@
 /**
- * The password flows as modules: the sign-in (a first factor) and the sign-up with its address
- * verification. They come with the `Password` provider, which carries them (`PROVIDER_FLOW`), so an
+ * The password flows as modules: the sign-in (a first factor), the sign-up with its address
+ * verification, and the forgotten-password reset. They come with the `Password` provider, which carries them (`PROVIDER_FLOW`), so an
  * application without one links none of it.
  *
  * Every request is a POST to `/callback/<provider id>` (CSRF-checked), as the credentials
  * sign-in, and its `intent` field says which flow it starts: none (or `signin`) signs in with
  * `email` and `password`; `signup` signs up; `verify` confirms an address with the e-mailed
- * link's `token`. A GET of the same path with `?intent=…` is that step's page (an e-mailed link
+ * link's `token`; `forgot` asks for a reset link for `email`; `reset` sets `password` with the
+ * reset link's `token`. A GET of the same path with `?intent=…` is that step's page (an e-mailed link
  * opens it, and it spends nothing).
  *
  * @module
  */
 import { PASSWORD_SIGN_IN } from '../../../machines/password-signin.logic.js'
+import { PASSWORD_RESET } from '../../../machines/password-reset.logic.js'
 import { PASSWORD_SIGN_UP } from '../../../machines/password-signup.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { HTML_NO_STORE_HEADERS, redirectToSignInPage } from '../../http/handlers.js'
@@ -23,6 +25,7 @@ import type { FlowModule } from '../types.js'
 import { PASSWORD_METHODS } from './adapter.js'
 import { PASSWORD_TYPE } from './options.js'
 import { passwordSignInFlow, storePasswordUser } from './signin.js'
+import { passwordResetFlow } from './reset.js'
 import { passwordSignUpFlow } from './signup.js'
 
 /** A posted field as text: anything else (a list, an object) is no value. */
@@ -32,7 +35,7 @@ export const textOf = (value: unknown): string => (typeof value === 'string' ? v
 const OWN_FIELDS = new Set(['email', 'password', 'name', 'intent', 'token', 'csrfToken', 'callbackUrl'])
 
 /** What a request to the password callback asks for. */
-export const PASSWORD_INTENTS = ['signin', 'signup', 'verify'] as const
+export const PASSWORD_INTENTS = ['signin', 'signup', 'verify', 'forgot', 'reset'] as const
 export type PasswordIntent = (typeof PASSWORD_INTENTS)[number]
 
 /** The intent of a posted body (none: a sign-in). */
@@ -74,6 +77,27 @@ const INTENTS = {
     flow: passwordSignUpFlow,
     toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
       type: 'password.verify',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      token: textOf(body.token),
+      password: textOf(body.password),
+      answerUrl: signInPageUrl(ctx),
+    }),
+  },
+  forgot: {
+    flow: passwordResetFlow,
+    toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+      type: 'password.forgot',
+      at: ctx.at,
+      providerId: ctx.provider!.id,
+      email: textOf(body.email),
+      answerUrl: checkEmailUrl(ctx),
+    }),
+  },
+  reset: {
+    flow: passwordResetFlow,
+    toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+      type: 'password.reset',
       at: ctx.at,
       providerId: ctx.provider!.id,
       token: textOf(body.token),
@@ -151,5 +175,17 @@ export const passwordSignUpModule: FlowModule = {
   adapter: passwordAdapterNeeds,
 }
 
+/** The forgotten-password reset (started through the sign-in module's route). */
+export const passwordResetModule: FlowModule = {
+  id: PASSWORD_RESET,
+  flow: passwordResetFlow,
+  runs: servesPasswords,
+  adapter: {
+    ...passwordAdapterNeeds,
+    // A reset ends every database session of the user.
+    methods: (config) => [...PASSWORD_METHODS, ...(config.session.strategy === 'database' ? (['listSessions', 'deleteSession'] as const) : [])],
+  },
+}
+
 /** Every password flow, as the provider carries them. */
-export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule, passwordSignUpModule])
+export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule, passwordSignUpModule, passwordResetModule])

@@ -13,19 +13,22 @@ import type { PasswordConfig, PasswordMail, PasswordMailKind, PasswordSender } f
 const SUBJECTS: Record<PasswordMailKind, string> = {
   verify: 'Confirm your e-mail address',
   reset: 'Reset your password',
+  'reset-unknown': 'Reset your password',
   'signup-existing': 'Someone tried to sign up with your address',
 }
 
 const TEXTS: Record<PasswordMailKind, (url: string, host: string) => string> = {
   verify: (url, host) => `Confirm your address to finish signing up to ${host}:\n${url}\n\nIf you did not sign up, ignore this message.\n`,
   reset: (url, host) => `Reset your password for ${host} (the link works once, for 15 minutes):\n${url}\n\nIf you did not ask, ignore this message: your password is unchanged.\n`,
+  'reset-unknown': (url, host) =>
+    `Someone asked to reset the password of an account at ${host} with this address, but it has none. If it was you, you may sign up:\n${url}\n\nIf it was not, ignore this message.\n`,
   'signup-existing': (url, host) =>
     `Someone tried to sign up to ${host} with this address, which already has an account. If it was you, sign in, or reset your password:\n${url}\n\nIf it was not, ignore this message: nothing changed.\n`,
 }
 
 /** The application's sender for `kind`, else its `send`, else the configured e-mail provider's transport. */
 function senderOf(ctx: RequestContext, provider: PasswordConfig, kind: PasswordMailKind): PasswordSender {
-  const own = (kind === 'verify' ? provider.sendVerification : kind === 'reset' ? provider.sendReset : undefined) ?? provider.send
+  const own = (kind === 'verify' ? provider.sendVerification : kind === 'reset' || kind === 'reset-unknown' ? provider.sendReset : undefined) ?? provider.send
   if (own) return own
   const email = ctx.config.providers.find((candidate: ResolvedProvider) => candidate.type === 'email')
   if (!email) throw new TypeError('the password provider has no way to send e-mail: give it `send`, or configure an e-mail provider')

@@ -31,7 +31,7 @@ export type PolicyVerdict = { ok: true } | { ok: false; reason: string }
 export type PasswordPolicy = (password: string, context: { email: string; user: AdapterUser | null }) => Awaitable<PolicyVerdict>
 
 /** Why the flows send a message. */
-export type PasswordMailKind = 'verify' | 'reset' | 'signup-existing'
+export type PasswordMailKind = 'verify' | 'reset' | 'reset-unknown' | 'signup-existing'
 
 /** One message the password flows send. The link and code exist only here: never log them. */
 export interface PasswordMail {
@@ -77,6 +77,8 @@ export interface PasswordOptions {
   resetMaxAge?: number
   /** Seconds a verification link lives (default 86,400). */
   verificationMaxAge?: number
+  /** Reset requests allowed per address and per client address in each window (default 3 and 20 per hour). */
+  resetLimit?: { perAddress?: number; perClient?: number; window?: number }
 }
 
 /** The merged provider. */
