@@ -304,6 +304,29 @@ export const groups = {
     // (test/oauth/refresh.test.ts, test/store/refresh-shared.test.ts) cost seconds per mutant.
     tests: ['test/mutation/refresh.test.ts'],
   },
+  // Password hashes: the digest comparison, the PHC and imported formats' parsing and limits,
+  // needsRehash, and the migration hook's one legacy check per user.
+  'password-hashing': {
+    mutate: [
+      'core/password/encoding.ts',
+      'core/password/phc.ts',
+      'core/password/hashing.ts',
+      'core/password/migrate.ts',
+      'core/password/formats/argon2.ts',
+      'core/password/formats/scrypt.ts',
+      'core/password/formats/bcrypt.ts',
+      'core/password/formats/firebase-scrypt.ts',
+      'core/password/formats/pbkdf2.ts',
+      'core/password/formats/better-auth-scrypt.ts',
+      'core/password/formats/index.ts',
+    ],
+    tests: ['test/password/hashing.test.ts', 'test/password/formats.test.ts'],
+  },
+  // The password policy: length bounds, the breached-password range check failing closed.
+  'password-policy': {
+    mutate: ['core/password/policy.ts'],
+    tests: ['test/password/policy.test.ts'],
+  },
   // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,
   // getSessionAndUser), verification tokens (single use, for their identifier), authenticators.
   adapters: {
