@@ -7,6 +7,7 @@
  * @module
  */
 import { PROVIDER_FLOW } from '../core/modules.js'
+import { passwordHasher } from '../core/password/hashing.js'
 import { passwordModules } from '../core/flows/password/index.js'
 import { PASSWORD_TYPE, type PasswordConfig, type PasswordOptions } from '../core/flows/password/options.js'
 
@@ -35,7 +36,7 @@ export type {
  * ```
  */
 export default function Password(options: PasswordOptions = {}): PasswordConfig {
-  const { id = 'password', name = 'Password', requireEmailVerification = true, ...rest } = options
+  const { id = 'password', name = 'Password', requireEmailVerification = true, hasher = passwordHasher(), ...rest } = options
   return {
     id,
     name,
@@ -45,6 +46,7 @@ export default function Password(options: PasswordOptions = {}): PasswordConfig 
       password: { label: 'Password', type: 'password', autocomplete: 'current-password', required: true },
     },
     ...rest,
+    hasher,
     requireEmailVerification,
     // The flows the registry reads from the provider (see core/modules.ts): the core imports none of them.
     [PROVIDER_FLOW]: passwordModules,

@@ -7,22 +7,14 @@
 import type { Struct } from 'superstruct'
 import type { AdapterUser } from '../../adapters.js'
 import type { RequestContext, ResolvedProvider } from '../../config/types.js'
+import type { PasswordHasher } from '../../password/hashing.js'
 import type { Awaitable, CommonProviderOptions } from '../../shapes.js'
 
 /** The provider type the password flows serve. */
 export const PASSWORD_TYPE = 'password'
 
-/**
- * Hashes and verifies passwords. `verify` tells whether the hash has outdated parameters or
- * algorithm (`needsRehash`: it is re-hashed at the next successful sign-in); `dummyVerify` costs
- * what a verification costs and checks nothing, for an address with no hash to verify, so the
- * answer takes as long as for a real one.
- */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>
-  verify(hash: string, password: string): Promise<{ valid: boolean; needsRehash: boolean }>
-  dummyVerify(password: string): Promise<void>
-}
+/** Hashes and verifies passwords (`passwordHasher()` from `authchart/password` makes one). */
+export type { PasswordHasher }
 
 /** What a password policy says of a new password: fine, or why not (shown to the user). */
 export type PolicyVerdict = { ok: true } | { ok: false; reason: string }
@@ -54,13 +46,16 @@ export type PasswordSender = (mail: PasswordMail) => Awaitable<void>
 export interface PasswordOptions {
   id?: string
   name?: string
-  /** How passwords are hashed (default: argon2id, see `core/password/hashing.ts`). */
+  /** How passwords are hashed (default: `passwordHasher()`, argon2id at RFC 9106's second recommended parameters). */
   hasher?: PasswordHasher
   /** A new address must be proven by an e-mailed link before the account signs in (default `true`). */
   requireEmailVerification?: boolean
   /** The application's own sign-up fields (a superstruct schema over the posted body's other fields). */
   signUpFields?: Struct<Record<string, unknown>, unknown>
-  /** The check of every new password (sign-up, reset, change); default: 8 to 128 characters. */
+  /**
+   * The check of every new password (sign-up, reset), after the default length bounds (8 to 128
+   * characters): `passwordPolicy()` from `authchart/password` adds the breached-password check.
+   */
   policy?: PasswordPolicy
   /**
    * For a user with no local hash (imported from a system a team leaves): asked once whether the

@@ -59,7 +59,8 @@ const passwordResetEffects = effects<PasswordResetMachine, Env>(passwordResetCha
     ]
     const admission = await admitAttempt(ctx.config.store, `password-reset:${context.providerId}`, ctx.config.secrets[0], subjects, ctx.logger)
     if (admission.allowed) return null
-    ctx.logger.warn('password-reset-rate-limited')
+    // A reset request is a message to send: the e-mail throttle's code.
+    ctx.logger.warn('email-send-throttled')
     return fail('limited', { error: 'EmailSignInError', retryAfter: admission.retryAfter })
   },
 

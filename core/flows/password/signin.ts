@@ -19,6 +19,7 @@ import { effects, fail } from '../effect.js'
 import { adapterView } from '../module.js'
 import type { StoredUser } from '../types.js'
 import './adapter.js'
+import { verifyOrMigrate } from '../../password/migrate.js'
 import { hasherOf, passwordProviderOf, type PasswordConfig } from './options.js'
 import { hashOf, isPending } from './pending.js'
 
@@ -35,17 +36,6 @@ export function normalisedAddress(typed: unknown): string | null {
 }
 
 type Env = FlowContext<'getUserByEmail' | 'getUserPassword' | 'setUserPassword'>
-
-/**
- * Asks the application's `verifyLegacyPassword` for a user with no local hash, once: on success
- * our own hash is stored, so the next sign-in never asks again.
- */
-async function verifyLegacy(ctx: Env, provider: PasswordConfig, user: AdapterUser, password: string): Promise<boolean> {
-  if (!provider.verifyLegacyPassword) return false
-  if (!(await provider.verifyLegacyPassword(user, password))) return false
-  await ctx.adapter.setUserPassword(user.id, await hasherOf(provider).hash(password))
-  return true
-}
 
 /**
  * Verifies `password` for the user with address `email`: the stored user when it is right, `null`
@@ -69,7 +59,14 @@ export async function verifyUserPassword(
     // A pending hash is re-hashed only once its address is proven (the marker must stay).
     return valid ? { user, needsRehash: needsRehash && !isPending(hash) } : null
   }
-  if (user && hash === null && provider.verifyLegacyPassword) return (await verifyLegacy(ctx, provider, user, password)) ? { user, needsRehash: false } : null
+  if (user && hash === null) {
+    // No local hash: the system the team left is asked once (`verifyLegacyPassword`), then our hash is kept.
+    const legacy = provider.verifyLegacyPassword
+    const result = await verifyOrMigrate(hasher, null, password, legacy && { user, verifyLegacyPassword: async (u: AdapterUser, p: string) => legacy(u, p) })
+    if (!result.valid) return null
+    if (result.newHash) await ctx.adapter.setUserPassword(user.id, result.newHash)
+    return { user, needsRehash: false }
+  }
   await hasher.dummyVerify(password)
   return null
 }
