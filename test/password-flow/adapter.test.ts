@@ -1,11 +1,9 @@
-/** The password adapter contract on the memory adapter and the PostgreSQL adapter (PGlite, both layouts). */
+/** The password adapter contract on the PostgreSQL adapter (PGlite, both layouts); the memory adapter's is `adapter-memory.test.ts`. */
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll } from 'vitest'
-import { MemoryAdapter } from '../../adapters/memory.js'
 import { PostgresAdapter } from '../../adapters/postgres.js'
 import { passwordAdapterContract } from './adapter-contract.js'
 
-const memory = MemoryAdapter()
 const db = new PGlite()
 const pg = PostgresAdapter(db, { tablePrefix: 'pw' })
 const hosted = PostgresAdapter(db, { layout: 'hosted', tablePrefix: 'pwhosted' })
@@ -18,6 +16,5 @@ afterAll(async () => {
   await db.close()
 })
 
-passwordAdapterContract('memory', () => memory)
 passwordAdapterContract('PostgreSQL on PGlite', () => pg)
 passwordAdapterContract('PostgreSQL on PGlite, hosted layout', () => hosted)

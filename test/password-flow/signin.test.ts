@@ -8,7 +8,7 @@ import { Auth } from '../../core/index.js'
 import { totpCode } from '../../core/second-factor/totp.js'
 import { MemoryAdapter } from '../../adapters/memory.js'
 import { authRequest, Client, ORIGIN, setCookie } from '../fixtures/http.js'
-import { addUser, outdatedHash, passwordWorld, signInWithPassword, testHasher } from './fixtures.js'
+import { addUser, outdatedHash, passwordWorld, postPassword, signInWithPassword, testHasher } from './fixtures.js'
 import Password from '../../providers/password.js'
 import { featureConfig } from '../fixtures/http.js'
 
@@ -175,6 +175,19 @@ describe('password sign-in', () => {
     expect(config.logger.error).toHaveBeenCalledWith(
       expect.objectContaining({ message: expect.stringContaining('Required adapter methods were missing: getUserPassword, setUserPassword') }),
     )
+  })
+
+  it('answers a JSON client the same places as JSON (X-Auth-Return-Redirect), as the credentials provider does', async () => {
+    const world = passwordWorld()
+    await addUser(world, 'alice@example.com', 'correct horse battery')
+    const json = { 'X-Auth-Return-Redirect': '1' }
+    const wrong = await postPassword(new Client(world.config), { email: 'alice@example.com', password: 'wrong password here' }, json)
+    expect(await wrong.json()).toEqual({ url: REJECTED })
+    const right = await postPassword(new Client(world.config), { email: 'alice@example.com', password: 'correct horse battery', callbackUrl: '/dashboard' }, json)
+    expect(await right.json()).toEqual({ url: `${ORIGIN}/dashboard` })
+    expect(setCookie(right, SESSION_COOKIE)).toBeDefined()
+    const signUp = await postPassword(new Client(world.config), { intent: 'signup', email: 'new@example.com', password: 'a new password' }, json)
+    expect(await signUp.json()).toEqual({ url: `${ORIGIN}/auth/verify-request?provider=password&type=email` })
   })
 
   it('is listed among the providers, and its form is on the sign-in page', async () => {
