@@ -13,6 +13,7 @@ export const BUILT_IN_NOTATIONS: Readonly<Record<string, () => Promise<AnyStateM
   'email-signin': () => import('./email-signin.machine.js').then((module) => module.emailSignInMachine),
   logout: () => import('./logout.machine.js').then((module) => module.logoutMachine),
   'oauth-signin': () => import('./oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
+  'password-change': () => import('./password-change.machine.js').then((module) => module.passwordChangeMachine),
   'password-reset': () => import('./password-reset.machine.js').then((module) => module.passwordResetMachine),
   'password-signin': () => import('./password-signin.machine.js').then((module) => module.passwordSignInMachine),
   'password-signup': () => import('./password-signup.machine.js').then((module) => module.passwordSignUpMachine),

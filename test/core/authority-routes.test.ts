@@ -305,6 +305,16 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return { status: response.status, location: response.headers.get('location') }
     },
   },
+  // A password set for the signed-in user: a dead session must set none, as no session does.
+  'POST signin (password)': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      const csrfToken = await client.csrfToken()
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/signin/password', body: { csrfToken, intent: 'set', password: 'set for the victim' } })
+      return { status: response.status, location: response.headers.get('location'), passwords: scene.store.passwords.size }
+    },
+  },
   'POST sessions': {
     async run(scene) {
       const client = new Client(scene.config)
@@ -407,7 +417,6 @@ const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => P
   'POST signin (credentials)': (app, client) => app.reads(() => post(client, '/signin/credentials'), redirectsTo(signInPage)),
   'POST signin (webauthn)': (app, client) => app.reads(() => post(client, '/signin/passkey'), redirectsTo(signInPage)),
   'GET callback (password)': (app, client) => app.reads(() => client.send({ path: '/callback/password', query: { intent: 'forgot' } }), ok),
-  'POST signin (password)': (app, client) => app.reads(() => post(client, '/signin/password'), redirectsTo(signInPage)),
   // A sign-in over the session (refused here: Bob has no password); the session is never read.
   'POST callback (password)': (app, client) =>
     app.reads(() => post(client, '/callback/password', { email: BOB.email, password: 'not his password' }), redirectsTo(signInPage)),

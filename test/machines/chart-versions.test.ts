@@ -26,6 +26,7 @@ import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
 import { passwordSignInFlow } from '../../core/flows/password/signin.js'
 import { passwordSignUpFlow } from '../../core/flows/password/signup.js'
 import { passwordResetFlow } from '../../core/flows/password/reset.js'
+import { passwordChangeFlow } from '../../core/flows/password/change.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
@@ -39,6 +40,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   passwordSignInFlow,
   passwordSignUpFlow,
   passwordResetFlow,
+  passwordChangeFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,

@@ -249,7 +249,9 @@ describe('the gate walks what the router routes', () => {
       const csrfToken = await copy.csrfToken()
       const fields = { csrfToken, username: 'alice', password: 'wonderland', email: 'alice@example.com', action: 'authenticate' }
       // The password callback once per intent: each starts its own flow.
-      const intents = route.provider === 'password' && route.method === 'POST' && route.action === 'callback' ? PASSWORD_INTENTS : [undefined]
+      const passwordRoute = route.provider === 'password' && route.method === 'POST'
+      // (and the signed-in user's password settings, which start the change chart)
+      const intents = passwordRoute && route.action === 'callback' ? PASSWORD_INTENTS : passwordRoute && route.action === 'signin' ? (['change'] as const) : [undefined]
       for (const intent of intents) {
         const body = intent === undefined ? fields : { ...fields, intent, csrfToken: await copy.csrfToken() }
         const response = await copy.send(route.method === 'GET' ? { path, query: { action: 'authenticate' } } : { path, body })

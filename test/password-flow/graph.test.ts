@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { createMachine, type AnyStateMachine, type AnyStateNode } from 'xstate'
 import { secondFactorGateViolations } from '../../machines/checks.js'
 import { ENDS_SESSIONS_TAG, SETS_PASSWORD_TAG } from '../../machines/password-reset.logic.js'
+import { passwordChangeMachine } from '../../machines/password-change.machine.js'
 import { passwordResetMachine } from '../../machines/password-reset.machine.js'
 import { passwordSignInMachine } from '../../machines/password-signin.machine.js'
 import { passwordSignUpMachine } from '../../machines/password-signup.machine.js'
@@ -76,7 +77,7 @@ function editedReset(path: string[], on: Record<string, unknown>): AnyStateMachi
 }
 
 describe('the password charts on the graph', () => {
-  it.each([passwordSignInMachine, passwordSignUpMachine, passwordResetMachine].map((m) => [m.id, m] as const))(
+  it.each([passwordSignInMachine, passwordSignUpMachine, passwordResetMachine, passwordChangeMachine].map((m) => [m.id, m] as const))(
     'no path of %s reaches a session around the second factor',
     (_id, machine) => {
       expect(secondFactorGateViolations(machine)).toEqual([])

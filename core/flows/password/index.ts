@@ -7,16 +7,19 @@
  * sign-in, and its `intent` field says which flow it starts: none (or `signin`) signs in with
  * `email` and `password`; `signup` signs up; `verify` confirms an address with the e-mailed
  * link's `token`; `forgot` asks for a reset link for `email`; `reset` sets `password` with the
- * reset link's `token`. A GET of the same path with `?intent=…` is that step's page (an e-mailed link
+ * reset link's `token`. A signed-in user's settings post to `/signin/<provider id>` with `intent`
+ * `change`, `set` or `remove` (and `password`, `endOtherSessions`), behind step-up. A GET of the same path with `?intent=…` is that step's page (an e-mailed link
  * opens it, and it spends nothing).
  *
  * @module
  */
 import { PASSWORD_SIGN_IN } from '../../../machines/password-signin.logic.js'
+import { PASSWORD_CHANGE, PasswordChangeMode } from '../../../machines/password-change.logic.js'
 import { PASSWORD_RESET } from '../../../machines/password-reset.logic.js'
 import { PASSWORD_SIGN_UP } from '../../../machines/password-signup.logic.js'
 import type { RequestContext } from '../../config/types.js'
 import { HTML_NO_STORE_HEADERS, redirectToSignInPage } from '../../http/handlers.js'
+import { is } from 'superstruct'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
 import { renderPasswordPage, type PasswordPageKind } from '../../pages/password.js'
 import type { ResponseInternal } from '../../types.js'
@@ -25,6 +28,7 @@ import type { FlowModule } from '../types.js'
 import { PASSWORD_METHODS } from './adapter.js'
 import { PASSWORD_TYPE } from './options.js'
 import { passwordSignInFlow, storePasswordUser } from './signin.js'
+import { passwordChangeFlow } from './change.js'
 import { passwordResetFlow } from './reset.js'
 import { passwordSignUpFlow } from './signup.js'
 
@@ -37,6 +41,10 @@ const OWN_FIELDS = new Set(['email', 'password', 'name', 'intent', 'token', 'csr
 /** What a request to the password callback asks for. */
 export const PASSWORD_INTENTS = ['signin', 'signup', 'verify', 'forgot', 'reset'] as const
 export type PasswordIntent = (typeof PASSWORD_INTENTS)[number]
+
+/** What a signed-in user's request to `/signin/password` asks (`intent`), if it is a password setting. */
+export const changeModeOf = (body: Record<string, unknown> | undefined): PasswordChangeMode | undefined =>
+  is(body?.intent, PasswordChangeMode) ? body!.intent as PasswordChangeMode : undefined
 
 /** The intent of a posted body (none: a sign-in). */
 export const intentOf = (body: Record<string, unknown> | undefined): PasswordIntent | undefined => {
@@ -147,8 +155,33 @@ export const passwordSignInModule: FlowModule = {
   runs: servesPasswords,
   adapter: passwordAdapterNeeds,
   routes: [
-    // No sign-in step of its own: back to the sign-in page, as the credentials provider.
-    route({ method: 'POST', action: 'signin', provider: PASSWORD_TYPE, csrf: true, callbackUrl: true, serve: redirectToSignInPage }),
+    // A signed-in user's password settings (`intent` change, set or remove), behind step-up;
+    // anything else has no sign-in step of its own: back to the sign-in page, as the credentials provider.
+    route({
+      method: 'POST',
+      action: 'signin',
+      provider: PASSWORD_TYPE,
+      csrf: true,
+      callbackUrl: true,
+      actsForUser: true,
+      stepUp: (ctx) => (changeModeOf(ctx.request.body) ? 'change-password' : undefined),
+      serve: {
+        flow: passwordChangeFlow,
+        params: AnyBody,
+        accepts: isObjectBody,
+        intercept: async (ctx: RequestContext, body: Record<string, unknown>) => (changeModeOf(body) ? undefined : redirectToSignInPage(ctx)),
+        toEvent: (ctx: RequestContext, body: Record<string, unknown>) => ({
+          type: 'password.change',
+          at: ctx.at,
+          providerId: ctx.provider!.id,
+          mode: changeModeOf(body)!,
+          password: textOf(body.password),
+          // On unless the form says otherwise.
+          endOtherSessions: body.endOtherSessions !== 'false' && body.endOtherSessions !== false,
+          answerUrl: ctx.callbackUrl,
+        }),
+      },
+    }),
     route({ method: 'GET', action: 'callback', provider: PASSWORD_TYPE, csrfToken: true, callbackUrl: true, serve: passwordPage }),
     route({
       method: 'POST',
@@ -187,5 +220,13 @@ export const passwordResetModule: FlowModule = {
   },
 }
 
+/** A signed-in user's password: change, set, remove (started through the sign-in module's `/signin` route). */
+export const passwordChangeModule: FlowModule = {
+  id: PASSWORD_CHANGE,
+  flow: passwordChangeFlow,
+  runs: servesPasswords,
+  adapter: passwordResetModule.adapter!,
+}
+
 /** Every password flow, as the provider carries them. */
-export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule, passwordSignUpModule, passwordResetModule])
+export const passwordModules: readonly FlowModule[] = Object.freeze([passwordSignInModule, passwordSignUpModule, passwordResetModule, passwordChangeModule])
