@@ -245,7 +245,7 @@ export interface Route {
    */
   stepUp?: (
     ctx: RequestContext,
-  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | undefined
+  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password' | undefined
   serve: FlowBinding<never> | Handler
 }
 

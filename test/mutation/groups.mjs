@@ -370,6 +370,31 @@ export const groups = {
     mutate: ['core/password/policy.ts'],
     tests: ['test/password/policy.test.ts'],
   },
+  // The password flows: the dummy verification for an unknown address, the pending password of an
+  // unproven address, the single-use purpose-bound tokens, every session ended by a reset, and the
+  // one answer for known and unknown addresses.
+  'password-flows': {
+    mutate: [
+      'core/flows/password/signin.ts#verifyUserPassword',
+      'core/flows/password/signin.ts#passwordSignInEffects',
+      'core/flows/password/signup.ts#passwordSignUpEffects',
+      'core/flows/password/reset.ts#endEverySession..passwordResetEffects',
+      'core/flows/password/tokens.ts',
+      'core/flows/password/pending.ts',
+      'machines/password-signin.logic.ts#guards..assignments',
+      'machines/password-signup.logic.ts#guards..assignments',
+      'machines/password-reset.logic.ts#guards..assignments',
+    ],
+    tests: [
+      'test/password-flow/signin.test.ts',
+      'test/password-flow/signup.test.ts',
+      'test/password-flow/reset.test.ts',
+      'test/password-flow/graph.test.ts',
+      'test/password-flow/signin-model.test.ts',
+      'test/password-flow/signup-model.test.ts',
+      'test/password-flow/reset-model.test.ts',
+    ],
+  },
   // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,
   // getSessionAndUser), verification tokens (single use, for their identifier), authenticators.
   adapters: {
@@ -382,10 +407,11 @@ export const groups = {
       'adapters/postgres.ts#getSessionAndUser',
       'adapters/postgres.ts#listSessions..useVerificationToken',
       'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
+      'adapters/memory.ts#passwordMethods',
     ],
     // Not test/adapters/pglite.test.ts: a PGlite started again for every mutant cost most of the
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
-    tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts'],
+    tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts', 'test/password-flow/adapter-memory.test.ts'],
   },
   // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
   // front-channel page framed by its providers only.
