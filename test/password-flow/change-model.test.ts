@@ -4,7 +4,7 @@
  * hasher, the adapter) as the path says, from a fresh password sign-in.
  */
 import { describe, expect, it } from 'vitest'
-import { Auth } from '../../core/index.js'
+import { Auth, type AuthConfig } from '../../core/index.js'
 import { describeFlowModel, flowMachine } from '../../testing/index.js'
 import Email from '../../providers/email.js'
 import { authRequest, Client, ORIGIN } from '../fixtures/http.js'
@@ -47,11 +47,11 @@ async function send(world: World, inspect: unknown): Promise<Response> {
     providers: [world.broken === 'hash' ? { ...provider, hasher: { ...password.hasher, hash: fail('the hasher') } } : provider, ...password.config.providers.slice(1)],
     adapter: world.broken === 'none' || world.broken === 'hash' ? adapter : { ...adapter, [world.broken]: fail(`the adapter's ${world.broken}`) },
   }
-  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: client.jar }), config as never)
+  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: client.jar }), config as unknown as AuthConfig)
   client.jar.store(csrf)
   const { csrfToken } = (await csrf.json()) as { csrfToken: string }
   const body = { intent: world.mode, password: world.newPassword, endOtherSessions: world.keepOthers ? 'false' : 'true', callbackUrl: '/account', csrfToken }
-  return Auth(authRequest({ path: '/auth/signin/password', body, cookies: client.jar }), config as never)
+  return Auth(authRequest({ path: '/auth/signin/password', body, cookies: client.jar }), config as unknown as AuthConfig)
 }
 
 const machine = flowMachine(passwordWorld().config, 'password-change')

@@ -4,7 +4,7 @@
  * refused, its hasher, adapter or session end failing) each arranged in the world.
  */
 import { describe, expect, it } from 'vitest'
-import { Auth } from '../../core/index.js'
+import { Auth, type AuthConfig } from '../../core/index.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthStore } from '../../core/store/types.js'
 import { describeFlowModel, flowMachine } from '../../testing/index.js'
@@ -49,10 +49,10 @@ async function post(world: World, body: Record<string, string>, inspect: unknown
     providers: [world.broken === 'hash' ? { ...provider, hasher: { ...password.hasher, hash: fail('the hasher') } } : provider],
     adapter: world.broken === 'none' || world.broken === 'hash' ? adapter : { ...adapter, [world.broken]: fail(`the adapter's ${world.broken}`) },
   }
-  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config as never)
+  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config as unknown as AuthConfig)
   world.jar.store(csrf)
   const { csrfToken } = (await csrf.json()) as { csrfToken: string }
-  return Auth(authRequest({ path: '/auth/callback/password', body: { ...body, csrfToken }, cookies: world.jar }), config as never)
+  return Auth(authRequest({ path: '/auth/callback/password', body: { ...body, csrfToken }, cookies: world.jar }), config as unknown as AuthConfig)
 }
 
 const machine = flowMachine(passwordWorld().config, 'password-reset')

@@ -4,7 +4,7 @@
  * in the world, and the response checked for the state the chart came to rest in.
  */
 import { describe, expect, it } from 'vitest'
-import { Auth } from '../../core/index.js'
+import { Auth, type AuthConfig } from '../../core/index.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthStore } from '../../core/store/types.js'
 import { describeFlowModel, flowMachine } from '../../testing/index.js'
@@ -46,10 +46,10 @@ async function post(world: World, body: Record<string, string>, inspect: (trace:
     ],
     adapter: world.adapterBroken ? { ...adapter, getUser: () => Promise.reject(new TypeError('the database is gone')) } : adapter,
   }
-  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config as never)
+  const csrf = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config as unknown as AuthConfig)
   world.jar.store(csrf)
   const { csrfToken } = (await csrf.json()) as { csrfToken: string }
-  return Auth(authRequest({ path: '/auth/callback/password', body: { ...body, csrfToken }, cookies: world.jar }), config as never)
+  return Auth(authRequest({ path: '/auth/callback/password', body: { ...body, csrfToken }, cookies: world.jar }), config as unknown as AuthConfig)
 }
 
 const machine = flowMachine(passwordWorld().config, 'password-signup')
