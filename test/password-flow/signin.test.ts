@@ -198,4 +198,20 @@ describe('password sign-in', () => {
     expect(page).toContain(`<form action="${ORIGIN}/auth/callback/password" method="POST" data-credentials="password">`)
     expect(page).toContain('type="password"')
   })
+
+  it('links the sign-in page to the sign-up and forgotten-password pages, keeping where the user was going', async () => {
+    const client = new Client(passwordWorld().config)
+    const page = await (await client.send({ path: '/signin', query: { callbackUrl: `${ORIGIN}/orders` } })).text()
+    const links = [...page.matchAll(/<a href="([^"]+)">(Create an account|Forgot your password\?)<\/a>/g)].map(([, href, text]) => [text, href])
+    expect(links).toHaveLength(2)
+    for (const [text, href] of links) {
+      const url = new URL(href!.replaceAll('&amp;', '&'))
+      expect(`${url.origin}${url.pathname}`).toBe(`${ORIGIN}/auth/callback/password`)
+      expect(url.searchParams.get('intent')).toBe(text === 'Create an account' ? 'signup' : 'forgot')
+      expect(url.searchParams.get('callbackUrl')).toBe(`${ORIGIN}/orders`)
+      const opened = await client.send({ path: url.pathname.replace('/auth', ''), query: Object.fromEntries(url.searchParams) })
+      expect(opened.status).toBe(200)
+      expect(await opened.text()).toContain(`<h1>${text}</h1>`)
+    }
+  })
 })

@@ -23,7 +23,7 @@ import { is } from 'superstruct'
 import { AnyBody, isObjectBody, route } from '../../http/params.js'
 import { renderPasswordPage, type PasswordPageKind } from '../../pages/password.js'
 import type { ResponseInternal } from '../../types.js'
-import { credentialsSignInForm } from '../credentials/page.js'
+import { passwordSignInForm } from './page.js'
 import type { FlowModule } from '../types.js'
 import { PASSWORD_METHODS } from './adapter.js'
 import { PASSWORD_TYPE } from './options.js'
@@ -197,7 +197,7 @@ export const passwordSignInModule: FlowModule = {
       },
     }),
   ],
-  firstFactor: { providerTypes: [PASSWORD_TYPE], amr: 'pwd', storeUser: storePasswordUser, signInForm: credentialsSignInForm },
+  firstFactor: { providerTypes: [PASSWORD_TYPE], amr: 'pwd', storeUser: storePasswordUser, signInForm: passwordSignInForm },
 }
 
 /** The password sign-up and address verification (started through the sign-in module's route). */
