@@ -81,8 +81,9 @@ function includes(roles: Roles, higher: string, lower: string): boolean {
 
 /**
  * The rank of `role`: a built-in role's place (member 0, admin 1, owner 2); a custom role ranks
- * as the highest built-in role that has every one of its permissions, and above owner (unreachable)
- * when none has — so it can only be granted by someone holding all it allows.
+ * as the lowest built-in role that has every one of its permissions, and as owner when none has
+ * (a role over the application's own resources: only an owner grants it). An unknown role ranks
+ * above every role, so nobody grants it.
  */
 export function roleRank(roles: Roles, role: string): number {
   const builtIn = RANKED.indexOf(role as BuiltInRole)
@@ -91,15 +92,16 @@ export function roleRank(roles: Roles, role: string): number {
   for (let rank = 0; rank < RANKED.length; rank++) {
     if (includes(roles, RANKED[rank]!, role)) return rank
   }
-  return Number.POSITIVE_INFINITY
+  return RANKED.length - 1
 }
 
 /**
- * Whether a member whose role is `granter` may give `role` to someone: never a role above their
- * own, and never a permission they do not hold themselves.
+ * Whether a member whose role is `granter` may give `role` to someone: an owner any configured
+ * role; anyone else never a role above their own, nor a permission they do not hold themselves.
  */
 export function mayGrant(roles: Roles, granter: string, role: string): boolean {
   if (!Object.hasOwn(roles, role) || !Object.hasOwn(roles, granter)) return false
+  if (granter === 'owner') return true
   return roleRank(roles, role) <= roleRank(roles, granter) && includes(roles, granter, role)
 }
 
