@@ -19,9 +19,15 @@
  */
 import { assertConfig } from './config/resolve-config.js'
 import { FEATURE } from './modules.js'
+import { ConfigError } from './errors.js'
+import { ORGANIZATIONS_LINE } from './config/features.js'
 import type { AuthConfig } from './types.js'
+import { route } from './http/params.js'
+import { readForSignedInUser, type ServerRequest } from './server.js'
+import { currentSession } from './session/current.js'
 import { activeOrganizationOf as activeOrganizationIn, canIn, type ActiveOrganization, type OrganizationSession } from './organizations/access.js'
-import { rolesOf, type Permission, type Roles } from './organizations/roles.js'
+import { activeMembershipOf, respondActiveOrganization, setActiveOrganization, withActiveOrganization } from './organizations/active.js'
+import { permissionOf, roleAllows, rolesOf, type Permission, type Roles } from './organizations/roles.js'
 import type { OrganizationAdapterMethod, OrganizationsModule } from './organizations/types.js'
 
 export type { ActiveOrganization, OrganizationSession } from './organizations/access.js'
@@ -58,6 +64,16 @@ const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
 ])
 
 /**
+ * The feature's routes: the signed-in user's active organisation, read (`GET`) and switched
+ * (`POST`, CSRF-checked, JSON `{ organizationId }`), both through the one authority for who is
+ * signed in.
+ */
+const ROUTES = Object.freeze([
+  route({ method: 'GET', action: 'organization', provider: 'none', actsForUser: true, serve: respondActiveOrganization }),
+  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: setActiveOrganization }),
+])
+
+/**
  * The organisations feature.
  *
  * @throws {TypeError} when a custom role redefines a built-in one or is not `{ resource: actions[] }`.
@@ -67,19 +83,55 @@ export function organizations(options: OrganizationsOptions = {}): Organizations
     [FEATURE]: 'organizations' as const,
     roles: rolesOf(options.roles),
     adapterMethods: ADAPTER_METHODS,
+    routes: ROUTES,
+    sessionRead: withActiveOrganization,
+  })
+}
+
+/** The application's request as the in-process session read takes it. */
+function serverRequestOf(request: Request): ServerRequest {
+  return { origin: new URL(request.url).origin, cookie: request.headers.get('cookie'), headers: request.headers }
+}
+
+/**
+ * Whether the signed-in user may do `permission` (`'resource:action'`, or `{ resource, action }`)
+ * in their active organisation. The membership is read from the adapter on every call: a role or
+ * status carried by the session or its token is never trusted, and a user who is no longer an
+ * active member has no permission.
+ *
+ * Given the application's `Request`, the user is the one its session cookie names (read through
+ * the session route's checks: an ended session is no one) and the organisation the one they made
+ * active (`POST {basePath}/organization/active`). Given a session object, its `user.id` and
+ * `activeOrganizationId`; one without either has no permission.
+ *
+ * @throws {ConfigError} when `config` does not name `organizations()`.
+ * @throws {TypeError} when `permission` is not written `resource:action`.
+ */
+export async function can(
+  subject: Request | OrganizationSession | null | undefined,
+  permission: string | Permission,
+  config: AuthConfig,
+): Promise<boolean> {
+  const resolved = assertConfig(config)
+  if (!(subject instanceof Request)) return canIn(subject, permission, resolved)
+  const wanted = permissionOf(permission)
+  const roles = activeOrganizationsModule(resolved).roles
+  return readForSignedInUser(serverRequestOf(subject), config, async (ctx) => {
+    const current = await currentSession(ctx)
+    if (!current) return false
+    const membership = await activeMembershipOf(ctx, current.user.id)
+    return membership !== null && roleAllows(roles, membership.role, wanted)
   })
 }
 
 /**
- * Whether the session's user may do `permission` (`'resource:action'`, or `{ resource, action }`)
- * in the session's active organisation. The membership is read from the adapter on every call:
- * a role or status carried by the session is never trusted, and a user who is no longer an active
- * member has no permission. A session without a user id or an active organisation has none.
+ * The configuration's organisations module.
  *
- * @throws {ConfigError} when `config` does not name `organizations()`.
+ * @throws {ConfigError} without one (as `canIn` does).
  */
-export async function can(session: OrganizationSession | null | undefined, permission: string | Permission, config: AuthConfig): Promise<boolean> {
-  return canIn(session, permission, assertConfig(config))
+function activeOrganizationsModule(config: ReturnType<typeof assertConfig>): OrganizationsModule {
+  if (config.organizations) return config.organizations
+  throw new ConfigError(`config.organizations: can() needs \`${ORGANIZATIONS_LINE}\``, ['organizations'])
 }
 
 /** The session's active organisation and membership, while that membership is active; `null` otherwise. */

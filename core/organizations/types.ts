@@ -8,6 +8,7 @@
  */
 import type { FEATURE } from '../modules.js'
 import type { Awaitable } from '../shapes.js'
+import type { RequestContext, Route } from '../config/types.js'
 
 /** An organisation (a tenant of the application's users). */
 export interface AdapterOrganization {
@@ -98,4 +99,11 @@ export interface OrganizationsModule {
   readonly roles: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
   /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
   readonly adapterMethods: readonly OrganizationAdapterMethod[]
+  /** Its routes (`{basePath}/organization/active`), added to the configuration's routing table. */
+  readonly routes: readonly Route[]
+  /**
+   * The session the session route answers with, its `activeOrganizationId` re-checked: set while
+   * `userId`'s membership of the chosen organisation is active, dropped otherwise.
+   */
+  readonly sessionRead: (ctx: RequestContext, userId: string | undefined, session: unknown) => Promise<unknown>
 }
