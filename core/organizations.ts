@@ -21,7 +21,9 @@ import { assertConfig } from './config/resolve-config.js'
 import { FEATURE } from './modules.js'
 import { ConfigError } from './errors.js'
 import { ORGANIZATIONS_LINE } from './config/features.js'
-import type { AuthConfig } from './types.js'
+import type { AuthConfig, ResponseInternal } from './types.js'
+import type { RequestContext } from './config/types.js'
+import { manageOrganization } from './organizations/manage.js'
 import { route } from './http/params.js'
 import { readForSignedInUser, type ServerRequest } from './server.js'
 import { currentSession } from './session/current.js'
@@ -63,14 +65,20 @@ const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
   'settleInvitation',
 ])
 
+/** `POST {basePath}/organization/<segment>`: switching the active organisation, or managing one. */
+async function organizationPost(ctx: RequestContext): Promise<ResponseInternal> {
+  return (await manageOrganization(ctx, ctx.config.organizations!.roles)) ?? setActiveOrganization(ctx)
+}
+
 /**
- * The feature's routes: the signed-in user's active organisation, read (`GET`) and switched
- * (`POST`, CSRF-checked, JSON `{ organizationId }`), both through the one authority for who is
- * signed in.
+ * The feature's routes: the signed-in user's active organisation, read (`GET …/organization/active`)
+ * and switched (`POST …/organization/active`, JSON `{ organizationId }`), and the management
+ * routes (`POST …/organization/create | role | remove`, see `organizations/manage.ts`); every POST
+ * CSRF-checked, all through the one authority for who is signed in.
  */
 const ROUTES = Object.freeze([
   route({ method: 'GET', action: 'organization', provider: 'none', actsForUser: true, serve: respondActiveOrganization }),
-  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: setActiveOrganization }),
+  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: organizationPost }),
 ])
 
 /**

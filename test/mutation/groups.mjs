@@ -113,8 +113,13 @@ export const groups = {
   // Memory adapter only: the PostgreSQL contract (test/organizations/adapters.test.ts) would start
   // PGlite again for every mutant.
   organizations: {
-    mutate: ['core/organizations/roles.ts', 'core/organizations/access.ts', 'core/organizations/active.ts'],
-    tests: ['test/organizations/roles.test.ts', 'test/organizations/can.test.ts', 'test/organizations/active-organization.test.ts'],
+    mutate: ['core/organizations/roles.ts', 'core/organizations/access.ts', 'core/organizations/active.ts', 'core/organizations/manage.ts'],
+    tests: [
+      'test/organizations/roles.test.ts',
+      'test/organizations/can.test.ts',
+      'test/organizations/active-organization.test.ts',
+      'test/organizations/manage.test.ts',
+    ],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
