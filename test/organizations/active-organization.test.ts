@@ -158,3 +158,25 @@ describe('a JWT whose organisation claim outlived the membership', () => {
     expect(await sessionOrganization(bob)).toBe(ACME)
   })
 })
+
+describe('an ended session', () => {
+  it('acts for no one on the organisation routes and in can(): an expired or deleted row (database)', async () => {
+    const { adapter, config, bob } = await twoOrganizations('database')
+    await setActive(bob, { organizationId: GLOBEX })
+    expect(await can(appRequest(bob), 'member:remove', config)).toBe(true)
+    const sessionToken = bob.jar.get('__Secure-authjs.session-token')!
+    await adapter.updateSession({ sessionToken, expires: new Date(Date.now() - 1000) })
+    const ended = async () => {
+      expect((await setActive(bob, { organizationId: GLOBEX })).response.status).toBe(401)
+      expect((await bob.send({ path: '/organization/active' })).status).toBe(401)
+      const csrfToken = await bob.csrfToken()
+      const removal = await bob.send({ method: 'POST', path: '/organization/remove', json: { userId: USERS.alice.id, csrfToken } })
+      expect(removal.status).toBe(401)
+      expect(await can(appRequest(bob), 'member:remove', config)).toBe(false)
+    }
+    await ended()
+    await adapter.deleteSession(sessionToken)
+    bob.jar.cookies.set('__Secure-authjs.session-token', sessionToken)
+    await ended()
+  })
+})
