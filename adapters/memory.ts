@@ -15,6 +15,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../core/adapters.js'
+import { memoryOrganizations } from './memory-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
 
 const copy = <T extends object>(record: T): T => {
@@ -70,6 +71,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     [...store.users.values()].find((user) => user.email === email) ?? null
 
   return {
+    ...memoryOrganizations(store),
     async createUser(user) {
       const id = user.id ?? crypto.randomUUID()
       if (store.users.has(id)) throw new Error(`user ${id} already exists`)

@@ -25,6 +25,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../core/adapters.js'
+import { organizationsSchema, postgresOrganizations } from './postgres-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
 
 /**
@@ -474,12 +475,14 @@ export function PostgresAdapter(
   }
 
   return {
+    ...postgresOrganizations(client, t),
     async migrate() {
       // Several statements in one simple query run as one implicit transaction; the advisory lock
       // it takes makes two processes booting at once queue instead of racing on CREATE TABLE IF
       // NOT EXISTS (which is not atomic against itself in PostgreSQL).
       const script = `SELECT pg_advisory_xact_lock(hashtext('${t.lock}'));
-${schema(options.tablePrefix, layout)}`
+${schema(options.tablePrefix, layout)}
+${organizationsSchema(t)}`
       if (client.exec) await client.exec(script)
       else await client.query(script)
     },

@@ -29,6 +29,7 @@ const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
   'backchannel-logout',
   'frontchannel-logout',
   'reauthenticate',
+  'organization',
 ])
 
 /** Whether `action` is one of the actions of spec §4. */
@@ -49,7 +50,11 @@ export const ACTIONS_WITH_PROVIDER: ReadonlySet<RoutedAction> = new Set<RoutedAc
   'step',
   'backchannel-logout',
   'frontchannel-logout',
+  'organization',
 ])
+
+/** Actions whose second path segment names what they act on, neither a provider nor a flow (`/organization/active`). */
+export const ACTIONS_WITH_SEGMENT: ReadonlySet<RoutedAction> = new Set<RoutedAction>(['organization'])
 
 /** Actions whose second path segment names a flow rather than a provider. */
 export const ACTIONS_WITH_FLOW: ReadonlySet<RoutedAction> = new Set<RoutedAction>(['step'])
@@ -71,4 +76,5 @@ export const JSON_ACTIONS: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
   'sessions',
   'csrf',
   'webauthn-options',
+  'organization',
 ])

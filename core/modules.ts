@@ -31,8 +31,11 @@ export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 /** A factor a session records the proof time of (RFC 8176 values, and `email`). */
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
+/** The optional features a configuration names by import. */
+export type FeatureKind = 'second-factor' | 'step-up' | 'organizations'
+
 /** A value branded as the module of feature `Kind`: what the option of that feature accepts. */
-export interface FeatureModule<Kind extends 'second-factor' | 'step-up'> {
+export interface FeatureModule<Kind extends FeatureKind> {
   readonly [FEATURE]: Kind
 }
 
@@ -74,10 +77,10 @@ export type SecondFactorCodeCheck =
   | { ok: false; reason: 'locked'; retryAfter: number }
 
 /** The feature a value is the module of, if it is one. */
-export function featureOf(value: unknown): 'second-factor' | 'step-up' | undefined {
+export function featureOf(value: unknown): FeatureKind | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const kind = (value as { [FEATURE]?: unknown })[FEATURE]
-  return kind === 'second-factor' || kind === 'step-up' ? kind : undefined
+  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' ? kind : undefined
 }
 
 /** The flow module a provider preset carries, if any. */

@@ -32,6 +32,7 @@ import type { ParsedRequest, RequestSource } from './http/request.js'
 import { routingTable, type Route } from './http/routes.js'
 import type { RoutedAction } from './actions.js'
 import type { AuthConfig, Cookie, Session } from './types.js'
+import type { RequestContext } from './http/context.js'
 import { requestFreshness, type Freshness, type StepUpPolicy } from './session/freshness.js'
 
 /** The request the application's server code is answering, as the in-process calls read it. */
@@ -436,6 +437,27 @@ export async function readFreshness(
   const served = await serve(resolved, request, SESSION_READ, table)
   if (served.error) throw served.error
   return served.body as Freshness
+}
+
+/**
+ * Runs `read` for `request` as the session read would run: the configuration ready, the host
+ * trusted, the request context built, `read` asking the one authority for who is signed in. No
+ * cookie is set and no callback runs (the organisations' `can()` reads the membership this way).
+ *
+ * @throws as {@link readSession}.
+ */
+export async function readForSignedInUser<T>(
+  request: ServerRequest,
+  config: Omit<AuthConfig, 'raw'>,
+  read: (ctx: RequestContext) => Promise<T>,
+): Promise<T> {
+  const resolved = await readyConfig(config, request)
+  const table: readonly Route[] = [
+    { method: 'GET', action: 'session', provider: 'none', actsForUser: true, serve: async (ctx) => ({ body: await read(ctx) }) },
+  ]
+  const served = await serve(resolved, request, SESSION_READ, table)
+  if (served.error) throw served.error
+  return served.body as T
 }
 
 function authBase(request: ServerRequest, config: Omit<AuthConfig, 'raw'>): string {

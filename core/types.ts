@@ -307,6 +307,11 @@ export interface AuthConfig {
    * second factor cannot sign in (the sign-in is refused, never let past the factor).
    */
   secondFactor?: FeatureModule<'second-factor'> | undefined
+  /**
+   * Organisations, memberships, roles and invitations: `organizations({ roles? })` from
+   * `authchart/organizations`. The adapter must store them (the memory and PostgreSQL adapters do).
+   */
+  organizations?: FeatureModule<'organizations'> | undefined
   rateLimit?:
     | false
     | {

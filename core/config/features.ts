@@ -10,6 +10,7 @@ import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
+import type { OrganizationsModule } from '../organizations/types.js'
 import type { FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
@@ -17,6 +18,8 @@ import { StepUpOptionsStruct } from './structs.js'
 export const STEP_UP_LINE = "stepUp: stepUp({ … }) with import { stepUp } from 'authchart/step-up'"
 /** The line that turns the second factor on, as the refusals print it. */
 export const SECOND_FACTOR_LINE = "secondFactor: totp() with import { totp } from 'authchart/second-factor'"
+/** The line that turns organisations on, as the refusals print it. */
+export const ORGANIZATIONS_LINE = "organizations: organizations({ … }) with import { organizations } from 'authchart/organizations'"
 /** The lines that configure a WebAuthn provider, as the refusal prints them. */
 export const WEBAUTHN_LINE =
   "Passkey({ … }) with import Passkey from 'authchart/providers/passkey' (or WebAuthn from 'authchart/providers/webauthn')"
@@ -28,6 +31,7 @@ const SECOND_FACTOR_ALIASES = ['twoFactor', 'totp', 'mfa'] as const
 export interface FeatureModules {
   stepUp: StepUpModule | undefined
   secondFactor: SecondFactorModule | undefined
+  organizations: OrganizationsModule | undefined
 }
 
 /**
@@ -38,7 +42,7 @@ export interface FeatureModules {
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
   // Not an object at all: the config struct says so.
-  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined }
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {
@@ -56,8 +60,16 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
       ['secondFactor'],
     )
   }
+  const organizations = given.organizations
+  if (organizations !== undefined && featureOf(organizations) !== 'organizations') {
+    throw new ConfigError(`config.organizations: organisations are configured by their import. Write \`${ORGANIZATIONS_LINE}\``, ['organizations'])
+  }
   if (stepUp !== undefined) checkStepUpOptions((stepUp as StepUpModule).options)
-  return { stepUp: stepUp as StepUpModule | undefined, secondFactor: secondFactor as SecondFactorModule | undefined }
+  return {
+    stepUp: stepUp as StepUpModule | undefined,
+    secondFactor: secondFactor as SecondFactorModule | undefined,
+    organizations: organizations as OrganizationsModule | undefined,
+  }
 }
 
 function checkStepUpOptions(options: unknown): void {

@@ -248,6 +248,7 @@ export const AuthConfigStruct = object({
   // before this struct runs, their options against their own structs.
   stepUp: optional(unknown()),
   secondFactor: optional(unknown()),
+  organizations: optional(unknown()),
   rateLimit: optional(
     union([
       literal(false),

@@ -16,6 +16,7 @@ import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Log
 import type { AuthStore } from '../store/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
+import type { OrganizationsModule } from '../organizations/types.js'
 import type { FEATURE, SecondFactorCodeCheck, SensitiveActionName, StepUpDemand, StepUpOptions } from '../modules.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
@@ -124,6 +125,8 @@ export interface ResolvedConfig {
   readonly stepUp: StepUpModule | undefined
   /** The second-factor module (`totp()`), if the configuration names it. */
   readonly secondFactor: SecondFactorModule | undefined
+  /** The organisations module (`organizations()`), if the configuration names it. */
+  readonly organizations: OrganizationsModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */

@@ -193,6 +193,7 @@ export type OwnAction =
   | 'backchannel-logout'
   | 'frontchannel-logout'
   | 'reauthenticate'
+  | 'organization'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

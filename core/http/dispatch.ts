@@ -25,7 +25,7 @@ import type { FlowDefinition } from '../engine/flow.js'
 import { ENVELOPE_MAX_AGE, openEnvelope, sealEnvelope } from '../engine/envelope.js'
 import { BROWSER_COOKIE_LIMIT, defaultResting, sealingFor, type Resting } from './resting.js'
 import { respondOutcomePage, stepEvent } from './steps.js'
-import { ACTIONS_WITH_FLOW } from '../actions.js'
+import { ACTIONS_WITH_FLOW, ACTIONS_WITH_SEGMENT } from '../actions.js'
 import { SESSION_ISSUING_STATES, SIGN_IN_COMPLETION } from '../../machines/signin-completion.logic.js'
 import { notifyRun, observedRunOptions } from '../observe/notify.js'
 import {
@@ -536,7 +536,7 @@ export async function dispatch(
   let provider
   // `/step/<flow>` names a flow, not a provider.
   const flowId = ACTIONS_WITH_FLOW.has(request.action) ? request.providerId : undefined
-  if (request.providerId !== undefined && flowId === undefined) {
+  if (request.providerId !== undefined && flowId === undefined && !ACTIONS_WITH_SEGMENT.has(request.action)) {
     provider = config.providerById.get(request.providerId)
     if (!provider) {
       throw new UnknownProvider(

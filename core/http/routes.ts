@@ -114,8 +114,8 @@ export const coreRoutes: readonly Route[] = [
  *
  * @throws {TypeError} when two routes serve the same method, action and provider type.
  */
-export function routesOf(flows: readonly FlowModule[]): readonly Route[] {
-  const table = [...coreRoutes, ...flows.flatMap((flow) => flow.routes ?? [])]
+export function routesOf(flows: readonly FlowModule[], featureRoutes: readonly Route[] = []): readonly Route[] {
+  const table = [...coreRoutes, ...flows.flatMap((flow) => flow.routes ?? []), ...featureRoutes]
   const seen = new Set<string>()
   for (const entry of table) {
     const key = `${entry.method} ${entry.action} ${entry.provider}`
@@ -130,8 +130,25 @@ export const routes: readonly Route[] = routesOf(builtInFlows)
 
 const tables = new WeakMap<readonly FlowModule[], readonly Route[]>()
 
-/** The routing table of a configuration: the core routes and those of its flows, built once. */
-export function routingTable(config: { readonly flows: readonly FlowModule[] }): readonly Route[] {
+/** The tables of configurations whose feature modules bring routes of their own (organisations). */
+const featureTables = new WeakMap<readonly FlowModule[], { routes: readonly Route[]; table: readonly Route[] }>()
+
+/**
+ * The routing table of a configuration: the core routes, those of its flows and those of its
+ * feature modules that serve no chart (`organizations()`), built once.
+ */
+export function routingTable(config: {
+  readonly flows: readonly FlowModule[]
+  readonly organizations?: { readonly routes: readonly Route[] } | undefined
+}): readonly Route[] {
+  const featureRoutes = config.organizations?.routes
+  if (featureRoutes !== undefined) {
+    const built = featureTables.get(config.flows)
+    if (built?.routes === featureRoutes) return built.table
+    const table = routesOf(config.flows, featureRoutes)
+    featureTables.set(config.flows, { routes: featureRoutes, table })
+    return table
+  }
   let table = tables.get(config.flows)
   if (!table) tables.set(config.flows, (table = routesOf(config.flows)))
   return table

@@ -49,6 +49,17 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'createSecondFactor',
   'updateSecondFactor',
   'deleteSecondFactor',
+  // Organisations (`authchart/organizations`).
+  'createOrganization',
+  'getOrganization',
+  'getOrganizationBySlug',
+  'createMembership',
+  'getMembership',
+  'updateMembership',
+  'listMemberships',
+  'createInvitation',
+  'getInvitation',
+  'settleInvitation',
   'getUserPassword',
   'setUserPassword',
 ]

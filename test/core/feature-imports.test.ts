@@ -390,6 +390,8 @@ const FEATURE_CODE = [
   /^core\/flows\/reauthenticate\/(chart|index|page|federated|demand|resume)\.ts$/,
   /^machines\/(totp-enrolment|webauthn-signin)\.machine\.ts$/,
   /^core\/pages\/(webauthn|simplewebauthn-browser)\.ts$/,
+  /^core\/organizations\.ts$/,
+  /^core\/organizations\//,
 ]
 const featureCodeIn = (inputs: readonly string[]) => inputs.filter((path) => FEATURE_CODE.some((pattern) => pattern.test(path)))
 
@@ -404,12 +406,22 @@ describe('a credentials-only bundle', () => {
         `import { totp } from './core/second-factor.js'`,
         `import { stepUp } from './core/step-up.js'`,
         `import Passkey from './providers/passkey.js'`,
+        `import { organizations } from './core/organizations.js'`,
       ].join('\n'),
       `Passkey({})`,
-      `secondFactor: totp(), stepUp: stepUp(), experimental: { enableWebAuthn: true }, adapter: {},`,
+      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), experimental: { enableWebAuthn: true }, adapter: {},`,
     )
     const linked = featureCodeIn(full.inputs)
-    for (const expected of ['otpauth', 'qrcode', '@simplewebauthn', 'core/flows/totp-enrolment/', 'core/flows/reauthenticate/chart.ts', 'core/flows/webauthn/']) {
+    for (const expected of [
+      'otpauth',
+      'qrcode',
+      '@simplewebauthn',
+      'core/flows/totp-enrolment/',
+      'core/flows/reauthenticate/chart.ts',
+      'core/flows/webauthn/',
+      'core/organizations/active.ts',
+      'core/organizations/manage.ts',
+    ]) {
       expect(linked.some((path) => path.includes(expected))).toBe(true)
     }
     expect(lean.bytes).toBeLessThan(full.bytes - 100_000)

@@ -108,6 +108,19 @@ export const groups = {
     mutate: ['core/session/manage.ts', 'core/session/id.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
     tests: ['test/mutation/sessions.test.ts'],
   },
+  // Organisations: roles as data, can(), and the active organisation (the signed cookie bound to its
+  // user, the membership re-read on every session read and permission check, the switch route).
+  // Memory adapter only: the PostgreSQL contract (test/organizations/adapters.test.ts) would start
+  // PGlite again for every mutant.
+  organizations: {
+    mutate: ['core/organizations/roles.ts', 'core/organizations/access.ts', 'core/organizations/active.ts', 'core/organizations/manage.ts'],
+    tests: [
+      'test/organizations/roles.test.ts',
+      'test/organizations/can.test.ts',
+      'test/organizations/active-organization.test.ts',
+      'test/organizations/manage.test.ts',
+    ],
+  },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
   // codes, the sealed secret, and the enrolment.

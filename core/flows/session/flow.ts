@@ -186,6 +186,14 @@ function withRefreshTokenDropped(account: AdapterAccount): AdapterAccount {
 /** The context the session effects receive: database sessions read, extend and end rows. */
 type Env = FlowContext<'getSessionAndUser' | 'updateSession' | 'deleteSession'>
 
+/**
+ * The `session` callback's result with the active organisation re-checked (`organizations()`):
+ * set while the user's membership is active, dropped otherwise, whatever the token carried.
+ */
+async function withOrganization(ctx: RequestContext, userId: string | undefined, result: unknown): Promise<{ session: unknown }> {
+  return { session: await ctx.config.organizations!.sessionRead(ctx, userId, await result) }
+}
+
 /** The session flow's effects. */
 export const sessionEffects = effects<typeof sessionMachine, Env>(
   sessionChart,
@@ -257,6 +265,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       }
       // Under the jwt strategy Auth.js passes exactly { session, token }; so do we.
       const result: unknown = callback(ctx.config, 'session')({ session, token } as never)
+      if (ctx.config.organizations) return withOrganization(ctx, token.sub, result)
       if (!isThenable(result)) return { session: result }
       return Promise.resolve(result).then((resolved) => ({ session: resolved }))
     },
@@ -413,6 +422,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
         newSession: context.data,
         ...(context.request === 'update' ? { trigger: 'update' as const } : {}),
       } as never)
+      if (ctx.config.organizations) return withOrganization(ctx, user.id, result)
       // The built-in callback answers at once; an application's may be async.
       if (!isThenable(result)) return { session: result }
       return Promise.resolve(result).then((resolved) => ({ session: resolved }))

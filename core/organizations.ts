@@ -1,0 +1,148 @@
+/**
+ * Organisations, brought in by their import: `organizations: organizations({ roles? })` from
+ * `authchart/organizations`. Organisations, memberships and invitations are stored by the adapter
+ * (the memory and PostgreSQL adapters have the methods; another adapter without them is refused at
+ * load), and {@link can} answers what a session may do in its active organisation, re-reading the
+ * membership from the adapter on every call.
+ *
+ * Without it the core links none of this.
+ *
+ * @example
+ * ```ts
+ * import { can, organizations } from 'authchart/organizations'
+ *
+ * const config = { adapter, providers, organizations: organizations({ roles: { billing: { invoice: ['read', 'pay'] } } }) }
+ * if (!(await can(session, 'invoice:pay', config))) return new Response(null, { status: 403 })
+ * ```
+ *
+ * @module
+ */
+import { assertConfig } from './config/resolve-config.js'
+import { FEATURE } from './modules.js'
+import { ConfigError } from './errors.js'
+import { ORGANIZATIONS_LINE } from './config/features.js'
+import type { AuthConfig, ResponseInternal } from './types.js'
+import type { RequestContext } from './config/types.js'
+import { manageOrganization } from './organizations/manage.js'
+import { route } from './http/params.js'
+import { readForSignedInUser, type ServerRequest } from './server.js'
+import { currentSession } from './session/current.js'
+import { activeOrganizationOf as activeOrganizationIn, canIn, type ActiveOrganization, type OrganizationSession } from './organizations/access.js'
+import { activeMembershipOf, respondActiveOrganization, setActiveOrganization, withActiveOrganization } from './organizations/active.js'
+import { permissionOf, roleAllows, rolesOf, type Permission, type Roles } from './organizations/roles.js'
+import type { OrganizationAdapterMethod, OrganizationsModule } from './organizations/types.js'
+
+export type { ActiveOrganization, OrganizationSession } from './organizations/access.js'
+export { BUILT_IN_ROLES, mayGrant, roleAllows, roleRank, type BuiltInRole, type Permission, type RoleStatements, type Roles } from './organizations/roles.js'
+export type {
+  AdapterInvitation,
+  AdapterMembership,
+  AdapterOrganization,
+  InvitationSettlement,
+  InvitationStatus,
+  MembershipStatus,
+  OrganizationAdapterMethods,
+  OrganizationsModule,
+} from './organizations/types.js'
+
+/** The options of {@link organizations}. */
+export interface OrganizationsOptions {
+  /** Custom roles beside owner, admin and member: `{ role: { resource: actions[] } }`. */
+  roles?: Roles | undefined
+}
+
+/** Every adapter method the feature calls. */
+const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
+  'createOrganization',
+  'getOrganization',
+  'getOrganizationBySlug',
+  'createMembership',
+  'getMembership',
+  'updateMembership',
+  'listMemberships',
+  'createInvitation',
+  'getInvitation',
+  'settleInvitation',
+])
+
+/** `POST {basePath}/organization/<segment>`: switching the active organisation, or managing one. */
+async function organizationPost(ctx: RequestContext): Promise<ResponseInternal> {
+  return (await manageOrganization(ctx, ctx.config.organizations!.roles)) ?? setActiveOrganization(ctx)
+}
+
+/**
+ * The feature's routes: the signed-in user's active organisation, read (`GET …/organization/active`)
+ * and switched (`POST …/organization/active`, JSON `{ organizationId }`), and the management
+ * routes (`POST …/organization/create | role | remove`, see `organizations/manage.ts`); every POST
+ * CSRF-checked, all through the one authority for who is signed in.
+ */
+const ROUTES = Object.freeze([
+  route({ method: 'GET', action: 'organization', provider: 'none', actsForUser: true, serve: respondActiveOrganization }),
+  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: organizationPost }),
+])
+
+/**
+ * The organisations feature.
+ *
+ * @throws {TypeError} when a custom role redefines a built-in one or is not `{ resource: actions[] }`.
+ */
+export function organizations(options: OrganizationsOptions = {}): OrganizationsModule {
+  return Object.freeze({
+    [FEATURE]: 'organizations' as const,
+    roles: rolesOf(options.roles),
+    adapterMethods: ADAPTER_METHODS,
+    routes: ROUTES,
+    sessionRead: withActiveOrganization,
+  })
+}
+
+/** The application's request as the in-process session read takes it. */
+function serverRequestOf(request: Request): ServerRequest {
+  return { origin: new URL(request.url).origin, cookie: request.headers.get('cookie'), headers: request.headers }
+}
+
+/**
+ * Whether the signed-in user may do `permission` (`'resource:action'`, or `{ resource, action }`)
+ * in their active organisation. The membership is read from the adapter on every call: a role or
+ * status carried by the session or its token is never trusted, and a user who is no longer an
+ * active member has no permission.
+ *
+ * Given the application's `Request`, the user is the one its session cookie names (read through
+ * the session route's checks: an ended session is no one) and the organisation the one they made
+ * active (`POST {basePath}/organization/active`). Given a session object, its `user.id` and
+ * `activeOrganizationId`; one without either has no permission.
+ *
+ * @throws {ConfigError} when `config` does not name `organizations()`.
+ * @throws {TypeError} when `permission` is not written `resource:action`.
+ */
+export async function can(
+  subject: Request | OrganizationSession | null | undefined,
+  permission: string | Permission,
+  config: AuthConfig,
+): Promise<boolean> {
+  const resolved = assertConfig(config)
+  if (!(subject instanceof Request)) return canIn(subject, permission, resolved)
+  const wanted = permissionOf(permission)
+  const roles = activeOrganizationsModule(resolved).roles
+  return readForSignedInUser(serverRequestOf(subject), config, async (ctx) => {
+    const current = await currentSession(ctx)
+    if (!current) return false
+    const membership = await activeMembershipOf(ctx, current.user.id)
+    return membership !== null && roleAllows(roles, membership.role, wanted)
+  })
+}
+
+/**
+ * The configuration's organisations module.
+ *
+ * @throws {ConfigError} without one (as `canIn` does).
+ */
+function activeOrganizationsModule(config: ReturnType<typeof assertConfig>): OrganizationsModule {
+  if (config.organizations) return config.organizations
+  throw new ConfigError(`config.organizations: can() needs \`${ORGANIZATIONS_LINE}\``, ['organizations'])
+}
+
+/** The session's active organisation and membership, while that membership is active; `null` otherwise. */
+export async function activeOrganization(session: OrganizationSession | null | undefined, config: AuthConfig): Promise<ActiveOrganization | null> {
+  return activeOrganizationIn(session, assertConfig(config))
+}
