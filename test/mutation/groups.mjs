@@ -104,6 +104,11 @@ export const groups = {
     mutate: ['core/session/manage.ts', 'core/session/id.ts', 'core/session/lifecycle.ts#endJwtSessionsOf..endJwtSessionsOfProviderSession'],
     tests: ['test/mutation/sessions.test.ts'],
   },
+  // API keys: the key format, its keyed hash and the constant-time check (issue 46 item 1).
+  'api-keys': {
+    mutate: ['core/api-keys/secret.ts'],
+    tests: ['test/api-keys/secret.test.ts'],
+  },
   // The built-in second factor: code checks and their limits (per challenge, per user, the late
   // check), single use of TOTP steps and backup codes, the sealed secret, and the enrolment.
   'second-factor': {
