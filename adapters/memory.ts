@@ -15,6 +15,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../core/adapters.js'
+import type { PasswordMethods } from '../core/flows/password/adapter.js'
 
 const copy = <T extends object>(record: T): T => {
   const out = { ...record }
@@ -37,6 +38,8 @@ export interface MemoryStore {
   secondFactors: Map<string, AdapterSecondFactor>
   /** Completed sign-in steps, by user id. */
   completedSteps: Map<string, AdapterCompletedStep[]>
+  /** Password hashes (PHC strings), by user id: apart from the users, so no user read carries one. */
+  passwords: Map<string, string>
 }
 
 /** Creates an empty store. */
@@ -49,6 +52,7 @@ export function createMemoryStore(): MemoryStore {
     authenticators: new Map(),
     secondFactors: new Map(),
     completedSteps: new Map(),
+    passwords: new Map(),
   }
 }
 
@@ -104,6 +108,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.completedSteps.delete(userId)
       for (const [key, a] of store.authenticators) if (a.userId === userId) store.authenticators.delete(key)
       for (const [key, f] of store.secondFactors) if (f.userId === userId) store.secondFactors.delete(key)
+      store.passwords.delete(userId)
       return copy(user)
     },
     async createUserAndAccount(user, account) {
@@ -255,6 +260,24 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     },
     async deleteSecondFactor(id) {
       store.secondFactors.delete(id)
+    },
+    ...passwordMethods(store),
+  }
+}
+
+/** The password methods of the memory adapter (see `core/flows/password/adapter.ts`). */
+function passwordMethods(store: MemoryStore): PasswordMethods {
+  return {
+    async getUserPassword(userId) {
+      return store.passwords.get(userId) ?? null
+    },
+    async setUserPassword(userId, hash) {
+      if (hash === null) {
+        store.passwords.delete(userId)
+        return
+      }
+      if (!store.users.has(userId)) throw new Error(`user ${userId} does not exist`)
+      store.passwords.set(userId, hash)
     },
   }
 }

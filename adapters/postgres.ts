@@ -25,6 +25,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../core/adapters.js'
+import type { PasswordMethods } from '../core/flows/password/adapter.js'
 
 /**
  * The one method the adapter needs from a client: `pg`'s `Pool` and `Client`, and PGlite, all
@@ -96,6 +97,7 @@ export function tableNames(prefix?: string, layout: PostgresLayout = 'pg-adapter
     sessionDetails: `"${p}session_details"`,
     sessionProvider: `"${p}session_provider"`,
     accountKeys: `"${p}account_keys"`,
+    passwords: `"${p}user_passwords"`,
     /** Link tables of the hosted layout: one row per account / session, naming its user. */
     usersAccounts: hosted ? `"${p}users_accounts"` : null,
     usersSessions: hosted ? `"${p}users_sessions"` : null,
@@ -156,7 +158,8 @@ CREATE TABLE IF NOT EXISTS ${t.verificationTokens} (
 ${completedStepsTable(t)}
 ${authenticatorsTable(t)}
 ${secondFactorsTable(t)}
-${accountKeysTable(t)}`
+${accountKeysTable(t)}
+${passwordsTable(t)}`
 }
 
 // Spec §2.17: every field nullable, records carry an id, accounts and sessions link to their user
@@ -220,7 +223,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${t.index('verificationTokens_key')} ON ${t.ve
 ${completedStepsTable(t)}
 ${authenticatorsTable(t)}
 ${secondFactorsTable(t)}
-${accountKeysTable(t)}`
+${accountKeysTable(t)}
+${passwordsTable(t)}`
 }
 
 // Ours: the sign-in steps (extensions at afterFirstSignIn) each user has completed, per step
@@ -287,6 +291,17 @@ CREATE TABLE IF NOT EXISTS ${t.sessionProvider} (
 );
 CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sid_idx')} ON ${t.sessionProvider} (provider, sid);
 CREATE INDEX IF NOT EXISTS ${t.index('session_provider_sub_idx')} ON ${t.sessionProvider} (provider, sub);`
+}
+
+// Ours: each user's password hash (a PHC string, or an imported format), in a table of its own
+// beside the users table, so that table stays exactly Auth.js's and no read of a user carries the
+// hash to the callbacks or the session; gone with its user.
+function passwordsTable(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.passwords} (
+  "${t.userLink}" TEXT PRIMARY KEY REFERENCES ${t.users} (id) ON DELETE CASCADE,
+  hash TEXT NOT NULL,
+  "updatedAt" TIMESTAMPTZ NOT NULL DEFAULT now()
+);`
 }
 
 // Ours: the sealed DPoP key pair an account's tokens are bound to (a provider with `dpop: true`),
@@ -786,6 +801,33 @@ ${schema(options.tablePrefix, layout)}`
     },
     async deleteSecondFactor(id) {
       await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
+    },
+    ...passwordMethods(t, link, first, rows),
+  }
+}
+
+/** The password methods (see `core/flows/password/adapter.ts`) over the layout's passwords table. */
+function passwordMethods(
+  t: Tables,
+  link: string,
+  first: (text: string, params: unknown[]) => Promise<Record<string, unknown> | null>,
+  rows: (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
+): PasswordMethods {
+  return {
+    async getUserPassword(userId) {
+      const row = await first(`SELECT hash FROM ${t.passwords} WHERE ${link} = $1`, [userId])
+      return row ? String(row.hash) : null
+    },
+    async setUserPassword(userId, hash) {
+      if (hash === null) {
+        await rows(`DELETE FROM ${t.passwords} WHERE ${link} = $1`, [userId])
+        return
+      }
+      await rows(
+        `INSERT INTO ${t.passwords} (${link}, hash, "updatedAt") VALUES ($1, $2, now())
+         ON CONFLICT (${link}) DO UPDATE SET hash = EXCLUDED.hash, "updatedAt" = EXCLUDED."updatedAt"`,
+        [userId, hash],
+      )
     },
   }
 }

@@ -12,6 +12,7 @@ export const ORIGIN = 'https://bench.test'
 export const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const SESSION_COOKIE = '__Secure-authjs.session-token'
 const CLAIMS = { name: 'Alice', email: 'a@x.test', sub: '1' }
+const PASSWORD_FOR_HASHING = 'correct horse battery'
 const quiet = process.env.BENCH_LOG ? { error: console.error, warn: console.warn, debug() {} } : { error() {}, warn() {}, debug() {} }
 
 /** The config each library gets: built once, reused, as both cache per config object. */
@@ -371,6 +372,39 @@ export const scenarios = [
             return response
           }
           check((await op()).status === 200, 'better-auth (scrypt): sign-in')
+          return op
+        },
+      },
+    ],
+  },
+  {
+    name: 'password-hash',
+    title: "password verification alone: argon2id at RFC 9106's defaults beside better-auth's scrypt",
+    floorOnly: true,
+    // Hundreds of milliseconds per operation: longer rounds, so each holds several.
+    timing: { rounds: 5, budgetMs: 3000 },
+    peers: [
+      {
+        name: 'authchart argon2id m=64MiB t=3 p=4',
+        peer: 'authchart',
+        async setup() {
+          const { passwordHasher } = await import('authchart/password')
+          const hasher = passwordHasher()
+          const stored = await hasher.hash(PASSWORD_FOR_HASHING)
+          check(stored.startsWith('$argon2id$v=19$m=65536,t=3,p=4$'), 'argon2id at the default parameters')
+          const op = () => hasher.verify(stored, PASSWORD_FOR_HASHING)
+          check((await op()).valid, 'argon2id: the password verifies')
+          return op
+        },
+      },
+      {
+        name: 'better-auth scrypt N=16384 r=16',
+        peer: 'better-auth',
+        async setup() {
+          const { hashPassword, verifyPassword } = await import('better-auth/crypto')
+          const hash = await hashPassword(PASSWORD_FOR_HASHING)
+          const op = () => verifyPassword({ hash, password: PASSWORD_FOR_HASHING })
+          check(await op(), 'better-auth scrypt: the password verifies')
           return op
         },
       },

@@ -33,7 +33,7 @@ import {
 import { dispatch, encodeLocation, errorRedirectUrl, routeFor, signInAgainUrl, type Dispatched } from './http/dispatch.js'
 import { loadFlowModules } from './flows/kinds.js'
 import { readyExtendedCompletion } from './flows/signin-completion/flow.js'
-import { JSON_NO_STORE_HEADERS } from './http/handlers.js'
+import { HTML_NO_STORE_HEADERS, JSON_NO_STORE_HEADERS } from './http/handlers.js'
 import { parseActionPath, parseSource, webRequestSource, type ParsedRequest, type RequestSource } from './http/request.js'
 import { routingTable, type Route } from './http/routes.js'
 import type { Logger } from './logger.js'
@@ -100,9 +100,43 @@ function configurationFailure(
  * provider that is not an OpenID Connect one): 400 with the JSON error OpenID Connect Back-Channel
  * Logout §2.8 asks for, never the generic answer, since the provider reads it.
  */
-function logoutRequestRefused(description: string): Answer | Promise<Answer> {
+function logoutRequestRefused(description: string, status = 400, allow?: string): Answer | Promise<Answer> {
   const headers = HeaderMap.of(JSON_NO_STORE_HEADERS)
-  return jsonAnswer({ error: 'invalid_request', error_description: description }, 400, headers)
+  if (allow !== undefined) headers.set('allow', allow)
+  return jsonAnswer({ error: 'invalid_request', error_description: description }, status, headers)
+}
+
+/**
+ * The refusal of a back-channel logout request that reached no flow, in the words its provider's
+ * operator needs: an id that names no OpenID Connect provider (400), else a method other than
+ * POST (405, `Allow: POST`), else what the request parser said.
+ */
+function backchannelRefusal(config: ResolvedConfig, method: string, providerId: string | undefined, error: unknown): Answer | Promise<Answer> {
+  const provider = providerId === undefined ? undefined : config.providerById.get(providerId)
+  if (provider === undefined) {
+    return logoutRequestRefused(`no OpenID Connect provider with the id ${JSON.stringify(providerId ?? '')} is configured`)
+  }
+  if (provider.type !== 'oidc') {
+    return logoutRequestRefused(`${JSON.stringify(providerId)} is not an OpenID Connect provider: it has no back-channel logout`)
+  }
+  if (method !== 'POST') {
+    return logoutRequestRefused(
+      `backchannel-logout accepts only POST (a form post of logout_token, OpenID Connect Back-Channel Logout 1.0 §2.5), not ${method}`,
+      405,
+      'POST',
+    )
+  }
+  return logoutRequestRefused(error instanceof RequestError ? error.message : 'bad request')
+}
+
+/** The provider id of `source`'s path, if it has one. */
+function providerIdOf(source: RequestSource, basePath: string): string | undefined {
+  try {
+    const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+    return parseActionPath(url.pathname, basePath).providerId
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `source` asks for the back-channel logout route (whatever else is wrong with it). */
@@ -115,6 +149,17 @@ function isBackchannelLogout(source: RequestSource, basePath: string): boolean {
   }
 }
 
+/** A browser's request for a path under the base path that names nothing: a page saying so, 404. */
+function notFoundPage(request: ParsedRequest, config: ResolvedConfig): Answer | Promise<Answer> {
+  const page = renderErrorPage({
+    theme: config.theme,
+    error: 'NotFound',
+    url: request.url,
+    signInUrl: `${request.url.origin}${config.basePath}/signin`,
+  })
+  return toAnswer({ status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html })
+}
+
 /** Answers a request whose handling threw: 400 `null` on API routes, else an error redirect. */
 function failure(
   error: unknown,
@@ -124,9 +169,10 @@ function failure(
   wantsJsonRedirect: boolean,
 ): Answer | Promise<Answer> {
   if (request.action === 'backchannel-logout') {
-    return logoutRequestRefused(error instanceof RequestError ? error.message : 'no OpenID Connect provider with this id')
+    return backchannelRefusal(config, request.method, request.providerId, error)
   }
   if (error instanceof RequestError) {
+    if (error.status === 404 && /\btext\/html\b/i.test(request.headers.get('accept') ?? '')) return notFoundPage(request, config)
     return jsonAnswer(error.status === 404 ? 'Not found.' : 'Bad request.', error.status)
   }
   if (routeFor(request, config, table)?.failure === 'json-null') {
@@ -248,7 +294,7 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
       logger.error(error instanceof Error ? error : new Error(String(error)))
       const basePath = resolution.ok ? resolution.config.basePath : fallbackBasePath(config)
       if (resolution.ok && isBackchannelLogout(source, basePath)) {
-        return logoutRequestRefused(error instanceof RequestError ? error.message : 'bad request')
+        return backchannelRefusal(resolution.config, source.method === 'HEAD' ? 'GET' : source.method, providerIdOf(source, basePath), error)
       }
       const status = error instanceof RequestError ? error.status : 400
       return jsonAnswer(status === 404 ? 'Not found.' : 'Bad request.', status)
@@ -318,14 +364,15 @@ const answerObserved: AnswerRequest = async (source, parsed, resolved, table, wa
 /** Dispatches a parsed request under a resolved config and turns every failure into an answer. */
 const answerResolved: AnswerRequest = async (source, parsed, resolved, table, wantsJsonRedirect) => {
   const { logger } = resolved
+  const guard = { base: parsed.url.origin, logger }
   try {
     const dispatching = dispatch(source, parsed, resolved, table)
     const { response: internal, failure: reported } = await (resolved.observers.length > 0 ? observed(resolved, parsed, source, dispatching) : dispatching)
     if (resolved.raw) {
       if (reported && !wantsJsonRedirect) throw errorOfType(reported.type, reported.code)
-      return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect) } : internal
+      return internal.redirect ? { ...internal, redirect: encodeLocation(internal.redirect, guard) } : internal
     }
-    const converted = toAnswer(internal)
+    const converted = toAnswer(internal, guard)
     const answer = converted instanceof Answer ? converted : await converted
     if (!wantsJsonRedirect) return answer
     const location = answer.headers.find(([name]) => name === 'location')?.[1]

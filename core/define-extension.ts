@@ -26,6 +26,7 @@ export {
   type StepView,
 } from './extensions.js'
 export { stepForm, type ButtonLook } from './pages/steps.js'
+export { inlineScript } from './pages/policy.js'
 
 /**
  * Declares an extension. Typed like xstate's `setup()`: `initial` and every target must be one of

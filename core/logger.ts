@@ -59,6 +59,8 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'email-send-throttled': 'An e-mail sign-in was refused: the send limit for the address or client was reached.',
   'credentials-rate-limited': 'A credentials sign-in was refused: the attempt limit was reached (`rateLimit`).',
   'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
+  'second-factor-codes-tried':
+    "A user's two-step verification codes were spent by clients that are not known devices (someone who knows the password may be trying codes): the owner is told, once per quarter hour.",
   'reauthentication-failed': 'A re-authentication was refused: the proof was wrong (counted against its limits).',
   'reauthentication-other-user': "A re-authentication was refused: the password proved another user, not the signed-in one.",
   'reauthentication-unavailable': 'A sensitive action was refused: the user has no factor the step-up policy accepts that can be proven here.',
@@ -73,6 +75,8 @@ const WARNING_TEXT: Record<WarningCode, string> = {
     '`session.cache` applies to database sessions only: with JWT sessions (the session is in its cookie already) it is ignored.',
   'short-secret-for-reading':
     'An older secret in `secret` is shorter than 32 characters: it only opens what it sealed before, and each session it opens is sealed again under the first secret. Remove it once your sessions have been renewed (after `session.maxAge`).',
+  'jwt-callback-changed-subject':
+    "The `jwt` callback changed the token's `sub`: the factors the previous subject proved do not carry over, so the next sensitive action asks the new subject to prove one. If `update()` data reaches `sub`, a client can choose it: copy only the fields you mean to.",
 }
 
 /** Warnings the default logger prints once per process: they describe the setup, not a request. */

@@ -42,7 +42,7 @@ export interface ProviderFlow {
 }
 
 /** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
-export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account'
+export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {
@@ -68,7 +68,8 @@ export interface StepUpDemand {
 /** The result of checking a second-factor code (see `core/second-factor/index.ts`). */
 export type SecondFactorCodeCheck =
   | { ok: true; method: 'otp' | 'backup' }
-  | { ok: false; reason: 'wrongCode' | 'exhausted' }
+  /** `codeUsed`: a current TOTP code, already spent by an earlier sign-in. */
+  | { ok: false; reason: 'wrongCode' | 'codeUsed' | 'exhausted' }
   /** Not checked: the user's codes are spent and this minute's check is taken. */
   | { ok: false; reason: 'locked'; retryAfter: number }
 

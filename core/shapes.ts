@@ -10,8 +10,8 @@
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
 
-/** The kinds of provider. */
-export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
+/** A provider's kind: Auth.js's five, and authchart's `Password` provider (`authchart/providers/password`). */
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn' | 'password'
 
 /** A user as seen by callbacks (spec §2.2). */
 export interface User {
@@ -362,6 +362,7 @@ export type WarningCode =
   | 'email-send-throttled'
   | 'credentials-rate-limited'
   | 'second-factor-attempts-exhausted'
+  | 'second-factor-codes-tried'
   | 'reauthentication-failed'
   | 'reauthentication-other-user'
   | 'reauthentication-unavailable'
@@ -372,6 +373,7 @@ export type WarningCode =
   | 'short-secret-for-reading'
   | 'flow-restarted-after-update'
   | 'rate-limit-unchecked'
+  | 'jwt-callback-changed-subject'
 
 /** A logger; any subset of the methods may be given in `config.logger`. */
 export interface LoggerInstance {

@@ -245,7 +245,10 @@ export const assignments = {
     expectEvent(event, 'createAuthorizationRequest.done')
     return { federation: event.output, stepError: null }
   },
-  recordNotSent: () => ({ stepError: 'NotSent' }),
+  // Refused by the address's send limit, or the mailer failed: the page says which.
+  recordNotSent: ({ event }) => ({
+    stepError: event.type === 'sendEmailCode.failed' && event.code === 'throttled' ? 'Throttled' : 'NotSent',
+  }),
   rememberProof: ({ event }) => {
     expectEvent(event, PROOF_DONE)
     return { proven: event.output.factor, stepError: null }

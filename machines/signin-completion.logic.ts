@@ -26,7 +26,7 @@ import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, 
 export const SIGN_IN_COMPLETION = 'signin-completion'
 
 /** The version of the built-in chart; an extended chart's version adds its extensions'. */
-export const SIGN_IN_COMPLETION_VERSION = '5'
+export const SIGN_IN_COMPLETION_VERSION = '6'
 
 /** Where applications may insert their own states. */
 export const EXTENSION_POINTS = ['afterFirstFactor', 'afterFirstSignIn', 'beforeSession'] as const
@@ -118,7 +118,7 @@ export type SignInCompletionEvent =
       'notLinked' | 'threw'
     >
   | EffectResult<'findSecondFactor', { challenge: string | null }, 'threw'>
-  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'locked' | 'exhausted' | 'threw'>
+  | EffectResult<'verifySecondFactor', { method: string }, 'wrongCode' | 'codeUsed' | 'locked' | 'exhausted' | 'threw'>
   | EffectDone<'prepareSession', { amr: string[] }>
   | EffectResult<'issueSession', { value: string | null; expires: number }, 'threw'>
   | EffectResult<'createDatabaseSession', { value: string; expires: number }, 'threw'>
@@ -222,6 +222,11 @@ export const guards = {
     expectEvent(event, 'verifySecondFactor.failed')
     return event.reason === 'wrongCode'
   },
+  /** A current TOTP code that an earlier sign-in spent. */
+  isCodeUsed: ({ event }) => {
+    expectEvent(event, 'verifySecondFactor.failed')
+    return event.reason === 'codeUsed'
+  },
   /** The user's codes are spent (perhaps by someone else) and this minute's check is taken. */
   isUserLocked: ({ event }) => {
     expectEvent(event, 'verifySecondFactor.failed')
@@ -278,6 +283,7 @@ export const assignments = {
     return { challenge: event.output.challenge, stepError: null }
   },
   recordWrongCode: () => ({ stepError: 'InvalidCode' }),
+  recordCodeUsed: () => ({ stepError: 'CodeUsed' }),
   recordLockedOut: () => ({ stepError: 'TooManyAttempts' }),
   rememberSecondFactor: ({ event }) => {
     expectEvent(event, 'verifySecondFactor.done')

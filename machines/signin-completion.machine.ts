@@ -100,6 +100,7 @@ const actions = {
   rememberStoredUser: assign(assignments.rememberStoredUser),
   rememberChallenge: assign(assignments.rememberChallenge),
   recordWrongCode: assign(assignments.recordWrongCode),
+  recordCodeUsed: assign(assignments.recordCodeUsed),
   recordLockedOut: assign(assignments.recordLockedOut),
   rememberSecondFactor: assign(assignments.rememberSecondFactor),
   rememberPreparedSession: assign(assignments.rememberPreparedSession),
@@ -472,11 +473,12 @@ export function buildSignInCompletion(extensions: readonly CompletionExtension[]
       verifyingSecondFactor: {
         tags: 'effect.verifySecondFactor',
         description:
-          'Checks the code; codes are counted on the server, per sign-in and per user (past the user\'s limit, one a minute).',
+          'Checks the code; codes are counted on the server, per sign-in, per client and per user (a known device on its own).',
         on: {
           'verifySecondFactor.done': withActions(toAfterFirstSignIn, 'rememberSecondFactor'),
           'verifySecondFactor.failed': [
             { guard: 'isCodeWrong', target: 'awaitingSecondFactor', actions: 'recordWrongCode' },
+            { guard: 'isCodeUsed', target: 'awaitingSecondFactor', actions: 'recordCodeUsed' },
             { guard: 'isUserLocked', target: 'awaitingSecondFactor', actions: 'recordLockedOut' },
             { guard: 'isCodeLimitReached', target: 'denied', actions: 'recordDenial' },
             { target: 'failed', actions: 'recordDenial' },

@@ -6,6 +6,7 @@
  * npx authchart secret                     # a fresh AUTH_SECRET
  * npx authchart diagram <flow> [--format svg|mermaid|json] [--config path]
  * npx authchart flows [--config path]
+ * npx authchart import-users <export file> --config path [--dry-run] [--format …]
  * ```
  *
  * `--config` names a module of the application: its `extensions` (or its default export's, an
@@ -18,10 +19,12 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { AnyStateMachine } from 'xstate'
+import { importConfigPath, importUsersCommand } from '../core/password/import-users-command.js'
 import { buildSignInCompletion, type CompletionExtension } from '../machines/signin-completion.machine.js'
 import { builtInMachines, diagram, type DiagramFormat } from './flows.js'
 import { typeScriptLoading } from './typescript-loading.js'
@@ -32,6 +35,7 @@ Commands:
   secret                     Print a fresh AUTH_SECRET (32 random bytes, base64url)
   flows                      List the flows, each with what it does
   diagram <flow>             Print a flow's diagram (svg, mermaid or json)
+  import-users <file>        Import a better-auth, Auth0 or Firebase user export (--help for its options)
 
 Options:
   --format svg|mermaid|json  The diagram's format (default svg)
@@ -115,6 +119,10 @@ async function knownFlows(configPath: string | undefined): Promise<Map<string, A
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'import-users') {
+    const io = { readFile: (path: string) => readFile(path, 'utf8'), importModule: importConfig, out: console.log, err: console.error }
+    return rerunForTypeScript(importConfigPath(argv.slice(1)), argv) ?? importUsersCommand(argv.slice(1), io)
+  }
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -179,6 +179,9 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
         const current = parseDelivery(await queue.get(record(id)))
         if (current === null) return remember(id, Infinity)
         if (current.attempt !== delivery.attempt) return remember(id, current.next)
+        // Stopped while the claim and the read were answered: nothing is sent after stop(); the
+        // claim expires and another instance sends it.
+        if (stopped) return
         const failure = await send(id, current.body)
         if (failure === undefined) {
           remember(id, Infinity)

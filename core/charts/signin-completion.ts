@@ -2,10 +2,10 @@
 import type { CompiledChart } from '../engine/types.js'
 import { assignments, guards, initialContext, outputs, SECOND_FACTOR_STEP } from '../../machines/signin-completion.logic.js'
 
-/** The signin-completion chart (version 5), compiled: the table the engine steps. */
+/** The signin-completion chart (version 6), compiled: the table the engine steps. */
 export const signinCompletionChart: CompiledChart<typeof initialContext> = {
   id: 'signin-completion',
-  version: '5',
+  version: '6',
   initial: 'idle',
   context: initialContext,
   effects: ['checkSignIn', 'storeUser', 'findSecondFactor', 'verifySecondFactor', 'prepareSession', 'issueSession', 'createDatabaseSession', 'emitSignInEvent'],
@@ -86,9 +86,10 @@ export const signinCompletionChart: CompiledChart<typeof initialContext> = {
         ],
         'verifySecondFactor.failed': [
           { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:0', guard: guards.isCodeWrong, assignments: [assignments.recordWrongCode], target: 'awaitingSecondFactor' },
-          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:1', guard: guards.isUserLocked, assignments: [assignments.recordLockedOut], target: 'awaitingSecondFactor' },
-          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:2', guard: guards.isCodeLimitReached, assignments: [assignments.recordDenial], target: 'denied' },
-          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:3', assignments: [assignments.recordDenial], target: 'failed' },
+          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:1', guard: guards.isCodeUsed, assignments: [assignments.recordCodeUsed], target: 'awaitingSecondFactor' },
+          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:2', guard: guards.isUserLocked, assignments: [assignments.recordLockedOut], target: 'awaitingSecondFactor' },
+          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:3', guard: guards.isCodeLimitReached, assignments: [assignments.recordDenial], target: 'denied' },
+          { id: 'signin-completion.verifyingSecondFactor:verifySecondFactor.failed:4', assignments: [assignments.recordDenial], target: 'failed' },
         ],
       },
     },

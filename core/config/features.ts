@@ -95,8 +95,9 @@ export function checkProviderFlows(providers: readonly ResolvedProvider[]): void
 export function featureFlowsOf(features: FeatureModules, providers: readonly ResolvedProvider[]): readonly FlowModule[] {
   const flows = new Set<FlowModule>()
   for (const provider of providers) {
-    const flow = providerFlowOf(provider.config) as FlowModule | undefined
-    if (flow) flows.add(flow)
+    // A preset carries one flow module (WebAuthn) or several (the password flows).
+    const carried = providerFlowOf(provider.config) as FlowModule | readonly FlowModule[] | undefined
+    for (const flow of carried === undefined ? [] : Array.isArray(carried) ? carried : [carried]) flows.add(flow as FlowModule)
   }
   for (const flow of features.secondFactor?.flows ?? []) flows.add(flow)
   for (const flow of features.stepUp?.flows ?? []) flows.add(flow)

@@ -245,7 +245,7 @@ export interface Route {
    */
   stepUp?: (
     ctx: RequestContext,
-  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | undefined
+  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password' | undefined
   serve: FlowBinding<never> | Handler
 }
 
@@ -504,6 +504,27 @@ export interface SecondFactorCodeInput {
   code: string
   /** Epoch seconds. */
   at: number
+  /**
+   * Who sends the code, for counting it: the client's address (counted by its bucket), and the
+   * id of a known device (one that completed a sign-in of this user with a second factor before,
+   * or signed in with the user's passkey), which is counted on its own. Without it the code counts
+   * as from one unknown client.
+   */
+  client?: SecondFactorClient
+  /**
+   * Called once per counting window (a quarter hour), by the check that first finds the
+   * user's codes spent by clients that are not known devices (someone who knows the password may
+   * be trying codes): the sign-in tells the owner. Its failure never fails the check.
+   */
+  onCodesTried?: () => Promise<void>
+}
+
+/** Who sends a second-factor code (see {@link SecondFactorCodeInput.client}). */
+export interface SecondFactorClient {
+  /** The client's address as the integration gave it. */
+  address?: string | undefined
+  /** A known device's id, verified by the caller (a signed device cookie or the first factor). */
+  device?: string | undefined
 }
 
 /** A page a flow of the feature ends with, by the name its chart gives it. */

@@ -85,3 +85,35 @@ export function html({ url, host, theme, code }: MessageParams): string {
 export function text({ url, host, code }: Pick<MessageParams, 'url' | 'host' | 'code'>): string {
   return `Sign in to ${host}\n${url}\n\n${code === undefined ? '' : `Or enter this code on the sign-in page: ${code}\n\n`}`
 }
+
+/** What a re-authentication's message says: the action it confirms, and its code. */
+export interface ConfirmationParams {
+  host: string
+  theme: MessageTheme
+  /** The action being confirmed, as the page names it ("sign out everywhere, this browser too"). */
+  action: string
+  code: string
+}
+
+/**
+ * The message of a re-authentication's code: it names the action the code confirms, never "Sign
+ * in" (the user is signed in; a code they did not ask for means someone holds their session). It
+ * has no link: the code is typed on the page that asked.
+ */
+export function confirmationMessage({ host, theme, action, code }: ConfirmationParams): { subject: string; html: string; text: string } {
+  const color = theme.brandColor || '#346df1'
+  const style = 'font-family: Helvetica, Arial, sans-serif; color: #444;'
+  return {
+    subject: `Your code to confirm: ${action} (${host})`,
+    html: `
+<body style="background: #f9f9f9;">
+  <table width="100%" border="0" cellspacing="20" cellpadding="0" style="background: #fff; max-width: 600px; margin: auto; border-radius: 10px;">
+    <tr><td align="center" style="padding: 10px 0px; font-size: 20px; ${style}">Confirm it's you to ${escapeHtml(action)} on <strong>${host.replace(/\./g, '&#8203;.')}</strong></td></tr>
+    <tr><td align="center" style="padding: 10px 0px; font-size: 16px; ${style}">Your code: <strong style="font-size: 22px; letter-spacing: 4px; font-family: monospace; color: ${escapeHtml(color)};">${escapeHtml(code)}</strong></td></tr>
+    <tr><td align="center" style="padding: 0px 0px 10px 0px; font-size: 14px; line-height: 20px; ${style}">If you did not ask for this code, someone may be using your session: sign out everywhere and change your password.</td></tr>
+  </table>
+</body>
+`,
+    text: `Confirm it's you to ${action} on ${host}.\n\nYour code: ${code}\n\nIf you did not ask for this code, someone may be using your session: sign out everywhere and change your password.\n`,
+  }
+}

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import { escapeHtml } from '../pages/html.js'
 import { ConfigError } from '../errors.js'
 import { DEFAULT_CODE, DEFAULT_CODE_MAX_AGE, DEFAULT_FROM, DEFAULT_MAX_AGE } from './defaults.js'
 import { FLOW_MODULE } from '../flows/kinds.js'
-import { html, text } from './message.js'
+import { confirmationMessage, html, text } from './message.js'
 import { customFetch } from '../symbols.js'
 import { codeEntropyBits } from './secrets.js'
 import type { EmailCodeOptions, EmailConfig, EmailThrottleOptions, EmailUserConfig, ResolvedEmailProvider, SendVerificationRequest, SendVerificationRequestParams } from './types.js'
@@ -182,7 +183,15 @@ export interface RenderedMessage {
 /** Renders the default message (themed, with the code when there is one) for `params`. */
 export function renderMessage(params: SendVerificationRequestParams): RenderedMessage {
   const { identifier, provider, url, theme, code } = params
+  if (params.notice) {
+    const paragraphs = params.notice.text.split(/\n\n+/).map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`)
+    return { to: identifier, from: provider.from, subject: params.notice.subject, html: `<body>${paragraphs.join('')}</body>`, text: params.notice.text }
+  }
   const host = hostOf(url)
+  // A re-authentication's code: the message names the action it confirms, not a sign-in.
+  if (params.confirming !== undefined && code !== undefined) {
+    return { to: identifier, from: provider.from, ...confirmationMessage({ host, theme, action: params.confirming, code }) }
+  }
   const withCode = code !== undefined ? { code } : {}
   return {
     to: identifier,

@@ -24,8 +24,30 @@ export interface SendVerificationRequestParams {
   token: string
   /** The one-time code, when the provider sends codes. Never log it. */
   code?: string
+  /**
+   * Ours: set when the message is a re-authentication's code, to the action it confirms ("sign
+   * out everywhere, this browser too"). The default message then says so instead of "Sign in to …";
+   * a sender of your own should too. `url` is then the page that asked, and signs no one in.
+   */
+  confirming?: string
   theme: Theme
   request: Request
+  /**
+   * Ours, optional: this message is a notice to the account's owner, not a sign-in (someone who
+   * knows the password is trying second-factor codes). Send `subject` and `text` instead of the
+   * sign-in message; `url` is then the sign-in page and `token` signs no one in. The default
+   * message of every built-in sender does so.
+   */
+  notice?: EmailNotice
+}
+
+/** A notice to the owner of an address (see {@link SendVerificationRequestParams.notice}). */
+export interface EmailNotice {
+  /** What it is about, for senders that tell notices apart. */
+  kind: 'second-factor-codes-tried'
+  subject: string
+  /** Plain text, paragraphs separated by blank lines. */
+  text: string
 }
 
 /** Sends the sign-in message; throwing makes the sign-in fail with `EmailSignin`. */

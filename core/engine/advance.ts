@@ -98,104 +98,124 @@ export function advanceNow<Env>(
   event: { type: string; at: number; [key: string]: unknown },
   options: AdvanceOptions = {},
 ): FlowRun | Promise<FlowRun> {
-  const { chart } = flow
-  const steps: TraceStep[] = []
-  const trace: FlowTrace = {
-    flow: chart.id,
-    version: chart.version,
-    at: event.at,
-    resumed: options.from !== undefined,
-    steps,
-    status: 'error',
-  }
-  const fail = (code: 'ERR_FLOW_EVENT_REJECTED' | 'ERR_FLOW_LOOP', message: string): never => {
-    trace.errorCode = code
-    throw new FlowStateError(code, `${chart.id}${message}`)
-  }
-  const rejected = (state: string, input: EventObject) =>
-    fail('ERR_FLOW_EVENT_REJECTED', `: state "${state}" does not accept "${input.type}"`)
-  const checkHops = (hop: number) => {
-    if (hop === MAX_EFFECT_HOPS) fail('ERR_FLOW_LOOP', ` did not settle after ${hop} effects`)
-  }
-  /** Ends the run in `state` with its outcome (or refuses a state that neither ends nor waits). */
-  const settle = (snapshot: AnyMachineSnapshot, state: string, outcome: FlowOutcome | undefined, resting: boolean) => {
-    if (outcome === undefined) {
-      return fail('ERR_FLOW_LOOP', ` stopped in "${state}", which is neither final nor awaiting a request`)
-    }
-    trace.status = resting ? 'resting' : 'done'
-    trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
-    return { snapshot, outcome, resting, trace }
-  }
-
+  const run = new ChartRun(flow, env, event, options)
   let running: FlowRun | Promise<FlowRun>
   try {
-    running = runChart()
+    running = run.start()
   } catch (error) {
-    options.onTrace?.(trace)
+    options.onTrace?.(run.trace)
     throw error
   }
   // The trace is reported once the run ends, whether it came to rest or failed.
   if (!(running instanceof Promise)) {
-    options.onTrace?.(trace)
+    options.onTrace?.(run.trace)
     return running
   }
   return running.then(
     (ran) => {
-      options.onTrace?.(trace)
+      options.onTrace?.(run.trace)
       return ran
     },
     (error: unknown) => {
-      options.onTrace?.(trace)
+      options.onTrace?.(run.trace)
       throw error
     },
   )
+}
 
-  /** The loop over the compiled chart (see `chart.ts`): no xstate on the request path. */
-  function runChart(): FlowRun | Promise<FlowRun> {
-    const start = options.from
-    const startKey = start ? stateLabel(start.value) : chart.initial
-    let state: ChartState | undefined = chartState(chart, startKey)
-    if (!state) return fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${startKey}"`)
-    let context = (start ? start.context : chart.context) as Record<string, unknown>
-    let last: EventObject = event
-    const take = (input: EventObject) => {
-      const result = stepChart(chart, state!, context, input) ?? rejected(state!.key, input)
-      steps.push({
-        event: input.type,
-        from: state!.key,
-        to: result.state.key,
-        transitions: options.traceTransitions ? [result.transition] : NO_TRANSITIONS,
-      })
-      state = result.state
-      context = result.context
-      last = input
+/**
+ * One run of the loop over the compiled chart (see `chart.ts`): no xstate on the request path. A
+ * class rather than closures, so that a run allocates one object for its state.
+ */
+class ChartRun<Env> {
+  readonly steps: TraceStep[] = []
+  readonly trace: FlowTrace
+  private state!: ChartState
+  private context!: Record<string, unknown>
+  private last: EventObject
+
+  constructor(
+    private readonly flow: FlowDefinition<AnyStateMachine, Env>,
+    private readonly env: Env,
+    private readonly event: { type: string; at: number; [key: string]: unknown },
+    private readonly options: AdvanceOptions,
+  ) {
+    this.trace = {
+      flow: flow.chart.id,
+      version: flow.chart.version,
+      at: event.at,
+      resumed: options.from !== undefined,
+      steps: this.steps,
+      status: 'error',
     }
-    take(event)
-    /** Runs effects from hop `first` on; it continues asynchronously only past a pending effect. */
-    const proceed = (first: number): FlowRun | Promise<FlowRun> => {
-      for (let hop = first; state!.effect !== undefined; hop++) {
-        checkHops(hop)
-        const name = state!.effect
-        const effect = flow.effects[name]!
-        const input = context
-        const result = options.effect ? options.effect(name, () => effect(input as never, env, event)) : effect(input as never, env, event)
-        if (isThenable<EventObject>(result)) {
-          return Promise.resolve(result).then((next) => {
-            take(next)
-            return proceed(hop + 1)
-          })
-        }
-        take(result)
+    this.last = event
+  }
+
+  private fail(code: 'ERR_FLOW_EVENT_REJECTED' | 'ERR_FLOW_LOOP', message: string): never {
+    this.trace.errorCode = code
+    throw new FlowStateError(code, `${this.flow.chart.id}${message}`)
+  }
+
+  start(): FlowRun | Promise<FlowRun> {
+    const { chart } = this.flow
+    const from = this.options.from
+    const startKey = from ? stateLabel(from.value) : chart.initial
+    const state = chartState(chart, startKey)
+    if (!state) return this.fail('ERR_FLOW_EVENT_REJECTED', `: unknown state "${startKey}"`)
+    this.state = state
+    this.context = (from ? from.context : chart.context) as Record<string, unknown>
+    this.take(this.event)
+    return this.proceed(0)
+  }
+
+  private take(input: EventObject): void {
+    const state = this.state
+    const result =
+      stepChart(this.flow.chart, state, this.context, input) ??
+      this.fail('ERR_FLOW_EVENT_REJECTED', `: state "${state.key}" does not accept "${input.type}"`)
+    this.steps.push({
+      event: input.type,
+      from: state.key,
+      to: result.state.key,
+      transitions: this.options.traceTransitions ? [result.transition] : NO_TRANSITIONS,
+    })
+    this.state = result.state
+    this.context = result.context
+    this.last = input
+  }
+
+  /** Runs effects from hop `first` on; it continues asynchronously only past a pending effect. */
+  private proceed(first: number): FlowRun | Promise<FlowRun> {
+    const { flow, env, event, options } = this
+    for (let hop = first; this.state.effect !== undefined; hop++) {
+      if (hop === MAX_EFFECT_HOPS) this.fail('ERR_FLOW_LOOP', ` did not settle after ${hop} effects`)
+      const name = this.state.effect
+      const effect = flow.effects[name]!
+      const input = this.context
+      const result = options.effect ? options.effect(name, () => effect(input as never, env, event)) : effect(input as never, env, event)
+      if (isThenable<EventObject>(result)) {
+        return Promise.resolve(result).then((next) => {
+          this.take(next)
+          return this.proceed(hop + 1)
+        })
       }
-      return finish(state!)
+      this.take(result)
     }
-    return proceed(0)
+    return this.finish()
+  }
 
-    function finish(state: ChartState): FlowRun {
-      const outcome = outcomeAt(chart, state, context, last) as FlowOutcome | undefined
-      // Only the value and context of a snapshot are ever read after a run (to seal it).
-      const snapshot = { value: state.value, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
-      return settle(snapshot, state.key, outcome, !state.final)
+  /** Ends the run in its state with its outcome (or refuses a state that neither ends nor waits). */
+  private finish(): FlowRun {
+    const { state, context } = this
+    const outcome = outcomeAt(this.flow.chart, state, context, this.last) as FlowOutcome | undefined
+    // Only the value and context of a snapshot are ever read after a run (to seal it).
+    const snapshot = { value: state.value, context, status: state.final ? 'done' : 'active' } as unknown as AnyMachineSnapshot
+    if (outcome === undefined) {
+      return this.fail('ERR_FLOW_LOOP', ` stopped in "${state.key}", which is neither final nor awaiting a request`)
     }
+    const resting = !state.final
+    this.trace.status = resting ? 'resting' : 'done'
+    this.trace.outcome = outcome.type === 'error' ? `error:${outcome.error}` : outcome.type
+    return { snapshot, outcome, resting, trace: this.trace }
   }
 }

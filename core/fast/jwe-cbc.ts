@@ -47,19 +47,153 @@ function aadLength(aad: Uint8Array): Uint8Array {
   return al
 }
 
-function tagOf(
-  macKey: Uint8Array,
-  aad: Uint8Array,
-  iv: Uint8Array,
-  ciphertext: Uint8Array,
-  al: Uint8Array = aadLength(aad),
-): Uint8Array {
-  const hmac = syncCrypto!.createHmac('sha512', macKey)
+/** SHA-512's block size: HMAC pads its key to it (RFC 2104). */
+const HMAC_BLOCK = 128
+
+/**
+ * What every token under one 64-byte key needs, prepared once per key: HMAC-SHA-512's padded MAC
+ * key (so that the tag is two one-shot digests, RFC 2104, instead of an HMAC object per token) and
+ * AES-256 without chaining or padding under the encryption key (CBC's block decryption, chained
+ * here), instead of a key schedule and a decipher object per token.
+ */
+interface KeyedCbcHs512 {
+  /** The MAC key XOR ipad, then room for the message: copied into each inner digest's input. */
+  innerPad: Uint8Array
+  /** The MAC key XOR opad followed by room for the inner digest (reused: every call is synchronous). */
+  outer: Uint8Array
+  /** AES-256-ECB without padding; `null` where the runtime has none (the CBC decipher is used). */
+  blocks?: CipherLike | null
+}
+interface CipherLike {
+  update(data: Uint8Array): Uint8Array
+}
+const keyed = new WeakMap<Uint8Array, KeyedCbcHs512>()
+
+function keyedOf(key: Uint8Array): KeyedCbcHs512 {
+  let state = keyed.get(key)
+  if (!state) {
+    const innerPad = new Uint8Array(HMAC_BLOCK).fill(0x36)
+    const outer = new Uint8Array(HMAC_BLOCK + 64).fill(0x5c, 0, HMAC_BLOCK)
+    for (let i = 0; i < 32; i++) {
+      innerPad[i]! ^= key[i]!
+      outer[i]! ^= key[i]!
+    }
+    state = { innerPad, outer }
+    keyed.set(key, state)
+  }
+  return state
+}
+
+/** HMAC-SHA-512 over `parts` by two one-shot digests under a prepared key. */
+function hmacByDigests(state: KeyedCbcHs512, parts: readonly Uint8Array[]): Uint8Array {
+  let length = HMAC_BLOCK
+  for (const part of parts) length += part.length
+  const inner = new Uint8Array(length)
+  inner.set(state.innerPad)
+  let at = HMAC_BLOCK
+  for (const part of parts) {
+    inner.set(part, at)
+    at += part.length
+  }
+  state.outer.set(syncCrypto!.hash!('sha512', inner, 'buffer'), HMAC_BLOCK)
+  return syncCrypto!.hash!('sha512', state.outer, 'buffer')
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
+
+let digestsAgree: boolean | undefined
+/**
+ * Whether this runtime's one-shot digest takes and gives bytes and agrees with its HMAC (checked
+ * once, on a fixed input): otherwise every tag is an HMAC object's.
+ */
+function canHmacByDigests(): boolean {
+  if (digestsAgree === undefined) {
+    try {
+      const key = new Uint8Array(64).fill(0x0b)
+      const data = encoder.encode('authchart HMAC-SHA-512 check')
+      const hmac = syncCrypto!.createHmac('sha512', key.subarray(0, 32))
+      hmac.update(data)
+      digestsAgree = typeof syncCrypto!.hash === 'function' && sameBytes(hmacByDigests(keyedOf(key), [data]), hmac.digest())
+    } catch {
+      digestsAgree = false
+    }
+  }
+  return digestsAgree
+}
+
+/** The JWE's authentication tag: HMAC-SHA-512 over AAD, IV, ciphertext and AL, its first 32 bytes. */
+function tagOf(key: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array, al: Uint8Array): Uint8Array {
+  if (canHmacByDigests()) return hmacByDigests(keyedOf(key), [aad, iv, ciphertext, al]).subarray(0, 32)
+  const hmac = syncCrypto!.createHmac('sha512', key.subarray(0, 32))
   hmac.update(aad)
   hmac.update(iv)
   hmac.update(ciphertext)
   hmac.update(al)
   return hmac.digest().subarray(0, 32)
+}
+
+/** AES-256-ECB without padding under the key's encryption half, or `null` where the runtime has none. */
+function blocksOf(key: Uint8Array): CipherLike | null {
+  const state = keyedOf(key)
+  if (state.blocks === undefined) {
+    try {
+      const blocks = syncCrypto!.createDecipheriv('aes-256-ecb', key.subarray(32, 64), null)
+      blocks.setAutoPadding!(false)
+      state.blocks = blocks
+    } catch {
+      state.blocks = null
+    }
+  }
+  return state.blocks
+}
+
+/**
+ * CBC decryption (NIST SP 800-38A §6.2) over block decryptions: each block's decryption XOR the
+ * ciphertext block before it (the IV for the first), then the PKCS#7 padding checked and removed
+ * as the CBC decipher's `final()` does. `undefined` for bad padding.
+ */
+function cbcOverBlocks(blocks: CipherLike, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined {
+  const plain = blocks.update(ciphertext)
+  if (plain.length !== ciphertext.length) return undefined
+  for (let i = 0; i < 16; i++) plain[i]! ^= iv[i]!
+  for (let i = 16; i < plain.length; i++) plain[i]! ^= ciphertext[i - 16]!
+  const pad = plain[plain.length - 1]!
+  if (pad < 1 || pad > 16) return undefined
+  for (let i = plain.length - pad; i < plain.length; i++) if (plain[i] !== pad) return undefined
+  return plain.subarray(0, plain.length - pad)
+}
+
+let blocksAgree: boolean | undefined
+/** Whether CBC over this runtime's ECB blocks opens what its CBC cipher seals (checked once). */
+function canDecryptOverBlocks(): boolean {
+  if (blocksAgree === undefined) {
+    try {
+      const key = new Uint8Array(64).fill(0x2a)
+      const iv = new Uint8Array(16).fill(0x11)
+      const plaintext = encoder.encode('authchart AES-256-CBC check, over more than one block')
+      const cipher = syncCrypto!.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
+      const ciphertext = concatBytes(cipher.update(plaintext), cipher.final())
+      const blocks = syncCrypto!.createDecipheriv('aes-256-ecb', key.subarray(32, 64), null)
+      blocks.setAutoPadding!(false)
+      const opened = cbcOverBlocks(blocks, iv, ciphertext)
+      blocksAgree = opened !== undefined && sameBytes(opened, plaintext)
+    } catch {
+      blocksAgree = false
+    }
+  }
+  return blocksAgree
+}
+
+/** AES-256-CBC decryption under the key's second half: `undefined` for bad padding. */
+function decryptCbc(key: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined {
+  const blocks = canDecryptOverBlocks() ? blocksOf(key) : null
+  if (blocks) return cbcOverBlocks(blocks, iv, ciphertext)
+  try {
+    const decipher = syncCrypto!.createDecipheriv('aes-256-cbc', key.subarray(32, 64), iv)
+    return concatBytes(decipher.update(ciphertext), decipher.final())
+  } catch {
+    return undefined
+  }
 }
 
 interface EncodedHeader {
@@ -135,7 +269,7 @@ export function encryptCbcHs512(plaintext: string, key: Uint8Array, kid: string)
   const iv = randomBytes(16)
   const cipher = crypto.createCipheriv('aes-256-cbc', key.subarray(32, 64), iv)
   const ciphertext = concatBytes(cipher.update(encoder.encode(plaintext)), cipher.final())
-  const tag = tagOf(key.subarray(0, 32), aad, iv, ciphertext, al)
+  const tag = tagOf(key, aad, iv, ciphertext, al)
   return `${protectedHeader}..${base64urlEncode(iv)}.${base64urlEncode(ciphertext)}.${base64urlEncode(tag)}`
 }
 
@@ -175,13 +309,13 @@ export function parseCbcHs512(jwe: string): FastDecryption {
       if (tag.length !== 32) throw fail()
       // Stryker disable next-line ConditionalExpression,LogicalOperator: eq#fast-jwe-cbc-11
       if (iv.length !== 16 || ciphertext.length === 0 || ciphertext.length % 16 !== 0) throw fail()
-      const expected = tagOf(key.subarray(0, 32), header.aad, iv, ciphertext, header.al)
+      const expected = tagOf(key, header.aad, iv, ciphertext, header.al)
       // Authenticate before decrypting: no padding oracle.
       if (!syncCrypto!.timingSafeEqual(expected, tag)) throw fail()
       rememberHeader(parts[0]!, header)
+      const plaintext = decryptCbc(key, iv, ciphertext)
+      if (plaintext === undefined) throw fail()
       try {
-        const decipher = syncCrypto!.createDecipheriv('aes-256-cbc', key.subarray(32, 64), iv)
-        const plaintext = concatBytes(decipher.update(ciphertext), decipher.final())
         return decoder.decode(plaintext)
       } catch {
         throw fail()

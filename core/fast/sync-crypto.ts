@@ -19,8 +19,10 @@ export interface SyncCrypto {
   createHash(algorithm: string): { update(data: string): unknown; digest(encoding: 'hex'): string }
   /** One-shot digest (Node ≥ 20.12): cheaper than a Hash object for short inputs. */
   hash?(algorithm: string, data: string, encoding: 'hex' | 'base64url'): string
-  createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
-  createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array): CipherLike
+  /** The same one-shot digest over bytes, as bytes (`'buffer'`). */
+  hash?(algorithm: string, data: Uint8Array, encoding: 'buffer'): Uint8Array
+  createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): CipherLike
+  createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): CipherLike
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
   randomFillSync(buffer: Uint8Array): Uint8Array
   /** A public key from a JWK (`format: 'jwk'`). */
@@ -45,6 +47,7 @@ interface BufferModule {
 interface CipherLike {
   update(data: Uint8Array): Uint8Array
   final(): Uint8Array
+  setAutoPadding?(padding: boolean): unknown
   /** AEAD modes (AES-GCM). */
   setAAD?(data: Uint8Array): unknown
   getAuthTag?(): Uint8Array

@@ -1,14 +1,15 @@
 /**
  * Every flow authchart ships, the optional features' with the built-in ones, for the readers that
  * draw or walk every chart whatever a configuration names (the diagrams, the test kit, the CLI).
- * Never imported on a request's path: it links the second factor, the re-authentication and
- * WebAuthn.
+ * Never imported on a request's path: it links the second factor, the re-authentication,
+ * WebAuthn and the password flows.
  *
  * @module
  */
 import { reauthenticateModule } from './reauthenticate/index.js'
 import { builtInFlows } from './registry.js'
 import { loadedFlows } from './loaded.js'
+import { passwordModules } from './password/index.js'
 import { totpEnrolmentModule } from './totp-enrolment/index.js'
 import type { FlowModule } from './types.js'
 import { webauthnModule } from './webauthn/index.js'
@@ -17,6 +18,7 @@ import { webauthnModule } from './webauthn/index.js'
 export const everyFlow: readonly FlowModule[] = Object.freeze([
   ...builtInFlows.slice(0, 4),
   webauthnModule,
+  ...passwordModules,
   ...builtInFlows.slice(4, 5),
   totpEnrolmentModule,
   ...builtInFlows.slice(5),

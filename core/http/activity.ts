@@ -15,11 +15,12 @@ import { wantsPage } from './sessions-page.js'
 /** The most events the activity page and its JSON list. */
 export const ACTIVITY_LIMIT = 50
 
-/** The page's headers: never cached, never framed (it shows where the user signed in from). */
+/**
+ * The page's headers: never cached; never framed either (it shows where the user signed in from),
+ * by the page policy every HTML answer gets in `http/answer.ts`.
+ */
 export const ACTIVITY_PAGE_HEADERS = Object.freeze({
   ...HTML_NO_STORE_HEADERS,
-  'Content-Security-Policy': "frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
 })
 
 /** A JSON answer of the route, never cached. */

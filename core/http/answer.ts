@@ -7,8 +7,9 @@
  * @module
  */
 import { serializeCookie } from '../cookies.js'
+import { pagePolicy } from '../pages/policy.js'
 import type { ResponseInternal } from '../types.js'
-import { encodeLocation } from './dispatch.js'
+import { encodeLocation, type LocationGuard } from './dispatch.js'
 
 /**
  * A response. `headers` lists lower-case names in the order a web `Response` iterates them
@@ -135,7 +136,9 @@ export function answerOf(status: number, headers: HeaderMap, body: unknown): Ans
   if (body === undefined || body === null) return new Answer(status, headers.list(), null)
   if (NULL_BODY_STATUSES.has(status)) throw new TypeError(`a ${status} response has no body`)
   if (typeof body === 'string') {
-    if (!headers.values.has('content-type')) headers.values.set('content-type', 'text/plain;charset=UTF-8')
+    const type = headers.values.get('content-type')
+    if (type === undefined) headers.values.set('content-type', 'text/plain;charset=UTF-8')
+    else if (type.startsWith('text/html')) guardPage(headers)
     return new Answer(status, headers.list(), body)
   }
   if (body instanceof Uint8Array) return new Answer(status, headers.list(), body)
@@ -145,6 +148,18 @@ export function answerOf(status: number, headers: HeaderMap, body: unknown): Ans
   }
   // Streams, blobs, forms: let the web Response decide their bytes and type.
   return answerOfResponse(new Response(body as BodyInit, { status, headers: headers.list() }))
+}
+
+/**
+ * Every page we send is guarded here, in one place: a page that asks for a password or approves
+ * an action must not be framed by another site (clickjacking), nor run a script we did not write.
+ * A page that set its own policy (the front-channel logout page, which its provider frames) keeps
+ * it, and gets no `X-Frame-Options`, which could only forbid framing altogether.
+ */
+function guardPage(headers: HeaderMap): void {
+  if (headers.values.has('content-security-policy')) return
+  headers.values.set('content-security-policy', pagePolicy())
+  headers.values.set('x-frame-options', 'DENY')
 }
 
 /** A web `Response` as an {@link Answer} (its body read to the end). */
@@ -162,9 +177,14 @@ export interface PreparedAnswer {
   body: unknown
 }
 
-/** An internal response's status, headers and body: cookies serialised, JSON and forms encoded. */
-export function prepareAnswer(internal: ResponseInternal): PreparedAnswer {
+/**
+ * An internal response's status, headers and body: cookies serialised, JSON and forms encoded, the
+ * redirect (or a `Location` header) written through {@link encodeLocation} under `guard`.
+ */
+export function prepareAnswer(internal: ResponseInternal, guard?: LocationGuard): PreparedAnswer {
   const headers = HeaderMap.of(internal.headers)
+  const given = headers.get('location')
+  if (given !== undefined) headers.set('location', encodeLocation(given, guard))
   for (const cookie of internal.cookies ?? []) headers.append('set-cookie', serializeCookie(cookie))
   let body: unknown = internal.body
   const contentType = headers.get('content-type')
@@ -172,7 +192,7 @@ export function prepareAnswer(internal: ResponseInternal): PreparedAnswer {
   else if (contentType === 'application/x-www-form-urlencoded') {
     body = new URLSearchParams(internal.body as Record<string, string>).toString()
   }
-  if (internal.redirect) headers.set('location', encodeLocation(internal.redirect))
+  if (internal.redirect) headers.set('location', encodeLocation(internal.redirect, guard))
   return { status: internal.redirect ? 302 : (internal.status ?? 200), headers, body }
 }
 
@@ -213,8 +233,8 @@ function compiledOf(init: HeadersInit | undefined): CompiledHeaders | null {
   return compiled
 }
 
-/** An internal response as an {@link Answer}. */
-export function toAnswer(internal: ResponseInternal): Answer | Promise<Answer> {
+/** An internal response as an {@link Answer}; a `Location` is written under `guard` ({@link encodeLocation}). */
+export function toAnswer(internal: ResponseInternal, guard?: LocationGuard): Answer | Promise<Answer> {
   const compiled = internal.redirect ? null : compiledOf(internal.headers)
   // The common case (a JSON document under shared headers): the converted headers, the cookies
   // set in their place, no map and no sort per request.
@@ -234,7 +254,7 @@ export function toAnswer(internal: ResponseInternal): Answer | Promise<Answer> {
     }
     return new Answer(status, headers, body ?? null)
   }
-  const { status, headers, body } = prepareAnswer(internal)
+  const { status, headers, body } = prepareAnswer(internal, guard)
   return answerOf(status, headers, body)
 }
 
@@ -244,10 +264,10 @@ export function jsonAnswer(value: unknown, status = 200, headers = new HeaderMap
   return answerOf(status, headers, JSON.stringify(value))
 }
 
-/** A 302 to `url`. */
-export function redirectAnswer(url: string): Answer | Promise<Answer> {
+/** A 302 to `url`, written under `guard` ({@link encodeLocation}). */
+export function redirectAnswer(url: string, guard?: LocationGuard): Answer | Promise<Answer> {
   const headers = new HeaderMap()
-  headers.set('location', encodeLocation(url))
+  headers.set('location', encodeLocation(url, guard))
   return answerOf(302, headers, null)
 }
 

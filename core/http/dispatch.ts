@@ -92,11 +92,35 @@ function percentEncodeBytes(text: string): string {
 }
 
 /**
+ * Whether a browser reads `location` as another host's URL with the page's own scheme: once the URL
+ * parser has dropped tabs and newlines and the leading spaces and control characters, it starts
+ * with two slashes, either way round (`//evil.example`, `/\evil.example`).
+ */
+export function isSchemeRelative(location: string): boolean {
+  return /^[\u0000-\u0020]*[/\\]{2}/.test(location.replace(/[\t\n\r]/g, ''))
+}
+
+/** Where a `Location` that would leave the site goes instead, and where the reason is logged. */
+export interface LocationGuard {
+  /** The site's base URL (its origin). */
+  base: string
+  logger: Pick<Logger, 'error'>
+}
+
+/**
  * A URL as a `Location` header may carry it: characters outside printable ASCII percent-encoded as
  * UTF-8 (an IDN host as punycode), everything else as it was. Without this a same-origin
  * `callbackUrl` such as `/dashboard/日本` makes building the header throw and loses the sign-in.
+ *
+ * Every `Location` we write passes here, so this is where none may leave the site by being
+ * scheme-relative (a custom `redirect` callback, a path built from a crafted URL): such a target
+ * becomes the base URL of `guard` (else the site's root, `/`), and the guard's logger says why.
  */
-export function encodeLocation(location: string): string {
+export function encodeLocation(location: string, guard?: LocationGuard): string {
+  if (isSchemeRelative(location)) {
+    guard?.logger.error(new InvalidCallbackUrl(`Refused to redirect to ${JSON.stringify(location.slice(0, 200))}: a browser reads it as another host. Redirected to ${guard.base} instead`))
+    return guard?.base ?? '/'
+  }
   if (!NEEDS_ENCODING.test(location)) return location
   try {
     // The WHATWG serialisation is the URL the browser would follow anyway.

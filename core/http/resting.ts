@@ -19,9 +19,20 @@ export function flowCookieName(ctx: RequestContext, flowId: string): string {
   return `${ctx.cookies.flowState.name}.${flowId}`
 }
 
-/** The default resting place of a flow: its own flow-state cookie, unbound. */
+/** Each flow's own flow-state cookie, per flow-state cookie option (one per config and protocol). */
+const flowCookies = new WeakMap<CookieOption, Map<string, CookieOption>>()
+
+/**
+ * The default resting place of a flow: its own flow-state cookie, unbound. The cookie option is
+ * made once per configuration and flow (frozen: every request shares it), not on every request.
+ */
 export function defaultResting(ctx: RequestContext, flowId: string): Resting {
-  return { cookie: { ...ctx.cookies.flowState, name: flowCookieName(ctx, flowId) } }
+  const flowState = ctx.cookies.flowState
+  let byFlow = flowCookies.get(flowState)
+  if (!byFlow) flowCookies.set(flowState, (byFlow = new Map()))
+  let cookie = byFlow.get(flowId)
+  if (!cookie) byFlow.set(flowId, (cookie = Object.freeze({ ...flowState, name: flowCookieName(ctx, flowId) })))
+  return { cookie }
 }
 
 /** The most bytes a browser keeps of one cookie: name, value and attributes. */

@@ -21,14 +21,12 @@ export function wantsPage(ctx: RequestContext): boolean {
 const sessionsUrl = (ctx: RequestContext) => `${ctx.authUrl}/sessions`
 
 /**
- * The page's headers: never cached, and never framed. Its buttons sign sessions out; a page of
- * the same site (whose requests carry the SameSite=Lax session cookie) could otherwise frame it
- * under a decoy and have them clicked.
+ * The page's headers: never cached, and never framed (the page policy every HTML answer gets in
+ * `http/answer.ts`). Its buttons sign sessions out; a page of the same site (whose requests carry
+ * the SameSite=Lax session cookie) could otherwise frame it under a decoy and have them clicked.
  */
 const SESSIONS_PAGE_HEADERS = Object.freeze({
   ...HTML_NO_STORE_HEADERS,
-  'Content-Security-Policy': "frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
 } as const)
 
 /** A signed-out browser signs in first, and comes back to its sessions. */

@@ -78,12 +78,13 @@ function pageOf(ctx: RequestContext, module: FlowModule, name: string): StepPage
   return page
 }
 
-/** Headers of every step page: never cached, never framed (the form must not be clickjacked). */
+/**
+ * Headers of every step page: never cached; never framed either (the form must not be
+ * clickjacked), by the page policy every HTML answer gets in `http/answer.ts`.
+ */
 export const STEP_PAGE_HEADERS = {
   'Content-Type': 'text/html',
   ...NO_STORE_HEADERS,
-  'Content-Security-Policy': "frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
 } as const
 
 const signInAgain = (ctx: RequestContext): ResponseInternal => ({

@@ -130,8 +130,9 @@ export async function respondInspector(config: ResolvedConfig, request: Request,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      // The one script allowed is the chart pan/zoom script, by its hash.
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()} ${await pageScriptSource()}`,
+      // The scripts allowed are the chart pan/zoom script and the page's own, by their hashes.
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${await chartScriptSource()} ${await pageScriptSource()}; frame-ancestors 'none'`,
+      'X-Frame-Options': 'DENY',
       'X-Robots-Tag': 'noindex',
     },
   })

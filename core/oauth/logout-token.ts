@@ -168,8 +168,11 @@ function checkClaims(claims: Record<string, unknown>, issuer: string, clientId: 
   }
   if (!nonEmpty(claims.jti)) throw invalid('jti is missing')
   const events = claims.events
-  if (!isObject(events) || !isObject(events[BACKCHANNEL_LOGOUT_EVENT])) {
-    throw invalid('events has no back-channel logout member')
+  if (events === undefined) throw invalid('events is missing')
+  if (!isObject(events)) throw invalid('events must be a JSON object')
+  if (!Object.hasOwn(events, BACKCHANNEL_LOGOUT_EVENT)) throw invalid('events has no back-channel logout member')
+  if (!isObject(events[BACKCHANNEL_LOGOUT_EVENT])) {
+    throw invalid('the back-channel logout member of events must be a JSON object')
   }
   // A nonce would make it an ID token (§2.4: prohibited), which must never log anyone out.
   if ('nonce' in claims) throw invalid('a nonce is present')

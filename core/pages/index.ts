@@ -9,6 +9,7 @@ import type { SignInForm, SignInFormProvider, SignInPage } from '../config/types
 import { cssValue, escapeHtml, hiddenCsrf, isSafeImageUrl } from './html.js'
 import { css } from './styles.js'
 import { distinctLabels, PageFields, type LabelledField } from './fields.js'
+import { CODE_MESSAGES } from './messages.js'
 
 /** The theme of the pages (spec §2.9), with defaults applied. */
 export interface PageTheme {
@@ -181,11 +182,11 @@ export interface CodeForm {
 }
 
 function codeForm(form: CodeForm): string {
-  const error = form.rejected ? errorBox('That code is not right. Check the e-mail and try again.') : ''
+  const error = form.rejected ? errorBox(CODE_MESSAGES.wrongCode) : ''
   return (
     `<hr>${error}<form action="${escapeHtml(form.actionUrl)}" method="POST">${hiddenCsrf(form.csrfToken)}` +
     '<label class="section-header" for="input-code">Or enter the code from the e-mail</label>' +
-    `<input id="input-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" minlength="${form.length}" maxlength="${form.length + 2}" required>` +
+    `<input id="input-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" minlength="${form.length}" maxlength="${form.length + 2}" autofocus required>` +
     '<button id="submitButton" type="submit">Sign in</button></form>'
   )
 }
@@ -238,8 +239,9 @@ export function renderEmailConfirmPage(p: {
 }
 
 /**
- * The error page: 500 for Configuration, 403 for AccessDenied and Verification, 404 for
- * UnknownProvider, 400 for FlowExpired, else 200.
+ * The error page: 500 for Configuration, 403 for AccessDenied, Verification and a refused passkey
+ * (WebAuthnVerificationError), 404 for UnknownProvider and NotFound (a path under the base path that
+ * names nothing), 400 for FlowExpired, else 200.
  */
 export function renderErrorPage(p: {
   theme: PageTheme
@@ -268,11 +270,23 @@ export function renderErrorPage(p: {
       message: '<div><p>This way of signing in does not exist here.</p><p>The link may be mistyped or out of date.</p></div>',
       after: signIn,
     },
+    NotFound: {
+      status: 404,
+      heading: 'Page not found',
+      message: '<div><p>There is no page at this address.</p><p>The link may be mistyped or out of date.</p></div>',
+      after: signIn,
+    },
     FlowExpired: {
       status: 400,
       heading: 'Please start again',
       message:
         '<div><p>This sign-in could not be continued.</p><p>It may have taken too long, or been started in another browser or tab.</p></div>',
+      after: signIn,
+    },
+    WebAuthnVerificationError: {
+      status: 403,
+      heading: 'Unable to sign in',
+      message: '<div><p>This passkey could not be verified.</p><p>Try it again, or choose another way to sign in.</p></div>',
       after: signIn,
     },
     Verification: {

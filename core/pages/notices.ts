@@ -11,6 +11,9 @@ import { logo, shell, themeStyles } from './index.js'
 
 type PageTheme = Parameters<typeof shell>[1]
 
+/** The sentences about codes every flow's pages share (see `./messages.ts`). */
+export { CODE_MESSAGES } from './messages.js'
+
 /** A rendered notice: its status and HTML. */
 export interface RenderedNotice {
   status: number

@@ -7,6 +7,7 @@
  */
 import type { StepPage } from '../extensions.js'
 import { escapeHtml } from './html.js'
+import { inlineScript } from './policy.js'
 import { errorBox, hiddenCsrf } from './index.js'
 import { flowModule } from '../flows/kinds.js'
 import { stepForm } from './steps.js'
@@ -22,6 +23,7 @@ const PROOF_ERRORS: Record<string, string> = {
   WrongProof: 'That did not work. Check it and try again.',
   TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
   NotSent: 'The e-mail could not be sent. Try again later, or confirm another way.',
+  Throttled: 'Too many e-mails were sent to this address. Wait a few minutes, or confirm another way.',
 }
 
 function passwordForm(view: Parameters<StepPage>[0], fields: readonly CredentialField[]): string {
@@ -67,7 +69,7 @@ function emailForm(view: Parameters<StepPage>[0]): string {
  * POST of `reauth.passkeyOptions`), lets the browser ask the authenticator, and posts the answer
  * with the form. Errors reach the user as a sentence, never the browser's own text.
  */
-const PASSKEY_CLIENT = `(function () {
+const PASSKEY_CLIENT = inlineScript(`(function () {
   'use strict'
   var W = window.SimpleWebAuthnBrowser
   var form = document.getElementById('reauth-passkey')
@@ -94,7 +96,7 @@ const PASSKEY_CLIENT = `(function () {
       })
       .catch(function () { say('The passkey could not be used. Try again, or confirm another way.') })
   })
-})()`
+})()`)
 
 /** The passkey form: the script fills in the authenticator's answer and posts it. */
 function passkeyForm(view: Parameters<StepPage>[0]): string {
@@ -137,6 +139,8 @@ export const reauthenticatePage: StepPage = (view) => {
   }
 }
 
+const RESUME_SCRIPT = inlineScript("document.getElementById('resume').submit()")
+
 /**
  * The page that resumes a form the proof interrupted: the same form, the fields it carried (never
  * a secret) and a fresh CSRF token, posted once by the browser (or by the button, without script).
@@ -148,6 +152,6 @@ export function resumeForm(url: string, fields: Record<string, string>, csrfToke
   return (
     `<h1>Confirmed</h1><p>Going on to ${escapeHtml(label)}…</p>` +
     `<form id="resume" action="${escapeHtml(url)}" method="POST">${hiddenCsrf(csrfToken)}${hidden}<button type="submit">Continue</button></form>` +
-    `<script>document.getElementById('resume').submit()</script>`
+    `<script>${RESUME_SCRIPT}</script>`
   )
 }

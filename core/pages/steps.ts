@@ -8,6 +8,7 @@
 import type { StepPage, StepView } from '../extensions.js'
 import { escapeHtml } from './html.js'
 import { errorBox, hiddenCsrf, logo, shell, themeStyles, type PageTheme, type RenderedPage } from './index.js'
+import { CODE_MESSAGES } from './messages.js'
 
 /** A card page with `title` around `html`. */
 export function renderCardPage(title: string, theme: PageTheme, html: string, status = 200): RenderedPage {
@@ -31,8 +32,9 @@ export function stepForm(view: StepView, fields: string, button: string, event?:
 export type ButtonLook = 'primary' | 'secondary'
 
 const STEP_ERRORS: Record<string, string> = {
-  InvalidCode: 'That code is not right. Try the current code from your app, or a backup code.',
-  TooManyAttempts: 'Too many wrong codes were entered for this account. Wait a minute, then try again.',
+  InvalidCode: CODE_MESSAGES.wrongCode,
+  CodeUsed: CODE_MESSAGES.codeUsed,
+  TooManyAttempts: CODE_MESSAGES.codesTried,
 }
 
 /** The error line of a step page. */

@@ -9,6 +9,8 @@
 import { attributes, escapeHtml } from './html.js'
 import type { SignInPageFields } from '../config/types.js'
 import { PageFields, passkeyFieldLabel } from './fields.js'
+import { CODE_MESSAGES } from './messages.js'
+import { inlineScript } from './policy.js'
 import { SIMPLEWEBAUTHN_BROWSER } from './simplewebauthn-browser.js'
 
 /** A WebAuthn provider as the sign-in page shows it. */
@@ -46,7 +48,7 @@ const CLIENT = `function (authUrl, providerId, conditional) {
   function say(text) { if (status) status.textContent = text }
   // The server's refusals of an options request or a code, as sentences.
   function serverSentence(error) {
-    if (error === 'Invalid code') return 'That code is not right. Check the e-mail and try again.'
+    if (error === 'Invalid code') return ${JSON.stringify(CODE_MESSAGES.wrongCode)}
     if (error === 'The code is no longer valid') return 'That code is no longer valid. Enter your e-mail address again for a new one.'
     if (error === 'The e-mail could not be sent') return 'The e-mail could not be sent. Try again later, or sign in another way.'
     if (error === 'Email verification required') return 'Enter the code we sent to your e-mail address.'
@@ -213,11 +215,25 @@ export function passkeyForm(p: PagePasskeyProvider, csrfToken: string, fields: S
   )
 }
 
-/** The scripts: the vendored browser library once, then one client per WebAuthn provider. */
+/** The id of the data block that tells {@link CLIENTS} which providers to run for. */
+const CLIENTS_DATA_ID = 'authchart-passkey-clients'
+
+/**
+ * The clients, one script for every page: it runs {@link CLIENT} for each `[authUrl, provider id,
+ * conditional UI]` of the page's data block. The script is a constant so that the page policy
+ * allows it by one hash; what varies per page is data, which the browser never runs.
+ */
+const CLIENTS = inlineScript(
+  `(function () { var data = document.getElementById('${CLIENTS_DATA_ID}'); if (!data) return; JSON.parse(data.textContent).forEach(function (client) { (${CLIENT})(client[0], client[1], client[2] === true) }) })()`,
+)
+const BROWSER_LIBRARY = inlineScript(SIMPLEWEBAUTHN_BROWSER)
+
+/** The scripts: the vendored browser library once, then the clients over one data block per page. */
 export function passkeyScripts(authUrl: string, providers: readonly PagePasskeyProvider[]): string {
   if (providers.length === 0) return ''
-  const clients = providers
-    .map((p) => `(${CLIENT})(${scriptJson(authUrl)}, ${scriptJson(p.id)}, ${p.enableConditionalUI === true});`)
-    .join('\n')
-  return `<script>${SIMPLEWEBAUTHN_BROWSER}</script><script>${clients}</script>`
+  const clients = providers.map((p) => [authUrl, p.id, p.enableConditionalUI === true])
+  return (
+    `<script type="application/json" id="${CLIENTS_DATA_ID}">${scriptJson(clients)}</script>` +
+    `<script>${BROWSER_LIBRARY}</script><script>${CLIENTS}</script>`
+  )
 }

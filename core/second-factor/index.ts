@@ -13,7 +13,8 @@ import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } fro
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
 import type { SecondFactorCodeInput } from '../config/types.js'
 import type { SecondFactorCodeCheck } from '../modules.js'
-import { hkdfSha256, timingSafeEqual, toHex } from '../crypto.js'
+import { hkdfSha256, sha256Hex, timingSafeEqual, toHex } from '../crypto.js'
+import { addressBucket } from '../store/limits.js'
 import type { AuthStore } from '../store/index.js'
 import { enrolledFactors, USER_ATTEMPT_WINDOW, userAttemptsKey } from './stored.js'
 import { TOTP_PERIOD, TOTP_WINDOW } from './totp-parameters.js'
@@ -22,14 +23,25 @@ export { enrolledFactors, newChallenge, removeSecondFactors, USER_ATTEMPT_WINDOW
 
 /** Wrong codes one challenge (one sign-in at the second-factor step) accepts before it is void. */
 export const MAX_CODE_ATTEMPTS = 5
-/** Codes one user may have checked in {@link USER_ATTEMPT_WINDOW} seconds, across challenges. */
+/**
+ * Codes one user may have checked in {@link USER_ATTEMPT_WINDOW} seconds from clients that are
+ * not a known device, across challenges (and codes one known device may have checked).
+ */
 export const MAX_USER_ATTEMPTS = 10
 /**
- * Once a user's {@link MAX_USER_ATTEMPTS} are spent, one code per this many seconds is still
- * checked for them, each from a challenge that has had no such late check: someone else's wrong
- * codes keep the owner out for a minute, not for the window, and a guesser still gets at most
- * {@link MAX_USER_ATTEMPTS} + 16 checked codes per user per window, each late one costing a new
- * sign-in.
+ * Once a user's {@link MAX_USER_ATTEMPTS} are spent, each client (address bucket) still has this
+ * many codes checked for the user in the window: the codes were spent by others (someone who knows
+ * the password, on their own address), not by it.
+ */
+export const CLEAN_CLIENT_CODES = 3
+/**
+ * How many codes from such clean clients are checked per user per window past the user's limit:
+ * the bound on what a guesser with many addresses gains from them.
+ */
+export const MAX_CLEAN_CLIENT_CHECKS = 10
+/**
+ * Once a user's (or a client's, or a known device's) limit is spent, one code per this many
+ * seconds is still checked for it, each from a challenge that has had no such late check.
  */
 export const USER_LOCK_SLOT = 60
 
@@ -37,6 +49,20 @@ export const USER_LOCK_SLOT = 60
 export const userSlotKey = (userId: string, at: number) => `2fa:user-slot:${userId}:${Math.floor(at / USER_LOCK_SLOT)}`
 const challengeAttemptsKey = (challenge: string) => `2fa:challenge:${challenge}`
 const lateCheckKey = (challenge: string) => `2fa:late:${challenge}`
+/**
+ * The store key counting one client's codes for one user past the user's limit (the bucket is
+ * hashed: no address in clear).
+ */
+export const clientAttemptsKey = (userId: string, bucketHash: string) => `2fa:client:${userId}:${bucketHash}`
+/** The store key of the one notice per window that someone is trying the user's codes. */
+export const codesTriedKey = (userId: string) => `2fa:codes-tried:${userId}`
+/** The store key counting the codes of clean clients checked past the user's limit. */
+export const cleanChecksKey = (userId: string) => `2fa:clean:${userId}`
+/** The store key counting one known device's codes. */
+export const deviceAttemptsKey = (userId: string, device: string) => `2fa:device:${userId}:${device}`
+/** The store key of the one late check a known device gets in the minute `at` falls in. */
+export const deviceSlotKey = (userId: string, device: string, at: number) =>
+  `2fa:device-slot:${userId}:${device}:${Math.floor(at / USER_LOCK_SLOT)}`
 /** How long a spent TOTP time step stays claimed: past every window it could be accepted in. */
 // Stryker disable next-line ArithmeticOperator: eq#second-factor-claim-window
 export const TOTP_STEP_CLAIM_SECONDS = TOTP_PERIOD * (2 * TOTP_WINDOW + 2)
@@ -121,29 +147,42 @@ export type CodeCheck = SecondFactorCodeCheck
 /** What checking a code needs (the second-factor module's contract). */
 export type CodeCheckInput = SecondFactorCodeInput
 
+/** A TOTP code's shape; anything else can only be a backup code. */
+const TOTP_SHAPE = /^\d{6}$/
+
 /**
- * Checks a code against a user's factors. Every code counts against the user, and every checked
- * code against its challenge, in the store before anything else happens, so neither a replayed
- * flow cookie nor racing requests get more guesses:
+ * Checks a code against a user's factors. Every code is counted in the store (atomic increments)
+ * before it is checked, so neither a replayed flow cookie nor racing requests get more guesses, and
+ * a store that cannot count fails the check (its error is thrown; nothing is checked):
  *
  * - a challenge gets {@link MAX_CODE_ATTEMPTS} checks, then it is void (sign in again);
- * - a user gets {@link MAX_USER_ATTEMPTS} per {@link USER_ATTEMPT_WINDOW}, across challenges;
- *   beyond them, one check per {@link USER_LOCK_SLOT} seconds, each from a challenge that has not
- *   had one (a code refused because the minute's check is taken is not checked: `locked`);
- * - a right code resets the challenge's and the user's count.
+ * - a known device (`client.device`: it completed a sign-in of this user with a second factor
+ *   before, or the first factor was the user's passkey) is counted on its own,
+ *   {@link MAX_USER_ATTEMPTS} per {@link USER_ATTEMPT_WINDOW};
+ * - any other client is counted per user ({@link MAX_USER_ATTEMPTS} per window across clients);
+ *   past the user's limit, each client (address bucket) still gets {@link CLEAN_CLIENT_CODES}
+ *   checks, up to {@link MAX_CLEAN_CLIENT_CHECKS} per user per window from all clients;
+ * - past its limit, a client (or device) gets one TOTP check per {@link USER_LOCK_SLOT} seconds,
+ *   each from a challenge that has not had one (one refused because the minute's check is taken is
+ *   not checked: `locked`); a backup code is still checked, limited by its challenge alone;
+ * - a right code resets the challenge's count and those of its client (or device) and user.
  */
 export async function checkCode(input: CodeCheckInput): Promise<CodeCheck> {
-  const { adapter, store, secrets, userId, challenge, at } = input
-  // Every submission is counted before it is checked: the limits hold however requests race.
-  const userAttempt = await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)
-  const late = userAttempt > MAX_USER_ATTEMPTS
-  if (late) {
-    // The user's codes are spent, perhaps by someone else who knows the password. A challenge
-    // that had its late check is void; otherwise the first code of each minute is still checked,
-    // so the owner is kept out for a minute at most once the wrong codes stop, and each late
-    // guess costs a new sign-in.
+  const { store, userId, challenge, at } = input
+  const device = input.client?.device
+  // A backup code is a factor the guesser of TOTP codes lacks: TOTP lockouts do not hold it back.
+  const totpShaped = TOTP_SHAPE.test(input.code.trim())
+  const late =
+    device === undefined
+      ? await isClientPastLimit(input)
+      : (await store.increment(deviceAttemptsKey(userId, device), USER_ATTEMPT_WINDOW)) > MAX_USER_ATTEMPTS
+  const lateTotp = late && totpShaped
+  if (lateTotp) {
+    // A challenge that had its late check is void; otherwise the first code of each minute is
+    // still checked, so a guesser's each late guess costs a new sign-in.
     if ((await store.get(lateCheckKey(challenge))) !== null) return { ok: false, reason: 'exhausted' }
-    if (!(await store.claim(userSlotKey(userId, at), USER_LOCK_SLOT))) {
+    const slot = device === undefined ? userSlotKey(userId, at) : deviceSlotKey(userId, device, at)
+    if (!(await store.claim(slot, USER_LOCK_SLOT))) {
       return { ok: false, reason: 'locked', retryAfter: USER_LOCK_SLOT - (at % USER_LOCK_SLOT) }
     }
     // Stryker disable next-line StringLiteral: eq#second-factor-late-mark
@@ -152,28 +191,70 @@ export async function checkCode(input: CodeCheckInput): Promise<CodeCheck> {
   const attempts = challengeAttemptsKey(challenge)
   const attempt = await store.increment(attempts, USER_ATTEMPT_WINDOW)
   if (attempt > MAX_CODE_ATTEMPTS) return { ok: false, reason: 'exhausted' }
-  const method = await spendCode(input)
-  if (method) {
-    // The right code: whoever sent the wrong ones, the owner starts again with a full count.
-    await Promise.all([store.reset(attempts), store.reset(userAttemptsKey(userId))])
-    return { ok: true, method }
+  const spent = await spendCode(input)
+  if (spent === 'otp' || spent === 'backup') {
+    // The right code: whoever sent the wrong ones, this client starts again with a full count.
+    const counters =
+      device === undefined
+        ? [userAttemptsKey(userId), clientAttemptsKey(userId, await clientBucketHash(input))]
+        : [deviceAttemptsKey(userId, device)]
+    await Promise.all([attempts, ...counters].map((key) => store.reset(key)))
+    return { ok: true, method: spent }
   }
   // The last allowed guess was wrong: the challenge is void now, not one request later.
-  return { ok: false, reason: late || attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrongCode' }
+  if (lateTotp || attempt >= MAX_CODE_ATTEMPTS) return { ok: false, reason: 'exhausted' }
+  return { ok: false, reason: spent === 'used' ? 'codeUsed' : 'wrongCode' }
 }
 
-/** Spends `input.code` if it is a current TOTP code or an unused backup code of the user. */
-async function spendCode(input: CodeCheckInput): Promise<'otp' | 'backup' | null> {
+/** The client's address bucket, hashed with the auth secret (store keys hold no address in clear). */
+const clientBucketHash = (input: Pick<CodeCheckInput, 'client' | 'secrets'>) =>
+  sha256Hex(`${addressBucket(input.client?.address ?? '')}\u0000${input.secrets[0]!}`)
+
+/** The store key counting the codes of the client at `address` (none: the unknown client) for `userId`. */
+export async function clientAttemptsKeyOf(userId: string, address: string | undefined, secrets: readonly string[]): Promise<string> {
+  return clientAttemptsKey(userId, await clientBucketHash({ client: { address }, secrets }))
+}
+
+/**
+ * Counts a code of a client that is not a known device against the user and tells whether the
+ * client is past its limits. Each decision reads one atomic counter, so the limits hold exactly
+ * however requests race: the user's first {@link MAX_USER_ATTEMPTS}; past them, the client's
+ * first {@link CLEAN_CLIENT_CODES} (codes past the user's limit, counted per client) while the
+ * user's {@link MAX_CLEAN_CLIENT_CHECKS} last.
+ */
+async function isClientPastLimit(input: CodeCheckInput): Promise<boolean> {
+  const { store, userId } = input
+  const userAttempt = await store.increment(userAttemptsKey(userId), USER_ATTEMPT_WINDOW)
+  if (userAttempt <= MAX_USER_ATTEMPTS) return false
+  // The owner is told once per window (the claim holds across instances and right-code resets).
+  if (userAttempt === MAX_USER_ATTEMPTS + 1 && input.onCodesTried && (await store.claim(codesTriedKey(userId), USER_ATTEMPT_WINDOW))) {
+    await input.onCodesTried().catch(() => undefined)
+  }
+  // The user's codes were spent, by others if this client has sent few since: it is still
+  // checked, within an allowance that bounds what many addresses gain.
+  const clientAttempt = await store.increment(clientAttemptsKey(userId, await clientBucketHash(input)), USER_ATTEMPT_WINDOW)
+  if (clientAttempt > CLEAN_CLIENT_CODES) return true
+  return (await store.increment(cleanChecksKey(userId), USER_ATTEMPT_WINDOW)) > MAX_CLEAN_CLIENT_CHECKS
+}
+
+/**
+ * Spends `input.code` if it is a current TOTP code or an unused backup code of the user: which one
+ * it was, `used` for a current TOTP code already spent, `null` otherwise.
+ */
+async function spendCode(input: CodeCheckInput): Promise<'otp' | 'backup' | 'used' | null> {
   const { adapter, store, secrets, userId, at } = input
   const code = input.code.trim()
   const factors = await enrolledFactors(adapter, userId)
   const totpFactors = factors.filter((f) => f.type === 'totp')
+  let used = false
   if (totpFactors.length > 0) {
     const { totpStep } = await loadTotp()
     for (const factor of totpFactors) {
       const step = totpStep(await openFactorSecret(factor.secret, secrets), code, at)
+      if (step === null) continue
       // A code is good for one sign-in: its time step is spent once per factor.
-      if (step !== null && (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS))) return 'otp'
+      if (await store.claim(totpStepKey(factor.id, step), TOTP_STEP_CLAIM_SECONDS)) return 'otp'
+      used = true
     }
   }
   const hash = await hashBackupCode(code, secrets[0]!)
@@ -182,7 +263,7 @@ async function spendCode(input: CodeCheckInput): Promise<'otp' | 'backup' | null
     const match = hashesOf(factor).find((candidate) => timingSafeEqual(candidate, hash))
     if (match && (await spendBackupCode(adapter, store, factor, match))) return 'backup'
   }
-  return null
+  return used ? 'used' : null
 }
 
 /** How long a lock on one factor's backup codes lives at most (a crashed holder's is freed then). */

@@ -49,10 +49,14 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'createSecondFactor',
   'updateSecondFactor',
   'deleteSecondFactor',
+  'getUserPassword',
+  'setUserPassword',
 ]
 
 /** Methods whose first argument is a database session token. */
 const TOKEN_ARGUMENT = new Set<string>(['getSessionAndUser', 'deleteSession'])
+/** Methods whose second argument is a password hash (offline guessing starts from a leaked one). */
+const HASH_ARGUMENT = new Set<string>(['setUserPassword'])
 /** Fields that hold credentials: session and verification tokens, OAuth tokens, secrets. */
 const SECRET_FIELD = /(token|secret|password)$/i
 const REDACTED = '[redacted]'
@@ -73,7 +77,9 @@ function redact(value: unknown, depth: number): unknown {
  */
 export function redactAdapterArgs(method: string, args: readonly unknown[]): unknown[] {
   return args.map((arg, index) =>
-    index === 0 && TOKEN_ARGUMENT.has(method) && typeof arg === 'string' ? REDACTED : redact(arg, 0),
+    ((index === 0 && TOKEN_ARGUMENT.has(method)) || (index === 1 && HASH_ARGUMENT.has(method))) && typeof arg === 'string'
+      ? REDACTED
+      : redact(arg, 0),
   )
 }
 

@@ -12,7 +12,7 @@
  *   entry carries the row's expiry, and the session chart compares it as it compares the row's).
  * - **Outlive a revocation.** Sign-out, sign-out everywhere, `revokeSession` and the `/sessions`
  *   forms, and a logout by the provider write a marker to the store (per session, per user, per
- *   provider session); every cached read asks the store for its markers in one round trip
+ *   provider session); so does a re-authentication (per session), whose proof the old copy lacks; every cached read asks the store for its markers in one round trip
  *   ({@link AuthStore.getMany}), and an entry minted no later than a marker is refused. With a
  *   shared store that holds on every instance at the next read; with the default in-memory store,
  *   on this instance (other instances learn it from the database within `maxAge`). A store that
@@ -151,6 +151,8 @@ const keyHash = (...parts: string[]) => sha256Hex(['authchart-session-cache', ..
 
 /** The store key of the revocation marker of the session whose public id is `id`. */
 const sessionMarkerKey = (id: string) => `session-cache:revoked:${id}`
+/** The store key of the not-before marker of the session whose public id is `id` (re-authenticated). */
+const proofMarkerKey = (id: string) => `session-cache:proven:${id}`
 /** The store key of the not-before marker of every session of `userId` (sign-out everywhere). */
 // Stryker disable next-line StringLiteral: eq#session-cache-marker-key-text
 const userMarkerKey = async (userId: string) => `session-cache:user:${await keyHash('user', userId)}`
@@ -167,9 +169,10 @@ function valuesOf(store: AuthStore, keys: readonly string[]): Promise<(string | 
 }
 
 /**
- * Whether the markers read for `entry` (its session's revocation marker, then its not-before
- * markers in `entry.mk`'s order) refuse it: its session was revoked, or its user signed out
- * everywhere (or its provider session ended) no earlier than it was minted.
+ * Whether the markers read for `entry` (its session's revocation marker, its session's proof
+ * marker, then its not-before markers in `entry.mk`'s order) refuse it: its session was revoked,
+ * re-authenticated, or its user signed out everywhere (or its provider session ended) no earlier
+ * than it was minted.
  */
 function isRevoked(entry: Entry, [revoked, ...notBefore]: readonly (string | null)[]): boolean {
   // The row of a revoked session is gone: no entry of it, whenever minted, vouches for anything.
@@ -212,7 +215,7 @@ export async function readSessionCache(ctx: RequestContext, sessionToken: string
     ctx.logger.debug('session-cache-refused', { reason: 'foreign' })
     return null
   }
-  if (isRevoked(entry, await valuesOf(ctx.config.store, [sessionMarkerKey(entry.sid), ...entry.mk]))) {
+  if (isRevoked(entry, await valuesOf(ctx.config.store, [sessionMarkerKey(entry.sid), proofMarkerKey(entry.sid), ...entry.mk]))) {
     ctx.logger.debug('session-cache-refused', { reason: 'revoked' })
     return null
   }
@@ -329,6 +332,22 @@ export async function revokeCachedSessionTokens(config: ResolvedConfig, tokens: 
   // Stryker disable next-line ConditionalExpression,LogicalOperator: eq#session-cache-early-return
   if (!config.session.cache || tokens.length === 0) return
   await revokeCachedSessions(config, await Promise.all(tokens.map(sessionId)), at)
+}
+
+/**
+ * After the session of `sessionToken` was re-authenticated (its row now carries the new proof
+ * time): clears this browser's cached copy in the answer, and refuses every entry of the session
+ * minted up to now on every instance sharing the store, as a revocation does. Without it the
+ * action the proof resumes would read the copy from before the proof, and ask for the proof again
+ * until that copy expired. Does nothing without a session cache.
+ *
+ * @throws the store's `ServiceUnavailable` when it does not answer.
+ */
+export async function refreshCachedSessionAfterProof(ctx: RequestContext, sessionToken: string): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: eq#session-cache-early-return
+  if (!ctx.config.session.cache) return
+  await ctx.config.store.put(proofMarkerKey(await sessionId(sessionToken)), String(ctx.at), markerLifetime(ctx.config))
+  clearSessionCache(ctx)
 }
 
 /**

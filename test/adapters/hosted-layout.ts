@@ -61,7 +61,9 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // And the sign-in steps each user completed (keyed by the same user column), and the provider
       // session each session was signed in with (logout by the provider).
       // And the sealed DPoP key pair an account's tokens are bound to, keyed by the account.
-      const { completed_steps: completedSteps, session_provider: sessionProvider, account_keys: accountKeys, ...withoutSteps } = tables
+      // And each user's password hash, keyed by the same user column.
+      const { completed_steps: completedSteps, session_provider: sessionProvider, account_keys: accountKeys, user_passwords: passwords, ...withoutSteps } = tables
+      expect(passwords).toEqual(['hash', 'updatedAt', 'user'])
       expect(accountKeys).toEqual(['account', 'dpop_key'])
       expect(completedSteps).toEqual(['completedAt', 'stepId', 'user', 'version'])
       expect(sessionProvider).toEqual(['provider', 'sessionToken', 'sid', 'sub'])

@@ -40,6 +40,7 @@ describe('PostgreSQL adapter schema', () => {
       'authchart_session_details',
       'authchart_session_provider',
       'authchart_sessions',
+      'authchart_user_passwords',
       'authchart_users',
       'authchart_verification_token',
     ])

@@ -260,6 +260,43 @@ describe('audit webhooks queued in a store, stopped mid-sweep', () => {
     // Still queued for another instance.
     expect(await store.get(record(event.id))).not.toBeNull()
   })
+
+  it('sends nothing from an attempt whose claim the store was still answering when stop() came', async () => {
+    const store = memoryAuthStore()
+    const claimOnce = store.claim.bind(store)
+    let release: () => void = () => {}
+    let held = 0
+    let hold = false
+    // The same store, except that while `hold` is set a claim waits for its answer.
+    const slowStore = Object.create(store, {
+      claim: {
+        value: async (key: string, seconds: number) => {
+          if (hold) {
+            held++
+            await new Promise<void>((resolve) => (release = resolve))
+          }
+          return claimOnce(key, seconds)
+        },
+      },
+    }) as AuthStore
+    const hook = await receiver()
+    await hook.down()
+    const event = await signInEvent()
+    const { record } = await queueKeys(hook.url)
+    const sink = webhookSink({ url: hook.url, secret: HOOK_SECRET, backoff: 50 }, spyLogger(), slowStore)
+    sinks.push(sink)
+    sink(event)
+    await waitFor(async () => (JSON.parse((await store.get(record(event.id))) ?? '{}') as { attempt?: number }).attempt === 1)
+    hold = true
+    await waitFor(() => held > 0)
+    sink.stop()
+    await hook.up()
+    hold = false
+    release()
+    await sleep(300)
+    expect(hook.deliveries).toHaveLength(0)
+    expect(await store.get(record(event.id))).not.toBeNull()
+  })
 })
 
 describe('audit webhooks when the store fails', () => {

@@ -271,7 +271,7 @@ describe('every built-in page flow in Chromium', () => {
     const code = /enter this code on the sign-in page: (\S+)/.exec((await mailTo(address)).text)![1]!
     await page.getByLabel('Or enter the code from the e-mail').fill(code === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA')
     await Promise.all([page.waitForURL(/error=InvalidCode/), page.getByRole('button', { name: 'Sign in', exact: true }).click()])
-    expect(await page.getByRole('alert').textContent()).toBe('That code is not right. Check the e-mail and try again.')
+    expect(await page.getByRole('alert').textContent()).toBe('That code is not right. Check it and try again.')
     expect(await look(page, '.error')).toEqual(reference)
 
     await page.getByLabel('Or enter the code from the e-mail').fill(code)
@@ -353,7 +353,7 @@ describe('every built-in page flow in Chromium', () => {
     const code = /enter this code on the sign-in page: (\S+)/.exec((await mailTo(address)).text)![1]!
     await page.getByLabel('Code from the e-mail').fill(code === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA')
     await page.getByRole('button', { name: 'Sign in with Passkey' }).click()
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('That code is not right. Check the e-mail and try again.')
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('That code is not right. Check it and try again.')
     await page.getByLabel('Code from the e-mail').fill(code)
     await Promise.all([page.waitForURL(`${app.origin}/`), page.getByRole('button', { name: 'Sign in with Passkey' }).click()])
     expect(await home(page)).toBe(`Signed in as ${address}`)
@@ -422,7 +422,7 @@ describe('every built-in page flow in Chromium', () => {
     expect(await page.locator('h1').textContent()).toBe('Two-step verification')
     await page.getByLabel('Code').fill('000000')
     await page.getByRole('button', { name: 'Verify' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('That code is not right. Try the current code from your app, or a backup code.')
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('That code is not right. Check it and try again.')
     expect(await look(page, '.error')).toEqual(reference)
     // The code enrolment spent is spent: the app's next one (one step of drift is accepted).
     await page.getByLabel('Code').fill(app2fa.generate({ timestamp: now() + 30_000 }))

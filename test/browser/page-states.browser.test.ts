@@ -1,7 +1,7 @@
 /**
  * The built-in pages a user reaches by a link rather than through a flow, in Chromium: the
  * sign-in page signed out, with an error and signed in; the sign-out page signed in and signed
- * out; every error page; the verify-request page. Each answers with
+ * out; every error page; a step that does not exist; the verify-request page. Each answers with
  * its status, renders, and passes axe with no serious or critical violation; each state's
  * screenshot is kept under test/browser/output/.
  */
@@ -47,6 +47,9 @@ describe('built-in pages reached by a link', () => {
     ] as const) {
       states.push(await visit(page, `error-${error}`, `/auth/error?error=${error}`, status))
     }
+    const unknownStep = await visit(page, 'step-unknown', '/auth/step/nope', 404)
+    expect(unknownStep.markup).toContain('<h1>Page not found</h1>')
+    states.push(unknownStep)
     states.push(await visit(page, 'verify-request', '/auth/verify-request', 200))
 
     await page.goto(`${server.origin}/auth/signin`)

@@ -109,7 +109,7 @@ describe('re-authentication with a passkey in a browser', () => {
       page.waitForURL(`${app.origin}/auth/step/reauthenticate`),
       page.getByRole('button', { name: 'Sign out of every other session' }).click(),
     ])
-    await page.getByRole('heading', { name: "Confirm it's you to sign out your other sessions" }).waitFor()
+    await page.getByRole('heading', { name: "Confirm it's you to sign out of every other session" }).waitFor()
     expect(store.sessions.size).toBe(sessions)
 
     // The confirmation page posts the original form again by itself.

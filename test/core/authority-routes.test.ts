@@ -22,6 +22,8 @@ import { totpCode } from '../../core/second-factor/totp.js'
 import type { AuthConfig } from '../../core/types.js'
 import Email from '../../providers/email.js'
 import Passkey from '../../providers/passkey.js'
+import Password from '../../providers/password.js'
+import { testHasher } from '../password-flow/fixtures.js'
 import {
   DEAD_SESSION_KINDS,
   SESSION_COOKIE,
@@ -75,6 +77,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
       },
       Email({ sendVerificationRequest }),
       Email({ id: 'direct', link: 'direct', sendVerificationRequest }),
+      Password({ hasher: testHasher(), send: () => {} }),
     ] as never,
     ...overrides,
   })
@@ -319,6 +322,16 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return { status: response.status, location: response.headers.get('location') }
     },
   },
+  // A password set for the signed-in user: a dead session must set none, as no session does.
+  'POST signin (password)': {
+    async run(scene) {
+      const client = new Client(scene.config)
+      const csrfToken = await client.csrfToken()
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/signin/password', body: { csrfToken, intent: 'set', password: 'set for the victim' } })
+      return { status: response.status, location: response.headers.get('location'), passwords: scene.store.passwords.size }
+    },
+  },
   'POST sessions': {
     async run(scene) {
       const client = new Client(scene.config)
@@ -419,6 +432,10 @@ const EXERCISES: Readonly<Record<string, (app: CountingApp, client: Client) => P
   'POST signin': (app, client) => app.reads(() => post(client, '/signin'), redirectsTo(signInPage)),
   'POST signin (credentials)': (app, client) => app.reads(() => post(client, '/signin/credentials'), redirectsTo(signInPage)),
   'POST signin (webauthn)': (app, client) => app.reads(() => post(client, '/signin/passkey'), redirectsTo(signInPage)),
+  'GET callback (password)': (app, client) => app.reads(() => client.send({ path: '/callback/password', query: { intent: 'forgot' } }), ok),
+  // A sign-in over the session (refused here: Bob has no password); the session is never read.
+  'POST callback (password)': (app, client) =>
+    app.reads(() => post(client, '/callback/password', { email: BOB.email, password: 'not his password' }), redirectsTo(signInPage)),
   // A sign-in over the session: it is replaced, never read.
   'POST callback (credentials)': (app, client) =>
     app.reads(() => post(client, '/callback/credentials', { username: 'alice', password: 'wonderland' }), redirectsTo(() => ORIGIN)),

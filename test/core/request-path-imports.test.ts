@@ -68,6 +68,11 @@ describe('a JWT session read in a fresh process', () => {
     expect(run.loaded.filter((file) => /machines\/(session|credentials-signin|logout)\.machine\.ts$/.test(file))).toEqual([])
   })
 
+  it('loads no run-time chart compiler: the built-in flows are defined over their compiled tables', () => {
+    expect(run.loaded).toContain('core/engine/compiled-flow.ts')
+    expect(run.loaded.filter((file) => /core\/engine\/(runtime-compiler|flow)\.ts$/.test(file))).toEqual([])
+  })
+
   it('imports xstate only through the machine files of charts not yet split', () => {
     expect(run.xstateImporters.filter((file) => !PENDING_CHARTS.includes(file))).toEqual([])
   })

@@ -42,6 +42,15 @@ describe('request parsing', () => {
     expect(await response.json()).toBe('Not found.')
   })
 
+  it('answers a browser asking for a step that does not exist with a 404 page, not JSON', async () => {
+    const response = await Auth(authRequest({ path: '/auth/step/nope', headers: { accept: 'text/html,application/xhtml+xml' } }), testConfig())
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toBe('text/html')
+    const html = await response.text()
+    expect(html).toContain('<h1>Page not found</h1>')
+    expect(html).toContain(`href="${ORIGIN}/auth/signin"`)
+  })
+
   it('tolerates trailing and doubled slashes', async () => {
     const response = await Auth(authRequest({ path: '/auth//providers/' }), testConfig())
     expect(response.status).toBe(200)

@@ -501,7 +501,8 @@ describe('the cache entry (unit)', () => {
     getMany.mockClear()
     await readSessionCache(contextOf(config, { [CACHE_COOKIE]: value }), 'token-1')
     expect(getMany).toHaveBeenCalledTimes(1)
-    expect(getMany.mock.calls[0]![0]).toHaveLength(2)
+    // The session's revocation and re-authentication markers, and its user's sign-out everywhere.
+    expect(getMany.mock.calls[0]![0]).toHaveLength(3)
     expect(get).not.toHaveBeenCalled()
   })
 })

@@ -76,3 +76,22 @@ describe.each(ADAPTERS)('a link rewritten to another address, through %s', (_nam
     }
   })
 })
+
+describe('an e-mail field that is not text', () => {
+  it.each([
+    ['an object', { address: VICTIM }],
+    ['a list', [VICTIM]],
+    ['missing', undefined],
+  ])('is refused as %s, with a log line that says so (not "null"), and sends nothing', async (_kind, email) => {
+    const { config, outbox } = emailConfig()
+    const client = new EmailClient(config)
+    const csrfToken = await client.csrfToken()
+    const response = await client.send({ path: '/signin/email', json: { csrfToken, ...(email === undefined ? {} : { email }) } })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe(`${ORIGIN}/auth/signin?error=EmailSignin`)
+    expect(outbox).toEqual([])
+    const logged = (config.logger.error as unknown as { mock: { calls: unknown[][] } }).mock.calls.map(([error]) => String((error as Error).message))
+    expect(logged).toContain('Refused the request: its "email" field is missing or not text')
+    expect(logged.join('\n')).not.toContain('"null"')
+  })
+})

@@ -29,6 +29,7 @@ import {
   type World,
 } from '../machines/completion-driver.js'
 import { httpDate, JWE, reportCoverage, SECURE_ATTRIBUTES, UUID } from '../machines/harness.js'
+import { SIGN_IN_COMPLETION_VERSION } from '../../machines/signin-completion.logic.js'
 
 const T0 = Math.floor(Date.now() / 1000)
 const SESSION_COOKIE = '__Secure-authjs.session-token'
@@ -243,7 +244,7 @@ const machine = flowMachine({ secret: SECRET, providers: [], extensions: [device
 
 describe('the chart with a step after the first factor', () => {
   it('enters the step from the signIn callback and from the stored user, and leaves it for the second-factor gate', () => {
-    expect(machine.version).toBe('5+device-check@1')
+    expect(machine.version).toBe(`${SIGN_IN_COMPLETION_VERSION}+device-check@1`)
     const targets = (state: string, event: string) =>
       (machine.root.states[state]!.transitions.get(event) ?? []).flatMap((t) => (t.target ?? []).map((n) => n.key))
     expect(targets('checkingSignIn', 'checkSignIn.done')).toContain('checkingDevice')

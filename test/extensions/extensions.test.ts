@@ -18,7 +18,7 @@ import { createHandler } from '../../core/auth.js'
 import { defineFlow } from '../../core/engine/flow.js'
 import { routesOf, type Route } from '../../core/http/routes.js'
 import { decode, encode } from '../../core/jwt.js'
-import { SIGN_IN_COMPLETION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
+import { SIGN_IN_COMPLETION, SIGN_IN_COMPLETION_VERSION, SignInCompletionContext } from '../../machines/signin-completion.machine.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, SECRET, spyLogger, featureConfig } from '../fixtures/http.js'
@@ -428,8 +428,8 @@ describe('the terms step', () => {
       expect(changed.logger!.warn).toHaveBeenCalledWith('flow-restarted-after-update')
     }
     // Logged as what it is: a flow of another version of the chart.
-    expect(changedLog(before)).toContain('envelope from version 5+terms@1, machine is 5')
-    expect(changedLog(after)).toContain('envelope from version 5+terms@1, machine is 5+audit@1')
+    expect(changedLog(before)).toContain(`envelope from version ${SIGN_IN_COMPLETION_VERSION}+terms@1, machine is ${SIGN_IN_COMPLETION_VERSION}`)
+    expect(changedLog(after)).toContain(`envelope from version ${SIGN_IN_COMPLETION_VERSION}+terms@1, machine is ${SIGN_IN_COMPLETION_VERSION}+audit@1`)
   })
 })
 

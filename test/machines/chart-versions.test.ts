@@ -23,6 +23,10 @@ import { sessionFlow } from '../../core/flows/session/flow.js'
 import { signInCompletionFlow } from '../../core/flows/signin-completion/flow.js'
 import { totpEnrolmentFlow } from '../../core/flows/totp-enrolment/flow.js'
 import { webauthnSignInFlow } from '../../core/flows/webauthn/flow.js'
+import { passwordSignInFlow } from '../../core/flows/password/signin.js'
+import { passwordSignUpFlow } from '../../core/flows/password/signup.js'
+import { passwordResetFlow } from '../../core/flows/password/reset.js'
+import { passwordChangeFlow } from '../../core/flows/password/change.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
@@ -33,6 +37,10 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   oauthSignInFlow,
   emailSignInFlow,
   webauthnSignInFlow,
+  passwordSignInFlow,
+  passwordSignUpFlow,
+  passwordResetFlow,
+  passwordChangeFlow,
   signInCompletionFlow,
   totpEnrolmentFlow,
   logoutFlow,

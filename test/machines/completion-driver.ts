@@ -15,7 +15,9 @@ import { createMemoryStore, MemoryAdapter, type MemoryStore } from '../../adapte
 import { Auth } from '../../core/index.js'
 import { decode } from '../../core/jwt.js'
 import { memoryAuthStore, type AuthStore } from '../../core/store/index.js'
-import { MAX_USER_ATTEMPTS, sealFactorSecret, userAttemptsKey, userSlotKey } from '../../core/second-factor/index.js'
+import { clientAttemptsKeyOf, deviceAttemptsKey, deviceSlotKey, MAX_USER_ATTEMPTS, sealFactorSecret, TOTP_STEP_CLAIM_SECONDS, totpStepKey, userAttemptsKey, userSlotKey } from '../../core/second-factor/index.js'
+import { TOTP_PERIOD } from '../../core/second-factor/totp-parameters.js'
+import { CODE_MESSAGES } from '../../core/pages/messages.js'
 import { createTotpSecret, totpCode } from '../../core/second-factor/totp.js'
 import type { Adapter } from '../../core/adapters.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -121,6 +123,12 @@ for (const entry of ENTRY_NAMES) {
       cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
       errors: [],
     }),
+    [`awaitingSecondFactor ← ${entry}: code already used`]: (): ExpectedResponse => ({
+      status: 302,
+      location: STEP_PAGE,
+      cookies: { [SESSION_COOKIE]: null, [COMPLETION_COOKIE]: FLOW_SEALED },
+      errors: [],
+    }),
     [`awaitingSecondFactor ← ${entry}: user locked this minute`]: (): ExpectedResponse => ({
       status: 302,
       location: STEP_PAGE,
@@ -175,9 +183,10 @@ export interface World {
   totpSecret: string
   /**
    * The code typed: right, wrong, wrong once the user's codes are spent (it voids the sign-in), or
-   * right while the user is locked and this minute's check is taken (it is not checked).
+   * right while the user is locked and this minute's check is taken (it is not checked), or the
+   * current code already spent by an earlier sign-in.
    */
-  code: 'right' | 'wrong' | 'overTheLimit' | 'locked'
+  code: 'right' | 'wrong' | 'overTheLimit' | 'locked' | 'used'
   jwt: 'identity' | 'revokes' | 'throws'
   sessionStore: 'works' | 'fails'
   events: { signIn: Mock<(message: unknown) => void> }
@@ -351,6 +360,7 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
     { type: 'verifySecondFactor.done', at: T0, output: { method: 'otp' } },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'wrongCode' },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'locked' },
+    { type: 'verifySecondFactor.failed', at: T0, reason: 'codeUsed' },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'exhausted', error: 'AccessDenied' },
     { type: 'verifySecondFactor.failed', at: T0, reason: 'threw', error: 'AdapterError' },
     { type: 'prepareSession.done', at: T0, output: { amr: ['pwd'] } },
@@ -433,7 +443,8 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
         world.factorStore = 'fails'
         // The code reaches the factor store: it is checked, not locked out.
         if (world.code === 'locked') world.code = 'right'
-      } else world.code = event.reason === 'wrongCode' ? 'wrong' : event.reason === 'locked' ? 'locked' : 'overTheLimit'
+      } else if (event.reason === 'codeUsed') world.code = 'used'
+      else world.code = event.reason === 'wrongCode' ? 'wrong' : event.reason === 'locked' ? 'locked' : 'overTheLimit'
     },
     'prepareSession.done': () => {},
     'issueSession.done': (world, event) => {
@@ -483,14 +494,22 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       // Each submission stands in its own minute of its own quarter hour: the user's count and this
       // minute's late check are what the world says, whatever earlier steps of the path left.
       const userId = userIdOf(world)
-      await world.authStore.reset(userAttemptsKey(userId))
-      await world.authStore.reset(userSlotKey(userId, at))
+      // A passkey sign-in's codes count as a known device's; others as this client's (the tests
+      // give no address: the unknown client) and the user's.
+      const passkey = world.firstFactor === 'webauthn'
+      const counters = passkey
+        ? [deviceAttemptsKey(userId, 'passkey')]
+        : [userAttemptsKey(userId), await clientAttemptsKeyOf(userId, undefined, [SECRET])]
+      const slot = passkey ? deviceSlotKey(userId, 'passkey', at) : userSlotKey(userId, at)
+      await Promise.all([...counters, slot].map((key) => world.authStore.reset(key)))
       if (world.code === 'overTheLimit' || world.code === 'locked') {
-        // This user has spent every code of the last quarter hour, in other sign-ins.
-        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) await world.authStore.increment(userAttemptsKey(userId), 900)
+        // This client has spent every code of the last quarter hour, in other sign-ins.
+        for (let i = 0; i < MAX_USER_ATTEMPTS; i++) for (const key of counters) await world.authStore.increment(key, 900)
       }
+      // An earlier sign-in spent the current code.
+      if (world.code === 'used') await world.authStore.claim(totpStepKey('factor-1', Math.floor(at / TOTP_PERIOD)), TOTP_STEP_CLAIM_SECONDS)
       // And another sign-in had this minute's one late check.
-      if (world.code === 'locked') await world.authStore.claim(userSlotKey(userId, at), 60)
+      if (world.code === 'locked') await world.authStore.claim(slot, 60)
       const csrfResponse = await Auth(authRequest({ path: '/auth/csrf', cookies: world.jar }), config)
       world.jar.store(csrfResponse)
       const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string }
@@ -520,7 +539,8 @@ export function completionDriver(machine: AnyStateMachine = signInCompletionMach
       const html = await page.text()
       expect(html).toContain('Two-step verification')
       expect(html.includes('That code is not right')).toBe(world.code === 'wrong')
-      expect(html.includes('Wait a minute, then try again.')).toBe(world.code === 'locked')
+      expect(html.includes(CODE_MESSAGES.codesTried)).toBe(world.code === 'locked')
+      expect(html.includes(CODE_MESSAGES.codeUsed)).toBe(world.code === 'used')
     },
     signedIn: async (response, world) => {
       expect(response.status).toBe(302)
@@ -576,6 +596,7 @@ export function causeOf(world: World, request: readonly ModelStep[]): string {
       if (world.factorStore === 'fails') return 'factor store fails'
       if (world.code === 'overTheLimit') return 'attempts exhausted'
       if (world.code === 'locked') return 'user locked this minute'
+      if (world.code === 'used') return 'code already used'
       if (world.code === 'wrong') return 'wrong code'
     }
     if (world.jwt === 'throws') return 'jwt callback throws'

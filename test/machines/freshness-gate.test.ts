@@ -85,6 +85,8 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   // Signed in, an OAuth or OpenID Connect sign-in links the provider's account to the user.
   { action: 'link-account', method: 'POST', route: 'signin', provider: 'oauth', input: {} },
   { action: 'link-account', method: 'POST', route: 'signin', provider: 'oidc', input: {} },
+  // Signed in, a password settings form changes, sets or removes the password.
+  { action: 'change-password', method: 'POST', route: 'signin', provider: 'password', input: { intent: 'change' } },
 ]
 
 describe('the freshness gate on the routing table', () => {

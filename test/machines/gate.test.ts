@@ -23,6 +23,9 @@ import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
+import Password from '../../providers/password.js'
+import { testHasher } from '../password-flow/fixtures.js'
+import { PASSWORD_INTENTS } from '../../core/flows/password/index.js'
 import { secondFactorGateViolations } from '../../machines/checks.js'
 import { buildSignInCompletion, credentialsSignInMachine, signInCompletionMachine } from '../../machines/index.js'
 import { finalStateOutcome } from '../../machines/shared/outcome.js'
@@ -161,6 +164,7 @@ function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
       oauthWithoutDiscovery(),
       Email({ sendVerificationRequest: async () => {} }),
       Passkey(),
+      Password({ hasher: testHasher(), send: () => {} }),
       ...providers,
     ] as never,
     extensions: [pageAt('afterFirstFactor', 'first'), pageAt('afterFirstSignIn', 'once'), pageAt('beforeSession', 'last')],
@@ -168,7 +172,8 @@ function everyKindOfConfig(providers: unknown[] = []): AuthConfig {
 }
 
 /** What a flow binding reads of the request to find its flow: the config and the flow a step names. */
-const contextOf = (config: ResolvedConfig, flowId?: string) => ({ config, flowId }) as unknown as RequestContext
+const contextOf = (config: ResolvedConfig, flowId?: string, body?: Record<string, unknown>) =>
+  ({ config, flowId, request: { body: body ?? {}, query: {} } }) as unknown as RequestContext
 
 /**
  * The charts requests can reach under `config`, derived from the routing table: the flow of every
@@ -185,6 +190,9 @@ async function routedCharts(config: AuthConfig): Promise<AnyStateMachine[]> {
   const chartOf = (binding: FlowBinding<never>, flowId?: string) =>
     (typeof binding.flow === 'function' ? binding.flow(contextOf(resolved, flowId)) : binding.flow).machine
   for (const binding of bindings) if (!binding.step) add(chartOf(binding))
+  // The password callback starts the flow its body's `intent` names: each of them.
+  const passwordCallback = routes.find((r) => r.provider === 'password' && r.method === 'POST' && r.action === 'callback')!.serve as FlowBinding<never>
+  for (const intent of PASSWORD_INTENTS) add((passwordCallback.flow as (ctx: RequestContext) => { machine: AnyStateMachine })(contextOf(resolved, undefined, { intent })).machine)
   for (const handoff of Object.values(handoffs)) add(handoff.flow(contextOf(resolved)).machine)
   for (const binding of bindings.filter((b) => b.step)) {
     for (const id of [...found.keys()]) {
@@ -240,8 +248,15 @@ describe('the gate walks what the router routes', () => {
       for (const [name, value] of browser.jar.cookies) copy.jar.cookies.set(name, value)
       const csrfToken = await copy.csrfToken()
       const fields = { csrfToken, username: 'alice', password: 'wonderland', email: 'alice@example.com', action: 'authenticate' }
-      const response = await copy.send(route.method === 'GET' ? { path, query: { action: 'authenticate' } } : { path, body: fields })
-      expect(response.status, `${route.method} ${path}`).toBeLessThan(500)
+      // The password callback once per intent: each starts its own flow.
+      const passwordRoute = route.provider === 'password' && route.method === 'POST'
+      // (and the signed-in user's password settings, which start the change chart)
+      const intents = passwordRoute && route.action === 'callback' ? PASSWORD_INTENTS : passwordRoute && route.action === 'signin' ? (['change'] as const) : [undefined]
+      for (const intent of intents) {
+        const body = intent === undefined ? fields : { ...fields, intent, csrfToken: await copy.csrfToken() }
+        const response = await copy.send(route.method === 'GET' ? { path, query: { action: 'authenticate' } } : { path, body })
+        expect(response.status, `${route.method} ${path} ${intent ?? ''}`).toBeLessThan(500)
+      }
     }
     expect([...ran].sort()).toEqual(idsOf(routed))
     for (const id of ran) expect(idsOf(GATE_CHECKED)).toContain(id)

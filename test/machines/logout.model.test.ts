@@ -181,7 +181,7 @@ const driver: ModelDriver<World> = {
       expect(response.status).toBe(200)
       expect(response.headers.get('cache-control')).toContain('no-store')
       expect(response.headers.get('x-frame-options'), 'the provider frames this page').toBeNull()
-      expect(response.headers.get('content-security-policy')).toBeNull()
+      expect(response.headers.get('content-security-policy'), 'framed by the provider only').toMatch(new RegExp(`; frame-ancestors ${new URL(op.issuer).origin}$`))
       expect(await response.text()).toContain('You are signed out.')
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`))).toBe(true)
       expect(await signedIn(world), 'a copy of the cookie is refused too').toBe(false)

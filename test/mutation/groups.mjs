@@ -40,12 +40,14 @@ export const groups = {
       'core/oauth/exchange.ts#verifyIdToken..exchangeAuthorizationCode',
       'core/oauth/server.ts#LOOPBACK..isLoopback',
       'core/oauth/server.ts#refetchJwksOnce..verifyIdTokenSignature',
+      'core/oauth/proxy-state.ts',
     ],
     // Against the in-process stand-in provider only (its answers changed one at a time, its key set
     // rotated, a DPoP proof and a proxied callback seen): the suites against the real OpenID Provider
     // (test/oauth/, test/security/redirect-proxy-takeover.test.ts, jwks-rotation.test.ts) started it
     // again for every mutant, and the run took 27 minutes.
-    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts'],
+    // The proxied state against @auth/core's own code (in-process, no provider).
+    tests: ['test/mutation/oauth.test.ts', 'test/mutation/oauth-standin.test.ts', 'test/surfaces/redirect-proxy-authjs.test.ts'],
   },
   // The ID token signature's fast path, split from the oauth group: its module constants (the
   // algorithm table, the runtime's crypto) are static mutants, each of which reruns the whole test
@@ -94,6 +96,8 @@ export const groups = {
       'test/mutation/session.test.ts',
       'test/core/authority.test.ts',
       'test/core/session-cache.test.ts',
+      // The cached copy refused after a re-authentication (one Redis server per file, started once).
+      'test/surfaces/session-cache-proof.test.ts',
     ],
   },
   // Sessions, second factors, stores, the HTTP gate
@@ -109,11 +113,14 @@ export const groups = {
     mutate: ['core/api-keys/secret.ts'],
     tests: ['test/api-keys/secret.test.ts'],
   },
-  // The built-in second factor: code checks and their limits (per challenge, per user, the late
-  // check), single use of TOTP steps and backup codes, the sealed secret, and the enrolment.
+  // The built-in second factor: code checks and their limits (per challenge, per user, per client,
+  // per known device, the late check), the known-device mark, single use of TOTP steps and backup
+  // codes, the sealed secret, and the enrolment.
   'second-factor': {
     mutate: [
       'core/second-factor/index.ts',
+      'core/second-factor/device.ts',
+      'core/second-factor/alert.ts',
       'core/second-factor/stored.ts',
       'core/second-factor/totp.ts',
       'core/flows/totp-enrolment/flow.ts',
@@ -125,6 +132,14 @@ export const groups = {
       // provider servers would start again for every mutant of the code check;
       // test/mutation/second-factor.test.ts checks the same limits and races in memory.
       'test/second-factor/lockout.test.ts',
+      // Not shared-stores.test.ts (PostgreSQL and Redis servers): trickle.test.ts checks the same
+      // limits under concurrency in memory.
+      'test/second-factor-lockout/trickle.test.ts',
+      'test/second-factor-lockout/through-auth.test.ts',
+      'test/second-factor-lockout/device.test.ts',
+      'test/second-factor-lockout/notice.test.ts',
+      'test/second-factor-lockout/passkey.test.ts',
+      'test/second-factor-lockout/messages.test.ts',
       'test/second-factor/enrolment-attacks.test.ts',
       'test/machines/totp-enrolment.test.ts',
       'test/machines/totp-enrolment.model.test.ts',
@@ -258,6 +273,34 @@ export const groups = {
       'test/mutation/email-flow.test.ts',
     ],
   },
+  // One limit per recipient for every e-mail we send (issue 48, item 5): the count per inbox, the
+  // refusal past it, the provider's limit or the default, failing closed on a store outage.
+  'send-limit': {
+    mutate: ['core/email/send-limit.ts'],
+    tests: ['test/reauth-hardening/send-limit.module.test.ts', 'test/reauth-hardening/send-limit.test.ts'],
+  },
+  // Re-authentication's proofs against the stored user and its way back (issue 48, items 1 and 2;
+  // issue 43, item 7): the address a code goes to, who has a password, the action named, the resume
+  // target, and the guard that keeps every Location on the site.
+  'reauth-provenance': {
+    mutate: [
+      'core/flows/reauthenticate/chart.ts#storedAddressOf',
+      'core/flows/reauthenticate/chart.ts#hasPassword',
+      'core/flows/reauthenticate/chart.ts#isSignedInUser',
+      'core/flows/reauthenticate/gate.ts#resumeTarget',
+      'core/flows/reauthenticate/policy.ts#actionLabelOf',
+      'core/http/dispatch.ts#isSchemeRelative',
+      'core/http/dispatch.ts#encodeLocation',
+    ],
+    tests: [
+      'test/reauth-hardening/stored-address.test.ts',
+      'test/reauth-hardening/factor-provenance.test.ts',
+      'test/reauth-hardening/page-factors.module.test.ts',
+      'test/reauth-hardening/page-factors.test.ts',
+      'test/reauth-hardening/resume-redirect.test.ts',
+      'test/reauth-hardening/location-guard.test.ts',
+    ],
+  },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {
@@ -309,6 +352,54 @@ export const groups = {
     // (test/oauth/refresh.test.ts, test/store/refresh-shared.test.ts) cost seconds per mutant.
     tests: ['test/mutation/refresh.test.ts'],
   },
+  // Password hashes: the digest comparison, the PHC and imported formats' parsing and limits,
+  // needsRehash, and the migration hook's one legacy check per user.
+  'password-hashing': {
+    mutate: [
+      'core/password/encoding.ts',
+      'core/password/phc.ts',
+      'core/password/hashing.ts',
+      'core/password/migrate.ts',
+      'core/password/formats/argon2.ts',
+      'core/password/formats/scrypt.ts',
+      'core/password/formats/bcrypt.ts',
+      'core/password/formats/firebase-scrypt.ts',
+      'core/password/formats/pbkdf2.ts',
+      'core/password/formats/better-auth-scrypt.ts',
+      'core/password/formats/index.ts',
+    ],
+    tests: ['test/password/hashing.test.ts', 'test/password/formats.test.ts'],
+  },
+  // The password policy: length bounds, the breached-password range check failing closed.
+  'password-policy': {
+    mutate: ['core/password/policy.ts'],
+    tests: ['test/password/policy.test.ts'],
+  },
+  // The password flows: the dummy verification for an unknown address, the pending password of an
+  // unproven address, the single-use purpose-bound tokens, every session ended by a reset, and the
+  // one answer for known and unknown addresses.
+  'password-flows': {
+    mutate: [
+      'core/flows/password/signin.ts#verifyUserPassword',
+      'core/flows/password/signin.ts#passwordSignInEffects',
+      'core/flows/password/signup.ts#passwordSignUpEffects',
+      'core/flows/password/reset.ts#endEverySession..passwordResetEffects',
+      'core/flows/password/tokens.ts',
+      'core/flows/password/pending.ts',
+      'machines/password-signin.logic.ts#guards..assignments',
+      'machines/password-signup.logic.ts#guards..assignments',
+      'machines/password-reset.logic.ts#guards..assignments',
+    ],
+    tests: [
+      'test/password-flow/signin.test.ts',
+      'test/password-flow/signup.test.ts',
+      'test/password-flow/reset.test.ts',
+      'test/password-flow/graph.test.ts',
+      'test/password-flow/signin-model.test.ts',
+      'test/password-flow/signup-model.test.ts',
+      'test/password-flow/reset-model.test.ts',
+    ],
+  },
   // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,
   // getSessionAndUser), verification tokens (single use, for their identifier), authenticators.
   adapters: {
@@ -321,10 +412,21 @@ export const groups = {
       'adapters/postgres.ts#getSessionAndUser',
       'adapters/postgres.ts#listSessions..useVerificationToken',
       'adapters/postgres.ts#getAuthenticator..updateAuthenticatorCounter',
+      'adapters/memory.ts#passwordMethods',
     ],
     // Not test/adapters/pglite.test.ts: a PGlite started again for every mutant cost most of the
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
-    tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts'],
+    tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts', 'test/password-flow/adapter-memory.test.ts'],
+  },
+  // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
+  // front-channel page framed by its providers only.
+  'page-policy': {
+    mutate: [
+      'core/pages/policy.ts',
+      'core/http/answer.ts#guardPage',
+      'core/flows/logout/flow.ts#frontChannelHeaders..respondFrontChannelPage',
+    ],
+    tests: ['test/surfaces/page-framing.test.ts'],
   },
 }
 

@@ -209,16 +209,21 @@ describe('bad Logout Tokens: 400 with a JSON error, and no session touched', asy
     ['no iat', async () => post({ logout_token: await logoutToken({ claims: { iat: undefined } }) }), /iat is missing/],
     ['an exp in the past', async () => post({ logout_token: await logoutToken({ claims: { exp: Math.floor(Date.now() / 1000) - 120 } }) }), /expired/],
     ['no jti', async () => post({ logout_token: await logoutToken({ claims: { jti: undefined } }) }), /jti is missing/],
-    ['no events', async () => post({ logout_token: await logoutToken({ claims: { events: undefined } }) }), /events/],
+    ['no events', async () => post({ logout_token: await logoutToken({ claims: { events: undefined } }) }), /: events is missing$/],
+    [
+      'an events member that is a string, not an object',
+      async () => post({ logout_token: await logoutToken({ claims: { events: BACKCHANNEL_LOGOUT_EVENT } }) }),
+      /: events must be a JSON object$/,
+    ],
     [
       'events without the back-channel logout member',
       async () => post({ logout_token: await logoutToken({ claims: { events: { 'http://schemas.openid.net/event/other': {} } } }) }),
-      /events/,
+      /: events has no back-channel logout member$/,
     ],
     [
-      'an events member that is not a JSON object',
+      'a back-channel logout member that is not a JSON object',
       async () => post({ logout_token: await logoutToken({ claims: { events: { [BACKCHANNEL_LOGOUT_EVENT]: 'yes' } } }) }),
-      /events/,
+      /: the back-channel logout member of events must be a JSON object$/,
     ],
     ['a nonce present (an ID token)', async () => post({ logout_token: await logoutToken({ claims: { nonce: 'n-0S6_WzA2Mj' } }) }), /nonce/],
     ['neither sid nor sub', async () => post({ logout_token: await logoutToken({ claims: { sid: undefined, sub: undefined } }) }), /neither sid nor sub/],
@@ -243,7 +248,7 @@ describe('bad Logout Tokens: 400 with a JSON error, and no session touched', asy
         ),
       /form post/,
     ],
-    ['an unknown provider', async () => post({ logout_token: await logoutToken() }, { provider: 'nope' }), /no OpenID Connect provider/],
+    ['an unknown provider', async () => post({ logout_token: await logoutToken() }, { provider: 'nope' }), /^no OpenID Connect provider with the id "nope" is configured$/],
   ]
 
   it.each(cases)('%s', async (_name, send, reason) => {

@@ -6,7 +6,7 @@
  */
 import { generateKeyPair } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LogoutTokenInvalid, verifyLogoutToken } from '../../core/oauth/logout-token.js'
+import { BACKCHANNEL_LOGOUT_EVENT, LogoutTokenInvalid, verifyLogoutToken } from '../../core/oauth/logout-token.js'
 import { resolveOAuthProvider, type OAuthConfig, type ResolvedOAuthProvider } from '../../core/oauth/provider.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CLIENT_SECRET, opClient } from './helpers.js'
@@ -41,7 +41,15 @@ describe('verifyLogoutToken', () => {
     ['an exp in the past (a recent iat)', () => token({ claims: { exp: now() - 120 } }), /expired/],
     ['an expired iat', () => token({ claims: { iat: now() - 600 } }), /iat is too old/],
     ['a future iat', () => token({ claims: { iat: now() + 600 } }), /iat is in the future/],
-    ['missing events', () => token({ claims: { events: undefined } }), /events/],
+    ['missing events', () => token({ claims: { events: undefined } }), /^events is missing$/],
+    ['an events member that is a string', () => token({ claims: { events: BACKCHANNEL_LOGOUT_EVENT } }), /^events must be a JSON object$/],
+    ['an events member that is an array', () => token({ claims: { events: [BACKCHANNEL_LOGOUT_EVENT] } }), /^events must be a JSON object$/],
+    ['events without the back-channel logout member', () => token({ claims: { events: {} } }), /^events has no back-channel logout member$/],
+    [
+      'a back-channel logout member that is not an object',
+      () => token({ claims: { events: { [BACKCHANNEL_LOGOUT_EVENT]: 'yes' } } }),
+      /^the back-channel logout member of events must be a JSON object$/,
+    ],
     ['a nonce present', () => token({ claims: { nonce: 'n' } }), /nonce/],
     ['neither sid nor sub', () => token({ claims: { sid: undefined, sub: undefined } }), /neither sid nor sub/],
     ['alg none', async () => unsignedLogoutToken(op, 'op', SID), /alg none is not accepted/],

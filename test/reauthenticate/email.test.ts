@@ -9,7 +9,7 @@ import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import Nodemailer from '../../providers/nodemailer.js'
 import { startSmtpServer, type RunningSmtpServer } from '../fixtures/smtp.js'
-import { Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
+import { ALICE, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 
 const HTML = { accept: 'text/html' }
 const STEP_PAGE = `${ORIGIN}/auth/step/reauthenticate`
@@ -30,6 +30,9 @@ afterEach(() => {
 
 function app(strategy: 'jwt' | 'database') {
   const store = createMemoryStore()
+  // The code goes to the address the adapter stores: a JWT credentials user is stored beforehand
+  // (a database session's sign-in stores it itself).
+  if (strategy === 'jwt') store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
   const config = featureConfig({
     adapter: MemoryAdapter(store),
     session: { strategy },

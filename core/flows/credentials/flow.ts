@@ -11,7 +11,7 @@ import type { credentialsSignInMachine } from '../../../machines/credentials-sig
 import { credentialsSigninChart } from '../../charts/credentials-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import { AccountNotLinked, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import { escapeForLog } from '../../email/normalize.js'
@@ -238,7 +238,7 @@ const credentialsEffects = effects<CredentialsSignInMachine, Env>(credentialsSig
 )
 
 /** The credentials sign-in flow definition. */
-export const credentialsSignInFlow = defineFlow<CredentialsSignInMachine, RequestContext>({
+export const credentialsSignInFlow = defineCompiledFlow<CredentialsSignInMachine, RequestContext>({
   chart: credentialsSigninChart,
   context: CredentialsSignInContext,
   effects: adapterView(credentialsEffects),

@@ -6,6 +6,7 @@
  */
 import { submitButtonId } from '../../pages/fields.js'
 import { attributes, escapeHtml, hiddenCsrf } from '../../pages/html.js'
+import { inlineScript } from '../../pages/policy.js'
 import type { SignInForm, SignInFormProvider } from '../types.js'
 
 /** Input name → attributes (`label`, `type`, `placeholder`, …), as the provider configures them. */
@@ -29,7 +30,7 @@ const credentialLabel = (key: string, input: Record<string, unknown>) =>
  * sessionStorage on submit and puts it back then, so only the password is typed again. Nothing
  * reaches the URL or the server.
  */
-const KEEP_TYPED_FIELDS = `(function () {
+const KEEP_TYPED_FIELDS = inlineScript(`(function () {
   'use strict'
   var KEY = 'authchart.signin.typed'
   var saved = null
@@ -50,7 +51,7 @@ const KEEP_TYPED_FIELDS = `(function () {
     var empty = Array.prototype.filter.call(form.querySelectorAll('input[name]:not([type=hidden])'), function (input) { return !input.value })[0]
     if (empty) empty.focus()
   })
-})()`
+})()`)
 
 /** The form of a credentials provider that configures its inputs (one without has none on the page). */
 export const credentialsSignInForm: SignInForm = {

@@ -14,10 +14,10 @@ import type { AdapterUser } from '../../adapters.js'
 import type { FlowContext, RequestContext, ResolvedProvider } from '../../config/types.js'
 import type { CookieOption } from '../../cookies.js'
 import { sha256Hex, timingSafeEqual } from '../../crypto.js'
-import { defaultNormalizer, escapeForLog, isDeliverableAddress, mailboxOf } from '../../email/normalize.js'
+import { defaultNormalizer, escapeForLog, isDeliverableAddress } from '../../email/normalize.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/provider.js'
 import { generateCode, generateToken, hashCode, hashToken, tokenHashCandidates } from '../../email/secrets.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import { AccountNotLinked, EmailSignInError, Verification, type FlowStateError } from '../../errors.js'
 import { NO_STORE_HEADERS } from '../../http/handlers.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
@@ -26,6 +26,7 @@ import { effects, fail, reportFailure } from '../effect.js'
 import { adapterView } from '../module.js'
 import { currentSession } from '../../session/current.js'
 import { countAttempt } from '../../store/limits.js'
+import { admitMessageTo, recipientLimitOf } from '../../email/send-limit.js'
 import type { Account, ResponseInternal, User } from '../../types.js'
 import { emitEvent } from '../emit.js'
 import type { StoredUser } from '../types.js'
@@ -276,8 +277,14 @@ interface CodeToken {
 export async function admitAddress(ctx: RequestContext, providerId: string, input: unknown) {
   const { id, config, settings } = emailProviderOf(ctx, providerId)
   let identifier: string
+  if (typeof input !== 'string') {
+    // The request binding passes anything but text as null: a field missing, or an object or list.
+    ctx.logger.error(new EmailSignInError('Refused the request: its "email" field is missing or not text'))
+    // Stryker disable next-line StringLiteral: eq#email-failure-reason
+    return fail('invalidIdentifier', { error: 'EmailSignInError' })
+  }
   try {
-    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input as string)
+    identifier = (config.normalizeIdentifier ?? defaultNormalizer)(input)
     if (typeof identifier !== 'string' || !isDeliverableAddress(identifier)) {
       throw new Error('Invalid email address format.')
     }
@@ -291,16 +298,15 @@ export async function admitAddress(ctx: RequestContext, providerId: string, inpu
   const throttle = settings.throttle
   if (throttle) {
     const { store } = ctx.config
-    // Counted per inbox: +tag and Gmail dot spellings of one mailbox share its limit.
-    const count = async (key: string) => countAttempt(store, key, throttle.window, throttle.failOpen, ctx.logger)
-    const sends = await count(await sendKey(id, 'identifier', mailboxOf(identifier)))
+    // One counter per inbox for every message we send it, whatever the flow (core/email/send-limit.ts).
+    const toRecipient = await admitMessageTo(ctx, identifier, 'email', recipientLimitOf(settings))
     const address = clientAddress(ctx, throttle.addressHeader)
-    const fromAddress = address === undefined ? 0 : await count(await sendKey(id, 'address', address))
-    if (sends > throttle.perIdentifier || fromAddress > throttle.perAddress) {
-      ctx.logger.warn('email-send-throttled')
+    const fromAddress = address === undefined ? 0 : await countAttempt(store, await sendKey(id, 'address', address), throttle.window, throttle.failOpen, ctx.logger)
+    if (!toRecipient.admitted || fromAddress > throttle.perAddress) {
+      if (toRecipient.admitted) ctx.logger.warn('email-send-throttled')
       ctx.logger.error(
         new EmailSignInError(
-          sends > throttle.perIdentifier
+          !toRecipient.admitted
             ? `Too many sign-in e-mails to one address (${throttle.perIdentifier} per ${throttle.window} s)`
             : `Too many sign-in e-mails from one client (${throttle.perAddress} per ${throttle.window} s)`,
         ),
@@ -410,7 +416,7 @@ export const emailEffects = effects<typeof emailSignInMachine, Env>(emailSigninC
 })
 
 /** The e-mail sign-in flow definition. */
-export const emailSignInFlow = defineFlow<typeof emailSignInMachine, RequestContext>({
+export const emailSignInFlow = defineCompiledFlow<typeof emailSignInMachine, RequestContext>({
   chart: emailSigninChart,
   context: EmailSignInContext,
   effects: adapterView(emailEffects),

@@ -22,13 +22,15 @@ import type { logoutMachine } from '../../../machines/logout.machine.js'
 import { logoutChart } from '../../charts/logout.js'
 import type { ProviderSession } from '../../adapters.js'
 import { sha256Hex } from '../../crypto.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
+import type { ResolvedConfig } from '../../config/types.js'
 import type { RequestContext } from '../../http/context.js'
 import { HTML_NO_STORE_HEADERS } from '../../http/handlers.js'
 import { decode, encode, type JWT } from '../../jwt.js'
 import { issuerOf, JTI_TTL, LogoutTokenInvalid, verifyLogoutToken } from '../../oauth/logout-token.js'
 import type { ResolvedOAuthProvider } from '../../oauth/provider.js'
 import { escapeHtml } from '../../pages/html.js'
+import { pagePolicy } from '../../pages/policy.js'
 import { renderCardPage } from '../../pages/steps.js'
 import {
   endJwtSessionsOf,
@@ -218,7 +220,7 @@ function failed(ctx: RequestContext, effect: string, error: unknown) {
 const FORM = 'application/x-www-form-urlencoded'
 
 /** The logout flow definition. */
-export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
+export const logoutFlow = defineCompiledFlow<typeof logoutMachine, RequestContext>({
   chart: logoutChart,
   context: LogoutContext,
   effects: {
@@ -299,12 +301,40 @@ export const logoutFlow = defineFlow<typeof logoutMachine, RequestContext>({
   },
 })
 
+/** Each configuration's front-channel page headers: its OpenID providers' origins may frame it. */
+const frontChannelHeaders = new WeakMap<ResolvedConfig, Record<string, string>>()
+
+/**
+ * The origins of the configured OpenID Connect providers (their issuers'), the only sites that may
+ * frame the front-channel logout page.
+ */
+function providerOrigins(config: ResolvedConfig): string[] {
+  const origins = new Set<string>()
+  for (const provider of config.providers) {
+    const issuer = provider.type === 'oidc' ? provider.oauth?.issuer : undefined
+    if (issuer === undefined) continue
+    try {
+      origins.add(new URL(issuer).origin)
+    } catch {
+      // An issuer that is no URL frames nothing.
+    }
+  }
+  return [...origins]
+}
+
 /**
  * The front-channel logout page: shown in an invisible frame of the provider's logout page. Never
- * cached; unlike every other page of ours it may be framed, by any site (the provider's).
+ * cached; unlike every other page of ours it may be framed, by the configured OpenID providers'
+ * origins only (so no other site can frame it, and there is no `X-Frame-Options`, which cannot
+ * name an origin).
  */
 export function respondFrontChannelPage(ctx: RequestContext, data: Record<string, unknown>, status = 200): ResponseInternal {
   const text = data.ended === true ? 'You are signed out.' : 'There was no session to end here.'
   const page = renderCardPage('Sign out', ctx.config.theme, `<h1>Sign out</h1><p>${escapeHtml(text)}</p>`, status)
-  return { status: page.status, headers: HTML_NO_STORE_HEADERS, body: page.html, cookies: ctx.setCookies }
+  let headers = frontChannelHeaders.get(ctx.config)
+  if (headers === undefined) {
+    headers = { ...HTML_NO_STORE_HEADERS, 'Content-Security-Policy': pagePolicy(providerOrigins(ctx.config)) }
+    frontChannelHeaders.set(ctx.config, headers)
+  }
+  return { status: page.status, headers, body: page.html, cookies: ctx.setCookies }
 }

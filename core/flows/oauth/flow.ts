@@ -12,9 +12,8 @@ import { oauthSigninChart } from '../../charts/oauth-signin.js'
 import type { SignInCompletionContext } from '../../../machines/signin-completion.machine.js'
 import type { AdapterAccount, AdapterUser } from '../../adapters.js'
 import { isAllowedOrigin } from '../../config/origins.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import type { CookieOption } from '../../cookies.js'
-import { openValue, sealValue } from '../../engine/envelope.js'
 import {
   AuthError,
   InvalidCallbackUrl,
@@ -31,6 +30,7 @@ import { exchangeAuthorizationCode, fetchUpstreamProfile } from '../../oauth/exc
 import { pushAuthorizationRequest } from '../../oauth/par.js'
 import { DPOP_KEY_FIELD, dpopHandle, generateDPoPKeyPair, openDPoPKeyPair, sealDPoPKeyPair } from '../../oauth/dpop.js'
 import { authorizationServer, clientOf } from '../../oauth/server.js'
+import { LEGACY_PROXY_STATE_SALT, openProxyState, sealProxyState } from '../../oauth/proxy-state.js'
 
 // What the session flow uses for OAuth providers, through this module once it is loaded.
 export { authorizationServer } from '../../oauth/server.js'
@@ -58,8 +58,11 @@ import { emitEvent } from '../emit.js'
 import type { StoredUser } from '../types.js'
 import { isUnverifiedPasskeyUser } from '../passkey-users.js'
 
-/** Salt of the sealed `state` a redirect proxy forwards on. */
-export const PROXY_STATE_SALT = 'authchart.redirect-proxy-state'
+/**
+ * Salt of the sealed `state` a redirect proxy forwards on, as authchart wrote it before it wrote
+ * Auth.js's format (`oauth/proxy-state.ts`, which still reads it).
+ */
+export const PROXY_STATE_SALT = LEGACY_PROXY_STATE_SALT
 
 /** Parameters a sign-in request may not override: they carry the protocol's guarantees. */
 const PROTECTED_PARAMS = new Set([
@@ -154,11 +157,7 @@ export async function forwardProxiedCallback(
     return undefined
   }
   if (params.state === undefined) return undefined
-  const state = await openValue(params.state, {
-    secrets: ctx.config.secrets,
-    salt: PROXY_STATE_SALT,
-    at: ctx.at,
-  })
+  const state = await openProxyState(params.state, ctx.config.secrets, ctx.at)
   if (!state || typeof state.origin !== 'string' || !URL.canParse(state.origin)) {
     throw new InvalidCheck('State could not be decoded', { provider: provider.id })
   }
@@ -309,10 +308,7 @@ async function authorizationRequest(ctx: Env, provider: ResolvedOAuthProvider, c
   if (provider.checks.has('state')) {
     // Behind a redirect proxy, state also says where the proxy must send the callback.
     state = provider.redirectProxyUrl
-      ? await sealValue(
-          { origin: proxiedCallbackUrl(ctx, provider), random: oauth.generateRandomState() },
-          { secrets: ctx.config.secrets, salt: PROXY_STATE_SALT, at: ctx.at },
-        )
+      ? await sealProxyState(proxiedCallbackUrl(ctx, provider), ctx.config.secrets)
       : oauth.generateRandomState()
     params.set('state', state)
   }
@@ -418,7 +414,7 @@ export const oauthEffects = effects<typeof oauthSignInMachine, Env>(oauthSigninC
 })
 
 /** The OAuth sign-in flow definition. */
-export const oauthSignInFlow = defineFlow<typeof oauthSignInMachine, RequestContext>({
+export const oauthSignInFlow = defineCompiledFlow<typeof oauthSignInMachine, RequestContext>({
   chart: oauthSigninChart,
   context: OAuthSignInContext,
   effects: adapterView(oauthEffects),

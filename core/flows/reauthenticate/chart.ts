@@ -31,6 +31,7 @@ import { AccessDenied, CredentialsSignin } from '../../errors.js'
 import { openEnvelope } from '../../engine/envelope.js'
 import { flowCookieName, sealingFor } from '../../http/resting.js'
 import { enrolledFactors, newChallenge, USER_ATTEMPT_WINDOW, userAttemptsKey } from '../../second-factor/stored.js'
+import { refreshCachedSessionAfterProof } from '../../session/cache.js'
 import { currentSession, type CurrentSession } from '../../session/current.js'
 import { factorTimesOf } from '../../session/freshness.js'
 import { sessionId } from '../../session/id.js'
@@ -40,6 +41,7 @@ import { addressBucket, admitAttempt, type LimitedSubject } from '../../store/li
 import { sha256Hex, timingSafeEqual } from '../../crypto.js'
 import { EmailSignInError } from '../../errors.js'
 import { generateCode, generateToken } from '../../email/secrets.js'
+import { admitMessageTo, recipientLimitOf } from '../../email/send-limit.js'
 import type { EmailConfig, ResolvedEmailProvider } from '../../email/types.js'
 import type { CredentialsConfig } from '../../types.js'
 import { effects, fail, isFailure } from '../effect.js'
@@ -49,6 +51,7 @@ import { attemptIdentifier } from '../credentials/flow.js'
 // only when a passkey provider is configured (a credentials-only app never bundles it at start).
 import type { WebAuthnConfig } from '../webauthn/flow.js'
 import { flowModule } from '../kinds.js'
+import { actionLabelOf } from './policy.js'
 import type { AdapterAuthenticator } from '../../adapters.js'
 
 export { REAUTHENTICATE }
@@ -123,18 +126,49 @@ async function providersOf(ctx: RequestContext, userId: string): Promise<Federat
   return federatedProviders(ctx, new Set((await accountIdsOf(ctx, userId)).keys()))
 }
 
-/** The factors `userId` can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
+/**
+ * The address the adapter stores for `userId`, the only one a code may go to; `null` without an
+ * adapter that reads users, or a record with no address.
+ */
+export async function storedAddressOf(ctx: RequestContext, userId: string): Promise<string | null> {
+  const getUser = ctx.config.adapter?.getUser
+  if (typeof getUser !== 'function') return null
+  const email = (await getUser.call(ctx.config.adapter, userId))?.email
+  return typeof email === 'string' && email !== '' ? email : null
+}
+
+/**
+ * Whether the session's user has a password to prove: a credentials provider is configured and
+ * the adapter links a `credentials` account to the user (every credentials sign-in of a database
+ * session links one). Where the adapter cannot tell, as before: without an adapter that lists
+ * accounts, and under JWT sessions (whose credentials sign-in stores nothing) for a user the
+ * adapter has no record of, or one this session proved a password for.
+ */
+export async function hasPassword(ctx: RequestContext, current: CurrentSession): Promise<boolean> {
+  if (!passwordProvider(ctx)) return false
+  const adapter = ctx.config.adapter
+  if (typeof adapter?.listAccounts !== 'function') return true
+  const accounts = await adapter.listAccounts(current.user.id)
+  // Auth.js's account type leaves it out; a database session's credentials sign-in stores one.
+  if (accounts.some((account) => (account.type as string) === 'credentials')) return true
+  if (current.strategy === 'database') return false
+  if (factorTimesOf(current).pwd !== undefined) return true
+  return typeof adapter.getUser === 'function' && (await adapter.getUser(current.user.id)) === null
+}
+
+/** The factors the session's user can prove here, in the order of `accepted` (strongest first), and the providers for `fed`. */
 async function provableFactors(
   ctx: RequestContext,
-  userId: string,
-  email: string | null,
+  current: CurrentSession,
   accepted: readonly string[],
 ): Promise<{ factors: ReauthFactor[]; providers: FederatedProvider[] }> {
+  const userId = current.user.id
   const available = new Set<ReauthFactor>()
-  if (passwordProvider(ctx)) available.add('pwd')
+  if (accepted.includes('pwd') && (await hasPassword(ctx, current))) available.add('pwd')
   // A code is checked by the second-factor module only: without it, no code is a proof here.
   if (ctx.config.secondFactor && (await enrolledFactors(ctx.config.adapter, userId)).length > 0) available.add('otp')
-  if (email && emailProvider(ctx)) available.add('email')
+  // The token's `email` is a claim a `jwt` callback may have merged from update(): never a factor.
+  if (emailProvider(ctx) && accepted.includes('email') && (await storedAddressOf(ctx, userId))) available.add('email')
   if (accepted.includes('hwk') && passkeyProvider(ctx) && (await hasPasskey(ctx, userId))) available.add('hwk')
   const providers = accepted.includes('fed') ? await providersOf(ctx, userId) : []
   if (providers.length > 0) available.add('fed')
@@ -197,7 +231,7 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
   async findFactors(context, ctx) {
     const current = await currentSession(ctx)
     if (!current) return signedOut()
-    const { factors, providers } = await provableFactors(ctx, current.user.id, current.user.email, context.policy.factors)
+    const { factors, providers } = await provableFactors(ctx, current, context.policy.factors)
     if (factors.length === 0) {
       ctx.logger.warn('reauthentication-unavailable')
       return fail('noFactor', { error: 'AccessDenied' })
@@ -227,15 +261,15 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     }
     const attempt = await countProof(ctx, context.challenge!)
     if (attempt > MAX_REAUTH_ATTEMPTS) return exhausted()
-    let user: { id?: unknown } | null | undefined
+    let user: { id?: unknown; email?: unknown } | null | undefined
     try {
-      user = (await provider.config.authorize(credentials, ctx.raw)) as { id?: unknown } | null | undefined
+      user = (await provider.config.authorize(credentials, ctx.raw)) as { id?: unknown; email?: unknown } | null | undefined
     } catch (error) {
       if (!(error instanceof CredentialsSignin)) throw error
       user = null
     }
     if (!user) return wrongProof(ctx, attempt)
-    if (!(await isSignedInUser(ctx, provider.id, String(user.id ?? ''), context.userId!))) {
+    if (!(await isSignedInUser(ctx, provider.id, user, context.userId!))) {
       // Someone else's password proves nothing about this session's user.
       ctx.logger.warn('reauthentication-other-user')
       return wrongProof(ctx, attempt)
@@ -269,26 +303,31 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
   },
 
   async sendEmailCode(context, ctx) {
-    const current = await sameSession(ctx, context)
-    if (!current?.user.email) return signedOut()
+    if (!(await sameSession(ctx, context))) return signedOut()
+    const to = await storedAddressOf(ctx, context.userId!)
+    if (!to) return fail('notSent')
     // A few messages per re-authentication: the page cannot be made to mail the user in a loop.
     if ((await ctx.config.store.increment(sendsKey(context.challenge!), ENVELOPE_MAX_AGE)) > MAX_EMAIL_SENDS) {
       ctx.logger.warn('email-send-throttled')
-      return fail('notSent')
+      return fail('notSent', { code: 'throttled' })
     }
     const provider = emailProvider(ctx)!
+    // The address's own limit, shared with every other message we send it (the sign-in's too).
+    if (!(await admitMessageTo(ctx, to, REAUTHENTICATE, recipientLimitOf(provider.settings))).admitted) return fail('notSent', { code: 'throttled' })
     const settings = provider.settings.code
     const code = generateCode(settings?.length ?? 8, settings?.alphabet ?? 'digits')
     const expires = ctx.at + EMAIL_CODE_MAX_AGE
     await ctx.config.store.put(emailCodeKey(context.challenge!), await emailCodeHash(code, context.challenge!), EMAIL_CODE_MAX_AGE)
     try {
       await provider.config.sendVerificationRequest({
-        // The account's own address, never one the request names.
-        identifier: current.user.email,
+        // The address the adapter stores, never one the request or the token names.
+        identifier: to,
         // The message's link leads back to this page; it signs no one in (no token is stored).
         url: `${ctx.authUrl}/step/${REAUTHENTICATE}`,
         token: generateToken(),
         code,
+        // The message names the action this code confirms: it is not a sign-in.
+        confirming: actionLabelOf(context.action, context.intent.fields),
         expires: new Date(expires * 1000),
         provider: provider.config,
         theme: ctx.config.theme,
@@ -389,6 +428,7 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
     const verified = withFactorVerified(factorTimesOf(current), context.proven!, ctx.at)
     if (current.strategy === 'database') {
       await ctx.config.adapter!.updateSession!({ sessionToken: current.value, fva: verified } as never)
+      await refreshCachedSessionAfterProof(ctx, current.value)
       return { session: null }
     }
     // The same token, claims kept (subject, sign-in time, provider session), with the new time.
@@ -398,14 +438,23 @@ const reauthenticateEffectsOf = (machine: CompiledChart<ReauthenticateContext>) 
 })
 
 /**
- * Whether the id `authorize` returned is the signed-in user: the subject itself for JWT sessions,
- * the user its credentials account is linked to for database sessions.
+ * Whether the user `authorize` returned is the signed-in user: its id is the subject itself for
+ * JWT sessions; for database sessions the user its credentials account is linked to, the account
+ * named as the sign-in names it (the id `authorize` returned, else the e-mail address).
  */
-async function isSignedInUser(ctx: RequestContext, providerId: string, returnedId: string, userId: string): Promise<boolean> {
-  if (returnedId === '') return false
-  if (ctx.config.session.strategy === 'jwt') return returnedId === userId
-  const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: returnedId })
-  return linked ? String(linked.id) === userId : returnedId === userId
+async function isSignedInUser(
+  ctx: RequestContext,
+  providerId: string,
+  returned: { id?: unknown; email?: unknown },
+  userId: string,
+): Promise<boolean> {
+  const returnedId = returned.id === undefined || returned.id === null ? '' : String(returned.id)
+  if (ctx.config.session.strategy === 'jwt') return returnedId !== '' && returnedId === userId
+  const accountId = returnedId !== '' ? returnedId : typeof returned.email === 'string' ? returned.email : ''
+  if (accountId === '') return false
+  const linked = await ctx.config.adapter?.getUserByAccount?.({ provider: providerId, providerAccountId: accountId })
+  if (linked) return String(linked.id) === userId
+  return returnedId !== '' && returnedId === userId
 }
 
 /** The answers to the page that carry a proof: a second post of one is counted like a wrong one. */

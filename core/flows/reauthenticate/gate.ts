@@ -43,15 +43,24 @@ function replayableFields(body: Record<string, unknown> | undefined): Record<str
   return fields
 }
 
-/** The path and query of `url` when it is on `origin`; `undefined` otherwise. */
-function sameOriginPath(url: string | null, origin: string): string | undefined {
+/**
+ * Where a resumed action may send the browser: `url` (a callback URL the `redirect` callback
+ * resolved, or a `Referer`) when it is on `origin`, as its path and query, else `undefined`. The
+ * same rule as the sign-in's: a URL on our origin is kept whole. A path the URL parser reads as
+ * starting with `//` (`https://app//evil.example`, `/\evil.example`) is kept absolute, because as
+ * a bare path in a `Location` a browser reads it as another host.
+ */
+export function resumeTarget(url: string | null | undefined, origin: string): string | undefined {
   if (!url) return undefined
+  let parsed: URL
   try {
-    const parsed = new URL(url, origin)
-    return parsed.origin === origin ? `${parsed.pathname}${parsed.search}` : undefined
+    parsed = new URL(url, origin)
   } catch {
     return undefined
   }
+  if (parsed.origin !== origin || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return undefined
+  const path = `${parsed.pathname}${parsed.search}`
+  return path.startsWith('//') ? `${origin}${path}` : path
 }
 
 /**
@@ -62,7 +71,7 @@ function sameOriginPath(url: string | null, origin: string): string | undefined 
 export function intentOf(ctx: RequestContext): Intent {
   const { request } = ctx
   if (!wantsPage(request.headers)) {
-    const back = sameOriginPath(request.headers.get('referer'), ctx.origin) ?? sameOriginPath(ctx.callbackUrl, ctx.origin) ?? '/'
+    const back = resumeTarget(request.headers.get('referer'), ctx.origin) ?? resumeTarget(ctx.callbackUrl, ctx.origin) ?? '/'
     return { method: 'GET', url: back, fields: {} }
   }
   const url = `${request.url.pathname}${request.url.search}`

@@ -11,6 +11,7 @@ import { reauthenticatePage } from '../../pages/reauthenticate.js'
 import { FACTORS } from '../../session/verification.js'
 import type { FlowModule } from '../types.js'
 import { REAUTHENTICATE, reauthenticateFlow, refusedReauthentication } from './chart.js'
+import { resumeTarget } from './gate.js'
 import { reauthenticationPageData } from './page.js'
 
 /** The factors a re-authentication asked for by URL accepts: the named ones, else any. */
@@ -37,13 +38,12 @@ export const reauthenticateModule: FlowModule = {
         flow: reauthenticateFlow as unknown as FlowModule['flow'],
         params: StringParams,
         toEvent: (ctx: RequestContext, query: Record<string, string>) => {
-          const back = new URL(ctx.callbackUrl)
           return {
             type: 'reauth.start',
             at: ctx.at,
             action: 'app',
-            // The callback URL went through the `redirect` callback; only its path is sealed.
-            intent: { method: 'GET', url: back.origin === ctx.origin ? `${back.pathname}${back.search}` : '/', fields: {} },
+            // The callback URL went through the `redirect` callback; the sign-in's rule keeps it here.
+            intent: { method: 'GET', url: resumeTarget(ctx.callbackUrl, ctx.origin) ?? '/', fields: {} },
             policy: { maxAge: ctx.config.stepUp?.options.maxAge ?? 600, factors: askedFactors(query.factors) },
           }
         },

@@ -8,8 +8,8 @@ import type { ReauthenticateContext } from '../../../machines/reauthenticate.log
 import type { RequestContext } from '../../config/types.js'
 import type { CredentialField } from '../../pages/reauthenticate.js'
 import { signedInUser } from '../../session/current.js'
-import { passwordProvider } from './chart.js'
-import { ACTION_LABELS } from './policy.js'
+import { passwordProvider, storedAddressOf } from './chart.js'
+import { actionLabelOf } from './policy.js'
 
 /** The credentials provider's fields, as its sign-in form asks for them. */
 function credentialFields(ctx: RequestContext): CredentialField[] {
@@ -34,12 +34,13 @@ export async function reauthenticationPageData(
 ): Promise<Record<string, unknown> | null> {
   const user = await signedInUser(ctx)
   if (!user || user.id !== context.userId) return null
+  const address = context.factors.includes('email') ? await storedAddressOf(ctx, context.userId) : null
   return {
-    actionLabel: ACTION_LABELS[context.action] ?? ACTION_LABELS.app,
+    actionLabel: actionLabelOf(context.action, context.intent.fields),
     factors: context.factors,
     credentialFields: context.factors.includes('pwd') ? credentialFields(ctx) : [],
     providers: context.factors.includes('fed') ? (context.providers ?? []) : [],
     emailSent: context.emailSent === true,
-    maskedEmail: user.email ? maskEmail(user.email) : null,
+    maskedEmail: address ? maskEmail(address) : null,
   }
 }

@@ -12,7 +12,7 @@ import { acceptedFactors, DEFAULT_STEP_UP_MAX_AGE, type StepUpPolicy } from '../
  * The built-in sensitive actions: each changes what can sign in as the user, or who stays signed
  * in, so a copied session cookie must not be enough for it.
  */
-export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account'] as const
+export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password'] as const
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number]
 
 /** How the page names each action ("Confirm it's you to …"). */
@@ -22,7 +22,28 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'remove-second-factor': 'turn off two-step verification',
   'revoke-sessions': 'sign out your other sessions',
   'link-account': 'link another account',
+  'change-password': 'change your password',
   app: 'continue',
+}
+
+/** How the page names a revocation by what its form asked ("sign out everywhere" is not "other sessions"). */
+const REVOKE_LABELS: Readonly<Record<string, string>> = {
+  all: 'sign out everywhere, this browser too',
+  others: 'sign out of every other session',
+  one: 'sign out a session',
+}
+
+/**
+ * The name of the action being confirmed, for the page's heading, the e-mailed code and the
+ * resume page: the action's label, told apart by what its sealed form asked where one action has
+ * several forms (`revoke-sessions`: one session, the others, or everywhere).
+ */
+export function actionLabelOf(action: string, fields: Readonly<Record<string, string>> = {}): string {
+  if (action === 'revoke-sessions') {
+    const revoke = fields.revoke
+    if (revoke !== undefined && Object.hasOwn(REVOKE_LABELS, revoke)) return REVOKE_LABELS[revoke]!
+  }
+  return (Object.hasOwn(ACTION_LABELS, action) ? ACTION_LABELS[action] : undefined) ?? ACTION_LABELS.app!
 }
 
 /** The step-up configuration: a global policy, and per action a policy or `false` (off). */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import {
   SessionContext,
   type SessionContext as Context,
@@ -88,14 +88,26 @@ function decodeFailed(ctx: RequestContext, context: Context, error: unknown): De
   return fail((error as Error | undefined)?.message === EXPIRED_MESSAGE ? 'expired' : 'invalid')
 }
 
-function jwtCallbackDone(token: JWT, builtIn: boolean, before: string, mustReissue: boolean, result: JWT | null | undefined) {
+function jwtCallbackDone(
+  ctx: RequestContext,
+  token: JWT,
+  builtIn: boolean,
+  before: string,
+  mustReissue: boolean,
+  result: JWT | null | undefined,
+) {
   const refreshed = result ?? null
   // The sign-in time is the engine's: a callback that rebuilds the token does not lose it (the
   // next read would otherwise start its absolute clock again).
   // Stryker disable next-line ConditionalExpression: eq#flows-session-1
   if (refreshed && token[SIGN_IN_TIME_CLAIM] !== undefined) refreshed[SIGN_IN_TIME_CLAIM] = token[SIGN_IN_TIME_CLAIM]
-  // So are the factor verification times: a step-up policy measures from them.
-  if (
+  // So are the factor verification times: a step-up policy measures from them. Proofs are the
+  // subject's: a callback that switches the subject (update() data merged into the token, say)
+  // gets a token in which the new subject has proven nothing yet.
+  if (refreshed && refreshed.sub !== token.sub) {
+    ctx.logger.warn('jwt-callback-changed-subject')
+    refreshed[FACTOR_VERIFICATION_CLAIM] = {}
+  } else if (
     refreshed &&
     // Stryker disable next-line ConditionalExpression: eq#flows-session-1
     token[FACTOR_VERIFICATION_CLAIM] !== undefined
@@ -229,9 +241,9 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
       const rotated = isSealedUnderOlderSecret(ctx, ctx.sessionCookie.value ?? '')
       const reseal = stamped || rotated === true
       // The built-in callback answers at once; an application's may be async.
-      if (!isThenable(result) && !isThenable(rotated)) return jwtCallbackDone(token, builtIn, before, reseal, result)
+      if (!isThenable(result) && !isThenable(rotated)) return jwtCallbackDone(ctx, token, builtIn, before, reseal, result)
       return Promise.all([result, rotated]).then(([refreshed, older]) =>
-        jwtCallbackDone(token, builtIn, before, stamped || older, refreshed),
+        jwtCallbackDone(ctx, token, builtIn, before, stamped || older, refreshed),
       )
     },
 
@@ -425,7 +437,7 @@ export const sessionEffects = effects<typeof sessionMachine, Env>(
 )
 
 /** The session flow definition. */
-export const sessionFlow = defineFlow<typeof sessionMachine, RequestContext>({
+export const sessionFlow = defineCompiledFlow<typeof sessionMachine, RequestContext>({
   chart: sessionChart,
   context: SessionContext,
   effects: adapterView(sessionEffects),

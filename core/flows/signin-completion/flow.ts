@@ -16,7 +16,8 @@ import {
   type SignInCompletionContext as Context,
   type SignInCompletionEvent,
 } from '../../../machines/signin-completion.logic.js'
-import { defineFlow, type EffectImplementation, type FlowDefinition } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
+import type { EffectImplementation, FlowDefinition } from '../../engine/flow.js'
 import type { FlowExtension } from '../../extensions.js'
 import { EXTENDED_COMPOSER } from '../../extension-composer.js'
 import { ConfigError } from '../../errors.js'
@@ -104,17 +105,33 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
     if (!adapter) throw new TypeError('a second factor was found without an adapter')
     const secondFactor = ctx.config.secondFactor
     if (!secondFactor) throw secondFactorModuleMissing()
+    const userId = userIdOf(context)
+    const { deviceCookie, deviceMark, knownDevice } = await import('../../second-factor/device.js')
+    const cookie = deviceCookie(ctx.cookies.sessionToken)
+    const device = await knownDevice(ctx.request.cookies[cookie.name], userId, ctx.config.secrets)
     const check = await secondFactor.checkCode({
       adapter,
       store: ctx.config.store,
       secrets: ctx.config.secrets,
-      userId: userIdOf(context),
+      userId,
       challenge: context.challenge!,
       // Stryker disable next-line StringLiteral: eq#completion-code-required
       code: String((trigger as { code?: unknown }).code ?? ''),
       at: ctx.at,
+      // Someone who knows the password lacks the owner's earlier browser and the owner's passkey:
+      // codes from either are counted apart from the ones that client spends.
+      client: {
+        address: ctx.clientAddress,
+        device: device ?? (firstFactorOf(ctx, context).amr === PASSKEY_AMR ? PASSKEY_DEVICE : undefined),
+      },
+      // The owner learns that their password is known, from the address the adapter stores.
+      onCodesTried: async () => (await import('../../second-factor/alert.js')).sendCodesTriedNotice(ctx, userId),
     })
-    if (check.ok) return { method: check.method === 'otp' ? 'otp' : 'backup' }
+    if (check.ok) {
+      // This browser proved the second factor: it is a known device of the user from now on.
+      ctx.setCookies.push({ ...cookie, value: await deviceMark(userId, ctx.config.secrets, device) })
+      return { method: check.method === 'otp' ? 'otp' : 'backup' }
+    }
     if (check.reason === 'exhausted') ctx.logger.warn('second-factor-attempts-exhausted')
     if (check.reason === 'locked') ctx.logger.debug('second-factor code not checked: the user is locked', { retryAfter: check.retryAfter })
     // Stryker disable next-line ConditionalExpression: eq#completion-failure-error
@@ -171,6 +188,11 @@ const coreEffectsOf = (machine: AnyStateMachine | CompiledChart<Context>) => eff
   },
 })
 
+/** The `amr` of a passkey sign-in (RFC 8176 `hwk`): the first factor a password holder lacks. */
+const PASSKEY_AMR = 'hwk'
+/** The device a passkey sign-in's codes are counted under. */
+const PASSKEY_DEVICE = 'passkey'
+
 /** The reason logged when a user with a stored second factor signs in without the module to check it. */
 export const SECOND_FACTOR_MODULE_MISSING = 'second-factor-module-missing'
 
@@ -202,14 +224,15 @@ function builtIn() {
 
 /** The built-in sign-in completion flow definition: the chart compiled at build time. */
 export const signInCompletionFlow = deferredFlow(() =>
-  defineFlow<AnyStateMachine, RequestContext>({
+  defineCompiledFlow<AnyStateMachine, RequestContext>({
     chart: signinCompletionChart as never,
     context: signInCompletionContext(),
     effects: builtIn().coreEffects as Record<string, EffectImplementation<unknown, RequestContext>>,
     // 3 → 4 added transitions only (a second factor locked for the minute, a denial with a reason),
     // 4 → 5 an optional context field (the selected first-sign-in step): a flow resting in any state
     // of 3 or 4 goes on in 5 as it is.
-    migrations: { '3': (sealed) => sealed, '4': (sealed) => sealed },
+    // 5 → 6 added a transition (a reused code), so a flow of 5 goes on in 6 as it is.
+    migrations: { '3': (sealed) => sealed, '4': (sealed) => sealed, '5': (sealed) => sealed },
   }),
 )
 

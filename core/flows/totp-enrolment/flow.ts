@@ -8,7 +8,7 @@
 import type { totpEnrolmentMachine } from '../../../machines/totp-enrolment.machine.js'
 import { totpEnrolmentChart } from '../../charts/totp-enrolment.js'
 import { TotpEnrolmentContext } from '../../../machines/totp-enrolment.logic.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import type { FlowContext, RequestContext } from '../../config/types.js'
 import type { AdapterView } from '../../shapes.js'
 import {
@@ -155,7 +155,7 @@ export const totpEnrolmentEffects = effects<typeof totpEnrolmentMachine, Env>(to
 })
 
 /** The TOTP enrolment flow definition. */
-export const totpEnrolmentFlow = defineFlow<typeof totpEnrolmentMachine, RequestContext>({
+export const totpEnrolmentFlow = defineCompiledFlow<typeof totpEnrolmentMachine, RequestContext>({
   chart: totpEnrolmentChart,
   context: TotpEnrolmentContext,
   effects: adapterView(totpEnrolmentEffects),

@@ -22,7 +22,7 @@ import type { FlowContext, RequestContext, ResolvedConfig } from '../../config/t
 import type { CookieOption } from '../../cookies.js'
 import { DEFAULT_CODE } from '../../email/defaults.js'
 import { ENVELOPE_MAX_AGE } from '../../engine/envelope.js'
-import { defineFlow } from '../../engine/flow.js'
+import { defineCompiledFlow } from '../../engine/compiled-flow.js'
 import { AccountNotLinked, AdapterError, AuthError, WebAuthnVerificationError } from '../../errors.js'
 import { effects, fail, isFailure } from '../effect.js'
 import { adapterView } from '../module.js'
@@ -327,8 +327,25 @@ export async function verifyPasskeyAssertion(
     return { newCounter: authenticationInfo.newCounter }
   } catch (error) {
     // Stryker disable next-line StringLiteral: eq#webauthn-refusal-reason
-    return refuse(ctx, 'invalid', error as Error)
+    return refuse(ctx, 'invalid', assertionRefusal(error as Error))
   }
+}
+
+/** `@simplewebauthn/server`'s counter refusal, which says "lower" of a counter that only stayed put. */
+const COUNTER_REFUSAL = /^Response counter value (\d+) was lower than expected (\d+)$/
+
+/**
+ * What an assertion's refusal says in the log: the library's own words, but for its counter check,
+ * which is reworded to say what it found (the counter did not increase) and what that suggests.
+ */
+function assertionRefusal(error: Error): Error {
+  const counter = COUNTER_REFUSAL.exec(error.message)
+  if (counter === null) return error
+  const [, received, stored] = counter
+  return new Error(
+    `The passkey's signature counter did not increase (received ${received}, stored ${stored}): the authenticator may be cloned, or the assertion replayed`,
+    { cause: error },
+  )
 }
 
 /**
@@ -513,7 +530,7 @@ export const webauthnEffects = effects<typeof webauthnSignInMachine, Env>(webaut
 })
 
 /** The WebAuthn flow definition. */
-export const webauthnSignInFlow = defineFlow<typeof webauthnSignInMachine, RequestContext>({
+export const webauthnSignInFlow = defineCompiledFlow<typeof webauthnSignInMachine, RequestContext>({
   chart: webauthnSigninChart,
   context: WebAuthnSignInContext,
   // The browser has the options; the answer is checked against the challenge alone, so the cookie

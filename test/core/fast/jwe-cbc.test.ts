@@ -37,6 +37,84 @@ describe('the fast A256CBC-HS512 JWE next to jose', () => {
     await expect(jose.compactDecrypt(token, other)).rejects.toThrow()
   })
 
+  it('agrees with jose at every padding length, and over the same key many times', async () => {
+    // Plaintexts of 0 to 48 bytes cover every PKCS#7 padding (1 to 16, a whole block at multiples of 16).
+    for (let length = 0; length <= 48; length++) {
+      const text = 'x'.repeat(length)
+      const ours = encryptCbcHs512(text, key, 'kid-1')
+      expect(new TextDecoder().decode((await jose.compactDecrypt(ours, key)).plaintext)).toBe(text)
+      const theirs = await new jose.CompactEncrypt(new TextEncoder().encode(text))
+        .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1' })
+        .encrypt(key)
+      const parsed = parseCbcHs512(theirs)
+      if (!parsed.handled) throw new Error('not handled')
+      expect(parsed.decrypt(key)).toBe(text)
+    }
+  })
+
+  it.each([
+    ['a pad byte of 0', (block: Uint8Array) => block.fill(0, 12)],
+    ['a pad byte above 16', (block: Uint8Array) => block.fill(17, 12)],
+    ['pad bytes that disagree', (block: Uint8Array) => block.fill(4, 12).fill(3, 15)],
+  ])('refuses an authentic token whose padding is bad (%s), as jose does', async (_, pad) => {
+    // Only the key's holder can write such a token: sealed by hand, with a valid tag.
+    const { createCipheriv, createHmac } = await import('node:crypto')
+    const iv = new Uint8Array(16).fill(9)
+    const block = pad(new TextEncoder().encode('0123456789abcdef'))
+    const cipher = createCipheriv('aes-256-cbc', key.subarray(32), iv).setAutoPadding(false)
+    const ciphertext = Buffer.concat([cipher.update(block), cipher.final()])
+    const header = jose.base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1' }))
+    const al = Buffer.alloc(8)
+    al.writeUInt32BE(header.length * 8, 4)
+    const tag = createHmac('sha512', key.subarray(0, 32)).update(header).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+    const token = [header, '', jose.base64url.encode(iv), jose.base64url.encode(ciphertext), jose.base64url.encode(tag)].join('.')
+    const parsed = parseCbcHs512(token)
+    if (!parsed.handled) throw new Error('not handled')
+    expect(() => parsed.decrypt(key)).toThrow(new TypeError('JWE decryption failed'))
+    await expect(jose.compactDecrypt(token, key)).rejects.toThrow()
+    // The same block with valid padding opens: the refusal is the padding's.
+    const good = createCipheriv('aes-256-cbc', key.subarray(32), iv)
+    const sealed = Buffer.concat([good.update('0123456789ab'), good.final()])
+    const goodTag = createHmac('sha512', key.subarray(0, 32)).update(header).update(iv).update(sealed).update(al).digest().subarray(0, 32)
+    const fine = parseCbcHs512([header, '', jose.base64url.encode(iv), jose.base64url.encode(sealed), jose.base64url.encode(goodTag)].join('.'))
+    if (!fine.handled) throw new Error('not handled')
+    expect(fine.decrypt(key)).toBe('0123456789ab')
+  })
+
+  it('opens tokens of any size one after another, large then small, as jose does', async () => {
+    for (const text of ['x'.repeat(3000), 'small', 'y'.repeat(40_000), '']) {
+      const theirs = await new jose.CompactEncrypt(new TextEncoder().encode(text))
+        .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1' })
+        .encrypt(key)
+      const parsed = parseCbcHs512(theirs)
+      if (!parsed.handled) throw new Error('not handled')
+      expect(parsed.decrypt(key)).toBe(text)
+    }
+  })
+
+  it.each([
+    ['an IV a character longer', 2, (part: string) => `${part}A`],
+    ['an IV a character shorter', 2, (part: string) => part.slice(0, -1)],
+    ['a tag a character longer', 4, (part: string) => `${part}A`],
+    ['a tag of twice the length', 4, (part: string) => `${part}${part}`],
+    ['a ciphertext a block shorter', 3, (part: string) => part.slice(0, -22)],
+    ['a character outside base64url', 3, (part: string) => `${part.slice(0, 10)}+${part.slice(11)}`],
+  ])('refuses a token with %s, as jose does', async (_, index, change) => {
+    const token = encryptCbcHs512('{"sub":"u-1"}', key, 'kid-1')
+    const altered = token
+      .split('.')
+      .map((part, i) => (i === index ? change(part) : part))
+      .join('.')
+    const parsed = parseCbcHs512(altered)
+    if (!parsed.handled) throw new Error('not handled')
+    expect(() => parsed.decrypt(key)).toThrow(new TypeError('JWE decryption failed'))
+    await expect(jose.compactDecrypt(altered, key)).rejects.toThrow()
+    // The untouched token still opens after the refusal.
+    const intact = parseCbcHs512(token)
+    if (!intact.handled) throw new Error('not handled')
+    expect(intact.decrypt(key)).toBe('{"sub":"u-1"}')
+  })
+
   it('leaves a header with any other parameter to jose', async () => {
     const token = await new jose.CompactEncrypt(new TextEncoder().encode('hello'))
       .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid: 'kid-1', cty: 'JWT' })

@@ -25,6 +25,9 @@ import type { ProviderReturn } from '../../fixtures/oidc-provider.js'
 import { badBody, badLogOutput, issuedSession, offOriginRedirect } from './oracles.js'
 import type { Noise, Plan, Tamper } from './plans.js'
 import { FIELD_VALUES, FUZZ_CREDENTIALS, FUZZ_USER, type World } from './world.js'
+import { PASSWORD_INTENTS } from '../../../core/flows/password/index.js'
+
+const PASSWORD_CHANGE_MODES = ['change', 'set', 'remove'] as const
 
 /** Markup planted in generated values; a page must never reflect it unescaped. */
 export const MARKUP = '<fuzz-xss'
@@ -230,6 +233,12 @@ export class Driver {
       if (providerId !== undefined && world.typeOf(providerId) === 'credentials') {
         carry(this.credentialFields(providerId))
         facts.credentials = true
+      }
+      // The password provider's body names its flow in `intent` (its params declare no fields):
+      // a settings intent on /signin, a sign-in, sign-up, verification or reset on /callback.
+      if (providerId !== undefined && world.typeOf(providerId) === 'password') {
+        const intents = route.action === 'signin' ? PASSWORD_CHANGE_MODES : PASSWORD_INTENTS
+        carry({ intent: intents[plan.provider % intents.length]!, email: FUZZ_USER.email, password: `fuzz-password-${plan.provider}` })
       }
     }
 

@@ -20,6 +20,8 @@ import Credentials from '../../../providers/credentials.js'
 import Email from '../../../providers/email.js'
 import GitHub from '../../../providers/github.js'
 import Passkey from '../../../providers/passkey.js'
+import Password from '../../../providers/password.js'
+import { testHasher } from '../../password-flow/fixtures.js'
 import { ORIGIN, SECRET } from '../../fixtures/http.js'
 import { loopbackFetch, startOAuth2Server, toLoopback, type RunningOAuth2Server } from '../../fixtures/oauth2-server.js'
 import { startOidcProvider, visitProvider, type ProviderReturn, type RunningOidcProvider } from '../../fixtures/oidc-provider.js'
@@ -174,6 +176,8 @@ export class World {
           },
         }),
         Passkey(),
+        // Its links join the outbox, so their tokens are fuzzed like the e-mail provider's.
+        Password({ hasher: testHasher(), send: (mail) => void this.outbox.push({ identifier: mail.to, url: mail.url }) }),
       ],
     } as AuthConfig
     this.resolved = assertConfig(this.config)
