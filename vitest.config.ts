@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^authchart\/inspector$/, replacement: source('./core/inspector.ts') },
       { find: /^authchart\/second-factor$/, replacement: source('./core/second-factor.ts') },
       { find: /^authchart\/step-up$/, replacement: source('./core/step-up.ts') },
+      { find: /^authchart\/api-keys$/, replacement: source('./core/api-keys.ts') },
       { find: /^authchart\/password$/, replacement: source('./core/password/index.ts') },
       { find: /^authchart\/extensions$/, replacement: source('./core/define-extension.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },

@@ -16,6 +16,7 @@ import type {
   VerificationToken,
 } from '../core/adapters.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
+import { memoryApiKeyMethods } from './memory-api-keys.js'
 
 const copy = <T extends object>(record: T): T => {
   const out = { ...record }
@@ -262,6 +263,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.secondFactors.delete(id)
     },
     ...passwordMethods(store),
+    ...memoryApiKeyMethods(store),
   }
 }
 

@@ -26,6 +26,7 @@ import type {
   VerificationToken,
 } from '../core/adapters.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
+import { postgresApiKeyMethods } from './postgres-api-keys.js'
 
 /**
  * The one method the adapter needs from a client: `pg`'s `Pool` and `Client`, and PGlite, all
@@ -803,6 +804,7 @@ ${schema(options.tablePrefix, layout)}`
       await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
     },
     ...passwordMethods(t, link, first, rows),
+    ...postgresApiKeyMethods(client, t),
   }
 }
 

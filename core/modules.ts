@@ -32,7 +32,7 @@ export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
 /** A value branded as the module of feature `Kind`: what the option of that feature accepts. */
-export interface FeatureModule<Kind extends 'second-factor' | 'step-up'> {
+export interface FeatureModule<Kind extends 'second-factor' | 'step-up' | 'api-keys'> {
   readonly [FEATURE]: Kind
 }
 
@@ -42,7 +42,14 @@ export interface ProviderFlow {
 }
 
 /** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
-export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password'
+export type SensitiveActionName =
+  | 'add-passkey'
+  | 'enrol-second-factor'
+  | 'remove-second-factor'
+  | 'revoke-sessions'
+  | 'link-account'
+  | 'change-password'
+  | 'manage-api-keys'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {
@@ -74,10 +81,10 @@ export type SecondFactorCodeCheck =
   | { ok: false; reason: 'locked'; retryAfter: number }
 
 /** The feature a value is the module of, if it is one. */
-export function featureOf(value: unknown): 'second-factor' | 'step-up' | undefined {
+export function featureOf(value: unknown): 'second-factor' | 'step-up' | 'api-keys' | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const kind = (value as { [FEATURE]?: unknown })[FEATURE]
-  return kind === 'second-factor' || kind === 'step-up' ? kind : undefined
+  return kind === 'second-factor' || kind === 'step-up' || kind === 'api-keys' ? kind : undefined
 }
 
 /** The flow module a provider preset carries, if any. */

@@ -308,6 +308,12 @@ export interface AuthConfig {
    * second factor cannot sign in (the sign-in is refused, never let past the factor).
    */
   secondFactor?: FeatureModule<'second-factor'> | undefined
+  /**
+   * API keys: `apiKeys({ prefix?, header?, rotationOverlap? })` from `authchart/api-keys` (keys a
+   * user creates for programs, checked with `verifyApiKey`). Needs an adapter with the API-key
+   * methods (the memory and PostgreSQL adapters have them).
+   */
+  apiKeys?: FeatureModule<'api-keys'> | undefined
   rateLimit?:
     | false
     | {

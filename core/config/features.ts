@@ -10,13 +10,15 @@ import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
-import type { FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
+import type { ApiKeysModule, FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */
 export const STEP_UP_LINE = "stepUp: stepUp({ … }) with import { stepUp } from 'authchart/step-up'"
 /** The line that turns the second factor on, as the refusals print it. */
 export const SECOND_FACTOR_LINE = "secondFactor: totp() with import { totp } from 'authchart/second-factor'"
+/** The line that turns API keys on, as the refusals print it. */
+export const API_KEYS_LINE = "apiKeys: apiKeys({ … }) with import { apiKeys } from 'authchart/api-keys'"
 /** The lines that configure a WebAuthn provider, as the refusal prints them. */
 export const WEBAUTHN_LINE =
   "Passkey({ … }) with import Passkey from 'authchart/providers/passkey' (or WebAuthn from 'authchart/providers/webauthn')"
@@ -28,6 +30,7 @@ const SECOND_FACTOR_ALIASES = ['twoFactor', 'totp', 'mfa'] as const
 export interface FeatureModules {
   stepUp: StepUpModule | undefined
   secondFactor: SecondFactorModule | undefined
+  apiKeys: ApiKeysModule | undefined
 }
 
 /**
@@ -38,7 +41,7 @@ export interface FeatureModules {
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
   // Not an object at all: the config struct says so.
-  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined }
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, apiKeys: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {
@@ -56,8 +59,16 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
       ['secondFactor'],
     )
   }
+  const apiKeys = given.apiKeys
+  if (apiKeys !== undefined && featureOf(apiKeys) !== 'api-keys') {
+    throw new ConfigError(`config.apiKeys: API keys are configured by their import, not an object. Write \`${API_KEYS_LINE}\``, ['apiKeys'])
+  }
   if (stepUp !== undefined) checkStepUpOptions((stepUp as StepUpModule).options)
-  return { stepUp: stepUp as StepUpModule | undefined, secondFactor: secondFactor as SecondFactorModule | undefined }
+  return {
+    stepUp: stepUp as StepUpModule | undefined,
+    secondFactor: secondFactor as SecondFactorModule | undefined,
+    apiKeys: apiKeys as ApiKeysModule | undefined,
+  }
 }
 
 function checkStepUpOptions(options: unknown): void {
@@ -101,5 +112,6 @@ export function featureFlowsOf(features: FeatureModules, providers: readonly Res
   }
   for (const flow of features.secondFactor?.flows ?? []) flows.add(flow)
   for (const flow of features.stepUp?.flows ?? []) flows.add(flow)
+  for (const flow of features.apiKeys?.flows ?? []) flows.add(flow)
   return [...flows]
 }

@@ -285,8 +285,9 @@ function resolve(source: AuthConfig): ResolvedConfig {
     const missing = given ? undefined : flow.adapter?.missing?.(loading)
     if (missing !== undefined) throw new MissingAdapter(`${missing} ${ADAPTER_HINT}`)
   }
+  if (features.apiKeys && !given) throw new MissingAdapter(`API keys require an adapter. ${ADAPTER_HINT}`)
   if (given) {
-    const required = running.flatMap((flow) => flow.adapter?.methods(loading) ?? [])
+    const required = [...running.flatMap((flow) => flow.adapter?.methods(loading) ?? []), ...(features.apiKeys?.adapterMethods ?? [])]
     const missing = missingMethods(given, [...new Set(required)])
     if (missing.length > 0) {
       throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
@@ -368,6 +369,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     sharedStore: source.store !== undefined,
     stepUp: features.stepUp,
     secondFactor: features.secondFactor,
+    apiKeys: features.apiKeys,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,
