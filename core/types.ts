@@ -26,7 +26,6 @@ import type { raw, skipCSRFCheck } from './symbols.js'
 import type { OAuthConfig } from './oauth/types.js'
 import type { EmailConfig } from './email/types.js'
 import type { WebAuthnConfig } from './flows/webauthn/types.js'
-import type { PasswordConfig } from './flows/password/options.js'
 import type { AuthStore } from './store/types.js'
 import type { FeatureModule } from './modules.js'
 import type { CompletionExtension, SignInCompletionContext } from '../machines/signin-completion.machine.js'
@@ -132,7 +131,7 @@ export interface ProviderConfig extends CommonProviderOptions {
 
 /** A provider of any kind. */
 // An OAuth provider's profile type only matters to its own `profile` mapping.
-export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | EmailConfig | WebAuthnConfig | PasswordConfig | ProviderConfig
+export type AnyProviderConfig = CredentialsConfig | OAuthConfig<any> | EmailConfig | WebAuthnConfig | ProviderConfig
 
 /** A provider, or a function returning one (Auth.js accepts both). */
 export type Provider = AnyProviderConfig | (() => AnyProviderConfig)

@@ -9,6 +9,7 @@ import type { StepPage, StepView } from '../extensions.js'
 import { escapeHtml } from './html.js'
 import { errorBox, hiddenCsrf, logo, shell, themeStyles, type PageTheme, type RenderedPage } from './index.js'
 import { CODE_MESSAGES } from './messages.js'
+import { inlineScript } from './policy.js'
 
 /** A card page with `title` around `html`. */
 export function renderCardPage(title: string, theme: PageTheme, html: string, status = 200): RenderedPage {
@@ -67,25 +68,65 @@ export const totpEnrolmentPage: StepPage = (view) => ({
     stepForm(view, codeField('Code from the app', 'one-time-code'), 'Turn on'),
 })
 
-/** The backup codes, shown once when a second factor is turned on. */
-export function renderBackupCodesPage(theme: PageTheme, codes: readonly string[], continueUrl: string): RenderedPage {
+/** Copies the backup codes the page shows to the clipboard (the button is shown only where that works). */
+const COPY_CODES = inlineScript(`(function () {
+  'use strict'
+  var button = document.getElementById('copy-codes')
+  if (!button || !navigator.clipboard) return
+  button.hidden = false
+  button.addEventListener('click', function () {
+    var codes = Array.prototype.map.call(document.querySelectorAll('.codes code'), function (c) { return c.textContent }).join('\\n')
+    navigator.clipboard.writeText(codes).then(function () { button.textContent = 'Copied' }, function () { button.textContent = 'Copy failed: select the codes instead' })
+  })
+})()`)
+
+/**
+ * The backup codes, shown once: when a second factor is turned on (`title` "Two-step verification
+ * is on") and when new ones replace them. They can be copied, or downloaded as a text file.
+ */
+export function renderBackupCodesPage(
+  theme: PageTheme,
+  codes: readonly string[],
+  continueUrl: string,
+  heading = 'Two-step verification is on',
+): RenderedPage {
+  const file = `data:text/plain;charset=utf-8,${encodeURIComponent(codes.join('\n') + '\n')}`
   return renderCardPage(
     'Backup codes',
     theme,
-    `<h1>Two-step verification is on</h1><p>Keep these backup codes somewhere safe. Each one signs you in once if you lose your authenticator app; they are not shown again.</p>` +
+    `<h1>${escapeHtml(heading)}</h1><p>Keep these backup codes somewhere safe. Each one signs you in once if you lose your authenticator app; they are not shown again.</p>` +
       `<ul class="codes">${codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('')}</ul>` +
-      `<p><a class="button" href="${escapeHtml(continueUrl)}">Done</a></p>`,
+      `<p><button id="copy-codes" type="button" class="secondary" hidden>Copy the codes</button></p>` +
+      `<p><a class="button secondary" href="${escapeHtml(file)}" download="backup-codes.txt">Download the codes</a></p>` +
+      `<p><a class="button" href="${escapeHtml(continueUrl)}">Done</a></p><script>${COPY_CODES}</script>`,
   )
 }
 
-/** A signed-in user's second-factor settings: on or off, and how to turn it on. */
+/**
+ * A signed-in user's second-factor settings: on or off, how to turn it on, new backup codes, and
+ * turning it off, which asks first (`confirmingDisable`: the page that asks).
+ */
 export function renderTwoFactorPage(
   theme: PageTheme,
-  p: { enrolled: boolean; backupCodesLeft: number; action: string; csrfToken: string },
+  p: { enrolled: boolean; backupCodesLeft: number; action: string; csrfToken: string; confirmingDisable?: boolean },
 ): RenderedPage {
+  const form = (action: string, button: string, look: ButtonLook = 'primary') =>
+    `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<input type="hidden" name="action" value="${action}">` +
+    `<button type="submit"${look === 'secondary' ? ' class="secondary"' : ''}>${button}</button></form>`
+  if (p.enrolled && p.confirmingDisable) {
+    return renderCardPage(
+      'Turn off two-step verification',
+      theme,
+      `<h1>Turn off two-step verification?</h1><p>You will no longer be asked for a code when you sign in, and your backup codes stop working.</p>` +
+        form('disable', 'Turn off two-step verification') +
+        `<p class="back"><a href="${escapeHtml(p.action)}">Cancel</a></p>`,
+    )
+  }
   const body = p.enrolled
     ? `<p>Two-step verification is <strong>on</strong>. ${p.backupCodesLeft} backup code${p.backupCodesLeft === 1 ? '' : 's'} left.</p>` +
-      `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<input type="hidden" name="action" value="disable"><button type="submit">Turn off two-step verification</button></form>`
+      form('regenerate-backup-codes', 'Get new backup codes', 'secondary') +
+      `<p class="muted">New codes replace the ones you have.</p>` +
+      `<p><a class="button secondary" href="${escapeHtml(`${p.action}?confirm=disable`)}">Turn off two-step verification…</a></p>`
     : `<p>Two-step verification is <strong>off</strong>. Turn it on to be asked for a code from an authenticator app when you sign in.</p>` +
       `<form action="${escapeHtml(p.action)}" method="POST">${hiddenCsrf(p.csrfToken)}<button type="submit">Turn on two-step verification</button></form>`
   return renderCardPage('Two-step verification', theme, `<h1>Two-step verification</h1>${body}`)

@@ -23,7 +23,7 @@ button,.button{display:flex;gap:.5rem;align-items:center;justify-content:center;
 button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(--brand-color);outline-offset:2px}
 hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
 .card .error{background:#fee2e2;color:#991b1b;border-radius:var(--radius);padding:.5rem .75rem;margin-bottom:1rem}
-button.secondary{background:transparent;color:var(--brand-color);border:1px solid var(--line)}
+button.secondary,.button.secondary{background:transparent;color:var(--brand-color);border:1px solid var(--line)}
 form+form{margin-top:.5rem}
 .site{color:var(--brand-color)}
 .message{margin-bottom:1rem}

@@ -286,11 +286,7 @@ export async function spendBackupCode(
   hash: string,
 ): Promise<boolean> {
   if (adapter.spendBackupCode) return adapter.spendBackupCode({ id: factor.id, hash })
-  const lock = `2fa:backup-lock:${factor.id}`
-  for (let attempt = 0; !(await store.claim(lock, BACKUP_LOCK_SECONDS)); attempt++) {
-    if (attempt >= BACKUP_LOCK_TRIES) throw new Error('backup codes are locked by another sign-in')
-    await new Promise((resolve) => setTimeout(resolve, BACKUP_LOCK_WAIT))
-  }
+  const lock = await lockBackupCodes(store, factor.id)
   try {
     const current = (await enrolledFactors(adapter, factor.userId)).find((f) => f.id === factor.id)
     // Stryker disable next-line ArrayDeclaration: eq#second-factor-missing-factor
@@ -298,6 +294,35 @@ export async function spendBackupCode(
     if (!hashes.includes(hash)) return false
     await adapter.updateSecondFactor!({ id: factor.id, secret: hashes.filter((h) => h !== hash).join(' ') })
     return true
+  } finally {
+    await store.reset(lock)
+  }
+}
+
+/** Takes the turn of one backup-code factor's writers; the caller resets the key it returns. */
+async function lockBackupCodes(store: AuthStore, factorId: string): Promise<string> {
+  const lock = `2fa:backup-lock:${factorId}`
+  for (let attempt = 0; !(await store.claim(lock, BACKUP_LOCK_SECONDS)); attempt++) {
+    if (attempt >= BACKUP_LOCK_TRIES) throw new Error('backup codes are locked by another sign-in')
+    await new Promise((resolve) => setTimeout(resolve, BACKUP_LOCK_WAIT))
+  }
+  return lock
+}
+
+/**
+ * Replaces the stored backup codes of `factor` with `secret` (the new codes' hashes). Under the
+ * spends' turn where spends read and write the factor: a spend racing the replacement would
+ * otherwise write the old codes back, less the one it spent. An adapter's conditional spend
+ * removes a hash only where it still is, so it needs no turn.
+ */
+export async function replaceBackupCodes(adapter: Adapter, store: AuthStore, factor: AdapterSecondFactor, secret: string): Promise<void> {
+  if (adapter.spendBackupCode) {
+    await adapter.updateSecondFactor!({ id: factor.id, secret })
+    return
+  }
+  const lock = await lockBackupCodes(store, factor.id)
+  try {
+    await adapter.updateSecondFactor!({ id: factor.id, secret })
   } finally {
     await store.reset(lock)
   }

@@ -41,8 +41,9 @@ describe('PostgreSQL adapter migrations on a server', () => {
         `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name LIKE 'app\\_%'`,
       )
       // users, accounts, sessions, verification tokens, authenticators, second factors, session amr,
-      // session details, session provider (logout by the provider), completed steps and account keys (DPoP)
-      expect(rows[0].n).toBe(11)
+      // session details, session provider (logout by the provider), completed steps, account keys (DPoP)
+      // and user passwords
+      expect(rows[0].n).toBe(12)
     } finally {
       await Promise.all(pools.map((p) => p.end()))
     }

@@ -437,7 +437,25 @@ describe('every built-in page flow in Chromium', () => {
     expect(await home(page)).toBe('Signed in as bob@credentials.test')
     await Promise.all([page.waitForURL(`${app.origin}/auth/two-factor`), page.getByRole('link', { name: 'Two-step verification' }).click()])
     expect(await page.locator('.card').textContent()).toContain('9 backup codes left')
-    // Turned off from the same page: the next sign-in asks for no code.
+    // New backup codes replace the rest, shown once, copied to the clipboard by their button.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.origin })
+    await page.getByRole('button', { name: 'Get new backup codes' }).click()
+    await page.getByRole('heading', { name: 'New backup codes' }).waitFor()
+    const newCodes = await page.locator('ul.codes code').allTextContents()
+    expect(newCodes).toHaveLength(10)
+    expect(newCodes.filter((code) => backupCodes.includes(code))).toEqual([])
+    await page.getByRole('button', { name: 'Copy the codes' }).click()
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1)
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newCodes.join('\n'))
+    expect(await page.getByRole('link', { name: 'Download the codes' }).getAttribute('download')).toBe('backup-codes.txt')
+    await Promise.all([page.waitForURL(`${app.origin}/auth/two-factor`), page.getByRole('link', { name: 'Done' }).click()])
+    expect(await page.locator('.card').textContent()).toContain('10 backup codes left')
+    // Turned off from the same page, after a page that asks: the next sign-in asks for no code.
+    await Promise.all([
+      page.waitForURL(`${app.origin}/auth/two-factor?confirm=disable`),
+      page.getByRole('link', { name: 'Turn off two-step verification…' }).click(),
+    ])
+    await page.getByRole('heading', { name: 'Turn off two-step verification?' }).waitFor()
     await page.getByRole('button', { name: 'Turn off two-step verification' }).click()
     await expect.poll(() => page.locator('.card').textContent()).toContain('Two-step verification is off')
     expect(page.url()).toBe(`${app.origin}/auth/two-factor`)

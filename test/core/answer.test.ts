@@ -8,11 +8,19 @@ import { Answer, toAnswer } from '../../core/http/answer.js'
 import { serializeCookie } from '../../core/cookies.js'
 import { encodeLocation } from '../../core/http/dispatch.js'
 import { JSON_NO_STORE_HEADERS } from '../../core/http/handlers.js'
+import { pagePolicy } from '../../core/pages/policy.js'
 import type { ResponseInternal } from '../../core/types.js'
 
-/** The web Response as undici builds it from an internal response. */
+/**
+ * The web Response as undici builds it from an internal response, and every page under the one
+ * page policy unless it set its own (the answer guards pages in one place).
+ */
 function reference(internal: ResponseInternal): Response {
   const headers = new Headers(internal.headers)
+  if (headers.get('content-type')?.startsWith('text/html') && !headers.has('content-security-policy')) {
+    headers.set('Content-Security-Policy', pagePolicy())
+    headers.set('X-Frame-Options', 'DENY')
+  }
   for (const cookie of internal.cookies ?? []) headers.append('Set-Cookie', serializeCookie(cookie))
   let body = internal.body as BodyInit | null | undefined
   const contentType = headers.get('content-type')
@@ -40,6 +48,7 @@ const cases: [string, ResponseInternal][] = [
   ['a redirect with cookies', { redirect: 'https://app.example/after?x=1', cookies: [cookie('session', 'abc')] }],
   ['a redirect outside ASCII', { redirect: '/dashboard/日本?q=é' }],
   ['a page', { status: 200, headers: { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' }, body: '<p>é</p>' }],
+  ['a page with its own policy', { headers: { 'Content-Type': 'text/html', 'Content-Security-Policy': "frame-ancestors https://op.example" }, body: '<p>bye</p>' }],
   ['a text body without a type', { body: 'plain' }],
   ['an empty text body', { body: '' }],
   ['bytes', { headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array([0, 1, 255]) }],

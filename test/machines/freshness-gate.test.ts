@@ -82,6 +82,8 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   { action: 'revoke-sessions', method: 'POST', route: 'sessions', input: { revoke: 'others' } },
   { action: 'enrol-second-factor', method: 'POST', route: 'two-factor', input: {}, chart: totpEnrolmentMachine },
   { action: 'remove-second-factor', method: 'POST', route: 'two-factor', input: { action: 'disable' } },
+  // New backup codes are a new way past the second factor: gated as its enrolment.
+  { action: 'enrol-second-factor', method: 'POST', route: 'two-factor', input: { action: 'regenerate-backup-codes' } },
   // Signed in, an OAuth or OpenID Connect sign-in links the provider's account to the user.
   { action: 'link-account', method: 'POST', route: 'signin', provider: 'oauth', input: {} },
   { action: 'link-account', method: 'POST', route: 'signin', provider: 'oidc', input: {} },

@@ -22,6 +22,8 @@ import Email from '../../providers/email.js'
 import OAuth from '../../providers/oauth.js'
 import OIDC from '../../providers/oidc.js'
 import Passkey from '../../providers/passkey.js'
+import Password from '../../providers/password.js'
+import { testHasher } from '../password-flow/fixtures.js'
 import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
 
@@ -33,8 +35,16 @@ const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
 
 /** Posted without a token by design: the caller proves itself another way (see core/http/routes.ts). */
 const POSTS_WITHOUT_TOKEN = ['POST callback oauth', 'POST callback oidc', 'POST backchannel-logout oidc', 'POST callback webauthn']
-/** Pages that show a form (sign-in, sign-out, the e-mail link, a step, the enrolment) and so hand out a token. */
-const PAGES_WITH_TOKEN = ['GET csrf none', 'GET signin none', 'GET signout none', 'GET callback email', 'GET step none', 'GET two-factor none']
+/** Pages that show a form (sign-in, sign-out, the e-mail link, a password step, a step, the enrolment) and so hand out a token. */
+const PAGES_WITH_TOKEN = [
+  'GET csrf none',
+  'GET signin none',
+  'GET signout none',
+  'GET callback email',
+  'GET callback password',
+  'GET step none',
+  'GET two-factor none',
+]
 
 /** Routes that read the callback URL of the request (and keep it in its cookie). */
 const TAKE_CALLBACK_URL = [
@@ -52,6 +62,9 @@ const TAKE_CALLBACK_URL = [
   'POST callback email',
   'POST two-factor none',
   'POST webauthn-options webauthn',
+  'POST signin password',
+  'GET callback password',
+  'POST callback password',
 ]
 /** Reads it too, but its refusal of a malformed answer carries no cookie: not observable this way. */
 const CALLBACK_URL_UNSEEN = ['POST callback webauthn']
@@ -66,6 +79,7 @@ const config = featureConfig({
     OIDC({ id: 'corp', issuer: 'https://op.invalid', clientId: 'c', clientSecret: 's', ...offline } as never),
     Email({ sendVerificationRequest: async () => {} }),
     Passkey(),
+    Password({ hasher: testHasher(), send: () => {} }),
   ] as never,
 })
 const providerOfType = new Map(assertConfig(config).providers.map((p) => [p.type as string, p.id]))

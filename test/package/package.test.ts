@@ -349,6 +349,10 @@ describe('the authchart command line', () => {
       'oauth-signin',
       'email-signin',
       'webauthn-signin',
+      'password-signin',
+      'password-signup',
+      'password-reset',
+      'password-change',
       'signin-completion',
       'totp-enrolment',
       'logout',
@@ -404,7 +408,7 @@ describe('the authchart command line', () => {
   it('draws a flow as extended by the application (--config)', () => {
     const result = cli('diagram', 'signin-completion', '--format', 'mermaid', '--config', 'extended-flows.mjs')
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain('title: signin-completion (v5+terms@1)')
+    expect(result.stdout).toContain('title: signin-completion (v6+terms@1)')
     expect(result.stdout).toContain('checkingSecondFactor --> checkingTerms : findSecondFactor.done')
     expect(result.stdout).toContain('awaitingTerms --> denied : terms.decline')
   })
@@ -413,7 +417,7 @@ describe('the authchart command line', () => {
     const result = cli('diagram', 'nope')
     expect(result.status).toBe(1)
     expect(result.stderr).toContain(
-      'Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, webauthn-signin, signin-completion, totp-enrolment',
+      'Unknown flow "nope". Known flows: session, credentials-signin, oauth-signin, email-signin, webauthn-signin, password-signin, password-signup, password-reset, password-change, signin-completion, totp-enrolment',
     )
   })
 })

@@ -19,7 +19,7 @@ import { CASES } from './catalogue-cases.js'
 
 type Factory = (options?: Record<string, unknown>) => OAuthConfig<Record<string, unknown>>
 
-/** Every OAuth preset file: providers/ without the generic ones, credentials, the e-mail senders and passkeys. */
+/** Every OAuth preset file: providers/ without the generic ones, credentials, the e-mail senders, passkeys and passwords. */
 const { NOT_OAUTH_PRESETS } = (await import(/* @vite-ignore */ new URL('../../scripts/catalogue.mjs', import.meta.url).href)) as {
   NOT_OAUTH_PRESETS: Set<string>
 }

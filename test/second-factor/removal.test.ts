@@ -56,9 +56,15 @@ describe('turning two-step verification off through Auth', () => {
     const config = twoUsers(store, events)
     const alice = await enrolled(config, 'alice', 'wonderland')
     expect(factorsOf(store, ALICE.email)).toEqual(['backup-codes', 'totp'])
+    // The settings page links to a page that asks first; that page posts the removal.
     const settings = await (await alice.send({ path: '/two-factor' })).text()
-    expect(settings).toContain('name="action" value="disable"')
-    expect(settings).toContain('Turn off two-step verification')
+    expect(settings).not.toContain('name="action" value="disable"')
+    expect(settings).toContain(`<a class="button secondary" href="${ORIGIN}/auth/two-factor?confirm=disable">Turn off two-step verification…</a>`)
+    const asking = await (await alice.send({ path: '/two-factor', query: { confirm: 'disable' } })).text()
+    expect(asking).toContain('<h1>Turn off two-step verification?</h1>')
+    expect(asking).toContain('name="action" value="disable"')
+    expect(asking).toContain(`<p class="back"><a href="${ORIGIN}/auth/two-factor">Cancel</a></p>`)
+    expect(factorsOf(store, ALICE.email)).toEqual(['backup-codes', 'totp'])
 
     events.length = 0
     const response = await alice.send({ path: '/two-factor', body: { csrfToken: await alice.csrfToken(), action: 'disable' } })

@@ -76,11 +76,12 @@ export interface PasswordOptions {
   resetLimit?: { perAddress?: number; perClient?: number; window?: number }
 }
 
-/** The merged provider. */
-export interface PasswordConfig extends Omit<CommonProviderOptions, 'type'>, Omit<PasswordOptions, 'id' | 'name'> {
-  type: typeof PASSWORD_TYPE
-  requireEmailVerification: boolean
-}
+/** The merged provider (a type, not an interface, so a config's `providers` list takes it as it takes any provider). */
+export type PasswordConfig = Omit<CommonProviderOptions, 'type'> &
+  Omit<PasswordOptions, 'id' | 'name'> & {
+    type: typeof PASSWORD_TYPE
+    requireEmailVerification: boolean
+  }
 
 /** The configured password provider `providerId`. */
 export function passwordProviderOf(ctx: RequestContext, providerId: string): PasswordConfig {

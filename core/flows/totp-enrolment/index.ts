@@ -26,8 +26,14 @@ export const totpEnrolmentModule: FlowModule = {
       csrf: true,
       callbackUrl: true,
       actsForUser: true,
-      // Turning the second factor off is gated here; turning it on, by the enrolment chart's own gate.
-      stepUp: (ctx) => (ctx.request.body?.action === 'disable' ? 'remove-second-factor' : undefined),
+      // Turning the second factor off, and new backup codes (a new way past it), are gated here;
+      // turning it on, by the enrolment chart's own gate.
+      stepUp: (ctx) =>
+        ctx.request.body?.action === 'disable'
+          ? 'remove-second-factor'
+          : ctx.request.body?.action === 'regenerate-backup-codes'
+            ? 'enrol-second-factor'
+            : undefined,
       serve: {
         flow: totpEnrolmentFlow as unknown as FlowModule['flow'],
         params: AnyBody,
