@@ -17,6 +17,7 @@ import type {
 } from '../core/adapters.js'
 import { memoryOrganizations } from './memory-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
+import { memoryApiKeyMethods } from './memory-api-keys.js'
 
 const copy = <T extends object>(record: T): T => {
   const out = { ...record }
@@ -264,6 +265,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
       store.secondFactors.delete(id)
     },
     ...passwordMethods(store),
+    ...memoryApiKeyMethods(store),
   }
 }
 

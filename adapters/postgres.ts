@@ -27,6 +27,7 @@ import type {
 } from '../core/adapters.js'
 import { organizationsSchema, postgresOrganizations } from './postgres-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
+import { postgresApiKeyMethods } from './postgres-api-keys.js'
 
 /**
  * The one method the adapter needs from a client: `pg`'s `Pool` and `Client`, and PGlite, all
@@ -806,6 +807,7 @@ ${organizationsSchema(t)}`
       await rows(`DELETE FROM ${t.secondFactors} WHERE id = $1`, [id])
     },
     ...passwordMethods(t, link, first, rows),
+    ...postgresApiKeyMethods(client, t),
   }
 }
 

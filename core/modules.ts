@@ -32,7 +32,7 @@ export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
 /** The optional features a configuration names by import. */
-export type FeatureKind = 'second-factor' | 'step-up' | 'organizations'
+export type FeatureKind = 'second-factor' | 'step-up' | 'organizations' | 'api-keys'
 
 /** A value branded as the module of feature `Kind`: what the option of that feature accepts. */
 export interface FeatureModule<Kind extends FeatureKind> {
@@ -45,7 +45,14 @@ export interface ProviderFlow {
 }
 
 /** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
-export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password'
+export type SensitiveActionName =
+  | 'add-passkey'
+  | 'enrol-second-factor'
+  | 'remove-second-factor'
+  | 'revoke-sessions'
+  | 'link-account'
+  | 'change-password'
+  | 'manage-api-keys'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {
@@ -80,7 +87,7 @@ export type SecondFactorCodeCheck =
 export function featureOf(value: unknown): FeatureKind | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const kind = (value as { [FEATURE]?: unknown })[FEATURE]
-  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' ? kind : undefined
+  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' || kind === 'api-keys' ? kind : undefined
 }
 
 /** The flow module a provider preset carries, if any. */

@@ -1,11 +1,13 @@
 /**
  * The data shapes every other type is built from (spec §2): users, accounts, profiles, the
  * database adapter's interface, cookies, session tokens and the logger. A leaf: it imports
- * nothing, so the public types, the provider types and the config types can all build on it
+ * only other type modules, so the public types, the provider types and the config types can all build on it
  * without an import circle. `core/types.ts` and the modules that own each shape re-export them.
  *
  * @module
  */
+
+import type { ApiKeyAdapterMethods } from './api-keys/types.js'
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -183,8 +185,8 @@ export interface AdapterCompletedStep {
   version: string
 }
 
-/** The Auth.js adapter interface. */
-export interface Adapter {
+/** The Auth.js adapter interface, with our optional methods (API keys' are declared by that feature). */
+export interface Adapter extends ApiKeyAdapterMethods {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>
   getUser?(id: string): Awaitable<AdapterUser | null>
   getUserByEmail?(email: string): Awaitable<AdapterUser | null>

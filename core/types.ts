@@ -312,6 +312,12 @@ export interface AuthConfig {
    * `authchart/organizations`. The adapter must store them (the memory and PostgreSQL adapters do).
    */
   organizations?: FeatureModule<'organizations'> | undefined
+  /**
+   * API keys: `apiKeys({ prefix?, header?, rotationOverlap? })` from `authchart/api-keys` (keys a
+   * user creates for programs, checked with `verifyApiKey`). Needs an adapter with the API-key
+   * methods (the memory and PostgreSQL adapters have them).
+   */
+  apiKeys?: FeatureModule<'api-keys'> | undefined
   rateLimit?:
     | false
     | {

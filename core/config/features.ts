@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
 import type { OrganizationsModule } from '../organizations/types.js'
-import type { FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
+import type { ApiKeysModule, FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */
@@ -20,6 +20,8 @@ export const STEP_UP_LINE = "stepUp: stepUp({ … }) with import { stepUp } from
 export const SECOND_FACTOR_LINE = "secondFactor: totp() with import { totp } from 'authchart/second-factor'"
 /** The line that turns organisations on, as the refusals print it. */
 export const ORGANIZATIONS_LINE = "organizations: organizations({ … }) with import { organizations } from 'authchart/organizations'"
+/** The line that turns API keys on, as the refusals print it. */
+export const API_KEYS_LINE = "apiKeys: apiKeys({ … }) with import { apiKeys } from 'authchart/api-keys'"
 /** The lines that configure a WebAuthn provider, as the refusal prints them. */
 export const WEBAUTHN_LINE =
   "Passkey({ … }) with import Passkey from 'authchart/providers/passkey' (or WebAuthn from 'authchart/providers/webauthn')"
@@ -32,6 +34,7 @@ export interface FeatureModules {
   stepUp: StepUpModule | undefined
   secondFactor: SecondFactorModule | undefined
   organizations: OrganizationsModule | undefined
+  apiKeys: ApiKeysModule | undefined
 }
 
 /**
@@ -42,7 +45,7 @@ export interface FeatureModules {
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
   // Not an object at all: the config struct says so.
-  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined }
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined, apiKeys: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {
@@ -64,11 +67,16 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
   if (organizations !== undefined && featureOf(organizations) !== 'organizations') {
     throw new ConfigError(`config.organizations: organisations are configured by their import. Write \`${ORGANIZATIONS_LINE}\``, ['organizations'])
   }
+  const apiKeys = given.apiKeys
+  if (apiKeys !== undefined && featureOf(apiKeys) !== 'api-keys') {
+    throw new ConfigError(`config.apiKeys: API keys are configured by their import, not an object. Write \`${API_KEYS_LINE}\``, ['apiKeys'])
+  }
   if (stepUp !== undefined) checkStepUpOptions((stepUp as StepUpModule).options)
   return {
     stepUp: stepUp as StepUpModule | undefined,
     secondFactor: secondFactor as SecondFactorModule | undefined,
     organizations: organizations as OrganizationsModule | undefined,
+    apiKeys: apiKeys as ApiKeysModule | undefined,
   }
 }
 
@@ -113,5 +121,6 @@ export function featureFlowsOf(features: FeatureModules, providers: readonly Res
   }
   for (const flow of features.secondFactor?.flows ?? []) flows.add(flow)
   for (const flow of features.stepUp?.flows ?? []) flows.add(flow)
+  for (const flow of features.apiKeys?.flows ?? []) flows.add(flow)
   return [...flows]
 }

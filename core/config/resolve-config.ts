@@ -286,8 +286,13 @@ function resolve(source: AuthConfig): ResolvedConfig {
     if (missing !== undefined) throw new MissingAdapter(`${missing} ${ADAPTER_HINT}`)
   }
   if (!given && features.organizations) throw new MissingAdapter(`Organizations are stored by the adapter. ${ADAPTER_HINT}`)
+  if (features.apiKeys && !given) throw new MissingAdapter(`API keys require an adapter. ${ADAPTER_HINT}`)
   if (given) {
-    const required = [...running.flatMap((flow) => flow.adapter?.methods(loading) ?? []), ...(features.organizations?.adapterMethods ?? [])]
+    const required = [
+      ...running.flatMap((flow) => flow.adapter?.methods(loading) ?? []),
+      ...(features.organizations?.adapterMethods ?? []),
+      ...(features.apiKeys?.adapterMethods ?? []),
+    ]
     const missing = missingMethods(given, [...new Set(required)])
     if (missing.length > 0) {
       throw new MissingAdapterMethods(`Required adapter methods were missing: ${missing.join(', ')}`)
@@ -370,6 +375,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     stepUp: features.stepUp,
     secondFactor: features.secondFactor,
     organizations: features.organizations,
+    apiKeys: features.apiKeys,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,

@@ -14,6 +14,7 @@ import type { ResolvedEmailProvider } from '../email/types.js'
 import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
+import type { ResolvedApiKeysOptions } from '../api-keys/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import type { OrganizationsModule } from '../organizations/types.js'
@@ -127,6 +128,8 @@ export interface ResolvedConfig {
   readonly secondFactor: SecondFactorModule | undefined
   /** The organisations module (`organizations()`), if the configuration names it. */
   readonly organizations: OrganizationsModule | undefined
+  /** The API-key module (`apiKeys()`), if the configuration names it. */
+  readonly apiKeys: ApiKeysModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
@@ -248,7 +251,7 @@ export interface Route {
    */
   stepUp?: (
     ctx: RequestContext,
-  ) => 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password' | undefined
+  ) => SensitiveActionName | undefined
   serve: FlowBinding<never> | Handler
 }
 
@@ -544,6 +547,16 @@ export interface SecondFactorModule {
   readonly checkCode: (input: SecondFactorCodeInput) => Promise<SecondFactorCodeCheck>
   /** The pages its flows end with (`backup-codes`). */
   readonly outcomePages: Readonly<Record<string, OutcomePage>>
+}
+
+/** The value of `apiKeys: apiKeys({ … })`: the key options, the adapter methods it calls, its routes. */
+export interface ApiKeysModule {
+  readonly [FEATURE]: 'api-keys'
+  readonly options: ResolvedApiKeysOptions
+  /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
+  readonly adapterMethods: readonly AdapterMethod[]
+  /** The flows the feature adds (its routes). */
+  readonly flows: readonly FlowModule[]
 }
 
 /** The value of `stepUp: stepUp({ … })`: the policies and the re-authentication flow. */

@@ -62,14 +62,18 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'settleInvitation',
   'getUserPassword',
   'setUserPassword',
+  'createApiKey',
+  'getApiKey',
+  'listApiKeys',
+  'updateApiKey',
 ]
 
 /** Methods whose first argument is a database session token. */
 const TOKEN_ARGUMENT = new Set<string>(['getSessionAndUser', 'deleteSession'])
 /** Methods whose second argument is a password hash (offline guessing starts from a leaked one). */
 const HASH_ARGUMENT = new Set<string>(['setUserPassword'])
-/** Fields that hold credentials: session and verification tokens, OAuth tokens, secrets. */
-const SECRET_FIELD = /(token|secret|password)$/i
+/** Fields that hold credentials: session and verification tokens, OAuth tokens, secrets, key hashes. */
+const SECRET_FIELD = /(token|secret|password|hash)$/i
 const REDACTED = '[redacted]'
 
 function redact(value: unknown, depth: number): unknown {

@@ -27,6 +27,7 @@ const TYPE_MODULES = new Set([
   'core/telemetry/types.ts',
   'core/observe/types.ts',
   'core/observe/brand.ts',
+  'core/api-keys/types.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []

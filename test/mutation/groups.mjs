@@ -121,6 +121,11 @@ export const groups = {
       'test/organizations/manage.test.ts',
     ],
   },
+  // API keys: the key format, its keyed hash and the constant-time check (issue 46 item 1).
+  'api-keys': {
+    mutate: ['core/api-keys/secret.ts'],
+    tests: ['test/api-keys/secret.test.ts'],
+  },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
   // codes, the sealed secret, and the enrolment.
