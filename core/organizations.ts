@@ -30,7 +30,8 @@ import { currentSession } from './session/current.js'
 import { activeOrganizationOf as activeOrganizationIn, canIn, type ActiveOrganization, type OrganizationSession } from './organizations/access.js'
 import { activeMembershipOf, respondActiveOrganization, setActiveOrganization, withActiveOrganization } from './organizations/active.js'
 import { permissionOf, roleAllows, rolesOf, type Permission, type Roles } from './organizations/roles.js'
-import type { OrganizationAdapterMethod, OrganizationsModule } from './organizations/types.js'
+import type { OrganizationAdapterMethod } from './organizations/types.js'
+import type { OrganizationsModule } from './config/types.js'
 
 export type { ActiveOrganization, OrganizationSession } from './organizations/access.js'
 export { BUILT_IN_ROLES, mayGrant, roleAllows, roleRank, type BuiltInRole, type Permission, type RoleStatements, type Roles } from './organizations/roles.js'
@@ -42,8 +43,8 @@ export type {
   InvitationStatus,
   MembershipStatus,
   OrganizationAdapterMethods,
-  OrganizationsModule,
 } from './organizations/types.js'
+export type { OrganizationsModule } from './config/types.js'
 
 /** The options of {@link organizations}. */
 export interface OrganizationsOptions {

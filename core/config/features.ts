@@ -10,8 +10,7 @@ import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
-import type { OrganizationsModule } from '../organizations/types.js'
-import type { ApiKeysModule, FlowModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
+import type { ApiKeysModule, FlowModule, OrganizationsModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */

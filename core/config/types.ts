@@ -17,7 +17,7 @@ import type { AuthStore } from '../store/types.js'
 import type { ResolvedApiKeysOptions } from '../api-keys/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
-import type { OrganizationsModule } from '../organizations/types.js'
+import type { OrganizationAdapterMethod } from '../organizations/types.js'
 import type { FEATURE, SecondFactorCodeCheck, SensitiveActionName, StepUpDemand, StepUpOptions } from '../modules.js'
 import type { AuthConfig, FlowExtension, PagesOptions, ProviderConfig, ProviderType, ResponseInternal, StepPage, Theme } from '../types.js'
 
@@ -535,6 +535,22 @@ export interface SecondFactorClient {
 
 /** A page a flow of the feature ends with, by the name its chart gives it. */
 export type OutcomePage = (ctx: RequestContext, data: Record<string, unknown>) => ResponseInternal
+
+/** The value of `organizations: organizations({ … })`: its roles and the adapter methods it calls. */
+export interface OrganizationsModule {
+  readonly [FEATURE]: 'organizations'
+  /** The built-in roles and the configuration's custom ones. */
+  readonly roles: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
+  /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
+  readonly adapterMethods: readonly OrganizationAdapterMethod[]
+  /** Its routes (`{basePath}/organization/…`), added to the configuration's routing table. */
+  readonly routes: readonly Route[]
+  /**
+   * The session the session route answers with, its `activeOrganizationId` re-checked: set while
+   * `userId`'s membership of the chosen organisation is active, dropped otherwise.
+   */
+  readonly sessionRead: (ctx: RequestContext, userId: string | undefined, session: unknown) => Promise<unknown>
+}
 
 /** The value of `secondFactor: totp()`: the TOTP enrolment flow and the code check of a sign-in. */
 export interface SecondFactorModule {

@@ -8,7 +8,8 @@
  */
 import type { ResolvedConfig } from '../config/types.js'
 import { ConfigError } from '../errors.js'
-import type { AdapterMembership, AdapterOrganization, OrganizationsModule } from './types.js'
+import type { AdapterMembership, AdapterOrganization } from './types.js'
+import type { OrganizationsModule } from '../config/types.js'
 import { permissionOf, roleAllows, type Permission } from './roles.js'
 
 /** What `can()` reads of a session: the user's id and the organisation it acts in. */

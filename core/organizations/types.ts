@@ -6,9 +6,7 @@
  *
  * @module
  */
-import type { FEATURE } from '../modules.js'
 import type { Awaitable } from '../shapes.js'
-import type { RequestContext, Route } from '../config/types.js'
 
 /** An organisation (a tenant of the application's users). */
 export interface AdapterOrganization {
@@ -90,20 +88,4 @@ declare module '../shapes.js' {
   // Declaration merging: the adapter interface gains the organisation methods (all optional, as
   // every adapter method is); a configuration with `organizations()` is refused at load without them.
   interface Adapter extends OrganizationAdapterMethods {}
-}
-
-/** The value of `organizations: organizations({ … })`: its roles and the adapter methods it calls. */
-export interface OrganizationsModule {
-  readonly [FEATURE]: 'organizations'
-  /** The built-in roles and the configuration's custom ones. */
-  readonly roles: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
-  /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
-  readonly adapterMethods: readonly OrganizationAdapterMethod[]
-  /** Its routes (`{basePath}/organization/active`), added to the configuration's routing table. */
-  readonly routes: readonly Route[]
-  /**
-   * The session the session route answers with, its `activeOrganizationId` re-checked: set while
-   * `userId`'s membership of the chosen organisation is active, dropped otherwise.
-   */
-  readonly sessionRead: (ctx: RequestContext, userId: string | undefined, session: unknown) => Promise<unknown>
 }

@@ -28,6 +28,7 @@ const TYPE_MODULES = new Set([
   'core/observe/types.ts',
   'core/observe/brand.ts',
   'core/api-keys/types.ts',
+  'core/organizations/types.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []
