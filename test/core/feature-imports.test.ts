@@ -51,6 +51,13 @@ describe('the old shapes, refused at load with the line to write', () => {
     expect(refusal({ secondFactor: { issuer: 'Example' } })).toContain(line)
   })
 
+  it('refuses apiKeys as a plain object, naming apiKeys() and its import', () => {
+    expect(refusal({ apiKeys: { prefix: 'ak' } })).toBe(
+      "config.apiKeys: API keys are configured by their import, not an object. Write `apiKeys: apiKeys({ … }) with import { apiKeys } from 'authchart/api-keys'`",
+    )
+    expect(refusal({ apiKeys: stepUp() })).toContain("import { apiKeys } from 'authchart/api-keys'")
+  })
+
   it('refuses a module given to the other option', () => {
     expect(refusal({ secondFactor: stepUp() })).toContain("import { totp } from 'authchart/second-factor'")
     expect(refusal({ stepUp: totp() })).toContain("import { stepUp } from 'authchart/step-up'")
@@ -384,6 +391,9 @@ const FEATURE_CODE = [
   /node_modules\/@simplewebauthn\//,
   /^core\/second-factor\.ts$/,
   /^core\/step-up\.ts$/,
+  /^core\/api-keys\.ts$/,
+  /^core\/api-keys\//,
+  /^adapters\/(memory|postgres)-api-keys\.ts$/,
   /^core\/second-factor\/(index|totp)\.ts$/,
   /^core\/flows\/totp-enrolment\//,
   /^core\/flows\/webauthn\//,
@@ -407,9 +417,10 @@ describe('a credentials-only bundle', () => {
         `import { stepUp } from './core/step-up.js'`,
         `import Passkey from './providers/passkey.js'`,
         `import { organizations } from './core/organizations.js'`,
+        `import { apiKeys } from './core/api-keys.js'`,
       ].join('\n'),
       `Passkey({})`,
-      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), experimental: { enableWebAuthn: true }, adapter: {},`,
+      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), apiKeys: apiKeys(), experimental: { enableWebAuthn: true }, adapter: {},`,
     )
     const linked = featureCodeIn(full.inputs)
     for (const expected of [
@@ -421,6 +432,7 @@ describe('a credentials-only bundle', () => {
       'core/flows/webauthn/',
       'core/organizations/active.ts',
       'core/organizations/manage.ts',
+      'core/api-keys',
     ]) {
       expect(linked.some((path) => path.includes(expected))).toBe(true)
     }

@@ -121,10 +121,11 @@ export const groups = {
       'test/organizations/manage.test.ts',
     ],
   },
-  // API keys: the key format, its keyed hash and the constant-time check (issue 46 item 1).
+  // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
+  // expired, scopes, rotation overlap, the last-use claim) and ownership of each change (issue 46 item 1).
   'api-keys': {
-    mutate: ['core/api-keys/secret.ts'],
-    tests: ['test/api-keys/secret.test.ts'],
+    mutate: ['core/api-keys/secret.ts', 'core/api-keys/verify.ts', 'core/api-keys/manage.ts', 'adapters/memory-api-keys.ts'],
+    tests: ['test/api-keys/secret.test.ts', 'test/api-keys/verify.test.ts'],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
