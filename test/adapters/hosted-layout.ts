@@ -62,7 +62,20 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // session each session was signed in with (logout by the provider).
       // And the sealed DPoP key pair an account's tokens are bound to, keyed by the account.
       // And each user's password hash, keyed by the same user column.
-      const { completed_steps: completedSteps, session_provider: sessionProvider, account_keys: accountKeys, user_passwords: passwords, ...withoutSteps } = tables
+      // And the organisations, their memberships and invitations (`organizations()`), beside them.
+      const {
+        completed_steps: completedSteps,
+        session_provider: sessionProvider,
+        account_keys: accountKeys,
+        user_passwords: passwords,
+        organizations,
+        memberships,
+        invitations,
+        ...withoutSteps
+      } = tables
+      expect(organizations).toEqual(['createdAt', 'id', 'metadata', 'name', 'slug', 'verifiedDomains'])
+      expect(memberships).toEqual(['createdAt', 'organizationId', 'role', 'status', 'userId'])
+      expect(invitations).toEqual(['createdAt', 'email', 'expires', 'id', 'inviterId', 'organizationId', 'role', 'status'])
       expect(passwords).toEqual(['hash', 'updatedAt', 'user'])
       expect(accountKeys).toEqual(['account', 'dpop_key'])
       expect(completedSteps).toEqual(['completedAt', 'stepId', 'user', 'version'])

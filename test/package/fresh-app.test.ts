@@ -213,6 +213,15 @@ describe('a fresh app made with tsc --init and the packed package', () => {
       expect(results['passkeys.ts'], results['passkeys.ts']?.error).toMatchObject({ ok: true, status: 200, providers: ['passkey'] })
     })
 
+    it('organizations.ts loads with its adapter and refuses a permission to someone signed out', () => {
+      expect(results['organizations.ts'], results['organizations.ts']?.error).toMatchObject({
+        ok: true,
+        status: 200,
+        providers: ['credentials'],
+        anonymousPay: 403,
+      })
+    })
+
     it("extension.ts stops alice's sign-in at the application's step", () => {
       const result = results['extension.ts']!
       expect(result, result.error).toMatchObject({ ok: true, status: 302, session: null })

@@ -93,6 +93,13 @@ await check('passkeys.ts', async () => {
   return providerIds(config)
 })
 
+await check('organizations.ts', async () => {
+  const { config, payInvoice } = await import('./organizations.ts')
+  // Nobody signed in: no organisation, no permission.
+  const refused = await payInvoice(new Request(`${ORIGIN}/invoices/1/pay`))
+  return { ...(await providerIds(config)), anonymousPay: refused.status }
+})
+
 await check('extension.ts', async () => {
   const { config } = await import('./extension.ts')
   // A new user (this database has no alice yet through this flow) is asked to choose a name.
