@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Credentials from '../../providers/credentials.js'
 import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { SECRET, spyLogger } from '../fixtures/http.js'
+import { keepScreenshot } from '../fixtures/screenshot.js'
 
 let server: BrowserApp
 let origin: string
@@ -66,7 +67,7 @@ describe('the built-in pages in Chromium', () => {
       const response = await page.goto(`${origin}${path}`)
       expect(response?.headers()['content-type']).toContain('text/html')
       const screenshot = join(shots, `${viewport.name}-${name.replace(/\W+/g, '-')}.png`)
-      await page.screenshot({ path: screenshot })
+      await keepScreenshot(page, { path: screenshot })
       expect(statSync(screenshot).size).toBeGreaterThan(5_000)
       const box = (await page.locator('.card').boundingBox())!
       const centre = box.x + box.width / 2

@@ -16,6 +16,7 @@ import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
 import { startOidcProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, opClient } from '../oauth/helpers.js'
 import { flowInspector } from '../../core/inspector.js'
+import { keepScreenshot } from '../fixtures/screenshot.js'
 
 let server: BrowserApp
 let origin: string
@@ -54,7 +55,7 @@ describe('the flow inspector in Chromium', () => {
     const response = await page.goto(`${origin}/auth/__flows`)
     expect(response?.status()).toBe(200)
     const screenshot = join(shots, 'inspector.png')
-    await page.screenshot({ path: screenshot, fullPage: true })
+    await keepScreenshot(page, { path: screenshot, fullPage: true })
     expect(statSync(screenshot).size).toBeGreaterThan(50_000)
 
     for (const machine of [sessionMachine, credentialsSignInMachine, oauthSignInMachine]) {
@@ -229,7 +230,7 @@ describe('the flow inspector in Chromium', () => {
     expect(filtered.length).toBeGreaterThan(0)
     expect(filtered.every(([flow, outcome]) => flow === 'credentials-signin' && outcome === outcomes[0])).toBe(true)
     expect(await page.textContent('[data-trace-count]')).toBe(`${filtered.length} of ${all.length} shown`)
-    await page.screenshot({ path: join(shots, 'inspector-one-chart.png') })
+    await keepScreenshot(page, { path: join(shots, 'inspector-one-chart.png') })
     expect(errors).toEqual([])
     await page.close()
   })

@@ -19,6 +19,7 @@ import { CLEAN_CLIENT_CODES, MAX_CODE_ATTEMPTS, MAX_USER_ATTEMPTS } from '../../
 import { stepUp } from '../../core/step-up.js'
 import { startBrowserApp, type BrowserApp } from '../fixtures/browser-app.js'
 import { credentialsProvider, SECRET, spyLogger } from '../fixtures/http.js'
+import { keepScreenshot } from '../fixtures/screenshot.js'
 
 let app: BrowserApp
 const shots = mkdtempSync(join(tmpdir(), 'authchart-lockout-'))
@@ -58,7 +59,7 @@ async function typeCode(page: Page, code: string): Promise<void> {
 
 async function shot(page: Page, name: string): Promise<void> {
   const path = join(shots, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await keepScreenshot(page, { path, fullPage: true })
   expect(statSync(path).size).toBeGreaterThan(5_000)
 }
 
