@@ -25,6 +25,9 @@ const MAX_PENDING = 1000
 
 const encoder = new TextEncoder()
 
+/** What {@link send} answers for a POST that stop() aborted. */
+const STOPPED = 'stopped'
+
 /** `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, the value of {@link SIGNATURE_HEADER}. */
 export async function signWebhook(secret: string, body: string, unixSeconds: number): Promise<string> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
@@ -73,6 +76,8 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
   let pending = 0
   const timers = new Set<ReturnType<typeof setTimeout>>()
   let stopped = false
+  /** Aborts the POSTs still on their way at stop(): a request not yet connected is never sent after it. */
+  const halt = new AbortController()
 
   const later = (run: () => void, ms: number) => {
     // An attempt still on its way when stop() came must not bring a retry back to life.
@@ -97,12 +102,13 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
           'authchart-event-id': id,
         },
         body,
-        signal: AbortSignal.timeout(timeout),
+        signal: AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]),
         redirect: 'manual',
       })
       await response.body?.cancel()
       return response.ok ? undefined : `status ${response.status}`
     } catch (error) {
+      if (stopped) return STOPPED
       return (error as Error)?.name === 'TimeoutError' ? `no answer in ${timeout} ms` : 'network error'
     }
   }
@@ -112,7 +118,7 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
 
   async function attempt(id: string, body: string, tried: number): Promise<void> {
     const failure = await send(id, body)
-    if (failure === undefined) return
+    if (failure === undefined || failure === STOPPED) return
     if (tried + 1 >= attempts) return dropped(id, failure)
     if (pending >= MAX_PENDING) {
       logger.error(webhookFailure(`audit webhook: event ${id} dropped, ${MAX_PENDING} deliveries already wait for a retry`))
@@ -134,6 +140,7 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
     {
       stop() {
         stopped = true
+        halt.abort()
         for (const timer of timers) clearTimeout(timer)
         timers.clear()
         pending = 0
@@ -187,6 +194,8 @@ export function webhookSink(options: AuditWebhookOptions, logger: Logger, store?
           remember(id, Infinity)
           return await queue.reset(record(id))
         }
+        // Aborted by stop(): not an attempt spent; its claim expires and another instance sends it.
+        if (failure === STOPPED) return
         if (current.attempt + 1 >= attempts) {
           dropped(id, failure)
           remember(id, Infinity)

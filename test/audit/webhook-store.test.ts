@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { AuditEvent } from '../../core/audit/types.js'
 import { webhookSink, type WebhookSink } from '../../core/audit/webhook.js'
 import { queueKeys } from '../../core/audit/webhook-queue.js'
@@ -296,6 +296,70 @@ describe('audit webhooks queued in a store, stopped mid-sweep', () => {
     await sleep(300)
     expect(hook.deliveries).toHaveLength(0)
     expect(await store.get(record(event.id))).not.toBeNull()
+  })
+})
+
+describe('audit webhooks stopped while a POST is on its way', () => {
+  afterEach(() => vi.unstubAllGlobals())
+
+  /**
+   * fetch, except that while `hold` is set a POST waits before it connects (as one still signing,
+   * or resolving, when stop() comes), then goes on with the signal it was given.
+   */
+  function heldFetch() {
+    const realFetch = globalThis.fetch
+    const state = { hold: false, held: 0, release: () => {} }
+    vi.stubGlobal('fetch', async (url: string | URL | Request, init?: RequestInit) => {
+      if (state.hold) {
+        state.held++
+        await new Promise<void>((resolve) => (state.release = resolve))
+      }
+      return realFetch(url, init)
+    })
+    return state
+  }
+
+  it('queued in a store: sends nothing after stop(), spends no attempt, and leaves the delivery queued', async () => {
+    const store = memoryAuthStore()
+    const hook = await receiver()
+    await hook.down()
+    const event = await signInEvent()
+    const { record } = await queueKeys(hook.url)
+    const logger = spyLogger()
+    const sink = webhookSink({ url: hook.url, secret: HOOK_SECRET, backoff: 50 }, logger, store)
+    sinks.push(sink)
+    sink(event)
+    await waitFor(async () => (JSON.parse((await store.get(record(event.id))) ?? '{}') as { attempt?: number }).attempt === 1)
+    const post = heldFetch()
+    post.hold = true
+    await waitFor(() => post.held > 0)
+    sink.stop()
+    await hook.up()
+    post.hold = false
+    post.release()
+    await sleep(300)
+    expect(hook.deliveries).toHaveLength(0)
+    // Still queued for another instance, with the attempt the aborted POST did not spend.
+    expect((JSON.parse((await store.get(record(event.id))) ?? '{}') as { attempt?: number }).attempt).toBe(1)
+    expect(logger.error).not.toHaveBeenCalled()
+  })
+
+  it('in memory: sends nothing after stop() and logs no drop', async () => {
+    const hook = await receiver()
+    const event = await signInEvent()
+    const logger = spyLogger()
+    const sink = webhookSink({ url: hook.url, secret: HOOK_SECRET, backoff: 50, attempts: 1 }, logger)
+    sinks.push(sink)
+    const post = heldFetch()
+    post.hold = true
+    sink(event)
+    await waitFor(() => post.held > 0)
+    sink.stop()
+    post.hold = false
+    post.release()
+    await sleep(200)
+    expect(hook.deliveries).toHaveLength(0)
+    expect(logger.error).not.toHaveBeenCalled()
   })
 })
 
