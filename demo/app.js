@@ -1,5 +1,5 @@
-// The demo application: Fastify with credentials, OpenID Connect, e-mail (magic links and one-time
-// codes) and passkey sign-in, a protected page and sign-out. It imports the package by name,
+// The demo application: Fastify with credentials, passwords (sign-up, confirmation, reset), OpenID
+// Connect, e-mail (magic links and one-time codes) and passkey sign-in, a protected page and sign-out. It imports the package by name,
 // exactly as an application would.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
@@ -14,6 +14,7 @@ import Credentials from 'authchart/providers/credentials'
 import Nodemailer from 'authchart/providers/nodemailer'
 import { termsExtension } from 'authchart/extensions/terms'
 import Passkey from 'authchart/providers/passkey'
+import Password from 'authchart/providers/password'
 import { totp } from 'authchart/second-factor'
 import { stepUp } from 'authchart/step-up'
 import { createLocalOp } from './local-op.js'
@@ -117,6 +118,9 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
             ? { ...DEMO_USER.user }
             : null,
       }),
+      // Accounts with a password: "Create an account" and "Forgot your password?" on the sign-in
+      // page; the confirmation and reset links arrive in the development mailbox.
+      Password(),
       {
         id: 'local-op',
         name: 'Local OP',
@@ -175,7 +179,7 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
     const signedIn = Boolean(session?.user)
     const account = signedIn
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name ?? session.user.email)}</strong>. ${await signOutButton(request, reply)}</p>`
-      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>), with <strong>Local OP</strong>, an OpenID Provider running inside this app, with <strong>Email</strong> (a link and a one-time code), or with <strong>a passkey</strong>: a new e-mail address signs up with one, a known one (or the autofill) signs in.</p>`
+      : `<p>You are not signed in. <a href="/auth/signin?callbackUrl=/protected" id="sign-in">Sign in</a>: with the demo account (user <code>${DEMO_USER.username}</code>, password <code>${DEMO_USER.password}</code>), with <strong>a password</strong> (create an account on the sign-in page; its confirmation link arrives in the development mailbox), with <strong>Local OP</strong>, an OpenID Provider running inside this app, with <strong>Email</strong> (a link and a one-time code), or with <strong>a passkey</strong>: a new e-mail address signs up with one, a known one (or the autofill) signs in.</p>`
     return reply.type('text/html').send(
       page(
         'authchart demo',

@@ -41,7 +41,7 @@ export async function createMailbox() {
         const link = /^(https?:\/\/\S+)$/m.exec(m.text)?.[1]
         const code = /code on the sign-in page: (\S+)/.exec(m.text)?.[1]
         return `<li class="message"><p><strong>${escapeHtml(m.subject)}</strong> to <span class="to">${escapeHtml(m.to)}</span>, ${escapeHtml(m.date.toISOString())}</p>
-${link ? `<p><a class="link" href="${escapeHtml(link)}">Open the sign-in link</a></p>` : ''}
+${link ? `<p><a class="link" href="${escapeHtml(link)}">Open the link</a></p>` : ''}
 ${code ? `<p>One-time code: <code class="code">${escapeHtml(code)}</code></p>` : ''}</li>`
       })
       return `<h1>Development mailbox</h1><p>Messages the demo "sent" through its own SMTP server, newest first. <a href="/">Home</a></p>

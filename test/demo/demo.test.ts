@@ -88,7 +88,7 @@ async function signInDemoUser(jar: CookieJar, extra: Record<string, string> = {}
 }
 
 describe('the demo over real HTTP', () => {
-  it('lists the credentials provider, the Local OP, e-mail and passkeys at GET /auth/providers', async () => {
+  it('lists the credentials provider, passwords, the Local OP, e-mail and passkeys at GET /auth/providers', async () => {
     const response = await get('/auth/providers')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -98,6 +98,13 @@ describe('the demo over real HTTP', () => {
         type: 'credentials',
         signinUrl: `${origin}/auth/signin/credentials`,
         callbackUrl: `${origin}/auth/callback/credentials`,
+      },
+      password: {
+        id: 'password',
+        name: 'Password',
+        type: 'password',
+        signinUrl: `${origin}/auth/signin/password`,
+        callbackUrl: `${origin}/auth/callback/password`,
       },
       'local-op': {
         id: 'local-op',
