@@ -357,9 +357,48 @@ export const scenarios = [
   },
   {
     name: 'signin-scrypt',
-    title: "password sign-in, better-auth's default scrypt (for scale)",
+    title: "password sign-in at each library's default hash: authchart's Password() with argon2id, better-auth's scrypt",
     floorOnly: true,
+    // Hundreds of milliseconds per operation: longer rounds, so each holds several.
+    timing: { rounds: 5, budgetMs: 3000 },
     peers: [
+      {
+        name: 'authchart Password() argon2id m=64MiB t=3 p=4',
+        peer: 'authchart',
+        async setup() {
+          const { Auth } = await import('authchart')
+          const { default: Password } = await import('authchart/providers/password')
+          const { MemoryAdapter, createMemoryStore } = await import('authchart/adapters/memory')
+          const { passwordHasher } = await import('authchart/password')
+          const adapter = MemoryAdapter(createMemoryStore())
+          const user = await adapter.createUser({ id: 'bench-user', email: 'a@x.test', emailVerified: new Date(), name: 'Alice' })
+          await adapter.setUserPassword(user.id, await passwordHasher().hash(PASSWORD_FOR_HASHING))
+          const config = {
+            ...configFor({ Credentials: () => ({ id: 'unused', type: 'credentials', credentials: {}, authorize: () => null }) }),
+            adapter,
+            session: { strategy: 'jwt' },
+            providers: [Password()],
+          }
+          const op = async () => {
+            const csrf = await Auth(request('/auth/csrf'), config)
+            const cookie = csrf.headers.getSetCookie().map((c) => c.slice(0, c.indexOf(';'))).join('; ')
+            const { csrfToken } = await csrf.json()
+            const response = await Auth(
+              request('/auth/callback/password', {
+                method: 'POST',
+                headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams({ email: 'a@x.test', password: PASSWORD_FOR_HASHING, csrfToken }),
+              }),
+              config,
+            )
+            await response.arrayBuffer()
+            return response
+          }
+          const first = await op()
+          check(first.status === 302 && !first.headers.get('location')?.includes('error') && first.headers.getSetCookie().some((c) => c.startsWith(SESSION_COOKIE)), 'authchart Password(): sign-in')
+          return op
+        },
+      },
       {
         name: 'better-auth (scrypt)',
         peer: 'better-auth',
