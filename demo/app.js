@@ -156,17 +156,47 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
   })
   await app.register(fastifyAuth, authConfig)
 
+  /** The CSRF token of this request's forms, fetched once from the app's own `/auth/csrf` (its cookie passed on). */
+  const csrfTokens = new WeakMap()
+  async function csrfToken(request, reply) {
+    if (!csrfTokens.has(request)) {
+      const csrf = await app.inject({ method: 'GET', url: '/auth/csrf', headers: { host: request.headers.host, cookie: request.headers.cookie ?? '' } })
+      const setCookie = csrf.headers['set-cookie']
+      if (setCookie) reply.header('set-cookie', setCookie)
+      csrfTokens.set(request, csrf.json().csrfToken)
+    }
+    return csrfTokens.get(request)
+  }
+
+  /**
+   * The password form of the protected page: "Change your password" for a user who has one, "Set a
+   * password" for one who signed in another way. It posts to the Password provider's sign-in route,
+   * which asks to confirm it's you first when the sign-in is older than ten minutes.
+   */
+  async function passwordForm(request, reply, email) {
+    // The session shows no user id (as in Auth.js); the address finds the user. The demo account
+    // of the credentials form is no user of the database: it has no password to set.
+    const user = email ? await adapter.getUserByEmail(email) : null
+    if (!user) return ''
+    const hasPassword = (await adapter.getUserPassword(user.id)) !== null
+    return `<h2>${hasPassword ? 'Change your password' : 'Set a password'}</h2>
+<form method="post" action="/auth/signin/password" id="password-form">
+<input type="hidden" name="csrfToken" value="${escapeHtml(await csrfToken(request, reply))}">
+<input type="hidden" name="intent" value="${hasPassword ? 'change' : 'set'}">
+<input type="hidden" name="callbackUrl" value="/protected?password=saved">
+<p><label for="new-password">New password</label> <input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="8"></p>
+<p><label><input type="checkbox" name="endOtherSessions" value="false"> Stay signed in on my other devices</label></p>
+<p><button type="submit">${hasPassword ? 'Change password' : 'Set password'}</button></p></form>`
+  }
+
   /**
    * A sign-out button: the form the built-in sign-out page posts, with the CSRF token fetched from
    * the app's own `/auth/csrf` (its cookie is passed on to the browser) and a callback URL that
    * lands on the confirmation page.
    */
   async function signOutButton(request, reply) {
-    const csrf = await app.inject({ method: 'GET', url: '/auth/csrf', headers: { host: request.headers.host, cookie: request.headers.cookie ?? '' } })
-    const setCookie = csrf.headers['set-cookie']
-    if (setCookie) reply.header('set-cookie', setCookie)
     return `<form class="inline" method="post" action="/auth/signout">
-<input type="hidden" name="csrfToken" value="${escapeHtml(csrf.json().csrfToken)}">
+<input type="hidden" name="csrfToken" value="${escapeHtml(await csrfToken(request, reply))}">
 <input type="hidden" name="callbackUrl" value="/signed-out"><button type="submit" id="sign-out">Sign out</button></form>`
   }
 
@@ -207,7 +237,9 @@ export async function createDemoApp({ dataDir = '.demo-data', logger = false, po
         'Protected',
         `<h1>Protected page</h1><p>Only signed-in users see this. Your session:</p>
 <pre id="session">${escapeHtml(JSON.stringify(session, null, 2))}</pre>
-<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/sessions">Your sessions</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in; both ask you to confirm it's you when you signed in more than ten minutes ago) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>`,
+<p><a href="/auth/two-factor">Two-step verification</a> · <a href="/auth/sessions">Your sessions</a> · <a href="/auth/signin?callbackUrl=/protected" id="add-passkey">Add a passkey</a> (the sign-in page offers it while you are signed in; both ask you to confirm it's you when you signed in more than ten minutes ago) · ${await signOutButton(request, reply)} · <a href="/">Home</a></p>
+${request.query?.password === 'saved' ? '<p class="notice" id="password-saved">Your password was saved.</p>' : ''}
+${await passwordForm(request, reply, session.user.email)}`,
       ),
     )
   })

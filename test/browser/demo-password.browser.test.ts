@@ -1,7 +1,8 @@
 /**
  * The demo's password accounts in headless Chromium, as a visitor finds them: the home page's
  * "Sign in", "Create an account", the confirmation link read off the demo's development mailbox
- * page, the terms a new user accepts, the protected page; then "Forgot your password?", the reset
+ * page, the terms a new user accepts, the protected page and its password form (the old password
+ * refused after a change); then "Forgot your password?", the reset
  * link from the mailbox, and signing in with the new password. Only the pages the demo serves.
  */
 // First, so oidc-provider (which the demo's Local OP imports) loads without its Node-20 notice.
@@ -74,7 +75,7 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 describe('the demo, password accounts in Chromium', () => {
   const email = 'new.person@demo.test'
 
-  it('creates an account, confirms it from the mailbox, accepts the terms and reaches the protected page; then resets the password', async () => {
+  it('creates an account, confirms it from the mailbox, accepts the terms, reaches the protected page and changes the password there; then resets it', async () => {
     const page = await newPage()
     await openSignIn(page)
     await Promise.all([page.waitForURL(/intent=signup/), page.getByRole('link', { name: 'Create an account' }).click()])
@@ -94,6 +95,17 @@ describe('the demo, password accounts in Chromium', () => {
     await Promise.all([page.waitForURL(`${origin}/protected`), page.getByRole('button', { name: /accept/i }).click()])
     await expect.poll(() => page.getByText(email).count()).toBeGreaterThan(0)
 
+    // Change it from the protected page, staying signed in here (a fresh sign-in needs no step-up).
+    await page.getByLabel('New password').fill('demo-password-changed-3')
+    await Promise.all([page.waitForURL(/\/protected\?password=saved/), page.getByRole('button', { name: 'Change password' }).click()])
+    await expect.poll(() => page.locator('#password-saved').count()).toBe(1)
+    const elsewhere = await newPage()
+    await signIn(elsewhere, email, 'demo-password-one-1')
+    expect(new URL(elsewhere.url()).searchParams.get('error')).toBe('CredentialsSignin')
+    await signIn(elsewhere, email, 'demo-password-changed-3')
+    await elsewhere.goto(`${origin}/protected`)
+    expect(new URL(elsewhere.url()).pathname).toBe('/protected')
+
     const other = await newPage()
     await openSignIn(other)
     await Promise.all([other.waitForURL(/intent=forgot/), other.getByRole('link', { name: 'Forgot your password?' }).click()])
@@ -104,9 +116,11 @@ describe('the demo, password accounts in Chromium', () => {
     await other.getByLabel('New password').fill('demo-password-two-2')
     await Promise.all([other.waitForURL((url) => !url.search.includes('intent=reset')), other.getByRole('button', { name: 'Set the password' }).click()])
 
-    // The reset ended the first browser's session.
-    await page.goto(`${origin}/protected`)
-    expect(new URL(page.url()).pathname).toBe('/auth/signin')
+    // The reset ended every session: the first browser's and the one signed in after the change.
+    for (const signedOut of [page, elsewhere]) {
+      await signedOut.goto(`${origin}/protected`)
+      expect(new URL(signedOut.url()).pathname).toBe('/auth/signin')
+    }
     await signIn(other, email, 'demo-password-two-2')
     await other.goto(`${origin}/protected`)
     expect(new URL(other.url()).pathname).toBe('/protected')
