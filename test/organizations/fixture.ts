@@ -22,7 +22,12 @@ export const ACME = 'org-acme'
 export const GLOBEX = 'org-globex'
 
 /** A world of two users and two organisations, under `strategy`. */
-export async function twoOrganizations(strategy: 'jwt' | 'database' = 'jwt', overrides: Partial<AuthConfig> = {}) {
+export async function twoOrganizations(
+  strategy: 'jwt' | 'database' = 'jwt',
+  overrides: Partial<AuthConfig> = {},
+  /** What the config gets instead of the memory adapter (a wrapper that fails on demand, say). */
+  wrap: (adapter: ReturnType<typeof MemoryAdapter>) => ReturnType<typeof MemoryAdapter> = (adapter) => adapter,
+) {
   const adapter = MemoryAdapter(createMemoryStore())
   for (const user of Object.values(USERS)) await adapter.createUser({ ...user, emailVerified: null })
   const createdAt = new Date('2026-01-01T00:00:00Z')
@@ -38,7 +43,7 @@ export async function twoOrganizations(strategy: 'jwt' | 'database' = 'jwt', ove
   await member(ACME, USERS.bob.id, 'member')
   await member(GLOBEX, USERS.bob.id, 'owner')
   const config = testConfig({
-    adapter,
+    adapter: wrap(adapter),
     session: { strategy },
     providers: [
       credentialsProvider((c) => (c.password === 'pw' && (c.username === 'alice' || c.username === 'bob') ? { ...USERS[c.username] } : null)),
