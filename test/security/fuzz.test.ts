@@ -46,6 +46,12 @@ function pathArb(world: World): fc.Arbitrary<string> {
         `${world.basePath}/session/x/y`,
         `${world.basePath}/%2e%2e/session`,
         `${world.basePath}/webauthn-options/x`,
+        // The organisations feature's routes under their action (the table names the action only).
+        `${world.basePath}/organization/active`,
+        `${world.basePath}/organization/create`,
+        `${world.basePath}/organization/role`,
+        `${world.basePath}/organization/remove`,
+        `${world.basePath}/organization/nope`,
         '/elsewhere',
         '/',
         '/authsession',

@@ -30,9 +30,12 @@ import { LogCapture, type AllowedTargets } from './oracles.js'
 import { everyFlow } from '../../../core/flows/catalogue.js'
 import { totp } from '../../../core/second-factor.js'
 import { stepUp } from '../../../core/step-up.js'
+import { organizations } from '../../../core/organizations.js'
 
 /** Every route authchart ships: the built-in flows' and the optional features'. */
-const builtInRoutes = routesOf(everyFlow)
+/** The organisations feature: its routes join the table and its module the config, as an app that imports it. */
+const organizationsFeature = organizations()
+const builtInRoutes = [...routesOf(everyFlow), ...organizationsFeature.routes]
 
 /** The user the credentials provider accepts, and the fields of its sign-in form. */
 export const FUZZ_USER = { id: 'fuzz-user', name: 'Carol', email: 'carol@example.com' }
@@ -134,6 +137,7 @@ export class World {
       secret: SECRET,
       secondFactor: totp(),
       stepUp: stepUp(),
+      organizations: organizationsFeature,
       trustHost: true,
       basePath: this.basePath,
       session: { strategy: options.strategy },
