@@ -119,6 +119,7 @@ export const groups = {
       'test/organizations/can.test.ts',
       'test/organizations/active-organization.test.ts',
       'test/organizations/manage.test.ts',
+      'test/mutation/organizations.test.ts',
     ],
   },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
