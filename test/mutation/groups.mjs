@@ -444,7 +444,7 @@ export const groups = {
       'core/http/answer.ts#guardPage',
       'core/flows/logout/flow.ts#frontChannelHeaders..respondFrontChannelPage',
     ],
-    tests: ['test/surfaces/page-framing.test.ts'],
+    tests: ['test/surfaces/page-framing.test.ts', 'test/mutation/page-policy.test.ts'],
   },
 }
 
