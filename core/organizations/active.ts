@@ -81,7 +81,6 @@ export async function verifyActiveOrganization(config: ResolvedConfig, userId: s
  */
 export async function activeMembershipOf(ctx: RequestContext, userId: string): Promise<AdapterMembership | null> {
   const organizationId = await verifyActiveOrganization(ctx.config, userId, ctx.request.cookies[activeOrganizationCookieName(ctx)])
-  if (organizationId === undefined) return null
   const active = await activeOrganizationOf({ user: { id: userId }, activeOrganizationId: organizationId }, ctx.config)
   return active?.membership ?? null
 }
@@ -94,7 +93,7 @@ export async function activeMembershipOf(ctx: RequestContext, userId: string): P
 export async function withActiveOrganization(ctx: RequestContext, userId: string | undefined, session: unknown): Promise<unknown> {
   if (typeof session !== 'object' || session === null) return session
   const { [ACTIVE_ORGANIZATION_FIELD]: _untrusted, ...rest } = session as Record<string, unknown>
-  if (typeof userId !== 'string' || userId === '') return rest
+  if (typeof userId !== 'string') return rest
   const membership = await activeMembershipOf(ctx, userId)
   return membership ? { ...rest, [ACTIVE_ORGANIZATION_FIELD]: membership.organizationId } : rest
 }

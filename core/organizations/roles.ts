@@ -72,11 +72,9 @@ export function roleAllows(roles: Roles, role: string, permission: Permission): 
   return statements[permission.resource]!.includes(permission.action)
 }
 
-/** Whether every permission of `lower` is also one of `higher`. */
+/** Whether every permission of `lower` (a role of `roles`) is also one of `higher`. */
 function includes(roles: Roles, higher: string, lower: string): boolean {
-  const statements = roles[lower]
-  if (!statements) return false
-  return Object.entries(statements).every(([resource, actions]) => actions.every((action) => roleAllows(roles, higher, { resource, action })))
+  return Object.entries(roles[lower]!).every(([resource, actions]) => actions.every((action) => roleAllows(roles, higher, { resource, action })))
 }
 
 /**
@@ -89,20 +87,20 @@ export function roleRank(roles: Roles, role: string): number {
   const builtIn = RANKED.indexOf(role as BuiltInRole)
   if (builtIn >= 0) return builtIn
   if (!Object.hasOwn(roles, role)) return Number.POSITIVE_INFINITY
-  for (let rank = 0; rank < RANKED.length; rank++) {
-    if (includes(roles, RANKED[rank]!, role)) return rank
-  }
-  return RANKED.length - 1
+  const lowestHolding = RANKED.findIndex((rank) => includes(roles, rank, role))
+  return lowestHolding === -1 ? RANKED.length - 1 : lowestHolding
 }
 
 /**
  * Whether a member whose role is `granter` may give `role` to someone: an owner any configured
- * role; anyone else never a role above their own, nor a permission they do not hold themselves.
+ * role; anyone else only a role whose every permission they hold themselves. That is never a role
+ * ranked above their own: the built-in role that holds all of the granter's permissions holds all
+ * of `role`'s too, so `role` ranks at or below it.
  */
 export function mayGrant(roles: Roles, granter: string, role: string): boolean {
   if (!Object.hasOwn(roles, role) || !Object.hasOwn(roles, granter)) return false
   if (granter === 'owner') return true
-  return roleRank(roles, role) <= roleRank(roles, granter) && includes(roles, granter, role)
+  return includes(roles, granter, role)
 }
 
 /**

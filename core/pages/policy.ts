@@ -29,11 +29,8 @@ let policyOfScripts: string | undefined
  * @returns `source` itself, to write into a `<script>` element unchanged.
  */
 export function inlineScript(source: string): string {
-  const hash = `'sha256-${sha256Base64(source)}'`
-  if (!scriptSources.has(hash)) {
-    scriptSources.add(hash)
-    policyOfScripts = undefined
-  }
+  scriptSources.add(`'sha256-${sha256Base64(source)}'`)
+  policyOfScripts = undefined
   return source
 }
 
@@ -65,7 +62,7 @@ export function undeclaredScripts(html: string): string[] {
   const undeclared: string[] = []
   for (const match of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)) {
     const attributes = match[1] ?? ''
-    if (/\btype="application\/json"/.test(attributes)) continue
+    if (/\stype="application\/json"/.test(attributes)) continue
     const hash = `'sha256-${sha256Base64(match[2]!)}'`
     if (!scriptSources.has(hash)) undeclared.push(hash)
   }

@@ -84,9 +84,9 @@ async function isBreached(password: string, options: BreachCheckOptions): Promis
   const body = await response.text()
   const minimum = options.minimumCount ?? 1
   for (const line of body.split('\n')) {
-    const [lineSuffix, count] = line.trim().split(':')
+    const [lineSuffix, count] = line.trim().toUpperCase().split(':')
     // Padding lines carry a count of 0: they are not breaches.
-    if (lineSuffix?.toUpperCase() === suffix && Number(count) >= minimum) return true
+    if (lineSuffix === suffix && Number(count) >= minimum) return true
   }
   return false
 }
@@ -102,7 +102,7 @@ export function passwordPolicy(options: PasswordPolicyOptions = {}): PasswordPol
   const max = options.maxLength ?? DEFAULT_PASSWORD_LENGTH.max
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max < min)
     throw new RangeError(`password policy: length bounds must satisfy 1 ≤ min ≤ max, got ${min} and ${max}`)
-  const breach = options.breachCheck === false ? undefined : (options.breachCheck ?? {})
+  const breach = options.breachCheck ?? {}
   const warn = options.warn ?? ((message: string) => console.warn(message))
 
   return async (password, context = {}) => {

@@ -119,6 +119,7 @@ export const groups = {
       'test/organizations/can.test.ts',
       'test/organizations/active-organization.test.ts',
       'test/organizations/manage.test.ts',
+      'test/mutation/organizations.test.ts',
     ],
   },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
@@ -443,7 +444,7 @@ export const groups = {
       'core/http/answer.ts#guardPage',
       'core/flows/logout/flow.ts#frontChannelHeaders..respondFrontChannelPage',
     ],
-    tests: ['test/surfaces/page-framing.test.ts'],
+    tests: ['test/surfaces/page-framing.test.ts', 'test/mutation/page-policy.test.ts'],
   },
 }
 

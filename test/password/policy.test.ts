@@ -38,7 +38,8 @@ beforeEach(() => {
 })
 
 describe('length', () => {
-  const policy = passwordPolicy({ breachCheck: false })
+  // Built in each call, inside the test: a policy that cannot be built then fails that test.
+  const policy = (password: unknown) => passwordPolicy({ breachCheck: false })(password as string)
 
   it('accepts 8 to 128 characters and nothing else, with no composition rules', async () => {
     expect(await policy('abcdefgh')).toEqual({ ok: true })
@@ -150,5 +151,121 @@ describe('as the password provider’s policy option', () => {
     expectTypeOf(policy).toMatchTypeOf<FlowPolicy>()
     const user: AdapterUser = { id: 'u1', email: 'a@example.com', emailVerified: null }
     expect(await policy('long enough', { email: 'a@example.com', user })).toEqual({ ok: true })
+  })
+})
+
+describe('the policy’s edges', () => {
+  const noBreachCheck = (options: Parameters<typeof passwordPolicy>[0] = {}) => passwordPolicy({ breachCheck: false, ...options })
+
+  it('takes the tightest bounds there are: one character, and min equal to max', async () => {
+    expect(await noBreachCheck({ minLength: 1, maxLength: 1 })('a')).toEqual({ ok: true })
+    expect(await noBreachCheck({ minLength: 1, maxLength: 1 })('ab')).toMatchObject({ ok: false, reason: 'too_long' })
+    expect(await noBreachCheck({ minLength: 12, maxLength: 12 })('a'.repeat(12))).toEqual({ ok: true })
+  })
+
+  it('refuses bounds that are not whole numbers, either one of them, and says which', () => {
+    expect(() => noBreachCheck({ minLength: 8.5 })).toThrow(RangeError)
+    expect(() => noBreachCheck({ maxLength: 64.5 })).toThrow(RangeError)
+    expect(() => noBreachCheck({ maxLength: Number.NaN })).toThrow(RangeError)
+    expect(() => noBreachCheck({ minLength: 10, maxLength: 9 })).toThrow('password policy: length bounds must satisfy 1 ≤ min ≤ max, got 10 and 9')
+  })
+
+  it('keeps the default bounds when only one of them is given', async () => {
+    expect(await noBreachCheck({ minLength: 4 })('a'.repeat(128))).toEqual({ ok: true })
+    expect(await noBreachCheck({ minLength: 4 })('a'.repeat(129))).toMatchObject({ ok: false, reason: 'too_long' })
+    expect(await noBreachCheck({ maxLength: 20 })('a'.repeat(7))).toMatchObject({ ok: false, reason: 'too_short' })
+    expect(await noBreachCheck({ maxLength: 20 })('a'.repeat(8))).toEqual({ ok: true })
+  })
+
+  it('gives the message of a password too long', async () => {
+    expect(await noBreachCheck()('a'.repeat(129))).toEqual({
+      ok: false,
+      reason: 'too_long',
+      reasons: [{ code: 'too_long', message: 'Use at most 128 characters.' }],
+    })
+  })
+
+  it('refuses a password that is not a string as too short, without throwing and without the app’s rule seeing it', async () => {
+    const check = vi.fn(() => undefined)
+    for (const password of [undefined, null, 12345678, ['abcdefghij']]) {
+      expect(await noBreachCheck({ check })(password as unknown as string)).toMatchObject({ ok: false, reason: 'too_short' })
+    }
+    expect(check).not.toHaveBeenCalled()
+  })
+})
+
+describe('the breached-password check’s edges', () => {
+  /** A fetch answering `body` (status 200) and recording the URLs asked. */
+  function rangeFetch(body: string, status = 200) {
+    const urls: string[] = []
+    const stub = (async (url: string | URL | Request) => {
+      urls.push(String(url))
+      return new Response(body, { status })
+    }) as typeof fetch
+    return { urls, fetch: stub }
+  }
+
+  it('asks Have I Been Pwned’s range API by default', async () => {
+    const range = rangeFetch('')
+    // Imported afresh: the default is a module constant, read when the module loads.
+    vi.resetModules()
+    const fresh = await import('../../core/password/policy.js')
+    expect(await fresh.passwordPolicy({ breachCheck: { fetch: range.fetch } })('a sound passphrase')).toEqual({ ok: true })
+    expect(range.urls).toEqual([`https://api.pwnedpasswords.com/range/${sha1('a sound passphrase').slice(0, 5)}`])
+  })
+
+  it('is on by default, failing closed', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('fetch failed'))
+    try {
+      expect(await passwordPolicy()('a sound passphrase')).toMatchObject({ ok: false, reason: 'breach_check_unavailable' })
+      expect(fetchSpy).toHaveBeenCalledOnce()
+    } finally {
+      fetchSpy.mockRestore()
+    }
+  })
+
+  it('drops the trailing slashes of a configured base', async () => {
+    const policy = passwordPolicy({ breachCheck: { url: `${base}//` } })
+    expect(await policy(BREACHED)).toMatchObject({ ok: false, reason: 'breached' })
+    expect(requests.map((r) => r.url)).toEqual([`/range/${sha1(BREACHED).slice(0, 5)}`])
+  })
+
+  it('reads lines with surrounding spaces and lower-case suffixes', async () => {
+    const suffix = sha1(BREACHED).slice(5)
+    for (const body of [`  ${suffix}:3  \n`, `${suffix.toLowerCase()}:3\r\n`]) {
+      expect(await passwordPolicy({ breachCheck: { fetch: rangeFetch(body).fetch } })(BREACHED)).toMatchObject({ ok: false, reason: 'breached' })
+    }
+  })
+
+  it('refuses a password seen exactly the minimum count of times', async () => {
+    const policy = passwordPolicy({ breachCheck: { url: base, minimumCount: 24230577 } })
+    expect(await policy(BREACHED)).toMatchObject({ ok: false, reason: 'breached' })
+    expect(await passwordPolicy({ breachCheck: { url: base, minimumCount: 24230578 } })(BREACHED)).toEqual({ ok: true })
+  })
+
+  it('gives the messages of a breached password and of a check that could not run', async () => {
+    expect(await passwordPolicy({ breachCheck: { url: base } })(BREACHED)).toEqual({
+      ok: false,
+      reason: 'breached',
+      reasons: [{ code: 'breached', message: 'This password has appeared in a data breach. Choose another one.' }],
+    })
+    answer = 'error'
+    expect(await passwordPolicy({ breachCheck: { url: base } })('a sound passphrase')).toEqual({
+      ok: false,
+      reason: 'breach_check_unavailable',
+      reasons: [{ code: 'breach_check_unavailable', message: 'The password could not be checked right now. Try again in a moment.' }],
+    })
+  })
+
+  it('logs the API’s status when failing open, to console.warn by default', async () => {
+    answer = 'error'
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    try {
+      expect(await passwordPolicy({ breachCheck: { url: base, failOpen: true } })('a sound passphrase')).toEqual({ ok: true })
+      expect(warn).toHaveBeenCalledOnce()
+      expect(warn.mock.calls[0]![0]).toBe('password policy: breached-password check skipped (failOpen): range API answered 503')
+    } finally {
+      warn.mockRestore()
+    }
   })
 })
