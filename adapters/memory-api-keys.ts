@@ -45,7 +45,7 @@ export function memoryApiKeyMethods(store: object): Required<ApiKeyAdapterMethod
       const key = keys.get(change.id)
       if (!key) return null
       const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined))
-      const updated = copy({ ...key, ...defined, id: key.id, userId: key.userId })
+      const updated = copy({ ...key, ...defined, id: key.id, userId: key.userId, organizationId: key.organizationId ?? null })
       keys.set(key.id, updated)
       return copy(updated)
     },

@@ -14,6 +14,8 @@ import type { AdapterApiKey, ApiKeyAdapterMethods } from './types.js'
 export interface VerifiedApiKey {
   readonly id: string
   readonly userId: string
+  /** The organisation that owns the key, or `null` for a personal key of {@link userId}. */
+  readonly organizationId: string | null
   readonly name: string
   readonly scopes: readonly string[]
 }
@@ -27,6 +29,11 @@ export type ApiKeyVerification =
 export interface VerifyApiKeyOptions {
   /** Scopes the key must all hold (exact `resource:action` strings); none by default. */
   scopes?: readonly string[] | undefined
+  /**
+   * The organisation the request acts in: only a key that organisation owns passes (a personal
+   * key, or another organisation's, is answered 403 `insufficient_scope`).
+   */
+  organizationId?: string | undefined
 }
 
 /** The adapter of a configuration with API keys (checked at load to have the methods). */
@@ -91,7 +98,8 @@ async function recordUse(resolved: ResolvedConfig, adapter: ApiKeyAdapter, id: s
  *
  * - 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a key that is wrong in any way
  *   (unknown, wrong secret, revoked, expired, malformed); with only `Bearer` when none was sent.
- * - 403 with `error="insufficient_scope"` for a live key that lacks one of `options.scopes`.
+ * - 403 with `error="insufficient_scope"` for a live key that lacks one of `options.scopes`, or
+ *   that `options.organizationId` does not own.
  * - 503 with `Retry-After` when the adapter cannot answer (the key is not let through).
  *
  * The scopes are the stored key's; nothing in the request can add one.
@@ -117,11 +125,21 @@ export async function verifyApiKey(request: Request, config: AuthConfig, options
   const matches = await secretMatches(resolved.secrets, stored ?? UNKNOWN_KEY, parsed.secret, now)
   if (!stored || stored.id !== parsed.id || !matches || !isLive(stored, now)) return invalidToken()
   const missing = (options.scopes ?? []).filter((scope) => !stored.scopes.includes(scope))
-  if (missing.length > 0) {
+  const otherOrganization = options.organizationId !== undefined && (stored.organizationId ?? null) !== options.organizationId
+  if (missing.length > 0 || otherOrganization) {
     return refusal(403, `Bearer error="insufficient_scope", scope="${(options.scopes ?? []).join(' ')}"`, 'insufficient_scope')
   }
   await recordUse(resolved, adapter, stored.id, now)
-  return { ok: true, key: Object.freeze({ id: stored.id, userId: stored.userId, name: stored.name, scopes: Object.freeze([...stored.scopes]) }) }
+  return {
+    ok: true,
+    key: Object.freeze({
+      id: stored.id,
+      userId: stored.userId,
+      organizationId: stored.organizationId ?? null,
+      name: stored.name,
+      scopes: Object.freeze([...stored.scopes]),
+    }),
+  }
 }
 
 const UNKNOWN_KEY: AdapterApiKey = {

@@ -571,8 +571,10 @@ export interface ApiKeysModule {
   readonly options: ResolvedApiKeysOptions
   /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
   readonly adapterMethods: readonly AdapterMethod[]
-  /** The flows the feature adds (its routes). */
+  /** The flows the feature adds (none: its routes serve no chart). */
   readonly flows: readonly FlowModule[]
+  /** Its routes (`{basePath}/api-keys`), added to the configuration's routing table. */
+  readonly routes: readonly Route[]
 }
 
 /** The value of `stepUp: stepUp({ … })`: the policies and the re-authentication flow. */

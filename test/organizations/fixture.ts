@@ -21,8 +21,14 @@ export const CUSTOM_ROLES = { billing: { invoice: ['read', 'pay'], organization:
 export const ACME = 'org-acme'
 export const GLOBEX = 'org-globex'
 
-/** A world of two users and two organisations, under `strategy`. */
-export async function twoOrganizations(strategy: 'jwt' | 'database' = 'jwt', overrides: Partial<AuthConfig> = {}) {
+/**
+ * A world of two users and two organisations, under `strategy`; `overrides` may be a function of
+ * the seeded adapter (to wrap it).
+ */
+export async function twoOrganizations(
+  strategy: 'jwt' | 'database' = 'jwt',
+  overrides: Partial<AuthConfig> | ((adapter: ReturnType<typeof MemoryAdapter>) => Partial<AuthConfig>) = {},
+) {
   const adapter = MemoryAdapter(createMemoryStore())
   for (const user of Object.values(USERS)) await adapter.createUser({ ...user, emailVerified: null })
   const createdAt = new Date('2026-01-01T00:00:00Z')
@@ -44,7 +50,7 @@ export async function twoOrganizations(strategy: 'jwt' | 'database' = 'jwt', ove
       credentialsProvider((c) => (c.password === 'pw' && (c.username === 'alice' || c.username === 'bob') ? { ...USERS[c.username] } : null)),
     ],
     organizations: organizations({ roles: CUSTOM_ROLES }),
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(adapter) : overrides),
   })
   const signedIn = async (username: 'alice' | 'bob') => {
     const client = new Client(config)
