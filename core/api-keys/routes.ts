@@ -17,6 +17,8 @@
  */
 import type { RequestContext } from '../config/types.js'
 import { JSON_NO_STORE_HEADERS } from '../http/handlers.js'
+import { notifyLifecycle } from '../observe/notify.js'
+import type { LifecycleChange } from '../observe/types.js'
 import { currentSession } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
 import { issueApiKey, listed, listKeysOf, manageableKey, overlapOf, revokeKey, rotateKey, type ApiKeyRefusal } from './manage.js'
@@ -34,6 +36,11 @@ function json(ctx: RequestContext, body: unknown, status = 200): ResponseInterna
 const refuse = (ctx: RequestContext, error: ApiKeyRouteRefusal) => json(ctx, { error }, STATUS[error])
 
 const adapterOf = (ctx: RequestContext) => ctx.config.adapter as unknown as ApiKeyAdapter
+
+/** Tells the audit trail (if the configuration has one) of a change, naming the key by its prefix only. */
+function recordChange(ctx: RequestContext, kind: LifecycleChange, userId: string, prefix: string): void {
+  if (ctx.config.observers.length > 0) notifyLifecycle(ctx, kind, { userId, apiKey: prefix })
+}
 
 /** `GET {basePath}/api-keys`: the signed-in user's keys; 401 `null` signed out. */
 export async function respondApiKeys(ctx: RequestContext): Promise<ResponseInternal> {
@@ -65,6 +72,7 @@ export async function manageApiKeys(ctx: RequestContext): Promise<ResponseIntern
       throw error
     }
     if (typeof issued === 'string') return refuse(ctx, issued)
+    recordChange(ctx, 'api-key-created', userId, issued.apiKey.prefix)
     return json(ctx, issued, 201)
   }
   if (action !== 'revoke' && action !== 'rotate') return refuse(ctx, 'InvalidRequest')
@@ -84,9 +92,12 @@ export async function manageApiKeys(ctx: RequestContext): Promise<ResponseIntern
     const revoked = await revokeKey(adapter, key)
     // Revoked already: there is no live key of that id to revoke.
     if (!revoked) return refuse(ctx, 'NotFound')
-    return json(ctx, { apiKey: listed(revoked, ctx.config.apiKeys!.options.prefix) })
+    const apiKey = listed(revoked, ctx.config.apiKeys!.options.prefix)
+    recordChange(ctx, 'api-key-revoked', userId, apiKey.prefix)
+    return json(ctx, { apiKey })
   }
   const rotated = await rotateKey(ctx.config, adapter, key, overlap!)
   if (!rotated) return refuse(ctx, 'NotFound')
+  recordChange(ctx, 'api-key-rotated', userId, rotated.apiKey.prefix)
   return json(ctx, rotated)
 }
