@@ -125,8 +125,8 @@ export const groups = {
   // expired, scopes, organisation, rotation overlap, the last-use claim), ownership of each change
   // (personal keys, and organisation keys by role), and the routes of {basePath}/api-keys (CSRF,
   // step-up, another user's key by id, outages) and their audit events by prefix only (issue 46
-  // item 1). Memory adapter only: the
-  // PostgreSQL tests (test/api-keys/postgres.test.ts) would start PGlite again for every mutant.
+  // item 1). Memory adapter only: the PostgreSQL tests (test/api-keys/postgres.test.ts) would start
+  // PGlite again for every mutant.
   'api-keys': {
     mutate: [
       'core/api-keys/secret.ts',
