@@ -87,4 +87,19 @@ describe('organisation-owned keys (module level)', () => {
     const config = testConfig({ adapter, apiKeys: apiKeys() })
     expect(await createApiKey(config, ALICE, { name: 'x', scopes: [], organizationId: ACME })).toBeNull()
   })
+
+  it('trusts no record the store answers for another id than the one asked', async () => {
+    const { adapter, first } = await world()
+    const alices = await createApiKey(first, ALICE, { name: 'alice', scopes: [] })
+    const bobs = await createApiKey(first, BOB, { name: 'bob', scopes: [] })
+    const confused = testConfig({
+      adapter: { ...adapter, getApiKey: async () => adapter.getApiKey(bobs.apiKey.id) },
+      apiKeys: apiKeys(),
+      organizations: organizations(),
+    })
+    expect(await revokeApiKey(confused, BOB, alices.apiKey.id)).toBe(false)
+    expect(await rotateApiKey(confused, BOB, alices.apiKey.id)).toBeNull()
+    expect((await adapter.getApiKey(bobs.apiKey.id))!.revokedAt).toBeNull()
+    expect((await adapter.getApiKey(alices.apiKey.id))!.revokedAt).toBeNull()
+  })
 })

@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { apiKeys, verifyApiKey, type ListedApiKey } from '../../core/api-keys.js'
 import { Auth } from '../../core/index.js'
+import { stepUp } from '../../core/step-up.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { authRequest, Client, ORIGIN, spyLogger } from '../fixtures/http.js'
@@ -260,6 +261,24 @@ describe('the request itself', () => {
     expect((await list(alice)).keys.map((listed) => listed.id)).toEqual([id])
   })
 
+  it('with stepUp(), lets the change through once the password is proven again, and not before', async () => {
+    const { adapter, alice } = await world({ stepUp: stepUp() })
+    later(11 * 60)
+    const asked = await post(alice, { action: 'create', name: 'late', scopes: [] })
+    expect(asked.status).toBe(401)
+    expect(asked.body).toMatchObject({ error: 'insufficient_user_authentication', url: `${ORIGIN}/auth/step/reauthenticate` })
+    expect(await adapter.listApiKeys(USERS.alice.id)).toEqual([])
+    // A wrong password is no proof.
+    const prove = async (password: string) =>
+      alice.send({ path: '/step/reauthenticate', body: { event: 'reauth.password', username: 'alice', password, csrfToken: await alice.csrfToken() }, headers: { accept: 'text/html' } })
+    await prove('wrong')
+    expect((await post(alice, { action: 'create', name: 'late', scopes: [] })).status).toBe(401)
+    await prove('pw')
+    const created = await post(alice, { action: 'create', name: 'late', scopes: [] })
+    expect(created.status).toBe(201)
+    expect((await adapter.listApiKeys(USERS.alice.id)).map((stored) => stored.name)).toEqual(['late'])
+  })
+
   it('refuses a forged Host (trustHost a list) with 400, and creates nothing', async () => {
     const { adapter, config, alice } = await world({ trustHost: [new URL(ORIGIN).host] })
     const csrfToken = await alice.csrfToken()
@@ -323,6 +342,10 @@ describe('an adapter that fails or hangs', () => {
       delete faults.getApiKey
     }
     expect((await adapter.listApiKeys(USERS.alice.id)).map((stored) => stored.name)).toEqual(['ci'])
+    // An adapter error that is no outage (a bug) is refused too, never a 500 and never a key.
+    faults.createApiKey = () => Promise.reject(new Error('a bug in the adapter'))
+    expect(await post(alice, { action: 'create', name: 'bug', scopes: [] })).toMatchObject({ status: 400, body: null })
+    delete faults.createApiKey
     // The revocation that failed is not taken for done: the owner revokes again, and it holds.
     expect((await post(alice, { action: 'revoke', id })).status).toBe(200)
     expect(await verified(key, config)).toBe(401)
