@@ -291,7 +291,7 @@ describe('the request itself', () => {
         json: { action: 'create', name: 'x', scopes: [], csrfToken },
         headers: { accept: 'application/json' },
       }),
-      config as never,
+      config,
     )
     expect(response.status).toBe(400)
     expect(await response.text()).not.toContain('acme_')
