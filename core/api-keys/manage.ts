@@ -202,7 +202,7 @@ export async function issueApiKey(
   return { key, apiKey: listed(stored, prefix, now) }
 }
 
-/** Revokes `key` (one the user may manage); `false` when it was revoked already. */
+/** Revokes `key` (one the user may manage): the key as revoked, or `null` when it was revoked already. */
 export async function revokeKey(adapter: ApiKeyAdapter, key: AdapterApiKey): Promise<AdapterApiKey | null> {
   if (key.revokedAt !== null) return null
   return adapter.updateApiKey({ id: key.id, revokedAt: new Date() })

@@ -83,6 +83,8 @@ describe('GET and POST /api-keys', () => {
     expect(JSON.stringify(listed.keys)).not.toContain(secret)
     expect(Object.keys(listed.keys[0]!)).not.toContain('hash')
     expect(await verified(key, other, { scopes: ['reports:read'] })).toBe(200)
+    // The use on the other instance shows in the owner's list.
+    expect((await list(alice)).keys[0]!.lastUsedAt).toBe(new Date().toISOString())
   })
 
   it('answers a signed-out request 401 and creates nothing', async () => {
