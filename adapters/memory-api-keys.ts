@@ -41,6 +41,9 @@ export function memoryApiKeyMethods(store: object): Required<ApiKeyAdapterMethod
     async listApiKeys(userId) {
       return [...keys.values()].filter((key) => key.userId === userId).map(copy)
     },
+    async listOrganizationApiKeys(organizationId) {
+      return [...keys.values()].filter((key) => key.organizationId === organizationId).map(copy)
+    },
     async updateApiKey(change) {
       const key = keys.get(change.id)
       if (!key) return null

@@ -45,7 +45,8 @@ export function apiKeysTable(t: PostgresApiKeyTables): string {
   "previousUntil" TIMESTAMPTZ
 );
 ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "organizationId" TEXT REFERENCES ${organizations} (id) ON DELETE CASCADE;
-CREATE INDEX IF NOT EXISTS ${t.index('api_keys_user_idx')} ON ${table} ("${t.userLink}");`
+CREATE INDEX IF NOT EXISTS ${t.index('api_keys_user_idx')} ON ${table} ("${t.userLink}");
+CREATE INDEX IF NOT EXISTS ${t.index('api_keys_organization_idx')} ON ${table} ("organizationId");`
 }
 
 /** The API-key methods over `client` (the adapter's) and the layout's names. */
@@ -95,6 +96,9 @@ export function postgresApiKeyMethods(client: Queryable, t: PostgresApiKeyTables
     },
     async listApiKeys(userId) {
       return (await query(`SELECT * FROM ${table} WHERE ${link} = $1 ORDER BY "createdAt", id`, [userId])).map(toKey)
+    },
+    async listOrganizationApiKeys(organizationId) {
+      return (await query(`SELECT * FROM ${table} WHERE "organizationId" = $1 ORDER BY "createdAt", id`, [organizationId])).map(toKey)
     },
     async updateApiKey(change) {
       const columns = (['hash', 'revokedAt', 'lastUsedAt', 'previousHash', 'previousUntil'] as const).filter((column) => change[column] !== undefined)

@@ -40,7 +40,7 @@ const PREFIX = /^[a-z][a-z0-9]{0,15}$/
 const HEADER = /^[a-z0-9!#$%&'*+.^_`|~-]+$/
 
 /** The adapter methods API keys call. */
-const ADAPTER_METHODS: readonly AdapterMethod[] = Object.freeze(['createApiKey', 'getApiKey', 'listApiKeys', 'updateApiKey'])
+const ADAPTER_METHODS: readonly AdapterMethod[] = Object.freeze(['createApiKey', 'getApiKey', 'listApiKeys', 'listOrganizationApiKeys', 'updateApiKey'])
 
 /**
  * The feature's routes: the signed-in user's keys, listed (`GET {basePath}/api-keys`) and created,
@@ -63,9 +63,9 @@ const ROUTES = Object.freeze([
 ])
 
 /**
- * The API-key module. The adapter must have `createApiKey`, `getApiKey`, `listApiKeys` and
- * `updateApiKey` (the memory and PostgreSQL adapters do): the configuration is refused at load
- * otherwise.
+ * The API-key module. The adapter must have `createApiKey`, `getApiKey`, `listApiKeys`,
+ * `listOrganizationApiKeys` and `updateApiKey` (the memory and PostgreSQL adapters do): the
+ * configuration is refused at load otherwise.
  *
  * @throws {TypeError} for a prefix other than 1–16 lower-case letters and digits starting with a
  *   letter, a header name that is not a token, or an overlap that is not whole seconds ≥ 0.

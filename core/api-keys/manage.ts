@@ -5,8 +5,8 @@
  * does not exist: the id alone (it is printed in the key) never lets anyone touch a key.
  *
  * A key may belong to an organisation (`organizationId`): then a member whose role in it allows
- * `apiKey:create` creates it, with scopes their role allows (an owner: any), and one whose role
- * allows `apiKey:revoke` revokes it; rotating takes both. The membership is re-read on every
+ * `apiKey:create` creates it, with scopes their role allows (an owner: any), one whose role allows
+ * `apiKey:revoke` revokes it, rotating takes both, and `apiKey:read` lists the organisation's keys. The membership is re-read on every
  * change, so a removed member or a demoted admin manages nothing from their next request.
  *
  * @module
@@ -113,8 +113,8 @@ export function checkNewApiKey(input: unknown): NewApiKey {
   }
 }
 
-/** The `apiKey:<action>` permissions a change asks of a member of the key's organisation. */
-type KeyAction = 'create' | 'revoke'
+/** The `apiKey:<action>` permissions a change (or the list) asks of a member of the key's organisation. */
+type KeyAction = 'read' | 'create' | 'revoke'
 
 /** `userId`'s active membership of `organizationId`, re-read; `null` without organisations or one. */
 async function activeMembership(resolved: ResolvedConfig, organizationId: string, userId: string): Promise<AdapterMembership | null> {
@@ -242,6 +242,24 @@ export async function listKeysOf(resolved: ResolvedConfig, adapter: ApiKeyAdapte
 }
 
 /**
+ * The keys `organizationId` owns, oldest first, for a member whose role allows `apiKey:read`;
+ * `Forbidden` for anyone else (not a member, or a role without it).
+ */
+export async function listOrganizationKeys(
+  resolved: ResolvedConfig,
+  adapter: ApiKeyAdapter,
+  userId: string,
+  organizationId: string,
+): Promise<ListedApiKey[] | ApiKeyRefusal> {
+  const verdict = await organizationAllows(resolved, organizationId, userId, ['read'])
+  if (!verdict || !verdict.allowed) return 'Forbidden'
+  const now = Date.now()
+  const prefix = resolved.apiKeys!.options.prefix
+  // A store that answers more than asked (another organisation's rows) must not show them.
+  return (await adapter.listOrganizationApiKeys(organizationId)).filter((key) => key.organizationId === organizationId).map((key) => listed(key, prefix, now))
+}
+
+/**
  * Creates an API key for `userId`: the key is in the answer, once; the adapter keeps its keyed
  * hash. With `organizationId`, the organisation owns it: `userId` must be an active member whose
  * role allows `apiKey:create` and every scope asked (an owner: any scope), else `null`.
@@ -258,13 +276,18 @@ export async function createApiKey(config: AuthConfig, userId: string, input: Ne
 
 /**
  * The API keys `userId` created (personal and organisation-owned), oldest first, without secrets
- * or hashes.
+ * or hashes. With `organizationId`, the keys that organisation owns instead, for a member whose
+ * role allows `apiKey:read`; `null` for anyone else.
  *
  * @throws {TypeError} for a configuration without `apiKeys()`.
  */
-export async function listApiKeys(config: AuthConfig, userId: string): Promise<ListedApiKey[]> {
+export function listApiKeys(config: AuthConfig, userId: string): Promise<ListedApiKey[]>
+export function listApiKeys(config: AuthConfig, userId: string, organizationId: string): Promise<ListedApiKey[] | null>
+export async function listApiKeys(config: AuthConfig, userId: string, organizationId?: string): Promise<ListedApiKey[] | null> {
   const { resolved, adapter } = apiKeysConfig(config)
-  return listKeysOf(resolved, adapter, userId)
+  if (organizationId === undefined) return listKeysOf(resolved, adapter, userId)
+  const keys = await listOrganizationKeys(resolved, adapter, userId, organizationId)
+  return typeof keys === 'string' ? null : keys
 }
 
 /**

@@ -2,7 +2,8 @@
  * `{basePath}/api-keys`, the signed-in user's keys over HTTP, JSON both ways:
  *
  * - `GET`: `{ apiKeys: [...] }`, the keys they created (personal and their organisations'), each
- *   with its prefix, name, scopes and times, never a secret or a hash;
+ *   with its prefix, name, scopes and times, never a secret or a hash; with `?organizationId=`,
+ *   the keys that organisation owns, for a member whose role allows `apiKey:read`;
  * - `POST` (CSRF-checked, and the sensitive action `manage-api-keys`: a stale session is asked to
  *   prove a factor again first) with `{ action, ... }`:
  *   - `create` `{ name, scopes, expiresIn?, organizationId? }`: 201 `{ key, apiKey }`, the key
@@ -21,7 +22,7 @@ import { notifyLifecycle } from '../observe/notify.js'
 import type { LifecycleChange } from '../observe/types.js'
 import { currentSession } from '../session/current.js'
 import type { ResponseInternal } from '../types.js'
-import { issueApiKey, listed, listKeysOf, manageableKey, overlapOf, revokeKey, rotateKey, type ApiKeyRefusal } from './manage.js'
+import { issueApiKey, listed, listKeysOf, listOrganizationKeys, manageableKey, overlapOf, revokeKey, rotateKey, type ApiKeyRefusal } from './manage.js'
 import type { ApiKeyAdapter } from './verify.js'
 
 /** A refusal's code, as the JSON body names it. */
@@ -42,11 +43,18 @@ function recordChange(ctx: RequestContext, kind: LifecycleChange, userId: string
   if (ctx.config.observers.length > 0) notifyLifecycle(ctx, kind, { userId, apiKey: prefix })
 }
 
-/** `GET {basePath}/api-keys`: the signed-in user's keys; 401 `null` signed out. */
+/**
+ * `GET {basePath}/api-keys`: the signed-in user's keys, or with `?organizationId=` the keys that
+ * organisation owns (403 unless their role allows `apiKey:read`); 401 `null` signed out.
+ */
 export async function respondApiKeys(ctx: RequestContext): Promise<ResponseInternal> {
   const current = await currentSession(ctx)
   if (!current) return json(ctx, null, 401)
-  return json(ctx, { apiKeys: await listKeysOf(ctx.config, adapterOf(ctx), current.user.id) })
+  const organizationId = ctx.request.query.organizationId
+  if (organizationId === undefined) return json(ctx, { apiKeys: await listKeysOf(ctx.config, adapterOf(ctx), current.user.id) })
+  if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId.length > 256) return refuse(ctx, 'InvalidRequest')
+  const keys = await listOrganizationKeys(ctx.config, adapterOf(ctx), current.user.id, organizationId)
+  return typeof keys === 'string' ? refuse(ctx, keys) : json(ctx, { apiKeys: keys })
 }
 
 /** The key id a body names, if it is a string of a plausible length. */

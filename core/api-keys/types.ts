@@ -50,6 +50,8 @@ export interface ApiKeyAdapterMethods {
   getApiKey?(id: string): Promise<AdapterApiKey | null>
   /** Ours, optional: the keys `userId` created (personal and organisation-owned), oldest first. */
   listApiKeys?(userId: string): Promise<AdapterApiKey[]>
+  /** Ours, optional: the keys `organizationId` owns, oldest first. */
+  listOrganizationApiKeys?(organizationId: string): Promise<AdapterApiKey[]>
   /** Ours, optional: changes a key's hash, revocation, last use or previous hash; `null` when there is none. */
   updateApiKey?(change: ApiKeyChange): Promise<AdapterApiKey | null>
 }

@@ -74,6 +74,18 @@ describe('organisation-owned keys (module level)', () => {
     expect(await listApiKeys(first, BOB)).toEqual([])
   })
 
+  it('are listed for a role that may read them: only that organisation’s', async () => {
+    const { first } = await world()
+    await createApiKey(first, ALICE, { name: 'acme', scopes: [], organizationId: ACME })
+    await createApiKey(first, BOB, { name: 'globex', scopes: [], organizationId: GLOBEX })
+    await createApiKey(first, ALICE, { name: 'mine', scopes: [] })
+    expect((await listApiKeys(first, ALICE, ACME))!.map((key) => key.name)).toEqual(['acme'])
+    expect((await listApiKeys(first, BOB, GLOBEX))!.map((key) => key.name)).toEqual(['globex'])
+    expect(await listApiKeys(first, ALICE, GLOBEX)).toBeNull()
+    expect(await listApiKeys(first, BOB, ACME)).toBeNull()
+    expect((await listApiKeys(first, ALICE)).map((key) => key.name)).toEqual(['acme', 'mine'])
+  })
+
   it('bound a non-owner’s key to the scopes their role allows', async () => {
     const { adapter, first } = await world()
     await adapter.updateMembership({ organizationId: ACME, userId: BOB, role: 'admin' })

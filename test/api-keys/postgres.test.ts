@@ -62,6 +62,8 @@ describe('API keys on PostgreSQL (PGlite)', () => {
     const { key, apiKey } = (await createApiKey(withOrganizations, 'alice', { name: 'deploy', scopes: [], organizationId: 'org-acme' }))!
     expect((await adapter.getApiKey(apiKey.id))!.organizationId).toBe('org-acme')
     expect((await adapter.listApiKeys('alice')).find((stored) => stored.id === apiKey.id)!.organizationId).toBe('org-acme')
+    expect((await adapter.listOrganizationApiKeys('org-acme')).map((stored) => stored.id)).toEqual([apiKey.id])
+    expect(await adapter.listOrganizationApiKeys('org-globex')).toEqual([])
     expect((await verifyApiKey(request(key), second, { organizationId: 'org-acme' })).ok).toBe(true)
     expect((await verifyApiKey(request(key), second, { organizationId: 'org-globex' })).ok).toBe(false)
     // A personal key reads back as no organisation's.

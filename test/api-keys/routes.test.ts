@@ -233,6 +233,31 @@ describe('organisation-owned keys', () => {
   })
 })
 
+describe('an organisation’s list of keys', () => {
+  it('shows an organisation’s keys to a role that may read them, and to nobody else', async () => {
+    const { adapter, alice, bob } = await world()
+    await adapter.updateMembership({ organizationId: ACME, userId: USERS.bob.id, role: 'admin' })
+    const made = (await post(bob, { action: 'create', name: 'bob-deploy', scopes: [], organizationId: ACME })).body!.apiKey as ListedApiKey
+    await post(alice, { action: 'create', name: 'alice-personal', scopes: [] })
+    await post(bob, { action: 'create', name: 'globex', scopes: [], organizationId: GLOBEX })
+    const listOf = async (client: Client, organizationId: string) => {
+      const response = await client.send({ path: '/api-keys', query: { organizationId } })
+      return { status: response.status, body: (await response.json()) as { apiKeys?: ListedApiKey[]; error?: string } | null }
+    }
+    // The owner sees the key an admin made, and only Acme's.
+    const acme = await listOf(alice, ACME)
+    expect(acme.status).toBe(200)
+    expect(acme.body!.apiKeys!.map((key) => key.name)).toEqual(['bob-deploy'])
+    expect(acme.body!.apiKeys![0]).toEqual(made)
+    expect(JSON.stringify(acme.body)).not.toContain('hash')
+    // Not a member of Globex; and a plain member reads none.
+    expect(await listOf(alice, GLOBEX)).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    await adapter.updateMembership({ organizationId: ACME, userId: USERS.bob.id, role: 'member' })
+    expect((await listOf(bob, ACME)).status).toBe(403)
+    expect((await listOf(new Client(alice.config), ACME)).status).toBe(401)
+  })
+})
+
 describe('the request itself', () => {
   it('refuses a post without a CSRF token or with a forged one, and creates nothing', async () => {
     const { adapter, alice } = await world()
