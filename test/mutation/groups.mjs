@@ -141,6 +141,7 @@ export const groups = {
       'test/api-keys/manage.test.ts',
       'test/api-keys/routes.test.ts',
       'test/api-keys/audit.test.ts',
+      'test/api-keys/lifecycle.model.test.ts',
     ],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
