@@ -78,6 +78,12 @@ describe('API keys in the audit trail', () => {
     expect((await verifyApiKey(bearer(guessed), config)).ok).toBe(false)
     expect(events.at(-1)).toMatchObject({ kind: 'api-key-refused', apiKey: 'ak_unknownid12' })
     expect(events.at(-1)!.userId).toBeUndefined()
+    // An id longer than any of ours is no key's: the event does not repeat it.
+    expect((await verifyApiKey(bearer(`ak_${'i'.repeat(33)}_${'A'.repeat(43)}`), config)).ok).toBe(false)
+    expect(events.at(-1)).toMatchObject({ kind: 'api-key-refused' })
+    expect(events.at(-1)!.apiKey).toBeUndefined()
+    expect((await verifyApiKey(bearer(`ak_${'i'.repeat(32)}_${'A'.repeat(43)}`), config)).ok).toBe(false)
+    expect(events.at(-1)!.apiKey).toBe(`ak_${'i'.repeat(32)}`)
     const activity = await alice.send({ path: '/audit' })
     const listed = (await activity.json()) as { kind: string; apiKey?: string }[] | { events: { kind: string; apiKey?: string }[] }
     const rows = Array.isArray(listed) ? listed : listed.events

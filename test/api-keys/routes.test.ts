@@ -107,6 +107,8 @@ describe('GET and POST /api-keys', () => {
       { action: 'create', name: 'x', scopes: [], organizationId: 42 },
       { action: 'revoke' },
       { action: 'revoke', id: 42 },
+      { action: 'revoke', id: '' },
+      { action: 'revoke', id: 'x'.repeat(65) },
       { action: 'rotate', id: 'x', overlap: 1.5 },
     ]) {
       expect((await post(alice, body)).status, JSON.stringify(body)).toBe(400)
@@ -255,6 +257,9 @@ describe('an organisation’s list of keys', () => {
     await adapter.updateMembership({ organizationId: ACME, userId: USERS.bob.id, role: 'member' })
     expect((await listOf(bob, ACME)).status).toBe(403)
     expect((await listOf(new Client(alice.config), ACME)).status).toBe(401)
+    expect((await listOf(alice, '')).status).toBe(400)
+    expect((await listOf(alice, 'o'.repeat(257))).status).toBe(400)
+    expect((await listOf(alice, 'o'.repeat(256))).status).toBe(403)
   })
 })
 
