@@ -41,11 +41,14 @@ export function memoryApiKeyMethods(store: object): Required<ApiKeyAdapterMethod
     async listApiKeys(userId) {
       return [...keys.values()].filter((key) => key.userId === userId).map(copy)
     },
+    async listOrganizationApiKeys(organizationId) {
+      return [...keys.values()].filter((key) => key.organizationId === organizationId).map(copy)
+    },
     async updateApiKey(change) {
       const key = keys.get(change.id)
       if (!key) return null
       const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined))
-      const updated = copy({ ...key, ...defined, id: key.id, userId: key.userId })
+      const updated = copy({ ...key, ...defined, id: key.id, userId: key.userId, organizationId: key.organizationId ?? null })
       keys.set(key.id, updated)
       return copy(updated)
     },

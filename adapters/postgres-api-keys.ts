@@ -1,12 +1,13 @@
 /**
  * The API-key methods of the PostgreSQL adapter (see `core/api-keys/types.ts`), over a table of
- * their own, `<prefix>_api_keys`, beside the users table. The table is created on the first call
- * (idempotent, under the adapter's advisory lock), so `migrate()` needs no change to have it.
+ * their own, `<prefix>_api_keys`, beside the users and organisations tables. The adapter's
+ * `migrate()` creates it with the others.
  *
  * @module
  */
 import type { AdapterApiKey, ApiKeyAdapterMethods } from '../core/api-keys/types.js'
 import type { Queryable } from './postgres.js'
+import { organizationTableNames } from './postgres-organizations.js'
 
 /** What the methods need of the adapter: the client's query and the layout's names. */
 export interface PostgresApiKeyTables {
@@ -16,20 +17,23 @@ export interface PostgresApiKeyTables {
   userLink: string
   /** The quoted index name for `name` under the layout's prefix. */
   index: (name: string) => string
-  /** The advisory lock name the schema is created under. */
-  lock: string
 }
 
 type Rows = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>
 
 const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string))
 
-/** The table of keys (ours): the hash only, never a secret; gone with its user. */
+/**
+ * The table of keys (ours), as an idempotent script: the hash only, never a secret; gone with the
+ * user who created it, and with the organisation that owns it.
+ */
 export function apiKeysTable(t: PostgresApiKeyTables): string {
   const table = t.index('api_keys')
+  const { organizations } = organizationTableNames(t)
   return `CREATE TABLE IF NOT EXISTS ${table} (
   id TEXT PRIMARY KEY,
   "${t.userLink}" TEXT NOT NULL REFERENCES ${t.users} (id) ON DELETE CASCADE,
+  "organizationId" TEXT REFERENCES ${organizations} (id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   scopes TEXT[] NOT NULL,
   hash TEXT NOT NULL,
@@ -40,30 +44,20 @@ export function apiKeysTable(t: PostgresApiKeyTables): string {
   "previousHash" TEXT,
   "previousUntil" TIMESTAMPTZ
 );
-CREATE INDEX IF NOT EXISTS ${t.index('api_keys_user_idx')} ON ${table} ("${t.userLink}");`
+ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "organizationId" TEXT REFERENCES ${organizations} (id) ON DELETE CASCADE;
+CREATE INDEX IF NOT EXISTS ${t.index('api_keys_user_idx')} ON ${table} ("${t.userLink}");
+CREATE INDEX IF NOT EXISTS ${t.index('api_keys_organization_idx')} ON ${table} ("organizationId");`
 }
 
 /** The API-key methods over `client` (the adapter's) and the layout's names. */
 export function postgresApiKeyMethods(client: Queryable, t: PostgresApiKeyTables): Required<ApiKeyAdapterMethods> {
-  const rows: Rows = async (text, params) => (await client.query(text, params)).rows
-  const exec = (script: string) => (client.exec ? client.exec(script) : client.query(script))
+  const query: Rows = async (text, params) => (await client.query(text, params)).rows
   const table = t.index('api_keys')
   const link = `"${t.userLink}"`
-  let ready: Promise<unknown> | undefined
-  const ensure = () => {
-    ready ??= exec(`SELECT pg_advisory_xact_lock(hashtext('${t.lock}'));\n${apiKeysTable(t)}`).catch((error: unknown) => {
-      ready = undefined
-      throw error
-    })
-    return ready
-  }
-  const query: Rows = async (text, params) => {
-    await ensure()
-    return rows(text, params)
-  }
   const toKey = (row: Record<string, unknown>): AdapterApiKey => ({
     id: String(row.id),
     userId: String(row[t.userLink]),
+    organizationId: row.organizationId === null || row.organizationId === undefined ? null : String(row.organizationId),
     name: String(row.name),
     scopes: (row.scopes as string[]) ?? [],
     hash: String(row.hash),
@@ -77,9 +71,22 @@ export function postgresApiKeyMethods(client: Queryable, t: PostgresApiKeyTables
   return {
     async createApiKey(key) {
       const [row] = await query(
-        `INSERT INTO ${table} (id, ${link}, name, scopes, hash, "createdAt", "expiresAt", "revokedAt", "lastUsedAt", "previousHash", "previousUntil")
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-        [key.id, key.userId, key.name, key.scopes, key.hash, key.createdAt, key.expiresAt, key.revokedAt, key.lastUsedAt, key.previousHash, key.previousUntil],
+        `INSERT INTO ${table} (id, ${link}, "organizationId", name, scopes, hash, "createdAt", "expiresAt", "revokedAt", "lastUsedAt", "previousHash", "previousUntil")
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+        [
+          key.id,
+          key.userId,
+          key.organizationId ?? null,
+          key.name,
+          key.scopes,
+          key.hash,
+          key.createdAt,
+          key.expiresAt,
+          key.revokedAt,
+          key.lastUsedAt,
+          key.previousHash,
+          key.previousUntil,
+        ],
       )
       return toKey(row!)
     },
@@ -89,6 +96,9 @@ export function postgresApiKeyMethods(client: Queryable, t: PostgresApiKeyTables
     },
     async listApiKeys(userId) {
       return (await query(`SELECT * FROM ${table} WHERE ${link} = $1 ORDER BY "createdAt", id`, [userId])).map(toKey)
+    },
+    async listOrganizationApiKeys(organizationId) {
+      return (await query(`SELECT * FROM ${table} WHERE "organizationId" = $1 ORDER BY "createdAt", id`, [organizationId])).map(toKey)
     },
     async updateApiKey(change) {
       const columns = (['hash', 'revokedAt', 'lastUsedAt', 'previousHash', 'previousUntil'] as const).filter((column) => change[column] !== undefined)

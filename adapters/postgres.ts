@@ -27,7 +27,7 @@ import type {
 } from '../core/adapters.js'
 import { organizationsSchema, postgresOrganizations } from './postgres-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
-import { postgresApiKeyMethods } from './postgres-api-keys.js'
+import { apiKeysTable, postgresApiKeyMethods } from './postgres-api-keys.js'
 
 /**
  * The one method the adapter needs from a client: `pg`'s `Pool` and `Client`, and PGlite, all
@@ -483,7 +483,8 @@ export function PostgresAdapter(
       // NOT EXISTS (which is not atomic against itself in PostgreSQL).
       const script = `SELECT pg_advisory_xact_lock(hashtext('${t.lock}'));
 ${schema(options.tablePrefix, layout)}
-${organizationsSchema(t)}`
+${organizationsSchema(t)}
+${apiKeysTable(t)}`
       if (client.exec) await client.exec(script)
       else await client.query(script)
     },

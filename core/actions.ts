@@ -30,6 +30,7 @@ const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
   'frontchannel-logout',
   'reauthenticate',
   'organization',
+  'api-keys',
 ])
 
 /** Whether `action` is one of the actions of spec §4. */
@@ -77,4 +78,5 @@ export const JSON_ACTIONS: ReadonlySet<RoutedAction> = new Set<RoutedAction>([
   'csrf',
   'webauthn-options',
   'organization',
+  'api-keys',
 ])

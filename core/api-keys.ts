@@ -22,13 +22,16 @@ import type { AdapterMethod } from './shapes.js'
 import type { ApiKeysModule } from './config/types.js'
 import { FEATURE } from './modules.js'
 import type { ApiKeysOptions } from './api-keys/types.js'
+import { route } from './http/params.js'
+import { manageApiKeys, respondApiKeys } from './api-keys/routes.js'
 
 export type { ApiKeysModule }
 export type { AdapterApiKey, ApiKeyAdapterMethods, ApiKeyChange, ApiKeysOptions, ResolvedApiKeysOptions } from './api-keys/types.js'
 export { verifyApiKey } from './api-keys/verify.js'
 export type { ApiKeyVerification, VerifiedApiKey, VerifyApiKeyOptions } from './api-keys/verify.js'
 export { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, MAX_SCOPES } from './api-keys/manage.js'
-export type { IssuedApiKey, ListedApiKey, NewApiKey } from './api-keys/manage.js'
+export type { ApiKeyRefusal, IssuedApiKey, ListedApiKey, NewApiKey } from './api-keys/manage.js'
+export type { ApiKeyRouteRefusal } from './api-keys/routes.js'
 
 /** Seconds an old secret keeps working after a rotation by default: 24 hours. */
 export const DEFAULT_ROTATION_OVERLAP = 24 * 3600
@@ -37,12 +40,32 @@ const PREFIX = /^[a-z][a-z0-9]{0,15}$/
 const HEADER = /^[a-z0-9!#$%&'*+.^_`|~-]+$/
 
 /** The adapter methods API keys call. */
-const ADAPTER_METHODS: readonly AdapterMethod[] = Object.freeze(['createApiKey', 'getApiKey', 'listApiKeys', 'updateApiKey'])
+const ADAPTER_METHODS: readonly AdapterMethod[] = Object.freeze(['createApiKey', 'getApiKey', 'listApiKeys', 'listOrganizationApiKeys', 'updateApiKey'])
 
 /**
- * The API-key module. The adapter must have `createApiKey`, `getApiKey`, `listApiKeys` and
- * `updateApiKey` (the memory and PostgreSQL adapters do): the configuration is refused at load
- * otherwise.
+ * The feature's routes: the signed-in user's keys, listed (`GET {basePath}/api-keys`) and created,
+ * revoked or rotated (`POST {basePath}/api-keys`, JSON `{ action, … }`, see `api-keys/routes.ts`);
+ * the POST CSRF-checked and gated as the sensitive action `manage-api-keys`, both through the one
+ * authority for who is signed in.
+ */
+const ROUTES = Object.freeze([
+  route({ method: 'GET', action: 'api-keys', provider: 'none', actsForUser: true, serve: respondApiKeys }),
+  route({
+    method: 'POST',
+    action: 'api-keys',
+    provider: 'none',
+    csrf: true,
+    failure: 'json-null',
+    actsForUser: true,
+    stepUp: () => 'manage-api-keys',
+    serve: manageApiKeys,
+  }),
+])
+
+/**
+ * The API-key module. The adapter must have `createApiKey`, `getApiKey`, `listApiKeys`,
+ * `listOrganizationApiKeys` and `updateApiKey` (the memory and PostgreSQL adapters do): the
+ * configuration is refused at load otherwise.
  *
  * @throws {TypeError} for a prefix other than 1–16 lower-case letters and digits starting with a
  *   letter, a header name that is not a token, or an overlap that is not whole seconds ≥ 0.
@@ -61,5 +84,6 @@ export function apiKeys(options: ApiKeysOptions = {}): ApiKeysModule {
     options: Object.freeze({ prefix, header, rotationOverlap }),
     adapterMethods: ADAPTER_METHODS,
     flows: Object.freeze([]),
+    routes: ROUTES,
   })
 }

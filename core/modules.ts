@@ -45,7 +45,14 @@ export interface ProviderFlow {
 }
 
 /** The built-in sensitive actions: each changes what can sign in as the user, or who stays signed in. */
-export type SensitiveActionName = 'add-passkey' | 'enrol-second-factor' | 'remove-second-factor' | 'revoke-sessions' | 'link-account' | 'change-password'
+export type SensitiveActionName =
+  | 'add-passkey'
+  | 'enrol-second-factor'
+  | 'remove-second-factor'
+  | 'revoke-sessions'
+  | 'link-account'
+  | 'change-password'
+  | 'manage-api-keys'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {

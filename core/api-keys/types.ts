@@ -10,7 +10,14 @@
 export interface AdapterApiKey {
   /** The public id inside the key (`<prefix>_<id>_<secret>`), the record's key. */
   id: string
+  /** The user who created it; for a personal key, its owner. */
   userId: string
+  /**
+   * The organisation that owns the key, if one does: then its members whose role allows
+   * `apiKey:revoke` manage it, and its creator only while their role does. `null` or absent: a
+   * personal key of {@link userId}.
+   */
+  organizationId?: string | null | undefined
   name: string
   /** Permissions as data: `resource:action` strings. */
   scopes: string[]
@@ -41,8 +48,10 @@ export interface ApiKeyAdapterMethods {
   createApiKey?(key: AdapterApiKey): Promise<AdapterApiKey>
   /** Ours, optional: the key with id `id`, or `null`. */
   getApiKey?(id: string): Promise<AdapterApiKey | null>
-  /** Ours, optional: a user's keys, oldest first. */
+  /** Ours, optional: the keys `userId` created (personal and organisation-owned), oldest first. */
   listApiKeys?(userId: string): Promise<AdapterApiKey[]>
+  /** Ours, optional: the keys `organizationId` owns, oldest first. */
+  listOrganizationApiKeys?(organizationId: string): Promise<AdapterApiKey[]>
   /** Ours, optional: changes a key's hash, revocation, last use or previous hash; `null` when there is none. */
   updateApiKey?(change: ApiKeyChange): Promise<AdapterApiKey | null>
 }

@@ -7,6 +7,7 @@
  */
 import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import type { AuthConfig } from '../types.js'
+import { notifyStandalone } from '../observe/notify.js'
 import { keySecretMatches, parseApiKey } from './secret.js'
 import type { AdapterApiKey, ApiKeyAdapterMethods } from './types.js'
 
@@ -14,6 +15,8 @@ import type { AdapterApiKey, ApiKeyAdapterMethods } from './types.js'
 export interface VerifiedApiKey {
   readonly id: string
   readonly userId: string
+  /** The organisation that owns the key, or `null` for a personal key of {@link userId}. */
+  readonly organizationId: string | null
   readonly name: string
   readonly scopes: readonly string[]
 }
@@ -27,6 +30,11 @@ export type ApiKeyVerification =
 export interface VerifyApiKeyOptions {
   /** Scopes the key must all hold (exact `resource:action` strings); none by default. */
   scopes?: readonly string[] | undefined
+  /**
+   * The organisation the request acts in: only a key that organisation owns passes (a personal
+   * key, or another organisation's, is answered 403 `insufficient_scope`).
+   */
+  organizationId?: string | undefined
 }
 
 /** The adapter of a configuration with API keys (checked at load to have the methods). */
@@ -50,6 +58,34 @@ function refusal(status: 401 | 403 | 503, challenge: string | undefined, error: 
 }
 
 const invalidToken = () => refusal(401, 'Bearer error="invalid_token"', 'invalid_token')
+
+/** The longest key id an audit event names (ours are 12 characters; a longer one is no key of ours). */
+const MAX_RECORDED_ID = 32
+
+/**
+ * Tells the audit trail (if the configuration has one) that a presented key was refused: by its
+ * prefix only, and its owner when the id is a stored key's. Costs nothing without one.
+ */
+async function recordRefusal(
+  resolved: ResolvedConfig,
+  request: Request,
+  id: string,
+  owner: string | undefined,
+  answer: ApiKeyVerification,
+): Promise<ApiKeyVerification> {
+  if (resolved.observers.length === 0 || answer.ok) return answer
+  const prefix = resolved.apiKeys!.options.prefix
+  const source = { header: (name: string) => request.headers.get(name), clientAddress: undefined }
+  const error = answer.status === 403 ? 'insufficient_scope' : 'invalid_token'
+  await notifyStandalone(
+    resolved,
+    source,
+    'api-key-refused',
+    { ...(owner !== undefined ? { userId: owner } : {}), ...(id.length <= MAX_RECORDED_ID ? { apiKey: `${prefix}_${id}` } : {}) },
+    { error },
+  )
+  return answer
+}
 
 /** The key the request presents in `header` (`Bearer <key>` in `Authorization`), if any. */
 function presentedKey(request: Request, header: string): string | undefined {
@@ -91,7 +127,8 @@ async function recordUse(resolved: ResolvedConfig, adapter: ApiKeyAdapter, id: s
  *
  * - 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a key that is wrong in any way
  *   (unknown, wrong secret, revoked, expired, malformed); with only `Bearer` when none was sent.
- * - 403 with `error="insufficient_scope"` for a live key that lacks one of `options.scopes`.
+ * - 403 with `error="insufficient_scope"` for a live key that lacks one of `options.scopes`, or
+ *   that `options.organizationId` does not own.
  * - 503 with `Retry-After` when the adapter cannot answer (the key is not let through).
  *
  * The scopes are the stored key's; nothing in the request can add one.
@@ -115,13 +152,26 @@ export async function verifyApiKey(request: Request, config: AuthConfig, options
   }
   // An unknown id is hashed too, so its answer takes the time a wrong secret's does.
   const matches = await secretMatches(resolved.secrets, stored ?? UNKNOWN_KEY, parsed.secret, now)
-  if (!stored || stored.id !== parsed.id || !matches || !isLive(stored, now)) return invalidToken()
+  if (!stored || stored.id !== parsed.id || !matches || !isLive(stored, now)) {
+    return recordRefusal(resolved, request, parsed.id, stored?.id === parsed.id ? stored.userId : undefined, invalidToken())
+  }
   const missing = (options.scopes ?? []).filter((scope) => !stored.scopes.includes(scope))
-  if (missing.length > 0) {
-    return refusal(403, `Bearer error="insufficient_scope", scope="${(options.scopes ?? []).join(' ')}"`, 'insufficient_scope')
+  const otherOrganization = options.organizationId !== undefined && (stored.organizationId ?? null) !== options.organizationId
+  if (missing.length > 0 || otherOrganization) {
+    const forbidden = refusal(403, `Bearer error="insufficient_scope", scope="${(options.scopes ?? []).join(' ')}"`, 'insufficient_scope')
+    return recordRefusal(resolved, request, stored.id, stored.userId, forbidden)
   }
   await recordUse(resolved, adapter, stored.id, now)
-  return { ok: true, key: Object.freeze({ id: stored.id, userId: stored.userId, name: stored.name, scopes: Object.freeze([...stored.scopes]) }) }
+  return {
+    ok: true,
+    key: Object.freeze({
+      id: stored.id,
+      userId: stored.userId,
+      organizationId: stored.organizationId ?? null,
+      name: stored.name,
+      scopes: Object.freeze([...stored.scopes]),
+    }),
+  }
 }
 
 const UNKNOWN_KEY: AdapterApiKey = {

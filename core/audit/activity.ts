@@ -38,6 +38,7 @@ function forTheUser(event: AuditEvent) {
     ...(event.client.userAgent !== undefined ? { userAgent: event.client.userAgent } : {}),
     ...(event.amr !== undefined ? { amr: event.amr } : {}),
     ...(event.action !== undefined ? { action: event.action } : {}),
+    ...(event.apiKey !== undefined ? { apiKey: event.apiKey } : {}),
   }
 }
 
@@ -51,6 +52,10 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   'account-linked': 'Linked a sign-in method',
   'rate-limited': 'Too many attempts: sign-in paused',
   reauthenticated: "Confirmed it's you",
+  'api-key-created': 'Created an API key',
+  'api-key-revoked': 'Revoked an API key',
+  'api-key-rotated': 'Rotated an API key',
+  'api-key-refused': 'An API key was refused',
 }
 
 /** One line of the activity list: "Signed in with credentials", "Sign-in refused (CredentialsSignin)". */
@@ -60,6 +65,7 @@ export function describeEvent(event: AuditEvent): string {
     const action = event.action !== undefined ? ACTION_LABELS[event.action] : undefined
     return `${KIND_LABELS[event.kind]}${action ? ` to ${action}` : ''}`
   }
+  if (event.kind.startsWith('api-key-') && event.apiKey !== undefined) return `${KIND_LABELS[event.kind] ?? event.kind} (${event.apiKey})`
   if (event.kind !== 'flow') return `${KIND_LABELS[event.kind] ?? event.kind}${event.kind === 'account-linked' ? via : ''}`
   switch (event.outcome?.type) {
     case 'signed-in':

@@ -9,7 +9,7 @@ import type { RequestContext } from '../http/context.js'
 import { OBSERVER } from '../observe/brand.js'
 import type { Observer, ObserverSettings, ObserverValue } from '../observe/types.js'
 import { listActivity } from './activity.js'
-import { AuditRecord, finishAudit, resolveAudit } from './record.js'
+import { AuditRecord, deliver, finishAudit, resolveAudit, standaloneEvent } from './record.js'
 import { AuditOptionsStruct } from './structs.js'
 import type { AuditOptions } from './types.js'
 
@@ -45,6 +45,9 @@ function auditObserver(options: AuditOptions, settings: ObserverSettings): Obser
     onFlowStep: (request, trace) => record.noteTrace(request, trace),
     onFlowRun: (request, flow, providerId, run) => record.noteRun(request, flow, providerId, run),
     onLifecycle: (request, kind, who) => record.noteLifecycle(request, kind, who),
+    onStandalone: async (source, kind, who, outcome) => {
+      await deliver(auditSettings, [await standaloneEvent(auditSettings, source, kind, who, outcome, new Date())])
+    },
     onEmitted: (request, name, message) => record.noteEmitted(request, name, message),
     onOutcome: async (request, source, answered) => {
       await finishAudit(auditSettings, record, request, source, answered)

@@ -15,7 +15,7 @@ import { escapeControl } from '../logger.js'
 import { hashedAddress, userAgentFamily } from './client.js'
 import type { AuthStore } from '../store/types.js'
 import { webhookSink } from './webhook.js'
-import type { Answered, ObservedSource } from '../observe/types.js'
+import type { Answered, LifecycleSubject, ObservedSource } from '../observe/types.js'
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditEvent,
@@ -72,7 +72,7 @@ interface RequestAudit {
   outcome?: AuditOutcome
   /** A re-authentication completed: the action that asked (the factor is in `amr`). */
   reauthenticated?: { action: string }
-  lifecycle: { kind: LifecycleKind; userId?: string; provider?: string }[]
+  lifecycle: ({ kind: LifecycleKind } & LifecycleSubject)[]
 }
 
 /**
@@ -112,7 +112,7 @@ export class AuditRecord {
   }
 
   /** Notes a lifecycle change the request made. */
-  noteLifecycle(request: ParsedRequest, kind: LifecycleKind, who: { userId?: string; provider?: string }): void {
+  noteLifecycle(request: ParsedRequest, kind: LifecycleKind, who: LifecycleSubject): void {
     this.of(request).lifecycle.push({ kind, ...who })
   }
 
@@ -284,10 +284,36 @@ export async function eventsOf(
   return events
 }
 
-function withoutUndefined(change: { userId?: string; provider?: string }) {
+function withoutUndefined(change: LifecycleSubject) {
   return {
     ...(change.userId !== undefined ? { userId: change.userId } : {}),
     ...(change.provider !== undefined ? { provider: change.provider } : {}),
+    ...(change.apiKey !== undefined ? { apiKey: change.apiKey } : {}),
+  }
+}
+
+/**
+ * The event of a lifecycle change outside a request to `Auth` (an API key refused in the
+ * application's own route): its own request id, the client as the source shows it.
+ */
+export async function standaloneEvent(
+  settings: AuditSettings,
+  source: ObservedSource,
+  kind: LifecycleKind,
+  who: LifecycleSubject,
+  outcome: { error: string } | undefined,
+  at: Date,
+): Promise<AuditEvent> {
+  const given = source.header('x-request-id')
+  return {
+    v: AUDIT_SCHEMA_VERSION,
+    id: crypto.randomUUID(),
+    time: at.toISOString(),
+    requestId: given !== null && REQUEST_ID.test(given) ? given : crypto.randomUUID(),
+    kind,
+    ...withoutUndefined(who),
+    client: await clientOf(settings, source),
+    ...(outcome !== undefined ? { outcome: { type: 'refused' as const, error: outcome.error } } : {}),
   }
 }
 

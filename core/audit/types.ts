@@ -31,6 +31,10 @@ export const LIFECYCLE_KINDS = [
   'account-linked',
   'rate-limited',
   'reauthenticated',
+  'api-key-created',
+  'api-key-revoked',
+  'api-key-rotated',
+  'api-key-refused',
 ] as const satisfies readonly LifecycleChange[]
 
 /** A lifecycle change's kind. */
@@ -94,6 +98,11 @@ export interface AuditEvent {
    * own route guarded by `requireRecentAuth`).
    */
   action?: string
+  /**
+   * `api-key-*` events: the key's prefix (`<prefix>_<id>`, the public start of the key), never its
+   * secret. `api-key-refused` names the key a request presented, if it parsed as one.
+   */
+  apiKey?: string
   client: AuditClient
   /** `flow` and `reauthenticated` events: the flows the request ran (a first factor, then the sign-in completion). */
   flow?: string

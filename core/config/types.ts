@@ -425,6 +425,18 @@ export type LifecycleChange =
   | 'account-linked'
   | 'rate-limited'
   | 'reauthenticated'
+  | 'api-key-created'
+  | 'api-key-revoked'
+  | 'api-key-rotated'
+  | 'api-key-refused'
+
+/** Who a lifecycle change was for: the user, the provider, the API key's prefix (never its secret). */
+export interface LifecycleSubject {
+  userId?: string
+  provider?: string
+  /** `<prefix>_<id>`: the public start of the key, never its secret. */
+  apiKey?: string
+}
 
 /** How a request was answered: the failure its flow reported, or what its handling threw. */
 export type Answered = { failure?: { type: string; code?: string } } | { error: unknown }
@@ -476,7 +488,12 @@ export interface Observer {
   /** How a flow run ended (`providerId` of the request's provider, if any). */
   readonly onFlowRun?: (request: ParsedRequest, flow: string, providerId: string | undefined, run: ObservedRun) => void
   /** A lifecycle change the request made. */
-  readonly onLifecycle?: (request: ParsedRequest, kind: LifecycleChange, who: { userId?: string; provider?: string }) => void
+  readonly onLifecycle?: (request: ParsedRequest, kind: LifecycleChange, who: LifecycleSubject) => void
+  /**
+   * A lifecycle change outside a request to `Auth` (an API key refused by `verifyApiKey` in the
+   * application's own route), with the outcome it had; delivered at once.
+   */
+  readonly onStandalone?: (source: ObservedSource, kind: LifecycleChange, who: LifecycleSubject, outcome?: { error: string }) => Promise<void>
   /** An Auth.js event the request emitted (`signOut`, `linkAccount`, ...). */
   readonly onEmitted?: (request: ParsedRequest, name: string, message: unknown) => void
   /** The request's flows are done: how it was answered. Awaited before the answer is sent. */
@@ -571,8 +588,10 @@ export interface ApiKeysModule {
   readonly options: ResolvedApiKeysOptions
   /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
   readonly adapterMethods: readonly AdapterMethod[]
-  /** The flows the feature adds (its routes). */
+  /** The flows the feature adds (none: its routes serve no chart). */
   readonly flows: readonly FlowModule[]
+  /** Its routes (`{basePath}/api-keys`), added to the configuration's routing table. */
+  readonly routes: readonly Route[]
 }
 
 /** The value of `stepUp: stepUp({ … })`: the policies and the re-authentication flow. */

@@ -183,7 +183,8 @@ export interface CsrfState {
  * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
  * `sessions` (a signed-in user's sessions: list, revoke), `audit` (their recent security activity),
  * and `backchannel-logout` / `frontchannel-logout` (an OpenID Connect provider ends the sessions
- * signed in through it).
+ * signed in through it), `organization` (the active organisation and its management) and
+ * `api-keys` (a signed-in user's API keys).
  */
 export type OwnAction =
   | 'step'
@@ -194,6 +195,7 @@ export type OwnAction =
   | 'frontchannel-logout'
   | 'reauthenticate'
   | 'organization'
+  | 'api-keys'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

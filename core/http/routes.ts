@@ -130,23 +130,25 @@ export const routes: readonly Route[] = routesOf(builtInFlows)
 
 const tables = new WeakMap<readonly FlowModule[], readonly Route[]>()
 
-/** The tables of configurations whose feature modules bring routes of their own (organisations). */
-const featureTables = new WeakMap<readonly FlowModule[], { routes: readonly Route[]; table: readonly Route[] }>()
+/** The tables of configurations whose feature modules bring routes of their own (organisations, API keys). */
+const featureTables = new WeakMap<readonly FlowModule[], { organizations: unknown; apiKeys: unknown; table: readonly Route[] }>()
 
 /**
  * The routing table of a configuration: the core routes, those of its flows and those of its
- * feature modules that serve no chart (`organizations()`), built once.
+ * feature modules that serve no chart (`organizations()`, `apiKeys()`), built once.
  */
 export function routingTable(config: {
   readonly flows: readonly FlowModule[]
   readonly organizations?: { readonly routes: readonly Route[] } | undefined
+  readonly apiKeys?: { readonly routes: readonly Route[] } | undefined
 }): readonly Route[] {
-  const featureRoutes = config.organizations?.routes
-  if (featureRoutes !== undefined) {
+  const organizations = config.organizations?.routes
+  const apiKeys = config.apiKeys?.routes
+  if (organizations !== undefined || apiKeys !== undefined) {
     const built = featureTables.get(config.flows)
-    if (built?.routes === featureRoutes) return built.table
-    const table = routesOf(config.flows, featureRoutes)
-    featureTables.set(config.flows, { routes: featureRoutes, table })
+    if (built && built.organizations === organizations && built.apiKeys === apiKeys) return built.table
+    const table = routesOf(config.flows, [...(organizations ?? []), ...(apiKeys ?? [])])
+    featureTables.set(config.flows, { organizations, apiKeys, table })
     return table
   }
   let table = tables.get(config.flows)

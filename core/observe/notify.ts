@@ -10,7 +10,7 @@ import type { FlowTrace } from '../engine/trace.js'
 import type { RequestContext } from '../http/context.js'
 import type { ParsedRequest, RequestSource } from '../http/request.js'
 import type { ResolvedConfig } from '../config/types.js'
-import type { Answered, LifecycleChange, Observer } from './types.js'
+import type { Answered, LifecycleChange, LifecycleSubject, ObservedSource, Observer } from './types.js'
 
 /** The advance options of a run observed by `config.observers`. */
 export function observedRunOptions(ctx: RequestContext): AdvanceOptions {
@@ -55,8 +55,26 @@ export function notifyRun(ctx: RequestContext, flow: string, run: FlowRun): void
 }
 
 /** The request made a lifecycle change. */
-export function notifyLifecycle(ctx: RequestContext, kind: LifecycleChange, who: { userId?: string; provider?: string }): void {
+export function notifyLifecycle(ctx: RequestContext, kind: LifecycleChange, who: LifecycleSubject): void {
   for (const observer of ctx.config.observers) observer.onLifecycle?.(ctx.request, kind, who)
+}
+
+/** A lifecycle change outside a request to `Auth`: delivered at once; an observer that fails is logged. */
+export async function notifyStandalone(
+  config: ResolvedConfig,
+  source: ObservedSource,
+  kind: LifecycleChange,
+  who: LifecycleSubject,
+  outcome?: { error: string },
+): Promise<void> {
+  for (const observer of config.observers) {
+    if (!observer.onStandalone) continue
+    try {
+      await observer.onStandalone(source, kind, who, outcome)
+    } catch (error) {
+      logged(config, error)
+    }
+  }
 }
 
 /** The request emitted an Auth.js event. */

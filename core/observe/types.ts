@@ -16,6 +16,7 @@ export type {
   Answered,
   EffectWrapper,
   LifecycleChange,
+  LifecycleSubject,
   ObservedRun,
   ObservedSource,
   Observer,

@@ -65,6 +65,7 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'createApiKey',
   'getApiKey',
   'listApiKeys',
+  'listOrganizationApiKeys',
   'updateApiKey',
 ]
 

@@ -63,7 +63,9 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // And the sealed DPoP key pair an account's tokens are bound to, keyed by the account.
       // And each user's password hash, keyed by the same user column.
       // And the organisations, their memberships and invitations (`organizations()`), beside them.
+      // And the API keys (`apiKeys()`), keyed by the same user column and by organisation.
       const {
+        api_keys: keys,
         completed_steps: completedSteps,
         session_provider: sessionProvider,
         account_keys: accountKeys,
@@ -73,6 +75,20 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
         invitations,
         ...withoutSteps
       } = tables
+      expect(keys).toEqual([
+        'createdAt',
+        'expiresAt',
+        'hash',
+        'id',
+        'lastUsedAt',
+        'name',
+        'organizationId',
+        'previousHash',
+        'previousUntil',
+        'revokedAt',
+        'scopes',
+        'user',
+      ])
       expect(organizations).toEqual(['createdAt', 'id', 'metadata', 'name', 'slug', 'verifiedDomains'])
       expect(memberships).toEqual(['createdAt', 'organizationId', 'role', 'status', 'userId'])
       expect(invitations).toEqual(['createdAt', 'email', 'expires', 'id', 'inviterId', 'organizationId', 'role', 'status'])

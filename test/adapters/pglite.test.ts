@@ -33,6 +33,7 @@ describe('PostgreSQL adapter schema', () => {
     expect(rows.map((r) => r.table_name)).toEqual([
       'authchart_account_keys',
       'authchart_accounts',
+      'authchart_api_keys',
       'authchart_authenticators',
       'authchart_completed_steps',
       'authchart_invitations',

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresAdapter } from '../../adapters/postgres.js'
 import { apiKeys, createApiKey, listApiKeys, revokeApiKey, rotateApiKey, verifyApiKey } from '../../core/api-keys.js'
+import { organizations } from '../../core/organizations.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { ORIGIN, testConfig } from '../fixtures/http.js'
 
@@ -52,6 +53,36 @@ describe('API keys on PostgreSQL (PGlite)', () => {
     expect((await verifyApiKey(request(rotated.key), second)).ok).toBe(false)
     expect((await listApiKeys(first, 'bob')).map((key) => key.name)).toEqual(['bot'])
     expect(await adapter.updateApiKey({ id: 'no-such-key', revokedAt: new Date() })).toBeNull()
+  })
+
+  it('keeps the owning organisation, and deletes its keys with it', async () => {
+    await adapter.createOrganization({ id: 'org-acme', slug: 'acme', name: 'Acme', verifiedDomains: [], metadata: {}, createdAt: new Date() })
+    await adapter.createMembership({ organizationId: 'org-acme', userId: 'alice', role: 'owner', status: 'active', createdAt: new Date() })
+    const withOrganizations = testConfig({ adapter, store, apiKeys: apiKeys(), organizations: organizations() })
+    const { key, apiKey } = (await createApiKey(withOrganizations, 'alice', { name: 'deploy', scopes: [], organizationId: 'org-acme' }))!
+    expect((await adapter.getApiKey(apiKey.id))!.organizationId).toBe('org-acme')
+    expect((await adapter.listApiKeys('alice')).find((stored) => stored.id === apiKey.id)!.organizationId).toBe('org-acme')
+    expect((await adapter.listOrganizationApiKeys('org-acme')).map((stored) => stored.id)).toEqual([apiKey.id])
+    expect(await adapter.listOrganizationApiKeys('org-globex')).toEqual([])
+    expect((await verifyApiKey(request(key), second, { organizationId: 'org-acme' })).ok).toBe(true)
+    expect((await verifyApiKey(request(key), second, { organizationId: 'org-globex' })).ok).toBe(false)
+    // A personal key reads back as no organisation's.
+    const personal = await createApiKey(first, 'alice', { name: 'mine', scopes: [] })
+    expect((await adapter.getApiKey(personal.apiKey.id))!.organizationId).toBeNull()
+    await db.query('DELETE FROM "keys_organizations" WHERE id = $1', ['org-acme'])
+    expect(await adapter.getApiKey(apiKey.id)).toBeNull()
+  })
+
+  it('has its table from migrate(): the methods create none on first use', async () => {
+    const fresh = new PGlite()
+    try {
+      const unmigrated = PostgresAdapter(fresh, { tablePrefix: 'keys' })
+      await expect(unmigrated.getApiKey('any')).rejects.toThrow(/keys_api_keys/)
+      await unmigrated.migrate()
+      expect(await unmigrated.getApiKey('any')).toBeNull()
+    } finally {
+      await fresh.close()
+    }
   })
 
   it('deletes a user’s keys with the user', async () => {

@@ -229,7 +229,7 @@ describe('the API-key feature at load', () => {
   it('names the missing adapter methods, and refuses a plain object', async () => {
     const withoutKeys = Object.fromEntries(Object.entries(MemoryAdapter()).filter(([name]) => !name.includes('ApiKey')))
     await expect(verifyApiKey(request('x'), testConfig({ adapter: withoutKeys, apiKeys: apiKeys() }))).rejects.toThrow(
-      /Required adapter methods were missing: createApiKey, getApiKey, listApiKeys, updateApiKey/,
+      /Required adapter methods were missing: createApiKey, getApiKey, listApiKeys, listOrganizationApiKeys, updateApiKey/,
     )
     await expect(verifyApiKey(request('x'), testConfig({ adapter: MemoryAdapter(), apiKeys: { prefix: 'ak' } as never }))).rejects.toThrow(
       /apiKeys: apiKeys\(\{ … \}\) with import \{ apiKeys \} from 'authchart\/api-keys'/,

@@ -18,6 +18,7 @@ import { PasskeyBrowser, passkeyConfig } from '../webauthn/helpers.js'
 import { reauthenticateAlice } from './reauthentication.js'
 import { auditTrail } from '../../core/audit.js'
 import { stepUp } from '../../core/step-up.js'
+import { apiKeys, createApiKey, verifyApiKey } from '../../core/api-keys.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const good = { username: 'alice', password: 'wonderland' }
@@ -79,6 +80,31 @@ const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> 
   async 'passkey-added'(audit) {
     await new PasskeyBrowser(passkeyConfig(createMemoryStore(), { audit })).register({ email: 'grace@example.com' })
   },
+  async 'api-key-created'(audit) {
+    await changeApiKey(audit, ['create'])
+  },
+  async 'api-key-rotated'(audit) {
+    await changeApiKey(audit, ['create', 'rotate'])
+  },
+  async 'api-key-revoked'(audit) {
+    await changeApiKey(audit, ['create', 'revoke'])
+  },
+  async 'api-key-refused'(audit) {
+    const config = featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), apiKeys: apiKeys() })
+    const { key } = await createApiKey(config, 'u-1', { name: 'ci', scopes: [] })
+    await verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ${key}` } }), config, { scopes: ['reports:read'] })
+  },
+}
+
+/** Signs Alice in and posts `actions` to `{basePath}/api-keys`, in order, on one key. */
+async function changeApiKey(audit: AuthConfig['audit'], actions: readonly ('create' | 'rotate' | 'revoke')[]) {
+  const client = new Client(featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), apiKeys: apiKeys() }))
+  await client.signIn(good)
+  let id: string | undefined
+  for (const action of actions) {
+    const response = await client.send({ path: '/api-keys', json: { action, id, name: 'ci', scopes: [], csrfToken: await client.csrfToken() } })
+    id ??= ((await response.json()) as { apiKey: { id: string } }).apiKey.id
+  }
 }
 
 function storeSuite(name: string, connect: () => Promise<{ db: Queryable; close: () => Promise<void> }>) {

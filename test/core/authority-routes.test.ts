@@ -39,9 +39,10 @@ import { appProvider, CALLBACK_BASE, CLIENT_SECRET, deliverCallback, opClient, s
 import { logoutToken } from '../oauth/logout-tokens.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
+import { apiKeys, createApiKey } from '../../core/api-keys.js'
 
-/** Every route authchart ships: the built-in flows' and the optional features'. */
-const routes = routesOf(everyFlow)
+/** Every route authchart ships: the built-in flows', the optional features' and the API keys'. */
+const routes = routesOf(everyFlow, apiKeys().routes)
 
 const BOB = { id: 'u-bob', email: 'bob@example.com', name: 'Bob', emailVerified: null }
 const now = () => Math.floor(Date.now() / 1000)
@@ -79,6 +80,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
       Email({ id: 'direct', link: 'direct', sendVerificationRequest }),
       Password({ hasher: testHasher(), send: () => {} }),
     ] as never,
+    apiKeys: apiKeys(),
     ...overrides,
   })
   app.store.users.set(BOB.id, { ...BOB })
@@ -342,6 +344,28 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       const revoke = scene.kind.strategy === 'database' ? 'others' : 'all'
       const response = await client.send({ path: '/sessions', body: { csrfToken, revoke } })
       return { status: response.status, otherKept: other === null || scene.store.sessions.has(other) }
+    },
+  },
+  'GET api-keys': {
+    async run(scene) {
+      await createApiKey(scene.config, VICTIM.id, { name: 'victim-ci', scopes: [] })
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/api-keys' })
+      const body = (await response.json()) as { apiKeys?: { name: string }[] } | null
+      return { status: response.status, names: body?.apiKeys?.map((key) => key.name) ?? null }
+    },
+  },
+  'POST api-keys': {
+    async run(scene) {
+      const { apiKey } = await createApiKey(scene.config, VICTIM.id, { name: 'victim-ci', scopes: [] })
+      const client = new Client(scene.config)
+      const csrfToken = await client.csrfToken()
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/api-keys', json: { action: 'revoke', id: apiKey.id, csrfToken }, headers: { accept: 'application/json' } })
+      const body = (await response.json()) as { error?: string } | null
+      const stored = await MemoryAdapter(scene.store).getApiKey(apiKey.id)
+      return { status: response.status, error: body?.error ?? null, revoked: stored?.revokedAt !== null }
     },
   },
 }

@@ -15,9 +15,11 @@ import { reauthenticateMachine } from '../../machines/reauthenticate.machine.js'
 import { totpEnrolmentMachine } from '../../machines/totp-enrolment.machine.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
+import { apiKeys } from '../../core/api-keys.js'
+import { organizations } from '../../core/organizations.js'
 
-/** Every route authchart ships: the built-in flows' and the optional features'. */
-const routes = routesOf(everyFlow)
+/** Every route authchart ships: the built-in flows', the optional features' and the feature modules'. */
+const routes = routesOf(everyFlow, [...organizations().routes, ...apiKeys().routes])
 
 /** `machine` with one state's transitions replaced. */
 function edited(machine: AnyStateMachine, state: string, on: Record<string, unknown>): AnyStateMachine {
@@ -89,6 +91,10 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   { action: 'link-account', method: 'POST', route: 'signin', provider: 'oidc', input: {} },
   // Signed in, a password settings form changes, sets or removes the password.
   { action: 'change-password', method: 'POST', route: 'signin', provider: 'password', input: { intent: 'change' } },
+  // Every change of a signed-in user's API keys: a key is a way in that outlives the session.
+  { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'create' } },
+  { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'revoke' } },
+  { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'rotate' } },
 ]
 
 describe('the freshness gate on the routing table', () => {

@@ -26,9 +26,10 @@ import Password from '../../providers/password.js'
 import { testHasher } from '../password-flow/fixtures.js'
 import { authRequest, Client, credentialsProvider, ORIGIN, featureConfig } from '../fixtures/http.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
+import { apiKeys } from '../../core/api-keys.js'
 
-/** Every route authchart ships: the built-in flows' and the optional features'. */
-const routes = routesOf(everyFlow)
+/** Every route authchart ships: the built-in flows', the optional features' and the API keys'. */
+const routes = routesOf(everyFlow, apiKeys().routes)
 
 const CSRF_COOKIE = '__Host-authjs.csrf-token'
 const CALLBACK_COOKIE = '__Secure-authjs.callback-url'
@@ -81,6 +82,7 @@ const config = featureConfig({
     Passkey(),
     Password({ hasher: testHasher(), send: () => {} }),
   ] as never,
+  apiKeys: apiKeys(),
 })
 const providerOfType = new Map(assertConfig(config).providers.map((p) => [p.type as string, p.id]))
 const nameOf = (route: Route) => `${route.method} ${route.action} ${route.provider}`

@@ -123,10 +123,27 @@ export const groups = {
     ],
   },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
-  // expired, scopes, rotation overlap, the last-use claim) and ownership of each change (issue 46 item 1).
+  // expired, scopes, organisation, rotation overlap, the last-use claim), ownership of each change
+  // (personal keys, and organisation keys by role), and the routes of {basePath}/api-keys (CSRF,
+  // step-up, another user's key by id, outages) and their audit events by prefix only (issue 46
+  // item 1). Memory adapter only: the PostgreSQL tests (test/api-keys/postgres.test.ts) would start
+  // PGlite again for every mutant.
   'api-keys': {
-    mutate: ['core/api-keys/secret.ts', 'core/api-keys/verify.ts', 'core/api-keys/manage.ts', 'adapters/memory-api-keys.ts'],
-    tests: ['test/api-keys/secret.test.ts', 'test/api-keys/verify.test.ts'],
+    mutate: [
+      'core/api-keys/secret.ts',
+      'core/api-keys/verify.ts',
+      'core/api-keys/manage.ts',
+      'core/api-keys/routes.ts',
+      'adapters/memory-api-keys.ts',
+    ],
+    tests: [
+      'test/api-keys/secret.test.ts',
+      'test/api-keys/verify.test.ts',
+      'test/api-keys/manage.test.ts',
+      'test/api-keys/routes.test.ts',
+      'test/api-keys/audit.test.ts',
+      'test/api-keys/lifecycle.model.test.ts',
+    ],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup

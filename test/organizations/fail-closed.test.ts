@@ -38,7 +38,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
 
   it('can() grants nothing: it rejects, for a request and for a session object, and answers again once the adapter is back', async () => {
     const { faults, wrap } = faulty(['getMembership', 'getOrganization'])
-    const { config, alice } = await twoOrganizations('jwt', { availability }, wrap)
+    const { config, alice } = await twoOrganizations('jwt', (adapter) => ({ availability, adapter: wrap(adapter) }))
     expect((await setActive(alice, { organizationId: ACME })).response.status).toBe(200)
     expect(await can(appRequest(alice), 'member:remove', config)).toBe(true)
     faults.how = how
@@ -54,7 +54,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
 
   it("the session read answers 503 with Retry-After instead of the organisation it can no longer check", async () => {
     const { faults, wrap } = faulty(['getMembership', 'getOrganization'])
-    const { alice } = await twoOrganizations('jwt', { availability }, wrap)
+    const { alice } = await twoOrganizations('jwt', (adapter) => ({ availability, adapter: wrap(adapter) }))
     expect((await setActive(alice, { organizationId: ACME })).response.status).toBe(200)
     expect(await sessionOrganization(alice)).toBe(ACME)
     faults.how = how
@@ -67,7 +67,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
 
   it('switching the active organisation answers 503 and switches nothing', async () => {
     const { faults, wrap } = faulty(['getMembership', 'getOrganization'])
-    const { bob } = await twoOrganizations('jwt', { availability }, wrap)
+    const { bob } = await twoOrganizations('jwt', (adapter) => ({ availability, adapter: wrap(adapter) }))
     expect((await setActive(bob, { organizationId: ACME })).response.status).toBe(200)
     faults.how = how
     const { response } = await setActive(bob, { organizationId: GLOBEX })
@@ -79,7 +79,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
 
   it('a role change answers 503 and changes no membership when the write fails', async () => {
     const { faults, wrap } = faulty(['updateMembership'])
-    const { adapter, alice } = await twoOrganizations('jwt', { availability }, wrap)
+    const { adapter, alice } = await twoOrganizations('jwt', (adapter) => ({ availability, adapter: wrap(adapter) }))
     expect((await setActive(alice, { organizationId: ACME })).response.status).toBe(200)
     faults.how = how
     const csrfToken = await alice.csrfToken()
@@ -94,7 +94,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
 describe('organisations: what an outage writes to the log', () => {
   it('logs an AdapterError with the outage code, not the driver message with its connection details', async () => {
     const { faults, wrap } = faulty(['getMembership'])
-    const { config, alice } = await twoOrganizations('jwt', { availability: { adapterTimeout: 150 } }, wrap)
+    const { config, alice } = await twoOrganizations('jwt', (adapter) => ({ availability: { adapterTimeout: 150 }, adapter: wrap(adapter) }))
     expect((await setActive(alice, { organizationId: ACME })).response.status).toBe(200)
     faults.how = 'throws'
     expect((await alice.session()).response.status).toBe(503)

@@ -21,12 +21,13 @@ export const CUSTOM_ROLES = { billing: { invoice: ['read', 'pay'], organization:
 export const ACME = 'org-acme'
 export const GLOBEX = 'org-globex'
 
-/** A world of two users and two organisations, under `strategy`. */
+/**
+ * A world of two users and two organisations, under `strategy`; `overrides` may be a function of
+ * the seeded adapter (to wrap it).
+ */
 export async function twoOrganizations(
   strategy: 'jwt' | 'database' = 'jwt',
-  overrides: Partial<AuthConfig> = {},
-  /** What the config gets instead of the memory adapter (a wrapper that fails on demand, say). */
-  wrap: (adapter: ReturnType<typeof MemoryAdapter>) => ReturnType<typeof MemoryAdapter> = (adapter) => adapter,
+  overrides: Partial<AuthConfig> | ((adapter: ReturnType<typeof MemoryAdapter>) => Partial<AuthConfig>) = {},
 ) {
   const adapter = MemoryAdapter(createMemoryStore())
   for (const user of Object.values(USERS)) await adapter.createUser({ ...user, emailVerified: null })
@@ -43,13 +44,13 @@ export async function twoOrganizations(
   await member(ACME, USERS.bob.id, 'member')
   await member(GLOBEX, USERS.bob.id, 'owner')
   const config = testConfig({
-    adapter: wrap(adapter),
+    adapter,
     session: { strategy },
     providers: [
       credentialsProvider((c) => (c.password === 'pw' && (c.username === 'alice' || c.username === 'bob') ? { ...USERS[c.username] } : null)),
     ],
     organizations: organizations({ roles: CUSTOM_ROLES }),
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(adapter) : overrides),
   })
   const signedIn = async (username: 'alice' | 'bob') => {
     const client = new Client(config)

@@ -19,6 +19,9 @@ describe('the built-in roles', () => {
     'member:remove': { owner: true, admin: true, member: false },
     'invitation:create': { owner: true, admin: true, member: false },
     'invitation:revoke': { owner: true, admin: true, member: false },
+    'apiKey:read': { owner: true, admin: true, member: false },
+    'apiKey:create': { owner: true, admin: true, member: false },
+    'apiKey:revoke': { owner: true, admin: true, member: false },
     'invoice:pay': { owner: false, admin: false, member: false },
   }
   for (const [permission, expected] of Object.entries(table)) {
