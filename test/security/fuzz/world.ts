@@ -31,11 +31,13 @@ import { everyFlow } from '../../../core/flows/catalogue.js'
 import { totp } from '../../../core/second-factor.js'
 import { stepUp } from '../../../core/step-up.js'
 import { organizations } from '../../../core/organizations.js'
+import { apiKeys } from '../../../core/api-keys.js'
 
 /** Every route authchart ships: the built-in flows' and the optional features'. */
-/** The organisations feature: its routes join the table and its module the config, as an app that imports it. */
+/** The organisations and API-key features: their routes join the table and their modules the config, as an app that imports them. */
 const organizationsFeature = organizations()
-const builtInRoutes = [...routesOf(everyFlow), ...organizationsFeature.routes]
+const apiKeysFeature = apiKeys()
+const builtInRoutes = [...routesOf(everyFlow), ...organizationsFeature.routes, ...apiKeysFeature.routes]
 
 /** The user the credentials provider accepts, and the fields of its sign-in form. */
 export const FUZZ_USER = { id: 'fuzz-user', name: 'Carol', email: 'carol@example.com' }
@@ -138,6 +140,7 @@ export class World {
       secondFactor: totp(),
       stepUp: stepUp(),
       organizations: organizationsFeature,
+      apiKeys: apiKeysFeature,
       trustHost: true,
       basePath: this.basePath,
       session: { strategy: options.strategy },
