@@ -42,7 +42,7 @@ export function presetFiles(folder, extension) {
 const code = (text) => `\`${text}\``
 
 /** The scope a preset asks for: its authorization params, its URL's query, or the default. */
-function scopeOf(authorization) {
+export function scopeOf(authorization) {
   if (typeof authorization === 'object' && authorization?.params?.scope !== undefined) return authorization.params.scope
   const url = typeof authorization === 'string' ? authorization : authorization?.url
   if (url) {
@@ -54,7 +54,7 @@ function scopeOf(authorization) {
 }
 
 /** Whether the preset needs `issuer` from the application (or `AUTH_<ID>_ISSUER`). */
-function needsIssuer(provider) {
+export function needsIssuer(provider) {
   if (provider.issuer ?? provider.options?.issuer) return false
   const endpoints = [provider.authorization, provider.token, provider.userinfo]
     .map((e) => (typeof e === 'string' ? e : e?.url))
