@@ -211,7 +211,6 @@ export type CookiesOptions = Partial<
   >
 >
 
-/** The configuration of {@link Auth} (spec §2.13). */
 /**
  * A flow module as the config takes it (its full type, `FlowModule`, is in `core/flows/types.ts`;
  * named loosely here so that this leaf imports no flow type).
@@ -220,6 +219,7 @@ export interface RegisteredFlow {
   readonly id: string
 }
 
+/** The configuration of {@link Auth} (spec §2.13). */
 export interface AuthConfig {
   providers: Provider[]
   /** At least 32 random characters; an array rotates secrets (the first encrypts). */

@@ -171,6 +171,8 @@ async function reference() {
     hidePageHeader: true,
     hideBreadcrumbs: true,
     useCodeBlocks: true,
+    // Anchors of their own, so links into a page do not depend on how the site slugs a heading.
+    useHTMLAnchors: true,
     disableSources: true,
     skipErrorChecking: true,
     excludePrivate: true,
@@ -190,6 +192,19 @@ async function reference() {
   })
   const project = await app.convert()
   if (!project) throw new Error('TypeDoc could not read the entry points')
+  // A member inherited from a base type is documented on the base's entry; repeating it on every
+  // subclass (each error class carries all of Error's) made the reference several times its size.
+  for (const reflection of Object.values(project.reflections)) {
+    if (reflection.inheritedFrom && project.getReflectionById(reflection.id)) project.removeReflection(reflection)
+  }
+  const kept = (list) => list.filter((child) => project.getReflectionById(child.id))
+  for (const reflection of Object.values(project.reflections)) {
+    for (const group of reflection.groups ?? []) {
+      group.children = kept(group.children)
+      for (const category of group.categories ?? []) category.children = kept(category.children)
+    }
+    for (const category of reflection.categories ?? []) category.children = kept(category.children)
+  }
   fresh(join(docs, 'reference'))
   await app.generateOutputs(project)
   return points.length
