@@ -44,8 +44,25 @@ function moduleComment(source) {
     .trim()
 }
 
+/** A flow's routes as a reader calls them, with what the routing table checks on each. */
+function routeLines(routes) {
+  if (!routes.length) return ['This flow declares no route of its own: another flow hands over to it.']
+  return routes.map((r) => {
+    const path = `/auth/${r.action}${r.provider === 'none' ? '' : '/:provider'}`
+    const checks = [
+      r.provider === 'none' ? null : `for a provider of type ${code(r.provider)}`,
+      r.csrf ? 'CSRF-checked' : null,
+      r.actsForUser ? 'acts for the signed-in user (through the session authority)' : null,
+      r.stepUp ? 'a signed-in user is asked for a recent sign-in first (step-up)' : null,
+    ].filter(Boolean)
+    return `- ${code(`${r.method} ${path}`)}${checks.length ? `: ${checks.join(', ')}` : ''}`
+  })
+}
+
 /** Copies the committed charts (generated from the machines by `npm run diagrams`) and writes a page per flow. */
-function flowPages() {
+async function flowPages() {
+  const { everyFlow } = await import(pathToFileURL(join(root, 'core', 'flows', 'catalogue.ts')).href)
+  const routesOf = new Map(everyFlow.map((module) => [module.id, module.routes ?? []]))
   fresh(join(docs, 'public', 'charts'))
   for (const name of readdirSync(join(docs, 'flows'))) {
     if (name !== 'index.md' && name.endsWith('.md')) rmSync(join(docs, 'flows', name))
@@ -73,6 +90,12 @@ function flowPages() {
       '| State | Kind | What happens |',
       '| --- | --- | --- |',
       ...flow.states.map((s) => `| ${code(s.id)}${s.initial ? ' (initial)' : ''} | ${s.kind} | ${prose(s.description).replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`),
+      '',
+      '## Routes',
+      '',
+      'Under `basePath` (`/auth`; `/api/auth` with Next.js):',
+      '',
+      ...routeLines(routesOf.get(flow.id) ?? []),
       '',
       '## Events',
       '',
@@ -211,7 +234,7 @@ async function reference() {
 }
 
 async function main() {
-  const flows = flowPages()
+  const flows = await flowPages()
   const providers = await providerPages()
   const modules = await reference()
   console.log(`docs: ${flows.length} flow pages, ${providers} provider pages, ${modules} reference modules`)
