@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type DefaultTheme } from 'vitepress'
@@ -16,7 +16,8 @@ function generated(folder: string): DefaultTheme.SidebarItem[] {
       if (statSync(join(dir, path)).isDirectory()) walk(path)
       else if (name.endsWith('.md') && path !== 'index.md') {
         const link = `/${folder}/${path.replace(/\.md$/, '').replace(/\/index$/, '/')}`
-        items.push({ text: path.replace(/\.md$/, '').replace(/\/index$/, ''), link })
+        const title = /^# (.+)$/m.exec(readFileSync(join(dir, path), 'utf8'))?.[1]?.replace(/^Flow: /, '')
+        items.push({ text: title ?? path.replace(/\.md$/, ''), link })
       }
     }
   }
@@ -34,7 +35,17 @@ export default defineConfig({
   markdown: { theme: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' } },
   vite: { build: { minify: false, chunkSizeWarningLimit: 4096 } },
   themeConfig: {
-    search: { provider: 'local' },
+    search: {
+      provider: 'local',
+      options: {
+        // A reference page is found by its title and the names of its exports (its headings); its
+        // full text would double the time the index takes to build.
+        _render(src, env, md) {
+          if (!env.relativePath.startsWith('reference/')) return md.render(src, env)
+          return md.render(src.split('\n').filter((line) => /^#{1,3} /.test(line)).join('\n\n'), env)
+        },
+      },
+    },
     nav: [
       { text: 'Get started', link: '/getting-started/nextjs' },
       { text: 'Concepts', link: '/concepts/' },

@@ -144,7 +144,7 @@ describe('the site in Chromium', () => {
   const withPage = async (path: string, check: (page: Page) => Promise<void>) => {
     const page = await browser.newPage()
     try {
-      await page.goto(`${origin}${path}`, { waitUntil: 'networkidle' })
+      await page.goto(`${origin}${path}`, { waitUntil: 'load' })
       await check(page)
     } finally {
       await page.close()
