@@ -388,12 +388,12 @@ export interface AuthConfig {
   /**
    * The audit trail, as `auditTrail({ sink })` from `authchart/audit`: one event per request that
    * advances a sign-in flow (states passed, outcome, user, provider, factors) and one per lifecycle
-   * change, to a function, the debug logger or a store. See the README's "Audit trail" section.
+   * change, to a function, the debug logger or a store. See docs/guides/audit.md.
    */
   audit?: AuditTrail | undefined
   /**
    * OpenTelemetry, as `openTelemetry()` from `authchart/telemetry`: a span per request with a
-   * child span per effect, and metrics. See the README's "Telemetry" section for the names.
+   * child span per effect, and metrics. See docs/guides/telemetry.md for the names.
    */
   telemetry?: OpenTelemetry | undefined
 }
