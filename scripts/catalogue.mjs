@@ -16,7 +16,7 @@ export const END = '<!-- catalogue:end -->'
 /** The page that holds the catalogue, from the repository's root. */
 export const CATALOGUE_PAGE = 'docs/guides/provider-catalogue.md'
 
-/** Provider files that are not OAuth presets: the generic ones, the e-mail senders (README's e-mail section), passkeys and passwords. */
+/** Provider files that are not OAuth presets: the generic ones, the e-mail senders (the e-mail guide), passkeys and passwords. */
 export const NOT_OAUTH_PRESETS = new Set([
   'credentials',
   'oauth',
