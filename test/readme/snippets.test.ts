@@ -15,9 +15,11 @@ const root = process.cwd()
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
 const docs = join(root, 'docs')
 /** The documentation's hand-written pages (the generated reference, provider and flow pages quote no snippet). */
-const docPages = readdirSync(docs, { recursive: true, encoding: 'utf8' })
-  .filter((path) => path.endsWith('.md') && /^(?:getting-started|concepts|guides|migration)\//.test(path))
-  .map((path) => readFileSync(join(docs, path), 'utf8'))
+const docPages = ['getting-started', 'concepts', 'guides', 'migration'].flatMap((folder) =>
+  readdirSync(join(docs, folder))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => readFileSync(join(docs, folder, name), 'utf8')),
+)
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> }
 
 const MARKER = /^<!-- snippet: (\S+) -->$/
