@@ -211,7 +211,6 @@ export type CookiesOptions = Partial<
   >
 >
 
-/** The configuration of {@link Auth} (spec §2.13). */
 /**
  * A flow module as the config takes it (its full type, `FlowModule`, is in `core/flows/types.ts`;
  * named loosely here so that this leaf imports no flow type).
@@ -220,6 +219,7 @@ export interface RegisteredFlow {
   readonly id: string
 }
 
+/** The configuration of {@link Auth} (spec §2.13). */
 export interface AuthConfig {
   providers: Provider[]
   /** At least 32 random characters; an array rotates secrets (the first encrypts). */
@@ -388,12 +388,12 @@ export interface AuthConfig {
   /**
    * The audit trail, as `auditTrail({ sink })` from `authchart/audit`: one event per request that
    * advances a sign-in flow (states passed, outcome, user, provider, factors) and one per lifecycle
-   * change, to a function, the debug logger or a store. See the README's "Audit trail" section.
+   * change, to a function, the debug logger or a store. See docs/guides/audit.md.
    */
   audit?: AuditTrail | undefined
   /**
    * OpenTelemetry, as `openTelemetry()` from `authchart/telemetry`: a span per request with a
-   * child span per effect, and metrics. See the README's "Telemetry" section for the names.
+   * child span per effect, and metrics. See docs/guides/telemetry.md for the names.
    */
   telemetry?: OpenTelemetry | undefined
 }

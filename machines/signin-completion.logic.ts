@@ -101,6 +101,7 @@ const coreContextSchema = {
 export const SignInCompletionContext = object(coreContextSchema)
 /** The completion's own context fields, read off its struct: no extension may write them. */
 export const CORE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(SignInCompletionContext.schema))
+/** The tags of the completion's states: `awaitsRequest` on a state that waits for the browser, `effect.<name>` on one that runs that effect. */
 export type SignInCompletionTag = 'awaitsRequest' | `effect.${(typeof CORE_EFFECTS)[number]}`
 export type SignInCompletionContext = Infer<typeof SignInCompletionContext>
 

@@ -19,6 +19,14 @@ export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
 /** Options of {@link WebAuthn}: any field of the provider. */
 export type WebAuthnOptions = UserOptions<Omit<WebAuthnConfig, 'type'>>
 
+// Imported here, not by the engine: only an application with a WebAuthn provider bundles the library.
+const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
+  Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
+
+// The flow module, which the registry reads from the provider (see core/modules.ts), and its code,
+// for the engine to load with this provider (see core/flows/kinds.ts): the core imports neither.
+const WEBAUTHN_FLOW = { [PROVIDER_FLOW]: webauthnModule, [FLOW_MODULE]: () => import('../core/flows/webauthn/flow.js') }
+
 /**
  * Creates a WebAuthn provider. The relying party is the request's host and origin unless
  * `relayingParty` (Auth.js's spelling) names them; the built-in sign-in page offers the passkey
@@ -38,14 +46,6 @@ export type WebAuthnOptions = UserOptions<Omit<WebAuthnConfig, 'type'>>
  *
  * @see https://www.w3.org/TR/webauthn-3/
  */
-// Imported here, not by the engine: only an application with a WebAuthn provider bundles the library.
-const loadSimpleWebAuthn: SimpleWebAuthnLoader = () =>
-  Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')])
-
-// The flow module, which the registry reads from the provider (see core/modules.ts), and its code,
-// for the engine to load with this provider (see core/flows/kinds.ts): the core imports neither.
-const WEBAUTHN_FLOW = { [PROVIDER_FLOW]: webauthnModule, [FLOW_MODULE]: () => import('../core/flows/webauthn/flow.js') }
-
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   return {
     id: 'webauthn',

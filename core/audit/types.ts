@@ -130,7 +130,7 @@ export interface AuditStore {
 /** One sink: a function, the debug logger, or a store. */
 export type AuditSink = AuditSinkFunction | 'logger' | AuditStore
 
-/** The `audit.webhook` option (see `webhook.ts` and the README's webhook section). */
+/** The `audit.webhook` option (see `webhook.ts` and the webhook section of docs/guides/audit.md). */
 export interface AuditWebhookOptions {
   /** Where events are POSTed as JSON (`https:` in production). */
   url: string

@@ -135,7 +135,7 @@ function normalizeProvider(input: unknown, path: number, redirectProxyUrl?: stri
 
 /**
  * Auth.js's message, exactly: applications match on it. How to make a secret is the default
- * logger's second line (`[auth][hint]`) and the README's.
+ * logger's second line (`[auth][hint]`) and the documentation's.
  */
 const MISSING_SECRET_MESSAGE = 'Please define a `secret`'
 

@@ -29,7 +29,7 @@ export type { TelemetryOptions }
 /** The instrumentation scope's name, as tracers and meters are asked for. */
 export const INSTRUMENTATION_NAME = 'authchart'
 
-/** Metric names (see the README's telemetry table). */
+/** Metric names (see the telemetry table of docs/guides/telemetry.md). */
 export const METRICS = {
   signIns: 'authchart.sign_ins',
   signInFailures: 'authchart.sign_in.failures',

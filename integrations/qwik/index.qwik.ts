@@ -174,7 +174,7 @@ const QDATA_MARK = '@isQData'
  *
  * @throws Qwik City's redirect or response as above; a `TypeError` when the auth `onRequest` did
  *   not run for this request; the configuration's error, or `UntrustedHost`, as the session read.
- * @see `requireRecentAuth` in the core, and README's "Recent authentication (step-up)"
+ * @see `requireRecentAuth` in the core, and docs/concepts/step-up.md
  */
 export async function requireRecentAuth(ev: RequestEventCommon, policy: StepUpPolicy = {}): Promise<RecentAuth> {
   const prepared = requestConfigs.get(ev.sharedMap)

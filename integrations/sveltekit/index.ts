@@ -158,7 +158,7 @@ export function SvelteKitAuth(
  *
  * @throws SvelteKit's `Redirect` or `HttpError` as above; a `TypeError` when the hook did not run
  *   for this request; the configuration's error, or `UntrustedHost`, as `event.locals.auth()`.
- * @see `requireRecentAuth` in the core, and README's "Recent authentication (step-up)"
+ * @see `requireRecentAuth` in the core, and docs/concepts/step-up.md
  */
 export async function requireRecentAuth(event: RequestEvent, policy: StepUpPolicy = {}): Promise<RecentAuth> {
   const check = recentAuthChecks.get(event.locals)

@@ -1,17 +1,20 @@
 /**
- * README's integration snippets are files of the example apps, quoted exactly: test/apps/ installs,
- * builds, starts and drives those apps, so each snippet is compiled and run as written.
+ * The integration snippets of README and of the documentation's getting-started pages are files of
+ * the example apps, quoted exactly: test/apps/ installs, builds, starts and drives those apps, so
+ * each snippet is compiled and run as written.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 
-const readme = readFileSync('README.md', 'utf8')
+const readme = ['README.md', ...readdirSync('docs/getting-started').map((name) => `docs/getting-started/${name}`)]
+  .map((path) => readFileSync(path, 'utf8'))
+  .join('\n')
 const snippets = [...readme.matchAll(/<!-- snippet: (\S+) -->\n```\w*\n([\s\S]*?)```\n/g)].map(([, path, text]) => ({
   path: path!,
   text: text!,
 }))
 
-describe('README integration snippets', () => {
+describe('README and getting-started integration snippets', () => {
   it('quotes at least one file of each integration example', () => {
     for (const framework of ['express', 'fastify', 'sveltekit', 'qwik', 'next', 'hono']) {
       expect(snippets.some((s) => s.path.startsWith(`examples/${framework}/`)), framework).toBe(true)

@@ -1,6 +1,7 @@
 /**
- * README's provider catalogue is generated from the provider files (`npm run catalogue`), never
- * kept by hand: the committed table must be exactly what the files produce today.
+ * The documentation's provider catalogue (docs/guides/provider-catalogue.md) is generated from the
+ * provider files (`npm run catalogue`), never kept by hand: the committed table must be exactly
+ * what the files produce today.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
@@ -18,7 +19,7 @@ interface CatalogueScript {
 const script = '../../scripts/catalogue.mjs'
 const { BEGIN, END, presetFiles, catalogueTable, withCatalogue } = (await import(/* @vite-ignore */ script)) as CatalogueScript
 const folder = new URL('../../providers/', import.meta.url)
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const readme = readFileSync(new URL('../../docs/guides/provider-catalogue.md', import.meta.url), 'utf8')
 
 async function presets(): Promise<[string, Factory][]> {
   const files = presetFiles(folder.pathname, '.ts')
@@ -30,10 +31,10 @@ async function presets(): Promise<[string, Factory][]> {
   )
 }
 
-describe("README's provider catalogue", () => {
+describe("the documentation's provider catalogue", () => {
   it('is the table the provider files produce (run `npm run catalogue` after changing a preset)', async () => {
     const table = catalogueTable(await presets())
-    expect(readme, 'README.md has the catalogue markers').toContain(BEGIN)
+    expect(readme, 'the catalogue page has the catalogue markers').toContain(BEGIN)
     expect(withCatalogue(readme, table)).toBe(readme)
   })
 

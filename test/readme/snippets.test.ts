@@ -2,8 +2,10 @@
  * README code runs as pasted: every TypeScript block of README.md is a file of `examples/readme/`,
  * shown verbatim (so the two cannot drift), type-checked here against the sources, importing only
  * what the package exports, and run by its own test in `test/readme/` (see examples/readme/README.md).
+ * The long sections live in the documentation (`docs/`), whose marked blocks are held to the same
+ * files; test/docs/code-blocks.test.ts compiles its other blocks.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
@@ -11,6 +13,13 @@ import { SNIPPETS_DIR, snippetNames, TSC_INIT_OPTIONS } from './snippet.js'
 
 const root = process.cwd()
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
+const docs = join(root, 'docs')
+/** The documentation's hand-written pages (the generated reference, provider and flow pages quote no snippet). */
+const docPages = ['getting-started', 'concepts', 'guides', 'migration'].flatMap((folder) =>
+  readdirSync(join(docs, folder))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => readFileSync(join(docs, folder, name), 'utf8')),
+)
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> }
 
 const MARKER = /^<!-- snippet: (\S+) -->$/
@@ -20,7 +29,7 @@ function fencedBlocks(markdown: string): { lang: string; body: string; marker: s
   const lines = markdown.split('\n')
   const blocks = []
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)$/.exec(lines[i]!)
+    const open = /^```(\w*)(?: \[.+\])?$/.exec(lines[i]!)
     if (!open) continue
     const end = lines.indexOf('```', i + 1)
     expect(end, `the block opened on README line ${i + 1} is closed`).toBeGreaterThan(i)
@@ -36,24 +45,26 @@ function fencedBlocks(markdown: string): { lang: string; body: string; marker: s
 }
 
 const blocks = fencedBlocks(readme)
+/** README's blocks and the documentation's. */
+const allBlocks = [...blocks, ...docPages.flatMap((page) => fencedBlocks(page))]
 const snippets = snippetNames()
 
 describe('README snippets', () => {
   it('has a marker above every TypeScript or JavaScript block', () => {
     const unmarked = blocks.filter((b) => ['ts', 'typescript', 'js', 'javascript'].includes(b.lang) && !b.marker)
     expect(unmarked.map((b) => `README line ${b.line}`)).toEqual([])
-    expect(blocks.filter((b) => b.marker).length).toBeGreaterThanOrEqual(snippets.length)
+    expect(allBlocks.filter((b) => b.marker).length).toBeGreaterThanOrEqual(snippets.length)
   })
 
-  it.each(snippets)('shows examples/readme/%s exactly as the file holds it', (name) => {
-    const marked = blocks.filter((b) => b.marker === `examples/readme/${name}`)
-    expect(marked.length, `README has a block marked examples/readme/${name}`).toBeGreaterThan(0)
+  it.each(snippets)('shows examples/readme/%s exactly as the file holds it (in README or the documentation)', (name) => {
+    const marked = allBlocks.filter((b) => b.marker === `examples/readme/${name}`)
+    expect(marked.length, `README or a page of docs/ has a block marked examples/readme/${name}`).toBeGreaterThan(0)
     const file = readFileSync(join(SNIPPETS_DIR, name), 'utf8')
     for (const block of marked) expect(block.body).toBe(file)
   })
 
   it('marks only files that exist', () => {
-    for (const block of blocks.filter((b) => b.marker)) {
+    for (const block of allBlocks.filter((b) => b.marker)) {
       expect(existsSync(join(root, block.marker!)), block.marker!).toBe(true)
     }
   })
@@ -130,15 +141,15 @@ const proseLines = (() => {
 
 describe('README structure', () => {
   const headings = proseLines.filter((line) => /^#{2,3} /.test(line)).map((line) => line.replace(/^#+ /, ''))
-  const toc = readme.slice(readme.indexOf('## Contents\n'), readme.indexOf('\n## ', readme.indexOf('## Contents\n') + 1))
 
-  it('has a table of contents whose every link opens a heading, listing every section', () => {
-    const anchors = new Set(headings.map(anchorOf))
-    const links = [...toc.matchAll(/\]\(#([^)]+)\)/g)].map(([, anchor]) => anchor!)
-    expect(links.length).toBeGreaterThan(10)
-    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
-    const sections = headings.filter((h) => proseLines.includes(`## ${h}`) && h !== 'Contents')
-    expect(sections.filter((h) => !links.includes(anchorOf(h)))).toEqual([])
+  it('is the front page: what it is, the two commands, an example, and links into the documentation', () => {
+    expect(readme).toContain('npm ci && npm run demo')
+    expect(readme).toContain('npm test')
+    expect(blocks.filter((b) => b.marker?.startsWith('examples/readme/')).length).toBeGreaterThan(0)
+    expect(readme.split('\n').length).toBeLessThan(200)
+    const pages = [...readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)].map(([, path]) => path!)
+    expect(pages.length).toBeGreaterThan(10)
+    expect(pages.filter((path) => !existsSync(join(root, path)))).toEqual([])
   })
 
   it('links only to headings that exist', () => {
@@ -147,12 +158,13 @@ describe('README structure', () => {
     expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([])
   })
 
-  it('refers to no section of a document the reader does not have (spec §…)', () => {
+  it('refers to no section of a document the reader does not have (spec §…), nor does the documentation', () => {
     expect(readme.match(/[^\n]*§[^\n]*/g) ?? []).toEqual([])
+    expect(docPages.flatMap((page) => page.match(/[^\n]*§[^\n]*/g) ?? [])).toEqual([])
   })
 
-  it('describes how it is built in one table, each folder once', () => {
-    const section = readme.slice(readme.indexOf('## How it is built\n'), readme.indexOf('\n### ', readme.indexOf('## How it is built\n')))
+  it('describes how it is built in one table, each folder once (docs/concepts/architecture.md)', () => {
+    const section = readFileSync(join(docs, 'concepts', 'architecture.md'), 'utf8')
     const blocks = section.split(/\n\s*\n/).filter((block) => block.trimStart().startsWith('|'))
     expect(blocks).toHaveLength(1)
     const folders = blocks[0]!.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!.trim())
@@ -160,8 +172,9 @@ describe('README structure', () => {
     expect(new Set(folders).size).toBe(folders.length)
   })
 
-  it('names in its Install section every package a snippet imports besides authchart', () => {
-    const install = readme.slice(readme.indexOf('## Install\n'), readme.indexOf('\n## ', readme.indexOf('## Install\n') + 1))
+  it('names in the Install section of the documentation every package a snippet imports besides authchart', () => {
+    const page = readFileSync(join(docs, 'getting-started', 'index.md'), 'utf8')
+    const install = page.slice(page.indexOf('## Install\n'), page.indexOf('\n## ', page.indexOf('## Install\n') + 1))
     const files = [...snippets.map((name) => join(SNIPPETS_DIR, name))]
     const missing = new Set<string>()
     for (const file of files) {
