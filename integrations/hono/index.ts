@@ -120,7 +120,8 @@ function mountPath(c: Context): string {
  * applies.
  *
  * @throws the configuration's error (`MissingSecret`, `ConfigError`…) with its own class; an untrusted
- *   host is no session (logged), as in `@hono/auth-js`.
+ *   host is no session (logged), as in `@hono/auth-js`; a missing or malformed `Host` is an
+ *   `HTTPException` answering 400 (logged).
  */
 export async function getAuthUser(c: Context): Promise<AuthUser | null> {
   const state = prepare(c)
@@ -137,7 +138,16 @@ export async function getAuthUser(c: Context): Promise<AuthUser | null> {
       },
     },
   } as CoreConfig
-  const request = { origin: originOf(c, state), cookie: c.req.header('cookie'), headers: () => c.req.raw.headers }
+  let origin: string
+  try {
+    origin = originOf(c, state)
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error
+    // A missing or malformed Host is the client's mistake: 400, as the auth routes answer it, not 500.
+    createLogger(config).error(error)
+    throw new HTTPException(400, { res: new Response(JSON.stringify('Bad request.'), { status: 400, headers: { 'content-type': 'application/json' } }) })
+  }
+  const request = { origin, cookie: c.req.header('cookie'), headers: () => c.req.raw.headers }
   let read
   try {
     read = await readSession(request, config)

@@ -88,6 +88,21 @@ describe('authchart/hono', () => {
     expect(response.status).toBe(400)
   })
 
+  it("answers 400, not 500, to a malformed or missing Host on the app's own routes (verifyAuth, getAuthUser)", async () => {
+    const logger = spyLogger()
+    const app = appWith(config({ logger }))
+    const value = await encode({ token: { name: 'Alice', sub: 'alice' }, secret: SECRET, salt: 'authjs.session-token' })
+    const forged = await get(app, '/api/protected', { host: 'a@evil.example', cookie: `authjs.session-token=${value}` })
+    expect(forged.status).toBe(400)
+    expect(await forged.json()).toBe('Bad request.')
+    // app.request(path) without headers: a web Request has no Host header at all.
+    const bare = await app.request('/api/protected', { headers: { cookie: `authjs.session-token=${value}` } })
+    expect(bare.status).toBe(400)
+    expect(logger.error.mock.calls.map(([error]) => (error as Error).name)).toEqual(['RequestError', 'RequestError'])
+    // The session was not read for either: nothing of Alice's reached the answer.
+    expect(forged.headers.getSetCookie()).toEqual([])
+  })
+
   it('keeps the CSRF check: a cross-site credentials post without the token is refused', async () => {
     const response = await appWith(config()).request(`http://${HOST}/api/auth/callback/credentials`, {
       method: 'POST',
