@@ -63,7 +63,7 @@ export type OrganizationInvitationEvent =
   | EffectResult<'expireInvitation', null, 'threw'>
   | EffectResult<'acceptInvitation', null, 'refused' | 'threw'>
   | EffectResult<'declineInvitation', null, 'refused' | 'threw'>
-  | EffectResult<'checkRevoker', null, 'forbidden' | 'refused' | 'threw'>
+  | EffectResult<'checkRevoker', { organizationId: string }, 'forbidden' | 'refused' | 'threw'>
   | EffectResult<'revokeInvitation', null, 'refused' | 'threw'>
 
 /** Tags: effect states, the resting state, and the membership-granting state. */
@@ -203,6 +203,10 @@ export const assignments = {
   rememberInvitation: ({ event }) => {
     expectEvent(event, 'sendInvitation.done')
     return { invitationId: event.output.invitationId, expires: event.output.expires }
+  },
+  rememberRevoked: ({ event }) => {
+    expectEvent(event, 'checkRevoker.done')
+    return { organizationId: event.output.organizationId }
   },
   rememberInvitee: ({ event }) => {
     expectEvent(event, 'checkInvitee.done')

@@ -52,6 +52,7 @@ export const buildOrganizationInvitation = () =>
       rememberAdmission: assign(assignments.rememberAdmission),
       rememberInvitation: assign(assignments.rememberInvitation),
       rememberInvitee: assign(assignments.rememberInvitee),
+      rememberRevoked: assign(assignments.rememberRevoked),
       recordDenial: assign(assignments.recordDenial),
     },
   }).createMachine({
@@ -152,7 +153,7 @@ export const buildOrganizationInvitation = () =>
             tags: 'effect.checkRevoker',
             description: "Checks that the invitation is of the revoker's active organisation, still sent, and that their role allows `invitation:revoke`.",
             on: {
-              'checkRevoker.done': 'revokingInvitation',
+              'checkRevoker.done': { target: 'revokingInvitation', actions: 'rememberRevoked' },
               'checkRevoker.failed': [
                 { guard: 'isForbidden', target: '#organization-invitation.forbidden', actions: 'recordDenial' },
                 { guard: 'isRefused', ...refusal },

@@ -122,7 +122,7 @@ export const organizationInvitationChart: CompiledChart<typeof initialContext> =
       effect: 'checkRevoker',
       transitions: {
         'checkRevoker.done': [
-          { id: 'organization-invitation.revoking.checkingRevoker:checkRevoker.done:0', assignments: [], target: 'revoking.revokingInvitation' },
+          { id: 'organization-invitation.revoking.checkingRevoker:checkRevoker.done:0', assignments: [assignments.rememberRevoked], target: 'revoking.revokingInvitation' },
         ],
         'checkRevoker.failed': [
           { id: 'organization-invitation.revoking.checkingRevoker:checkRevoker.failed:0', guard: guards.isForbidden, assignments: [assignments.recordDenial], target: 'forbidden' },

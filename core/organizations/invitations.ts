@@ -292,7 +292,7 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
       return forbidden()
     }
     if (invitation.status !== 'sent') return refused('NotPending')
-    return null
+    return { organizationId: invitation.organizationId }
   },
 
   async revokeInvitation(context, ctx) {
