@@ -21,7 +21,7 @@
 import { ORGANIZATION_INVITATION, OrganizationInvitationContext } from '../../machines/organization-invitation.logic.js'
 import type { organizationInvitationMachine } from '../../machines/organization-invitation.machine.js'
 import { organizationInvitationChart } from '../charts/organization-invitation.js'
-import type { RequestContext } from '../config/types.js'
+import type { FlowModule, RequestContext } from '../config/types.js'
 import { hkdfSha256, timingSafeEqual, toHex } from '../crypto.js'
 import { advanceNow } from '../engine/advance.js'
 import { defineCompiledFlow } from '../engine/compiled-flow.js'
@@ -301,13 +301,23 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
   },
 })
 
-/** The invitation flow, as the engine runs it. */
+/** The invitation flow, as the engine runs it (its routes are the organisations module's). */
 export const organizationInvitationFlow = defineCompiledFlow<InvitationMachine, RequestContext>({
   chart: organizationInvitationChart,
   context: OrganizationInvitationContext,
   effects: invitationEffects,
   notation: () => import('../../machines/organization-invitation.machine.js').then((module) => module.organizationInvitationMachine),
 })
+
+/**
+ * The invitation flow as a flow module, for the readers of every chart (the diagrams, the test
+ * kit, the inspector): run by a configuration with `organizations()`.
+ */
+export const organizationInvitationModule: FlowModule = {
+  id: ORGANIZATION_INVITATION,
+  flow: organizationInvitationFlow as unknown as FlowModule['flow'],
+  runs: (config) => config.organizations !== undefined,
+}
 
 const text = (body: Readonly<Record<string, unknown>> | undefined, name: string, max = 256): string => {
   const value = body?.[name]
