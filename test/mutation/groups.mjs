@@ -121,6 +121,17 @@ export const groups = {
       'test/organizations/manage.test.ts',
     ],
   },
+  // Organisation invitations (issue 45 item 2): who may invite and to which role, the limits per
+  // organisation and inviter, the link token, the proven invitee, once, expiry, revocation, and
+  // the membership made active only after the one-time settlement.
+  'organization-invitations': {
+    mutate: ['core/organizations/invitations.ts', 'machines/organization-invitation.logic.ts#REFUSAL_STATUS..assignments'],
+    tests: [
+      'test/organizations/invitations.test.ts',
+      'test/organizations/invitations.module.test.ts',
+      'test/organizations/invitation-model.test.ts',
+    ],
+  },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
   // expired, scopes, rotation overlap, the last-use claim) and ownership of each change (issue 46 item 1).
   'api-keys': {
