@@ -395,10 +395,12 @@ export async function serveInvitationPage(ctx: RequestContext): Promise<Response
   const current = await currentSession(ctx)
   if (!current) return signInThenBack(ctx, linkUrl(ctx, id, token))
   const action = `${ctx.authUrl}/organization/invitation`
+  // After the answer: where the link asked to go, else the site (the remembered callback URL is this link itself after signing in).
+  const after = ctx.request.query.callbackUrl !== undefined ? ctx.callbackUrl : ctx.origin
   const form = (answer: 'accept' | 'decline', label: string) =>
     `<form action="${escapeHtml(action)}" method="POST">${hiddenCsrf(ctx.csrf!.token)}` +
     `<input type="hidden" name="action" value="${answer}"><input type="hidden" name="id" value="${escapeHtml(id)}">` +
-    `<input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="callbackUrl" value="${escapeHtml(ctx.callbackUrl)}">` +
+    `<input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="callbackUrl" value="${escapeHtml(after)}">` +
     `<button id="${answer}Button" type="submit"><span>${label}</span></button></form>`
   const html = renderCard(
     'Invitation',
