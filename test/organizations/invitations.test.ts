@@ -272,6 +272,16 @@ describe('rate limits', () => {
 })
 
 describe('the token is never logged', () => {
+  it('not by a whole invitation: sent, its page opened, refused to another user, accepted', async () => {
+    const { config, alice, bob, link } = await invited()
+    expect((await alice.send({ path: '/organization/invitation', query: { id: link.id, token: link.token } })).status).toBe(200)
+    expect((await answer(bob, 'accept', link)).status).toBe(403)
+    expect((await answerFromPage(alice, 'accept', link)).status).toBe(302)
+    const calls = [config.logger.error, config.logger.warn, config.logger.debug].flatMap((spy) => spy.mock.calls)
+    expect(calls.length).toBeGreaterThan(0)
+    expect(JSON.stringify(calls, (_key, value) => (value instanceof Error ? errorText(value) : value))).not.toContain(link.token)
+  })
+
   it('not on success, not when the sender fails (the invitation is then revoked), not on a refusal', async () => {
     const failingSend = vi.fn(async (mail: { url: string }) => {
       throw new Error(`SMTP refused message with ${mail.url}`)
@@ -287,6 +297,8 @@ describe('the token is never logged', () => {
     expect((await world.adapter.getInvitation(id))!.status).toBe('revoked')
     expect(await answer(world.alice, 'accept', { id, token })).toMatchObject({ status: 409 })
     expect(await answer(world.bob, 'accept', { id, token })).toMatchObject({ status: 403 })
+    expect((await world.alice.send({ path: '/organization/invitation', query: { id, token } })).status).toBe(200)
+    expect((await answerFromPage(world.bob, 'decline', { id, token })).status).toBe(302)
     const logged = JSON.stringify(
       [world.config.logger.error, world.config.logger.warn, world.config.logger.debug].flatMap((spy) => spy.mock.calls),
       (_key, value) => (value instanceof Error ? errorText(value) : value),
