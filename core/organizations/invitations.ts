@@ -260,8 +260,16 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
     if (membership?.status === 'active') return refused('AlreadyAMember')
     // First a membership that grants nothing, then the one-time settlement, then its activation:
     // a failure between the steps leaves no member, and the same user's retry completes it.
-    if (!membership) await adapter.createMembership!({ organizationId, userId, role, status: 'invited', createdAt: dateOf(ctx) })
-    else if (membership.status !== 'invited' || membership.role !== role) await adapter.updateMembership!({ organizationId, userId, role, status: 'invited' })
+    if (!membership) {
+      try {
+        await adapter.createMembership!({ organizationId, userId, role, status: 'invited', createdAt: dateOf(ctx) })
+      } catch (error) {
+        // A concurrent answer created it between the read and the write: the settlement below decides.
+        const created = await adapter.getMembership!(organizationId, userId)
+        if (!created) throw error
+        if (created.status === 'active') return refused('AlreadyAMember')
+      }
+    } else if (membership.status !== 'invited' || membership.role !== role) await adapter.updateMembership!({ organizationId, userId, role, status: 'invited' })
     const invitation = await adapter.getInvitation!(id)
     if (invitation?.status === 'sent') {
       await ctx.config.store.put(activatingKey(id), userId, settings(ctx).maxAge)

@@ -147,6 +147,28 @@ describe('accepting an invitation (attacks)', () => {
     expect((await membership())!.status).toBe('active')
   })
 
+  it('goes on when a concurrent answer created the membership between its read and its write', async () => {
+    const { adapter, config, alice, link, membership } = await invited()
+    // The other answer's first step: a membership that grants nothing, which this request's reads miss.
+    await adapter.createMembership({ organizationId: GLOBEX, userId: USERS.alice.id, role: 'member', status: 'invited', createdAt: new Date() })
+    let stale = true
+    const racing = new Proxy(adapter as Adapter, {
+      get(target, key, receiver) {
+        if (key === 'getMembership') return async (organizationId: string, userId: string) => (stale && userId === USERS.alice.id ? null : adapter.getMembership(organizationId, userId))
+        if (key === 'createMembership') {
+          return async (record: Parameters<Adapter['createMembership'] & object>[0]) => {
+            stale = false
+            return adapter.createMembership(record)
+          }
+        }
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    const accepted = await answer(sameBrowser(alice, { ...config, adapter: racing }), 'accept', link)
+    expect(accepted.status).toBe(200)
+    expect((await membership())!.status).toBe('active')
+  })
+
   it('refuses after expiry, settling the invitation as expired', async () => {
     const { alice, link, membership, invitation } = await invited({ invitations: { maxAge: 60 } })
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 })
