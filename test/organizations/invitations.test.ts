@@ -49,6 +49,10 @@ describe('sending an invitation', () => {
     expect(sent.body).toEqual({
       invitation: { id: link.id, organizationId: GLOBEX, email: USERS.alice.email, role: 'member', status: 'sent', expires: expect.any(String) },
     })
+    const expires = Date.parse((sent.body!.invitation as { expires: string }).expires)
+    expect(Math.abs(expires - (Date.now() + 7 * 86_400_000))).toBeLessThan(5000)
+    expect((await invitation())!.expires.getTime()).toBe(expires)
+    expect(sent.headers.get('retry-after')).toBeNull()
     expect(mails).toHaveLength(1)
     expect(mails[0]).toMatchObject({ to: USERS.alice.email, organization: { id: GLOBEX, name: 'globex' }, role: 'member' })
     expect(link.url.pathname).toBe('/auth/organization/invitation')
@@ -69,8 +73,13 @@ describe('sending an invitation', () => {
     expect((await postJson(new Client(world.config), 'invite', { email: 'carol@example.test', role: 'member' })).status).toBe(401)
     expect((await postJson(world.bob, 'invite', { email: 'carol@example.test', role: 'member' }, { csrf: false })).status).not.toBe(201)
     expect(world.mails).toEqual([])
-    // An admin invites to a role no higher than their own.
+    for (const address of ['carol@example', 'carol example@test.test', `${'c'.repeat(250)}@e.test`, 'x carol@example.test', 'carol@example.test x']) {
+      expect((await invite(world.bob, address)).body).toEqual({ error: 'InvalidRequest' })
+    }
+    // An admin invites to a role no higher than their own, naming their active organisation or not.
     expect((await invite(world.bob, 'carol@example.test', 'admin')).status).toBe(201)
+    const named = await invite(world.bob, ' Dave@Example.TEST ', 'member', { organizationId: ACME })
+    expect(named).toMatchObject({ status: 201, body: { invitation: { organizationId: ACME, email: 'dave@example.test' } } })
   })
 })
 
@@ -169,6 +178,38 @@ describe('accepting an invitation (attacks)', () => {
     expect((await membership())!.status).toBe('active')
   })
 
+  it('compares the addresses in lower case: a user stored as Alice@Example.TEST is the invitee', async () => {
+    const { adapter, alice, link, membership } = await invited()
+    await adapter.updateUser({ id: USERS.alice.id, email: ' Alice@Example.TEST' })
+    expect((await answer(alice, 'accept', link)).status).toBe(200)
+    expect((await membership())!.status).toBe('active')
+  })
+
+  it('refuses a suspended member: an invitation does not lift a suspension', async () => {
+    const { adapter, alice, link, membership, invitation } = await invited()
+    await adapter.createMembership({ organizationId: GLOBEX, userId: USERS.alice.id, role: 'member', status: 'suspended', createdAt: new Date() })
+    expect(await answer(alice, 'accept', link)).toMatchObject({ status: 403, body: { error: 'Forbidden' } })
+    expect((await membership())!.status).toBe('suspended')
+    expect((await invitation())!.status).toBe('sent')
+  })
+
+  it('refuses once the inviter is no longer an active member', async () => {
+    const { adapter, alice, link, membership } = await invited()
+    await adapter.createMembership({ organizationId: GLOBEX, userId: 'u-other-owner', role: 'owner', status: 'active', createdAt: new Date() })
+    await adapter.updateMembership({ organizationId: GLOBEX, userId: USERS.bob.id, status: 'removed' })
+    expect(await answer(alice, 'accept', link)).toMatchObject({ status: 403, body: { error: 'Forbidden' } })
+    expect(await membership()).toBeNull()
+  })
+
+  it('answers a malformed answer 400: no id, an unknown action', async () => {
+    const { alice, link, invitation } = await invited()
+    expect(await postJson(alice, 'invitation', { action: 'accept', token: link.token })).toMatchObject({ status: 400, body: { error: 'InvalidRequest' } })
+    expect(await postJson(alice, 'invitation', { action: 'promote', id: link.id, token: link.token })).toMatchObject({ status: 400 })
+    expect(await postJson(alice, 'invitation', { id: link.id, token: link.token })).toMatchObject({ status: 400 })
+    expect(await postJson(alice, 'invitation', { action: 'accept', id: ['x'], token: link.token })).toMatchObject({ status: 400 })
+    expect((await invitation())!.status).toBe('sent')
+  })
+
   it('refuses after expiry, settling the invitation as expired', async () => {
     const { alice, link, membership, invitation } = await invited({ invitations: { maxAge: 60 } })
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 })
@@ -180,7 +221,9 @@ describe('accepting an invitation (attacks)', () => {
 
   it('refuses after revocation', async () => {
     const { alice, bob, link, membership, invitation } = await invited()
-    expect(await revoke(bob, link.id)).toMatchObject({ status: 200, body: { invitation: { id: link.id, organizationId: GLOBEX, status: 'revoked' } } })
+    const revoked = await revoke(bob, link.id)
+    expect(revoked).toMatchObject({ status: 200 })
+    expect(revoked.body).toEqual({ invitation: { id: link.id, organizationId: GLOBEX, status: 'revoked' } })
     expect(await answer(alice, 'accept', link)).toMatchObject({ status: 409, body: { error: 'NotPending' } })
     expect((await invitation())!.status).toBe('revoked')
     expect(await membership()).toBeNull()
@@ -198,7 +241,10 @@ describe('accepting an invitation (attacks)', () => {
 
   it('lets the invitee decline: settled, no membership, and no accepting afterwards', async () => {
     const { alice, link, membership, invitation } = await invited()
-    expect(await answer(alice, 'decline', link)).toMatchObject({ status: 200, body: { invitation: { status: 'declined' } } })
+    const declined = await answer(alice, 'decline', link)
+    expect(declined).toMatchObject({ status: 200 })
+    expect(declined.body).toEqual({ invitation: { id: link.id, organizationId: GLOBEX, status: 'declined' } })
+    expect(declined.headers.get('retry-after')).toBeNull()
     expect(await answer(alice, 'accept', link)).toMatchObject({ status: 409 })
     expect((await invitation())!.status).toBe('declined')
     expect(await membership()).toBeNull()
@@ -222,7 +268,10 @@ describe('the link is scanner-safe', () => {
       const html = await page.text()
       expect(html).toContain('name="action" value="accept"')
       expect(html).toContain(`value="${link.token}"`)
+      expect(html).toContain('name="callbackUrl" value="https://authchart.test"')
     }
+    const onward = await alice.send({ path: '/organization/invitation', query: { id: link.id, token: link.token, callbackUrl: 'https://authchart.test/welcome' } })
+    expect(await onward.text()).toContain('name="callbackUrl" value="https://authchart.test/welcome"')
     expect((await invitation())!.status).toBe('sent')
     expect(await membership()).toBeNull()
     const posted = await answerFromPage(alice, 'accept', link)
@@ -237,6 +286,9 @@ describe('the link is scanner-safe', () => {
     const location = new URL(page.headers.get('location')!)
     expect(location.pathname).toBe('/auth/signin')
     expect(new URL(location.searchParams.get('callbackUrl')!).searchParams.get('id')).toBe(link.id)
+    const signedOut = await answerFromPage(new Client(config), 'accept', link)
+    expect(signedOut.status).toBe(302)
+    expect(new URL(signedOut.headers.get('location')!).pathname).toBe('/auth/signin')
     const wrong = await answerFromPage(bob, 'accept', link)
     expect(wrong.status).toBe(302)
     expect(wrong.headers.get('location')).toContain('error=AccessDenied')
@@ -251,8 +303,10 @@ describe('revoking an invitation (attacks)', () => {
     await activate(world.bob, ACME)
     expect((await invite(world.alice, 'carol@example.test')).status).toBe(201)
     const link = linkOf(world.mails.at(-1)!)
-    // Bob is a plain member of Acme.
+    // Bob is a plain member of Acme; with no active organisation he acts in none.
     expect(await revoke(world.bob, link.id)).toMatchObject({ status: 403, body: { error: 'Forbidden' } })
+    expect((await setActive(world.bob, { organizationId: null })).response.status).toBe(200)
+    expect(await revoke(world.bob, link.id)).toMatchObject({ status: 403, body: { error: 'NoActiveOrganization' } })
     // Bob owns Globex: active there, Acme's invitation is one that does not exist.
     await activate(world.bob, GLOBEX)
     expect(await revoke(world.bob, link.id)).toMatchObject({ status: 404, body: { error: 'NotFound' } })
