@@ -96,6 +96,18 @@ describe('the invitation flow (module level, attacks)', () => {
     expect((await membership())!.status).toBe('active')
   })
 
+  it('lifts no suspension, and grants nothing once the inviter is no longer an active member', async () => {
+    const suspended = await invited()
+    await suspended.adapter.createMembership({ organizationId: GLOBEX, userId: USERS.alice.id, role: 'member', status: 'suspended', createdAt: new Date() })
+    expect(await respond(suspended.config, 'alice', 'accept', suspended.link)).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    expect((await suspended.membership())!.status).toBe('suspended')
+    const orphaned = await invited()
+    await orphaned.adapter.updateMembership({ organizationId: GLOBEX, userId: USERS.bob.id, status: 'suspended' })
+    expect(await respond(orphaned.config, 'alice', 'accept', orphaned.link)).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    expect(await orphaned.membership()).toBeNull()
+    expect((await orphaned.invitation())!.status).toBe('sent')
+  })
+
   it('refuses after expiry, and settles the invitation as expired', async () => {
     const { config, link, membership, invitation } = await invited({ invitations: { maxAge: 60 } })
     clock.offset = 60
