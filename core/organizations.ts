@@ -24,6 +24,7 @@ import { ORGANIZATIONS_LINE } from './config/features.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
 import type { RequestContext } from './config/types.js'
 import { manageOrganization } from './organizations/manage.js'
+import { invitationOptionsOf, serveInvitationPage, serveInvitationPost, type InvitationOptions } from './organizations/invitations.js'
 import { route } from './http/params.js'
 import { readForSignedInUser, type ServerRequest } from './server.js'
 import { currentSession } from './session/current.js'
@@ -45,11 +46,14 @@ export type {
   OrganizationAdapterMethods,
 } from './organizations/types.js'
 export type { OrganizationsModule } from './config/types.js'
+export type { InvitationMail, InvitationOptions } from './organizations/invitations.js'
 
 /** The options of {@link organizations}. */
 export interface OrganizationsOptions {
   /** Custom roles beside owner, admin and member: `{ role: { resource: actions[] } }`. */
   roles?: Roles | undefined
+  /** Invitations: how long a link lives (`maxAge`, seconds), the limits per organisation and inviter, the sender. */
+  invitations?: InvitationOptions | undefined
 }
 
 /** Every adapter method the feature calls. */
@@ -66,20 +70,32 @@ const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
   'settleInvitation',
 ])
 
-/** `POST {basePath}/organization/<segment>`: switching the active organisation, or managing one. */
+/** `POST {basePath}/organization/<segment>`: invitations, switching the active organisation, or managing one. */
 async function organizationPost(ctx: RequestContext): Promise<ResponseInternal> {
+  const segment = ctx.request.providerId
+  if (segment === 'invite' || segment === 'invitation') return serveInvitationPost(ctx, segment)
   return (await manageOrganization(ctx, ctx.config.organizations!.roles)) ?? setActiveOrganization(ctx)
 }
 
+/** `GET {basePath}/organization/<segment>`: an invitation link's page, or the active organisation. */
+async function organizationGet(ctx: RequestContext): Promise<ResponseInternal> {
+  return ctx.request.providerId === 'invitation' ? serveInvitationPage(ctx) : respondActiveOrganization(ctx)
+}
+
+/** Only an invitation link's page hands out a CSRF token (its buttons post back). */
+const isInvitationPage = (ctx: RequestContext) => ctx.request.providerId === 'invitation'
+
 /**
  * The feature's routes: the signed-in user's active organisation, read (`GET …/organization/active`)
- * and switched (`POST …/organization/active`, JSON `{ organizationId }`), and the management
- * routes (`POST …/organization/create | role | remove`, see `organizations/manage.ts`); every POST
- * CSRF-checked, all through the one authority for who is signed in.
+ * and switched (`POST …/organization/active`, JSON `{ organizationId }`), the management
+ * routes (`POST …/organization/create | role | remove`, see `organizations/manage.ts`) and the
+ * invitations (`POST …/organization/invite`, `GET | POST …/organization/invitation`, see
+ * `organizations/invitations.ts`); every POST CSRF-checked, all through the one authority for who
+ * is signed in.
  */
 const ROUTES = Object.freeze([
-  route({ method: 'GET', action: 'organization', provider: 'none', actsForUser: true, serve: respondActiveOrganization }),
-  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, failure: 'json-null', actsForUser: true, serve: organizationPost }),
+  route({ method: 'GET', action: 'organization', provider: 'none', csrfToken: isInvitationPage, callbackUrl: true, actsForUser: true, serve: organizationGet }),
+  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, callbackUrl: true, failure: 'json-null', actsForUser: true, serve: organizationPost }),
 ])
 
 /**
@@ -94,6 +110,7 @@ export function organizations(options: OrganizationsOptions = {}): Organizations
     adapterMethods: ADAPTER_METHODS,
     routes: ROUTES,
     sessionRead: withActiveOrganization,
+    invitations: invitationOptionsOf(options.invitations),
   })
 }
 

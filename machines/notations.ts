@@ -13,6 +13,8 @@ export const BUILT_IN_NOTATIONS: Readonly<Record<string, () => Promise<AnyStateM
   'email-signin': () => import('./email-signin.machine.js').then((module) => module.emailSignInMachine),
   logout: () => import('./logout.machine.js').then((module) => module.logoutMachine),
   'oauth-signin': () => import('./oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
+  'organization-invitation': () =>
+    import('./organization-invitation.machine.js').then((module) => module.organizationInvitationMachine),
   'password-change': () => import('./password-change.machine.js').then((module) => module.passwordChangeMachine),
   'password-reset': () => import('./password-reset.machine.js').then((module) => module.passwordResetMachine),
   'password-signin': () => import('./password-signin.machine.js').then((module) => module.passwordSignInMachine),

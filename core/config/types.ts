@@ -567,6 +567,8 @@ export interface OrganizationsModule {
    * `userId`'s membership of the chosen organisation is active, dropped otherwise.
    */
   readonly sessionRead: (ctx: RequestContext, userId: string | undefined, session: unknown) => Promise<unknown>
+  /** The invitation settings: lifetime, limits, sender. */
+  readonly invitations: import('../organizations/invitations.js').ResolvedInvitationOptions
 }
 
 /** The value of `secondFactor: totp()`: the TOTP enrolment flow and the code check of a sign-in. */

@@ -239,6 +239,14 @@ export function renderEmailConfirmPage(p: {
 }
 
 /**
+ * A card of the built-in pages' look (theme, logo) around `content` (markup the caller escaped):
+ * the pages of optional features use it without a renderer of their own in the core.
+ */
+export function renderCard(title: string, theme: PageTheme, content: string): string {
+  return shell(title, theme, `<div class="signin">${themeStyles(theme)}<div class="card">${logo(theme)}${content}</div></div>`)
+}
+
+/**
  * The error page: 500 for Configuration, 403 for AccessDenied, Verification and a refused passkey
  * (WebAuthnVerificationError), 404 for UnknownProvider and NotFound (a path under the base path that
  * names nothing), 400 for FlowExpired, else 200.

@@ -402,6 +402,8 @@ const FEATURE_CODE = [
   /^core\/pages\/(webauthn|simplewebauthn-browser)\.ts$/,
   /^core\/organizations\.ts$/,
   /^core\/organizations\//,
+  /^core\/charts\/organization-invitation\.ts$/,
+  /^machines\/organization-invitation\.(logic|machine)\.ts$/,
 ]
 const featureCodeIn = (inputs: readonly string[]) => inputs.filter((path) => FEATURE_CODE.some((pattern) => pattern.test(path)))
 
@@ -432,6 +434,8 @@ describe('a credentials-only bundle', () => {
       'core/flows/webauthn/',
       'core/organizations/active.ts',
       'core/organizations/manage.ts',
+      'core/organizations/invitations.ts',
+      'core/charts/organization-invitation.ts',
       'core/api-keys',
     ]) {
       expect(linked.some((path) => path.includes(expected))).toBe(true)

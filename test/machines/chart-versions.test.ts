@@ -28,6 +28,7 @@ import { passwordSignUpFlow } from '../../core/flows/password/signup.js'
 import { passwordResetFlow } from '../../core/flows/password/reset.js'
 import { passwordChangeFlow } from '../../core/flows/password/change.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
+import { organizationInvitationFlow } from '../../core/organizations/invitations.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
 
@@ -45,6 +46,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   totpEnrolmentFlow,
   logoutFlow,
   reauthenticateFlow,
+  organizationInvitationFlow,
 ] as never
 const FILE = new URL('./chart-fingerprints.json', import.meta.url)
 

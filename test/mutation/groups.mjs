@@ -122,6 +122,17 @@ export const groups = {
       'test/mutation/organizations.test.ts',
     ],
   },
+  // Organisation invitations (issue 45 item 2): who may invite and to which role, the limits per
+  // organisation and inviter, the link token, the proven invitee, once, expiry, revocation, and
+  // the membership made active only after the one-time settlement.
+  'organization-invitations': {
+    mutate: ['core/organizations/invitations.ts', 'machines/organization-invitation.logic.ts#REFUSAL_STATUS..assignments'],
+    tests: [
+      'test/organizations/invitations.test.ts',
+      'test/organizations/invitations.module.test.ts',
+      'test/organizations/invitation-model.test.ts',
+    ],
+  },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
   // expired, scopes, organisation, rotation overlap, the last-use claim), ownership of each change
   // (personal keys, and organisation keys by role), and the routes of {basePath}/api-keys (CSRF,

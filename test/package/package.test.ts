@@ -357,6 +357,7 @@ describe('the authchart command line', () => {
       'totp-enrolment',
       'logout',
       'reauthenticate',
+      'organization-invitation',
     ])
     expect(lines[2]).toMatch(/^oauth-signin {2,}Signs a user in through an OAuth 2 \/ OpenID Connect provider\.$/)
     for (const line of lines) expect(line).toMatch(/^[a-z-]+ {2,}[A-Z].{20,}\.$/)
