@@ -317,6 +317,7 @@ export const groups = {
       'test/reauth-hardening/page-factors.test.ts',
       'test/reauth-hardening/resume-redirect.test.ts',
       'test/reauth-hardening/location-guard.test.ts',
+      'test/mutation/reauth-provenance.test.ts',
     ],
   },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
