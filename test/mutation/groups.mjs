@@ -417,6 +417,7 @@ export const groups = {
       'test/password-flow/signin-model.test.ts',
       'test/password-flow/signup-model.test.ts',
       'test/password-flow/reset-model.test.ts',
+      'test/mutation/password-flows.test.ts',
     ],
   },
   // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,
