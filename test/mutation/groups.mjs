@@ -345,6 +345,7 @@ export const groups = {
       'test/reauth-hardening/page-factors.test.ts',
       'test/reauth-hardening/resume-redirect.test.ts',
       'test/reauth-hardening/location-guard.test.ts',
+      'test/mutation/reauth-provenance.test.ts',
     ],
   },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
@@ -444,6 +445,7 @@ export const groups = {
       'test/password-flow/signin-model.test.ts',
       'test/password-flow/signup-model.test.ts',
       'test/password-flow/reset-model.test.ts',
+      'test/mutation/password-flows.test.ts',
     ],
   },
   // The adapter methods the security depends on: sessions (listSessions per user, deleteSession,

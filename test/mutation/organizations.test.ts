@@ -312,13 +312,14 @@ describe('changing roles and removing members, over HTTP', () => {
   it('trusts no membership the store gives for another organisation or user than the one asked', async () => {
     const { faults, base, alice } = await world()
     const real = base.getMembership.bind(base)
-    for (const forged of [
-      (organizationId: string, userId: string) => (userId === USERS.alice.id ? real(organizationId, userId) : real(GLOBEX, USERS.bob.id)),
-      (organizationId: string, userId: string) => (userId === USERS.alice.id ? real(organizationId, userId) : real(ACME, USERS.bob.id)),
-    ]) {
+    // Bob's membership of Globex for Bob in Acme; Bob's membership of Acme for Carol.
+    for (const [target, forged] of [
+      [USERS.bob.id, (organizationId: string, userId: string) => (userId === USERS.alice.id ? real(organizationId, userId) : real(GLOBEX, userId))],
+      ['u-carol', (organizationId: string, userId: string) => (userId === USERS.alice.id ? real(organizationId, userId) : real(ACME, USERS.bob.id))],
+    ] as const) {
       faults.getMembership = forged as never
-      expect(await post(alice, 'role', { userId: 'u-carol', role: 'admin' })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
-      expect(await post(alice, 'remove', { userId: 'u-carol' })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
+      expect(await post(alice, 'role', { userId: target, role: 'admin' })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
+      expect(await post(alice, 'remove', { userId: target })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
     }
     faults.getMembership = undefined
     expect((await base.getMembership(GLOBEX, USERS.bob.id))!).toMatchObject({ role: 'owner', status: 'active' })
