@@ -78,7 +78,7 @@ describe('whose password proves the signed-in user', () => {
     const store = createMemoryStore()
     store.users.set(ALICE.id, { ...ALICE, emailVerified: null })
     store.users.set(MALLORY.id, { ...MALLORY, emailVerified: null })
-    const provider = credentialsProvider((c) => (c.password === 'pw' && Object.hasOwn(answers, c.username!) ? (answers[c.username!] as never) : null))
+    const provider = credentialsProvider((c) => (c.password === 'pw' && Object.hasOwn(answers, String(c.username)) ? (answers[String(c.username)] as never) : null))
     const adapter = MemoryAdapter(store)
     const config = featureConfig({ adapter, session: { strategy }, store: memoryAuthStore(), providers: [provider] })
     const alice = new Client(config)

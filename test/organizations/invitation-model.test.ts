@@ -10,6 +10,7 @@ import { organizationInvitationMachine } from '../../machines/organization-invit
 import { invitationToken } from '../../core/organizations/invitations.js'
 import type { Adapter } from '../../core/adapters.js'
 import type { AuthStore } from '../../core/store/types.js'
+import type { AuthConfig } from '../../core/types.js'
 import { describeModel } from '../machines/harness.js'
 import { Client, SECRET } from '../fixtures/http.js'
 import { ACME, GLOBEX, USERS } from './fixture.js'
@@ -33,7 +34,7 @@ interface World {
 type InvitationWorld = Awaited<ReturnType<typeof invitationWorld>>
 
 /** The configuration as the world wants it, over `base`'s adapter and store. */
-function configOf(world: World, base: InvitationWorld, inspect: unknown) {
+function configOf(world: World, base: InvitationWorld, inspect: AuthConfig['inspect']) {
   const adapter = new Proxy(base.adapter as Adapter, {
     get(target, key, receiver) {
       if (key === world.broken) return async () => Promise.reject(new TypeError(`the adapter's ${String(key)} is broken`))
