@@ -108,7 +108,14 @@ export default defineConfig({
             { text: 'Telemetry', link: '/guides/telemetry' },
           ],
         },
-        { text: 'Migrating from next-auth v5', link: '/migration/next-auth' },
+        {
+          text: 'Migration',
+          link: '/migration/',
+          items: [
+            { text: 'From next-auth v5', link: '/migration/next-auth' },
+            { text: 'From better-auth', link: '/migration/better-auth' },
+          ],
+        },
         { text: 'Changelog and versioning', link: '/changelog' },
         { text: 'Contributing', link: '/contributing' },
         { text: 'Providers', link: '/providers/' },
