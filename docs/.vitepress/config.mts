@@ -116,6 +116,7 @@ export default defineConfig({
             { text: 'From better-auth', link: '/migration/better-auth' },
           ],
         },
+        { text: 'Benchmarks', link: '/benchmarks' },
         { text: 'Changelog and versioning', link: '/changelog' },
         { text: 'Contributing', link: '/contributing' },
         { text: 'Providers', link: '/providers/' },
