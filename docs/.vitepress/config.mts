@@ -109,6 +109,16 @@ export default defineConfig({
           ],
         },
         {
+          text: 'Adapters and stores',
+          link: '/adapters/',
+          items: [
+            { text: 'Memory', link: '/adapters/memory' },
+            { text: 'PostgreSQL (pg, PGlite)', link: '/adapters/postgres' },
+            { text: 'Auth.js adapters', link: '/adapters/authjs' },
+            { text: 'Stores: memory, Redis, PostgreSQL', link: '/adapters/stores' },
+          ],
+        },
+        {
           text: 'Migration',
           link: '/migration/',
           items: [

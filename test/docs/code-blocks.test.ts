@@ -34,7 +34,7 @@ const CREATE_NEXT_APP_OPTIONS = {
 } as const
 
 /** The folders of pages written by hand; the generated ones (reference, providers, flow pages) hold no examples of ours. */
-const HAND_WRITTEN = ['', 'getting-started', 'concepts', 'guides', 'migration']
+const HAND_WRITTEN = ['', 'getting-started', 'concepts', 'guides', 'migration', 'adapters']
 
 /**
  * The hand-written pages. Only their folders are listed: the docs test rewrites the generated
