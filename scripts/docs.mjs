@@ -2,7 +2,7 @@
 /**
  * Builds the documentation site (`npm run docs`): the pages generated from the code (one per flow
  * with its chart, one per provider preset, the API reference from the TSDoc of every public entry
- * point), then `vitepress build docs` into `docs/.vitepress/dist`. Nothing here goes into the
+ * point, the benchmark page from the committed results), then `vitepress build docs` into `docs/.vitepress/dist`. Nothing here goes into the
  * package: `npm run build` and package.json's `files` do not see `docs/`.
  *
  * Run under the repository's TypeScript loader (`node --import ./test/scale/ts-register.mjs`), so
@@ -173,6 +173,139 @@ async function providerPages() {
   return rows.length
 }
 
+/** The committed results the benchmark page is drawn from (the docs build never runs the bench). */
+export const PUBLISHED_BENCH = join(root, 'bench', 'results', 'published.json')
+
+const times = (value, digits = 1) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(digits)}×` : '–')
+const number = (value, digits = 0) => (typeof value === 'number' && Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits }) : '–')
+const cell = (text) => prose(text).replace(/\|/g, '\\|')
+
+/**
+ * A scenario's ratios: authchart's operations per second over each peer's (higher is faster) and
+ * the peer's CPU per operation over authchart's (higher is cheaper). Scenarios that measure two
+ * libraries without a ratio in the report (the password hashes) get it from their measurements.
+ */
+function scenarioRatios(scenario) {
+  const measured = Object.entries(scenario.measured ?? {})
+  const ratio = (ours, theirs) => ours && theirs && { speedUp: ours.opsPerSec / theirs.opsPerSec, cpu: theirs.cpuUsPerOp / ours.cpuUsPerOp }
+  const vsAuthjs = scenario.vsAuthjs
+  let vsBetterAuth = scenario.vsBetterAuth
+  if (!vsAuthjs && !vsBetterAuth && measured.length === 2 && measured[1][0].startsWith('better-auth')) {
+    vsBetterAuth = ratio(measured[0][1], measured[1][1])
+  }
+  return { vsAuthjs, vsBetterAuth }
+}
+
+/** The benchmark page, from the committed results of `node bench/run.js --json`. */
+export function benchmarkPage() {
+  const report = JSON.parse(readFileSync(PUBLISHED_BENCH, 'utf8'))
+  const load = /load average ([\d. ]+) before \/ ([\d. ]+) after/.exec(report.environment ?? '')
+  const rows = report.scenarios.map((scenario) => {
+    const { vsAuthjs, vsBetterAuth } = scenarioRatios(scenario)
+    const ours = scenario.name === 'floor' ? { cpuUsPerOp: report.floor?.sessionReadCpuUs } : Object.entries(scenario.measured ?? {})[0]?.[1]
+    let note = scenario.target === undefined || scenario.target === null ? '' : `target ≥ ${scenario.target}× @auth/core`
+    if (scenario.name === 'floor') {
+      note = `session read ${times(report.floor?.multiple, 2)} its floor, sign-in ${times(report.signInFloor?.multiple, 2)} its floor (target ≤ 1.5×)`
+    } else if (scenario.name === 'http-session' && typeof scenario.fractionOfFloor === 'number') {
+      note = `${(scenario.fractionOfFloor * 100).toFixed(0)} % of the floor route's requests/s (target ≥ 90 %)`
+    } else if (scenario.betterAuthFastest && scenario.betterAuthFastest !== 'better-auth' && vsBetterAuth) {
+      note = [note, `against ${scenario.betterAuthFastest}`].filter(Boolean).join('; ')
+    }
+    return `| ${code(scenario.name)} | ${cell(scenario.title)} | ${number(ours?.cpuUsPerOp, 1)} | ${times(vsAuthjs?.speedUp)} | ${times(vsAuthjs?.cpu)} | ${times(vsBetterAuth?.speedUp)} | ${times(vsBetterAuth?.cpu)} | ${cell(note)} |`
+  })
+  const cold = report.coldStart?.handlers ?? []
+  const bundles = report.edge?.bundles ?? []
+  const runtimes = Object.entries(report.edge?.runtimes ?? {})
+  const lines = [
+    '# Benchmarks',
+    '',
+    'authchart next to `@auth/core` and better-auth, in one process, on the same configuration.',
+    `These numbers are the committed results of one run (\`bench/results/published.json\`, ${prose(report.date)});`,
+    'this page is drawn from that file when the site is built, and the build never runs the bench.',
+    '',
+    '## The machine',
+    '',
+    `${prose(report.environment)}.`,
+    '',
+    load
+      ? `The machine was shared while it ran: its load average was ${load[1].trim()} before and ${load[2].trim()} after (1, 5 and 15 minutes) on ${prose(/(\d+) ×/.exec(report.environment)?.[1] ?? 'its')} cores, so other work took turns with the rounds. The rounds interleave the libraries, so that load hits all of them alike: read the ratios, not the absolute numbers.`
+      : 'Read the ratios, not the absolute numbers: they move much less with the machine.',
+    '',
+    '## Method',
+    '',
+    `- **Interleaved rounds**: every round gives each library the same time budget (${number(report.timing?.rounds)} rounds of ${number(report.timing?.budgetMs)} ms after ${number(report.timing?.warmupMs)} ms of warm-up in this run), the one that goes first alternating, so drift (JIT, GC, the load of the machine) hits each alike. Reported numbers are medians of rounds.`,
+    '- **Speed-up** is authchart\'s operations per second over the peer\'s in the same run; **CPU** is the peer\'s process CPU time (user + system) per operation over authchart\'s. Above 1× authchart is faster or cheaper.',
+    '- Every scenario checks its result once before it is timed (a session body with the user, a sign-in redirect without an error), so no scenario times an error path.',
+    '- A peer without the operation (better-auth has no CSRF route, no OIDC relying party in this bench) shows –.',
+    '- Details of every scenario: `bench/README.md`.',
+    '',
+    '## Every scenario',
+    '',
+    '| Scenario | One operation | authchart CPU µs/op (floor: the session read) | vs @auth/core: speed-up | vs @auth/core: CPU | vs better-auth: speed-up | vs better-auth: CPU | Note |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ]
+  if (cold.length) {
+    lines.push(
+      '## Cold start on Node',
+      '',
+      `A fresh process per measurement (median of ${number(report.coldStart.processes)}): \`import\` of the credentials-only handler and the first session read, above a bare handler.`,
+      '',
+      '| Handler | Wall ms above bare | CPU ms above bare | Files loaded |',
+      '| --- | --- | --- | --- |',
+      ...cold.map((h) => `| ${cell(h.name)} | ${number(h.aboveBare?.coldMs, 1)} | ${number(h.aboveBare?.cpuMs, 1)} | ${number(h.loaded?.files)} |`),
+      '',
+    )
+  }
+  if (bundles.length) {
+    lines.push(
+      '## Bundle size',
+      '',
+      'esbuild, minified; authchart over @auth/core (lower is smaller).',
+      '',
+      '| Target | Configuration | authchart KiB (gzipped) | @auth/core KiB (gzipped) | Ratio (gzipped) |',
+      '| --- | --- | --- | --- | --- |',
+      ...bundles.map(
+        (b) =>
+          `| ${cell(b.target)} | ${cell(b.configuration)} | ${number(b.authchart.bytes / 1024)} (${number(b.authchart.gzipBytes / 1024)}) | ${number(b.authjs.bytes / 1024)} (${number(b.authjs.gzipBytes / 1024)}) | ${times(b.ratio, 2)} (${times(b.gzipRatio, 2)}) |`,
+      ),
+      '',
+    )
+  }
+  if (runtimes.length) {
+    lines.push(
+      '## Edge runtimes',
+      '',
+      'The credentials-only bundle per runtime: cold start above a bare handler, then a warm session read.',
+      '',
+      '| Runtime | Cold ms above bare: authchart | @auth/core | Session read µs: authchart | @auth/core |',
+      '| --- | --- | --- | --- | --- |',
+      ...runtimes.map(
+        ([name, r]) => `| ${cell(name)} | ${number(r.aboveBareMs?.authchart, 1)} | ${number(r.aboveBareMs?.authjs, 1)} | ${number(r.sessionReadUs?.authchart, 1)} | ${number(r.sessionReadUs?.authjs, 1)} |`,
+      ),
+      '',
+    )
+  }
+  if (report.cookieSize) {
+    lines.push('## Session cookie', '', `After the same credentials sign-in: authchart ${number(report.cookieSize.authchart)} bytes, @auth/core ${number(report.cookieSize.authjs)} bytes.`, '')
+  }
+  lines.push(
+    '## Reproduce',
+    '',
+    'From a checkout, with the dev dependencies installed (the peers are among them):',
+    '',
+    '```sh',
+    'npm run build && node bench/run.js --quick --json > bench/results/published.json',
+    '```',
+    '',
+    'Without `--quick` the rounds are longer (7 of 600 ms); `npm run bench` prints the same report as tables. The numbers will differ on your machine; the ratios should not by much.',
+    '',
+  )
+  writeFileSync(join(docs, 'benchmarks.md'), lines.join('\n'))
+  return report.scenarios.length
+}
+
 const toIdentifier = (file) => file.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())
 
 /** The API reference: TypeDoc over every public entry point, as Markdown pages and as JSON. */
@@ -237,7 +370,8 @@ async function main() {
   const flows = await flowPages()
   const providers = await providerPages()
   const modules = await reference()
-  console.log(`docs: ${flows.length} flow pages, ${providers} provider pages, ${modules} reference modules`)
+  const scenarios = benchmarkPage()
+  console.log(`docs: ${flows.length} flow pages, ${providers} provider pages, ${modules} reference modules, ${scenarios} benchmark scenarios`)
   if (process.argv.includes('--generate-only')) return
   const { build } = await import('vitepress')
   await build(docs)

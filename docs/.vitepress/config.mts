@@ -108,7 +108,25 @@ export default defineConfig({
             { text: 'Telemetry', link: '/guides/telemetry' },
           ],
         },
-        { text: 'Migrating from next-auth v5', link: '/migration/next-auth' },
+        {
+          text: 'Adapters and stores',
+          link: '/adapters/',
+          items: [
+            { text: 'Memory', link: '/adapters/memory' },
+            { text: 'PostgreSQL (pg, PGlite)', link: '/adapters/postgres' },
+            { text: 'Auth.js adapters', link: '/adapters/authjs' },
+            { text: 'Stores: memory, Redis, PostgreSQL', link: '/adapters/stores' },
+          ],
+        },
+        {
+          text: 'Migration',
+          link: '/migration/',
+          items: [
+            { text: 'From next-auth v5', link: '/migration/next-auth' },
+            { text: 'From better-auth', link: '/migration/better-auth' },
+          ],
+        },
+        { text: 'Benchmarks', link: '/benchmarks' },
         { text: 'Changelog and versioning', link: '/changelog' },
         { text: 'Contributing', link: '/contributing' },
         { text: 'Providers', link: '/providers/' },

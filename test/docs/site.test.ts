@@ -140,6 +140,31 @@ describe('the built site', () => {
   })
 })
 
+describe('the benchmark page', () => {
+  type Ratio = { speedUp: number; cpu: number }
+  type Scenario = { name: string; vsAuthjs?: Ratio; vsBetterAuth?: Ratio }
+  const published = JSON.parse(readFileSync(join(root, 'bench', 'results', 'published.json'), 'utf8')) as { environment: string; scenarios: Scenario[] }
+
+  it('lists every scenario of the committed results, with its ratios against each peer', () => {
+    const html = readFileSync(join(dist, 'benchmarks.html'), 'utf8')
+    const rows = new Map([...html.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>([\s\S]*?)<\/tr>/g)].map(([, name, rest]) => [name!, rest!]))
+    expect(published.scenarios.length).toBeGreaterThan(5)
+    expect([...rows.keys()].sort()).toEqual(published.scenarios.map((s) => s.name).sort())
+    for (const scenario of published.scenarios) {
+      for (const ratio of [scenario.vsAuthjs, scenario.vsBetterAuth]) {
+        if (ratio) expect(rows.get(scenario.name), scenario.name).toContain(`${ratio.speedUp.toFixed(1)}×`)
+      }
+    }
+  })
+
+  it('names the machine, its load while the bench ran, and the command that reproduces it', () => {
+    const text = readFileSync(join(dist, 'benchmarks.html'), 'utf8').replace(/<[^>]+>/g, '')
+    const load = /load average ([\d. ]+) before/.exec(published.environment)![1]!.trim()
+    expect(text.includes(`its load average was ${load} before`), 'the load average is on the page').toBe(true)
+    expect(text.includes('node bench/run.js --quick --json &gt; bench/results/published.json'), 'the command is on the page').toBe(true)
+  })
+})
+
 describe('the site in Chromium', () => {
   const withPage = async (path: string, check: (page: Page) => Promise<void>) => {
     const page = await browser.newPage()
