@@ -80,7 +80,7 @@ type ClientCredentials =
 function credentialsOf(request: Request, form: Map<string, string>): ClientCredentials | TokenError {
   const authorization = request.headers.get('authorization')
   const basic = authorization ? /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim()) : null
-  const methods = [basic !== null || authorization !== null, form.has('client_secret'), form.has('client_assertion')].filter(Boolean).length
+  const methods = [authorization !== null, form.has('client_secret'), form.has('client_assertion')].filter(Boolean).length
   if (methods !== 1) return methods === 0 ? 'invalid_client' : 'invalid_request'
   if (authorization !== null) {
     if (!basic) return 'invalid_client'

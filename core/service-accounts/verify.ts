@@ -83,7 +83,7 @@ export async function checkedClaims(resolved: ResolvedConfig, token: string, aud
   const keys = await ourKeys(resolved)
   // Only a kid of ours picks a key; an unknown one is refused without fetching anything.
   const key = typeof header.kid === 'string' ? keys.byKid.get(header.kid) : undefined
-  if (!key || header.alg !== key.alg || header.typ !== 'at+jwt' || header.crit !== undefined) return undefined
+  if (!key || header.alg !== key.alg || header.crit !== undefined) return undefined
   try {
     const { payload } = await jwtVerify(token, key.verifyKey, {
       algorithms: [key.alg],

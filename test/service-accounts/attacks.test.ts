@@ -228,6 +228,9 @@ describe('verifyServiceToken (attacks)', () => {
     await refused(first, await ourSignedToken({ sub: clientId, aud: 'https://other.example/api' }))
     await refused(first, await ourSignedToken({ sub: clientId, iat: now - 600, exp: now - 60 }))
     await refused(first, await ourSignedToken({ sub: clientId }, { typ: 'JWT' }))
+    // A scope the account does not hold counts for nothing, even in a token signed with our key.
+    const inflated = await verifyServiceToken(api(await ourSignedToken({ sub: clientId, scope: 'admin:all reports:read' })), first, { scopes: ['admin:all'] })
+    expect(!inflated.ok && inflated.status).toBe(403)
     // An application with another issuer but the same secret signs with the same derived key: the iss still tells them apart.
     const { make } = cluster()
     const other = make(SECRET, { issuer: 'https://other.example/auth' })
