@@ -139,13 +139,17 @@ async function secretAuthenticates(resolved: ResolvedConfig, account: AdapterSer
   return matches && account !== null && account.secretHash !== null
 }
 
+/** The audiences a client assertion may name: the issuer, and the token endpoint under it. */
+function tokenEndpointAudiences(issuer: string): string[] {
+  return [issuer, `${issuer.replace(/\/+$/, '')}/oauth/token`]
+}
+
 /** Whether the assertion is signed by the account's key, for our endpoint, short-lived, and its first use. */
 async function assertionAuthenticates(
   resolved: ResolvedConfig,
   account: AdapterServiceAccount | null,
   clientId: string,
   assertion: string,
-  endpoint: string,
 ): Promise<boolean> {
   const jwk = account?.publicJwk
   if (!account || !jwk) return false
@@ -164,7 +168,9 @@ async function assertionAuthenticates(
       algorithms,
       issuer: clientId,
       subject: clientId,
-      audience: [endpoint, resolved.serviceAccounts!.options.issuer!],
+      // The audiences come from the configured issuer, never the request's Host: an assertion made
+      // for another server, replayed here under that server's name, is not for us.
+      audience: tokenEndpointAudiences(resolved.serviceAccounts!.options.issuer!),
       requiredClaims: ['exp', 'jti'],
       clockTolerance: CLOCK_TOLERANCE,
     }))
@@ -223,12 +229,10 @@ async function answerTokenRequest(resolved: ResolvedConfig, adapter: ServiceAcco
   }
   const account = await adapter.getServiceAccount(clientId)
   const stored = account !== null && account.id === clientId ? account : null
-  const endpoint = new URL(request.url)
-  endpoint.search = ''
   const authenticated =
     credentials.method === 'secret'
       ? await secretAuthenticates(resolved, stored, clientId, credentials.secret)
-      : await assertionAuthenticates(resolved, stored, clientId, credentials.assertion, endpoint.href)
+      : await assertionAuthenticates(resolved, stored, clientId, credentials.assertion)
   if (!authenticated || !stored || stored.revokedAt !== null) return tokenError('invalid_client')
   const scopes = grantedScopes(stored, form.get('scope'))
   if (!scopes) return tokenError('invalid_scope')

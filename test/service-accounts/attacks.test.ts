@@ -142,6 +142,27 @@ describe('the client credentials grant', () => {
     expect(replayed.body.error).toBe('invalid_client')
   })
 
+  it("refuses an assertion made for another server, replayed here under that server's Host", async () => {
+    const { first } = cluster()
+    const { publicKey, privateKey } = await generateKeyPair('ES256')
+    const issued = (await createServiceAccount(first, ALICE, { name: 'signer', scopes: ['reports:read'], publicJwk: (await exportJWK(publicKey)) as never }))!
+    const elsewhere = 'https://other-server.example/auth/oauth/token'
+    const assertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(issued.clientId)
+      .setSubject(issued.clientId)
+      .setAudience(elsewhere)
+      .setExpirationTime('2m')
+      .setJti(crypto.randomUUID())
+      .sign(privateKey)
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion })
+    const replayed = (await serviceAccountRoutes(
+      new Request(elsewhere, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+      first,
+    ))!
+    expect(replayed.status).toBe(401)
+  })
+
   it('refuses an assertion signed by another key, or HS256 with the public key as its secret', async () => {
     const { first } = cluster()
     const { publicKey } = await generateKeyPair('ES256')
