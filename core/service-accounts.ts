@@ -2,7 +2,7 @@
  * Service accounts, brought in by their import: `serviceAccounts: serviceAccounts({ issuer })`
  * from `authchart/service-accounts`. A program holding an account's client credentials obtains a
  * short-lived access token by the OAuth 2.0 client credentials grant at
- * `POST {basePath}/oauth/token` ({@link serviceAccountRoutes}), a JWT of the RFC 9068 profile
+ * `POST {basePath}/oauth/token` (answered by `Auth`, or alone by {@link serviceAccountRoutes}), a JWT of the RFC 9068 profile
  * signed with a key of ours published at `GET {basePath}/jwks`; {@link verifyServiceToken}
  * answers the account and scopes a token carries, or the 401/403 to send.
  *

@@ -14,6 +14,7 @@ import { derivedSigningJwk } from '../../core/service-accounts/keys.js'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
+import { Auth } from '../../core/auth.js'
 import { ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
 
 const ALICE = 'user-alice'
@@ -199,6 +200,24 @@ describe('the client credentials grant', () => {
     expect([unknown.response.status, unknown.body]).toEqual([401, wrong.body])
     expect((await serviceAccountRoutes(new Request(TOKEN_URL), first))!.status).toBe(405)
     expect(await serviceAccountRoutes(new Request(`${ISSUER}/session`), first)).toBeUndefined()
+  })
+})
+
+describe('the routes served by Auth', () => {
+  it('answers the token endpoint and the key set under the base path, and neither without serviceAccounts()', async () => {
+    const { first } = cluster()
+    const { clientId, secret } = await newAccount(first)
+    const issued = await Auth(tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) }), first)
+    expect(issued.status).toBe(200)
+    const { access_token } = (await issued.json()) as { access_token: string }
+    expect((await verifyServiceToken(api(access_token), first)).ok).toBe(true)
+    const jwks = await Auth(new Request(`${ISSUER}/jwks`), first)
+    expect(jwks.headers.get('content-type')).toBe('application/jwk-set+json')
+    expect(((await jwks.json()) as { keys: JWK[] }).keys.map((key) => key.kid)).toContain(decodeProtectedHeader(access_token).kid)
+    expect((await Auth(new Request(`${ISSUER}/session`), first)).status).toBe(200)
+    const without = testConfig()
+    expect((await Auth(tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) }), without)).status).toBe(400)
+    expect((await Auth(new Request(`${ISSUER}/jwks`), without)).status).toBe(400)
   })
 })
 
