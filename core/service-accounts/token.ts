@@ -49,19 +49,44 @@ function tokenError(error: TokenError, description?: string): Response {
 const unavailable = (resolved: ResolvedConfig, retryAfter = resolved.availability.retryAfter) =>
   json({ error: 'temporarily_unavailable' }, 503, { 'retry-after': String(retryAfter) })
 
+/** The body as text, or `undefined` past {@link MAX_BODY} bytes (read no further than that, whatever Content-Length says). */
+async function boundedText(request: Request): Promise<string | undefined> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY) {
+      await reader.cancel().catch(() => {})
+      return undefined
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+}
+
 /** The form body's parameters, or `undefined` when a parameter repeats or the body is not a form. */
 async function formOf(request: Request): Promise<Map<string, string> | undefined> {
   const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
   if (type !== 'application/x-www-form-urlencoded') return undefined
   const length = Number(request.headers.get('content-length') ?? '0')
   if (!Number.isFinite(length) || length > MAX_BODY) return undefined
-  let text: string
+  let text: string | undefined
   try {
-    text = await request.text()
+    text = await boundedText(request)
   } catch {
     return undefined
   }
-  if (text.length > MAX_BODY) return undefined
+  if (text === undefined) return undefined
   const params = new Map<string, string>()
   for (const [name, value] of new URLSearchParams(text)) {
     // RFC 6749 §3.2: a parameter sent twice is an invalid request, never "the first one wins".

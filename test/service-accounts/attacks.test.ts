@@ -193,12 +193,21 @@ describe('the client credentials grant', () => {
     expect(twoMethods.body.error).toBe('invalid_request')
     const beyond = await postToken(first, { grant_type: 'client_credentials', scope: 'reports:read admin:all' }, auth)
     expect([beyond.response.status, beyond.body.error]).toEqual([400, 'invalid_scope'])
-    const wrong = await postToken(first, { grant_type: 'client_credentials' }, { authorization: basic(clientId, `${secret.slice(0, -1)}A`) })
+    const wrong = await postToken(first, { grant_type: 'client_credentials' }, { authorization: basic(clientId, `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`) })
     expect([wrong.response.status, wrong.body.error]).toEqual([401, 'invalid_client'])
     expect(wrong.response.headers.get('www-authenticate')).toMatch(/^Basic realm=/)
     const unknown = await postToken(first, { grant_type: 'client_credentials' }, { authorization: basic('nosuchclient', secret) })
     expect([unknown.response.status, unknown.body]).toEqual([401, wrong.body])
     expect((await serviceAccountRoutes(new Request(TOKEN_URL), first))!.status).toBe(405)
+    // A body past 16 KiB is refused without being read to its end, whatever its length header says.
+    const oversized = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode(`grant_type=client_credentials&pad=${'a'.repeat(8192)}`))
+      },
+    })
+    const flood = new Request(TOKEN_URL, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth }, body: oversized, duplex: 'half' } as RequestInit)
+    const refusedFlood = (await serviceAccountRoutes(flood, first))!
+    expect([refusedFlood.status, ((await refusedFlood.json()) as { error: string }).error]).toEqual([400, 'invalid_request'])
     expect(await serviceAccountRoutes(new Request(`${ISSUER}/session`), first)).toBeUndefined()
   })
 })
