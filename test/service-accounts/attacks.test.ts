@@ -356,6 +356,33 @@ describe('verifyServiceToken (attacks)', () => {
     expect((await verifyServiceToken(api(fresh), dropped)).ok).toBe(true)
   })
 
+  it('rotates configured keys: the new P-256 key signs, the retired one listed without d only verifies', async () => {
+    const { make } = cluster()
+    const exported = async (alg: 'EdDSA' | 'ES256') => {
+      const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) })
+      return (await exportJWK(privateKey)) as never as { kty: 'OKP' | 'EC'; crv: 'Ed25519' | 'P-256'; x: string; y?: string; d: string }
+    }
+    const old = await exported('EdDSA')
+    const next = await exported('ES256')
+    const before = make(SECRET, { signingKeys: [old] })
+    const { clientId, secret } = await newAccount(before)
+    const inFlight = await tokenFor(before, clientId, secret)
+    const { d: _retired, ...oldPublic } = old
+    const after = make(SECRET, { signingKeys: [next, oldPublic] })
+    const fresh = await tokenFor(after, clientId, secret)
+    expect(decodeProtectedHeader(fresh).alg).toBe('ES256')
+    expect((await verifyServiceToken(api(inFlight), after)).ok).toBe(true)
+    expect((await verifyServiceToken(api(fresh), after)).ok).toBe(true)
+    const jwks = (await (await serviceAccountRoutes(new Request(`${ISSUER}/jwks`), after))!.json()) as { keys: JWK[] }
+    expect(jwks.keys.map((key) => key.alg)).toEqual(['ES256', 'EdDSA'])
+    expect(jwks.keys.every((key) => key.d === undefined)).toBe(true)
+    // An EdDSA token under the P-256 key's kid is refused: the kid fixes the algorithm.
+    const [, payload, signature] = inFlight.split('.')
+    const swapped = `${base64url.encode(JSON.stringify({ ...decodeProtectedHeader(inFlight), kid: jwks.keys[0]!.kid }))}.${payload}.${signature}`
+    await refused(after, swapped)
+    expect(() => serviceAccounts({ issuer: ISSUER, signingKeys: [oldPublic] })).toThrow(TypeError)
+  })
+
   it('fails closed with 503 and Retry-After when the adapter throws', async () => {
     const { first } = cluster()
     const { clientId, secret } = await newAccount(first)
