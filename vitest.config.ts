@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^authchart\/step-up$/, replacement: source('./core/step-up.ts') },
       { find: /^authchart\/organizations$/, replacement: source('./core/organizations.ts') },
       { find: /^authchart\/api-keys$/, replacement: source('./core/api-keys.ts') },
+      { find: /^authchart\/service-accounts$/, replacement: source('./core/service-accounts.ts') },
       { find: /^authchart\/password$/, replacement: source('./core/password/index.ts') },
       { find: /^authchart\/extensions$/, replacement: source('./core/define-extension.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },

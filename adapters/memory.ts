@@ -18,6 +18,7 @@ import type {
 import { memoryOrganizations } from './memory-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
 import { memoryApiKeyMethods } from './memory-api-keys.js'
+import { memoryServiceAccountMethods } from './memory-service-accounts.js'
 
 const copy = <T extends object>(record: T): T => {
   const out = { ...record }
@@ -266,6 +267,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Require
     },
     ...passwordMethods(store),
     ...memoryApiKeyMethods(store),
+    ...memoryServiceAccountMethods(store),
   }
 }
 

@@ -28,6 +28,7 @@ import type {
 import { organizationsSchema, postgresOrganizations } from './postgres-organizations.js'
 import type { PasswordMethods } from '../core/flows/password/adapter.js'
 import { apiKeysTable, postgresApiKeyMethods } from './postgres-api-keys.js'
+import { postgresServiceAccountMethods, serviceAccountsTable } from './postgres-service-accounts.js'
 
 /**
  * The one method the adapter needs from a client: `pg`'s `Pool` and `Client`, and PGlite, all
@@ -484,7 +485,8 @@ export function PostgresAdapter(
       const script = `SELECT pg_advisory_xact_lock(hashtext('${t.lock}'));
 ${schema(options.tablePrefix, layout)}
 ${organizationsSchema(t)}
-${apiKeysTable(t)}`
+${apiKeysTable(t)}
+${serviceAccountsTable(t)}`
       if (client.exec) await client.exec(script)
       else await client.query(script)
     },
@@ -809,6 +811,7 @@ ${apiKeysTable(t)}`
     },
     ...passwordMethods(t, link, first, rows),
     ...postgresApiKeyMethods(client, t),
+    ...postgresServiceAccountMethods(client, t),
   }
 }
 

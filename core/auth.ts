@@ -266,6 +266,14 @@ function observerPageOf(source: RequestSource, config: ResolvedConfig) {
   return observerPage(config, source.method, url.pathname)
 }
 
+/** Whether `source` asks for a route of `serviceAccounts()`: `{basePath}/oauth/token` or `{basePath}/jwks`. */
+function isServiceAccountPath(source: RequestSource, basePath: string): boolean {
+  const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+  const base = basePath === '/' ? '' : basePath
+  const path = url.pathname.replace(/\/+$/, '')
+  return path === `${base}/oauth/token` || path === `${base}/jwks`
+}
+
 /** The signature of {@link Auth}. */
 export interface AuthHandler {
   (request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
@@ -273,7 +281,8 @@ export interface AuthHandler {
 }
 
 /**
- * Answers a request from any source: a web `Response` only for the inspector's page, the internal
+ * Answers a request from any source: a web `Response` only for the inspector's page and the routes
+ * of `serviceAccounts()` (the token endpoint and key set), the internal
  * response for `raw` configs, an {@link Answer} otherwise.
  */
 type SourceHandler = (source: RequestSource, config: AuthConfig) => Promise<Answer | Response | ResponseInternal>
@@ -285,6 +294,10 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
     if (resolution.ok && resolution.config.observers.length > 0) {
       const page = observerPageOf(source, resolution.config)
       if (page) return page.respond(resolution.config, source.request())
+    }
+    if (resolution.ok && resolution.config.serviceAccounts && isServiceAccountPath(source, resolution.config.basePath)) {
+      const served = await resolution.config.serviceAccounts.serve(source.request(), config)
+      if (served) return served
     }
     let parsed: ParsedRequest
     try {

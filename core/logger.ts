@@ -58,6 +58,7 @@ const WARNING_TEXT: Record<WarningCode, string> = {
   'inspector-refused-in-production': 'The flow inspector is not served in production (NODE_ENV is unset or "production").',
   'email-send-throttled': 'An e-mail sign-in was refused: the send limit for the address or client was reached.',
   'credentials-rate-limited': 'A credentials sign-in was refused: the attempt limit was reached (`rateLimit`).',
+  'service-token-rate-limited': 'A service-account token request was refused: the per-client limit was reached (`serviceAccounts({ clientLimit })`).',
   'second-factor-attempts-exhausted': 'A sign-in ran out of two-step verification attempts.',
   'second-factor-codes-tried':
     "A user's two-step verification codes were spent by clients that are not known devices (someone who knows the password may be trying codes): the owner is told, once per quarter hour.",

@@ -32,7 +32,7 @@ export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
 /** The optional features a configuration names by import. */
-export type FeatureKind = 'second-factor' | 'step-up' | 'organizations' | 'api-keys'
+export type FeatureKind = 'second-factor' | 'step-up' | 'organizations' | 'api-keys' | 'service-accounts'
 
 /** A value branded as the module of feature `Kind`: what the option of that feature accepts. */
 export interface FeatureModule<Kind extends FeatureKind> {
@@ -87,7 +87,9 @@ export type SecondFactorCodeCheck =
 export function featureOf(value: unknown): FeatureKind | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const kind = (value as { [FEATURE]?: unknown })[FEATURE]
-  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' || kind === 'api-keys' ? kind : undefined
+  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' || kind === 'api-keys' || kind === 'service-accounts'
+    ? kind
+     : undefined
 }
 
 /** The flow module a provider preset carries, if any. */

@@ -8,6 +8,7 @@
  */
 
 import type { ApiKeyAdapterMethods } from './api-keys/types.js'
+import type { ServiceAccountAdapterMethods } from './service-accounts/types.js'
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -186,7 +187,7 @@ export interface AdapterCompletedStep {
 }
 
 /** The Auth.js adapter interface, with our optional methods (API keys' are declared by that feature). */
-export interface Adapter extends ApiKeyAdapterMethods {
+export interface Adapter extends ApiKeyAdapterMethods, ServiceAccountAdapterMethods {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>
   getUser?(id: string): Awaitable<AdapterUser | null>
   getUserByEmail?(email: string): Awaitable<AdapterUser | null>
@@ -363,6 +364,7 @@ export type WarningCode =
   | 'inspector-refused-in-production'
   | 'email-send-throttled'
   | 'credentials-rate-limited'
+  | 'service-token-rate-limited'
   | 'second-factor-attempts-exhausted'
   | 'second-factor-codes-tried'
   | 'reauthentication-failed'

@@ -318,6 +318,12 @@ export interface AuthConfig {
    * methods (the memory and PostgreSQL adapters have them).
    */
   apiKeys?: FeatureModule<'api-keys'> | undefined
+  /**
+   * Service accounts: `serviceAccounts({ issuer?, audience?, tokenTtl?, signingKeys? })` from
+   * `authchart/service-accounts` (programs that obtain access tokens by the client credentials
+   * grant, checked with `verifyServiceToken`). Needs an adapter with the service-account methods.
+   */
+  serviceAccounts?: FeatureModule<'service-accounts'> | undefined
   rateLimit?:
     | false
     | {

@@ -10,7 +10,7 @@ import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
-import type { ApiKeysModule, FlowModule, OrganizationsModule, ResolvedProvider, SecondFactorModule, StepUpModule } from './types.js'
+import type { ApiKeysModule, FlowModule, OrganizationsModule, ResolvedProvider, SecondFactorModule, ServiceAccountsModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */
@@ -21,6 +21,8 @@ export const SECOND_FACTOR_LINE = "secondFactor: totp() with import { totp } fro
 export const ORGANIZATIONS_LINE = "organizations: organizations({ … }) with import { organizations } from 'authchart/organizations'"
 /** The line that turns API keys on, as the refusals print it. */
 export const API_KEYS_LINE = "apiKeys: apiKeys({ … }) with import { apiKeys } from 'authchart/api-keys'"
+/** The line that turns service accounts on, as the refusals print it. */
+export const SERVICE_ACCOUNTS_LINE = "serviceAccounts: serviceAccounts({ … }) with import { serviceAccounts } from 'authchart/service-accounts'"
 /** The lines that configure a WebAuthn provider, as the refusal prints them. */
 export const WEBAUTHN_LINE =
   "Passkey({ … }) with import Passkey from 'authchart/providers/passkey' (or WebAuthn from 'authchart/providers/webauthn')"
@@ -34,6 +36,7 @@ export interface FeatureModules {
   secondFactor: SecondFactorModule | undefined
   organizations: OrganizationsModule | undefined
   apiKeys: ApiKeysModule | undefined
+  serviceAccounts: ServiceAccountsModule | undefined
 }
 
 /**
@@ -44,7 +47,7 @@ export interface FeatureModules {
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
   // Not an object at all: the config struct says so.
-  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined, apiKeys: undefined }
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined, apiKeys: undefined, serviceAccounts: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {
@@ -70,12 +73,20 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
   if (apiKeys !== undefined && featureOf(apiKeys) !== 'api-keys') {
     throw new ConfigError(`config.apiKeys: API keys are configured by their import, not an object. Write \`${API_KEYS_LINE}\``, ['apiKeys'])
   }
+  const serviceAccounts = given.serviceAccounts
+  if (serviceAccounts !== undefined && featureOf(serviceAccounts) !== 'service-accounts') {
+    throw new ConfigError(
+      `config.serviceAccounts: service accounts are configured by their import, not an object. Write \`${SERVICE_ACCOUNTS_LINE}\``,
+      ['serviceAccounts'],
+    )
+  }
   if (stepUp !== undefined) checkStepUpOptions((stepUp as StepUpModule).options)
   return {
     stepUp: stepUp as StepUpModule | undefined,
     secondFactor: secondFactor as SecondFactorModule | undefined,
     organizations: organizations as OrganizationsModule | undefined,
     apiKeys: apiKeys as ApiKeysModule | undefined,
+    serviceAccounts: serviceAccounts as ServiceAccountsModule | undefined,
   }
 }
 

@@ -287,11 +287,13 @@ function resolve(source: AuthConfig): ResolvedConfig {
   }
   if (!given && features.organizations) throw new MissingAdapter(`Organizations are stored by the adapter. ${ADAPTER_HINT}`)
   if (features.apiKeys && !given) throw new MissingAdapter(`API keys require an adapter. ${ADAPTER_HINT}`)
+  if (features.serviceAccounts && !given) throw new MissingAdapter(`Service accounts require an adapter. ${ADAPTER_HINT}`)
   if (given) {
     const required = [
       ...running.flatMap((flow) => flow.adapter?.methods(loading) ?? []),
       ...(features.organizations?.adapterMethods ?? []),
       ...(features.apiKeys?.adapterMethods ?? []),
+      ...(features.serviceAccounts?.adapterMethods ?? []),
     ]
     const missing = missingMethods(given, [...new Set(required)])
     if (missing.length > 0) {
@@ -376,6 +378,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     secondFactor: features.secondFactor,
     organizations: features.organizations,
     apiKeys: features.apiKeys,
+    serviceAccounts: features.serviceAccounts,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,

@@ -250,6 +250,7 @@ export const AuthConfigStruct = object({
   secondFactor: optional(unknown()),
   organizations: optional(unknown()),
   apiKeys: optional(unknown()),
+  serviceAccounts: optional(unknown()),
   rateLimit: optional(
     union([
       literal(false),

@@ -15,6 +15,7 @@ import type { ResolvedOAuthProvider } from '../oauth/types.js'
 import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Logger, ProviderSession } from '../shapes.js'
 import type { AuthStore } from '../store/types.js'
 import type { ResolvedApiKeysOptions } from '../api-keys/types.js'
+import type { ResolvedServiceAccountsOptions } from '../service-accounts/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import type { OrganizationAdapterMethod } from '../organizations/types.js'
@@ -130,6 +131,8 @@ export interface ResolvedConfig {
   readonly organizations: OrganizationsModule | undefined
   /** The API-key module (`apiKeys()`), if the configuration names it. */
   readonly apiKeys: ApiKeysModule | undefined
+  /** The service-account module (`serviceAccounts()`), if the configuration names it. */
+  readonly serviceAccounts: ServiceAccountsModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
@@ -582,6 +585,16 @@ export interface SecondFactorModule {
   readonly checkCode: (input: SecondFactorCodeInput) => Promise<SecondFactorCodeCheck>
   /** The pages its flows end with (`backup-codes`). */
   readonly outcomePages: Readonly<Record<string, OutcomePage>>
+}
+
+/** The value of `serviceAccounts: serviceAccounts({ … })`: its options and the adapter methods it calls. */
+export interface ServiceAccountsModule {
+  readonly [FEATURE]: 'service-accounts'
+  readonly options: ResolvedServiceAccountsOptions
+  /** Answers `POST {basePath}/oauth/token` and `GET {basePath}/jwks`; `undefined` for any other path. */
+  readonly serve: (request: Request, config: AuthConfig) => Promise<Response | undefined>
+  /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
+  readonly adapterMethods: readonly AdapterMethod[]
 }
 
 /** The value of `apiKeys: apiKeys({ … })`: the key options, the adapter methods it calls, its routes. */

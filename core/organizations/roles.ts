@@ -22,12 +22,14 @@ export const BUILT_IN_ROLES = Object.freeze({
     member: Object.freeze(['read', 'update', 'remove']),
     invitation: Object.freeze(['create', 'revoke']),
     apiKey: Object.freeze(['read', 'create', 'revoke']),
+    serviceAccount: Object.freeze(['read', 'create', 'revoke']),
   }),
   admin: Object.freeze({
     organization: Object.freeze(['read', 'update']),
     member: Object.freeze(['read', 'update', 'remove']),
     invitation: Object.freeze(['create', 'revoke']),
     apiKey: Object.freeze(['read', 'create', 'revoke']),
+    serviceAccount: Object.freeze(['read', 'create', 'revoke']),
   }),
   member: Object.freeze({
     organization: Object.freeze(['read']),

@@ -67,6 +67,11 @@ const ADAPTER_METHODS: readonly (keyof Adapter)[] = [
   'listApiKeys',
   'listOrganizationApiKeys',
   'updateApiKey',
+  'createServiceAccount',
+  'getServiceAccount',
+  'listServiceAccounts',
+  'listOrganizationServiceAccounts',
+  'updateServiceAccount',
 ]
 
 /** Methods whose first argument is a database session token. */

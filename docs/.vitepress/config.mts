@@ -99,6 +99,7 @@ export default defineConfig({
             { text: 'Passwords', link: '/guides/passwords' },
             { text: 'Organizations', link: '/guides/organizations' },
             { text: 'API keys', link: '/guides/api-keys' },
+            { text: 'Service accounts', link: '/guides/service-accounts' },
             { text: 'Testing with authchart/testing', link: '/guides/testing' },
             { text: 'Writing an extension', link: '/guides/extensions' },
             { text: 'Edge runtimes', link: '/guides/edge' },

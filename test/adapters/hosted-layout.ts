@@ -63,9 +63,11 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
       // And the sealed DPoP key pair an account's tokens are bound to, keyed by the account.
       // And each user's password hash, keyed by the same user column.
       // And the organisations, their memberships and invitations (`organizations()`), beside them.
-      // And the API keys (`apiKeys()`), keyed by the same user column and by organisation.
+      // And the API keys (`apiKeys()`) and service accounts (`serviceAccounts()`), keyed by the same
+      // user column and by organisation.
       const {
         api_keys: keys,
+        service_accounts: serviceAccounts,
         completed_steps: completedSteps,
         session_provider: sessionProvider,
         account_keys: accountKeys,
@@ -89,6 +91,7 @@ export function hostedLayoutSuite(name: string, client: () => Queryable, prefix:
         'scopes',
         'user',
       ])
+      expect(serviceAccounts).toEqual(['createdAt', 'id', 'name', 'organizationId', 'publicJwk', 'revokedAt', 'scopes', 'secretHash', 'user'])
       expect(organizations).toEqual(['createdAt', 'id', 'metadata', 'name', 'slug', 'verifiedDomains'])
       expect(memberships).toEqual(['createdAt', 'organizationId', 'role', 'status', 'userId'])
       expect(invitations).toEqual(['createdAt', 'email', 'expires', 'id', 'inviterId', 'organizationId', 'role', 'status'])

@@ -40,6 +40,7 @@ describe('PostgreSQL adapter schema', () => {
       'authchart_memberships',
       'authchart_organizations',
       'authchart_second_factors',
+      'authchart_service_accounts',
       'authchart_session_amr',
       'authchart_session_details',
       'authchart_session_provider',

@@ -58,6 +58,13 @@ describe('the old shapes, refused at load with the line to write', () => {
     expect(refusal({ apiKeys: stepUp() })).toContain("import { apiKeys } from 'authchart/api-keys'")
   })
 
+  it('refuses serviceAccounts as a plain object, naming serviceAccounts() and its import', () => {
+    expect(refusal({ serviceAccounts: { tokenTtl: 300 } })).toBe(
+      "config.serviceAccounts: service accounts are configured by their import, not an object. Write `serviceAccounts: serviceAccounts({ … }) with import { serviceAccounts } from 'authchart/service-accounts'`",
+    )
+    expect(refusal({ serviceAccounts: stepUp() })).toContain("import { serviceAccounts } from 'authchart/service-accounts'")
+  })
+
   it('refuses a module given to the other option', () => {
     expect(refusal({ secondFactor: stepUp() })).toContain("import { totp } from 'authchart/second-factor'")
     expect(refusal({ stepUp: totp() })).toContain("import { stepUp } from 'authchart/step-up'")
@@ -394,6 +401,9 @@ const FEATURE_CODE = [
   /^core\/api-keys\.ts$/,
   /^core\/api-keys\//,
   /^adapters\/(memory|postgres)-api-keys\.ts$/,
+  /^core\/service-accounts\.ts$/,
+  /^core\/service-accounts\//,
+  /^adapters\/(memory|postgres)-service-accounts\.ts$/,
   /^core\/second-factor\/(index|totp)\.ts$/,
   /^core\/flows\/totp-enrolment\//,
   /^core\/flows\/webauthn\//,
@@ -420,9 +430,10 @@ describe('a credentials-only bundle', () => {
         `import Passkey from './providers/passkey.js'`,
         `import { organizations } from './core/organizations.js'`,
         `import { apiKeys } from './core/api-keys.js'`,
+        `import { serviceAccounts } from './core/service-accounts.js'`,
       ].join('\n'),
       `Passkey({})`,
-      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), apiKeys: apiKeys(), experimental: { enableWebAuthn: true }, adapter: {},`,
+      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), apiKeys: apiKeys(), serviceAccounts: serviceAccounts({ issuer: 'https://example.com/auth' }), experimental: { enableWebAuthn: true }, adapter: {},`,
     )
     const linked = featureCodeIn(full.inputs)
     for (const expected of [
@@ -437,6 +448,7 @@ describe('a credentials-only bundle', () => {
       'core/organizations/invitations.ts',
       'core/charts/organization-invitation.ts',
       'core/api-keys',
+      'core/service-accounts/token.ts',
     ]) {
       expect(linked.some((path) => path.includes(expected))).toBe(true)
     }

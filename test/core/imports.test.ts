@@ -28,6 +28,7 @@ const TYPE_MODULES = new Set([
   'core/observe/types.ts',
   'core/observe/brand.ts',
   'core/api-keys/types.ts',
+  'core/service-accounts/types.ts',
   'core/organizations/types.ts',
 ])
 

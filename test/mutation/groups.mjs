@@ -156,6 +156,20 @@ export const groups = {
       'test/api-keys/lifecycle.model.test.ts',
     ],
   },
+  // Service accounts: the token endpoint (the client credentials grant, client authentication by
+  // secret or private_key_jwt, single-use assertions, the per-client limit), the signing keys and
+  // their rotation, verifyServiceToken (alg pinned, our kids only, iss/aud/exp/typ, revocation) and
+  // ownership of each change (issue 46 item 2). Memory adapter only, as for API keys.
+  'service-accounts': {
+    mutate: [
+      'core/service-accounts/keys.ts',
+      'core/service-accounts/token.ts',
+      'core/service-accounts/verify.ts',
+      'core/service-accounts/manage.ts',
+      'adapters/memory-service-accounts.ts',
+    ],
+    tests: ['test/service-accounts/attacks.test.ts'],
+  },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
   // codes, the sealed secret, and the enrolment.
