@@ -42,8 +42,8 @@ describe('PostgreSQL adapter migrations on a server', () => {
       )
       // users, accounts, sessions, verification tokens, authenticators, second factors, session amr,
       // session details, session provider (logout by the provider), completed steps, account keys (DPoP)
-      // user passwords, organisations, memberships and invitations, and API keys
-      expect(rows[0].n).toBe(16)
+      // user passwords, organisations, memberships and invitations, API keys and service accounts
+      expect(rows[0].n).toBe(17)
     } finally {
       await Promise.all(pools.map((p) => p.end()))
     }
