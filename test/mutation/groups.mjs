@@ -131,6 +131,10 @@ export const groups = {
       'test/organizations/invitations.test.ts',
       'test/organizations/invitations.module.test.ts',
       'test/organizations/invitation-model.test.ts',
+      // The e-mail provider's sender when the organisations have none of their own.
+      'test/organizations/invitation-email.test.ts',
+      // The checks behind the one-time settlement, each page refusal's error, the token's derivation.
+      'test/mutation/organization-invitations.test.ts',
     ],
   },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
