@@ -1,0 +1,206 @@
+/**
+ * API keys, the bounds the attack tests cross only once: each limit of a new key's input at its
+ * edge, the rotation overlap, what a listing shows of a closed overlap, the key format's parse at
+ * each edge, the keyed hash's derivation, and the memory adapter keeping a key's owner whatever a
+ * change says.
+ */
+import { createHmac, hkdfSync } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
+import { memoryApiKeyMethods } from '../../adapters/memory-api-keys.js'
+import { apiKeys } from '../../core/api-keys.js'
+import { checkNewApiKey, listed, MAX_SCOPES, overlapOf } from '../../core/api-keys/manage.js'
+import { createKeySecret, hashesEqual, hashKeySecret, keySecretMatches, parseApiKey } from '../../core/api-keys/secret.js'
+import type { AdapterApiKey } from '../../core/api-keys/types.js'
+import { assertConfig } from '../../core/index.js'
+import { testConfig } from '../fixtures/http.js'
+
+const valid = { name: 'ci', scopes: ['report:read'] }
+
+describe('a new key\'s input, at each edge', () => {
+  it('takes a name of 1 to 100 characters, and no blank one', () => {
+    expect(checkNewApiKey({ ...valid, name: 'x' }).name).toBe('x')
+    expect(checkNewApiKey({ ...valid, name: 'x'.repeat(100) }).name).toHaveLength(100)
+    for (const name of ['', '   ', 'x'.repeat(101), 7]) expect(() => checkNewApiKey({ ...valid, name })).toThrow('an API key name is 1 to 100 characters')
+    expect(() => checkNewApiKey(null)).toThrow('an API key name is 1 to 100 characters')
+  })
+
+  it('takes up to 50 resource:action scopes of up to 64 characters a side, once each', () => {
+    const many = Array.from({ length: MAX_SCOPES }, (_, i) => `r${i}:read`)
+    expect(checkNewApiKey({ ...valid, scopes: many }).scopes).toEqual(many)
+    expect(checkNewApiKey({ ...valid, scopes: [] }).scopes).toEqual([])
+    expect(checkNewApiKey({ ...valid, scopes: ['a:b', 'a:b', 'A_.-9:x-_.'] }).scopes).toEqual(['a:b', 'A_.-9:x-_.'])
+    expect(checkNewApiKey({ ...valid, scopes: [`${'r'.repeat(64)}:${'a'.repeat(64)}`] }).scopes).toHaveLength(1)
+    for (const scopes of [
+      [...many, 'one:more'],
+      [`${'r'.repeat(65)}:a`],
+      [`r:${'a'.repeat(65)}`],
+      ['a:b:c'],
+      [' a:b'],
+      ['a:b '],
+      ['ab'],
+      [':b'],
+      ['a:'],
+      [7],
+      'a:b',
+    ]) {
+      expect(() => checkNewApiKey({ ...valid, scopes })).toThrow('API key scopes are at most 50 resource:action strings')
+    }
+  })
+
+  it('takes an expiry of whole positive seconds, and none without one', () => {
+    expect(checkNewApiKey({ ...valid, expiresIn: 1 }).expiresIn).toBe(1)
+    expect('expiresIn' in checkNewApiKey(valid)).toBe(false)
+    for (const expiresIn of [0, -1, 1.5, '60', Number.MAX_SAFE_INTEGER + 1]) {
+      expect(() => checkNewApiKey({ ...valid, expiresIn })).toThrow('an API key expiresIn is a positive whole number of seconds')
+    }
+  })
+
+  it('takes an organisation id of 1 to 256 characters without spaces', () => {
+    expect(checkNewApiKey({ ...valid, organizationId: 'o'.repeat(256) }).organizationId).toHaveLength(256)
+    expect('organizationId' in checkNewApiKey(valid)).toBe(false)
+    for (const organizationId of ['', 'o'.repeat(257), 'org acme', ' org', 'org\n', 7]) {
+      expect(() => checkNewApiKey({ ...valid, organizationId })).toThrow('an API key organizationId is an organisation id')
+    }
+  })
+})
+
+describe('the rotation overlap', () => {
+  const resolved = assertConfig(testConfig({ adapter: MemoryAdapter(createMemoryStore()), apiKeys: apiKeys({ rotationOverlap: 90 }) }))
+
+  it('is the configured one unless asked, 0 or more whole seconds', () => {
+    expect(overlapOf(resolved, undefined)).toBe(90)
+    expect(overlapOf(resolved, 0)).toBe(0)
+    expect(overlapOf(resolved, 5)).toBe(5)
+    expect(overlapOf(resolved, null)).toBe(90)
+    for (const overlap of [-1, 1.5, '5', Number.MAX_SAFE_INTEGER + 1]) {
+      expect(() => overlapOf(resolved, overlap)).toThrow('an API key rotation overlap is a whole number of seconds, 0 or more')
+    }
+  })
+})
+
+describe('a listing', () => {
+  const key: AdapterApiKey = {
+    id: 'k1',
+    userId: 'u1',
+    name: 'ci',
+    scopes: ['a:b'],
+    hash: 'h',
+    createdAt: new Date(1000),
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    previousHash: 'p',
+    previousUntil: new Date(5000),
+  }
+
+  it('shows the previous secret\'s end only while the overlap is open', () => {
+    expect(listed(key, 'ak', 4999).previousSecretUntil).toBe(new Date(5000).toISOString())
+    expect(listed(key, 'ak', 5000).previousSecretUntil).toBeNull()
+    expect(listed({ ...key, previousHash: null }, 'ak', 0).previousSecretUntil).toBeNull()
+    expect(listed({ ...key, previousUntil: null }, 'ak', 0).previousSecretUntil).toBeNull()
+  })
+
+  it('shows every field as the owner may see it, and no hash', () => {
+    const times = { expiresAt: new Date(7000), revokedAt: new Date(8000), lastUsedAt: new Date(9000) }
+    expect(listed({ ...key, ...times }, 'ak', 0)).toStrictEqual({
+      id: 'k1',
+      prefix: 'ak_k1',
+      organizationId: null,
+      name: 'ci',
+      scopes: ['a:b'],
+      createdAt: new Date(1000).toISOString(),
+      expiresAt: new Date(7000).toISOString(),
+      lastUsedAt: new Date(9000).toISOString(),
+      revokedAt: new Date(8000).toISOString(),
+      previousSecretUntil: new Date(5000).toISOString(),
+    })
+    expect(listed({ ...key, organizationId: 'org-1' }, 'ak', 0).organizationId).toBe('org-1')
+  })
+})
+
+describe('the key format', () => {
+  it('makes keys of a lower-case prefix of 1 to 16, an id without _, and 256 bits of secret', () => {
+    const { id, key } = createKeySecret('a'.repeat(16))
+    expect(id).not.toContain('_')
+    expect(id).toHaveLength(12)
+    expect(key.startsWith(`${'a'.repeat(16)}_${id}_`)).toBe(true)
+    expect(parseApiKey(key, 'a'.repeat(16))!.secret).toHaveLength(43)
+    expect(createKeySecret('a1').key.startsWith('a1_')).toBe(true)
+    for (const prefix of ['', 'A', '1a', 'a'.repeat(17), 'a-b', 'a_b']) expect(() => createKeySecret(prefix)).toThrow(TypeError)
+  })
+
+  it('parses a key at each edge', () => {
+    const secret = 's'.repeat(22)
+    expect(parseApiKey(`ak_id_${secret}`, 'ak')).toEqual({ id: 'id', secret })
+    expect(parseApiKey(`ak_id_${secret}_more`, 'ak')).toEqual({ id: 'id', secret: `${secret}_more` })
+    for (const value of [`ak_id_${'s'.repeat(21)}`, `ak__${secret}`, `ak_${secret}`, `akx_id_${secret}`, `xak_id_${secret}`, `ak_i.d_${secret}`, `ak_id_${secret}=`, `ak_id_`]) {
+      expect(parseApiKey(value, 'ak')).toBeUndefined()
+    }
+  })
+
+  it('hashes id and secret with HMAC-SHA-256 under the HKDF key of the secret', async () => {
+    const key = Buffer.from(hkdfSync('sha256', 'config-secret', Buffer.alloc(0), 'authchart api-key hash v1', 32))
+    const expected = createHmac('sha256', key).update('id.secret').digest('base64url')
+    expect(await hashKeySecret('config-secret', 'id', 'secret')).toBe(expected)
+  })
+
+  it('compares hashes whole: a prefix, an extension or one character off is no match', async () => {
+    expect(hashesEqual('abc', 'abc')).toBe(true)
+    for (const other of ['ab', 'abcd', 'abd', 'xbc', '']) expect(hashesEqual('abc', other)).toBe(false)
+    const stored = await hashKeySecret('old', 'id', 'secret')
+    expect(await keySecretMatches(['new', 'old'], 'id', 'secret', stored)).toBe(true)
+    expect(await keySecretMatches(['new'], 'id', 'secret', stored)).toBe(false)
+    expect(await keySecretMatches([], 'id', 'secret', stored)).toBe(false)
+  })
+})
+
+describe('the memory adapter\'s keys', () => {
+  const key: AdapterApiKey = {
+    id: 'k1',
+    userId: 'u1',
+    organizationId: 'org-1',
+    name: 'ci',
+    scopes: ['a:b'],
+    hash: 'h',
+    createdAt: new Date(1000),
+    expiresAt: new Date(2000),
+    revokedAt: null,
+    lastUsedAt: null,
+    previousHash: null,
+    previousUntil: null,
+  }
+
+  it('refuses a second key of one id, and keeps the owner whatever a change says', async () => {
+    const methods = memoryApiKeyMethods(createMemoryStore())
+    await methods.createApiKey(key)
+    await expect(methods.createApiKey({ ...key, userId: 'u2' })).rejects.toThrow('an API key with id k1 exists')
+    const updated = await methods.updateApiKey({ id: 'k1', name: undefined, userId: 'u2', organizationId: 'org-2', revokedAt: new Date(3000) } as never)
+    expect(updated).toMatchObject({ userId: 'u1', organizationId: 'org-1', name: 'ci', revokedAt: new Date(3000) })
+    expect(await methods.getApiKey('k1')).toMatchObject({ userId: 'u1', organizationId: 'org-1', name: 'ci' })
+    expect(await methods.updateApiKey({ id: 'nope', name: 'x' } as never)).toBeNull()
+    expect(await methods.listApiKeys('u2')).toEqual([])
+    expect(await methods.listOrganizationApiKeys('org-2')).toEqual([])
+    expect((await methods.listOrganizationApiKeys('org-1')).map((k) => k.id)).toEqual(['k1'])
+  })
+
+  it('hands out copies: changing one changes nothing stored', async () => {
+    const methods = memoryApiKeyMethods(createMemoryStore())
+    const created = await methods.createApiKey(key)
+    created.scopes.push('x:y')
+    created.expiresAt!.setTime(0)
+    const read = (await methods.getApiKey('k1'))!
+    expect(read.scopes).toEqual(['a:b'])
+    expect(read.expiresAt!.getTime()).toBe(2000)
+    read.scopes.push('x:y')
+    ;(await methods.listApiKeys('u1'))[0]!.scopes.push('z:z')
+    expect((await methods.getApiKey('k1'))!.scopes).toEqual(['a:b'])
+  })
+
+  it('keeps a personal key personal through a change', async () => {
+    const methods = memoryApiKeyMethods(createMemoryStore())
+    const { organizationId: _organizationId, ...personal } = key
+    await methods.createApiKey(personal)
+    expect((await methods.updateApiKey({ id: 'k1', name: 'renamed' } as never))!.organizationId).toBeNull()
+  })
+})
