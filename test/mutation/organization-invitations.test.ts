@@ -14,7 +14,8 @@ import type { RequestContext } from '../../core/config/types.js'
 import { activeOrganizationCookieName, signActiveOrganization } from '../../core/organizations/active.js'
 import { invitationToken, organizationInvitationFlow } from '../../core/organizations/invitations.js'
 import { Client, ORIGIN, SECRET } from '../fixtures/http.js'
-import { ACME, GLOBEX, USERS } from '../organizations/fixture.js'
+import { organizations } from '../../core/organizations.js'
+import { ACME, CUSTOM_ROLES, GLOBEX, USERS, twoOrganizations } from '../organizations/fixture.js'
 import { activate, answer, answerFromPage, invitationWorld, invite, linkOf, postJson } from '../organizations/invitation-fixture.js'
 
 afterEach(() => vi.useRealTimers())
@@ -52,6 +53,21 @@ function replacing<K extends keyof Adapter>(adapter: Adapter, method: K, replace
 const answerThrough = (world: World, adapter: Adapter, action: 'accept' | 'decline', link: { id: string; token: string }) =>
   answer(sameBrowser(world.alice, { ...world.config, adapter }), action, link)
 
+/** The messages of every error logged so far, with the errors they wrap. */
+function loggedMessages(world: World): string[] {
+  const messages: string[] = []
+  const visit = (value: unknown, depth = 0): void => {
+    if (depth > 5) return
+    if (value instanceof Error) {
+      messages.push(value.message)
+      visit((value as { cause?: unknown }).cause, depth + 1)
+    } else if (Array.isArray(value)) value.forEach((item) => visit(item, depth + 1))
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach((item) => visit(item, depth + 1))
+  }
+  visit([world.config.logger.error, world.config.logger.warn].flatMap((spy) => spy.mock.calls))
+  return messages
+}
+
 /** The error page a page answer was sent to. */
 const errorOf = (response: Response) => new URL(response.headers.get('location')!).searchParams.get('error')
 
@@ -85,17 +101,17 @@ describe('the link token and the message', () => {
     const world = await invitationWorld({ invitations: { send } })
     await activate(world.bob, GLOBEX)
     expect((await invite(world.bob, USERS.alice.email)).status).toBe(503)
-    const messages: string[] = []
-    const visit = (value: unknown, depth = 0): void => {
-      if (depth > 5) return
-      if (value instanceof Error) {
-        messages.push(value.message)
-        visit((value as { cause?: unknown }).cause, depth + 1)
-      } else if (Array.isArray(value)) value.forEach((item) => visit(item, depth + 1))
-      else if (typeof value === 'object' && value !== null) Object.values(value).forEach((item) => visit(item, depth + 1))
-    }
-    visit([world.config.logger.error, world.config.logger.warn].flatMap((spy) => spy.mock.calls))
-    expect(messages).toContain('refused [redacted]; token [redacted]')
+    expect(loggedMessages(world)).toContain('refused [redacted]; token [redacted]')
+  })
+
+  it('without a sender of its own nor an e-mail provider, sends nothing, says why, and leaves nothing open', async () => {
+    const world = await twoOrganizations('jwt', { organizations: organizations({ roles: CUSTOM_ROLES }) })
+    for (const user of Object.values(USERS)) await world.adapter.updateUser({ id: user.id, emailVerified: new Date() })
+    await activate(world.bob, GLOBEX)
+    expect((await invite(world.bob, USERS.alice.email)).status).toBe(503)
+    expect(loggedMessages({ ...world, mails: [] })).toContain(
+      'organisation invitations have no way to send e-mail: give organizations({ invitations: { send } }), or configure an e-mail provider',
+    )
   })
 })
 
@@ -240,6 +256,7 @@ describe('the checks behind the one-time settlement', () => {
     )
     expect((await answerThrough(world, vanishing, 'accept', world.link)).status).toBe(503)
     expect((await world.membership())?.status).not.toBe('active')
+    expect(loggedMessages(world)).toContain('the membership vanished while it was activated')
   })
 })
 
@@ -346,6 +363,14 @@ describe('the link\'s page', () => {
     expect(html).toContain('name="action" value="decline"')
     expect(html).toContain('<button id="acceptButton" type="submit"><span>Accept the invitation</span></button></form>')
     expect(html).toContain('<button id="declineButton" type="submit"><span>Decline</span></button></form>')
+  })
+
+  it('goes back to the site after the answer, not to the callback URL the sign-in remembered', async () => {
+    const { alice, link } = await invited()
+    alice.jar.cookies.set('__Secure-authjs.callback-url', 'https://authchart.test/elsewhere')
+    const html = await (await alice.send({ path: '/organization/invitation', query: { id: link.id, token: link.token } })).text()
+    expect(html).toContain('name="callbackUrl" value="https://authchart.test"')
+    expect(html).not.toContain('/elsewhere')
   })
 
   it('carries an empty id and token when the link has none', async () => {
