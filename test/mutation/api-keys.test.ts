@@ -8,7 +8,7 @@ import { createHmac, hkdfSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { memoryApiKeyMethods } from '../../adapters/memory-api-keys.js'
-import { apiKeys } from '../../core/api-keys.js'
+import { apiKeys, createApiKey, verifyApiKey } from '../../core/api-keys.js'
 import { checkNewApiKey, listed, MAX_SCOPES, overlapOf } from '../../core/api-keys/manage.js'
 import { createKeySecret, hashesEqual, hashKeySecret, keySecretMatches, parseApiKey } from '../../core/api-keys/secret.js'
 import type { AdapterApiKey } from '../../core/api-keys/types.js'
@@ -202,5 +202,74 @@ describe('the memory adapter\'s keys', () => {
     const { organizationId: _organizationId, ...personal } = key
     await methods.createApiKey(personal)
     expect((await methods.updateApiKey({ id: 'k1', name: 'renamed' } as never))!.organizationId).toBeNull()
+  })
+})
+
+describe('the key a request presents, and each refusal\'s answer', () => {
+  function instance(options: Parameters<typeof apiKeys>[0] = {}) {
+    const adapter = MemoryAdapter(createMemoryStore())
+    return { adapter, config: testConfig({ adapter, apiKeys: apiKeys(options) }) }
+  }
+  const presenting = (headers: Record<string, string>) => new Request('https://authchart.test/api/reports', { headers })
+
+  it('reads Bearer in any case with any spaces, trims its own header, and refuses anything else as a wrong key', async () => {
+    const { config } = instance()
+    const { key } = await createApiKey(config, 'u1', { name: 'ci', scopes: [] })
+    for (const authorization of [`Bearer ${key}`, `bearer ${key}`, `BEARER   ${key}`, `  Bearer ${key}  `]) {
+      expect((await verifyApiKey(presenting({ authorization }), config)).ok, authorization).toBe(true)
+    }
+    for (const authorization of [`Bearer ${key} extra`, `Bearer${key}`, `Token ${key}`, key, `xBearer ${key}`]) {
+      const answer = await verifyApiKey(presenting({ authorization }), config)
+      expect(answer.ok ? 200 : answer.status, authorization).toBe(401)
+      expect(answer.ok || answer.response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"')
+    }
+    const own = instance({ header: 'X-Api-Key' })
+    const issued = await createApiKey(own.config, 'u1', { name: 'ci', scopes: [] })
+    expect((await verifyApiKey(presenting({ 'x-api-key': `  ${issued.key} ` }), own.config)).ok).toBe(true)
+    const blank = await verifyApiKey(presenting({ 'x-api-key': '   ' }), own.config)
+    expect(blank.ok || blank.response.headers.get('www-authenticate')).toBe('Bearer')
+  })
+
+  it('answers each refusal in JSON, out of caches, naming what it needs', async () => {
+    const { config } = instance()
+    const { key } = await createApiKey(config, 'u1', { name: 'ci', scopes: ['a:read'] })
+    const none = await verifyApiKey(presenting({}), config)
+    const wrong = await verifyApiKey(presenting({ authorization: `Bearer ak_nosuchid0000_${'A'.repeat(43)}` }), config)
+    const scoped = await verifyApiKey(presenting({ authorization: `Bearer ${key}` }), config, { scopes: ['a:read', 'b:write'] })
+    const answers = [
+      [none, 401, 'Bearer', 'invalid_request'],
+      [wrong, 401, 'Bearer error="invalid_token"', 'invalid_token'],
+      [scoped, 403, 'Bearer error="insufficient_scope", scope="a:read b:write"', 'insufficient_scope'],
+    ] as const
+    for (const [answer, status, challenge, error] of answers) {
+      expect(answer.ok).toBe(false)
+      if (answer.ok) continue
+      expect(answer.status).toBe(status)
+      expect(answer.response.status).toBe(status)
+      expect(answer.response.headers.get('www-authenticate')).toBe(challenge)
+      expect(answer.response.headers.get('content-type')).toBe('application/json')
+      expect(answer.response.headers.get('cache-control')).toBe('no-store')
+      expect(await answer.response.json()).toEqual({ error })
+    }
+  })
+
+  it('answers an outage 503 with Retry-After and no challenge', async () => {
+    const { adapter } = instance()
+    const config = testConfig({ adapter: { ...adapter, getApiKey: async () => Promise.reject(new Error('down')) }, apiKeys: apiKeys(), availability: { retryAfter: 7 } } as never)
+    const answer = await verifyApiKey(presenting({ authorization: `Bearer ak_someid000000_${'A'.repeat(43)}` }), config)
+    expect(answer.ok).toBe(false)
+    if (answer.ok) return
+    expect(answer.status).toBe(503)
+    expect(answer.response.headers.get('retry-after')).toBe('7')
+    expect(answer.response.headers.get('www-authenticate')).toBeNull()
+    expect(await answer.response.json()).toEqual({ error: 'temporarily_unavailable' })
+  })
+
+  it('answers a verified key frozen, with its organisation or null', async () => {
+    const { config } = instance()
+    const { key } = await createApiKey(config, 'u1', { name: 'ci', scopes: ['a:read'] })
+    const answer = await verifyApiKey(presenting({ authorization: `Bearer ${key}` }), config, { scopes: ['a:read'] })
+    expect(answer.ok && answer.key).toStrictEqual({ id: expect.any(String), userId: 'u1', organizationId: null, name: 'ci', scopes: ['a:read'] })
+    expect(answer.ok && Object.isFrozen(answer.key) && Object.isFrozen(answer.key.scopes)).toBe(true)
   })
 })
