@@ -13,7 +13,8 @@ import { checkNewApiKey, listed, MAX_SCOPES, overlapOf } from '../../core/api-ke
 import { createKeySecret, hashesEqual, hashKeySecret, keySecretMatches, parseApiKey } from '../../core/api-keys/secret.js'
 import type { AdapterApiKey } from '../../core/api-keys/types.js'
 import { assertConfig } from '../../core/index.js'
-import { testConfig } from '../fixtures/http.js'
+import { Client, testConfig } from '../fixtures/http.js'
+import { ACME, twoOrganizations } from '../organizations/fixture.js'
 
 const valid = { name: 'ci', scopes: ['report:read'] }
 
@@ -271,5 +272,55 @@ describe('the key a request presents, and each refusal\'s answer', () => {
     const answer = await verifyApiKey(presenting({ authorization: `Bearer ${key}` }), config, { scopes: ['a:read'] })
     expect(answer.ok && answer.key).toStrictEqual({ id: expect.any(String), userId: 'u1', organizationId: null, name: 'ci', scopes: ['a:read'] })
     expect(answer.ok && Object.isFrozen(answer.key) && Object.isFrozen(answer.key.scopes)).toBe(true)
+  })
+})
+
+describe('the routes at their edges', () => {
+  async function routes() {
+    const setup = await twoOrganizations('jwt', { apiKeys: apiKeys() })
+    const post = async (client: Client, body: Record<string, unknown>) => {
+      const csrfToken = await client.csrfToken()
+      const response = await client.send({ method: 'POST', path: '/api-keys', json: { ...body, csrfToken }, headers: { accept: 'application/json' } })
+      return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> | null }
+    }
+    const list = async (client: Client, query: Record<string, string> = {}) => {
+      const response = await client.send({ path: '/api-keys', query })
+      return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> | null }
+    }
+    return { ...setup, post, list }
+  }
+
+  it('takes an organisation id of 1 to 256 characters for the list', async () => {
+    const { alice, list } = await routes()
+    expect(await list(alice, { organizationId: '' })).toMatchObject({ status: 400, body: { error: 'InvalidRequest' } })
+    expect(await list(alice, { organizationId: 'o'.repeat(257) })).toMatchObject({ status: 400, body: { error: 'InvalidRequest' } })
+    expect(await list(alice, { organizationId: 'o'.repeat(256) })).toMatchObject({ status: 403, body: { error: 'Forbidden' } })
+    const own = await list(alice, { organizationId: ACME })
+    expect(own).toMatchObject({ status: 200, body: { apiKeys: [] } })
+    expect(own.headers.get('cache-control')).toContain('no-store')
+  })
+
+  it('takes a key id of up to 64 characters, and revokes a key once', async () => {
+    const { alice, post } = await routes()
+    expect(await post(alice, { action: 'revoke', id: 'x'.repeat(64) })).toMatchObject({ status: 404, body: { error: 'NotFound' } })
+    const created = await post(alice, { action: 'create', name: 'ci', scopes: [] })
+    expect(created.status).toBe(201)
+    expect(created.headers.get('cache-control')).toContain('no-store')
+    const { id } = created.body!.apiKey as { id: string }
+    const revoked = await post(alice, { action: 'revoke', id })
+    expect(revoked).toMatchObject({ status: 200, body: { apiKey: { id, revokedAt: expect.any(String) } } })
+    expect(Object.keys(revoked.body!)).toEqual(['apiKey'])
+    expect(await post(alice, { action: 'revoke', id })).toMatchObject({ status: 404, body: { error: 'NotFound' } })
+    expect(await post(alice, { action: 'rotate', id })).toMatchObject({ status: 404, body: { error: 'NotFound' } })
+  })
+
+  it('rotates with the overlap asked or the configured one, refusing one that is not whole seconds', async () => {
+    const { alice, post } = await routes()
+    const created = await post(alice, { action: 'create', name: 'ci', scopes: [] })
+    const { id } = created.body!.apiKey as { id: string }
+    expect(await post(alice, { action: 'rotate', id, overlap: -1 })).toMatchObject({ status: 400, body: { error: 'InvalidRequest' } })
+    const rotated = await post(alice, { action: 'rotate', id })
+    expect(rotated).toMatchObject({ status: 200, body: { key: expect.stringMatching(new RegExp(`^ak_${id}_`)), apiKey: { id, previousSecretUntil: expect.any(String) } } })
+    expect((await post(alice, { action: 'rotate', id, overlap: 0 })).body).toMatchObject({ apiKey: { previousSecretUntil: null } })
   })
 })
