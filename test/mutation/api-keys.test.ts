@@ -5,10 +5,11 @@
  * change says.
  */
 import { createHmac, hkdfSync } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { memoryApiKeyMethods } from '../../adapters/memory-api-keys.js'
-import { apiKeys, createApiKey, verifyApiKey } from '../../core/api-keys.js'
+import { apiKeys, createApiKey, listApiKeys, revokeApiKey, rotateApiKey, verifyApiKey } from '../../core/api-keys.js'
+import { organizations } from '../../core/organizations.js'
 import { checkNewApiKey, listed, MAX_SCOPES, overlapOf } from '../../core/api-keys/manage.js'
 import { createKeySecret, hashesEqual, hashKeySecret, keySecretMatches, parseApiKey } from '../../core/api-keys/secret.js'
 import type { AdapterApiKey } from '../../core/api-keys/types.js'
@@ -128,7 +129,9 @@ describe('the key format', () => {
     expect(key.startsWith(`${'a'.repeat(16)}_${id}_`)).toBe(true)
     expect(parseApiKey(key, 'a'.repeat(16))!.secret).toHaveLength(43)
     expect(createKeySecret('a1').key.startsWith('a1_')).toBe(true)
-    for (const prefix of ['', 'A', '1a', 'a'.repeat(17), 'a-b', 'a_b']) expect(() => createKeySecret(prefix)).toThrow(TypeError)
+    for (const prefix of ['', 'A', '1a', 'a'.repeat(17), 'a-b', 'a_b']) {
+      expect(() => createKeySecret(prefix)).toThrow('an API key prefix is 1 to 16 lower-case letters and digits, starting with a letter')
+    }
   })
 
   it('parses a key at each edge', () => {
@@ -191,6 +194,7 @@ describe('the memory adapter\'s keys', () => {
     created.scopes.push('x:y')
     created.expiresAt!.setTime(0)
     const read = (await methods.getApiKey('k1'))!
+    expect(read).toMatchObject({ revokedAt: null, lastUsedAt: null, previousUntil: null })
     expect(read.scopes).toEqual(['a:b'])
     expect(read.expiresAt!.getTime()).toBe(2000)
     read.scopes.push('x:y')
@@ -322,5 +326,121 @@ describe('the routes at their edges', () => {
     const rotated = await post(alice, { action: 'rotate', id })
     expect(rotated).toMatchObject({ status: 200, body: { key: expect.stringMatching(new RegExp(`^ak_${id}_`)), apiKey: { id, previousSecretUntil: expect.any(String) } } })
     expect((await post(alice, { action: 'rotate', id, overlap: 0 })).body).toMatchObject({ apiKey: { previousSecretUntil: null } })
+  })
+})
+
+describe('managing keys at the module', () => {
+  const REVOKER_ROLES = { revoker: { apiKey: ['revoke', 'read'] } }
+
+  async function orgWorld(adapterOverrides: (adapter: ReturnType<typeof MemoryAdapter>) => Record<string, unknown> = () => ({})) {
+    const adapter = MemoryAdapter(createMemoryStore())
+    await adapter.createOrganization({ id: 'org-1', slug: 'one', name: 'one', verifiedDomains: [], metadata: {}, createdAt: new Date() })
+    await adapter.createMembership({ organizationId: 'org-1', userId: 'owner', role: 'owner', status: 'active', createdAt: new Date() })
+    await adapter.createMembership({ organizationId: 'org-1', userId: 'revoker', role: 'revoker', status: 'active', createdAt: new Date() })
+    const config = testConfig({ adapter: { ...adapter, ...adapterOverrides(adapter) } as never, apiKeys: apiKeys(), organizations: organizations({ roles: REVOKER_ROLES }) })
+    return { adapter, config }
+  }
+
+  it('lets a role that may revoke but not create revoke an organisation key, and not rotate it', async () => {
+    const { config } = await orgWorld()
+    const made = (await createApiKey(config, 'owner', { name: 'ci', scopes: [], organizationId: 'org-1' }))!
+    expect(await rotateApiKey(config, 'revoker', made.apiKey.id)).toBeNull()
+    expect(await revokeApiKey(config, 'revoker', made.apiKey.id)).toBe(true)
+  })
+
+  it('trusts no membership the store answers for another organisation or user', async () => {
+    for (const other of [{ organizationId: 'org-2' }, { userId: 'someone-else' }]) {
+      const { config } = await orgWorld((adapter) => ({
+        getMembership: async (organizationId: string, userId: string) => {
+          const membership = await adapter.getMembership(organizationId, userId)
+          return membership && { ...membership, ...other }
+        },
+      }))
+      expect(await createApiKey(config, 'owner', { name: 'ci', scopes: [], organizationId: 'org-1' })).toBeNull()
+    }
+  })
+
+  it('shows no row a store answers for another user or organisation', async () => {
+    const { adapter, config } = await orgWorld()
+    await createApiKey(config, 'owner', { name: 'mine', scopes: [] })
+    await createApiKey(config, 'revoker', { name: 'theirs', scopes: [] })
+    await createApiKey(config, 'owner', { name: 'org', scopes: [], organizationId: 'org-1' })
+    const everything = async () => [...(await adapter.listApiKeys('owner')), ...(await adapter.listApiKeys('revoker'))]
+    const leaky = testConfig({ adapter: { ...adapter, listApiKeys: everything, listOrganizationApiKeys: everything } as never, apiKeys: apiKeys(), organizations: organizations({ roles: REVOKER_ROLES }) })
+    expect((await listApiKeys(leaky, 'owner')).map((key) => key.name).sort()).toEqual(['mine', 'org'])
+    expect((await listApiKeys(leaky, 'owner', 'org-1'))!.map((key) => key.name)).toEqual(['org'])
+  })
+
+  it('rotates a key until the instant it expires, keeping no previous hash without an overlap', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const { adapter, config } = await orgWorld()
+      const made = await createApiKey(config, 'owner', { name: 'ci', scopes: [], expiresIn: 60 })
+      expect(await rotateApiKey(config, 'owner', made.apiKey.id, 0)).not.toBeNull()
+      expect((await adapter.getApiKey(made.apiKey.id))!.previousHash).toBeNull()
+      vi.setSystemTime(Date.now() + 60_000)
+      expect(await rotateApiKey(config, 'owner', made.apiKey.id)).toBeNull()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('answers null when the key vanishes while it is rotated', async () => {
+    const { config } = await orgWorld(() => ({ updateApiKey: async () => null }))
+    const made = await createApiKey(config, 'owner', { name: 'ci', scopes: [] })
+    expect(await rotateApiKey(config, 'owner', made.apiKey.id)).toBeNull()
+  })
+
+  it('refuses a configuration without API keys, naming what to add', async () => {
+    const request = new Request('https://authchart.test/api', { headers: { authorization: 'Bearer x' } })
+    await expect(verifyApiKey(request, testConfig({ adapter: MemoryAdapter(createMemoryStore()) }))).rejects.toThrow(
+      "API keys are not configured: add `apiKeys: apiKeys()` from 'authchart/api-keys'",
+    )
+  })
+})
+
+describe('verification against what the store answers', () => {
+  it('refuses a record the store answers for another id, even with that record\'s own secret', async () => {
+    const adapter = MemoryAdapter(createMemoryStore())
+    const config = testConfig({ adapter, apiKeys: apiKeys() })
+    const { key, apiKey } = await createApiKey(config, 'u1', { name: 'ci', scopes: [] })
+    const confused = testConfig({ adapter: { ...adapter, getApiKey: async () => adapter.getApiKey(apiKey.id) } as never, apiKeys: apiKeys() })
+    const secret = parseApiKey(key, 'ak')!.secret
+    const answer = await verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ak_otherid00000_${secret}` } }), confused)
+    expect(answer.ok ? 200 : answer.status).toBe(401)
+  })
+
+  it('records the use of each key once a minute, and logs a record it could not write', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(Math.ceil(Date.now() / 60_000) * 60_000)
+      const adapter = MemoryAdapter(createMemoryStore())
+      const writes: string[] = []
+      const counting = { ...adapter, updateApiKey: async (change: { id: string; lastUsedAt?: Date }) => (change.lastUsedAt && writes.push(change.id), adapter.updateApiKey(change as never)) }
+      const config = testConfig({ adapter: counting as never, apiKeys: apiKeys() })
+      const first = await createApiKey(config, 'u1', { name: 'a', scopes: [] })
+      const second = await createApiKey(config, 'u1', { name: 'b', scopes: [] })
+      const use = (key: string) => verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ${key}` } }), config)
+      await use(first.key)
+      vi.setSystemTime(Date.now() + 30_000)
+      await use(first.key)
+      await use(second.key)
+      expect(writes).toEqual([first.apiKey.id, second.apiKey.id])
+      const failing = testConfig({ adapter: { ...adapter, updateApiKey: async () => Promise.reject(new Error('read-only replica')) } as never, apiKeys: apiKeys() })
+      vi.setSystemTime(Date.now() + 60_000)
+      expect((await verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ${first.key}` } }), failing)).ok).toBe(true)
+      // The adapter's own log of its failure, and the record's.
+      expect(failing.logger.error).toHaveBeenCalledTimes(2)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('names no scope in the challenge of a key refused for its organisation', async () => {
+    const adapter = MemoryAdapter(createMemoryStore())
+    const config = testConfig({ adapter, apiKeys: apiKeys() })
+    const { key } = await createApiKey(config, 'u1', { name: 'ci', scopes: [] })
+    const answer = await verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ${key}` } }), config, { organizationId: 'org-1' })
+    expect(answer.ok || answer.response.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope=""')
   })
 })
