@@ -15,7 +15,7 @@ import { createKeySecret, hashesEqual, hashKeySecret, keySecretMatches, parseApi
 import type { AdapterApiKey } from '../../core/api-keys/types.js'
 import { assertConfig } from '../../core/index.js'
 import { Client, testConfig } from '../fixtures/http.js'
-import { ACME, twoOrganizations } from '../organizations/fixture.js'
+import { ACME, USERS, twoOrganizations } from '../organizations/fixture.js'
 
 const valid = { name: 'ci', scopes: ['report:read'] }
 
@@ -281,7 +281,7 @@ describe('the key a request presents, and each refusal\'s answer', () => {
 
 describe('the routes at their edges', () => {
   async function routes() {
-    const setup = await twoOrganizations('jwt', { apiKeys: apiKeys() })
+    const setup = await twoOrganizations('jwt', { apiKeys: apiKeys(), organizations: organizations({ roles: { revoker: { apiKey: ['revoke'] } } }) })
     const post = async (client: Client, body: Record<string, unknown>) => {
       const csrfToken = await client.csrfToken()
       const response = await client.send({ method: 'POST', path: '/api-keys', json: { ...body, csrfToken }, headers: { accept: 'application/json' } })
@@ -316,6 +316,15 @@ describe('the routes at their edges', () => {
     expect(Object.keys(revoked.body!)).toEqual(['apiKey'])
     expect(await post(alice, { action: 'revoke', id })).toMatchObject({ status: 404, body: { error: 'NotFound' } })
     expect(await post(alice, { action: 'rotate', id })).toMatchObject({ status: 404, body: { error: 'NotFound' } })
+  })
+
+  it('lets a role that may revoke but not create revoke an organisation key over HTTP, not rotate it, whatever overlap a revoke names', async () => {
+    const { adapter, alice, bob, post } = await routes()
+    await adapter.updateMembership({ organizationId: ACME, userId: USERS.bob.id, role: 'revoker' })
+    const created = await post(alice, { action: 'create', name: 'deploy', scopes: [], organizationId: ACME })
+    const { id } = created.body!.apiKey as { id: string }
+    expect(await post(bob, { action: 'rotate', id })).toMatchObject({ status: 403, body: { error: 'Forbidden' } })
+    expect(await post(bob, { action: 'revoke', id, overlap: -1 })).toMatchObject({ status: 200, body: { apiKey: { id } } })
   })
 
   it('rotates with the overlap asked or the configured one, refusing one that is not whole seconds', async () => {
