@@ -333,6 +333,10 @@ describe('the request', () => {
     const sent = await world.bob.send({ method: 'POST', path: '/organization/invite', body: { email: USERS.alice.email, role: 'member', csrfToken } })
     expect(sent.status).toBe(201)
     expect(await sent.json()).toMatchObject({ invitation: { email: USERS.alice.email, status: 'sent' } })
+    await activate(world.bob, ACME)
+    const refused = await world.bob.send({ method: 'POST', path: '/organization/invite', body: { email: USERS.alice.email, role: 'member', csrfToken } })
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({ error: 'Forbidden' })
   })
 
   it('sends a signed-out form post to sign in and back to the same link', async () => {
