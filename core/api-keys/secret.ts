@@ -19,7 +19,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/
 function base64url(bytes: Uint8Array): string {
   let binary = ''
   for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, '')
 }
 
 function randomBase64url(length: number): string {
@@ -49,7 +49,7 @@ export function parseApiKey(value: string, prefix: string): { id: string; secret
   if (!value.startsWith(`${prefix}_`)) return undefined
   const rest = value.slice(prefix.length + 1)
   const separator = rest.indexOf('_')
-  if (separator <= 0) return undefined
+  if (separator === -1) return undefined
   const id = rest.slice(0, separator)
   const secret = rest.slice(separator + 1)
   // Shorter than 128 bits of base64url cannot be one of ours.

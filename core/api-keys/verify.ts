@@ -104,7 +104,7 @@ function isLive(key: AdapterApiKey, now: number): boolean {
 /** Whether `secret` is the key's current secret, or its previous one inside the rotation overlap. */
 async function secretMatches(secrets: readonly string[], key: AdapterApiKey, secret: string, now: number): Promise<boolean> {
   const current = await keySecretMatches(secrets, key.id, secret, key.hash)
-  const overlapOpen = key.previousHash !== null && key.previousUntil !== null && new Date(key.previousUntil).getTime() > now
+  const overlapOpen = new Date(key.previousUntil ?? 0).getTime() > now
   // Hashed whether or not the overlap is open, so the time taken tells nothing of the rotation.
   const previous = await keySecretMatches(secrets, key.id, secret, key.previousHash ?? '')
   return current || (overlapOpen && previous)

@@ -87,18 +87,9 @@ export function invitationOptionsOf(options: InvitationOptions = {}): ResolvedIn
 /** The invitation segments under `{basePath}/organization/`. */
 export const INVITATION_SEGMENTS = Object.freeze(['invite', 'invitation'] as const)
 
-const tokenKeys = new Map<string, Promise<CryptoKey>>()
-
-function tokenKey(secret: string): Promise<CryptoKey> {
-  let key = tokenKeys.get(secret)
-  if (!key) {
-    key = hkdfSha256(secret, 'authchart.organization-invitation', 'authchart organisation invitation link', 32).then((bytes) =>
-      crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-    )
-    if (tokenKeys.size > 16) tokenKeys.clear()
-    tokenKeys.set(secret, key)
-  }
-  return key
+async function tokenKey(secret: string): Promise<CryptoKey> {
+  const bytes = await hkdfSha256(secret, 'authchart.organization-invitation', 'authchart organisation invitation link', 32)
+  return crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
 }
 
 /** The link token of invitation `id` under `secret`. */
@@ -109,7 +100,6 @@ export async function invitationToken(secret: string, id: string): Promise<strin
 
 /** Whether `token` is the link token of `id` under one of the secrets (compared in constant time). */
 async function isInvitationToken(secrets: readonly string[], id: string, token: string): Promise<boolean> {
-  if (!/^[0-9a-f]{64}$/.test(token)) return false
   for (const secret of secrets) if (timingSafeEqual(token, await invitationToken(secret, id))) return true
   return false
 }
@@ -156,7 +146,7 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
   async admitInvitation(context, ctx) {
     const actor = await activeMembershipOf(ctx, context.userId)
     if (!actor) return forbidden('NoActiveOrganization')
-    const named = ctx.request.body?.organizationId
+    const named = bodyOf(ctx).organizationId
     // The organisation invited to is the active one; a body naming another is a forged or stale id.
     if (named !== undefined && named !== actor.organizationId) return forbidden('NotActiveOrganization')
     if (!roleAllows(roles(ctx), actor.role, { resource: 'invitation', action: 'create' })) return forbidden()
@@ -182,8 +172,8 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
 
   async sendInvitation(context, ctx) {
     const adapter = adapterOf(ctx)
-    const organization = await adapter.getOrganization!(context.organizationId!)
-    if (!organization) throw new Error('the active organisation is gone')
+    // An organisation gone since the admission throws here (answered 503), before anything is stored.
+    const organization = (await adapter.getOrganization!(context.organizationId!))!
     const expires = ctx.at + settings(ctx).maxAge
     const invitation: AdapterInvitation = {
       id: crypto.randomUUID(),
@@ -219,13 +209,12 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
 
   async checkInvitee(context, ctx) {
     const adapter = adapterOf(ctx)
-    const id = context.invitationId ?? ''
-    const invitation = id === '' ? null : await adapter.getInvitation!(id)
+    const invitation = await adapter.getInvitation!(context.invitationId!)
     // A bad token and an unknown id are one answer: ids cannot be probed.
-    if (!invitation || !(await isInvitationToken(ctx.config.secrets, invitation.id, context.token ?? ''))) return refused('NotFound')
+    if (!invitation || !(await isInvitationToken(ctx.config.secrets, invitation.id, context.token!))) return refused('NotFound')
     const user = await adapter.getUser!(context.userId)
     // GHSA-fmh4-wcc4-5jm3: the link alone proves nothing; the signed-in user must own the address.
-    if (!user || String(user.email ?? '').trim().toLowerCase() !== invitation.email) return refused('WrongAddress', 'AccessDenied')
+    if (!user || String(user.email).trim().toLowerCase() !== invitation.email) return refused('WrongAddress', 'AccessDenied')
     if (!user.emailVerified) return refused('AddressNotVerified', 'AccessDenied')
     const membership = await adapter.getMembership!(invitation.organizationId, context.userId)
     const completing = invitation.status === 'accepted' && membership?.status === 'invited' && (await ctx.config.store.get(activatingKey(invitation.id))) === context.userId
@@ -269,7 +258,7 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
         if (!created) throw error
         if (created.status === 'active') return refused('AlreadyAMember')
       }
-    } else if (membership.status !== 'invited' || membership.role !== role) await adapter.updateMembership!({ organizationId, userId, role, status: 'invited' })
+    } else await adapter.updateMembership!({ organizationId, userId, role, status: 'invited' })
     const invitation = await adapter.getInvitation!(id)
     if (invitation?.status === 'sent') {
       await ctx.config.store.put(activatingKey(id), userId, settings(ctx).maxAge)
@@ -292,14 +281,13 @@ const invitationEffects = effects<InvitationMachine, RequestContext>(organizatio
   async checkRevoker(context, ctx) {
     const actor = await activeMembershipOf(ctx, context.userId)
     if (!actor) return forbidden('NoActiveOrganization')
-    const id = context.invitationId ?? ''
-    const invitation = id === '' ? null : await adapterOf(ctx).getInvitation!(id)
+    const invitation = await adapterOf(ctx).getInvitation!(context.invitationId!)
     // An invitation of another organisation is one that does not exist (no IDOR by id).
     if (!invitation || invitation.organizationId !== actor.organizationId) return refused('NotFound')
     if (!roleAllows(roles(ctx), actor.role, { resource: 'invitation', action: 'revoke' }) || !mayGrant(roles(ctx), actor.role, invitation.role)) {
       return forbidden()
     }
-    if (invitation.status !== 'sent') return refused('NotPending')
+    // One no longer pending is refused by the one-time settlement that follows.
     return { organizationId: invitation.organizationId }
   },
 
@@ -327,8 +315,11 @@ export const organizationInvitationModule: FlowModule = {
   runs: (config) => config.organizations !== undefined,
 }
 
-const text = (body: Readonly<Record<string, unknown>> | undefined, name: string, max = 256): string => {
-  const value = body?.[name]
+/** The request's body fields (none for a request without a body). */
+const bodyOf = (ctx: RequestContext): Readonly<Record<string, unknown>> => ctx.request.body ?? {}
+
+const text = (body: Readonly<Record<string, unknown>>, name: string, max = 256): string => {
+  const value = body[name]
   return typeof value === 'string' && value.length <= max ? value : ''
 }
 
@@ -350,10 +341,10 @@ const linkUrl = (ctx: RequestContext, id: string, token: string) => `${ctx.authU
 
 /** The event a request makes, or `undefined` for a malformed one. */
 function eventOf(ctx: RequestContext, segment: 'invite' | 'invitation', userId: string, answer: 'json' | 'page') {
-  const body = ctx.request.body
+  const body = bodyOf(ctx)
   const common = { at: ctx.at, userId, answer, answerUrl: ctx.callbackUrl }
   if (segment === 'invite') return { type: 'invitation.send', ...common, email: text(body, 'email', 320), role: text(body, 'role', 64) }
-  const action = body?.action
+  const action = body.action
   const id = text(body, 'id') || text(body, 'invitationId')
   if (id === '') return undefined
   if (action === 'revoke') return { type: 'invitation.revoke', ...common, invitationId: id }
@@ -370,14 +361,13 @@ export async function serveInvitationPost(ctx: RequestContext, segment: 'invite'
   const answer = segment === 'invitation' && fromPage(ctx) ? 'page' : 'json'
   const current = await currentSession(ctx)
   if (!current) {
-    if (answer === 'page') return signInThenBack(ctx, linkUrl(ctx, text(ctx.request.body, 'id'), text(ctx.request.body, 'token', 128)))
+    if (answer === 'page') return signInThenBack(ctx, linkUrl(ctx, text(bodyOf(ctx), 'id'), text(bodyOf(ctx), 'token', 128)))
     return json(ctx, null, 401)
   }
   const event = eventOf(ctx, segment, current.user.id, answer)
   if (!event) return json(ctx, { error: 'InvalidRequest' }, 400)
-  const observed = ctx.config.observers.length > 0 ? observedRunOptions(ctx) : {}
-  const run = await advanceNow(organizationInvitationFlow, ctx, event, observed)
-  if (ctx.config.observers.length > 0) notifyRun(ctx, ORGANIZATION_INVITATION, run)
+  const run = await advanceNow(organizationInvitationFlow, ctx, event, observedRunOptions(ctx))
+  notifyRun(ctx, ORGANIZATION_INVITATION, run)
   const outcome = run.outcome
   if (outcome.type === 'redirect') return { redirect: outcome.url, cookies: ctx.setCookies }
   if (outcome.type === 'error') {
@@ -388,7 +378,7 @@ export async function serveInvitationPost(ctx: RequestContext, segment: 'invite'
   }
   if (outcome.type !== 'json') throw new Error(`${ORGANIZATION_INVITATION}: unexpected outcome ${outcome.type}`)
   const status = outcome.status ?? 200
-  const retryAfter = (outcome.body as { retryAfter?: number } | null)?.retryAfter ?? ctx.config.availability.retryAfter
+  const retryAfter = (outcome.body as { retryAfter?: number }).retryAfter ?? ctx.config.availability.retryAfter
   return json(ctx, outcome.body, status, status === 429 || status === 503 ? { 'Retry-After': String(retryAfter) } : {})
 }
 

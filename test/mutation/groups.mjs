@@ -131,6 +131,10 @@ export const groups = {
       'test/organizations/invitations.test.ts',
       'test/organizations/invitations.module.test.ts',
       'test/organizations/invitation-model.test.ts',
+      // The e-mail provider's sender when the organisations have none of their own.
+      'test/organizations/invitation-email.test.ts',
+      // The checks behind the one-time settlement, each page refusal's error, the token's derivation.
+      'test/mutation/organization-invitations.test.ts',
     ],
   },
   // API keys: the key format, its keyed hash and the constant-time check, the verification (revoked,
@@ -154,6 +158,8 @@ export const groups = {
       'test/api-keys/routes.test.ts',
       'test/api-keys/audit.test.ts',
       'test/api-keys/lifecycle.model.test.ts',
+      // Each bound of the input, the key format and the overlap at its edge; the memory adapter's copies.
+      'test/mutation/api-keys.test.ts',
     ],
   },
   // Service accounts: the token endpoint (the client credentials grant, client authentication by
