@@ -121,7 +121,8 @@ describe('dummyVerify', () => {
     }
     const real: number[] = []
     const dummy: number[] = []
-    for (let i = 0; i < 7; i++) {
+    // Eleven pairs: under a loaded machine's bursts, seven left the minimum of one side still inflated.
+    for (let i = 0; i < 11; i++) {
       real.push(await time(() => hasher.verify(stored, 'wrong')))
       dummy.push(await time(() => hasher.dummyVerify('wrong')))
     }
