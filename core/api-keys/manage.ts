@@ -13,8 +13,7 @@
  */
 import type { ResolvedConfig } from '../config/types.js'
 import type { AuthConfig } from '../types.js'
-import { permissionOf, roleAllows } from '../organizations/roles.js'
-import type { AdapterMembership } from '../organizations/types.js'
+import { organizationAllows as organizationAllowsIn, scopesWithinRole } from '../organizations/membership.js'
 import { createKeySecret, hashKeySecret, parseApiKey } from './secret.js'
 import type { AdapterApiKey } from './types.js'
 import { apiKeysConfig, type ApiKeyAdapter } from './verify.js'
@@ -116,31 +115,9 @@ export function checkNewApiKey(input: unknown): NewApiKey {
 /** The `apiKey:<action>` permissions a change (or the list) asks of a member of the key's organisation. */
 type KeyAction = 'read' | 'create' | 'revoke'
 
-/** `userId`'s active membership of `organizationId`, re-read; `null` without organisations or one. */
-async function activeMembership(resolved: ResolvedConfig, organizationId: string, userId: string): Promise<AdapterMembership | null> {
-  const getMembership = resolved.organizations ? resolved.adapter?.getMembership : undefined
-  if (!getMembership) return null
-  const membership = await getMembership(organizationId, userId)
-  // The store answers for the pair asked; a record for another pair is not trusted.
-  if (!membership || membership.status !== 'active' || membership.organizationId !== organizationId || membership.userId !== userId) return null
-  return membership
-}
-
-/**
- * Whether `userId` may do every one of `actions` to keys of `organizationId`, and `null` when they
- * are no active member of it (the organisation is none of theirs).
- */
-async function organizationAllows(
-  resolved: ResolvedConfig,
-  organizationId: string,
-  userId: string,
-  actions: readonly KeyAction[],
-): Promise<{ membership: AdapterMembership; allowed: boolean } | null> {
-  const membership = await activeMembership(resolved, organizationId, userId)
-  if (!membership) return null
-  const roles = resolved.organizations!.roles
-  return { membership, allowed: actions.every((action) => roleAllows(roles, membership.role, { resource: 'apiKey', action })) }
-}
+/** Whether `userId` may do every one of `actions` to keys of `organizationId` (`null`: no active member of it). */
+const organizationAllows = (resolved: ResolvedConfig, organizationId: string, userId: string, actions: readonly KeyAction[]) =>
+  organizationAllowsIn(resolved, organizationId, userId, 'apiKey', actions)
 
 /**
  * The key `id` if `userId` may do `actions` to it, else the refusal. A personal key is its
@@ -161,13 +138,6 @@ export async function manageableKey(
   const verdict = await organizationAllows(resolved, organizationId, userId, actions)
   if (!verdict) return 'NotFound'
   return verdict.allowed ? key : 'Forbidden'
-}
-
-/** Whether a key's scopes are within the creator's role: an owner may give any, others only what their role allows. */
-function scopesWithinRole(resolved: ResolvedConfig, membership: AdapterMembership, scopes: readonly string[]): boolean {
-  if (membership.role === 'owner') return true
-  const roles = resolved.organizations!.roles
-  return scopes.every((scope) => roleAllows(roles, membership.role, permissionOf(scope)))
 }
 
 /** Creates a key for `userId` as {@link createApiKey} does, or the refusal for an organisation's. */

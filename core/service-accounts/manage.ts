@@ -12,8 +12,7 @@
  */
 import type { ResolvedConfig } from '../config/types.js'
 import type { AuthConfig } from '../types.js'
-import { permissionOf, roleAllows } from '../organizations/roles.js'
-import type { AdapterMembership } from '../organizations/types.js'
+import { organizationAllows as organizationAllowsIn, scopesWithinRole } from '../organizations/membership.js'
 import { createKeySecret, hashKeySecret, parseApiKey } from '../api-keys/secret.js'
 import type { AdapterServiceAccount, ServiceAccountPublicJwk } from './types.js'
 import { serviceAccountsConfig, type ServiceAccountAdapter } from './verify.js'
@@ -113,26 +112,9 @@ export function listedAccount(account: AdapterServiceAccount): ListedServiceAcco
 
 type AccountAction = 'read' | 'create' | 'revoke'
 
-async function activeMembership(resolved: ResolvedConfig, organizationId: string, userId: string): Promise<AdapterMembership | null> {
-  const getMembership = resolved.organizations ? resolved.adapter?.getMembership : undefined
-  if (!getMembership) return null
-  const membership = await getMembership(organizationId, userId)
-  // The store answers for the pair asked; a record for another pair is not trusted.
-  if (!membership || membership.status !== 'active' || membership.organizationId !== organizationId || membership.userId !== userId) return null
-  return membership
-}
-
-async function organizationAllows(
-  resolved: ResolvedConfig,
-  organizationId: string,
-  userId: string,
-  actions: readonly AccountAction[],
-): Promise<{ membership: AdapterMembership; allowed: boolean } | null> {
-  const membership = await activeMembership(resolved, organizationId, userId)
-  if (!membership) return null
-  const roles = resolved.organizations!.roles
-  return { membership, allowed: actions.every((action) => roleAllows(roles, membership.role, { resource: 'serviceAccount', action })) }
-}
+/** Whether `userId` may do every one of `actions` to service accounts of `organizationId` (`null`: no active member of it). */
+const organizationAllows = (resolved: ResolvedConfig, organizationId: string, userId: string, actions: readonly AccountAction[]) =>
+  organizationAllowsIn(resolved, organizationId, userId, 'serviceAccount', actions)
 
 /** The account `id` if `userId` may do `actions` to it; `null` otherwise (as if there were none). */
 async function manageableAccount(
@@ -170,10 +152,7 @@ export async function createServiceAccount(config: AuthConfig, userId: string, i
   const { name, scopes, organizationId, publicJwk, clientSecret } = checkNewServiceAccount(input)
   if (organizationId !== undefined) {
     const verdict = await organizationAllows(resolved, organizationId, userId, ['create'])
-    if (!verdict || !verdict.allowed) return null
-    const roles = resolved.organizations!.roles
-    const within = verdict.membership.role === 'owner' || scopes.every((scope) => roleAllows(roles, verdict.membership.role, permissionOf(scope)))
-    if (!within) return null
+    if (!verdict || !verdict.allowed || !scopesWithinRole(resolved, verdict.membership, scopes)) return null
   }
   const { id } = createKeySecret(SECRET_PREFIX)
   const secret = publicJwk === undefined || clientSecret === true ? await newSecret(resolved, id) : undefined

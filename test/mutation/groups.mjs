@@ -148,6 +148,8 @@ export const groups = {
       'core/api-keys/secret.ts',
       'core/api-keys/verify.ts',
       'core/api-keys/manage.ts',
+      // The membership and scope checks of an organisation's keys (shared with service accounts).
+      'core/organizations/membership.ts',
       'core/api-keys/routes.ts',
       'adapters/memory-api-keys.ts',
     ],
