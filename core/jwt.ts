@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { EncryptJWT, base64url, calculateJwkThumbprint, jwtDecrypt } from 'jose'
+import * as base64url from 'jose/base64url'
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint'
 import { parseCookieHeader, readChunkedCookie, defaultCookies } from './cookies.js'
 import { DerivationCache, hkdfSha256 } from './crypto.js'
 import { MissingSecret } from './errors.js'
@@ -85,6 +86,7 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
     const claims = { ...(token as Record<string, unknown>), iat, exp: iat + maxAge, jti: crypto.randomUUID() }
     return encryptCbcHs512(JSON.stringify(claims), key, kid)
   }
+  const { EncryptJWT } = await import('jose/jwt/encrypt')
   return new EncryptJWT(token as Record<string, unknown>)
     .setProtectedHeader({ alg: ALG, enc: ENC, kid })
     .setIssuedAt()
@@ -161,6 +163,7 @@ async function decodeFastAsync<Payload>(
 }
 
 async function decodeWithJose<Payload>(token: string, secrets: readonly string[], salt: string): Promise<Payload> {
+  const { jwtDecrypt } = await import('jose/jwt/decrypt')
   const { payload } = await jwtDecrypt(
     token,
     async ({ kid, enc }) => {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { base64url } from 'jose'
+import * as base64url from 'jose/base64url'
 import { DerivationCache, hkdfSha256 } from '../crypto.js'
 
 const addressKeys = new DerivationCache<CryptoKey>()

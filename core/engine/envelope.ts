@@ -7,7 +7,10 @@
  *
  * @module
  */
-import { EncryptJWT, base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt, type JWTPayload } from 'jose'
+import * as base64url from 'jose/base64url'
+import * as joseErrors from 'jose/errors'
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint'
+import type { JWTPayload } from 'jose'
 import { StructError, create, object, optional, string, unknown as anyValue } from 'superstruct'
 import type { AnyMachineSnapshot, AnyStateMachine, StateValue } from 'xstate'
 import { stateLabel } from './transitions.js'
@@ -104,6 +107,7 @@ async function openClaims(sealed: string, secrets: readonly string[], salt: stri
     }
     throw new Error('sealed with an unknown secret')
   }
+  const { jwtDecrypt } = await import('jose/jwt/decrypt')
   const { payload } = await jwtDecrypt(
     sealed,
     async ({ kid }) => {
@@ -167,6 +171,7 @@ export async function sealValue(
     const claims = { value, iat: options.at, exp: options.at + ENVELOPE_MAX_AGE }
     return encryptGcm(JSON.stringify(claims), key, kid)
   }
+  const { EncryptJWT } = await import('jose/jwt/encrypt')
   return new EncryptJWT({ value })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
     .setIssuedAt(options.at)
@@ -228,6 +233,7 @@ async function sealClaims(env: Envelope, audience: string, options: SealOptions)
     }
     return encryptGcm(JSON.stringify(claims), key, kid)
   }
+  const { EncryptJWT } = await import('jose/jwt/encrypt')
   const jwt = new EncryptJWT({ env })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
     .setJti(crypto.randomUUID())

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { base64url as joseBase64url } from 'jose'
+import * as joseBase64url from 'jose/base64url'
 
 /** The part of `node:crypto` used here (declared locally: the core compiles without Node types). */
 export interface SyncCrypto {

@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
+import { compactVerify } from 'jose/jws/compact/verify'
+import { decodeJwt } from 'jose/jwt/decode'
+import { decodeProtectedHeader } from 'jose/decode/protected_header'
 import * as oauth from 'oauth4webapi'
 import { idTokenSignatureVerifiedNow } from '../fast/id-token-signature.js'
 import { withDPoPNonceRetry } from './dpop.js'

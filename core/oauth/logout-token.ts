@@ -7,7 +7,11 @@
  * @module
  * @see https://openid.net/specs/openid-connect-backchannel-1_0.html#Validation
  */
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet } from 'jose'
+import * as errors from 'jose/errors'
+import { compactVerify } from 'jose/jws/compact/verify'
+import { createLocalJWKSet } from 'jose/jwks/local'
+import { decodeProtectedHeader } from 'jose/decode/protected_header'
+import type { JSONWebKeySet } from 'jose'
 import type * as oauth from 'oauth4webapi'
 import type { ResolvedOAuthProvider } from './provider.js'
 import { authorizationServer, jwksCacheOf, refetchJwksOnce } from './server.js'

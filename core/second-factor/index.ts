@@ -9,7 +9,10 @@
  *
  * @module
  */
-import { CompactEncrypt, base64url, calculateJwkThumbprint, compactDecrypt } from 'jose'
+import * as base64url from 'jose/base64url'
+import { CompactEncrypt } from 'jose/jwe/compact/encrypt'
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint'
+import { compactDecrypt } from 'jose/jwe/compact/decrypt'
 import type { Adapter, AdapterSecondFactor } from '../adapters.js'
 import type { SecondFactorCodeInput } from '../config/types.js'
 import type { SecondFactorCodeCheck } from '../modules.js'

@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { calculateJwkThumbprint, importJWK, type CryptoKey as JoseKey, type JWK } from 'jose'
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint'
+import { importJWK } from 'jose/key/import'
+import type { CryptoKey as JoseKey, JWK } from 'jose'
 import type { ResolvedConfig } from '../config/types.js'
 import type { SigningJwk } from './types.js'
 

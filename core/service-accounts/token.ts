@@ -12,7 +12,11 @@
  *
  * @module
  */
-import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, SignJWT } from 'jose'
+import { decodeJwt } from 'jose/jwt/decode'
+import { decodeProtectedHeader } from 'jose/decode/protected_header'
+import { importJWK } from 'jose/key/import'
+import { jwtVerify } from 'jose/jwt/verify'
+import { SignJWT } from 'jose/jwt/sign'
 import type { ResolvedConfig } from '../config/types.js'
 import { ServiceUnavailable } from '../errors.js'
 import { keySecretMatches } from '../api-keys/secret.js'

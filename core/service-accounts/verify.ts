@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
+import { decodeProtectedHeader } from 'jose/decode/protected_header'
+import { jwtVerify } from 'jose/jwt/verify'
+import type { JWTPayload } from 'jose'
 import { assertConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import type { AuthConfig } from '../types.js'
 import { ourKeys } from './keys.js'

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { decodeJwt } from 'jose'
+import { decodeJwt } from 'jose/jwt/decode'
 import { LogoutContext, type LogoutContext as Context } from '../../../machines/logout.logic.js'
 import type { logoutMachine } from '../../../machines/logout.machine.js'
 import { logoutChart } from '../../charts/logout.js'

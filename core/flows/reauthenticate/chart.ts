@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { decodeJwt } from 'jose'
+import { decodeJwt } from 'jose/jwt/decode'
 import type { EventObject } from 'xstate'
 import type { reauthenticateMachine } from '../../../machines/reauthenticate.machine.js'
 import { reauthenticateChart } from '../../charts/reauthenticate.js'
