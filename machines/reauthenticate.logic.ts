@@ -10,11 +10,7 @@ import type { EffectResult, Timestamped } from './shared/events.js'
 import { expectEvent, type Assignment, type Guard } from './shared/logic.js'
 import { Denial, denialOf, finalStateOutcome, Json, toDenial, type FlowOutcome, type SessionCookieChange } from './shared/outcome.js'
 
-/** The id of the re-authentication flow. */
-export const REAUTHENTICATE = 'reauthenticate'
-
-/** The state that changes the session: reached only with a proven factor. */
-export const SESSION_MARKING_STATE = 'markingVerified'
+export { REAUTHENTICATE, SESSION_MARKING_STATE } from './shared/reauthenticate-names.js'
 
 /** The factors a user can prove here, by their RFC 8176 `amr` names. */
 export const ReauthFactor = enums(['pwd', 'otp', 'email', 'hwk', 'fed'])

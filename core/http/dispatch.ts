@@ -51,7 +51,7 @@ import { HTML_NO_STORE_HEADERS, JSON_HEADERS, JSON_NO_STORE_HEADERS } from './ha
 import { renderRestartPage } from '../pages/notices.js'
 import type { ParsedRequest, RequestSource } from './request.js'
 import { handoffs, matchRoute, routingTable, type FlowBinding, type Route } from './routes.js'
-import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/reauthenticate.logic.js'
+import { REAUTHENTICATE, SESSION_MARKING_STATE } from '../../machines/shared/reauthenticate-names.js'
 import { freshSignInRequired, sensitiveActionDemand } from '../session/freshness.js'
 import { clearSessionCache } from '../session/cache.js'
 import type { SensitiveActionName as SensitiveAction } from '../modules.js'

@@ -8,7 +8,7 @@
  */
 import type { FlowBinding, RequestContext } from '../../config/types.js'
 
-export { REAUTHENTICATE } from '../../../machines/reauthenticate.logic.js'
+export { REAUTHENTICATE } from '../../../machines/shared/reauthenticate-names.js'
 
 /**
  * The re-authentication waiting for this answer at the provider's registered callback, if any;
