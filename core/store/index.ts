@@ -14,8 +14,8 @@
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 // One file per limiter: the package index requires `cluster` (see ../deep-imports.d.ts).
-import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
-import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 import type { ResolvedAvailability } from '../config/types.js'
 import { withDeadline } from '../outage.js'
 import type { AuthStore, LimiterBackend, LimitResult, ValueBackend } from './types.js'
@@ -25,6 +25,11 @@ export type { AuthStore, LimiterBackend, LimitResult, ValueBackend }
 
 const wholeSeconds = (ttl: number) => Math.max(1, Math.ceil(ttl))
 
+// rate-limiter-flexible is CommonJS: loaded at the first count, not at start (a session read counts nothing).
+let resultClass: Promise<typeof RateLimiterRes> | undefined
+/** The class of a refusal of rate-limiter-flexible's limiters. */
+const limiterResult = () => (resultClass ??= import('rate-limiter-flexible/lib/RateLimiterRes.js').then((module) => module.default))
+
 /**
  * An {@link AuthStore} on rate-limiter-flexible limiters: claims are a limit of one, counters a
  * limit that is never reached, limits what they say. Each call names its own window (a key keeps
@@ -33,19 +38,19 @@ const wholeSeconds = (ttl: number) => Math.max(1, Math.ceil(ttl))
  * @see https://github.com/animir/node-rate-limiter-flexible
  */
 export function limiterStore(backend: LimiterBackend): AuthStore {
-  const limiters = new Map<number, RateLimiterAbstract>()
+  const limiters = new Map<number, Promise<RateLimiterAbstract>>()
   const limiter = (points: number) => {
     let found = limiters.get(points)
-    if (!found) limiters.set(points, (found = backend.limiter(points)))
+    if (!found) limiters.set(points, (found = Promise.resolve(backend.limiter(points))))
     return found
   }
   const consume = async (key: string, points: number, windowSeconds: number): Promise<LimitResult> => {
     const options = { customDuration: wholeSeconds(windowSeconds) }
     try {
-      const res = await limiter(points).consume(key, 1, options)
+      const res = await (await limiter(points)).consume(key, 1, options)
       return { allowed: true, count: res.consumedPoints, retryAfter: wholeSeconds(res.msBeforeNext / 1000) }
     } catch (refused) {
-      if (!(refused instanceof RateLimiterRes)) throw refused
+      if (!(refused instanceof (await limiterResult()))) throw refused
       return { allowed: false, count: refused.consumedPoints, retryAfter: wholeSeconds(refused.msBeforeNext / 1000) }
     }
   }
@@ -163,10 +168,11 @@ export function guardStore(store: AuthStore, availability: ResolvedAvailability)
  */
 export function memoryAuthStore(): AuthStore {
   // Each in-memory limiter has its own storage: a reset forgets the key in all of them.
-  const made: InstanceType<typeof RateLimiterMemory>[] = []
+  const made: RateLimiterMemory[] = []
   return limiterStore({
-    limiter(points) {
-      const limiter = new RateLimiterMemory({ points, duration: 1 })
+    async limiter(points) {
+      const { default: Limiter } = await import('rate-limiter-flexible/lib/RateLimiterMemory.js')
+      const limiter = new Limiter({ points, duration: 1 })
       made.push(limiter)
       return limiter
     },

@@ -72,7 +72,7 @@ export interface ValueBackend {
 /** What {@link limiterStore} builds a store from. */
 export interface LimiterBackend {
   /** A rate-limiter-flexible limiter allowing `points` per key (its duration is given per call). */
-  limiter(points: number): RateLimiterAbstract
+  limiter(points: number): RateLimiterAbstract | Promise<RateLimiterAbstract>
   /** Forgets `key` in every limiter (`delete` on one of them when they share their storage). */
   forget(key: string): Promise<void>
   values: ValueBackend
