@@ -17,9 +17,11 @@
  * @module
  */
 
-/** The hash sources of every inline script declared so far, in the order declared. */
-const scriptSources = new Set<string>()
-/** The policy for the current {@link scriptSources}, rebuilt when a script is declared. */
+/** Every inline script declared so far, in the order declared. */
+const scripts = new Set<string>()
+/** Their hash sources, computed at the first page (hashing at module load cost every start). */
+let scriptSources: Set<string> | undefined
+/** The policy for the current {@link scripts}, rebuilt when a script is declared. */
 let policyOfScripts: string | undefined
 
 /**
@@ -29,14 +31,22 @@ let policyOfScripts: string | undefined
  * @returns `source` itself, to write into a `<script>` element unchanged.
  */
 export function inlineScript(source: string): string {
-  scriptSources.add(`'sha256-${sha256Base64(source)}'`)
+  scripts.add(source)
+  scriptSources = undefined
   policyOfScripts = undefined
   return source
 }
 
+/** The hash sources of the declared scripts. */
+function declaredSources(): Set<string> {
+  scriptSources ??= new Set([...scripts].map((source) => `'sha256-${sha256Base64(source)}'`))
+  return scriptSources
+}
+
 /** The parts of the policy every page shares; `frame-ancestors` is added per page. */
 function sharedPolicy(): string {
-  policyOfScripts ??= `script-src ${scriptSources.size > 0 ? [...scriptSources].join(' ') : "'none'"}; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'`
+  const sources = declaredSources()
+  policyOfScripts ??= `script-src ${sources.size > 0 ? [...sources].join(' ') : "'none'"}; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'`
   return policyOfScripts
 }
 
@@ -64,12 +74,12 @@ export function undeclaredScripts(html: string): string[] {
     const attributes = match[1] ?? ''
     if (/\stype="application\/json"/.test(attributes)) continue
     const hash = `'sha256-${sha256Base64(match[2]!)}'`
-    if (!scriptSources.has(hash)) undeclared.push(hash)
+    if (!declaredSources().has(hash)) undeclared.push(hash)
   }
   return undeclared
 }
 
-// SHA-256 (FIPS 180-4), synchronous: the hashes are needed at module load, where Web Crypto's
+// SHA-256 (FIPS 180-4), synchronous: the hashes are needed while a page is written, where Web Crypto's
 // `digest` (a promise) cannot be awaited on every runtime.
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
