@@ -8,7 +8,7 @@ import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
 const SOURCES = ['core', 'machines', 'providers', 'adapters', 'stores', 'extensions', 'integrations', 'testing', 'visualizations']
-const FILES = ['package.json', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.build.json', 'tsconfig.node.json', 'tsconfig.node.build.json']
+const FILES = ['package.json', 'scripts/build-dist.mjs', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.build.json', 'tsconfig.node.json', 'tsconfig.node.build.json']
 
 /** The newest modification time under `path` (milliseconds), 0 when it does not exist. */
 function newest(path) {

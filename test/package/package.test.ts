@@ -35,14 +35,15 @@ beforeAll(() => {
   } else {
     // The build script's steps, with dist/ redirected; the script itself must not drift.
     expect(pkg.scripts.build).toBe(
-      'npm run charts:check && rm -rf dist && tsc -p tsconfig.build.json && tsc -p tsconfig.node.build.json && cp -R integrations/sveltekit/components dist/integrations/sveltekit/ && node -e "require(\'fs\').writeFileSync(\'dist/.built-at\', new Date().toISOString())"',
+      'npm run charts:check && rm -rf dist && tsc -p tsconfig.build.json --emitDeclarationOnly && tsc -p tsconfig.node.build.json --emitDeclarationOnly && node scripts/build-dist.mjs && cp -R integrations/sveltekit/components dist/integrations/sveltekit/ && node -e "require(\'fs\').writeFileSync(\'dist/.built-at\', new Date().toISOString())"',
     )
     // (The last step stamps the build for `npm run demo`'s staleness check; it is not shipped.)
     // The compiled charts are checked first: a stale table must not ship (test/core/charts-drift.test.ts runs the check).
     const tsc = join(checkout, 'node_modules/.bin/tsc')
     for (const project of ['tsconfig.build.json', 'tsconfig.node.build.json']) {
-      execFileSync(tsc, ['-p', join(checkout, project), '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
+      execFileSync(tsc, ['-p', join(checkout, project), '--emitDeclarationOnly', '--outDir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
     }
+    execFileSync(process.execPath, [join(checkout, 'scripts/build-dist.mjs'), '--outdir', join(root, 'dist')], { cwd: checkout, stdio: 'pipe' })
     cpSync(join(checkout, 'integrations/sveltekit/components'), join(root, 'dist/integrations/sveltekit/components'), {
       recursive: true,
     })
