@@ -1,6 +1,6 @@
 // The cold start on Node in two shapes, each above a bare handler: the single-file esbuild bundle
 // of the credentials-only configuration (scripts/bundle.mjs, as an esbuild Lambda build emits it)
-// and the package imported unbundled (`dist/core/index.js` and its imports, file by file, as a
+// and the package imported unbundled (`dist/core/index.js` and the chunks and packages it imports, as a
 // Node server loads it without a bundler). Per handler: the wall time of import + first session
 // read and the process's CPU time until then, medians of fresh processes in alternating order; and,
 // from one more process with a loader hook counting `load` calls, how many files and how many KiB
