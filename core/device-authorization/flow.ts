@@ -154,6 +154,9 @@ const deviceEffects = effects<DeviceMachine, RequestContext>(deviceAuthorization
     if (await store.claim(keys.poll, interval)) return { deviceKey, status: 'pending' as const, interval }
     const slower = Math.min(MAX_INTERVAL, interval + SLOW_DOWN_STEP)
     await store.put(keys.interval, String(slower), keptFor(ctx, request))
+    // The wait starts again from this poll, at the longer interval.
+    await store.reset(keys.poll)
+    await store.claim(keys.poll, slower)
     return { deviceKey, status: 'slowDown' as const, interval: slower }
   },
 

@@ -108,6 +108,8 @@ export async function answer(client: Client, action: 'approve' | 'deny', userCod
     path: '/device',
     query: { user_code: userCode },
     body: { action, user_code: userCode, ...(csrfToken !== undefined ? { csrfToken } : {}) },
+    // As the page's form posts it: a browser navigation.
+    headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' },
   })
   return { response, html: await response.text() }
 }
