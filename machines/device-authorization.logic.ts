@@ -184,7 +184,7 @@ export const outputs = {
   toAnswered,
   toRefusal,
   toUnavailable,
-  toInvalidClient: oauthError('invalid_client', 401),
+  toInvalidClient: oauthError('invalid_client'),
   toInvalidScope: oauthError('invalid_scope'),
   toInvalidGrant: oauthError('invalid_grant'),
   toPending: oauthError('authorization_pending'),

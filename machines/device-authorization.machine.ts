@@ -161,7 +161,7 @@ export const buildDeviceAuthorization = () =>
         },
       },
       issued: { type: 'final', description: 'The codes are issued: 200 with the device code, the user code and where to enter it.', output: outputs.toIssued },
-      invalidClient: { type: 'final', description: 'An unknown client id: 401 invalid_client.', output: outputs.toInvalidClient },
+      invalidClient: { type: 'final', description: 'An unknown client id: 400 invalid_client (a public client has no credentials to challenge).', output: outputs.toInvalidClient },
       invalidScope: { type: 'final', description: 'A malformed scope: 400 invalid_scope.', output: outputs.toInvalidScope },
       authorizationPending: { type: 'final', description: 'Not answered yet: 400 authorization_pending.', output: outputs.toPending },
       slowDown: { type: 'final', description: 'Polled before the interval: 400 slow_down, the interval 5 s longer.', output: outputs.toSlowDown },

@@ -140,7 +140,7 @@ async function deviceAuthorizationEndpoint(resolved: ResolvedConfig, request: Re
   const form = await formOf(request)
   const clientId = form?.get('client_id')
   if (!form || clientId === undefined) return oauthError('invalid_request')
-  if (!CLIENT_ID.test(clientId)) return oauthError('invalid_client', 401)
+  if (!CLIENT_ID.test(clientId)) return oauthError('invalid_client')
   const scope = form.get('scope') ?? null
   let issued = false
   const response = await inRequestContext(request, config, async (ctx) => {
@@ -166,8 +166,8 @@ async function tokenEndpoint(resolved: ResolvedConfig, request: Request, config:
   const clientId = form!.get('client_id')
   const deviceCode = form!.get('device_code')
   if (clientId === undefined || deviceCode === undefined) return oauthError('invalid_request')
-  if (!CLIENT_ID.test(clientId)) return oauthError('invalid_client', 401)
-  if (!resolved.deviceAuthorization!.options.clients.has(clientId)) return oauthError('invalid_client', 401)
+  if (!CLIENT_ID.test(clientId)) return oauthError('invalid_client')
+  if (!resolved.deviceAuthorization!.options.clients.has(clientId)) return oauthError('invalid_client')
   if (!isDeviceCodeShape(deviceCode)) return oauthError('invalid_grant')
   const key = await codeKey(resolved.secrets[0], 'device', deviceCode)
   let redeemed = false

@@ -122,10 +122,10 @@ describe('the device code', () => {
 })
 
 describe('the client', () => {
-  it('is refused when unknown, malformed or missing: invalid_client (401) or invalid_request, and no code is issued', async () => {
+  it('is refused when unknown, malformed or missing: 400 invalid_client or invalid_request, and no code is issued', async () => {
     const { config } = await deviceWorld()
     const unknown = await requestCodes(config, 'evil-cli')
-    expect(unknown).toMatchObject({ status: 401, body: { error: 'invalid_client' } })
+    expect(unknown).toMatchObject({ status: 400, body: { error: 'invalid_client' } })
     expect((await requestCodes(config, 'no spaces allowed')).body).toEqual({ error: 'invalid_client' })
     expect((await devicePost(config, '/device_authorization', {})).body).toEqual({ error: 'invalid_request' })
     expect((await requestCodes(config, 'acme-cli', 'bad"scope')).body).toEqual({ error: 'invalid_scope' })

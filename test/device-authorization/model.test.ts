@@ -190,7 +190,7 @@ describeModel<World>('device authorization grant', {
       expect(body.device_code).toMatch(/^[A-Za-z0-9_-]{43}$/)
       expect(body.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/)
     },
-    invalidClient: oauthError('invalid_client', 401),
+    invalidClient: oauthError('invalid_client'),
     invalidScope: oauthError('invalid_scope'),
     authorizationPending: oauthError('authorization_pending'),
     slowDown: async (response) => {
