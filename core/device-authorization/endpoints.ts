@@ -17,6 +17,7 @@ import { DEVICE_AUTHORIZATION } from '../../machines/device-authorization.logic.
 import type { RequestContext, ResolvedConfig } from '../config/types.js'
 import { assertConfig } from '../config/resolve-config.js'
 import { advanceNow } from '../engine/advance.js'
+import { UntrustedHost } from '../errors.js'
 import { outageOf } from '../outage.js'
 import { clientAddressOf } from '../http/request.js'
 import { notifyRun, notifyStandalone, observedRunOptions } from '../observe/notify.js'
@@ -196,6 +197,11 @@ export async function deviceEndpoints(request: Request, config: AuthConfig): Pro
     if (path === `${base}/device_authorization`) return await deviceAuthorizationEndpoint(resolved, request, config)
     if (path === `${base}/oauth/token`) return await tokenEndpoint(resolved, request, config)
   } catch (error) {
+    // A Host the configuration does not trust is the request's fault: it names no verification URI of ours.
+    if (error instanceof UntrustedHost) {
+      resolved.logger.error(error)
+      return oauthError('invalid_request')
+    }
     // Fail closed: whatever failed (the store, the adapter, a deadline), the device is told to come back, and is given nothing.
     const outage = outageOf(error)
     if (!outage) resolved.logger.error(error instanceof Error ? error : new Error(String(error)))

@@ -134,6 +134,17 @@ describe('the client', () => {
     expect(get.status).toBe(405)
   })
 
+  it('is refused at a Host the configuration does not trust: 400, and no verification URI naming that host', async () => {
+    const { config } = await deviceWorld({ config: { trustHost: ['authchart.test'] } as never })
+    const forged = await Auth(
+      authRequest({ path: '/auth/device_authorization', body: { client_id: 'acme-cli' }, origin: 'https://evil.test' }),
+      config as Omit<AuthConfig, 'raw'>,
+    )
+    expect(forged.status).toBe(400)
+    expect(await forged.text()).not.toContain('evil.test')
+    expect((await requestCodes(config)).status).toBe(200)
+  })
+
   it('shares the token endpoint with service accounts: the device grant is answered by the device flow, client credentials by the accounts', async () => {
     const { config, alice } = await deviceWorld({ config: { serviceAccounts: serviceAccounts({ issuer: `${ORIGIN}/auth` }) } })
     const issued = await approvedBy(alice, config)
