@@ -192,7 +192,7 @@ export const groups = {
       'core/device-authorization/session.ts',
       'machines/device-authorization.logic.ts#oauthError..assignments',
     ],
-    tests: ['test/device-authorization/attacks.test.ts', 'test/device-authorization/model.test.ts', 'test/device-authorization/codes.test.ts'],
+    tests: ['test/device-authorization/attacks.test.ts', 'test/device-authorization/model.test.ts', 'test/device-authorization/codes.test.ts', 'test/device-authorization/flow.test.ts'],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
