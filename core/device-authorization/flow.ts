@@ -91,15 +91,16 @@ const refused = (code: string) => fail('unknown', { error: 'AccessDenied', code 
 async function settle(ctx: RequestContext, deviceKey: string, status: 'approved' | 'denied', userId: string): Promise<boolean> {
   const request = await storedRequest(ctx, deviceKey)
   if (!request || request.status !== 'pending' || request.expiresAt <= ctx.at) return false
-  const keys = deviceKeys(deviceKey)
-  if (!(await ctx.config.store.claim(keys.settle, keptFor(ctx, request)))) return false
   let approver = null
   if (status === 'approved') {
     const current = await currentSession(ctx)
     // The approver is the session authority's user, read again: never the request's word for it.
+    // Read before the claim: a refusal here leaves the request to be answered by its user.
     if (!current || current.user.id !== userId) throw new Error('the approving session ended during the approval')
     approver = { id: current.user.id, email: current.user.email, name: current.user.name }
   }
+  const keys = deviceKeys(deviceKey)
+  if (!(await ctx.config.store.claim(keys.settle, keptFor(ctx, request)))) return false
   await ctx.config.store.put(keys.request, JSON.stringify({ ...request, status, approver } satisfies StoredDeviceRequest), keptFor(ctx, request))
   return true
 }
@@ -143,7 +144,7 @@ const deviceEffects = effects<DeviceMachine, RequestContext>(deviceAuthorization
     const deviceKey = context.codeKey!
     const request = await storedRequest(ctx, deviceKey)
     // An unknown code and another client's are one answer: codes cannot be probed by client.
-    if (!request || request.clientId !== context.clientId) return fail('unknown', { error: 'AccessDenied', code: 'invalid_grant' })
+    if (!request || request.clientId !== context.clientId) return fail('unknown')
     const { store } = ctx.config
     const keys = deviceKeys(deviceKey)
     const interval = Number((await store.get(keys.interval)) ?? optionsOf(ctx).interval)
@@ -163,10 +164,10 @@ const deviceEffects = effects<DeviceMachine, RequestContext>(deviceAuthorization
   async redeemDeviceCode(context, ctx) {
     const deviceKey = context.deviceKey!
     const request = await storedRequest(ctx, deviceKey)
-    if (!request || request.status !== 'approved' || !request.approver) return fail('spent', { error: 'AccessDenied', code: 'invalid_grant' })
+    if (!request || request.status !== 'approved' || !request.approver) return fail('spent')
     // Compare-and-set: of any number of racing redemptions, on any instance, one wins the claim.
     if (!(await ctx.config.store.claim(deviceKeys(deviceKey).redeem, keptFor(ctx, request)))) {
-      return fail('spent', { error: 'AccessDenied', code: 'invalid_grant' })
+      return fail('spent')
     }
     const { approver } = request
     let issued: { value: string | null; expires: number }

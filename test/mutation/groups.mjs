@@ -192,7 +192,14 @@ export const groups = {
       'core/device-authorization/session.ts',
       'machines/device-authorization.logic.ts#oauthError..assignments',
     ],
-    tests: ['test/device-authorization/attacks.test.ts', 'test/device-authorization/model.test.ts', 'test/device-authorization/codes.test.ts', 'test/device-authorization/flow.test.ts'],
+    tests: [
+      'test/device-authorization/attacks.test.ts',
+      'test/device-authorization/model.test.ts',
+      'test/device-authorization/codes.test.ts',
+      'test/device-authorization/flow.test.ts',
+      // Each check at its edge: the form's bounds, what the store's expiry alone would hide, each end's outcome, the jwt callback.
+      'test/mutation/device-authorization.test.ts',
+    ],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
