@@ -199,6 +199,8 @@ export const groups = {
       'test/device-authorization/flow.test.ts',
       // Each check at its edge: the form's bounds, what the store's expiry alone would hide, each end's outcome, the jwt callback.
       'test/mutation/device-authorization.test.ts',
+      // The approval page's markup: its forms, what it shows, its refusals' words.
+      'test/mutation/device-page.test.ts',
     ],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
