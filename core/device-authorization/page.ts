@@ -109,7 +109,8 @@ export async function serveDevicePage(ctx: RequestContext): Promise<ResponseInte
 /** `POST {basePath}/device`: the signed-in user's answer, approve or deny, to the code they entered. */
 export async function serveDeviceAnswer(ctx: RequestContext): Promise<ResponseInternal> {
   const body = ctx.request.body ?? {}
-  const typed = typedCode(body.user_code)
+  // A post resumed after a re-authentication replays no field named like a code: the code rides in the form's URL too.
+  const typed = typedCode(body.user_code ?? ctx.request.query.user_code)
   const current = await currentSession(ctx)
   if (!current) return signInThenBack(ctx, pageUrl(ctx, typed))
   const action = body.action

@@ -255,6 +255,27 @@ describe('the approval', () => {
     }
   })
 
+  it('approves after the stale session proves its password again (step-up), the request resumed with its code', async () => {
+    const { config, alice } = await deviceWorld({ config: { stepUp: stepUp() }, device: { expiresIn: 1800 } })
+    const { issued } = await requestCodes(config)
+    later(11 * 60)
+    expect((await answer(alice, 'approve', issued.user_code)).response.headers.get('location')).toBe(`${ORIGIN}/auth/step/reauthenticate`)
+    const proven = await alice.send({
+      path: '/step/reauthenticate',
+      body: { event: 'reauth.password', username: 'alice', password: 'pw', csrfToken: await alice.csrfToken() },
+      headers: { accept: 'text/html' },
+    })
+    const resume = /<form id="resume" action="([^"]+)" method="POST">(.*?)<\/form>/.exec(await proven.text())!
+    expect(resume[1]).toBe(`/auth/device?user_code=${issued.user_code}`)
+    // The replayed form carries no code of its own: the page's URL does.
+    expect(resume[2]).not.toContain('user_code')
+    const fields = Object.fromEntries([...resume[2]!.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((match) => [match[1], match[2]]))
+    const resumed = await alice.send({ method: 'POST', path: '/device', query: { user_code: issued.user_code }, body: fields, headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' } })
+    expect(resumed.status).toBe(200)
+    expect(await resumed.text()).toContain('Device signed in')
+    expect((await poll(config, issued.device_code)).status).toBe(200)
+  })
+
   it('may not be framed, nor cached: frame-ancestors none and X-Frame-Options DENY on the page and the answer', async () => {
     const { config, alice } = await deviceWorld()
     const { issued } = await requestCodes(config)
