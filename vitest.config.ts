@@ -18,6 +18,7 @@ export default defineConfig({
       { find: /^authchart\/organizations$/, replacement: source('./core/organizations.ts') },
       { find: /^authchart\/api-keys$/, replacement: source('./core/api-keys.ts') },
       { find: /^authchart\/service-accounts$/, replacement: source('./core/service-accounts.ts') },
+      { find: /^authchart\/device-authorization$/, replacement: source('./core/device-authorization.ts') },
       { find: /^authchart\/password$/, replacement: source('./core/password/index.ts') },
       { find: /^authchart\/extensions$/, replacement: source('./core/define-extension.ts') },
       { find: /^authchart\/adapters$/, replacement: source('./core/adapters.ts') },

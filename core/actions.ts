@@ -31,6 +31,7 @@ const OWN_ACTIONS: ReadonlySet<string> = new Set<OwnAction>([
   'reauthenticate',
   'organization',
   'api-keys',
+  'device',
 ])
 
 /** Whether `action` is one of the actions of spec §4. */

@@ -274,6 +274,14 @@ function isServiceAccountPath(source: RequestSource, basePath: string): boolean 
   return path === `${base}/oauth/token` || path === `${base}/jwks`
 }
 
+/** Whether `source` asks for a device endpoint of `deviceAuthorization()`: `{basePath}/device_authorization` or `{basePath}/oauth/token`. */
+function isDeviceEndpointPath(source: RequestSource, basePath: string): boolean {
+  const url = typeof source.url === 'string' ? new URL(source.url) : source.url
+  const base = basePath === '/' ? '' : basePath
+  const path = url.pathname.replace(/\/+$/, '')
+  return path === `${base}/device_authorization` || path === `${base}/oauth/token`
+}
+
 /** The signature of {@link Auth}. */
 export interface AuthHandler {
   (request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
@@ -294,6 +302,11 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
     if (resolution.ok && resolution.config.observers.length > 0) {
       const page = observerPageOf(source, resolution.config)
       if (page) return page.respond(resolution.config, source.request())
+    }
+    // One token endpoint for both features: the device code grant is the device module's, any other grant the service accounts'.
+    if (resolution.ok && resolution.config.deviceAuthorization && isDeviceEndpointPath(source, resolution.config.basePath)) {
+      const served = await resolution.config.deviceAuthorization.serve(source.request(), config)
+      if (served) return served
     }
     if (resolution.ok && resolution.config.serviceAccounts && isServiceAccountPath(source, resolution.config.basePath)) {
       const served = await resolution.config.serviceAccounts.serve(source.request(), config)

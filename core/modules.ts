@@ -32,7 +32,7 @@ export const PROVIDER_FLOW: unique symbol = Symbol.for('authchart.providerFlow')
 export type FactorName = 'pwd' | 'otp' | 'hwk' | 'email' | 'fed'
 
 /** The optional features a configuration names by import. */
-export type FeatureKind = 'second-factor' | 'step-up' | 'organizations' | 'api-keys' | 'service-accounts'
+export type FeatureKind = 'second-factor' | 'step-up' | 'organizations' | 'api-keys' | 'service-accounts' | 'device-authorization'
 
 /** A value branded as the module of feature `Kind`: what the option of that feature accepts. */
 export interface FeatureModule<Kind extends FeatureKind> {
@@ -53,6 +53,7 @@ export type SensitiveActionName =
   | 'link-account'
   | 'change-password'
   | 'manage-api-keys'
+  | 'approve-device'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {
@@ -87,7 +88,7 @@ export type SecondFactorCodeCheck =
 export function featureOf(value: unknown): FeatureKind | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const kind = (value as { [FEATURE]?: unknown })[FEATURE]
-  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' || kind === 'api-keys' || kind === 'service-accounts'
+  return kind === 'second-factor' || kind === 'step-up' || kind === 'organizations' || kind === 'api-keys' || kind === 'service-accounts' || kind === 'device-authorization'
     ? kind
      : undefined
 }

@@ -324,6 +324,13 @@ export interface AuthConfig {
    * grant, checked with `verifyServiceToken`). Needs an adapter with the service-account methods.
    */
   serviceAccounts?: FeatureModule<'service-accounts'> | undefined
+  /**
+   * The device authorization grant (RFC 8628): `deviceAuthorization({ clients, expiresIn?,
+   * interval? })` from `authchart/device-authorization` (a CLI or a TV asks for a code, the user
+   * approves it at `{basePath}/device`, the device gets a session as a bearer token, read with
+   * `deviceSession`).
+   */
+  deviceAuthorization?: FeatureModule<'device-authorization'> | undefined
   rateLimit?:
     | false
     | {

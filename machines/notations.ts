@@ -10,6 +10,7 @@ import type { AnyStateMachine } from 'xstate'
 /** Loads the xstate machine of each built-in chart. */
 export const BUILT_IN_NOTATIONS: Readonly<Record<string, () => Promise<AnyStateMachine>>> = {
   'credentials-signin': () => import('./credentials-signin.machine.js').then((module) => module.credentialsSignInMachine),
+  'device-authorization': () => import('./device-authorization.machine.js').then((module) => module.deviceAuthorizationMachine),
   'email-signin': () => import('./email-signin.machine.js').then((module) => module.emailSignInMachine),
   logout: () => import('./logout.machine.js').then((module) => module.logoutMachine),
   'oauth-signin': () => import('./oauth-signin.machine.js').then((module) => module.oauthSignInMachine),

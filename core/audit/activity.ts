@@ -56,6 +56,10 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   'api-key-revoked': 'Revoked an API key',
   'api-key-rotated': 'Rotated an API key',
   'api-key-refused': 'An API key was refused',
+  'device-authorization-requested': 'A device asked to sign in',
+  'device-authorization-approved': 'Signed a device in',
+  'device-authorization-denied': 'Refused to sign a device in',
+  'device-authorization-redeemed': 'A device received its sign-in',
 }
 
 /** One line of the activity list: "Signed in with credentials", "Sign-in refused (CredentialsSignin)". */

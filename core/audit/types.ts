@@ -35,6 +35,10 @@ export const LIFECYCLE_KINDS = [
   'api-key-revoked',
   'api-key-rotated',
   'api-key-refused',
+  'device-authorization-requested',
+  'device-authorization-approved',
+  'device-authorization-denied',
+  'device-authorization-redeemed',
 ] as const satisfies readonly LifecycleChange[]
 
 /** A lifecycle change's kind. */

@@ -10,7 +10,7 @@ import { StructError, create } from 'superstruct'
 import { ConfigError } from '../errors.js'
 import { featureOf, providerFlowOf } from '../modules.js'
 import type { AuthConfig } from '../types.js'
-import type { ApiKeysModule, FlowModule, OrganizationsModule, ResolvedProvider, SecondFactorModule, ServiceAccountsModule, StepUpModule } from './types.js'
+import type { ApiKeysModule, DeviceAuthorizationModule, FlowModule, OrganizationsModule, ResolvedProvider, SecondFactorModule, ServiceAccountsModule, StepUpModule } from './types.js'
 import { StepUpOptionsStruct } from './structs.js'
 
 /** The line that turns step-up on, as the refusals print it. */
@@ -23,6 +23,9 @@ export const ORGANIZATIONS_LINE = "organizations: organizations({ … }) with im
 export const API_KEYS_LINE = "apiKeys: apiKeys({ … }) with import { apiKeys } from 'authchart/api-keys'"
 /** The line that turns service accounts on, as the refusals print it. */
 export const SERVICE_ACCOUNTS_LINE = "serviceAccounts: serviceAccounts({ … }) with import { serviceAccounts } from 'authchart/service-accounts'"
+/** The line that turns the device authorization grant on, as the refusals print it. */
+export const DEVICE_AUTHORIZATION_LINE =
+  "deviceAuthorization: deviceAuthorization({ clients }) with import { deviceAuthorization } from 'authchart/device-authorization'"
 /** The lines that configure a WebAuthn provider, as the refusal prints them. */
 export const WEBAUTHN_LINE =
   "Passkey({ … }) with import Passkey from 'authchart/providers/passkey' (or WebAuthn from 'authchart/providers/webauthn')"
@@ -37,6 +40,7 @@ export interface FeatureModules {
   organizations: OrganizationsModule | undefined
   apiKeys: ApiKeysModule | undefined
   serviceAccounts: ServiceAccountsModule | undefined
+  deviceAuthorization: DeviceAuthorizationModule | undefined
 }
 
 /**
@@ -47,7 +51,7 @@ export interface FeatureModules {
  */
 export function featureModulesOf(source: AuthConfig): FeatureModules {
   // Not an object at all: the config struct says so.
-  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined, apiKeys: undefined, serviceAccounts: undefined }
+  if (typeof source !== 'object' || source === null) return { stepUp: undefined, secondFactor: undefined, organizations: undefined, apiKeys: undefined, serviceAccounts: undefined, deviceAuthorization: undefined }
   const given = source as unknown as Record<string, unknown>
   for (const alias of SECOND_FACTOR_ALIASES) {
     if (given[alias] !== undefined) {
@@ -80,6 +84,13 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
       ['serviceAccounts'],
     )
   }
+  const deviceAuthorization = given.deviceAuthorization
+  if (deviceAuthorization !== undefined && featureOf(deviceAuthorization) !== 'device-authorization') {
+    throw new ConfigError(
+      `config.deviceAuthorization: the device authorization grant is configured by its import, not an object. Write \`${DEVICE_AUTHORIZATION_LINE}\``,
+      ['deviceAuthorization'],
+    )
+  }
   if (stepUp !== undefined) checkStepUpOptions((stepUp as StepUpModule).options)
   return {
     stepUp: stepUp as StepUpModule | undefined,
@@ -87,6 +98,7 @@ export function featureModulesOf(source: AuthConfig): FeatureModules {
     organizations: organizations as OrganizationsModule | undefined,
     apiKeys: apiKeys as ApiKeysModule | undefined,
     serviceAccounts: serviceAccounts as ServiceAccountsModule | undefined,
+    deviceAuthorization: deviceAuthorization as DeviceAuthorizationModule | undefined,
   }
 }
 

@@ -379,6 +379,7 @@ function resolve(source: AuthConfig): ResolvedConfig {
     organizations: features.organizations,
     apiKeys: features.apiKeys,
     serviceAccounts: features.serviceAccounts,
+    deviceAuthorization: features.deviceAuthorization,
     rateLimit: resolveRateLimits(validated.rateLimit),
     availability,
     extensions,

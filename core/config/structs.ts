@@ -143,7 +143,7 @@ export const StepUpOptionsStruct = object({
   aal: optional(union([literal(1), literal(2)])),
   actions: optional(
     record(
-      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys']),
+      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys', 'approve-device']),
       union([
         literal(false),
         object({
@@ -251,6 +251,7 @@ export const AuthConfigStruct = object({
   organizations: optional(unknown()),
   apiKeys: optional(unknown()),
   serviceAccounts: optional(unknown()),
+  deviceAuthorization: optional(unknown()),
   rateLimit: optional(
     union([
       literal(false),

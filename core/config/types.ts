@@ -16,6 +16,7 @@ import type { Adapter, AdapterMethod, AdapterView, CookieOption, JWTOptions, Log
 import type { AuthStore } from '../store/types.js'
 import type { ResolvedApiKeysOptions } from '../api-keys/types.js'
 import type { ResolvedServiceAccountsOptions } from '../service-accounts/types.js'
+import type { ResolvedDeviceAuthorizationOptions } from '../device-authorization/types.js'
 import type { ObserverKind } from '../observe/brand.js'
 import type { FlowOutcome } from '../../machines/shared/outcome.js'
 import type { OrganizationAdapterMethod } from '../organizations/types.js'
@@ -133,6 +134,8 @@ export interface ResolvedConfig {
   readonly apiKeys: ApiKeysModule | undefined
   /** The service-account module (`serviceAccounts()`), if the configuration names it. */
   readonly serviceAccounts: ServiceAccountsModule | undefined
+  /** The device authorization module (`deviceAuthorization()`), if the configuration names it. */
+  readonly deviceAuthorization: DeviceAuthorizationModule | undefined
   /** Attempt limits, counted in the store (on by default). */
   readonly rateLimit: ResolvedRateLimits
   /** Timeouts of adapter and store calls, and the answer when a part is unavailable. */
@@ -432,6 +435,10 @@ export type LifecycleChange =
   | 'api-key-revoked'
   | 'api-key-rotated'
   | 'api-key-refused'
+  | 'device-authorization-requested'
+  | 'device-authorization-approved'
+  | 'device-authorization-denied'
+  | 'device-authorization-redeemed'
 
 /** Who a lifecycle change was for: the user, the provider, the API key's prefix (never its secret). */
 export interface LifecycleSubject {
@@ -595,6 +602,20 @@ export interface ServiceAccountsModule {
   readonly serve: (request: Request, config: AuthConfig) => Promise<Response | undefined>
   /** The adapter methods the feature calls: a configuration whose adapter lacks one is refused at load. */
   readonly adapterMethods: readonly AdapterMethod[]
+}
+
+/** The value of `deviceAuthorization: deviceAuthorization({ … })`: its options, its page's routes and its device endpoints. */
+export interface DeviceAuthorizationModule {
+  readonly [FEATURE]: 'device-authorization'
+  readonly options: ResolvedDeviceAuthorizationOptions
+  /** Its routes (`{basePath}/device`, the approval page), added to the configuration's routing table. */
+  readonly routes: readonly Route[]
+  /**
+   * Answers `POST {basePath}/device_authorization` and the device code grant at
+   * `POST {basePath}/oauth/token`; `undefined` for any other request (another grant type is the
+   * service accounts' to answer, when they are configured).
+   */
+  readonly serve: (request: Request, config: AuthConfig) => Promise<Response | undefined>
 }
 
 /** The value of `apiKeys: apiKeys({ … })`: the key options, the adapter methods it calls, its routes. */

@@ -183,8 +183,9 @@ export interface CsrfState {
  * `/step/<flow id>`), `two-factor` (a signed-in user's second-factor settings and enrolment),
  * `sessions` (a signed-in user's sessions: list, revoke), `audit` (their recent security activity),
  * and `backchannel-logout` / `frontchannel-logout` (an OpenID Connect provider ends the sessions
- * signed in through it), `organization` (the active organisation and its management) and
- * `api-keys` (a signed-in user's API keys).
+ * signed in through it), `organization` (the active organisation and its management),
+ * `api-keys` (a signed-in user's API keys) and `device` (the page where a signed-in user approves
+ * a device's sign-in).
  */
 export type OwnAction =
   | 'step'
@@ -196,6 +197,7 @@ export type OwnAction =
   | 'reauthenticate'
   | 'organization'
   | 'api-keys'
+  | 'device'
 
 /** Every action the router serves. */
 export type RoutedAction = AuthAction | OwnAction

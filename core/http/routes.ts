@@ -131,24 +131,27 @@ export const routes: readonly Route[] = routesOf(builtInFlows)
 const tables = new WeakMap<readonly FlowModule[], readonly Route[]>()
 
 /** The tables of configurations whose feature modules bring routes of their own (organisations, API keys). */
-const featureTables = new WeakMap<readonly FlowModule[], { organizations: unknown; apiKeys: unknown; table: readonly Route[] }>()
+const featureTables = new WeakMap<readonly FlowModule[], { organizations: unknown; apiKeys: unknown; device: unknown; table: readonly Route[] }>()
 
 /**
  * The routing table of a configuration: the core routes, those of its flows and those of its
- * feature modules that serve no chart (`organizations()`, `apiKeys()`), built once.
+ * feature modules whose routes run their own handlers (`organizations()`, `apiKeys()`,
+ * `deviceAuthorization()`), built once.
  */
 export function routingTable(config: {
   readonly flows: readonly FlowModule[]
   readonly organizations?: { readonly routes: readonly Route[] } | undefined
   readonly apiKeys?: { readonly routes: readonly Route[] } | undefined
+  readonly deviceAuthorization?: { readonly routes: readonly Route[] } | undefined
 }): readonly Route[] {
   const organizations = config.organizations?.routes
   const apiKeys = config.apiKeys?.routes
-  if (organizations !== undefined || apiKeys !== undefined) {
+  const device = config.deviceAuthorization?.routes
+  if (organizations !== undefined || apiKeys !== undefined || device !== undefined) {
     const built = featureTables.get(config.flows)
-    if (built && built.organizations === organizations && built.apiKeys === apiKeys) return built.table
-    const table = routesOf(config.flows, [...(organizations ?? []), ...(apiKeys ?? [])])
-    featureTables.set(config.flows, { organizations, apiKeys, table })
+    if (built && built.organizations === organizations && built.apiKeys === apiKeys && built.device === device) return built.table
+    const table = routesOf(config.flows, [...(organizations ?? []), ...(apiKeys ?? []), ...(device ?? [])])
+    featureTables.set(config.flows, { organizations, apiKeys, device, table })
     return table
   }
   let table = tables.get(config.flows)

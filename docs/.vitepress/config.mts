@@ -100,6 +100,7 @@ export default defineConfig({
             { text: 'Organizations', link: '/guides/organizations' },
             { text: 'API keys', link: '/guides/api-keys' },
             { text: 'Service accounts', link: '/guides/service-accounts' },
+            { text: 'Device authorization', link: '/guides/device-authorization' },
             { text: 'Testing with authchart/testing', link: '/guides/testing' },
             { text: 'Writing an extension', link: '/guides/extensions' },
             { text: 'Edge runtimes', link: '/guides/edge' },

@@ -19,6 +19,7 @@ import { reauthenticateAlice } from './reauthentication.js'
 import { auditTrail } from '../../core/audit.js'
 import { stepUp } from '../../core/step-up.js'
 import { apiKeys, createApiKey, verifyApiKey } from '../../core/api-keys.js'
+import { DEVICE_CODE_GRANT, deviceAuthorization } from '../../core/device-authorization.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const good = { username: 'alice', password: 'wonderland' }
@@ -94,6 +95,31 @@ const drivers: Record<AuditKind, (audit: AuthConfig['audit']) => Promise<void>> 
     const { key } = await createApiKey(config, 'u-1', { name: 'ci', scopes: [] })
     await verifyApiKey(new Request('https://authchart.test/api', { headers: { authorization: `Bearer ${key}` } }), config, { scopes: ['reports:read'] })
   },
+  async 'device-authorization-requested'(audit) {
+    await driveDevice(audit, 'requested')
+  },
+  async 'device-authorization-approved'(audit) {
+    await driveDevice(audit, 'approve')
+  },
+  async 'device-authorization-denied'(audit) {
+    await driveDevice(audit, 'deny')
+  },
+  async 'device-authorization-redeemed'(audit) {
+    await driveDevice(audit, 'redeemed')
+  },
+}
+
+/** A device asks for codes; Alice approves or denies them, and (`redeemed`) the device polls for its session. */
+async function driveDevice(audit: AuthConfig['audit'], until: 'requested' | 'approve' | 'deny' | 'redeemed') {
+  const config = featureConfig({ audit, adapter: MemoryAdapter(createMemoryStore()), deviceAuthorization: deviceAuthorization({ clients: [{ clientId: 'cli', name: 'CLI' }] }) })
+  const device = new Client(config)
+  const issued = (await (await device.send({ path: '/device_authorization', body: { client_id: 'cli' } })).json()) as { device_code: string; user_code: string }
+  if (until === 'requested') return
+  const client = new Client(config)
+  await client.signIn(good)
+  const action = until === 'deny' ? 'deny' : 'approve'
+  await client.send({ path: '/device', body: { action, user_code: issued.user_code, csrfToken: await client.csrfToken() } })
+  if (until === 'redeemed') await device.send({ path: '/oauth/token', body: { grant_type: DEVICE_CODE_GRANT, device_code: issued.device_code, client_id: 'cli' } })
 }
 
 /** Signs Alice in and posts `actions` to `{basePath}/api-keys`, in order, on one key. */

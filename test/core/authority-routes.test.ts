@@ -33,16 +33,20 @@ import {
   victimApp,
   type SessionKind,
 } from '../fixtures/dead-sessions.js'
-import { Client, ORIGIN, type CookieJar, featureConfig } from '../fixtures/http.js'
+import { authRequest, Client, ORIGIN, type CookieJar, featureConfig } from '../fixtures/http.js'
+import { Auth } from '../../core/index.js'
 import { OP_ACCOUNT, startOidcProvider, visitProvider, type RunningOidcProvider } from '../fixtures/oidc-provider.js'
 import { appProvider, CALLBACK_BASE, CLIENT_SECRET, deliverCallback, opClient, signInThroughProvider } from '../oauth/helpers.js'
 import { logoutToken } from '../oauth/logout-tokens.js'
 import { PasskeyBrowser } from '../webauthn/helpers.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
 import { apiKeys, createApiKey } from '../../core/api-keys.js'
+import { DEVICE_CODE_GRANT, deviceAuthorization } from '../../core/device-authorization.js'
 
-/** Every route authchart ships: the built-in flows', the optional features' and the API keys'. */
-const routes = routesOf(everyFlow, apiKeys().routes)
+const devices = deviceAuthorization({ clients: [{ clientId: 'cli', name: 'The CLI' }] })
+
+/** Every route authchart ships: the built-in flows', the optional features', the API keys' and the device page's. */
+const routes = routesOf(everyFlow, [...apiKeys().routes, ...devices.routes])
 
 const BOB = { id: 'u-bob', email: 'bob@example.com', name: 'Bob', emailVerified: null }
 const now = () => Math.floor(Date.now() / 1000)
@@ -81,6 +85,7 @@ function appFor(kind: SessionKind, overrides: Partial<AuthConfig> = {}) {
       Password({ hasher: testHasher(), send: () => {} }),
     ] as never,
     apiKeys: apiKeys(),
+    deviceAuthorization: devices,
     ...overrides,
   })
   app.store.users.set(BOB.id, { ...BOB })
@@ -368,6 +373,37 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       return { status: response.status, error: body?.error ?? null, revoked: stored?.revokedAt !== null }
     },
   },
+  'GET device': {
+    async run(scene) {
+      const { user_code } = await deviceCodes(scene)
+      const client = new Client(scene.config)
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/device', query: { user_code } })
+      const html = await response.text()
+      return { status: response.status, confirms: html.includes('Sign in The CLI?') }
+    },
+  },
+  // Denying needs no fresh proof, so a live session of any age is answered.
+  'POST device': {
+    async run(scene) {
+      const { user_code, device_code } = await deviceCodes(scene)
+      const client = new Client(scene.config)
+      const csrfToken = await client.csrfToken()
+      await scene.hold(client.jar)
+      const response = await client.send({ path: '/device', body: { action: 'deny', user_code, csrfToken } })
+      const polled = await Auth(
+        authRequest({ path: '/auth/oauth/token', body: { grant_type: DEVICE_CODE_GRANT, device_code, client_id: 'cli' } }),
+        scene.config as Omit<AuthConfig, 'raw'>,
+      )
+      return { status: response.status, device: ((await polled.json()) as { error?: string }).error ?? null }
+    },
+  },
+}
+
+/** A device's codes, asked for under the scene's configuration. */
+async function deviceCodes(scene: Scene): Promise<{ user_code: string; device_code: string }> {
+  const response = await Auth(authRequest({ path: '/auth/device_authorization', body: { client_id: 'cli' } }), scene.config as Omit<AuthConfig, 'raw'>)
+  return (await response.json()) as { user_code: string; device_code: string }
 }
 
 /** The driver of a flagged route: its own, or that of a route serving the very same binding. */

@@ -65,6 +65,13 @@ describe('the old shapes, refused at load with the line to write', () => {
     expect(refusal({ serviceAccounts: stepUp() })).toContain("import { serviceAccounts } from 'authchart/service-accounts'")
   })
 
+  it('refuses deviceAuthorization as a plain object, naming deviceAuthorization() and its import', () => {
+    expect(refusal({ deviceAuthorization: { clients: [] } })).toBe(
+      "config.deviceAuthorization: the device authorization grant is configured by its import, not an object. Write `deviceAuthorization: deviceAuthorization({ clients }) with import { deviceAuthorization } from 'authchart/device-authorization'`",
+    )
+    expect(refusal({ deviceAuthorization: stepUp() })).toContain("import { deviceAuthorization } from 'authchart/device-authorization'")
+  })
+
   it('refuses a module given to the other option', () => {
     expect(refusal({ secondFactor: stepUp() })).toContain("import { totp } from 'authchart/second-factor'")
     expect(refusal({ stepUp: totp() })).toContain("import { stepUp } from 'authchart/step-up'")
@@ -414,6 +421,10 @@ const FEATURE_CODE = [
   /^core\/organizations\//,
   /^core\/charts\/organization-invitation\.ts$/,
   /^machines\/organization-invitation\.(logic|machine)\.ts$/,
+  /^core\/device-authorization\.ts$/,
+  /^core\/device-authorization\//,
+  /^core\/charts\/device-authorization\.ts$/,
+  /^machines\/device-authorization\.(logic|machine)\.ts$/,
 ]
 const featureCodeIn = (inputs: readonly string[]) => inputs.filter((path) => FEATURE_CODE.some((pattern) => pattern.test(path)))
 
@@ -431,9 +442,10 @@ describe('a credentials-only bundle', () => {
         `import { organizations } from './core/organizations.js'`,
         `import { apiKeys } from './core/api-keys.js'`,
         `import { serviceAccounts } from './core/service-accounts.js'`,
+        `import { deviceAuthorization } from './core/device-authorization.js'`,
       ].join('\n'),
       `Passkey({})`,
-      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), apiKeys: apiKeys(), serviceAccounts: serviceAccounts({ issuer: 'https://example.com/auth' }), experimental: { enableWebAuthn: true }, adapter: {},`,
+      `secondFactor: totp(), stepUp: stepUp(), organizations: organizations(), apiKeys: apiKeys(), serviceAccounts: serviceAccounts({ issuer: 'https://example.com/auth' }), deviceAuthorization: deviceAuthorization({ clients: [{ clientId: 'cli', name: 'CLI' }] }), experimental: { enableWebAuthn: true }, adapter: {},`,
     )
     const linked = featureCodeIn(full.inputs)
     for (const expected of [
@@ -449,6 +461,8 @@ describe('a credentials-only bundle', () => {
       'core/charts/organization-invitation.ts',
       'core/api-keys',
       'core/service-accounts/token.ts',
+      'core/device-authorization/flow.ts',
+      'core/charts/device-authorization.ts',
     ]) {
       expect(linked.some((path) => path.includes(expected))).toBe(true)
     }

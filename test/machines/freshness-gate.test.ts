@@ -17,9 +17,10 @@ import { builtInMachines } from '../../visualizations/flows.js'
 import { everyFlow } from '../../core/flows/catalogue.js'
 import { apiKeys } from '../../core/api-keys.js'
 import { organizations } from '../../core/organizations.js'
+import { deviceAuthorization } from '../../core/device-authorization.js'
 
 /** Every route authchart ships: the built-in flows', the optional features' and the feature modules'. */
-const routes = routesOf(everyFlow, [...organizations().routes, ...apiKeys().routes])
+const routes = routesOf(everyFlow, [...organizations().routes, ...apiKeys().routes, ...deviceAuthorization({ clients: [{ clientId: 'cli', name: 'CLI' }] }).routes])
 
 /** `machine` with one state's transitions replaced. */
 function edited(machine: AnyStateMachine, state: string, on: Record<string, unknown>): AnyStateMachine {
@@ -95,6 +96,8 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'create' } },
   { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'revoke' } },
   { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'rotate' } },
+  // A device approved gets a session of the user's: as much a way in as a new sign-in.
+  { action: 'approve-device', method: 'POST', route: 'device', input: { action: 'approve', user_code: 'BCDF-GHJK' } },
 ]
 
 describe('the freshness gate on the routing table', () => {
@@ -117,6 +120,8 @@ describe('the freshness gate on the routing table', () => {
     expect(routeOf('GET', 'webauthn-options', 'webauthn').stepUp!(requestOf('GET', { action: 'authenticate' }))).toBeUndefined()
     // The code that verifies a passkey sign-up's address, not a registration.
     expect(routeOf('POST', 'webauthn-options', 'webauthn').stepUp!(requestOf('POST', { code: '123456' }))).toBeUndefined()
+    // Denying a device signs nobody in.
+    expect(routeOf('POST', 'device').stepUp!(requestOf('POST', { action: 'deny' }))).toBeUndefined()
   })
 
   it('fails for a table edited to drop the flag from a gated route', () => {

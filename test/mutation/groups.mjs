@@ -178,6 +178,31 @@ export const groups = {
     ],
     tests: ['test/service-accounts/attacks.test.ts'],
   },
+  // The device authorization grant (RFC 8628, issue 46 item 3): the codes (random, readable, keyed
+  // hashes), the chart's effects over the shared store (single-use redemption, slow_down, the
+  // settlement, the per-user and per-address user-code limits), the device's endpoints (the grant
+  // type dispatch shared with service accounts, fail closed), the approval page and deviceSession.
+  'device-authorization': {
+    mutate: [
+      'core/device-authorization.ts#deviceAuthorization',
+      'core/device-authorization/codes.ts',
+      'core/device-authorization/flow.ts',
+      'core/device-authorization/endpoints.ts',
+      'core/device-authorization/page.ts',
+      'core/device-authorization/session.ts',
+      'machines/device-authorization.logic.ts#oauthError..assignments',
+    ],
+    tests: [
+      'test/device-authorization/attacks.test.ts',
+      'test/device-authorization/model.test.ts',
+      'test/device-authorization/codes.test.ts',
+      'test/device-authorization/flow.test.ts',
+      // Each check at its edge: the form's bounds, what the store's expiry alone would hide, each end's outcome, the jwt callback.
+      'test/mutation/device-authorization.test.ts',
+      // The approval page's markup: its forms, what it shows, its refusals' words.
+      'test/mutation/device-page.test.ts',
+    ],
+  },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
   // codes, the sealed secret, and the enrolment.
