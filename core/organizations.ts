@@ -42,8 +42,12 @@ export type {
   AdapterOrganization,
   InvitationSettlement,
   InvitationStatus,
+  MembershipChange,
+  MembershipChangeResult,
+  MembershipFields,
   MembershipStatus,
   OrganizationAdapterMethods,
+  OrganizationFields,
 } from './organizations/types.js'
 export type { OrganizationsModule } from './config/types.js'
 export type { InvitationMail, InvitationOptions } from './organizations/invitations.js'
@@ -65,6 +69,9 @@ const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
   'getMembership',
   'updateMembership',
   'listMemberships',
+  'changeMembership',
+  'updateOrganization',
+  'deleteOrganization',
   'createInvitation',
   'getInvitation',
   'settleInvitation',
