@@ -53,6 +53,7 @@ export type SensitiveActionName =
   | 'link-account'
   | 'change-password'
   | 'manage-api-keys'
+  | 'manage-organization'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {

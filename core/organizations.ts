@@ -24,6 +24,7 @@ import { ORGANIZATIONS_LINE } from './config/features.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
 import type { RequestContext } from './config/types.js'
 import { manageOrganization } from './organizations/manage.js'
+import { MEMBERS_SEGMENT, MEMBERSHIP_SEGMENTS, respondMembers, SENSITIVE_SEGMENTS, serveMembershipChange, type MembershipSegment } from './organizations/members.js'
 import { invitationOptionsOf, serveInvitationPage, serveInvitationPost, type InvitationOptions } from './organizations/invitations.js'
 import { route } from './http/params.js'
 import { readForSignedInUser, type ServerRequest } from './server.js'
@@ -77,32 +78,53 @@ const ADAPTER_METHODS: readonly OrganizationAdapterMethod[] = Object.freeze([
   'settleInvitation',
 ])
 
+const isMembershipSegment = (segment: string | undefined): segment is MembershipSegment => (MEMBERSHIP_SEGMENTS as readonly (string | undefined)[]).includes(segment)
+
 /** `POST {basePath}/organization/<segment>`: invitations, switching the active organisation, or managing one. */
 async function organizationPost(ctx: RequestContext): Promise<ResponseInternal> {
   const segment = ctx.request.providerId
   if (segment === 'invite' || segment === 'invitation') return serveInvitationPost(ctx, segment)
-  return (await manageOrganization(ctx, ctx.config.organizations!.roles)) ?? setActiveOrganization(ctx)
+  if (isMembershipSegment(segment)) return serveMembershipChange(ctx, segment)
+  return (await manageOrganization(ctx)) ?? setActiveOrganization(ctx)
 }
 
-/** `GET {basePath}/organization/<segment>`: an invitation link's page, or the active organisation. */
+/** `GET {basePath}/organization/<segment>`: an invitation link's page, the members, or the active organisation. */
 async function organizationGet(ctx: RequestContext): Promise<ResponseInternal> {
-  return ctx.request.providerId === 'invitation' ? serveInvitationPage(ctx) : respondActiveOrganization(ctx)
+  const segment = ctx.request.providerId
+  if (segment === 'invitation') return serveInvitationPage(ctx)
+  return segment === MEMBERS_SEGMENT ? respondMembers(ctx) : respondActiveOrganization(ctx)
 }
+
+/** Deleting an organisation and handing it over are the sensitive action `manage-organization`. */
+const sensitiveSegment = (ctx: RequestContext) => (SENSITIVE_SEGMENTS.has(ctx.request.providerId ?? '') ? ('manage-organization' as const) : undefined)
 
 /** Only an invitation link's page hands out a CSRF token (its buttons post back). */
 const isInvitationPage = (ctx: RequestContext) => ctx.request.providerId === 'invitation'
 
 /**
  * The feature's routes: the signed-in user's active organisation, read (`GET …/organization/active`)
- * and switched (`POST …/organization/active`, JSON `{ organizationId }`), the management
- * routes (`POST …/organization/create | role | remove`, see `organizations/manage.ts`) and the
+ * and switched (`POST …/organization/active`, JSON `{ organizationId }`), the members
+ * (`GET …/organization/members`), the management routes (`POST …/organization/create`, see
+ * `organizations/manage.ts`; `POST …/organization/suspend | reinstate | remove | leave | role |
+ * transfer | update | delete`, see `organizations/members.ts`, deleting and handing over after a
+ * recent proof of a factor) and the
  * invitations (`POST …/organization/invite`, `GET | POST …/organization/invitation`, see
  * `organizations/invitations.ts`); every POST CSRF-checked, all through the one authority for who
  * is signed in.
  */
 const ROUTES = Object.freeze([
   route({ method: 'GET', action: 'organization', provider: 'none', csrfToken: isInvitationPage, callbackUrl: true, actsForUser: true, serve: organizationGet }),
-  route({ method: 'POST', action: 'organization', provider: 'none', csrf: true, callbackUrl: true, failure: 'json-null', actsForUser: true, serve: organizationPost }),
+  route({
+    method: 'POST',
+    action: 'organization',
+    provider: 'none',
+    csrf: true,
+    callbackUrl: true,
+    failure: 'json-null',
+    actsForUser: true,
+    stepUp: sensitiveSegment,
+    serve: organizationPost,
+  }),
 ])
 
 /**

@@ -2,7 +2,7 @@
  * Every flow authchart ships, the optional features' with the built-in ones, for the readers that
  * draw or walk every chart whatever a configuration names (the diagrams, the test kit, the CLI).
  * Never imported on a request's path: it links the second factor, the re-authentication,
- * WebAuthn, the password flows and the organisation invitations.
+ * WebAuthn, the password flows and the organisation invitations and memberships.
  *
  * @module
  */
@@ -14,6 +14,7 @@ import { totpEnrolmentModule } from './totp-enrolment/index.js'
 import type { FlowModule } from './types.js'
 import { webauthnModule } from './webauthn/index.js'
 import { organizationInvitationModule } from '../organizations/invitations.js'
+import { organizationMembershipModule } from '../organizations/members.js'
 
 /** Every flow authchart ships, in the order the diagrams list them. */
 export const everyFlow: readonly FlowModule[] = Object.freeze([
@@ -25,6 +26,7 @@ export const everyFlow: readonly FlowModule[] = Object.freeze([
   ...builtInFlows.slice(5),
   reauthenticateModule,
   organizationInvitationModule,
+  organizationMembershipModule,
 ])
 
 /** Every flow authchart ships, with its code loaded (see {@link loadedFlows}). */

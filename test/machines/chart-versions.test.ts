@@ -29,6 +29,7 @@ import { passwordResetFlow } from '../../core/flows/password/reset.js'
 import { passwordChangeFlow } from '../../core/flows/password/change.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { organizationInvitationFlow } from '../../core/organizations/invitations.js'
+import { organizationMembershipFlow } from '../../core/organizations/members.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
 
@@ -47,6 +48,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   logoutFlow,
   reauthenticateFlow,
   organizationInvitationFlow,
+  organizationMembershipFlow,
 ] as never
 const FILE = new URL('./chart-fingerprints.json', import.meta.url)
 

@@ -358,6 +358,7 @@ describe('the authchart command line', () => {
       'logout',
       'reauthenticate',
       'organization-invitation',
+      'organization-membership',
     ])
     expect(lines[2]).toMatch(/^oauth-signin {2,}Signs a user in through an OAuth 2 \/ OpenID Connect provider\.$/)
     for (const line of lines) expect(line).toMatch(/^[a-z-]+ {2,}[A-Z].{20,}\.$/)
