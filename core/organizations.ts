@@ -24,7 +24,16 @@ import { ORGANIZATIONS_LINE } from './config/features.js'
 import type { AuthConfig, ResponseInternal } from './types.js'
 import type { RequestContext } from './config/types.js'
 import { manageOrganization } from './organizations/manage.js'
-import { MEMBERS_SEGMENT, MEMBERSHIP_SEGMENTS, respondMembers, SENSITIVE_SEGMENTS, serveMembershipChange, type MembershipSegment } from './organizations/members.js'
+import {
+  MEMBERS_SEGMENT,
+  MEMBERSHIP_SEGMENTS,
+  respondMembers,
+  SENSITIVE_SEGMENTS,
+  serveMembershipChange,
+  type ListedMember,
+  type MembershipSegment,
+} from './organizations/members.js'
+import { sensitiveActionDemand } from './session/freshness.js'
 import { invitationOptionsOf, serveInvitationPage, serveInvitationPost, type InvitationOptions } from './organizations/invitations.js'
 import { route } from './http/params.js'
 import { readForSignedInUser, type ServerRequest } from './server.js'
@@ -52,6 +61,7 @@ export type {
 } from './organizations/types.js'
 export type { OrganizationsModule } from './config/types.js'
 export type { InvitationMail, InvitationOptions } from './organizations/invitations.js'
+export type { ListedMember, MembershipSegment as OrganizationChange } from './organizations/members.js'
 
 /** The options of {@link organizations}. */
 export interface OrganizationsOptions {
@@ -192,4 +202,56 @@ function activeOrganizationsModule(config: ReturnType<typeof assertConfig>): Org
 /** The session's active organisation and membership, while that membership is active; `null` otherwise. */
 export async function activeOrganization(session: OrganizationSession | null | undefined, config: AuthConfig): Promise<ActiveOrganization | null> {
   return activeOrganizationIn(session, assertConfig(config))
+}
+
+/** What a server function of the management API answers: the route's status and JSON body. */
+export interface ManagementAnswer {
+  status: number
+  body: unknown
+}
+
+/**
+ * Changes a membership or the organisation for the signed-in user of the application's `request`,
+ * in their active organisation, as `POST {basePath}/organization/<change>` does with `input` as
+ * its body (`suspend`, `reinstate`, `remove` and `transfer` take `{ userId }`, `role` takes
+ * `{ userId, role }`, `update` takes `{ slug?, name?, metadata? }`, `leave` and `delete` nothing):
+ * the same checks, the same compare-and-set, the same audit event. The application's own route
+ * checks its CSRF token. `delete` and `transfer` are the sensitive action `manage-organization`:
+ * without a recent proof of a factor they answer 401 `{ error: 'RecentAuthRequired' }` and change
+ * nothing (send the user through `requireRecentAuth` first). Signed out: 401 `null`.
+ *
+ * @throws {ConfigError} when `config` does not name `organizations()`.
+ * @throws {TypeError} for a change that is none of the above.
+ */
+export async function changeOrganization(
+  request: Request,
+  change: MembershipSegment,
+  input: Readonly<Record<string, unknown>>,
+  config: AuthConfig,
+): Promise<ManagementAnswer> {
+  activeOrganizationsModule(assertConfig(config))
+  if (!isMembershipSegment(change)) throw new TypeError(`changeOrganization: no change "${String(change)}"; one of ${MEMBERSHIP_SEGMENTS.join(', ')}`)
+  return readForSignedInUser(serverRequestOf(request), config, async (ctx) => {
+    if (!(await currentSession(ctx))) return { status: 401, body: null }
+    if (SENSITIVE_SEGMENTS.has(change) && (await sensitiveActionDemand(ctx, 'manage-organization'))) {
+      return { status: 401, body: { error: 'RecentAuthRequired' } }
+    }
+    const answered = await serveMembershipChange(ctx, change, { body: input, query: {} })
+    return { status: answered.status ?? 200, body: answered.body }
+  })
+}
+
+/**
+ * The members of the active organisation of the signed-in user of `request` (removed ones left
+ * out), as `GET {basePath}/organization/members` answers them: `null` signed out, without an
+ * active organisation or without `member:read` in it.
+ *
+ * @throws {ConfigError} when `config` does not name `organizations()`.
+ */
+export async function listMembers(request: Request, config: AuthConfig): Promise<ListedMember[] | null> {
+  activeOrganizationsModule(assertConfig(config))
+  return readForSignedInUser(serverRequestOf(request), config, async (ctx) => {
+    const answered = await respondMembers(ctx, { body: {}, query: {} })
+    return answered.status === 200 ? (answered.body as { members: ListedMember[] }).members : null
+  })
 }

@@ -242,13 +242,21 @@ function json(ctx: RequestContext, body: unknown, status = 200, headers: Record<
   return { status, headers: { ...JSON_NO_STORE_HEADERS, ...headers }, body, cookies: ctx.setCookies }
 }
 
+/** What a change reads of its request: the JSON body and the query (a server function's input as the body). */
+export interface ChangeInput {
+  body: Readonly<Record<string, unknown>>
+  query: Readonly<Record<string, unknown>>
+}
+
+const inputOf = (ctx: RequestContext): ChangeInput => ({ body: ctx.request.body ?? {}, query: ctx.request.query })
+
 /**
  * The organisation the request names, from its body and its query: `null` when neither names one,
  * the id when they agree, and `''` (which is no organisation's id, so refused as another one) when
  * one is not a string or they differ.
  */
-export function namedOrganization(ctx: RequestContext): string | null {
-  const named = [ctx.request.body?.organizationId, ctx.request.query.organizationId].filter((value) => value !== undefined)
+export function namedOrganization(input: ChangeInput): string | null {
+  const named = [input.body.organizationId, input.query.organizationId].filter((value) => value !== undefined)
   if (named.length === 0) return null
   const [first] = named
   return typeof first === 'string' && named.every((value) => value === first) ? first : ''
@@ -257,9 +265,9 @@ export function namedOrganization(ctx: RequestContext): string | null {
 const text = (value: unknown, max: number): string => (typeof value === 'string' && value.length <= max ? value : '')
 
 /** The event a request makes. */
-function eventOf(ctx: RequestContext, segment: MembershipSegment, userId: string) {
-  const body = ctx.request.body ?? {}
-  const common = { type: INTENT_OF_SEGMENT[segment], at: ctx.at, userId, organizationId: namedOrganization(ctx) }
+function eventOf(ctx: RequestContext, input: ChangeInput, segment: MembershipSegment, userId: string) {
+  const { body } = input
+  const common = { type: INTENT_OF_SEGMENT[segment], at: ctx.at, userId, organizationId: namedOrganization(input) }
   if (segment === 'leave' || segment === 'delete') return common
   if (segment === 'update') {
     const { slug, name, metadata } = body
@@ -282,10 +290,10 @@ function eventOf(ctx: RequestContext, segment: MembershipSegment, userId: string
  * update | delete>` (CSRF-checked by the route); 401 `null` signed out. An adapter that fails
  * answers 503 with `Retry-After`.
  */
-export async function serveMembershipChange(ctx: RequestContext, segment: MembershipSegment): Promise<ResponseInternal> {
+export async function serveMembershipChange(ctx: RequestContext, segment: MembershipSegment, input: ChangeInput = inputOf(ctx)): Promise<ResponseInternal> {
   const current = await currentSession(ctx)
   if (!current) return json(ctx, null, 401)
-  const run = await advanceNow(organizationMembershipFlow, ctx, eventOf(ctx, segment, current.user.id) as never, observedRunOptions(ctx))
+  const run = await advanceNow(organizationMembershipFlow, ctx, eventOf(ctx, input, segment, current.user.id) as never, observedRunOptions(ctx))
   notifyRun(ctx, ORGANIZATION_MEMBERSHIP, run)
   const outcome = run.outcome
   if (outcome.type !== 'json') throw new Error(`${ORGANIZATION_MEMBERSHIP}: unexpected outcome ${outcome.type}`)
@@ -305,12 +313,12 @@ export interface ListedMember extends MembershipAnswer {
  * (removed ones left out), for a member whose role allows `member:read`; a query naming another
  * organisation is refused (403), as is a user with no active organisation; 401 `null` signed out.
  */
-export async function respondMembers(ctx: RequestContext): Promise<ResponseInternal> {
+export async function respondMembers(ctx: RequestContext, input: ChangeInput = inputOf(ctx)): Promise<ResponseInternal> {
   const current = await currentSession(ctx)
   if (!current) return json(ctx, null, 401)
   const actor = await activeMembershipOf(ctx, current.user.id)
   if (!actor) return json(ctx, { error: 'NoActiveOrganization' }, 403)
-  const named = namedOrganization(ctx)
+  const named = namedOrganization(input)
   if (named !== null && named !== actor.organizationId) return json(ctx, { error: 'NotActiveOrganization' }, 403)
   if (!roleAllows(rolesOf(ctx), actor.role, { resource: 'member', action: 'read' })) return json(ctx, { error: 'Forbidden' }, 403)
   const adapter = adapterOf(ctx)

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { auditTrail } from '../../core/audit.js'
 import type { AuditEvent } from '../../core/audit/types.js'
-import { can, organizations } from '../../core/organizations.js'
+import { can, changeOrganization, listMembers, organizations } from '../../core/organizations.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import { Client } from '../fixtures/http.js'
 import { ACME, CUSTOM_ROLES, GLOBEX, USERS, appRequest, sessionOrganization, setActive, twoOrganizations } from './fixture.js'
@@ -362,5 +362,37 @@ describe('the audit trail', () => {
       [USERS.alice.id, 'organization-membership:suspended'],
       [USERS.alice.id, 'organization-membership:forbidden'],
     ])
+  })
+})
+
+describe('the server functions', () => {
+  it('change and list as the routes do, with the same refusals', async () => {
+    const { config, alice, bob, adapter } = await world()
+    expect(await changeOrganization(appRequest(bob), 'suspend', { userId: USERS.alice.id }, config)).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    expect(await changeOrganization(appRequest(alice), 'suspend', { userId: USERS.bob.id, organizationId: GLOBEX }, config)).toEqual({
+      status: 403,
+      body: { error: 'NotActiveOrganization' },
+    })
+    expect(await changeOrganization(appRequest(alice), 'suspend', { userId: CAROL.id }, config)).toEqual({ status: 404, body: { error: 'NotAMember' } })
+    expect(await changeOrganization(appRequest(alice), 'leave', {}, config)).toEqual({ status: 409, body: { error: 'LastOwner' } })
+    expect(await changeOrganization(appRequest(alice), 'suspend', { userId: USERS.bob.id }, config)).toMatchObject({ status: 200, body: { membership: { status: 'suspended' } } })
+    expect(await listMembers(appRequest(bob), config)).toBeNull()
+    expect((await listMembers(appRequest(alice), config))!.map((member) => [member.userId, member.status]).sort()).toEqual([
+      [USERS.alice.id, 'active'],
+      [USERS.bob.id, 'suspended'],
+    ])
+    expect(await changeOrganization(new Request('https://authchart.test/app'), 'leave', {}, config)).toEqual({ status: 401, body: null })
+    await expect(changeOrganization(appRequest(alice), 'promote' as never, {}, config)).rejects.toThrow(TypeError)
+    expect((await adapter.getMembership(ACME, USERS.alice.id))!.role).toBe('owner')
+  })
+
+  it('delete and hand over only after a recent proof of a factor', async () => {
+    const stale = await world({ strategy: 'database' })
+    expect(await changeOrganization(appRequest(stale.alice), 'delete', {}, stale.config)).toEqual({ status: 401, body: { error: 'RecentAuthRequired' } })
+    expect(await changeOrganization(appRequest(stale.alice), 'transfer', { userId: USERS.bob.id }, stale.config)).toEqual({ status: 401, body: { error: 'RecentAuthRequired' } })
+    expect(await stale.adapter.getOrganization(ACME)).not.toBeNull()
+    const fresh = await world()
+    expect(await changeOrganization(appRequest(fresh.alice), 'delete', {}, fresh.config)).toEqual({ status: 200, body: { deleted: { id: ACME } } })
+    expect(await fresh.adapter.getOrganization(ACME)).toBeNull()
   })
 })
