@@ -1,7 +1,9 @@
 /**
  * The membership compare-and-set on a real PostgreSQL server, over a pool of several connections:
  * two owners demoting each other, or both leaving, are two statements in flight at once on two
- * connections, and one owner always remains (PGlite, one connection, cannot race).
+ * connections, and one owner always remains (PGlite, one connection, cannot race). Through `Auth`,
+ * on two instances sharing the database and the store, a suspension made on one is seen by the
+ * other's next request.
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
