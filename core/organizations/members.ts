@@ -138,7 +138,7 @@ const membershipEffects = effects<MembershipMachine, RequestContext>(organizatio
     // The organisation acted in is the active one; a body or query naming another is a forged or stale id.
     if (context.organizationId !== null && context.organizationId !== organizationId) return forbidden('NotActiveOrganization')
     const allowed = (wanted: MembershipIntent) => roleAllows(roles, actor.role, PERMISSION[wanted]!)
-    if ((intent === 'update' || intent === 'delete' || intent === 'transfer') && !allowed(intent)) return forbidden()
+    if (intent === 'update' && !allowed(intent)) return forbidden()
     const decidedBy = { actorRole: actor.role }
     if (intent === 'update') {
       const changes = organizationChangesOf(context.changes)
@@ -150,7 +150,7 @@ const membershipEffects = effects<MembershipMachine, RequestContext>(organizatio
       return { organizationId, decided: { from: null, to: null, ...decidedBy } }
     }
     // Deleting and handing over are an owner's, whatever a custom role's statements say.
-    if ((intent === 'delete' || intent === 'transfer') && actor.role !== 'owner') return forbidden()
+    if ((intent === 'delete' || intent === 'transfer') && (actor.role !== 'owner' || !allowed(intent))) return forbidden()
     if (intent === 'delete') return { organizationId, decided: { from: null, to: null, ...decidedBy } }
     const targetId = context.targetId ?? ''
     if (targetId === '' || targetId.length > 256) return invalid()
@@ -159,10 +159,11 @@ const membershipEffects = effects<MembershipMachine, RequestContext>(organizatio
     // A member of another organisation is one that does not exist (no IDOR by id); the store's answer for another pair is not trusted.
     if (!target || target.status === 'removed' || target.organizationId !== organizationId || target.userId !== targetId) return refused('NotAMember')
     const self = target.userId === actor.userId
-    if (self && (intent === 'suspend' || intent === 'reinstate' || intent === 'transfer')) return refused('NotApplicable')
+    // Nobody suspends themselves (reinstating or handing over to oneself fails on the state it starts from).
+    if (self && intent === 'suspend') return refused('NotApplicable')
     // Leaving needs no permission; every other change needs the actor's, on themselves too.
     if (!(self && (intent === 'leave' || intent === 'remove'))) {
-      if (intent !== 'transfer' && !allowed(intent)) return forbidden()
+      if (!allowed(intent)) return forbidden()
       // Never a member ranked above the actor, and never a role above their own.
       if (!mayGrant(roles, actor.role, target.role)) return forbidden()
       if (intent === 'role' && !mayGrant(roles, actor.role, context.role!)) return forbidden()

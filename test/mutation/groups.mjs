@@ -133,6 +133,7 @@ export const groups = {
       'test/organizations/active-organization.test.ts',
       'test/organizations/manage.test.ts',
       'test/organizations/members.test.ts',
+      'test/organizations/members-edges.test.ts',
       'test/organizations/membership-model.test.ts',
       'test/organizations/membership-change.test.ts',
       'test/organizations/fail-closed.test.ts',
