@@ -4,11 +4,12 @@
  *
  * @module
  */
-import type {
-  AdapterInvitation,
-  AdapterMembership,
-  AdapterOrganization,
-  OrganizationAdapterMethods,
+import {
+  takesAnOwnerAway,
+  type AdapterInvitation,
+  type AdapterMembership,
+  type AdapterOrganization,
+  type OrganizationAdapterMethods,
 } from '../core/organizations/types.js'
 
 const copy = <T extends object>(record: T): T => {
@@ -83,6 +84,39 @@ export function memoryOrganizations(store: object): Required<OrganizationAdapter
     },
     async listMemberships(organizationId) {
       return [...tables.memberships.values()].filter((membership) => membership.organizationId === organizationId).map(copy)
+    },
+    async changeMembership(change) {
+      // No await between the reads and the write: the checks and the change are one step, so of
+      // two owners demoting each other at once the second finds the first already demoted.
+      const key = membershipKey(change.organizationId, change.userId)
+      const stored = tables.memberships.get(key)
+      if (!stored) return { refused: 'NotFound' }
+      if (stored.role !== change.from.role || stored.status !== change.from.status) return { refused: 'Changed' }
+      const actor = tables.memberships.get(membershipKey(change.organizationId, change.actor.userId))
+      if (!actor || actor.status !== 'active' || actor.role !== change.actor.role) return { refused: 'Changed' }
+      if (takesAnOwnerAway(change)) {
+        const anotherOwner = [...tables.memberships.values()].some(
+          (other) => other.organizationId === change.organizationId && other.userId !== change.userId && other.role === 'owner' && other.status === 'active',
+        )
+        if (!anotherOwner) return { refused: 'LastOwner' }
+      }
+      const updated = { ...stored, ...change.to }
+      tables.memberships.set(key, updated)
+      return { changed: copy(updated) }
+    },
+    async updateOrganization(id, fields) {
+      const stored = tables.organizations.get(id)
+      if (!stored) return null
+      if (fields.slug !== undefined && fields.slug !== stored.slug && bySlug(fields.slug)) throw new Error(`an organization with the slug ${fields.slug} exists`)
+      const updated = copy({ ...stored, ...fields })
+      tables.organizations.set(id, updated)
+      return copy(updated)
+    },
+    async deleteOrganization(id) {
+      if (!tables.organizations.delete(id)) return false
+      for (const [key, membership] of tables.memberships) if (membership.organizationId === id) tables.memberships.delete(key)
+      for (const [key, invitation] of tables.invitations) if (invitation.organizationId === id) tables.invitations.delete(key)
+      return true
     },
     async createInvitation(invitation) {
       if (tables.invitations.has(invitation.id)) throw new Error(`invitation ${invitation.id} already exists`)

@@ -2,17 +2,21 @@
  * The organisation tables and methods of the PostgreSQL adapter (spread into `PostgresAdapter`,
  * the tables created by its `migrate()`). The uniqueness rules are the database's: a slug is
  * unique across organisations, a membership unique per (organisation, user), and an invitation is
- * settled by one conditional UPDATE, so of two concurrent acceptances one wins.
+ * settled by one conditional UPDATE, so of two concurrent acceptances one wins; a membership is
+ * changed by one statement that locks the rows its checks read, so of two owners demoting each
+ * other at once one remains.
  *
  * @module
  */
-import type {
-  AdapterInvitation,
-  AdapterMembership,
-  AdapterOrganization,
-  InvitationStatus,
-  MembershipStatus,
-  OrganizationAdapterMethods,
+import {
+  takesAnOwnerAway,
+  type AdapterInvitation,
+  type AdapterMembership,
+  type AdapterOrganization,
+  type InvitationStatus,
+  type MembershipChangeResult,
+  type MembershipStatus,
+  type OrganizationAdapterMethods,
 } from '../core/organizations/types.js'
 
 /** The client the adapter runs its statements on (the adapter's own `Queryable`). */
@@ -134,6 +138,57 @@ export function postgresOrganizations(
     async listMemberships(organizationId) {
       const { rows } = await client.query(`SELECT * FROM ${t.memberships} WHERE "organizationId" = $1 ORDER BY "createdAt", "userId"`, [organizationId])
       return rows.map(toMembership)
+    },
+    async changeMembership(change) {
+      // One statement. It first locks, in one order, the target's row, the actor's and every
+      // active owner's; a concurrent change of any of them waits for this one and then re-reads
+      // the rows it left (an owner demoted meanwhile is no longer locked as one), so the last
+      // active owner can never be taken away by two changes that each saw another.
+      const row = await first(
+        `WITH locked AS (
+           SELECT "userId", role, status FROM ${t.memberships}
+            WHERE "organizationId" = $1 AND ("userId" = $2 OR "userId" = $3 OR (role = 'owner' AND status = 'active'))
+            ORDER BY "userId" FOR UPDATE
+         ), verdict AS (
+           SELECT CASE
+             WHEN NOT EXISTS (SELECT 1 FROM locked WHERE "userId" = $2) THEN 'NotFound'
+             WHEN NOT EXISTS (SELECT 1 FROM locked WHERE "userId" = $2 AND role = $4 AND status = $5) THEN 'Changed'
+             WHEN NOT EXISTS (SELECT 1 FROM locked WHERE "userId" = $3 AND role = $6 AND status = 'active') THEN 'Changed'
+             WHEN $9::boolean AND NOT EXISTS (SELECT 1 FROM locked WHERE "userId" <> $2 AND role = 'owner' AND status = 'active') THEN 'LastOwner'
+             ELSE 'ok' END AS verdict
+         ), changed AS (
+           UPDATE ${t.memberships} SET role = COALESCE($7, role), status = COALESCE($8, status)
+            WHERE "organizationId" = $1 AND "userId" = $2 AND (SELECT verdict FROM verdict) = 'ok'
+            RETURNING *
+         )
+         SELECT (SELECT verdict FROM verdict) AS verdict, changed.* FROM (SELECT 1) AS one LEFT JOIN changed ON true`,
+        [
+          change.organizationId,
+          change.userId,
+          change.actor.userId,
+          change.from.role,
+          change.from.status,
+          change.actor.role,
+          change.to.role ?? null,
+          change.to.status ?? null,
+          takesAnOwnerAway(change),
+        ],
+      )
+      const verdict = String(row?.verdict)
+      if (verdict === 'ok' && row?.userId !== null && row?.userId !== undefined) return { changed: toMembership(row) }
+      return { refused: (verdict === 'ok' ? 'NotFound' : verdict) as Extract<MembershipChangeResult, { refused: unknown }>['refused'] }
+    },
+    async updateOrganization(id, fields) {
+      const row = await first(
+        `UPDATE ${t.organizations} SET slug = COALESCE($2, slug), name = COALESCE($3, name), metadata = COALESCE($4::jsonb, metadata)
+          WHERE id = $1 RETURNING *`,
+        [id, fields.slug ?? null, fields.name ?? null, fields.metadata === undefined ? null : JSON.stringify(fields.metadata)],
+      )
+      return row ? toOrganization(row) : null
+    },
+    async deleteOrganization(id) {
+      // The memberships and invitations go with it (ON DELETE CASCADE), in the same statement.
+      return (await first(`DELETE FROM ${t.organizations} WHERE id = $1 RETURNING id`, [id])) !== null
     },
     async createInvitation(invitation) {
       const row = await first(

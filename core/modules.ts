@@ -54,6 +54,7 @@ export type SensitiveActionName =
   | 'change-password'
   | 'manage-api-keys'
   | 'approve-device'
+  | 'manage-organization'
 
 /** How recently, and by which factors, a user must have proven who they are. */
 export interface StepUpPolicyOptions {

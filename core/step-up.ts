@@ -2,7 +2,7 @@
  * Step-up re-authentication, brought in by its import: `stepUp: stepUp({ … })` from
  * `authchart/step-up`. With it, a built-in sensitive action (`add-passkey`,
  * `enrol-second-factor`, `remove-second-factor`, `revoke-sessions`, `link-account`,
- * `change-password`, `manage-api-keys`) asked with a stale session starts a re-authentication
+ * `change-password`, `manage-api-keys`, `manage-organization`) asked with a stale session starts a re-authentication
  * (`{basePath}/step/reauthenticate`): the user proves a factor again, and the action resumes. Without it the core still refuses a stale session at those
  * actions, with a fresh sign-in as the proof (see `core/session/freshness.ts`).
  *

@@ -297,7 +297,7 @@ export interface AuthConfig {
    * Step-up re-authentication: `stepUp({ maxAge?, factors?, aal?, actions? })` from
    * `authchart/step-up`. A stale session at a built-in sensitive action (`add-passkey`,
    * `enrol-second-factor`, `remove-second-factor`, `revoke-sessions`, `link-account`,
-   * `change-password`, `manage-api-keys`) is sent to the re-authentication page
+   * `change-password`, `manage-api-keys`, `manage-organization`) is sent to the re-authentication page
    * (`{basePath}/step/reauthenticate`), and the action resumes after it. Without it, such a session (no factor proven in the last ten minutes) is sent to sign in again.
    */
   stepUp?: FeatureModule<'step-up'> | undefined

@@ -16,6 +16,8 @@ export const BUILT_IN_NOTATIONS: Readonly<Record<string, () => Promise<AnyStateM
   'oauth-signin': () => import('./oauth-signin.machine.js').then((module) => module.oauthSignInMachine),
   'organization-invitation': () =>
     import('./organization-invitation.machine.js').then((module) => module.organizationInvitationMachine),
+  'organization-membership': () =>
+    import('./organization-membership.machine.js').then((module) => module.organizationMembershipMachine),
   'password-change': () => import('./password-change.machine.js').then((module) => module.passwordChangeMachine),
   'password-reset': () => import('./password-reset.machine.js').then((module) => module.passwordResetMachine),
   'password-signin': () => import('./password-signin.machine.js').then((module) => module.passwordSignInMachine),

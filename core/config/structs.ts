@@ -143,7 +143,7 @@ export const StepUpOptionsStruct = object({
   aal: optional(union([literal(1), literal(2)])),
   actions: optional(
     record(
-      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys', 'approve-device']),
+      enums(['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys', 'approve-device', 'manage-organization']),
       union([
         literal(false),
         object({

@@ -2,7 +2,8 @@
  * Every flow authchart ships, the optional features' with the built-in ones, for the readers that
  * draw or walk every chart whatever a configuration names (the diagrams, the test kit, the CLI).
  * Never imported on a request's path: it links the second factor, the re-authentication,
- * WebAuthn, the password flows, the organisation invitations and the device authorization grant.
+ * WebAuthn, the password flows, the organisation invitations and memberships, and the device
+ * authorization grant.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import type { FlowModule } from './types.js'
 import { webauthnModule } from './webauthn/index.js'
 import { organizationInvitationModule } from '../organizations/invitations.js'
 import { deviceAuthorizationModule } from '../device-authorization/flow.js'
+import { organizationMembershipModule } from '../organizations/members.js'
 
 /** Every flow authchart ships, in the order the diagrams list them. */
 export const everyFlow: readonly FlowModule[] = Object.freeze([
@@ -27,6 +29,7 @@ export const everyFlow: readonly FlowModule[] = Object.freeze([
   reauthenticateModule,
   organizationInvitationModule,
   deviceAuthorizationModule,
+  organizationMembershipModule,
 ])
 
 /** Every flow authchart ships, with its code loaded (see {@link loadedFlows}). */

@@ -57,6 +57,40 @@ export interface InvitationSettlement {
   at: Date
 }
 
+/** What a membership change may change: its role, its status, or both. */
+export type MembershipFields = Partial<Pick<AdapterMembership, 'role' | 'status'>>
+
+/**
+ * A change of a membership, decided on what it and the actor's membership were when it was
+ * allowed: the store applies it only while both still are (compare-and-set), and never so that
+ * the organisation is left without an active owner.
+ */
+export interface MembershipChange {
+  organizationId: string
+  userId: string
+  /** The role and status the change was decided on: it applies only while the membership still has them. */
+  from: Pick<AdapterMembership, 'role' | 'status'>
+  to: MembershipFields
+  /** The member who allowed it: it applies only while their membership is still active with this role. */
+  actor: { userId: string; role: string }
+}
+
+/**
+ * How a {@link MembershipChange} went: the membership as changed, or why it was not made (no such
+ * membership, it or the actor's changed since the change was decided, or the target is the last
+ * active owner and the change would leave none).
+ */
+export type MembershipChangeResult = { changed: AdapterMembership } | { refused: 'NotFound' | 'Changed' | 'LastOwner' }
+
+/** What an organisation update may change. */
+export type OrganizationFields = Partial<Pick<AdapterOrganization, 'slug' | 'name' | 'metadata'>>
+
+/** Whether `change` takes an active owner away: a role other than owner, or a status other than active. */
+export function takesAnOwnerAway(change: Pick<MembershipChange, 'from' | 'to'>): boolean {
+  if (change.from.role !== 'owner' || change.from.status !== 'active') return false
+  return (change.to.role !== undefined && change.to.role !== 'owner') || (change.to.status !== undefined && change.to.status !== 'active')
+}
+
 /** The adapter methods of organisations (implemented by the memory and PostgreSQL adapters). */
 export interface OrganizationAdapterMethods {
   /** Stores a new organisation; throws when its id or slug is taken. */
@@ -71,6 +105,17 @@ export interface OrganizationAdapterMethods {
     membership: Pick<AdapterMembership, 'organizationId' | 'userId'> & Partial<Pick<AdapterMembership, 'role' | 'status'>>,
   ): Awaitable<AdapterMembership | null>
   listMemberships?(organizationId: string): Awaitable<AdapterMembership[]>
+  /**
+   * Applies `change` atomically: only while the membership still has `change.from`, the actor's is
+   * still active with `change.actor.role`, and, when it takes an active owner away, another active
+   * owner remains. Of two owners demoting (or suspending, or removing) each other at once, or both
+   * leaving, one change is made and the other refused `LastOwner`.
+   */
+  changeMembership?(change: MembershipChange): Awaitable<MembershipChangeResult>
+  /** Changes an organisation's slug, name or metadata; `null` when there is none; throws when the slug is taken. */
+  updateOrganization?(id: string, fields: OrganizationFields): Awaitable<AdapterOrganization | null>
+  /** Deletes an organisation with its memberships and invitations; whether there was one. */
+  deleteOrganization?(id: string): Awaitable<boolean>
   createInvitation?(invitation: AdapterInvitation): Awaitable<AdapterInvitation>
   getInvitation?(id: string): Awaitable<AdapterInvitation | null>
   /**

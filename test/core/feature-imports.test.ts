@@ -419,12 +419,12 @@ const FEATURE_CODE = [
   /^core\/pages\/(webauthn|simplewebauthn-browser)\.ts$/,
   /^core\/organizations\.ts$/,
   /^core\/organizations\//,
-  /^core\/charts\/organization-invitation\.ts$/,
-  /^machines\/organization-invitation\.(logic|machine)\.ts$/,
   /^core\/device-authorization\.ts$/,
   /^core\/device-authorization\//,
   /^core\/charts\/device-authorization\.ts$/,
   /^machines\/device-authorization\.(logic|machine)\.ts$/,
+  /^core\/charts\/organization-(invitation|membership)\.ts$/,
+  /^machines\/organization-(invitation|membership)\.(logic|machine)\.ts$/,
 ]
 const featureCodeIn = (inputs: readonly string[]) => inputs.filter((path) => FEATURE_CODE.some((pattern) => pattern.test(path)))
 
@@ -459,6 +459,8 @@ describe('a credentials-only bundle', () => {
       'core/organizations/manage.ts',
       'core/organizations/invitations.ts',
       'core/charts/organization-invitation.ts',
+      'core/organizations/members.ts',
+      'core/charts/organization-membership.ts',
       'core/api-keys',
       'core/service-accounts/token.ts',
       'core/device-authorization/flow.ts',

@@ -30,6 +30,7 @@ import { passwordChangeFlow } from '../../core/flows/password/change.js'
 import { reauthenticateFlow } from '../../core/flows/reauthenticate/chart.js'
 import { organizationInvitationFlow } from '../../core/organizations/invitations.js'
 import { deviceAuthorizationFlow } from '../../core/device-authorization/flow.js'
+import { organizationMembershipFlow } from '../../core/organizations/members.js'
 import { builtInMachines } from '../../visualizations/flows.js'
 import { chartFingerprint } from '../fixtures/chart-fingerprint.js'
 
@@ -49,6 +50,7 @@ const FLOWS: readonly FlowDefinition<AnyStateMachine, never>[] = [
   reauthenticateFlow,
   organizationInvitationFlow,
   deviceAuthorizationFlow,
+  organizationMembershipFlow,
 ] as never
 const FILE = new URL('./chart-fingerprints.json', import.meta.url)
 

@@ -72,14 +72,23 @@ describe('the freshness gate on the graph', () => {
 })
 
 /** A request context as the route's `stepUp` reads it. */
-const requestOf = (method: 'GET' | 'POST', input: Record<string, unknown>) =>
-  ({ request: { method, query: method === 'GET' ? input : {}, body: method === 'POST' ? input : undefined } }) as unknown as RequestContext
+const requestOf = (method: 'GET' | 'POST', input: Record<string, unknown>, segment?: string) =>
+  ({ request: { method, providerId: segment, query: method === 'GET' ? input : {}, body: method === 'POST' ? input : undefined } }) as unknown as RequestContext
 
 const routeOf = (method: string, action: string, provider = 'none'): Route =>
   routes.find((r) => r.method === method && r.action === action && r.provider === provider)!
 
 /** Each built-in sensitive action: the request that performs it, and where its gate is. */
-const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; provider?: string; input: Record<string, unknown>; chart?: AnyStateMachine }[] = [
+const GATED: readonly {
+  action: string
+  method: 'GET' | 'POST'
+  route: string
+  provider?: string
+  /** The path segment after the action (`/organization/<segment>`). */
+  segment?: string
+  input: Record<string, unknown>
+  chart?: AnyStateMachine
+}[] = [
   { action: 'add-passkey', method: 'GET', route: 'webauthn-options', provider: 'webauthn', input: { action: 'register' } },
   { action: 'add-passkey', method: 'POST', route: 'webauthn-options', provider: 'webauthn', input: { action: 'register' } },
   { action: 'revoke-sessions', method: 'POST', route: 'sessions', input: { revoke: 'others' } },
@@ -98,6 +107,9 @@ const GATED: readonly { action: string; method: 'GET' | 'POST'; route: string; p
   { action: 'manage-api-keys', method: 'POST', route: 'api-keys', input: { action: 'rotate' } },
   // A device approved gets a session of the user's: as much a way in as a new sign-in.
   { action: 'approve-device', method: 'POST', route: 'device', input: { action: 'approve', user_code: 'BCDF-GHJK' } },
+  // Deleting an organisation and handing it over cannot be undone by its owner.
+  { action: 'manage-organization', method: 'POST', route: 'organization', segment: 'delete', input: {} },
+  { action: 'manage-organization', method: 'POST', route: 'organization', segment: 'transfer', input: { userId: 'u-bob' } },
 ]
 
 describe('the freshness gate on the routing table', () => {
@@ -112,7 +124,7 @@ describe('the freshness gate on the routing table', () => {
       expect(freshnessGateViolations(gated.chart)).toEqual([])
       expect((route.serve as { flow: { machine: AnyStateMachine } }).flow.machine).toBe(gated.chart)
     } else {
-      expect(route.stepUp?.(requestOf(gated.method, gated.input))).toBe(gated.action)
+      expect(route.stepUp?.(requestOf(gated.method, gated.input, gated.segment))).toBe(gated.action)
     }
   })
 
@@ -122,6 +134,9 @@ describe('the freshness gate on the routing table', () => {
     expect(routeOf('POST', 'webauthn-options', 'webauthn').stepUp!(requestOf('POST', { code: '123456' }))).toBeUndefined()
     // Denying a device signs nobody in.
     expect(routeOf('POST', 'device').stepUp!(requestOf('POST', { action: 'deny' }))).toBeUndefined()
+    for (const segment of ['create', 'update', 'role', 'suspend', 'remove', 'leave', 'active', 'invite']) {
+      expect(routeOf('POST', 'organization').stepUp!(requestOf('POST', {}, segment))).toBeUndefined()
+    }
   })
 
   it('fails for a table edited to drop the flag from a gated route', () => {

@@ -209,10 +209,12 @@ async function routedCharts(config: AuthConfig): Promise<AnyStateMachine[]> {
 const idsOf = (machines: readonly AnyStateMachine[]) => machines.map((m) => m.id).sort()
 /**
  * Charts a feature's own route handler runs (not a flow binding of the table): the organisation
- * invitations, behind `POST /organization/invite | invitation`, and the device authorization grant,
- * behind `/device_authorization`, the token endpoint and `POST /device`. Walked all the same (GATE_CHECKED).
+ * invitations, behind `POST /organization/invite | invitation`, the memberships, behind
+ * `POST /organization/suspend | reinstate | remove | leave | role | transfer | update | delete`, and the
+ * device authorization grant, behind `/device_authorization`, the token endpoint and `POST /device`.
+ * Walked all the same (GATE_CHECKED).
  */
-const RUN_BY_FEATURE_HANDLERS = ['organization-invitation', 'device-authorization']
+const RUN_BY_FEATURE_HANDLERS = ['organization-invitation', 'organization-membership', 'device-authorization']
 const routed = await routedCharts(everyKindOfConfig([OIDC({ id: 'corp', issuer: 'https://op.invalid', clientId: 'c', clientSecret: 's' })]))
 
 describe('the gate walks what the router routes', () => {

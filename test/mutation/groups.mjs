@@ -109,16 +109,34 @@ export const groups = {
     tests: ['test/mutation/sessions.test.ts'],
   },
   // Organisations: roles as data, can(), and the active organisation (the signed cookie bound to its
-  // user, the membership re-read on every session read and permission check, the switch route).
+  // user, the membership re-read on every session read and permission check, the switch route);
+  // the membership chart's checks and writes (the active organisation acted in, permission and rank,
+  // the target of that organisation, the state a change starts from), its refusals, the server
+  // functions, and the memory adapter's compare-and-set (the last owner under races).
   // Memory adapter only: the PostgreSQL contract (test/organizations/adapters.test.ts) would start
   // PGlite again for every mutant.
   organizations: {
-    mutate: ['core/organizations/roles.ts', 'core/organizations/access.ts', 'core/organizations/active.ts', 'core/organizations/manage.ts'],
+    mutate: [
+      'core/organizations/roles.ts',
+      'core/organizations/access.ts',
+      'core/organizations/active.ts',
+      'core/organizations/manage.ts',
+      'core/organizations/members.ts',
+      'core/organizations/types.ts#takesAnOwnerAway',
+      'core/organizations.ts#changeOrganization..listMembers',
+      'machines/organization-membership.logic.ts#REFUSAL_STATUS..assignments',
+      'adapters/memory-organizations.ts#changeMembership..deleteOrganization',
+    ],
     tests: [
       'test/organizations/roles.test.ts',
       'test/organizations/can.test.ts',
       'test/organizations/active-organization.test.ts',
       'test/organizations/manage.test.ts',
+      'test/organizations/members.test.ts',
+      'test/organizations/members-edges.test.ts',
+      'test/organizations/membership-model.test.ts',
+      'test/organizations/membership-change.test.ts',
+      'test/organizations/fail-closed.test.ts',
       'test/mutation/organizations.test.ts',
     ],
   },

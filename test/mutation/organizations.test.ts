@@ -146,7 +146,7 @@ describe('the choice cookie, at the module', () => {
 })
 
 /** Faults a test may inject into the store under the world below. */
-type Faults = Partial<Record<'createOrganization' | 'getMembership' | 'updateMembership', (...args: never[]) => Promise<unknown>>>
+type Faults = Partial<Record<'createOrganization' | 'getMembership' | 'updateMembership' | 'changeMembership', (...args: never[]) => Promise<unknown>>>
 
 /** Alice owns Acme, Bob is a member of it and owns Globex, Carol is a member of Acme (never signed in); both active in Acme. */
 async function world(bobRoleInAcme = 'member') {
@@ -162,6 +162,7 @@ async function world(bobRoleInAcme = 'member') {
     getMembership: (organizationId: string, userId: string) =>
       faults.getMembership ? faults.getMembership(organizationId as never, userId as never) : base.getMembership(organizationId, userId),
     updateMembership: (update: Parameters<typeof base.updateMembership>[0]) => (faults.updateMembership ? faults.updateMembership(update as never) : base.updateMembership(update)),
+    changeMembership: (change: Parameters<typeof base.changeMembership>[0]) => (faults.changeMembership ? faults.changeMembership(change as never) : base.changeMembership(change)),
   } as typeof base
   for (const user of Object.values(USERS)) await base.createUser({ ...user, emailVerified: null })
   for (const [id, slug] of [[ACME, 'acme'], [GLOBEX, 'globex']] as const) await base.createOrganization({ id, slug, name: slug, verifiedDomains: [], metadata: {}, createdAt: CREATED })
@@ -328,7 +329,7 @@ describe('changing roles and removing members, over HTTP', () => {
 
   it('answers NotAMember when the member went away between the read and the write', async () => {
     const { faults, alice } = await world()
-    faults.updateMembership = async () => null
+    faults.changeMembership = async () => ({ refused: 'NotFound' })
     expect(await post(alice, 'role', { userId: USERS.bob.id, role: 'admin' })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
     expect(await post(alice, 'remove', { userId: USERS.bob.id })).toMatchObject({ status: 404, body: { error: 'NotAMember' } })
   })

@@ -78,7 +78,7 @@ describe.each(['throws', 'hangs'] as const)('organisations when the adapter %s',
   })
 
   it('a role change answers 503 and changes no membership when the write fails', async () => {
-    const { faults, wrap } = faulty(['updateMembership'])
+    const { faults, wrap } = faulty(['changeMembership'])
     const { adapter, alice } = await twoOrganizations('jwt', (adapter) => ({ availability, adapter: wrap(adapter) }))
     expect((await setActive(alice, { organizationId: ACME })).response.status).toBe(200)
     faults.how = how

@@ -360,6 +360,7 @@ describe('the authchart command line', () => {
       'reauthenticate',
       'organization-invitation',
       'device-authorization',
+      'organization-membership',
     ])
     expect(lines[2]).toMatch(/^oauth-signin {2,}Signs a user in through an OAuth 2 \/ OpenID Connect provider\.$/)
     for (const line of lines) expect(line).toMatch(/^[a-z-]+ {2,}[A-Z].{20,}\.$/)

@@ -12,7 +12,7 @@ import { acceptedFactors, DEFAULT_STEP_UP_MAX_AGE, type StepUpPolicy } from '../
  * The built-in sensitive actions: each changes what can sign in as the user, or who stays signed
  * in, so a copied session cookie must not be enough for it.
  */
-export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys', 'approve-device'] as const
+export const SENSITIVE_ACTIONS = ['add-passkey', 'enrol-second-factor', 'remove-second-factor', 'revoke-sessions', 'link-account', 'change-password', 'manage-api-keys', 'approve-device', 'manage-organization'] as const
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number]
 
 /** How the page names each action ("Confirm it's you to …"). */
@@ -25,6 +25,7 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'change-password': 'change your password',
   'manage-api-keys': 'manage your API keys',
   'approve-device': 'sign a device in',
+  'manage-organization': 'delete or hand over your organisation',
   app: 'continue',
 }
 
