@@ -370,6 +370,19 @@ export const groups = {
       'test/mutation/reauth-provenance.test.ts',
     ],
   },
+  // Re-authentication's freshness (issue 49 item 1): which factors a policy accepts, how recently,
+  // the per-factor verification times a token or a row carries (and a legacy one without them),
+  // the core's fresh-sign-in rule without the step-up module, and the callback it waits for.
+  reauth: {
+    mutate: ['core/flows/reauthenticate/flow.ts', 'core/session/freshness.ts', 'core/session/verification.ts'],
+    tests: [
+      'test/core/factor-times.test.ts',
+      'test/core/recent-auth.test.ts',
+      'test/core/time-claims.test.ts',
+      'test/reauthenticate/password.test.ts',
+      'test/mutation/reauth.test.ts',
+    ],
+  },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {
