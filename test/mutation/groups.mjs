@@ -501,6 +501,14 @@ export const groups = {
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
     tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts', 'test/password-flow/adapter-memory.test.ts'],
   },
+  // Back-channel and front-channel logout by the provider (issue 49 item 1): the Logout Token's
+  // header, signature and claims (iss, aud as a string or an array, iat, exp, jti, events, sid or
+  // sub), its single use, and which of our sessions a provider session reaches. The page's headers
+  // are the page-policy group's. Against the in-process stand-in provider only.
+  'logout-token': {
+    mutate: ['core/oauth/logout-token.ts', 'core/flows/logout/flow.ts#INDEX_SALT..logoutFlow'],
+    tests: ['test/mutation/logout-token.test.ts'],
+  },
   // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
   // front-channel page framed by its providers only.
   'page-policy': {
