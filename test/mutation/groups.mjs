@@ -509,6 +509,12 @@ export const groups = {
     mutate: ['core/oauth/logout-token.ts', 'core/flows/logout/flow.ts#INDEX_SALT..logoutFlow'],
     tests: ['test/mutation/logout-token.test.ts'],
   },
+  // DPoP (the sealed key pair, the one nonce retry) and pushed authorization requests (the browser
+  // sent with client_id and request_uri only), against the in-process stand-in provider.
+  'dpop-par': {
+    mutate: ['core/oauth/dpop.ts', 'core/oauth/par.ts'],
+    tests: ['test/oauth/dpop-key.test.ts', 'test/mutation/dpop-par.test.ts'],
+  },
   // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
   // front-channel page framed by its providers only.
   'page-policy': {
