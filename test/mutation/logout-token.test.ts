@@ -101,6 +101,7 @@ const refusal = async (promise: Promise<unknown>) => {
     (thrown: unknown) => thrown,
   )
   expect(error, 'refused').toBeInstanceOf(LogoutTokenInvalid)
+  expect((error as Error).name).toBe('LogoutTokenInvalid')
   return (error as Error).message
 }
 
@@ -179,6 +180,10 @@ describe('a Logout Token at the module', () => {
     ['an empty jti', { jti: '' }, 'jti is missing'],
     ['a jti that is a number', { jti: 7 }, 'jti is missing'],
     ['events that are null', { events: null }, 'events must be a JSON object'],
+    ['events that are a string', { events: 'logout' }, 'events must be a JSON object'],
+    ['no events', { events: undefined }, 'events is missing'],
+    ['events without the back-channel logout member', { events: {} }, 'events has no back-channel logout member'],
+    ['neither sid nor sub', { sid: undefined, sub: undefined }, 'neither sid nor sub is present'],
     ['a back-channel logout member that is null', { events: { [BACKCHANNEL_LOGOUT_EVENT]: null } }, 'the back-channel logout member of events must be a JSON object'],
     ['a back-channel logout member that is an array', { events: { [BACKCHANNEL_LOGOUT_EVENT]: [] } }, 'the back-channel logout member of events must be a JSON object'],
     ['a nonce, even null', { nonce: null }, 'a nonce is present'],
@@ -238,6 +243,11 @@ describe('a Logout Token at the module', () => {
   })
 
   describe('the algorithms accepted', () => {
+    it("accepts a token signed with the client's registered ID token algorithm", async () => {
+      const { provider: standin } = provider({ client: { id_token_signed_response_alg: 'RS256' } })
+      expect(await verifyLogoutToken(standin, await logoutToken(), now())).toMatchObject({ sid: ALICE_SID })
+    })
+
     it("takes the client's registered ID token algorithm, and only that one", async () => {
       const { provider: standin } = provider({ client: { id_token_signed_response_alg: 'PS256' } })
       expect(await refusal(verifyLogoutToken(standin, await logoutToken(), now()))).toBe('alg RS256 is not accepted')
@@ -347,6 +357,13 @@ describe('a Logout Token at the module', () => {
       vi.setSystemTime((start + 300) * 1000)
       await verifyLogoutToken(standin, await logoutToken(), start + 300)
       expect(op.seen.jwks).toBe(2)
+    })
+
+    it('downloads the key set when the cache holds a time without a key set', async () => {
+      const { op, provider: standin } = provider()
+      Object.assign(jwksCacheOf(standin), { uat: now() })
+      expect(await verifyLogoutToken(standin, await logoutToken(), now())).toMatchObject({ sid: ALICE_SID })
+      expect(op.seen.jwks).toBe(1)
     })
 
     it('downloads the key set when the cache holds one without its time', async () => {
@@ -579,7 +596,12 @@ describe('back-channel logout through Auth', () => {
     const alice = await signedIn(config, op)
     const response = await post(config, { claims: { sid: undefined } })
     expect(await response.json()).toMatchObject({ error: 'logout_failed' })
-    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ message: 'Logout by the provider failed (endProviderSessions)' }))
+    expect(config.logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({
+        message: 'Logout by the provider failed (endProviderSessions)',
+        cause: expect.objectContaining({ message: 'ending JWT sessions from the provider needs a `store` in the config' }),
+      }),
+    )
     expect(await sessionOf(alice)).toBe('alice@example.com')
   })
 
@@ -603,6 +625,26 @@ describe('back-channel logout through Auth', () => {
     const before = app({ strategy: 'database, index in the store', store })
     await signedIn(before.config, before.op)
     const after = app({ strategy: 'jwt', store })
+    const alice = await signedIn(after.config, after.op)
+    expect((await post(after.config, { claims: { sid: undefined } })).status).toBe(200)
+    expect(await sessionOf(alice)).toBeNull()
+    expect(after.config.logger.debug).toHaveBeenCalledWith('logout by the provider', { provider: 'standin', ended: 1 })
+  })
+
+  it('fails (no session ended, not a refusal of the token) when the key set cannot be read', async () => {
+    const { op, config } = app({ strategy: 'jwt' })
+    const alice = await signedIn(config, op)
+    op.behaviour.jwks = [] as never
+    const response = await post(config, { key: rotatedKey.privateKey, header: { kid: 'rotated' } })
+    expect(await response.json()).toMatchObject({ error: 'logout_failed' })
+    expect(await sessionOf(alice)).toBe('alice@example.com')
+  })
+
+  it("reaches by subject only the sealed sessions of a database index, not a JWT session's user left from before a switch", async () => {
+    const store = memoryAuthStore()
+    const before = app({ strategy: 'jwt', store })
+    await signedIn(before.config, before.op)
+    const after = app({ strategy: 'database, index in the store', store })
     const alice = await signedIn(after.config, after.op)
     expect((await post(after.config, { claims: { sid: undefined } })).status).toBe(200)
     expect(await sessionOf(alice)).toBeNull()
@@ -723,13 +765,16 @@ const frontchannel = (client: Client, query: Record<string, string>, path = '/fr
 
 describe('front-channel logout through Auth', () => {
   describe.each<Strategy>(['jwt', 'database', 'database, index in the store'])('%s sessions', (strategy) => {
-    it("ends this browser's session when iss and sid name its provider session", async () => {
+    it("ends this browser's session when iss and sid name its provider session, and every copy of its cookie", async () => {
       const { op, config } = app({ strategy })
       const alice = await signedIn(config, op)
+      const copy = new Client(config)
+      copy.jar.cookies.set(SESSION_COOKIE, alice.jar.get(SESSION_COOKIE)!)
       const page = await frontchannel(alice, { iss: ISSUER, sid: ALICE_SID })
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('You are signed out.')
       expect(await sessionOf(alice)).toBeNull()
+      expect(await sessionOf(copy), 'the copy of the cookie').toBeNull()
     })
 
     it('ends nothing for a session not signed in through the provider, or through it without a sid', async () => {
@@ -766,16 +811,20 @@ describe('front-channel logout through Auth', () => {
   it('refuses a request without iss or without sid: it could end any session of the browser', async () => {
     const { op, config } = app({ strategy: 'jwt' })
     const alice = await signedIn(config, op)
+    const required = expect.objectContaining({ message: 'Front-channel logout refused: iss and sid are required' })
     expect((await frontchannel(alice, { sid: ALICE_SID })).status).toBe(400)
+    expect(config.logger.error).toHaveBeenLastCalledWith(required)
     expect((await frontchannel(alice, { iss: ISSUER })).status).toBe(400)
-    expect(config.logger.error).toHaveBeenCalledWith(expect.objectContaining({ message: 'Front-channel logout refused: iss and sid are required' }))
+    expect(config.logger.error).toHaveBeenLastCalledWith(required)
     expect(await sessionOf(alice)).toBe('alice@example.com')
   })
 
   it('ends nothing in a browser without a session', async () => {
     const { config } = app({ strategy: 'jwt' })
     const page = await frontchannel(new Client(config), { iss: ISSUER, sid: ALICE_SID })
+    expect(page.status).toBe(200)
     expect(await page.text()).toContain('There was no session to end here.')
+    expect(config.logger.error).not.toHaveBeenCalled()
   })
 
   it("ends a copy of the JWT elsewhere too, with a store; and another provider's session of the same sid is not this one", async () => {

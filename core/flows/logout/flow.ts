@@ -123,7 +123,7 @@ export async function recordProviderSession(ctx: RequestContext, session: Provid
     return
   }
   // The adapter recorded it with the row (createSessionRow passed it on).
-  if (adapter?.deleteProviderSessions) return
+  if (adapter!.deleteProviderSessions) return
   const member = await sealSessionToken(ctx, issued.sessionToken)
   await store.addToSet(await indexKey(ctx, 'sub', session.provider, session.sub), member, ttl)
   if (session.sid !== undefined) await store.addToSet(await indexKey(ctx, 'sid', session.provider, session.sid), member, ttl)
