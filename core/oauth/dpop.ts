@@ -36,14 +36,15 @@ export async function sealDPoPKeyPair(keyPair: CryptoKeyPair, secrets: readonly 
 /**
  * Opens a key pair sealed by {@link sealDPoPKeyPair}.
  *
- * @throws {TypeError} when the seal does not open (another secret, expired, tampered with).
+ * @throws {TypeError} when the seal does not open (another secret, expired, tampered with), or
+ *   holds no EC private key.
  */
 export async function openDPoPKeyPair(sealed: string, secrets: readonly string[]): Promise<CryptoKeyPair> {
-  const opened = (await decode({ token: sealed, secret: [...secrets], salt: DPOP_KEY_SALT }).catch(() => null)) as {
-    k?: JsonWebKey
-  } | null
+  const opened = (await decode({ token: sealed, secret: [...secrets], salt: DPOP_KEY_SALT }).catch(() => {
+    throw new TypeError('the sealed DPoP key pair does not open')
+  })) as { k?: JsonWebKey } | null
   const jwk = opened?.k
-  if (!jwk || jwk.kty !== 'EC' || typeof jwk.d !== 'string') throw new TypeError('the sealed DPoP key pair does not open')
+  if (!jwk || jwk.kty !== 'EC' || typeof jwk.d !== 'string') throw new TypeError('the sealed DPoP key pair holds no EC private key')
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256' }
   const { d: _private, key_ops: _ops, ...publicJwk } = jwk
   return {

@@ -59,11 +59,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * The signing algorithms accepted from `provider`: the client's registered
  * `id_token_signed_response_alg` (Logout Tokens are signed as ID tokens are, §2.4), else the
- * provider's advertised ID token algorithms, else RS256 (OIDC Core's default). Never `none`.
+ * provider's advertised ID token algorithms, else RS256 (OIDC Core's default). A registered `none`
+ * is refused by {@link verifyLogoutToken}, which accepts no unsigned token.
  */
 function acceptedAlgorithms(provider: ResolvedOAuthProvider, as: oauth.AuthorizationServer): string[] {
   const registered = provider.client.id_token_signed_response_alg
-  if (typeof registered === 'string') return registered === 'none' ? [] : [registered]
+  if (typeof registered === 'string') return [registered]
   const advertised = (as.id_token_signing_alg_values_supported ?? []).filter((alg) => alg !== 'none')
   return advertised.length > 0 ? advertised : ['RS256']
 }
@@ -213,8 +214,8 @@ export async function verifyLogoutToken(provider: ResolvedOAuthProvider, token: 
   if (!hasLogoutType(header.typ)) throw invalid('typ is not logout+jwt')
   const as = await authorizationServer(provider)
   const algorithms = acceptedAlgorithms(provider, as)
-  const alg = header.alg
-  if (typeof alg !== 'string' || alg === 'none' || !algorithms.includes(alg)) throw invalid(`alg ${String(alg)} is not accepted`)
+  const alg = algorithms.find((accepted) => accepted === header.alg)
+  if (alg === undefined || alg === 'none') throw invalid(`alg ${String(header.alg)} is not accepted`)
   if (header.crit !== undefined) throw invalid('crit is not supported')
   const payload = await verifySignature(provider, as, token, algorithms, alg)
   return checkClaims(parseClaims(payload), as.issuer, provider.clientId, at)

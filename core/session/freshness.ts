@@ -91,7 +91,7 @@ export function sensitiveActionDemand(ctx: RequestContext, action: SensitiveActi
 export async function freshSignInDemand(ctx: RequestContext, action: SensitiveActionName): Promise<StepUpDemand | undefined> {
   const current = await currentSession(ctx)
   if (!current) return undefined
-  if (current.strategy === 'database' && typeof ctx.config.adapter?.listSessions !== 'function') return undefined
+  if (current.strategy === 'database' && typeof ctx.config.adapter!.listSessions !== 'function') return undefined
   const verdict = freshnessOf(factorTimesOf(current), {}, ctx.at)
   return verdict.fresh ? undefined : { action, policy: { maxAge: verdict.maxAge, factors: [...verdict.factors] } }
 }

@@ -32,7 +32,10 @@ const FIRST_FACTORS: readonly Factor[] = ['pwd', 'hwk', 'email', 'fed']
 /** When each factor was last proven (epoch seconds); a factor never proven is absent. */
 export type FactorTimes = Partial<Record<Factor, number>>
 
-const isFactor = (value: unknown): value is Factor => typeof value === 'string' && (FACTORS as readonly string[]).includes(value)
+const isFactor = (value: unknown): value is Factor => (FACTORS as readonly unknown[]).includes(value)
+
+/** A time as stored: a finite number (epoch seconds). */
+const isTime = (value: unknown): value is number => Number.isFinite(value)
 
 /** The factor an `amr` value names (a backup code proves the one-time-code factor), if any. */
 export function factorOfAmr(amr: string): Factor | undefined {
@@ -58,14 +61,14 @@ function validTimes(value: unknown): FactorTimes | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined
   const times: FactorTimes = {}
   for (const [key, time] of Object.entries(value)) {
-    if (isFactor(key) && typeof time === 'number' && Number.isFinite(time) && time >= 0) times[key] = time
+    if (isFactor(key) && isTime(time) && time >= 0) times[key] = time
   }
   return times
 }
 
 /** A session without the map: proven at its sign-in time by what its `amr` names, else by any first factor. */
 function legacyTimes(signedInAt: unknown, amr: unknown): FactorTimes {
-  if (typeof signedInAt !== 'number' || !Number.isFinite(signedInAt)) return {}
+  if (!isTime(signedInAt)) return {}
   const named = Array.isArray(amr) ? amr.map((value) => factorOfAmr(String(value))).filter(isFactor) : []
   const factors = named.length > 0 ? named : FIRST_FACTORS
   return Object.fromEntries(factors.map((factor) => [factor, signedInAt]))
@@ -92,10 +95,6 @@ export function withFactorVerified(times: FactorTimes, factor: Factor, at: numbe
  * when none ever was.
  */
 export function lastVerified(times: FactorTimes, factors: readonly Factor[] = FACTORS): number | undefined {
-  let latest: number | undefined
-  for (const factor of factors) {
-    const time = times[factor]
-    if (time !== undefined && (latest === undefined || time > latest)) latest = time
-  }
-  return latest
+  const proven = factors.map((factor) => times[factor]).filter((time) => time !== undefined)
+  return proven.length > 0 ? Math.max(...proven) : undefined
 }

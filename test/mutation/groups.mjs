@@ -413,6 +413,19 @@ export const groups = {
       'test/mutation/reauth-provenance.test.ts',
     ],
   },
+  // Re-authentication's freshness (issue 49 item 1): which factors a policy accepts, how recently,
+  // the per-factor verification times a token or a row carries (and a legacy one without them),
+  // the core's fresh-sign-in rule without the step-up module, and the callback it waits for.
+  reauth: {
+    mutate: ['core/flows/reauthenticate/flow.ts', 'core/session/freshness.ts', 'core/session/verification.ts'],
+    tests: [
+      'test/core/factor-times.test.ts',
+      'test/core/recent-auth.test.ts',
+      'test/core/time-claims.test.ts',
+      'test/reauthenticate/password.test.ts',
+      'test/mutation/reauth.test.ts',
+    ],
+  },
   // Passkeys, the ceremonies: the challenge claim, the RP id and origin at registration and
   // sign-in, the counter, the credential's account and user.
   webauthn: {
@@ -530,6 +543,20 @@ export const groups = {
     // Not test/adapters/pglite.test.ts: a PGlite started again for every mutant cost most of the
     // run; test/mutation/adapters.test.ts runs the same contract on the run's PostgreSQL server.
     tests: ['test/adapters/memory.test.ts', 'test/mutation/adapters.test.ts', 'test/password-flow/adapter-memory.test.ts'],
+  },
+  // Back-channel and front-channel logout by the provider (issue 49 item 1): the Logout Token's
+  // header, signature and claims (iss, aud as a string or an array, iat, exp, jti, events, sid or
+  // sub), its single use, and which of our sessions a provider session reaches. The page's headers
+  // are the page-policy group's. Against the in-process stand-in provider only.
+  'logout-token': {
+    mutate: ['core/oauth/logout-token.ts', 'core/flows/logout/flow.ts#INDEX_SALT..logoutFlow'],
+    tests: ['test/mutation/logout-token.test.ts'],
+  },
+  // DPoP (the sealed key pair, the one nonce retry) and pushed authorization requests (the browser
+  // sent with client_id and request_uri only), against the in-process stand-in provider.
+  'dpop-par': {
+    mutate: ['core/oauth/dpop.ts', 'core/oauth/par.ts'],
+    tests: ['test/oauth/dpop-key.test.ts', 'test/mutation/dpop-par.test.ts'],
   },
   // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
   // front-channel page framed by its providers only.

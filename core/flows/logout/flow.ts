@@ -88,13 +88,13 @@ async function sealSessionToken(ctx: RequestContext, sessionToken: string): Prom
   return `${SESSION_MEMBER}${sealed}`
 }
 
+/** The session token a member of the index seals; `null` for any other member (a JWT session's user). */
 async function openSessionToken(ctx: RequestContext, member: string): Promise<string | null> {
-  if (!member.startsWith(SESSION_MEMBER)) return null
   try {
-    const opened = (await decode({ token: member.slice(SESSION_MEMBER.length), secret: [...ctx.config.secrets], salt: INDEX_SALT })) as {
-      t?: unknown
-    } | null
-    return typeof opened?.t === 'string' ? opened.t : null
+    const { t } = (await decode({ token: member.slice(SESSION_MEMBER.length), secret: [...ctx.config.secrets], salt: INDEX_SALT })) as {
+      t: string
+    }
+    return t
   } catch {
     return null
   }
@@ -123,7 +123,7 @@ export async function recordProviderSession(ctx: RequestContext, session: Provid
     return
   }
   // The adapter recorded it with the row (createSessionRow passed it on).
-  if (adapter?.deleteProviderSessions) return
+  if (adapter!.deleteProviderSessions) return
   const member = await sealSessionToken(ctx, issued.sessionToken)
   await store.addToSet(await indexKey(ctx, 'sub', session.provider, session.sub), member, ttl)
   if (session.sid !== undefined) await store.addToSet(await indexKey(ctx, 'sid', session.provider, session.sid), member, ttl)
@@ -191,7 +191,7 @@ async function browserSessionFrom(ctx: RequestContext, provider: string, sid: st
     const named = providerSessionOfToken(current.token)
     return named?.provider === provider && named.sid === sid ? current : null
   }
-  if (ctx.config.adapter?.deleteProviderSessions) {
+  if (ctx.config.adapter!.deleteProviderSessions) {
     const named = current.session.providerSession
     return named?.provider === provider && named.sid === sid ? current : null
   }
@@ -284,8 +284,7 @@ export const logoutFlow = defineCompiledFlow<typeof logoutMachine, RequestContex
 
     async endBrowserSession(context: Context, ctx) {
       try {
-        const found = foundBrowserSessions.get(ctx)
-        if (!found) throw new TypeError('no browser session was found to end')
+        const found = foundBrowserSessions.get(ctx)!
         if (found.strategy === 'database') {
           await revokeCachedSessionTokens(ctx.config, [found.value], ctx.at)
           await ctx.config.adapter!.deleteSession!(found.value)
