@@ -3,9 +3,20 @@
  * adapted alphabet of passlib), hex, the constant-time comparison and the PHC string. A parser that
  * takes a malformed hash may read a digest of the wrong length or parameters the attacker chose.
  */
-import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { FirebaseScryptParameters } from '../../core/password/formats/index.js'
+import { bcryptFormat } from '../../core/password/formats/bcrypt.js'
+import { betterAuthScryptFormat } from '../../core/password/formats/better-auth-scrypt.js'
+import { firebaseScryptFormat, firebaseScryptHash } from '../../core/password/formats/firebase-scrypt.js'
+import { djangoPbkdf2Format, phcPbkdf2Format } from '../../core/password/formats/pbkdf2.js'
+import { argon2Format } from '../../core/password/formats/argon2.js'
+import { scryptFormat } from '../../core/password/formats/scrypt.js'
 import { bytesEqual, decodeAdaptedBase64, decodeBase64, decodeHex, encodeAdaptedBase64, encodeBase64Unpadded, utf8 } from '../../core/password/encoding.js'
 import { formatPhc, integerParameter, parsePhc } from '../../core/password/phc.js'
+import { DEFAULT_ARGON2_PARAMETERS, DEFAULT_SCRYPT_PARAMETERS, passwordHasher } from '../../core/password/hashing.js'
+import { verifyOrMigrate } from '../../core/password/migrate.js'
+import { argon2Digest, scryptDigest } from '../../core/password/kdf.js'
 import { parseArgon2Hash } from '../../core/password/formats/argon2.js'
 import { parseScryptHash } from '../../core/password/formats/scrypt.js'
 
@@ -184,5 +195,287 @@ describe('the argon2 and scrypt hashes a parser takes', () => {
 
   it('takes exactly 1 GiB of memory', () => {
     expect(scrypt('ln=20,r=8,p=1')?.ln).toBe(20)
+  })
+})
+
+describe('the hasher’s parameters', () => {
+  it.each([
+    ['argon2.parallelism', { argon2: { parallelism: 0 } }],
+    ['argon2.parallelism', { argon2: { parallelism: 256, memoryCost: 4096 } }],
+    ['argon2.memoryCost', { argon2: { parallelism: 2, memoryCost: 15 } }],
+    ['argon2.memoryCost', { argon2: { memoryCost: 4 * 1024 * 1024 } }],
+    ['argon2.timeCost', { argon2: { timeCost: 0 } }],
+    ['argon2.timeCost', { argon2: { timeCost: 65 } }],
+    ['argon2.timeCost', { argon2: { timeCost: 1.5 } }],
+    ['scrypt.ln', { scrypt: { ln: 0 } }],
+    ['scrypt.ln', { scrypt: { ln: 21 } }],
+    ['scrypt.r', { scrypt: { r: 0 } }],
+    ['scrypt.r', { scrypt: { r: 33 } }],
+    ['scrypt.p', { scrypt: { p: 0 } }],
+    ['scrypt.p', { scrypt: { p: 17 } }],
+  ])('refuses %s out of its range: %j', (name, options) => {
+    expect(() => passwordHasher(options)).toThrow(new RegExp(`^password hashing: ${name.replace('.', '\\.')} must be an integer in \\[\\d+, \\d+\\], got `))
+  })
+
+  it('takes each parameter at its bounds', () => {
+    for (const options of [
+      { argon2: { parallelism: 1, memoryCost: 8, timeCost: 1 } },
+      { argon2: { parallelism: 255, memoryCost: 2040, timeCost: 64 } },
+      { argon2: { memoryCost: 4 * 1024 * 1024 - 1 } },
+      { scrypt: { ln: 1, r: 1, p: 1 } },
+      { scrypt: { ln: 20, r: 32, p: 16 } },
+    ]) {
+      expect(() => passwordHasher(options)).not.toThrow()
+    }
+    expect(() => passwordHasher({ argon2: { parallelism: 2, memoryCost: 16 } })).not.toThrow()
+  })
+})
+
+describe('the hasher’s answers', () => {
+  const cheapArgon2 = { memoryCost: 64, timeCost: 1, parallelism: 1 }
+  const cheapScrypt = { ln: 4, r: 8, p: 1 }
+
+  it('refuses what is no string, an unknown format, and a format that throws', async () => {
+    const throwing = { id: 'x', recognises: (stored: string) => stored.startsWith('$x$'), verify: async () => Promise.reject(new Error('bug')) }
+    const hasher = passwordHasher({ argon2: cheapArgon2, imported: { formats: [throwing] } })
+    const stored = await hasher.hash('pw')
+    expect(await hasher.verify(stored, 1 as never)).toEqual({ valid: false, needsRehash: false })
+    expect(await hasher.verify(1 as never, 'pw')).toEqual({ valid: false, needsRehash: false })
+    expect(await hasher.verify('$unknown$a', 'pw')).toEqual({ valid: false, needsRehash: false })
+    expect(await hasher.verify('$x$1', 'pw')).toEqual({ valid: false, needsRehash: false })
+    expect(await hasher.verify(stored, 'pw')).toEqual({ valid: true, needsRehash: false })
+  })
+
+  it('asks for a re-hash of an argon2 hash whose every parameter is not the configured one', async () => {
+    const current = passwordHasher({ argon2: cheapArgon2 })
+    for (const other of [{ ...cheapArgon2, memoryCost: 128 }, { ...cheapArgon2, timeCost: 2 }, { ...cheapArgon2, parallelism: 2 }]) {
+      const stored = await passwordHasher({ argon2: other }).hash('pw')
+      expect(await current.verify(stored, 'pw')).toEqual({ valid: true, needsRehash: true })
+    }
+    const stored = await current.hash('pw')
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=64,t=1,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    expect(await current.verify(stored.replace('$argon2id$', '$argon2i$'), 'pw')).toMatchObject({ valid: false })
+    expect(await passwordHasher({ argon2: cheapArgon2, algorithm: 'scrypt', scrypt: cheapScrypt }).verify(stored, 'pw')).toEqual({ valid: true, needsRehash: true })
+  })
+
+  it('asks for a re-hash of a scrypt hash whose every parameter is not the configured one', async () => {
+    const current = passwordHasher({ algorithm: 'scrypt', scrypt: cheapScrypt })
+    const stored = await current.hash('pw')
+    expect(stored).toMatch(/^\$scrypt\$ln=4,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    expect(await current.verify(stored, 'pw')).toEqual({ valid: true, needsRehash: false })
+    for (const other of [{ ...cheapScrypt, ln: 5 }, { ...cheapScrypt, r: 4 }, { ...cheapScrypt, p: 2 }]) {
+      expect(await current.verify(await passwordHasher({ algorithm: 'scrypt', scrypt: other }).hash('pw'), 'pw')).toEqual({ valid: true, needsRehash: true })
+    }
+    expect(await passwordHasher({ argon2: cheapArgon2 }).verify(stored, 'pw')).toEqual({ valid: true, needsRehash: true })
+  })
+
+  it('salts each hash afresh, and verifies one only with its own password', async () => {
+    const hasher = passwordHasher({ argon2: cheapArgon2 })
+    const [a, b] = [await hasher.hash('pw'), await hasher.hash('pw')]
+    expect(a).not.toBe(b)
+    expect((await hasher.verify(a, 'pW')).valid).toBe(false)
+    await expect(hasher.dummyVerify('pw')).resolves.toBeUndefined()
+    await expect(hasher.dummyVerify(undefined as never)).resolves.toBeUndefined()
+  })
+})
+
+describe('an imported hash with something around it', () => {
+  const vectors = ['python.json', 'node.json', 'published.json'].flatMap(
+    (file) => JSON.parse(readFileSync(new URL(`../fixtures/password-vectors/${file}`, import.meta.url), 'utf8')) as { format: string; password: string; stored: string; firebase?: FirebaseScryptParameters }[],
+  )
+  const firebase = vectors.find((vector) => vector.firebase)!.firebase!
+  const hasher = { verify: (stored: string, password: string) => passwordHasher({ imported: { firebase }, argon2: { memoryCost: 1024, timeCost: 1, parallelism: 1 } }).verify(stored, password) }
+  // One vector of each format is enough: the checks are per format, not per vector.
+  const oneOfEach = [...new Map(vectors.map((vector) => [vector.format, vector])).values()]
+
+  it.each(oneOfEach.map((vector) => [vector.format, vector] as const))('refuses a %s hash with a character before or after it, or its prefix twice', async (_format, vector) => {
+    const head = vector.stored.slice(0, vector.stored.indexOf('$', 1) + 1)
+    const around = [`${vector.stored}x`, `x${vector.stored}`, `${vector.stored}$`, ...(head && !head.startsWith('$firebase') ? [`${head}${vector.stored}`] : [])]
+    for (const stored of around) expect(await hasher.verify(stored, vector.password), stored).toEqual({ valid: false, needsRehash: false })
+  })
+})
+
+describe('verifyOrMigrate with a cheap hasher', () => {
+  // Made in each test, not when the file loads: a hasher that throws must fail a test, not the file.
+  let hasher: ReturnType<typeof passwordHasher>
+  let older: ReturnType<typeof passwordHasher>
+  beforeEach(() => {
+    hasher = passwordHasher({ argon2: { memoryCost: 64, timeCost: 1, parallelism: 1 } })
+    older = passwordHasher({ argon2: { memoryCost: 128, timeCost: 1, parallelism: 1 } })
+  })
+  const user = { id: 'u1' }
+
+  it('re-hashes a valid outdated hash, leaves a current one alone, and refuses a wrong password without a new hash', async () => {
+    expect(await verifyOrMigrate(hasher, await hasher.hash('pw'), 'pw')).toEqual({ valid: true, checkedBy: 'stored' })
+    const migrated = await verifyOrMigrate(hasher, await older.hash('pw'), 'pw')
+    expect(migrated).toMatchObject({ valid: true, checkedBy: 'stored' })
+    expect(await hasher.verify(migrated.newHash!, 'pw')).toEqual({ valid: true, needsRehash: false })
+    expect(await verifyOrMigrate(hasher, await older.hash('pw'), 'wrong')).toEqual({ valid: false, checkedBy: 'stored' })
+  })
+
+  it('asks the legacy system only for a user without a hash (none, or an empty one), and hands back our hash', async () => {
+    const asked: unknown[] = []
+    const verifyLegacyPassword = async (who: typeof user, password: string) => (asked.push([who, password]), password === 'legacy pw')
+    expect((await verifyOrMigrate(hasher, await hasher.hash('pw'), 'legacy pw', { user, verifyLegacyPassword })).valid).toBe(false)
+    expect(asked).toEqual([])
+    for (const stored of [null, undefined, '']) {
+      const result = await verifyOrMigrate(hasher, stored, 'legacy pw', { user, verifyLegacyPassword })
+      expect(result).toMatchObject({ valid: true, checkedBy: 'legacy' })
+      expect(await hasher.verify(result.newHash!, 'legacy pw')).toEqual({ valid: true, needsRehash: false })
+    }
+    expect(asked).toEqual([[user, 'legacy pw'], [user, 'legacy pw'], [user, 'legacy pw']])
+  })
+
+  it('takes only true from the legacy system, and refuses when it says no or throws, after a dummy hash', async () => {
+    const dummies: string[] = []
+    const counted = { ...hasher, dummyVerify: async (password: string) => void dummies.push(password) }
+    expect(await verifyOrMigrate(counted, null, 'pw', { user, verifyLegacyPassword: async () => 'yes' as never })).toEqual({ valid: false, checkedBy: 'legacy' })
+    expect(await verifyOrMigrate(counted, null, 'pw', { user, verifyLegacyPassword: async () => false })).toEqual({ valid: false, checkedBy: 'legacy' })
+    const down = await verifyOrMigrate(counted, null, 'pw', { user, verifyLegacyPassword: async () => Promise.reject(new Error('down')) })
+    expect(down).toEqual({ valid: false, checkedBy: 'legacy', legacyFailed: true })
+    expect(await verifyOrMigrate(counted, null, 'pw')).toEqual({ valid: false, checkedBy: 'none' })
+    expect(dummies).toEqual(['pw', 'pw', 'pw', 'pw'])
+  })
+
+  it('writes RFC 9106’s second recommended argon2 parameters and scrypt ln=17, r=8, p=1 by default', () => {
+    expect(DEFAULT_ARGON2_PARAMETERS).toEqual({ memoryCost: 65536, timeCost: 3, parallelism: 4 })
+    expect(DEFAULT_SCRYPT_PARAMETERS).toEqual({ ln: 17, r: 8, p: 1 })
+    expect(Object.isFrozen(DEFAULT_ARGON2_PARAMETERS) && Object.isFrozen(DEFAULT_SCRYPT_PARAMETERS)).toBe(true)
+  })
+})
+
+describe('each format on its own, refusing what it cannot read without computing anything', () => {
+  const context = { imported: {}, argon2Implementation: 'auto' } as never
+  const firebase = { signerKey: Buffer.from('signer-key-bytes').toString('base64'), saltSeparator: 'Bw==', rounds: 8, memoryCost: 4 }
+  const salt = new Uint8Array(16)
+
+  it('firebase: refuses parameters out of range, and takes them at their bounds', async () => {
+    expect(await firebaseScryptHash('pw', salt, firebase)).toHaveLength(16)
+    expect(await firebaseScryptHash('pw', salt, { ...firebase, rounds: 1, memoryCost: 1 })).toHaveLength(16)
+    expect(await firebaseScryptHash('pw', salt, { ...firebase, rounds: 32, memoryCost: 1 })).toHaveLength(16)
+    expect(await firebaseScryptHash('pw', salt, { ...firebase, saltSeparator: '' })).toHaveLength(16)
+    for (const bad of [
+      { signerKey: '' },
+      { signerKey: '!!' },
+      { saltSeparator: '!!' },
+      { rounds: 0 },
+      { rounds: 33 },
+      { rounds: 1.5 },
+      { memoryCost: 0 },
+      { memoryCost: 21 },
+      { memoryCost: 2.5 },
+    ]) {
+      expect(await firebaseScryptHash('pw', salt, { ...firebase, ...bad }), JSON.stringify(bad)).toBeUndefined()
+    }
+  })
+
+  it('firebase: refuses without the project’s parameters, or with a salt or digest missing or empty', async () => {
+    const digest = Buffer.from((await firebaseScryptHash('pw', salt, firebase))!).toString('base64')
+    const stored = `$firebase-scrypt$${Buffer.from(salt).toString('base64')}$${digest}`
+    const withParameters = { imported: { firebase }, argon2Implementation: 'auto' } as never
+    expect(await firebaseScryptFormat.verify(stored, 'pw', withParameters)).toBe(true)
+    expect(await firebaseScryptFormat.verify(stored, 'pw', context)).toBe(false)
+    for (const bad of [`$firebase-scrypt$!!$${digest}`, `$firebase-scrypt$AAAA$!!`, `$firebase-scrypt$AAAA$`, `$firebase-scrypt$$${digest}`]) {
+      expect(await firebaseScryptFormat.verify(bad, 'pw', withParameters), bad).toBe(false)
+    }
+    expect(await firebaseScryptFormat.verify(stored, 'pw', { imported: { firebase: { ...firebase, rounds: 0 } } } as never)).toBe(false)
+  })
+
+  it('bcrypt: refuses a cost under 4 or over 18 and a malformed hash, before loading bcrypt', async () => {
+    const body = 'a'.repeat(53)
+    for (const stored of [`$2b$03$${body}`, `$2b$19$${body}`, `$2b$1$${body}`, `$2b$04$${'a'.repeat(52)}`, `$2b$04$${body}x`, `x$2b$04$${body}`, `$2x$04$${body}`]) {
+      expect(await bcryptFormat.verify(stored, 'pw', context), stored).toBe(false)
+    }
+  })
+
+  it('pbkdf2: refuses iterations out of range, a digest under 16 or over 64 bytes, and malformed fields', async () => {
+    const digest = (bytes: number) => Buffer.alloc(bytes, 1).toString('base64')
+    for (const stored of [
+      `pbkdf2_sha256$0$salt$${digest(32)}`,
+      `pbkdf2_sha256$01$salt$${digest(32)}`,
+      `pbkdf2_sha256$100000000$salt$${digest(32)}`,
+      `pbkdf2_sha256$10000001$salt$${digest(32)}`,
+      `pbkdf2_sha256$1$salt$${digest(15)}`,
+      `pbkdf2_sha256$1$salt$${digest(65)}`,
+      `pbkdf2_sha512$1$salt$${digest(32)}`,
+      `pbkdf2_sha256$1$$${digest(32)}`,
+      `pbkdf2_sha256$1$salt$${digest(32).slice(0, -2)}=A`,
+    ]) {
+      expect(await djangoPbkdf2Format.verify(stored, 'pw', context), stored).toBe(false)
+    }
+    const adapted = (bytes: number) => Buffer.alloc(bytes, 1).toString('base64').replace(/=+$/, '').replaceAll('+', '.')
+    for (const stored of [
+      `$pbkdf2-sha256$0$${adapted(16)}$${adapted(32)}`,
+      `$pbkdf2-sha256$i=10000001$${adapted(16)}$${adapted(32)}`,
+      `$pbkdf2-sha256$1$${adapted(16)}$${adapted(15)}`,
+      `$pbkdf2-sha1$1$${adapted(16)}$${adapted(32)}`,
+      `$pbkdf2-sha256$1$A$${adapted(32)}`,
+      `$pbkdf2-sha256$1$${adapted(16)}$${adapted(32)}A`,
+    ]) {
+      expect(await phcPbkdf2Format.verify(stored, 'pw', context), stored).toBe(false)
+    }
+  })
+
+  it('pbkdf2: takes 16 and 64 byte digests, and ten million iterations as the most', async () => {
+    const { pbkdf2Sync } = await import('node:crypto')
+    for (const bytes of [16, 64]) {
+      const stored = `pbkdf2_sha256$2$salt$${pbkdf2Sync('pw', 'salt', 2, bytes, 'sha256').toString('base64')}`
+      expect(await djangoPbkdf2Format.verify(stored, 'pw', context), stored).toBe(true)
+    }
+    const salt = Buffer.alloc(16, 7)
+    const phc = `$pbkdf2-sha512$2$${salt.toString('base64').replace(/=+$/, '')}$${pbkdf2Sync('pw', salt, 2, 64, 'sha512').toString('base64').replace(/=+$/, '')}`
+    expect(await phcPbkdf2Format.verify(phc, 'pw', context)).toBe(true)
+  })
+
+  it('better-auth: refuses a hash with anything around it or a digest of the wrong length', async () => {
+    const hex = (n: number) => 'a'.repeat(n)
+    for (const stored of [`${hex(32)}:${hex(127)}`, `x${hex(32)}:${hex(128)}`, `${hex(32)}:${hex(128)}x`, `${hex(31)}:${hex(128)}`]) {
+      expect(betterAuthScryptFormat.recognises(stored), stored).toBe(false)
+      expect(await betterAuthScryptFormat.verify(stored, 'pw', context), stored).toBe(false)
+    }
+  })
+
+  it('argon2 and scrypt: refuse a hash they cannot parse', async () => {
+    expect(await argon2Format.verify('$argon2id$m=1', 'pw', context)).toBe(false)
+    expect(await scryptFormat.verify('$scrypt$ln=1', 'pw', context)).toBe(false)
+  })
+})
+
+describe('base64 at its edges', () => {
+  it('decodes whatever padding is left off, and no padding in the middle', () => {
+    expect(decodeBase64('AQIDBA')).toEqual(bytes(1, 2, 3, 4))
+    expect(decodeBase64('AQIDBA==')).toEqual(bytes(1, 2, 3, 4))
+    expect(decodeBase64('AQIDBAU')).toEqual(bytes(1, 2, 3, 4, 5))
+    expect(decodeBase64('AQIDBAU=')).toEqual(bytes(1, 2, 3, 4, 5))
+    expect(decodeBase64('AQIDB')).toBeUndefined()
+    expect(decodeBase64('AQIDBQ=A')).toBeUndefined()
+    expect(decodeBase64('AQ=ID')).toBeUndefined()
+    expect(encodeBase64Unpadded(bytes(1, 2, 3, 4))).toBe('AQIDBA')
+    expect(decodeHex('0102')).toHaveLength(2)
+    expect(decodeBase64('AQID')).toHaveLength(3)
+  })
+})
+
+describe('a hash at the configured parameters but another version or length', () => {
+  const salt = new Uint8Array(16).fill(3)
+
+  it('asks for a re-hash of argon2 version 16, or of a digest that is not 32 bytes', async () => {
+    const cheap = { memoryCost: 64, timeCost: 1, parallelism: 1 }
+    const hasher = passwordHasher({ argon2: cheap })
+    const stored = async (version: 0x10 | 0x13, outputLength: number) => {
+      const digest = await argon2Digest({ variant: 'argon2id', version, outputLength, ...cheap }, 'pw', salt)
+      return formatPhc({ id: 'argon2id', version, parameters: { m: '64', t: '1', p: '1' }, salt, digest })
+    }
+    expect(await hasher.verify(await stored(0x13, 32), 'pw')).toEqual({ valid: true, needsRehash: false })
+    expect(await hasher.verify(await stored(0x10, 32), 'pw')).toEqual({ valid: true, needsRehash: true })
+    expect(await hasher.verify(await stored(0x13, 16), 'pw')).toEqual({ valid: true, needsRehash: true })
+  })
+
+  it('asks for a re-hash of a scrypt digest that is not 32 bytes', async () => {
+    const hasher = passwordHasher({ algorithm: 'scrypt', scrypt: { ln: 4, r: 8, p: 1 } })
+    const stored = async (outputLength: number) =>
+      formatPhc({ id: 'scrypt', parameters: { ln: '4', r: '8', p: '1' }, salt, digest: await scryptDigest({ N: 16, r: 8, p: 1, outputLength }, utf8('pw'), salt) })
+    expect(await hasher.verify(await stored(32), 'pw')).toEqual({ valid: true, needsRehash: false })
+    expect(await hasher.verify(await stored(16), 'pw')).toEqual({ valid: true, needsRehash: true })
   })
 })
