@@ -176,7 +176,7 @@ export const groups = {
       'core/service-accounts/manage.ts',
       'adapters/memory-service-accounts.ts',
     ],
-    tests: ['test/service-accounts/attacks.test.ts'],
+    tests: ['test/service-accounts/attacks.test.ts', 'test/mutation/service-accounts.test.ts'],
   },
   // The built-in second factor: code checks and their limits (per challenge, per user, per client,
   // per known device, the late check), the known-device mark, single use of TOTP steps and backup
