@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { createServiceAccount, serviceAccountRoutes, serviceAccounts, verifyServiceToken } from '../../core/service-accounts.js'
 import { derivedSigningJwk } from '../../core/service-accounts/keys.js'
+import { checkNewServiceAccount } from '../../core/service-accounts/manage.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
 import { ORIGIN, SECRET, testConfig } from '../fixtures/http.js'
@@ -147,5 +148,63 @@ describe('the account behind a token', () => {
 
   it('refuses a configuration without service accounts', async () => {
     await expect(verifyServiceToken(request('Bearer x'), testConfig())).rejects.toThrow(TypeError)
+  })
+})
+
+describe('a new service account’s input', () => {
+  const valid = { name: 'sync', scopes: ['reports:read'] }
+  const x = 'A'.repeat(43)
+
+  it('keeps what is valid, each scope once, and only the public members of a key', () => {
+    expect(checkNewServiceAccount({ ...valid, scopes: ['reports:read', 'reports:read'] })).toStrictEqual({ name: 'sync', scopes: ['reports:read'] })
+    expect(checkNewServiceAccount({ ...valid, clientSecret: false, publicJwk: { kty: 'OKP', crv: 'Ed25519', x, use: 'sig', alg: 'EdDSA' } })).toStrictEqual({
+      ...valid,
+      clientSecret: false,
+      publicJwk: { kty: 'OKP', crv: 'Ed25519', x },
+    })
+    expect(checkNewServiceAccount({ ...valid, publicJwk: { kty: 'EC', crv: 'P-256', x, y: x, kid: 'k' } }).publicJwk).toStrictEqual({ kty: 'EC', crv: 'P-256', x, y: x })
+    const n = 'B'.repeat(342)
+    expect(checkNewServiceAccount({ ...valid, publicJwk: { kty: 'RSA', n, e: 'AQAB' } }).publicJwk).toStrictEqual({ kty: 'RSA', n, e: 'AQAB' })
+  })
+
+  it.each([
+    ['a private key', { kty: 'OKP', crv: 'Ed25519', x, d: x }],
+    ['an RSA private key', { kty: 'RSA', n: 'B'.repeat(342), e: 'AQAB', p: x }],
+    ['a symmetric key', { kty: 'oct', k: x }],
+  ])('refuses %s', (_, publicJwk) => expect(() => checkNewServiceAccount({ ...valid, publicJwk })).toThrow('a service account registers a public key only'))
+
+  it.each([
+    ['X25519', { kty: 'OKP', crv: 'X25519', x }],
+    ['Ed25519 without x', { kty: 'OKP', crv: 'Ed25519' }],
+    ['an x that is not base64url', { kty: 'OKP', crv: 'Ed25519', x: 'a+b' }],
+    ['an x too long', { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(1025) }],
+    ['P-384', { kty: 'EC', crv: 'P-384', x, y: x }],
+    ['P-256 without y', { kty: 'EC', crv: 'P-256', x }],
+    ['P-256 without x', { kty: 'EC', crv: 'P-256', y: x }],
+    ['RSA under 2048 bits', { kty: 'RSA', n: 'B'.repeat(341), e: 'AQAB' }],
+    ['RSA without e', { kty: 'RSA', n: 'B'.repeat(342) }],
+    ['RSA without n', { kty: 'RSA', e: 'AQAB' }],
+    ['no object', 'a key'],
+    ['EC members under OKP', { kty: 'OKP', crv: 'P-256', x, y: x }],
+  ])('refuses a key that is %s', (_, publicJwk) =>
+    expect(() => checkNewServiceAccount({ ...valid, publicJwk })).toThrow('a service-account public key is an Ed25519, P-256 or RSA (2048 bits or more) public JWK'),
+  )
+
+  it.each([
+    [{ name: '' }, 'a service account name is 1 to 100 characters'],
+    [{ name: '   ' }, 'a service account name is 1 to 100 characters'],
+    [{ name: 'n'.repeat(101) }, 'a service account name is 1 to 100 characters'],
+    [{ name: 7 }, 'a service account name is 1 to 100 characters'],
+    [{ scopes: 'reports:read' }, 'service account scopes are at most'],
+    [{ scopes: [7] }, 'service account scopes are at most'],
+    [{ scopes: ['no action'] }, 'service account scopes are at most'],
+    [{ organizationId: 7 }, 'a service account organizationId is an organisation id'],
+    [{ organizationId: 'not an id!' }, 'a service account organizationId is an organisation id'],
+    [{ clientSecret: 'yes' }, 'a service account clientSecret is true or false'],
+  ])('refuses %j', (change, message) => expect(() => checkNewServiceAccount({ ...valid, ...change })).toThrow(message))
+
+  it('takes a name of 100 characters', () => {
+    expect(checkNewServiceAccount({ ...valid, name: 'n'.repeat(100) }).name).toHaveLength(100)
+    expect(() => checkNewServiceAccount(null)).toThrow('a service account name is 1 to 100 characters')
   })
 })
