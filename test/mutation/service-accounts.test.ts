@@ -3,11 +3,12 @@
  * a token signed with our key but with a header or claims we did not write, an account that is
  * not the token's, an adapter that throws (503, never a pass), and the scopes a token may still use.
  */
-import { calculateJwkThumbprint, importJWK, SignJWT, type JWK } from 'jose'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, MemoryAdapter } from '../../adapters/memory.js'
 import { createServiceAccount, serviceAccountRoutes, serviceAccounts, verifyServiceToken } from '../../core/service-accounts.js'
-import { derivedSigningJwk } from '../../core/service-accounts/keys.js'
+import { algorithmOf, derivedSigningJwk, ourKeys } from '../../core/service-accounts/keys.js'
+import { assertConfig } from '../../core/config/resolve-config.js'
 import { checkNewServiceAccount } from '../../core/service-accounts/manage.js'
 import { memoryAuthStore } from '../../core/store/index.js'
 import type { AuthConfig } from '../../core/types.js'
@@ -206,5 +207,45 @@ describe('a new service account’s input', () => {
   it('takes a name of 100 characters', () => {
     expect(checkNewServiceAccount({ ...valid, name: 'n'.repeat(100) }).name).toHaveLength(100)
     expect(() => checkNewServiceAccount(null)).toThrow('a service account name is 1 to 100 characters')
+  })
+})
+
+describe('our signing keys', () => {
+  const x = 'A'.repeat(43)
+
+  it('are Ed25519 or P-256 JWKs with their public members, and nothing else', () => {
+    expect(algorithmOf({ kty: 'OKP', crv: 'Ed25519', x } as never)).toBe('EdDSA')
+    expect(algorithmOf({ kty: 'EC', crv: 'P-256', x, y: x } as never)).toBe('ES256')
+    for (const jwk of [
+      { kty: 'OKP', crv: 'X25519', x },
+      { kty: 'EC', crv: 'Ed25519', x },
+      { kty: 'OKP', crv: 'Ed25519' },
+      { kty: 'EC', crv: 'P-256', x },
+      { kty: 'EC', crv: 'P-256', y: x },
+      { kty: 'EC', crv: 'P-384', x, y: x },
+      { kty: 'OKP', crv: 'P-256', x, y: x },
+      { kty: 'RSA', crv: 'P-256', x, y: x },
+    ]) {
+      expect(() => algorithmOf(jwk as never), JSON.stringify(jwk)).toThrow('a service-account signing key is an Ed25519 (OKP) or P-256 (EC) JWK')
+    }
+  })
+
+  it('derive a different key from each secret, and the same one from the same secret', async () => {
+    const a = await derivedSigningJwk(SECRET)
+    expect(await derivedSigningJwk(SECRET)).toEqual(a)
+    expect((await derivedSigningJwk(`${SECRET}-other`)).x).not.toBe(a.x)
+    expect(a).toMatchObject({ kty: 'OKP', crv: 'Ed25519' })
+  })
+
+  it('publish the public part of each key for signatures, once each', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+    const signing = { ...(await exportJWK(privateKey)), kid: 'k-1' }
+    const publicOnly = { kty: 'OKP', crv: 'Ed25519', x: (await derivedSigningJwk(SECRET)).x }
+    const auth = testConfig({ adapter: MemoryAdapter(createMemoryStore()), store: memoryAuthStore(), serviceAccounts: serviceAccounts({ issuer: ISSUER, signingKeys: [signing, publicOnly, signing] as never }) })
+    const keys = await ourKeys(assertConfig(auth))
+    expect(keys.jwks.keys.map((key) => [key.kid, key.alg, key.use, 'd' in key])).toEqual([
+      ['k-1', 'ES256', 'sig', false],
+      [expect.any(String), 'EdDSA', 'sig', false],
+    ])
   })
 })
