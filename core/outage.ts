@@ -57,9 +57,9 @@ const OUTAGE_MESSAGES =
 /** The errors an error wraps: `cause`, and the `cause.err` of Auth.js errors. */
 function causesOf(error: object): unknown[] {
   const cause = (error as { cause?: unknown }).cause
-  if (cause === undefined || cause === null) return []
-  const nested = typeof cause === 'object' && 'err' in cause ? (cause as { err?: unknown }).err : undefined
-  return nested === undefined ? [cause] : [cause, nested]
+  // An absent one is `undefined`, which no check counts as an outage.
+  const nested = typeof cause === 'object' && cause !== null ? (cause as { err?: unknown }).err : undefined
+  return [cause, nested]
 }
 
 /**
@@ -69,7 +69,7 @@ function causesOf(error: object): unknown[] {
  */
 export function isOutageError(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 4) return false
-  if (error instanceof ServiceUnavailable) return true
+  // A ServiceUnavailable is counted by its code, ERR_UNAVAILABLE.
   const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown }
   // `ERR_UNAVAILABLE` is also how an adapter or store of the application's own can say it.
   if (

@@ -42,7 +42,8 @@ async function context(prepared: NextPrepared) {
   // The cookies as the action has left them so far (an update before a sign-out, say).
   const cookie = (await nextCookies()).toString()
   const origin = originOf(prepared, headers)
-  const request: ServerRequest = { origin, cookie: cookie || null, headers, origins: [prepared.origin] }
+  // The action's request is checked against this origin only: AUTH_URL's when set, else the Host's.
+  const request: ServerRequest = { origin, cookie: cookie || null, headers }
   return { request, referer: headers.get('referer'), base: `${origin}${baseOf(prepared.config)}` }
 }
 

@@ -45,11 +45,11 @@ export interface RequireRecentAuth {
 }
 
 /**
- * Whether `path` is a path of this site: it starts with one `/`, and resolved against any origin
- * stays on it (no `//host`, no `/\host`, no scheme).
+ * Whether `path` is a path of this site: it starts with `/`, and resolved against any origin
+ * stays on it (a `//host` or `/\host`, with or without tabs and newlines inside, leaves it).
  */
 export function isSitePath(path: unknown): path is string {
-  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return false
+  if (typeof path !== 'string' || !path.startsWith('/')) return false
   const base = 'http://site.invalid'
   try {
     return new URL(path, base).origin === base

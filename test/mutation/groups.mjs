@@ -194,7 +194,7 @@ export const groups = {
       'core/service-accounts/manage.ts',
       'adapters/memory-service-accounts.ts',
     ],
-    tests: ['test/service-accounts/attacks.test.ts'],
+    tests: ['test/service-accounts/attacks.test.ts', 'test/mutation/service-accounts.test.ts'],
   },
   // The device authorization grant (RFC 8628, issue 46 item 3): the codes (random, readable, keyed
   // hashes), the chart's effects over the shared store (single-use redemption, slow_down, the
@@ -493,7 +493,10 @@ export const groups = {
       'core/password/formats/better-auth-scrypt.ts',
       'core/password/formats/index.ts',
     ],
-    tests: ['test/password/hashing.test.ts', 'test/password/formats.test.ts'],
+    // Not test/password/hashing.test.ts: its checks at the default costs (argon2 at 64 MiB, scrypt at
+    // 128 MiB, seconds each) ran again for nearly every mutant; the same rules at small costs are in
+    // test/mutation/password-hashing.test.ts.
+    tests: ['test/password/formats.test.ts', 'test/mutation/password-hashing.test.ts'],
   },
   // The password policy: length bounds, the breached-password range check failing closed.
   'password-policy': {
@@ -557,6 +560,38 @@ export const groups = {
   'dpop-par': {
     mutate: ['core/oauth/dpop.ts', 'core/oauth/par.ts'],
     tests: ['test/oauth/dpop-key.test.ts', 'test/mutation/dpop-par.test.ts'],
+  },
+  // Outages: which failures are one (each code, state and driver message), the deadline each call
+  // gets, and the 503 that names its cause; a bug misread as an outage would hide behind a 503.
+  outage: {
+    mutate: ['core/outage.ts'],
+    tests: ['test/core/outage.test.ts', 'test/mutation/outage.test.ts'],
+  },
+  // The recent-authentication guards of Next.js (server components, route handlers) and Hono: the
+  // policy each route or action gives kept, a return path of this site only; and the server
+  // actions' origin check, against the site's origin and never the request's own.
+  guards: {
+    mutate: [
+      'integrations/next/recent-auth.ts#isSitePath..initRequireRecentAuth',
+      'integrations/next/actions.ts#context',
+      'integrations/hono/index.ts#requireRecentAuth',
+    ],
+    tests: ['test/integrations/next.test.ts', 'test/integrations/hono.test.ts', 'test/mutation/guards.test.ts'],
+  },
+  // The audit trail: what each event says (user, factors, outcome, the client's address hashed),
+  // the sinks never waited for past the timeout, and the webhook's signature and retries (the
+  // in-process queue; the store-backed one needs the store servers).
+  audit: {
+    mutate: ['core/audit/record.ts', 'core/audit/webhook.ts#signWebhook..webhookFailure', 'core/audit/webhook.ts#kinds..inMemory', 'core/audit/webhook-queue.ts'],
+    tests: ['test/audit/events.test.ts', 'test/audit/privacy.test.ts', 'test/audit/webhook.test.ts', 'test/mutation/audit.test.ts'],
+  },
+  // Telemetry as an observer: the options checked, the API loaded once (again after a failed load),
+  // and the span fed from the record the audit keeps, with no client address in it.
+  telemetry: {
+    mutate: ['core/telemetry/observer.ts'],
+    // Not test/telemetry/otel.test.ts: it starts the OpenID Provider for its OIDC sign-in, again for
+    // every mutant; the sign-in's span is asserted here in process.
+    tests: ['test/telemetry/privacy.test.ts', 'test/mutation/telemetry.test.ts'],
   },
   // The built-in pages' policy: no framing, no script but ours by hash (and the hash itself), the
   // front-channel page framed by its providers only.

@@ -25,9 +25,6 @@ import { issueToken, peekToken, spendToken } from './tokens.js'
 /** Seconds a verification link lives by default: a day, as an e-mail sign-in link. */
 export const DEFAULT_VERIFICATION_MAX_AGE = 86_400
 
-/** Fields of a user the application's sign-up fields may not set. */
-const CORE_USER_FIELDS = new Set(['id', 'email', 'emailVerified', 'name', 'image'])
-
 type Env = FlowContext<'getUserByEmail' | 'getUser' | 'createUser' | 'updateUser' | 'getUserPassword' | 'setUserPassword'>
 
 const providerOf = (ctx: Env, providerId: string): PasswordConfig => passwordProviderOf(ctx as unknown as RequestContext, providerId)
@@ -67,7 +64,7 @@ const passwordSignUpEffects = effects<PasswordSignUpMachine, Env>(passwordSignup
     if (provider.signUpFields) {
       const [error, valid] = validate(context.fields ?? {}, provider.signUpFields, { coerce: true })
       if (error) return fail('invalid', { error: 'CredentialsSignin', code: 'invalid_fields' })
-      fields = Object.fromEntries(Object.entries(valid).filter(([key]) => !CORE_USER_FIELDS.has(key)))
+      fields = valid
     }
     // The policy never sees whether the address is known: its answer may not tell.
     const verdict = await checkPolicy(provider, context.password ?? '', { email, user: null })
@@ -81,6 +78,7 @@ const passwordSignUpEffects = effects<PasswordSignUpMachine, Env>(passwordSignup
     const password = context.password ?? ''
     if (await ctx.adapter.getUserByEmail(email)) return tellOwner(ctx, provider, context.providerId, email, password)
     const user = await createUnverifiedUser(ctx, {
+      // The core fields come after the application's: a sign-up field never sets one.
       ...(context.fields ?? {}),
       id: crypto.randomUUID(),
       email,

@@ -16,9 +16,8 @@ import type { AuthStore } from '../../store/types.js'
 /** What a password token is for. */
 export type TokenPurpose = 'password-verify' | 'password-reset'
 
-/** What a token was issued for: its user and purpose. */
+/** What a token was issued for: its user (its purpose is bound by the key it is kept under). */
 interface TokenRecord {
-  purpose: TokenPurpose
   userId: string
 }
 
@@ -37,7 +36,7 @@ const newestKey = async (tokens: TokenStore, purpose: TokenPurpose, userId: stri
 /** Issues a token of `purpose` for `userId`, good for `maxAge` seconds; earlier ones of the pair die. */
 export async function issueToken(tokens: TokenStore, purpose: TokenPurpose, userId: string, maxAge: number): Promise<string> {
   const token = randomHex(32)
-  const record: TokenRecord = { purpose, userId }
+  const record: TokenRecord = { userId }
   await tokens.store.put(await recordKey(tokens, purpose, token), JSON.stringify(record), maxAge)
   await tokens.store.put(await newestKey(tokens, purpose, userId), await digest(tokens, purpose, token), maxAge)
   return token
@@ -52,10 +51,8 @@ export async function peekToken(tokens: TokenStore, purpose: TokenPurpose, token
   const stored = await tokens.store.get(await recordKey(tokens, purpose, token))
   if (stored === null) return null
   const record = JSON.parse(stored) as TokenRecord
-  if (record.purpose !== purpose) return null
   const newest = await tokens.store.get(await newestKey(tokens, purpose, record.userId))
   if (newest !== (await digest(tokens, purpose, token))) return null
-  if ((await tokens.store.get(await spentKey(tokens, purpose, token))) !== null) return null
   return record.userId
 }
 
