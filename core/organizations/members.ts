@@ -50,6 +50,7 @@ type MembershipMachine = typeof organizationMembershipMachine
 
 /** The segments the membership chart serves under `{basePath}/organization/`. */
 export const MEMBERSHIP_SEGMENTS = Object.freeze(['suspend', 'reinstate', 'remove', 'leave', 'role', 'transfer', 'update', 'delete'] as const)
+/** A change of a membership or of the organisation: `suspend`, `reinstate`, `remove`, `leave`, `role`, `transfer`, `update` or `delete`. */
 export type MembershipSegment = (typeof MEMBERSHIP_SEGMENTS)[number]
 
 /** The segment of the members list. */

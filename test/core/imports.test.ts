@@ -30,6 +30,7 @@ const TYPE_MODULES = new Set([
   'core/api-keys/types.ts',
   'core/service-accounts/types.ts',
   'core/organizations/types.ts',
+  'core/device-authorization/types.ts',
 ])
 
 const edges = (file: string): readonly ImportEdge[] => graph.get(file) ?? []
