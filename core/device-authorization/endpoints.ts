@@ -20,6 +20,7 @@ import { advanceNow } from '../engine/advance.js'
 import { UntrustedHost } from '../errors.js'
 import { outageOf } from '../outage.js'
 import { clientAddressOf } from '../http/request.js'
+import { oauthFormOf } from '../oauth/form.js'
 import { notifyRun, notifyStandalone, observedRunOptions } from '../observe/notify.js'
 import type { LifecycleChange } from '../observe/types.js'
 import { readForSignedInUser } from '../server.js'
@@ -42,47 +43,6 @@ function json(body: unknown, status = 200, extra: Record<string, string> = {}): 
 const oauthError = (error: string, status = 400) => json({ error }, status)
 
 const unavailable = (retryAfter: number) => json({ error: 'temporarily_unavailable' }, 503, { 'retry-after': String(retryAfter) })
-
-/** The form body's parameters; `undefined` for another content type, a body past {@link MAX_BODY}, or a repeated parameter. */
-async function formOf(request: Request): Promise<Map<string, string> | undefined> {
-  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (type !== 'application/x-www-form-urlencoded') return undefined
-  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY) return undefined
-  let text = ''
-  if (request.body) {
-    const reader = request.body.getReader()
-    const chunks: Uint8Array[] = []
-    let size = 0
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > MAX_BODY) {
-        await reader.cancel().catch(() => {})
-        return undefined
-      }
-      chunks.push(value)
-    }
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.byteLength
-    }
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    } catch {
-      return undefined
-    }
-  }
-  const params = new Map<string, string>()
-  for (const [name, value] of new URLSearchParams(text)) {
-    // RFC 6749: a parameter sent twice is an invalid request, never "the first one wins".
-    if (params.has(name)) return undefined
-    params.set(name, value)
-  }
-  return params
-}
 
 /** Tells the audit trail (if configured) of a device request's change; never a code. */
 async function recordChange(config: ResolvedConfig, request: Request, kind: LifecycleChange, userId?: string): Promise<void> {
@@ -138,7 +98,7 @@ async function inRequestContext(request: Request, config: AuthConfig, answer: (c
 /** `POST {basePath}/device_authorization`. */
 async function deviceAuthorizationEndpoint(resolved: ResolvedConfig, request: Request, config: AuthConfig): Promise<Response> {
   if (request.method !== 'POST') return json({ error: 'invalid_request' }, 405, { allow: 'POST' })
-  const form = await formOf(request)
+  const form = await oauthFormOf(request, MAX_BODY)
   const clientId = form?.get('client_id')
   if (!form || clientId === undefined) return oauthError('invalid_request')
   if (!CLIENT_ID.test(clientId)) return oauthError('invalid_client')
@@ -158,7 +118,7 @@ async function tokenEndpoint(resolved: ResolvedConfig, request: Request, config:
   const others = resolved.serviceAccounts !== undefined
   if (request.method !== 'POST') return others ? undefined : json({ error: 'invalid_request' }, 405, { allow: 'POST' })
   // Read from a copy: the body stays whole for the service accounts' endpoint.
-  const form = await formOf(others ? request.clone() : request)
+  const form = await oauthFormOf(others ? request.clone() : request, MAX_BODY)
   const grantType = form?.get('grant_type')
   if (grantType !== DEVICE_CODE_GRANT) {
     if (others) return undefined

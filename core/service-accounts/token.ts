@@ -20,6 +20,7 @@ import { SignJWT } from 'jose/jwt/sign'
 import type { ResolvedConfig } from '../config/types.js'
 import { ServiceUnavailable } from '../errors.js'
 import { keySecretMatches } from '../api-keys/secret.js'
+import { oauthFormOf } from '../oauth/form.js'
 import { admitAttempt } from '../store/limits.js'
 import type { AuthConfig } from '../types.js'
 import { ourKeys } from './keys.js'
@@ -52,53 +53,6 @@ function tokenError(error: TokenError, description?: string): Response {
 
 const unavailable = (resolved: ResolvedConfig, retryAfter = resolved.availability.retryAfter) =>
   json({ error: 'temporarily_unavailable' }, 503, { 'retry-after': String(retryAfter) })
-
-/** The body as text, or `undefined` past {@link MAX_BODY} bytes (read no further than that, whatever Content-Length says). */
-async function boundedText(request: Request): Promise<string | undefined> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_BODY) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-}
-
-/** The form body's parameters, or `undefined` when a parameter repeats or the body is not a form. */
-async function formOf(request: Request): Promise<Map<string, string> | undefined> {
-  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (type !== 'application/x-www-form-urlencoded') return undefined
-  const length = Number(request.headers.get('content-length') ?? '0')
-  if (!Number.isFinite(length) || length > MAX_BODY) return undefined
-  let text: string | undefined
-  try {
-    text = await boundedText(request)
-  } catch {
-    return undefined
-  }
-  if (text === undefined) return undefined
-  const params = new Map<string, string>()
-  for (const [name, value] of new URLSearchParams(text)) {
-    // RFC 6749 §3.2: a parameter sent twice is an invalid request, never "the first one wins".
-    if (params.has(name)) return undefined
-    params.set(name, value)
-  }
-  return params
-}
 
 /** How the client tried to authenticate. */
 type ClientCredentials =
@@ -240,7 +194,7 @@ async function accessToken(resolved: ResolvedConfig, account: AdapterServiceAcco
 /** Answers one token request under `resolved` (see {@link serviceTokenEndpoint}). */
 async function answerTokenRequest(resolved: ResolvedConfig, adapter: ServiceAccountAdapter, request: Request): Promise<Response> {
   if (request.method !== 'POST') return json({ error: 'invalid_request' }, 405, { allow: 'POST' })
-  const form = await formOf(request)
+  const form = await oauthFormOf(request, MAX_BODY)
   if (!form) return tokenError('invalid_request')
   const grantType = form.get('grant_type')
   if (grantType === undefined) return tokenError('invalid_request')

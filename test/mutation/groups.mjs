@@ -190,6 +190,7 @@ export const groups = {
     mutate: [
       'core/service-accounts/keys.ts',
       'core/service-accounts/token.ts',
+      'core/oauth/form.ts',
       'core/service-accounts/verify.ts',
       'core/service-accounts/manage.ts',
       'adapters/memory-service-accounts.ts',
