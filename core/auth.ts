@@ -266,21 +266,18 @@ function observerPageOf(source: RequestSource, config: ResolvedConfig) {
   return observerPage(config, source.method, url.pathname)
 }
 
-/** Whether `source` asks for a route of `serviceAccounts()`: `{basePath}/oauth/token` or `{basePath}/jwks`. */
-function isServiceAccountPath(source: RequestSource, basePath: string): boolean {
+/** Whether `source`'s path, trailing slashes aside, is `{basePath}` followed by one of `routes`. */
+function isRouteOf(source: RequestSource, basePath: string, routes: readonly string[]): boolean {
   const url = typeof source.url === 'string' ? new URL(source.url) : source.url
   const base = basePath === '/' ? '' : basePath
   const path = url.pathname.replace(/\/+$/, '')
-  return path === `${base}/oauth/token` || path === `${base}/jwks`
+  return path.startsWith(base) && routes.includes(path.slice(base.length))
 }
 
-/** Whether `source` asks for a device endpoint of `deviceAuthorization()`: `{basePath}/device_authorization` or `{basePath}/oauth/token`. */
-function isDeviceEndpointPath(source: RequestSource, basePath: string): boolean {
-  const url = typeof source.url === 'string' ? new URL(source.url) : source.url
-  const base = basePath === '/' ? '' : basePath
-  const path = url.pathname.replace(/\/+$/, '')
-  return path === `${base}/device_authorization` || path === `${base}/oauth/token`
-}
+/** The routes of `serviceAccounts()`. */
+const SERVICE_ACCOUNT_ROUTES = ['/oauth/token', '/jwks']
+/** The routes of `deviceAuthorization()` (the token endpoint is shared with service accounts). */
+const DEVICE_ROUTES = ['/device_authorization', '/oauth/token']
 
 /** The signature of {@link Auth}. */
 export interface AuthHandler {
@@ -304,11 +301,11 @@ function createSourceHandler(table?: readonly Route[]): SourceHandler {
       if (page) return page.respond(resolution.config, source.request())
     }
     // One token endpoint for both features: the device code grant is the device module's, any other grant the service accounts'.
-    if (resolution.ok && resolution.config.deviceAuthorization && isDeviceEndpointPath(source, resolution.config.basePath)) {
+    if (resolution.ok && resolution.config.deviceAuthorization && isRouteOf(source, resolution.config.basePath, DEVICE_ROUTES)) {
       const served = await resolution.config.deviceAuthorization.serve(source.request(), config)
       if (served) return served
     }
-    if (resolution.ok && resolution.config.serviceAccounts && isServiceAccountPath(source, resolution.config.basePath)) {
+    if (resolution.ok && resolution.config.serviceAccounts && isRouteOf(source, resolution.config.basePath, SERVICE_ACCOUNT_ROUTES)) {
       const served = await resolution.config.serviceAccounts.serve(source.request(), config)
       if (served) return served
     }
