@@ -45,8 +45,10 @@ function declaredSources(): Set<string> {
 
 /** The parts of the policy every page shares; `frame-ancestors` is added per page. */
 function sharedPolicy(): string {
-  const sources = declaredSources()
-  policyOfScripts ??= `script-src ${sources.size > 0 ? [...sources].join(' ') : "'none'"}; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'`
+  if (policyOfScripts === undefined) {
+    const sources = declaredSources()
+    policyOfScripts = `script-src ${sources.size > 0 ? [...sources].join(' ') : "'none'"}; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'`
+  }
   return policyOfScripts
 }
 
